@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { FeatureKey, Role } from './features.ts';
+
+/** The sign-in policy name; the active account is the one whose `tfp` (or `acr`) ends with it. */
+export const defaultSignInPolicy = 'B2C_1_signin';
+
+/**
+ * Claims of every access token Renkei's services accept. The tenant, account, role and features
+ * come from here and never from the request.
+ */
+export const AccessTokenClaims = z.object({
+  sub: z.string().uuid(),
+  tid: z.string().uuid(),
+  role: Role,
+  features: z.array(FeatureKey),
+  tfp: z.string().optional(),
+  aud: z.union([z.string(), z.array(z.string())]),
+  iss: z.string(),
+  exp: z.number(),
+});
+export type AccessTokenClaims = z.infer<typeof AccessTokenClaims>;
+
+/** Azure-style scope per audience: `<resource>/access_as_user`. */
+export function scopeFor(resource: string): string {
+  return `${resource}/access_as_user`;
+}
+
+/** The client-version header every call carries (spec §7). */
+export const clientVersionHeader = 'x-client-version';
+export const clientVersion = 'renkei-web/1.0';
+/** Read-your-writes headers (ARCHITECTURE). */
+export const positionHeader = 'x-position';
+export const minPositionHeader = 'x-min-position';

@@ -1,0 +1,3 @@
+export { openDatabase, type Database, type DatabaseOptions } from './open-database.ts';
+export { migrateModule, type ModuleMigrations } from './migrate.ts';
+export { createTestDatabase, type TestDatabase } from './test-database.ts';

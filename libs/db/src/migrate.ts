@@ -1,0 +1,25 @@
+import type { Kysely } from 'kysely';
+import { Migrator, type Migration } from 'kysely/migration';
+
+/** A module's migrations, keyed by a sortable name (`0001_events`). Frozen once released. */
+export type ModuleMigrations = Record<string, Migration>;
+
+/**
+ * Runs one module's migrations with its own bookkeeping table, so modules (event store, identity,
+ * each read model) evolve independently and can live in one database or in several.
+ */
+export async function migrateModule(db: Kysely<any>, module: string, migrations: ModuleMigrations): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableName: `migrations_${module.replace(/[^a-z0-9_]/gi, '_')}`,
+    migrationLockTableName: `migrations_${module.replace(/[^a-z0-9_]/gi, '_')}_lock`,
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`Migration of ${module} failed at ${failed?.migrationName ?? '?'}: ${String(error)}`, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+
+/**
+ * One handle on the database, whichever engine backs it.
+ *
+ * `pool` is a node-postgres compatible pool: code that needs raw SQL (the event store's append,
+ * COPY-free batch upserts) uses it; everything else goes through `kysely`.
+ */
+export interface Database {
+  readonly kind: 'postgres' | 'pglite';
+  readonly kysely: Kysely<any>;
+  readonly pool: pg.Pool;
+  /** Postgres connection string when `kind` is postgres (for LISTEN/NOTIFY clients and child processes). */
+  readonly url: string | undefined;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** A Postgres connection string. When absent, the embedded PGlite database in `dataDir` is used. */
+  url?: string | undefined;
+  /** Directory of the embedded database (only without `url`). */
+  dataDir?: string | undefined;
+  /** Pool size for Postgres. PGlite always has exactly one connection. */
+  poolMax?: number | undefined;
+  applicationName?: string | undefined;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.url) return openPostgres(options.url, options);
+  if (!options.dataDir) throw new Error('openDatabase: either url or dataDir is required');
+  return openPglite(options.dataDir);
+}
+
+function openPostgres(url: string, options: DatabaseOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolMax ?? 10,
+    application_name: options.applicationName ?? 'renkei',
+  });
+  // An idle client that loses its server must not crash the process.
+  pool.on('error', () => undefined);
+  const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kind: 'postgres',
+    kysely,
+    pool,
+    url,
+    async close() {
+      await kysely.destroy();
+    },
+  };
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  // PGlite's files must be owned by exactly one process: a second process silently loses writes.
+  const releaseLock = acquireDirectoryLock(dataDir);
+  try {
+    const { PGlite } = await import('@electric-sql/pglite');
+    const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
+    const lite = new PGlite(path.join(dataDir, 'pgdata'));
+    await lite.waitReady;
+    // One connection only: PGlite is a single backend. Callers must never await another pool query
+    // while holding a transaction, or they wait on themselves.
+    const pool = new pg.Pool({ ...(createPgConfig(lite) as object), max: 1 } as pg.PoolConfig);
+    const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      kind: 'pglite',
+      kysely,
+      pool,
+      url: undefined,
+      async close() {
+        await kysely.destroy();
+        await lite.close();
+        releaseLock();
+      },
+    };
+  } catch (error) {
+    releaseLock();
+    throw error;
+  }
+}
+
+function acquireDirectoryLock(dataDir: string): () => void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const lockFile = path.join(dataDir, 'renkei.lock');
+  try {
+    fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    const owner = Number(fs.readFileSync(lockFile, 'utf8'));
+    if (owner && owner !== process.pid && isAlive(owner)) {
+      throw new Error(
+        `The embedded database in ${dataDir} is already open in process ${owner}. ` +
+          'Only one process may own it; use the ops commands, which talk to the running process.',
+      );
+    }
+    fs.writeFileSync(lockFile, String(process.pid));
+  }
+  return () => {
+    try {
+      if (fs.readFileSync(lockFile, 'utf8') === String(process.pid)) fs.unlinkSync(lockFile);
+    } catch {
+      // already gone
+    }
+  };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

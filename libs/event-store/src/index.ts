@@ -1,0 +1,4 @@
+export * from './types.ts';
+export * from './errors.ts';
+export * from './position.ts';
+export * from './stream-id.ts';

@@ -1,0 +1,82 @@
+/** Metadata carried by every event. */
+export interface EventMetadata {
+  tenant_id: string;
+  /** The account that caused it; null for system work (imports, sync jobs). */
+  account_id: string | null;
+  correlation_id: string;
+  causation_id: string | null;
+  schema_version: number;
+}
+
+export interface NewEvent<T extends string = string, D = unknown> {
+  /** UUID; appends are idempotent on it. Generated when absent. */
+  id?: string;
+  type: T;
+  data: D;
+  metadata: EventMetadata;
+}
+
+/**
+ * A point in the global order. For Postgres (transaction id, global position); for EventStoreDB
+ * (commit, prepare). Compared as a pair, never by one number alone.
+ */
+export interface Position {
+  readonly primary: bigint;
+  readonly secondary: bigint;
+}
+
+export interface RecordedEvent<T extends string = string, D = unknown> {
+  id: string;
+  stream: string;
+  /** 0-based revision within the stream. */
+  revision: number;
+  position: Position;
+  type: T;
+  data: D;
+  metadata: EventMetadata;
+  created_at: Date;
+}
+
+/** `no_stream`: must not exist; `any`: no check; a number: the stream's current last revision. */
+export type ExpectedRevision = number | 'no_stream' | 'stream_exists' | 'any';
+
+export interface AppendResult {
+  /** Revision of the last appended event. */
+  revision: number;
+  /** Position of the last appended event (for X-Position). */
+  position: Position;
+}
+
+export interface ReadAllResult {
+  events: RecordedEvent[];
+  /** Where to continue from; equal to the input when nothing new is visible yet. */
+  next: Position;
+}
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+export interface EventStore {
+  /**
+   * Appends atomically. Throws `WrongExpectedRevisionError` on a revision conflict. Re-appending
+   * events whose ids are already stored in that stream returns the original result (idempotent).
+   */
+  append(stream: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
+  /**
+   * Reads a stream of one tenant. A stream that does not exist, or belongs to another tenant,
+   * throws `StreamNotFoundError`.
+   */
+  readStream(stream: string, options: { tenantId: string }): Promise<RecordedEvent[]>;
+  /** Events strictly after `from` in global order, never skipping one that commits later. */
+  readAll(from: Position, options?: { limit?: number; types?: readonly string[] }): Promise<ReadAllResult>;
+  /** Calls `handler` for each batch after `from`, in order; waits for new events. */
+  subscribe(
+    from: Position,
+    handler: (events: RecordedEvent[], next: Position) => Promise<void>,
+    options?: { batchSize?: number; types?: readonly string[] },
+  ): Subscription;
+  /** The position of the newest visible event. */
+  headPosition(): Promise<Position>;
+  close(): Promise<void>;
+}
