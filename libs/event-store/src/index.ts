@@ -2,3 +2,4 @@ export * from './types.ts';
 export * from './errors.ts';
 export * from './position.ts';
 export * from './stream-id.ts';
+export { createPostgresEventStore, type PostgresEventStoreOptions } from './postgres/postgres-event-store.ts';

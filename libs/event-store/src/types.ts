@@ -74,7 +74,12 @@ export interface EventStore {
   subscribe(
     from: Position,
     handler: (events: RecordedEvent[], next: Position) => Promise<void>,
-    options?: { batchSize?: number; types?: readonly string[] },
+    options?: {
+      batchSize?: number;
+      types?: readonly string[];
+      /** Called when reading or the handler fails; the same batch is retried after a back-off. */
+      onError?: (error: unknown) => void;
+    },
   ): Subscription;
   /** The position of the newest visible event. */
   headPosition(): Promise<Position>;

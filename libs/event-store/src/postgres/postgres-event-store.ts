@@ -1,0 +1,298 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type pg from 'pg';
+import { migrateModule, type Database } from '@renkei/db';
+import { StreamNotFoundError, WrongExpectedRevisionError } from '../errors.ts';
+import { pollingSubscription } from '../polling-subscription.ts';
+import type {
+  AppendResult,
+  EventMetadata,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  Position,
+  ReadAllResult,
+  RecordedEvent,
+} from '../types.ts';
+import { eventStoreMigrations } from './postgres-event-store.migrations.ts';
+
+export interface PostgresEventStoreOptions {
+  /** How often subscriptions poll for events appended by other processes. */
+  pollIntervalMs?: number;
+}
+
+const UNIQUE_VIOLATION = '23505';
+const MAX_READ = 10_000;
+
+interface EventRow {
+  global_position: string | number | bigint;
+  transaction_id: string | number | bigint;
+  stream_id: string;
+  revision: number;
+  event_id: string;
+  type: string;
+  data: unknown;
+  metadata: EventMetadata;
+  created_at: Date | string;
+}
+
+/**
+ * The default event store: one `es.events` table. Global order is the pair (writing transaction id,
+ * global position), read only below the oldest running transaction, so a reader never passes a
+ * position that a slower transaction is still about to commit.
+ */
+export async function createPostgresEventStore(
+  db: Database,
+  options: PostgresEventStoreOptions = {},
+): Promise<EventStore> {
+  await migrateModule(db.kysely, 'event_store', eventStoreMigrations);
+  const pool = db.pool;
+  const pollIntervalMs = options.pollIntervalMs ?? (db.kind === 'pglite' ? 50 : 25);
+  // Appends in this process wake this process's subscriptions at once; others find them by polling.
+  const appended = new EventEmitter();
+  appended.setMaxListeners(0);
+
+  async function append(
+    stream: string,
+    events: NewEvent[],
+    options: { expectedRevision: ExpectedRevision },
+  ): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append: no events');
+    const ids = events.map((e) => e.id ?? randomUUID());
+    const client = await pool.connect();
+    let result: AppendResult;
+    try {
+      await client.query('BEGIN');
+      try {
+        result = await appendInTransaction(client, stream, events, ids, options.expectedRevision);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK');
+        throw error;
+      }
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      // A concurrent writer won the race: either it stored these very events (idempotent retry)
+      // or another revision, which is a conflict.
+      const original = await findOriginal(pool, stream, ids);
+      if (original) return original;
+      const current = await currentRevision(pool, stream);
+      throw new WrongExpectedRevisionError(stream, options.expectedRevision, current);
+    } finally {
+      client.release();
+    }
+    appended.emit('append');
+    return result;
+  }
+
+  async function appendInTransaction(
+    client: pg.PoolClient,
+    stream: string,
+    events: NewEvent[],
+    ids: string[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult> {
+    // One round trip: the stream's head and any of these ids already stored.
+    const { rows } = await client.query<{
+      kind: 'head' | 'existing';
+      stream_id: string;
+      revision: number;
+      tenant_id: string;
+      transaction_id: string;
+      global_position: string;
+    }>(
+      `(SELECT 'head' AS kind, stream_id, revision, tenant_id::text, transaction_id::text, global_position::text
+          FROM es.events WHERE stream_id = $1 ORDER BY revision DESC LIMIT 1)
+       UNION ALL
+       (SELECT 'existing', stream_id, revision, tenant_id::text, transaction_id::text, global_position::text
+          FROM es.events WHERE event_id = ANY($2::uuid[]))`,
+      [stream, ids],
+    );
+    const head = rows.find((r) => r.kind === 'head');
+    const existing = rows.filter((r) => r.kind === 'existing');
+    if (existing.length > 0) {
+      if (existing.length === ids.length && existing.every((r) => r.stream_id === stream)) {
+        const last = existing.reduce((a, b) => (b.revision > a.revision ? b : a));
+        return { revision: last.revision, position: toPosition(last.transaction_id, last.global_position) };
+      }
+      // Part of the batch (or an id of another stream) is stored: not a retry of the same append.
+      throw new WrongExpectedRevisionError(stream, expected, head?.revision ?? null);
+    }
+    const current = head?.revision ?? null;
+    if (head && head.tenant_id !== events[0]!.metadata.tenant_id.toLowerCase()) throw new StreamNotFoundError(stream);
+    if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(stream, expected, current);
+
+    const first = current === null ? 0 : current + 1;
+    const inserted = await client.query<{ revision: number; transaction_id: string; global_position: string }>(
+      `INSERT INTO es.events (stream_id, revision, event_id, type, data, metadata, tenant_id)
+       SELECT $1, $2::int + (t.ord - 1)::int, t.id, t.type, t.data::jsonb, t.metadata::jsonb, t.tenant_id
+         FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::uuid[])
+              WITH ORDINALITY AS t(id, type, data, metadata, tenant_id, ord)
+       RETURNING revision, transaction_id::text, global_position::text`,
+      [
+        stream,
+        first,
+        ids,
+        events.map((e) => e.type),
+        events.map((e) => JSON.stringify(e.data ?? null)),
+        events.map((e) => JSON.stringify(e.metadata)),
+        events.map((e) => e.metadata.tenant_id),
+      ],
+    );
+    const last = inserted.rows.reduce((a, b) => (b.revision > a.revision ? b : a));
+    return { revision: last.revision, position: toPosition(last.transaction_id, last.global_position) };
+  }
+
+  async function readStream(stream: string, options: { tenantId: string }): Promise<RecordedEvent[]> {
+    const { rows } = await pool.query<EventRow & { tenant_id: string }>(
+      `SELECT global_position, transaction_id::text, stream_id, revision, event_id, type, data, metadata,
+              tenant_id::text, created_at
+         FROM es.events WHERE stream_id = $1 ORDER BY revision`,
+      [stream],
+    );
+    if (rows.length === 0 || rows[0]!.tenant_id !== options.tenantId.toLowerCase()) {
+      throw new StreamNotFoundError(stream);
+    }
+    return rows.map(toRecordedEvent);
+  }
+
+  async function readAll(
+    from: Position,
+    options: { limit?: number; types?: readonly string[] } = {},
+  ): Promise<ReadAllResult> {
+    const limit = Math.max(1, Math.min(options.limit ?? 1000, MAX_READ));
+    const types = options.types ? [...options.types] : null;
+    // One statement, so the page and the visible head come from the same snapshot. Rows whose
+    // transaction is older than the snapshot's xmin are final: no transaction can still add one.
+    const { rows } = await pool.query<EventRow & { is_head: boolean }>(
+      `WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
+       page AS (
+         SELECT e.global_position, e.transaction_id, e.stream_id, e.revision, e.event_id, e.type, e.data,
+                e.metadata, e.created_at
+           FROM es.events e, horizon h
+          WHERE e.transaction_id < h.xmin
+            AND (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
+            AND ($3::text[] IS NULL OR e.type = ANY($3::text[]))
+          ORDER BY e.transaction_id, e.global_position
+          LIMIT $4
+       ),
+       head AS (
+         SELECT e.global_position, e.transaction_id
+           FROM es.events e, horizon h
+          WHERE e.transaction_id < h.xmin
+          ORDER BY e.transaction_id DESC, e.global_position DESC
+          LIMIT 1
+       )
+       SELECT false AS is_head, global_position, transaction_id::text, stream_id, revision, event_id, type, data,
+              metadata, created_at
+         FROM page
+       UNION ALL
+       SELECT true, global_position, transaction_id::text, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM head`,
+      [from.primary.toString(), from.secondary.toString(), types, limit],
+    );
+    const events = rows.filter((r) => !r.is_head).map(toRecordedEvent);
+    events.sort((a, b) => comparePair(a.position, b.position));
+    const headRow = rows.find((r) => r.is_head);
+    let next = from;
+    if (events.length === limit) {
+      next = events[events.length - 1]!.position;
+    } else if (headRow) {
+      // Fewer than asked: everything visible up to the head has been seen (or filtered out).
+      const head = toPosition(headRow.transaction_id, headRow.global_position);
+      if (comparePair(head, next) > 0) next = head;
+    }
+    return { events, next };
+  }
+
+  async function headPosition(): Promise<Position> {
+    const { rows } = await pool.query<{ transaction_id: string; global_position: string }>(
+      `SELECT transaction_id::text, global_position::text
+         FROM es.events
+        WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY transaction_id DESC, global_position DESC
+        LIMIT 1`,
+    );
+    const row = rows[0];
+    return row ? toPosition(row.transaction_id, row.global_position) : { primary: 0n, secondary: 0n };
+  }
+
+  return {
+    append,
+    readStream,
+    readAll,
+    headPosition,
+    subscribe(from, handler, options = {}) {
+      return pollingSubscription(from, handler, {
+        readAll,
+        pollIntervalMs,
+        batchSize: options.batchSize ?? 500,
+        types: options.types,
+        onError: options.onError,
+        onLocalAppend(wake) {
+          appended.on('append', wake);
+          return () => appended.off('append', wake);
+        },
+      });
+    },
+    async close() {
+      appended.removeAllListeners();
+    },
+  };
+}
+
+function revisionMatches(expected: ExpectedRevision, current: number | null): boolean {
+  if (expected === 'any') return true;
+  if (expected === 'no_stream') return current === null;
+  if (expected === 'stream_exists') return current !== null;
+  return current === expected;
+}
+
+async function findOriginal(pool: pg.Pool, stream: string, ids: string[]): Promise<AppendResult | null> {
+  const { rows } = await pool.query<{
+    stream_id: string;
+    revision: number;
+    transaction_id: string;
+    global_position: string;
+  }>(
+    `SELECT stream_id, revision, transaction_id::text, global_position::text FROM es.events WHERE event_id = ANY($1::uuid[])`,
+    [ids],
+  );
+  if (rows.length !== ids.length || rows.some((r) => r.stream_id !== stream)) return null;
+  const last = rows.reduce((a, b) => (b.revision > a.revision ? b : a));
+  return { revision: last.revision, position: toPosition(last.transaction_id, last.global_position) };
+}
+
+async function currentRevision(pool: pg.Pool, stream: string): Promise<number | null> {
+  const { rows } = await pool.query<{ revision: number | null }>(
+    'SELECT max(revision) AS revision FROM es.events WHERE stream_id = $1',
+    [stream],
+  );
+  return rows[0]?.revision ?? null;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string } | null)?.code === UNIQUE_VIOLATION;
+}
+
+function toPosition(transactionId: string | number | bigint, globalPosition: string | number | bigint): Position {
+  return { primary: BigInt(transactionId), secondary: BigInt(globalPosition) };
+}
+
+function comparePair(a: Position, b: Position): number {
+  if (a.primary !== b.primary) return a.primary < b.primary ? -1 : 1;
+  if (a.secondary !== b.secondary) return a.secondary < b.secondary ? -1 : 1;
+  return 0;
+}
+
+function toRecordedEvent(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    stream: row.stream_id,
+    revision: row.revision,
+    position: toPosition(row.transaction_id, row.global_position),
+    type: row.type,
+    data: typeof row.data === 'string' ? JSON.parse(row.data) : row.data,
+    metadata: (typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata) as EventMetadata,
+    created_at: row.created_at instanceof Date ? row.created_at : new Date(row.created_at),
+  };
+}
