@@ -1,0 +1,74 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ZodError } from 'zod';
+import { HttpError, errorMessages, type ErrorBody, type FieldError } from '@renkei/contracts';
+import { StreamNotFoundError, WrongExpectedRevisionError } from '@renkei/event-store';
+
+const messageFor = (status: number): string =>
+  errorMessages[status as keyof typeof errorMessages] ?? 'エラーが発生しました。';
+
+/** `/tasks/0/title` → `tasks.0.title`; a root-level problem is named after its part (`body`). */
+function fieldOf(instancePath: string | undefined, context: string | undefined): string {
+  const path = (instancePath ?? '').replace(/^\//, '').split('/').filter(Boolean).join('.');
+  return path || (context === 'querystring' ? 'query' : (context ?? 'body'));
+}
+
+export function zodFieldErrors(error: ZodError): FieldError[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.map(String).join('.') || 'body',
+    message: issue.message,
+  }));
+}
+
+function isNamed(error: unknown, name: string): boolean {
+  return typeof error === 'object' && error !== null && (error as Error).constructor?.name === name;
+}
+
+/**
+ * The one error handler of every service: whatever is thrown ends as an `ErrorBody` with the right
+ * status; a 500 carries the request id and nothing of the internals.
+ */
+export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
+  const send = (body: ErrorBody): void => {
+    void reply.status(body.status).type('application/json; charset=utf-8').send(body);
+  };
+
+  if (error instanceof HttpError || isNamed(error, 'HttpError')) {
+    const e = error as HttpError;
+    const body: ErrorBody = { status: e.status, message: e.message, ...e.extra };
+    if (e.status >= 500) body.request_id = request.id;
+    return send(body);
+  }
+
+  const validation = (error as FastifyError).validation;
+  if (Array.isArray(validation)) {
+    const context = (error as FastifyError).validationContext;
+    // A path parameter that cannot be an id cannot name an existing record.
+    if (context === 'params') return send({ status: 404, message: messageFor(404) });
+    const errors = validation.map((v) => ({
+      field: fieldOf(v.instancePath, context),
+      message: v.message ?? messageFor(422),
+    }));
+    return send({ status: 422, message: messageFor(422), errors });
+  }
+
+  if (error instanceof ZodError) {
+    return send({ status: 422, message: messageFor(422), errors: zodFieldErrors(error) });
+  }
+  if (error instanceof WrongExpectedRevisionError || isNamed(error, 'WrongExpectedRevisionError')) {
+    return send({ status: 409, message: messageFor(409) });
+  }
+  if (error instanceof StreamNotFoundError || isNamed(error, 'StreamNotFoundError')) {
+    return send({ status: 404, message: messageFor(404) });
+  }
+
+  const statusCode = (error as FastifyError).statusCode;
+  // Framework and plugin errors (bad JSON, body too large, 429, 503) keep their status.
+  if (statusCode && statusCode >= 400 && statusCode < 500) {
+    if (statusCode === 429) reply.header('retry-after', reply.getHeader('retry-after') ?? '60');
+    return send({ status: statusCode, message: messageFor(statusCode) });
+  }
+  if (statusCode === 503) return send({ status: 503, message: messageFor(503) });
+
+  request.log.error({ err: error }, 'unhandled error');
+  send({ status: 500, message: messageFor(500), request_id: request.id });
+}

@@ -1,0 +1,292 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { FastifyInstance } from 'fastify';
+import { endpoint, HttpError, IdParams, queryArray, type Audience } from '@renkei/contracts';
+import { WrongExpectedRevisionError, type Position } from '@renkei/event-store';
+import { createServiceApp, type ServiceAppOptions } from './service-app.ts';
+import { registerEndpoint } from './register-endpoint.ts';
+import { createTestAuth, type TestAuth } from './testing/test-auth.ts';
+
+const audience = 'https://api.renkei.test/command';
+
+const echo = endpoint({
+  id: 'test.echo',
+  area: 'test',
+  method: 'POST',
+  path: '/things/{id}',
+  service: 'command',
+  summary: 'echo',
+  params: IdParams,
+  query: z.object({ tag_ids: queryArray(z.string()).optional(), period: z.object({ from: z.string() }).optional() }),
+  body: z.object({ name: z.string().trim().min(1, '名前を入力してください'), count: z.number().int() }),
+  response: z.object({ id: z.string(), name: z.string(), tag_ids: z.array(z.string()), from: z.string().nullable() }),
+  successStatus: 201,
+  feature: 'tags',
+  served: true,
+});
+const ownerOnly = endpoint({
+  id: 'test.owner',
+  area: 'test',
+  method: 'DELETE',
+  path: '/things/{id}',
+  service: 'command',
+  summary: 'owner only',
+  params: IdParams,
+  response: z.null(),
+  successStatus: 204,
+  feature: null,
+  ownerOnly: true,
+  served: true,
+});
+const failing = endpoint({
+  id: 'test.failing',
+  area: 'test',
+  method: 'GET',
+  path: '/failing/{kind}',
+  service: 'command',
+  summary: 'throws',
+  params: z.object({ kind: z.string() }),
+  response: z.object({}),
+  successStatus: 200,
+  feature: null,
+  served: true,
+});
+const reading = endpoint({
+  id: 'test.reading',
+  area: 'test',
+  method: 'GET',
+  path: '/reading',
+  service: 'query',
+  summary: 'reads a projection',
+  response: z.object({ ok: z.boolean() }),
+  successStatus: 200,
+  feature: null,
+  served: true,
+});
+
+const id = '7d3c2d8e-8f4e-4a55-9a3e-1c1d1e1f1a1b';
+let testAuth: TestAuth;
+let app: FastifyInstance;
+const waited: { projections: readonly string[]; position: Position }[] = [];
+let reachable = true;
+
+async function build(extra: Partial<ServiceAppOptions> = {}): Promise<FastifyInstance> {
+  const a = await createServiceApp({
+    name: 'test',
+    audience: 'command' as Audience,
+    auth: testAuth.authFor(audience),
+    logger: false,
+    openapi: { openapi: '3.1.0', info: { title: 'test', version: '1' }, paths: {} },
+    waitForPosition: async (projections, position) => {
+      waited.push({ projections, position });
+      return reachable;
+    },
+    ...extra,
+  });
+  registerEndpoint(a, echo, async ({ params, body, query, reply }) => {
+    reply.position({ primary: 10n, secondary: 42n });
+    return { id: params.id, name: body.name, tag_ids: query.tag_ids ?? [], from: query.period?.from ?? null };
+  });
+  registerEndpoint(a, ownerOnly, async () => null);
+  registerEndpoint(a, failing, async ({ params }) => {
+    if (params.kind === 'conflict') throw new WrongExpectedRevisionError('tag-x', 1, 2);
+    if (params.kind === 'teapot') throw new HttpError(418, 'ティーポット');
+    throw new Error('secret internals: password=hunter2');
+  });
+  registerEndpoint(a, reading, async () => ({ ok: true }), { reads: ['tags'] });
+  return a;
+}
+
+beforeAll(async () => {
+  testAuth = await createTestAuth({ audience });
+  app = await build();
+});
+afterAll(async () => {
+  await app.close();
+});
+
+const post = async (
+  headers: Record<string, string>,
+  payload: unknown = { name: ' a ', count: 1 },
+  url = `/api/things/${id}`,
+) => app.inject({ method: 'POST', url, headers, payload: payload as object });
+
+describe('authentication', () => {
+  it('answers 401 without a token, with a foreign key, an expired token or another audience', async () => {
+    const tokens = [
+      undefined,
+      await testAuth.foreignToken(),
+      await testAuth.token({ expiresIn: -60 }),
+      await testAuth.token({ audience: 'https://api.renkei.test/query' }),
+      await testAuth.token({ issuer: 'https://evil.example' }),
+    ];
+    for (const token of tokens) {
+      const res = await post(token ? { authorization: `Bearer ${token}` } : {});
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toEqual({ status: 401, message: '認証が必要です。' });
+    }
+  });
+
+  it('answers 403 when the feature is off or an owner-only endpoint is called by a member', async () => {
+    const noFeature = await testAuth.token({ features: ['dashboard'] });
+    expect((await post({ authorization: `Bearer ${noFeature}` })).statusCode).toBe(403);
+    const member = await testAuth.token({ role: 'member' });
+    const res = await app.inject({
+      method: 'DELETE',
+      url: `/api/things/${id}`,
+      headers: { authorization: `Bearer ${member}` },
+    });
+    expect(res.statusCode).toBe(403);
+    const owner = await testAuth.token({ role: 'owner' });
+    const ok = await app.inject({
+      method: 'DELETE',
+      url: `/api/things/${id}`,
+      headers: { authorization: `Bearer ${owner}` },
+    });
+    expect(ok.statusCode).toBe(204);
+    expect(ok.body).toBe('');
+  });
+});
+
+describe('validation and serialisation', () => {
+  it('validates the body with Japanese messages per field', async () => {
+    const token = await testAuth.token();
+    const res = await post({ authorization: `Bearer ${token}` }, { name: '  ', count: 'x' });
+    expect(res.statusCode).toBe(422);
+    const body = res.json();
+    expect(body.status).toBe(422);
+    expect(body.message).toBe('入力内容に誤りがあります。');
+    expect(body.errors).toContainEqual({ field: 'name', message: '名前を入力してください' });
+    const count = body.errors.find((e: { field: string }) => e.field === 'count');
+    expect(count.message).toMatch(/[ぁ-んァ-ン一-龥]/);
+  });
+
+  it('answers 404 for a path id that cannot exist', async () => {
+    const token = await testAuth.token();
+    const res = await post({ authorization: `Bearer ${token}` }, undefined, '/api/things/not-a-uuid');
+    expect(res.statusCode).toBe(404);
+  });
+
+  it('decodes the shared query-string format and serialises the response with its status', async () => {
+    const token = await testAuth.token();
+    const res = await post(
+      { authorization: `Bearer ${token}`, 'x-client-version': 'renkei-web/1.0' },
+      { name: ' 名前 ', count: 2 },
+      `/api/things/${id}?tag_ids=a&tag_ids=b&period[from]=2024-04-01`,
+    );
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toEqual({ id, name: '名前', tag_ids: ['a', 'b'], from: '2024-04-01' });
+    expect(res.headers['x-position']).toBe('10.42');
+  });
+});
+
+describe('errors', () => {
+  it('turns a thrown bug into a 500 with the request id and no internals', async () => {
+    const token = await testAuth.token();
+    const res = await app.inject({
+      method: 'GET',
+      url: '/api/failing/bug',
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': 'req-123' },
+    });
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({ status: 500, message: '一時的なエラーが発生しました。', request_id: 'req-123' });
+    expect(res.body).not.toContain('hunter2');
+    expect(res.headers['x-request-id']).toBe('req-123');
+  });
+
+  it('maps revision conflicts to 409 and HttpError to its status', async () => {
+    const token = await testAuth.token();
+    const conflict = await app.inject({
+      method: 'GET',
+      url: '/api/failing/conflict',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(conflict.statusCode).toBe(409);
+    expect(conflict.json().status).toBe(409);
+    const teapot = await app.inject({
+      method: 'GET',
+      url: '/api/failing/teapot',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(teapot.json()).toEqual({ status: 418, message: 'ティーポット' });
+  });
+
+  it('answers unknown routes with the error body', async () => {
+    const res = await app.inject({ method: 'GET', url: '/api/nothing' });
+    expect(res.json()).toEqual({ status: 404, message: '指定されたデータが見つかりません。' });
+  });
+});
+
+describe('read-your-writes', () => {
+  it('waits for the projections the endpoint reads, and answers 503 when they do not catch up', async () => {
+    const token = await testAuth.token();
+    waited.length = 0;
+    reachable = true;
+    const ok = await app.inject({
+      method: 'GET',
+      url: '/api/reading',
+      headers: { authorization: `Bearer ${token}`, 'x-min-position': '7.9' },
+    });
+    expect(ok.statusCode).toBe(200);
+    expect(waited).toEqual([{ projections: ['tags'], position: { primary: 7n, secondary: 9n } }]);
+    reachable = false;
+    const late = await app.inject({
+      method: 'GET',
+      url: '/api/reading',
+      headers: { authorization: `Bearer ${token}`, 'x-min-position': '7.9' },
+    });
+    expect(late.statusCode).toBe(503);
+    reachable = true;
+    const bad = await app.inject({
+      method: 'GET',
+      url: '/api/reading',
+      headers: { authorization: `Bearer ${token}`, 'x-min-position': 'yesterday' },
+    });
+    expect(bad.statusCode).toBe(422);
+  });
+});
+
+describe('operations', () => {
+  it('serves health, readiness, metrics, docs and security headers', async () => {
+    expect((await app.inject({ url: '/healthz' })).json()).toEqual({ status: 'ok' });
+    const metrics = await app.inject({ url: '/metrics' });
+    expect(metrics.body).toContain('http_request_duration_seconds_bucket');
+    expect(metrics.body).toContain('route="/api/things/:id"');
+    const docs = await app.inject({ url: '/docs/json' });
+    expect(docs.json().info.title).toBe('test');
+    const ui = await app.inject({ url: '/docs/' });
+    expect(ui.statusCode).toBe(200);
+    expect(ui.headers['x-content-type-options']).toBe('nosniff');
+    expect(app.servedEndpointIds().sort()).toEqual(['test.echo', 'test.failing', 'test.owner', 'test.reading']);
+  });
+
+  it('answers 503 from /readyz when a check fails', async () => {
+    app.addReadinessCheck('db', async () => {
+      throw new Error('down');
+    });
+    const res = await app.inject({ url: '/readyz' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json().checks).toEqual({ db: 'failed' });
+  });
+
+  it('rate limits with the error body', async () => {
+    const limited = await build({ rateLimit: { max: 2, timeWindow: 60_000 } });
+    try {
+      const token = await testAuth.token();
+      const codes: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await limited.inject({
+          method: 'GET',
+          url: '/api/reading',
+          headers: { authorization: `Bearer ${token}` },
+        });
+        codes.push(res.statusCode);
+        if (res.statusCode === 429)
+          expect(res.json()).toEqual({ status: 429, message: expect.stringContaining('リクエスト') });
+      }
+      expect(codes).toEqual([200, 200, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+});

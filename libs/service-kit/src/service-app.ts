@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import underPressure from '@fastify/under-pressure';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { LoggerOptions } from 'pino';
+import { z } from 'zod';
+import { decodeQuery, errorMessages, positionHeader, type Audience } from '@renkei/contracts';
+import { formatPosition, type Position } from '@renkei/event-store';
+import type { AuthContext, AuthOptions } from './auth.ts';
+import { errorHandler } from './error-handler.ts';
+import { installMetrics } from './metrics.ts';
+
+// Validation messages a user sees are Japanese; our schemas add their own where the default is vague.
+z.config(z.locales.ja());
+
+/** Waits until the named projections have passed `position`; false when the time ran out. */
+export type WaitForPosition = (
+  projections: readonly string[],
+  position: Position,
+  timeoutMs: number,
+) => Promise<boolean>;
+
+export const MIN_POSITION_TIMEOUT_MS = Number(process.env.MIN_POSITION_TIMEOUT_MS ?? 5000);
+
+export interface ServiceAppOptions {
+  /** Service name, used in logs and metrics (`command`, `query`, `identity`). */
+  name: string;
+  audience: Audience;
+  auth: AuthOptions;
+  /** A pino instance, pino options, or false to stay silent (tests). Default: info level. */
+  logger?: boolean | FastifyBaseLogger | LoggerOptions;
+  /** Per client IP. false disables it (benchmarks). Default 600 requests per minute. */
+  rateLimit?: false | { max: number; timeWindow: number | string };
+  /** 503 when the process is saturated. false disables it. */
+  underPressure?: false | { maxEventLoopDelay?: number; maxHeapUsedBytes?: number; maxRssBytes?: number };
+  /** The OpenAPI document of this service (`buildOpenApiDocument({ service })`), served at /docs. */
+  openapi: object;
+  /** Checks /readyz runs; each throws when its dependency is not ready. */
+  readinessChecks?: Record<string, () => Promise<unknown>>;
+  /** Needed by query services for `X-Min-Position`. */
+  waitForPosition?: WaitForPosition;
+  minPositionTimeoutMs?: number;
+}
+
+export interface ServiceKitState {
+  readonly name: string;
+  readonly audience: Audience;
+  readonly auth: AuthOptions;
+  readonly waitForPosition: WaitForPosition | undefined;
+  readonly minPositionTimeoutMs: number;
+  readonly served: string[];
+  readonly readinessChecks: Record<string, () => Promise<unknown>>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    serviceKit: ServiceKitState;
+    /** Ids of the registry entries this app has handlers for. */
+    servedEndpointIds(): string[];
+    addReadinessCheck(name: string, check: () => Promise<unknown>): void;
+  }
+  interface FastifyRequest {
+    /** Set on every endpoint registered with `registerEndpoint` (it answers 401 otherwise). */
+    auth: AuthContext | null;
+  }
+  interface FastifyReply {
+    /** Read-your-writes: the global position of the command's last event, as `X-Position`. */
+    position(position: Position): FastifyReply;
+  }
+}
+
+function loggerOption(logger: ServiceAppOptions['logger'], name: string) {
+  if (logger === undefined) return { logger: { level: process.env.LOG_LEVEL ?? 'info', name } };
+  if (typeof logger === 'boolean') return { logger };
+  if ('child' in logger && typeof logger.child === 'function')
+    return { loggerInstance: logger.child({ service: name }) };
+  return { logger: { name, ...(logger as LoggerOptions) } };
+}
+
+/**
+ * A Fastify app with everything every Renkei service shares: request ids, security headers, rate
+ * limiting, back-pressure, metrics, health and readiness, OpenAPI UI, the zod type provider with the
+ * query-string codec of the contracts, and the one error handler. Routes come with `registerEndpoint`.
+ */
+export async function createServiceApp(options: ServiceAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...loggerOption(options.logger, options.name),
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    routerOptions: { querystringParser: (s: string) => decodeQuery(s) },
+    // Behind the gateway: the client address is in X-Forwarded-For.
+    trustProxy: true,
+    bodyLimit: 1024 * 1024,
+  }) as unknown as FastifyInstance;
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((_request, reply) => {
+    void reply.status(404).send({ status: 404, message: errorMessages[404] });
+  });
+
+  const state: ServiceKitState = {
+    name: options.name,
+    audience: options.audience,
+    auth: options.auth,
+    waitForPosition: options.waitForPosition,
+    minPositionTimeoutMs: options.minPositionTimeoutMs ?? MIN_POSITION_TIMEOUT_MS,
+    served: [],
+    readinessChecks: { ...options.readinessChecks },
+  };
+  app.decorate('serviceKit', state);
+  app.decorate('servedEndpointIds', () => [...state.served]);
+  app.decorate('addReadinessCheck', (name: string, check: () => Promise<unknown>) => {
+    state.readinessChecks[name] = check;
+  });
+  app.decorateRequest('auth', null);
+  app.decorateReply('position', function (this: import('fastify').FastifyReply, position: Position) {
+    return this.header(positionHeader, formatPosition(position));
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+
+  await app.register(helmet, { global: true });
+  if (options.underPressure !== false) {
+    await app.register(underPressure, {
+      maxEventLoopDelay: options.underPressure?.maxEventLoopDelay ?? 2000,
+      maxHeapUsedBytes: options.underPressure?.maxHeapUsedBytes ?? 0,
+      maxRssBytes: options.underPressure?.maxRssBytes ?? 0,
+      retryAfter: 5,
+    });
+  }
+  if (options.rateLimit !== false) {
+    await app.register(rateLimit, {
+      max: options.rateLimit?.max ?? 600,
+      timeWindow: options.rateLimit?.timeWindow ?? '1 minute',
+      errorResponseBuilder: (_request, context) => {
+        const error = new Error(errorMessages[429]) as Error & { statusCode: number };
+        error.statusCode = context.statusCode;
+        return error;
+      },
+    });
+  }
+
+  installMetrics(app, options.name);
+
+  app.get('/healthz', { config: { rateLimit: false } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { config: { rateLimit: false } }, async (request, reply) => {
+    const results: Record<string, string> = {};
+    let ready = true;
+    for (const [name, check] of Object.entries(state.readinessChecks)) {
+      try {
+        await check();
+        results[name] = 'ok';
+      } catch (error) {
+        ready = false;
+        results[name] = 'failed';
+        request.log.warn({ err: error, check: name }, 'readiness check failed');
+      }
+    }
+    if (!ready) return reply.status(503).send({ status: 503, message: errorMessages[503], checks: results });
+    return { status: 'ok', checks: results };
+  });
+
+  await app.register(swagger, { mode: 'static', specification: { document: options.openapi as any } });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  return app;
+}
