@@ -1,9 +1,19 @@
 import type { EndpointContract } from './core/endpoint.ts';
 import { tagEndpoints } from './tags/tag.schemas.ts';
+import { medicalInstitutionEndpoints } from './medical-institutions/medical-institution.schemas.ts';
+import { doctorEndpoints } from './doctors/doctor.schemas.ts';
+import { labelEndpoints } from './labels/label.schemas.ts';
+import { referenceDataEndpoints } from './reference-data/reference-data.schemas.ts';
+import { importEndpoints } from './imports/import.schemas.ts';
 
 /** Every endpoint of spec §7, grouped by area. */
 export const endpoints = {
   ...tagEndpoints,
+  ...medicalInstitutionEndpoints,
+  ...doctorEndpoints,
+  ...labelEndpoints,
+  ...referenceDataEndpoints,
+  ...importEndpoints,
 } satisfies Record<string, EndpointContract>;
 
 export type EndpointId = keyof typeof endpoints;

@@ -5,7 +5,8 @@
  *
  * A repeated key decodes to an array and a single one to a string; schemas coerce (see `queryArray`).
  */
-export type QueryValue = string | number | boolean | Date | null | undefined | QueryValue[] | { [key: string]: QueryValue };
+export type QueryValue =
+  string | number | boolean | Date | null | undefined | QueryValue[] | { [key: string]: QueryValue };
 
 export function encodeQuery(query: Record<string, QueryValue>): string {
   const parts: string[] = [];
