@@ -1,0 +1,153 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
+import replyFrom from '@fastify/reply-from';
+import fastifyStatic from '@fastify/static';
+import { errorMessages, type EndpointContract, type ErrorBody, type OwningService } from '@renkei/contracts';
+import { buildRouteTable } from './route-table.ts';
+
+export interface GatewayOptions {
+  /** PEM key and certificate of the https origin. */
+  tls: { key: string | Buffer; cert: string | Buffer };
+  /** Base URLs (`http://127.0.0.1:4101`) of the services behind the gateway. */
+  upstreams: Record<OwningService, string>;
+  /** Directory of the web build (`web/dist`), served at /app. */
+  webDist: string;
+  /** Contract registry to route by (defaults to the real one; tests pass their own). */
+  registry?: readonly EndpointContract[];
+  /**
+   * Trust `X-Forwarded-*` from a proxy in front (an ingress). Without it the gateway is the edge and
+   * the client IP is the socket's address, whatever the request claims.
+   */
+  trustProxy?: FastifyServerOptions['trustProxy'];
+  logger?: FastifyServerOptions['logger'];
+}
+
+const hopByHop = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer'];
+
+/**
+ * The public https origin: `/app/*` the web build (SPA fallback), `/oidc/*` the identity service's
+ * OpenID provider (Host preserved so issuer URLs and cookies stay on this origin), `/api/*` the
+ * owning service of each contract entry.
+ */
+export async function buildGatewayApp(options: GatewayOptions): Promise<FastifyInstance> {
+  const routes = buildRouteTable(options.registry);
+  const webDist = path.resolve(options.webDist);
+  const app = Fastify({
+    https: { key: options.tls.key, cert: options.tls.cert },
+    trustProxy: options.trustProxy ?? false,
+    logger: options.logger ?? false,
+    requestIdHeader: 'x-request-id',
+    // Uploads stream through untouched; the owning service enforces its own limits.
+    bodyLimit: Number.MAX_SAFE_INTEGER,
+    // Japanese file names and search terms arrive percent-encoded; keep long URLs working.
+    routerOptions: { maxParamLength: 1000 },
+  });
+
+  const forwardedHeaders = (request: FastifyRequest<any, any, any>, headers: Record<string, any>): any => {
+    for (const h of hopByHop) delete headers[h];
+    const host = request.headers.host;
+    if (host) headers.host = host;
+    headers['x-forwarded-host'] = host ?? '';
+    headers['x-forwarded-proto'] = options.trustProxy ? request.protocol : 'https';
+    headers['x-forwarded-for'] = request.ip;
+    headers['x-request-id'] = request.id;
+    return headers;
+  };
+
+  const upstreamError = (
+    reply: FastifyReply<any, any, any, any>,
+    { error }: { error: Error & { statusCode?: number } },
+  ) => {
+    const status = error.statusCode && error.statusCode >= 500 ? 503 : 502;
+    reply.request.log.warn({ err: error }, 'upstream unavailable');
+    void reply.code(status).send(errorBody(status, reply.request.id));
+  };
+
+  await app.register(async (proxy) => {
+    await proxy.register(replyFrom, { undici: { headersTimeout: 600_000, bodyTimeout: 600_000 } });
+    // Bodies are passed through as streams: never parsed, never buffered whole.
+    proxy.removeAllContentTypeParsers();
+    proxy.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+
+    const toService = (service: OwningService) => (request: FastifyRequest, reply: FastifyReply) =>
+      reply.from(`${options.upstreams[service].replace(/\/$/, '')}${request.url}`, {
+        rewriteRequestHeaders: forwardedHeaders,
+        onError: upstreamError,
+      });
+
+    proxy.all('/oidc', toService('identity'));
+    proxy.all('/oidc/*', toService('identity'));
+    proxy.all('/api/*', (request, reply) => {
+      const match = routes.lookup(request.method, request.url);
+      if (!match) return reply.code(404).send(errorBody(404, request.id));
+      return toService(match.service)(request, reply);
+    });
+  });
+
+  await app.register(fastifyStatic, {
+    root: webDist,
+    prefix: '/app/',
+    wildcard: true,
+    index: ['index.html'],
+    redirect: false,
+    // Vite puts content hashes in asset names; everything else must revalidate.
+    setHeaders(res, filePath) {
+      const immutable = filePath.startsWith(path.join(webDist, 'assets') + path.sep);
+      res.header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+
+  app.get('/', (_request, reply) => reply.redirect('/app/'));
+  app.get('/app', (_request, reply) => reply.redirect('/app/'));
+  app.get('/healthz', () => ({ status: 'ok' }));
+
+  app.setNotFoundHandler((request, reply) => {
+    const pathname = decodeURIComponent(request.url.split('?')[0] ?? '');
+    if ((request.method === 'GET' || request.method === 'HEAD') && pathname.startsWith('/app/')) {
+      return sendAppPage(webDist, pathname.slice('/app/'.length), reply);
+    }
+    return reply.code(404).send(errorBody(404, request.id));
+  });
+
+  return app;
+}
+
+/**
+ * A path without a file: a directory of its own with an index.html (the sign-in redirect bridge page
+ * at /app/auth/redirect must NOT get the whole SPA) or else the SPA's index.html, whose router takes
+ * it from there. A path that looks like a file (has an extension) is a real 404.
+ */
+function sendAppPage(webDist: string, relative: string, reply: FastifyReply) {
+  const target = path.resolve(webDist, relative);
+  if (target !== webDist && !target.startsWith(webDist + path.sep)) {
+    return reply.code(404).send(errorBody(404, reply.request.id));
+  }
+  if (fs.existsSync(path.join(target, 'index.html'))) {
+    return reply.header('cache-control', 'no-cache').sendFile(path.relative(webDist, path.join(target, 'index.html')));
+  }
+  if (path.extname(relative) !== '') return reply.code(404).send(errorBody(404, reply.request.id));
+  if (!fs.existsSync(path.join(webDist, 'index.html'))) {
+    return reply
+      .code(503)
+      .type('text/html; charset=utf-8')
+      .send(
+        '<!doctype html><html lang="ja"><meta charset="utf-8"><title>Renkei</title>' +
+          '<p>画面がまだビルドされていません。<code>pnpm --filter @renkei/web build</code> を実行してください。</p></html>',
+      );
+  }
+  return reply.header('cache-control', 'no-cache').sendFile('index.html');
+}
+
+function errorBody(status: number, requestId: string): ErrorBody {
+  const message =
+    status === 502
+      ? 'サービスに接続できません。しばらくしてから再度お試しください。'
+      : (errorMessages[status as keyof typeof errorMessages] ?? 'エラーが発生しました。');
+  return { status, message, request_id: requestId };
+}
