@@ -13,3 +13,6 @@ export * from './reference-data/reference-data.schemas.ts';
 export * from './imports/import.schemas.ts';
 export * from './action-lists/action-list.schemas.ts';
 export * from './registry.ts';
+export * from './tools/served-consistency.ts';
+export * from './tools/openapi.ts';
+export * from './tools/contracts-report.ts';
