@@ -1,0 +1,147 @@
+import type { z } from 'zod';
+import {
+  audienceOf,
+  clientVersion,
+  clientVersionHeader,
+  encodeQuery,
+  endpoints,
+  errorMessages,
+  fillPath,
+  minPositionHeader,
+  pathParamNames,
+  positionHeader,
+  type Audience,
+  type EndpointContract,
+  type QueryValue,
+} from '@renkei/contracts';
+import { ApiError, RequiredParameterError } from './api-errors.ts';
+
+type Input<S> = S extends z.ZodType ? z.input<S> : never;
+type ParamsPart<E> =
+  E extends EndpointContract<infer P, any, any, any> ? (z.ZodType extends P ? unknown : { params: Input<P> }) : never;
+type QueryPart<E> =
+  E extends EndpointContract<any, infer Q, any, any> ? (z.ZodType extends Q ? unknown : { query?: Input<Q> }) : never;
+type BodyPart<E> =
+  E extends EndpointContract<any, any, infer B, any> ? (z.ZodType extends B ? unknown : { body: Input<B> }) : never;
+
+/** Arguments of one endpoint's call: its path params, query and body as the contract declares them. */
+export type CallArgs<E> = ParamsPart<E> &
+  QueryPart<E> &
+  BodyPart<E> & {
+    /** Optimistic-concurrency version sent as If-Match. */
+    ifMatch?: number | string;
+    signal?: AbortSignal;
+  };
+export type CallResult<E> = E extends EndpointContract<any, any, any, infer R> ? z.output<R> : never;
+
+type Endpoints = typeof endpoints;
+/** One function per endpoint of the contract registry. */
+export type ApiClient = {
+  [K in keyof Endpoints]: (args: CallArgs<Endpoints[K]>) => Promise<CallResult<Endpoints[K]>>;
+};
+
+export interface ApiClientDeps {
+  baseUrl: string;
+  /** A bearer token for the audience, acquired silently for the active account. */
+  getToken: (audience: Audience) => Promise<string>;
+  fetch?: typeof fetch;
+}
+
+export interface ApiTransport {
+  call<E extends EndpointContract>(contract: E, args: CallArgs<E>): Promise<CallResult<E>>;
+  /** The global position of the last command's last event (read-your-writes). */
+  lastPosition(): string | null;
+}
+
+export function createTransport(deps: ApiClientDeps): ApiTransport {
+  let lastPosition: string | null = null;
+  const doFetch = deps.fetch ?? ((input, init) => globalThis.fetch(input, init));
+
+  async function call<E extends EndpointContract>(contract: E, rawArgs: CallArgs<E>): Promise<CallResult<E>> {
+    const args = (rawArgs ?? {}) as {
+      params?: Record<string, unknown>;
+      query?: Record<string, unknown>;
+      body?: unknown;
+      ifMatch?: number | string;
+      signal?: AbortSignal;
+    };
+    const params: Record<string, string | number> = {};
+    for (const name of pathParamNames(contract.path)) {
+      const value = args.params?.[name];
+      if (value === undefined || value === null || value === '') throw new RequiredParameterError(name);
+      params[name] = value as string | number;
+    }
+    if (contract.body && (args.body === undefined || args.body === null)) throw new RequiredParameterError('body');
+
+    let url = `${deps.baseUrl}${fillPath(contract.path, params)}`;
+    if (args.query) {
+      const qs = encodeQuery(args.query as Record<string, QueryValue>);
+      if (qs) url += `?${qs}`;
+    }
+
+    let response: Response;
+    try {
+      const token = await deps.getToken(audienceOf[contract.service]);
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${token}`,
+        [clientVersionHeader]: clientVersion,
+        accept: 'application/json',
+      };
+      if (contract.body) headers['content-type'] = 'application/json';
+      if (args.ifMatch !== undefined) headers['if-match'] = String(args.ifMatch);
+      if (contract.method === 'GET' && lastPosition) headers[minPositionHeader] = lastPosition;
+      response = await doFetch(url, {
+        method: contract.method,
+        headers,
+        body: contract.body ? JSON.stringify(args.body) : undefined,
+        credentials: 'include',
+        signal: args.signal,
+      });
+    } catch (error) {
+      if (error instanceof ApiError || (error instanceof DOMException && error.name === 'AbortError')) throw error;
+      // Anything thrown that is not an answer (network failure, token failure) is a 500 to the caller.
+      throw new ApiError(500, errorMessages[500]);
+    }
+
+    if (response.status < 200 || response.status > 299) throw await toApiError(response);
+    if (contract.method !== 'GET') {
+      const position = response.headers.get(positionHeader);
+      if (position) lastPosition = position;
+    }
+    if (response.status === 204) return null as CallResult<E>;
+    const text = await response.text();
+    return (text ? JSON.parse(text) : null) as CallResult<E>;
+  }
+
+  return { call, lastPosition: () => lastPosition };
+}
+
+async function toApiError(response: Response): Promise<ApiError> {
+  let body: { message?: unknown; sub_code?: unknown; errors?: unknown } = {};
+  try {
+    body = (await response.json()) as typeof body;
+  } catch {}
+  const fallback = errorMessages[response.status as keyof typeof errorMessages] ?? errorMessages[500];
+  const errors = Array.isArray(body.errors)
+    ? body.errors.filter(
+        (e): e is { field: string; message: string } => typeof e?.field === 'string' && typeof e?.message === 'string',
+      )
+    : [];
+  return new ApiError(
+    response.status,
+    typeof body.message === 'string' ? body.message : fallback,
+    typeof body.sub_code === 'string' ? body.sub_code : undefined,
+    errors,
+  );
+}
+
+export function createApiClient(deps: ApiClientDeps): ApiClient & { transport: ApiTransport } {
+  const transport = createTransport(deps);
+  const client = Object.fromEntries(
+    Object.entries(endpoints).map(([key, contract]) => [
+      key,
+      (args: any) => transport.call(contract as EndpointContract, args),
+    ]),
+  ) as ApiClient;
+  return Object.assign(client, { transport });
+}

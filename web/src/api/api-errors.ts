@@ -1,0 +1,34 @@
+import type { FieldError } from '@renkei/contracts';
+
+/** A call answered with a status outside 200–299, or failed before any answer (then status 500). */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly subCode: string | undefined = undefined,
+    readonly errors: FieldError[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** A call was made without a path id or body it needs (spec §5); raised before any request. */
+export class RequiredParameterError extends Error {
+  override readonly name = 'RequiredParameterError';
+  constructor(readonly parameter: string) {
+    super(`必須パラメータ「${parameter}」が指定されていません`);
+  }
+}
+
+export function isApiError(error: unknown): error is ApiError {
+  return error instanceof ApiError;
+}
+
+/** Field errors of a 422 as a `{ field: message }` map for forms. */
+export function fieldErrorsOf(error: unknown): Record<string, string> {
+  if (!isApiError(error) || error.status !== 422) return {};
+  const out: Record<string, string> = {};
+  for (const e of error.errors) out[e.field] ??= e.message;
+  return out;
+}

@@ -1,0 +1,143 @@
+import { ActionIcon, Anchor, AppShell, Burger, Group, Text } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { Link, Outlet, useMatches, useRouter, useRouterState } from '@tanstack/react-router';
+import { useEffect, useMemo } from 'react';
+import { useServices } from '../app/services-context.tsx';
+import { ErrorPage } from '../errors/ErrorPage.tsx';
+import { errorPageStore, useShownError } from '../errors/error-page-store.ts';
+import type { SignedInUser } from '../features/current-user/signed-in-user.ts';
+import { AppFooter } from './AppFooter.tsx';
+import { resolveBackLink } from './back-link.ts';
+import { visibleMenu } from './menu.ts';
+import { isPhoneSupported, resolveLayout } from './page-meta.ts';
+import { PhoneUnsupportedNotice } from './PhoneUnsupportedNotice.tsx';
+import { SideMenu } from './SideMenu.tsx';
+import { UserMenu } from './UserMenu.tsx';
+import { useViewport } from './use-viewport.ts';
+
+/** Spec §9 drawer transition. */
+export const drawerTransitionMs = 250;
+
+export function useRouteAvailable(): (path: string) => boolean {
+  const router = useRouter();
+  return useMemo(() => {
+    const byPath = router.routesByPath as unknown as Record<string, unknown>;
+    return (path: string) => path in byPath;
+  }, [router]);
+}
+
+export function AppFrame({ user }: { user: SignedInUser }) {
+  const { config, logout } = useServices();
+  const viewport = useViewport();
+  const isPhone = viewport === 'phone';
+  const [drawerOpened, drawer] = useDisclosure(false);
+  const [desktopCollapsed, desktop] = useDisclosure(false);
+  const location = useRouterState({ select: (s) => s.location });
+  const matches = useMatches();
+  const shownError = useShownError();
+  const isAvailable = useRouteAvailable();
+  const router = useRouter();
+
+  const meta = matches[matches.length - 1]?.staticData;
+  const layout = resolveLayout(meta);
+  const kind = isPhone ? layout.phone : layout.desktop;
+  const sticky = isPhone ? layout.stickyHeader.phone : layout.stickyHeader.desktop;
+  const entries = useMemo(() => visibleMenu(user.features, isAvailable), [user.features, isAvailable]);
+  const backLink = resolveBackLink(location.pathname, location.search as Record<string, unknown>);
+
+  const closeDrawer = drawer.close;
+  useEffect(() => {
+    // Navigation closes the drawer and leaves any error page behind.
+    closeDrawer();
+    errorPageStore.clear();
+  }, [location.pathname, closeDrawer]);
+
+  const content = shownError ? (
+    <ErrorPage status={shownError.status} subCode={shownError.subCode} />
+  ) : isPhone && !isPhoneSupported(location.pathname) ? (
+    <PhoneUnsupportedNotice />
+  ) : (
+    <Outlet />
+  );
+
+  if (kind === 'none') return <main>{content}</main>;
+
+  return (
+    <AppShell
+      mode={sticky ? 'fixed' : 'static'}
+      transitionDuration={drawerTransitionMs}
+      header={{ height: isPhone ? 48 : 56 }}
+      footer={{ height: 36 }}
+      navbar={{ width: 240, breakpoint: 600, collapsed: { mobile: !drawerOpened, desktop: desktopCollapsed } }}
+      padding={kind === 'padded' ? 'md' : 0}
+    >
+      <AppShell.Header>
+        <Group h="100%" px="sm" justify="space-between" wrap="nowrap">
+          <Group gap="xs" wrap="nowrap">
+            {isPhone ? (
+              <Burger
+                opened={drawerOpened}
+                onClick={drawer.toggle}
+                size="sm"
+                aria-label="メニューを開く"
+                data-testid="drawer-toggle"
+              />
+            ) : (
+              <Burger
+                opened={!desktopCollapsed}
+                onClick={desktop.toggle}
+                size="sm"
+                aria-label="メニューの表示切り替え"
+                data-testid="menu-collapse"
+              />
+            )}
+            {isPhone && backLink && (
+              <ActionIcon
+                component="a"
+                href={`/app${backLink}`}
+                onClick={(e: React.MouseEvent) => {
+                  e.preventDefault();
+                  void router.navigate({ href: backLink });
+                }}
+                variant="subtle"
+                aria-label="戻る"
+                data-testid="back-link"
+              >
+                ‹
+              </ActionIcon>
+            )}
+            <Anchor
+              component={Link}
+              to="/login"
+              underline="never"
+              c="teal.8"
+              fw={700}
+              fz={isPhone ? 'md' : 'lg'}
+              data-testid="logo"
+            >
+              Renkei
+              {!isPhone && (
+                <Text span c="dimmed" fz="xs" ml={6}>
+                  連携
+                </Text>
+              )}
+            </Anchor>
+          </Group>
+          <UserMenu user={user} canOpenTenantSettings={isAvailable('/tenant_setting')} onLogout={() => void logout()} />
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" data-testid="side-menu" data-opened={isPhone ? drawerOpened : !desktopCollapsed}>
+        <SideMenu
+          entries={entries}
+          pathname={location.pathname}
+          supportUrl={config.supportUrl}
+          onNavigate={drawer.close}
+        />
+      </AppShell.Navbar>
+      <AppShell.Main>{content}</AppShell.Main>
+      <AppShell.Footer>
+        <AppFooter privacyPolicyUrl={config.privacyPolicyUrl} cookiePolicyUrl={config.cookiePolicyUrl} />
+      </AppShell.Footer>
+    </AppShell>
+  );
+}

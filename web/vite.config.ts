@@ -1,0 +1,29 @@
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+import { tanstackRouter } from '@tanstack/router-plugin/vite';
+import { fileURLToPath } from 'node:url';
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+export default defineConfig({
+  base: '/app/',
+  plugins: [
+    tanstackRouter({
+      target: 'react',
+      autoCodeSplitting: true,
+      routesDirectory: here('./src/routes'),
+      generatedRouteTree: here('./src/routeTree.gen.ts'),
+      routeFileIgnorePattern: '\\.test\\.tsx?$',
+    }),
+    react(),
+  ],
+  build: {
+    outDir: here('./dist'),
+    emptyOutDir: true,
+    rollupOptions: {
+      // The redirect bridge is its own tiny page: MSAL's silent renewals load it in an iframe.
+      input: { main: here('./index.html'), redirect: here('./auth/redirect/index.html') },
+    },
+  },
+  server: { port: 5173 },
+});
