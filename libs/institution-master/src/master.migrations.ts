@@ -1,0 +1,80 @@
+import { sql, type Kysely } from 'kysely';
+import type { ModuleMigrations } from '@renkei/db';
+
+/** Frozen: add new entries, never edit released ones. */
+export const institutionMasterMigrations: ModuleMigrations = {
+  '0001_master': {
+    async up(db: Kysely<any>) {
+      await sql`CREATE SCHEMA IF NOT EXISTS ref`.execute(db);
+      await sql`
+        CREATE TABLE ref.medical_institutions (
+          id uuid PRIMARY KEY,
+          code text NOT NULL UNIQUE,
+          name text NOT NULL,
+          kana text NOT NULL DEFAULT '',
+          postal_code text NOT NULL DEFAULT '',
+          address text NOT NULL,
+          prefecture_code smallint,
+          prefecture text NOT NULL DEFAULT '',
+          city text NOT NULL DEFAULT '',
+          tel text NOT NULL DEFAULT '',
+          founder text NOT NULL DEFAULT '',
+          administrator_name text NOT NULL DEFAULT '',
+          facility_type_id integer,
+          facility_type_group_id integer,
+          bed_count integer,
+          department_names text[] NOT NULL DEFAULT '{}',
+          department_ids integer[] NOT NULL DEFAULT '{}',
+          latitude double precision,
+          longitude double precision,
+          running_status text NOT NULL DEFAULT 'unknown'
+            CHECK (running_status IN ('open', 'closed', 'suspended', 'unknown')),
+          search_text text NOT NULL,
+          content_hash text,
+          last_sync_run_id uuid,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          updated_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+      await sql`CREATE INDEX medical_institutions_pref_city ON ref.medical_institutions (prefecture_code, city)`.execute(
+        db,
+      );
+      await sql`CREATE INDEX medical_institutions_facility_type ON ref.medical_institutions (facility_type_id)`.execute(
+        db,
+      );
+      await sql`CREATE INDEX medical_institutions_departments ON ref.medical_institutions USING gin (department_ids)`.execute(
+        db,
+      );
+      await sql`CREATE INDEX medical_institutions_kana ON ref.medical_institutions (kana, id)`.execute(db);
+      // pg_trgm serves substring search from an index. The embedded PGlite build does not ship it, and
+      // there the search falls back to a scan of the normalised column (a few thousand rows).
+      const { rows } = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'pg_trgm'`.execute(db);
+      if ((rows[0]?.n ?? 0) > 0) {
+        await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`.execute(db);
+        await sql`
+          CREATE INDEX medical_institutions_search_trgm ON ref.medical_institutions
+          USING gin (search_text gin_trgm_ops)`.execute(db);
+      }
+      await sql`
+        CREATE TABLE ref.sync_runs (
+          id uuid PRIMARY KEY,
+          kind text NOT NULL DEFAULT 'medical_institutions',
+          source text NOT NULL,
+          full_sync boolean NOT NULL,
+          encoding text,
+          status text NOT NULL CHECK (status IN ('running', 'completed', 'failed')),
+          total_rows integer NOT NULL DEFAULT 0,
+          inserted_count integer NOT NULL DEFAULT 0,
+          updated_count integer NOT NULL DEFAULT 0,
+          unchanged_count integer NOT NULL DEFAULT 0,
+          closed_count integer NOT NULL DEFAULT 0,
+          failed_count integer NOT NULL DEFAULT 0,
+          errors jsonb NOT NULL DEFAULT '[]',
+          error_message text,
+          started_at timestamptz NOT NULL DEFAULT now(),
+          finished_at timestamptz
+        )`.execute(db);
+      await sql`CREATE INDEX sync_runs_started ON ref.sync_runs (kind, started_at DESC)`.execute(db);
+    },
+  },
+};
