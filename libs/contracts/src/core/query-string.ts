@@ -43,6 +43,22 @@ function encodeKey(key: string): string {
 
 export type DecodedQuery = { [key: string]: string | string[] | DecodedQuery | DecodedQuery[] };
 
+/** Highest array index accepted in a bracket key; a larger one would make a huge sparse array. */
+export const maxQueryArrayIndex = 999;
+const forbiddenSegments = new Set(['__proto__', 'constructor', 'prototype']);
+/**
+ * Where `decodeQuery` keeps the decoded `key=value` pairs it could not place, so a service can answer
+ * 422 for them instead of them vanishing.
+ */
+export const invalidQueryKey = '[invalid]';
+
+/**
+ * Decodes what `encodeQuery` writes (and `key[]=v` as a repeated key). Never throws: it runs as the
+ * services' query-string parser, before any handler could turn an exception into a 4xx. Malformed
+ * escapes are kept as written, and a pair that cannot be placed in the structure (its key collides
+ * with a value of another shape, names a prototype slot or an index above `maxQueryArrayIndex`) is
+ * kept, decoded, under `invalidQueryKey`.
+ */
 export function decodeQuery(input: string): DecodedQuery {
   const root: DecodedQuery = {};
   const search = input.startsWith('?') ? input.slice(1) : input;
@@ -50,32 +66,67 @@ export function decodeQuery(input: string): DecodedQuery {
   for (const pair of search.split('&')) {
     if (!pair) continue;
     const eq = pair.indexOf('=');
-    const rawKey = decodeURIComponent((eq === -1 ? pair : pair.slice(0, eq)).replace(/\+/g, ' '));
-    const value = eq === -1 ? '' : decodeURIComponent(pair.slice(eq + 1).replace(/\+/g, ' '));
+    const rawKey = safeDecode(eq === -1 ? pair : pair.slice(0, eq));
+    const value = eq === -1 ? '' : safeDecode(pair.slice(eq + 1));
     const path = splitKey(rawKey);
-    assign(root, path, value);
+    if (!path || !assign(root, path, value)) {
+      const invalid = (root[invalidQueryKey] ??= []) as string[];
+      invalid.push(`${rawKey}=${value}`);
+    }
   }
   return root;
 }
 
-function splitKey(key: string): string[] {
+function safeDecode(text: string): string {
+  const plus = text.replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(plus);
+  } catch {
+    return plus;
+  }
+}
+
+/** `a[b][0][]` → ['a', 'b', '0', '']; null when the key is not well formed. */
+function splitKey(key: string): string[] | null {
   const first = key.indexOf('[');
-  if (first === -1) return [key];
+  if (first <= 0) return first === 0 ? null : [key];
+  const rest = key.slice(first);
+  if (!/^(\[[^[\]]*\])+$/.test(rest)) return null;
   const segments = [key.slice(0, first)];
-  for (const m of key.slice(first).matchAll(/\[([^\]]*)\]/g)) segments.push(m[1]!);
+  for (const m of rest.matchAll(/\[([^\]]*)\]/g)) segments.push(m[1]!);
   return segments;
 }
 
-function assign(target: any, path: string[], value: string): void {
+function isIndex(segment: string): boolean {
+  return /^\d+$/.test(segment) && Number(segment) <= maxQueryArrayIndex;
+}
+
+function isContainer(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function appendValue(target: any, key: string, value: string): boolean {
+  if (forbiddenSegments.has(key)) return false;
+  const existing = Object.hasOwn(target, key) ? target[key] : undefined;
+  if (existing === undefined) target[key] = value;
+  else if (Array.isArray(existing) && existing.every((v) => typeof v === 'string')) existing.push(value);
+  else if (typeof existing === 'string') target[key] = [existing, value];
+  else return false;
+  return true;
+}
+
+/** Places the value at the path; false when the path collides with what is already there. */
+function assign(target: any, path: string[], value: string): boolean {
   const [head, ...rest] = path as [string, ...string[]];
-  if (rest.length === 0) {
-    const existing = target[head];
-    if (existing === undefined) target[head] = value;
-    else if (Array.isArray(existing)) existing.push(value);
-    else target[head] = [existing, value];
-    return;
-  }
-  const nextIsIndex = /^\d+$/.test(rest[0]!);
-  if (target[head] === undefined) target[head] = nextIsIndex ? [] : {};
-  assign(target[head], rest, value);
+  if (forbiddenSegments.has(head)) return false;
+  if (Array.isArray(target) && !isIndex(head)) return false;
+  if (rest.length === 0 || (rest.length === 1 && rest[0] === '')) return appendValue(target, head, value);
+  if (rest[0] === '') return false;
+  const wantArray = isIndex(rest[0]!);
+  if (/^\d+$/.test(rest[0]!) && !wantArray) return false;
+  const existing = Object.hasOwn(target, head) ? target[head] : undefined;
+  if (existing === undefined) target[head] = wantArray ? [] : {};
+  else if (!isContainer(existing) || Array.isArray(existing) !== wantArray) return false;
+  else if (Array.isArray(existing) && existing.some((v: unknown) => typeof v === 'string')) return false;
+  return assign(target[head], rest, value);
 }

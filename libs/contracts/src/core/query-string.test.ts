@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { decodeQuery, encodeQuery, invalidQueryKey, maxQueryArrayIndex } from './query-string.ts';
+import { queryArray, queryBoolean, queryInt } from './zod-helpers.ts';
+
+describe('encodeQuery', () => {
+  it('repeats array keys, writes dates as ISO strings and nests with brackets', () => {
+    expect(
+      encodeQuery({
+        tag_ids: ['a', 'b'],
+        at: new Date('2024-04-01T00:00:00.000Z'),
+        period: { from: '2024-04-01', to: '2025-03-31' },
+      }),
+    ).toBe('tag_ids=a&tag_ids=b&at=2024-04-01T00%3A00%3A00.000Z&period[from]=2024-04-01&period[to]=2025-03-31');
+  });
+
+  it('indexes arrays of objects and skips null and undefined', () => {
+    expect(encodeQuery({ labels: [{ label_id: 'x', selection_ids: ['1', '2'] }], a: null, b: undefined })).toBe(
+      'labels[0][label_id]=x&labels[0][selection_ids]=1&labels[0][selection_ids]=2',
+    );
+  });
+
+  it('escapes Japanese text, reserved characters and spaces', () => {
+    const encoded = encodeQuery({ keyword: '医療法人 さくら&会=1+2' });
+    expect(encoded).not.toMatch(/[^\x20-\x7e]/);
+    expect(encoded.split('&')).toHaveLength(1);
+  });
+});
+
+describe('decodeQuery round trip', () => {
+  const roundTrip = (value: Record<string, unknown>) => decodeQuery(encodeQuery(value as never));
+
+  it('keeps repeated keys as arrays and single ones as strings', () => {
+    expect(roundTrip({ tag_ids: ['a', 'b', 'c'], page: 2 })).toEqual({ tag_ids: ['a', 'b', 'c'], page: '2' });
+    expect(roundTrip({ tag_ids: ['a'] })).toEqual({ tag_ids: 'a' });
+  });
+
+  it('round-trips dates as ISO strings', () => {
+    const at = new Date('2025-01-31T15:04:05.123Z');
+    expect(new Date(roundTrip({ at }).at as string).getTime()).toBe(at.getTime());
+  });
+
+  it('round-trips nested objects and arrays of objects', () => {
+    const value = {
+      period: { from: '2024-04-01', to: '2025-03-31' },
+      labels: [
+        { label_id: 'l1', selection_ids: ['s1', 's2'], text: 'ａｂｃ' },
+        { label_id: 'l2', range: { min: '1', max: '9' } },
+      ],
+    };
+    expect(roundTrip(value)).toEqual({
+      period: { from: '2024-04-01', to: '2025-03-31' },
+      labels: [
+        { label_id: 'l1', selection_ids: ['s1', 's2'], text: 'ａｂｃ' },
+        { label_id: 'l2', range: { min: '1', max: '9' } },
+      ],
+    });
+  });
+
+  it('round-trips unicode and reserved characters exactly', () => {
+    const value = { keyword: '医療法人社団 さくら会　ｻｸﾗ & = + % # ? / 🏥', 'キー[名]': 'x' };
+    expect(roundTrip({ keyword: value.keyword })).toEqual({ keyword: value.keyword });
+  });
+
+  it('keeps empty values', () => {
+    expect(roundTrip({ keyword: '', tag_ids: ['', 'a'] })).toEqual({ keyword: '', tag_ids: ['', 'a'] });
+    expect(decodeQuery('flag')).toEqual({ flag: '' });
+    expect(decodeQuery('')).toEqual({});
+    expect(decodeQuery('?a=1')).toEqual({ a: '1' });
+  });
+
+  it('round-trips booleans and numbers through the schema helpers', () => {
+    const schema = z.object({ ids: queryArray(z.string()), done: queryBoolean, page: queryInt({ min: 1 }) });
+    expect(schema.parse(roundTrip({ ids: ['x'], done: false, page: 3 }))).toEqual({ ids: ['x'], done: false, page: 3 });
+    expect(schema.parse(roundTrip({ ids: ['x', 'y'], done: true, page: 1 }))).toEqual({
+      ids: ['x', 'y'],
+      done: true,
+      page: 1,
+    });
+  });
+});
+
+describe('decodeQuery on hostile or malformed input', () => {
+  it('reads + as a space and key[] as a repeated key', () => {
+    expect(decodeQuery('keyword=a+b&ids[]=1&ids[]=2')).toEqual({ keyword: 'a b', ids: ['1', '2'] });
+  });
+
+  it('keeps malformed escapes as written instead of throwing', () => {
+    expect(decodeQuery('keyword=100%&x=%E3%81')).toEqual({ keyword: '100%', x: '%E3%81' });
+  });
+
+  it('never writes to prototypes', () => {
+    const decoded = decodeQuery('__proto__[polluted]=1&a[__proto__][polluted]=1&constructor[prototype][p]=1');
+    expect(decoded[invalidQueryKey]).toHaveLength(3);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.prototype).not.toHaveProperty('polluted');
+    expect(Object.getPrototypeOf(decoded)).toBe(Object.prototype);
+  });
+
+  it('keeps a pair it cannot place under invalidQueryKey instead of throwing or dropping it', () => {
+    expect(decodeQuery('a=1&a[b]=2')).toEqual({ a: '1', [invalidQueryKey]: ['a[b]=2'] });
+    expect(decodeQuery('a[b]=1&a=2&a[0]=3')).toEqual({ a: { b: '1' }, [invalidQueryKey]: ['a=2', 'a[0]=3'] });
+    expect(decodeQuery('ids=1&ids[0][x]=2')).toEqual({ ids: '1', [invalidQueryKey]: ['ids[0][x]=2'] });
+    expect(decodeQuery('[x]=1&a[b=2')).toEqual({ [invalidQueryKey]: ['[x]=1', 'a[b=2'] });
+  });
+
+  it('refuses huge sparse indexes', () => {
+    const big = maxQueryArrayIndex + 1;
+    const decoded = decodeQuery(`a[${big}][x]=1`);
+    expect(decoded).toEqual({ [invalidQueryKey]: [`a[${big}][x]=1`] });
+  });
+});
