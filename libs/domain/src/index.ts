@@ -1,1 +1,4 @@
 export * from './identity/identity.events.ts';
+export * from './tags/tag.events.ts';
+export * from './medical-institutions/medical-institution.events.ts';
+export * from './labels/label.events.ts';

@@ -7,6 +7,8 @@ export const Tag = z.object({
   name: z.string(),
   description: z.string(),
   medical_institution_count: z.number().int(),
+  /** The tag group it belongs to (decisions.md: groups are named by their tags). */
+  group_name: z.string().nullable(),
   /** Stream revision; sent back as If-Match. */
   version: z.number().int(),
 });
@@ -23,6 +25,13 @@ export type TagGroup = z.infer<typeof TagGroup>;
 export const TagInput = z.object({
   name: z.string().trim().min(1, 'タグ名を入力してください').max(50, 'タグ名は50文字以内で入力してください'),
   description: z.string().max(200, '説明は200文字以内で入力してください').default(''),
+  /** Puts the tag in the tag group of that name; absent or empty: in no group. */
+  group_name: z
+    .string()
+    .trim()
+    .max(50, 'グループ名は50文字以内で入力してください')
+    .nullish()
+    .transform((v) => (v ? v : null)),
 });
 export type TagInput = z.infer<typeof TagInput>;
 
@@ -39,7 +48,7 @@ export const tagEndpoints = {
     response: z.array(TagGroup),
     successStatus: 200,
     feature: 'tags',
-    served: false,
+    served: true,
   }),
   listTags: endpoint({
     id: 'tags.listTags',
@@ -52,7 +61,7 @@ export const tagEndpoints = {
     response: paged(Tag),
     successStatus: 200,
     feature: 'tags',
-    served: false,
+    served: true,
   }),
   createTag: endpoint({
     id: 'tags.createTag',
@@ -65,7 +74,7 @@ export const tagEndpoints = {
     response: Tag,
     successStatus: 201,
     feature: 'tags',
-    served: false,
+    served: true,
   }),
   updateTag: endpoint({
     id: 'tags.updateTag',
@@ -79,7 +88,7 @@ export const tagEndpoints = {
     response: Tag,
     successStatus: 200,
     feature: 'tags',
-    served: false,
+    served: true,
   }),
   deleteTag: endpoint({
     id: 'tags.deleteTag',
@@ -92,6 +101,6 @@ export const tagEndpoints = {
     response: NoContent,
     successStatus: 204,
     feature: 'tags',
-    served: false,
+    served: true,
   }),
 };

@@ -1,0 +1,38 @@
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { buildOpenApiDocument } from '@renkei/contracts';
+import { migrateModule, type Database } from '@renkei/db';
+import type { EventStore } from '@renkei/event-store';
+import { createServiceApp, type AuthOptions, type ServiceAppOptions } from '@renkei/service-kit';
+import { commandMigrations } from './shared/command.migrations.ts';
+import { registerTagRoutes } from './tags/tag.routes.ts';
+
+export interface CommandAppDeps {
+  db: Database;
+  store: EventStore;
+  auth: AuthOptions;
+  logger?: boolean | FastifyBaseLogger;
+  rateLimit?: ServiceAppOptions['rateLimit'];
+  underPressure?: ServiceAppOptions['underPressure'];
+}
+
+export { commandMigrations };
+
+/** The command service: every write of the spec, appended to the event store. */
+export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInstance> {
+  await migrateModule(deps.db.kysely, 'command', commandMigrations);
+  const app = await createServiceApp({
+    name: 'command',
+    audience: 'command',
+    auth: deps.auth,
+    logger: deps.logger,
+    rateLimit: deps.rateLimit,
+    underPressure: deps.underPressure,
+    openapi: buildOpenApiDocument({ service: 'command' }),
+    readinessChecks: {
+      database: () => sql`SELECT 1`.execute(deps.db.kysely),
+    },
+  });
+  registerTagRoutes(app, { db: deps.db, store: deps.store });
+  return app;
+}

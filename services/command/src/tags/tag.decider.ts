@@ -1,0 +1,104 @@
+import { normalizeTagName, type TagEvent } from '@renkei/domain';
+
+export interface TagState {
+  status: 'absent' | 'active' | 'deleted';
+  name: string;
+  normalizedName: string;
+  description: string;
+  groupName: string | null;
+}
+
+export const initialTagState: TagState = {
+  status: 'absent',
+  name: '',
+  normalizedName: '',
+  description: '',
+  groupName: null,
+};
+
+export type TagCommand =
+  | { type: 'CreateTag'; tagId: string; name: string; description: string; groupName: string | null }
+  | { type: 'UpdateTag'; tagId: string; name: string; description: string; groupName: string | null }
+  | { type: 'DeleteTag'; tagId: string };
+
+/** A command the tag's current state does not allow. */
+export class TagRejected extends Error {
+  constructor(readonly reason: 'not_found' | 'already_exists') {
+    super(reason);
+  }
+}
+
+export function evolve(state: TagState, event: TagEvent): TagState {
+  switch (event.type) {
+    case 'TagCreated':
+    case 'TagUpdated':
+      return {
+        status: 'active',
+        name: event.data.name,
+        normalizedName: normalizeTagName(event.data.name),
+        description: event.data.description,
+        groupName: event.data.group_name,
+      };
+    case 'TagDeleted':
+      return { ...state, status: 'deleted' };
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+export function foldTag(events: readonly TagEvent[]): TagState {
+  return events.reduce(evolve, initialTagState);
+}
+
+/**
+ * Pure decisions on one tag. Name uniqueness and the tenant's tag limit span many tags and are
+ * checked by the routes (reservations); this only knows one tag's history.
+ */
+export function decide(state: TagState, command: TagCommand): TagEvent[] {
+  switch (command.type) {
+    case 'CreateTag':
+      if (state.status !== 'absent') throw new TagRejected('already_exists');
+      return [
+        {
+          type: 'TagCreated',
+          data: {
+            tag_id: command.tagId,
+            name: command.name,
+            description: command.description,
+            group_name: command.groupName,
+          },
+        },
+      ];
+    case 'UpdateTag': {
+      if (state.status !== 'active') throw new TagRejected('not_found');
+      // Saving the same values again is not a change: no event, no new version.
+      if (
+        state.name === command.name &&
+        state.description === command.description &&
+        state.groupName === command.groupName
+      ) {
+        return [];
+      }
+      return [
+        {
+          type: 'TagUpdated',
+          data: {
+            tag_id: command.tagId,
+            name: command.name,
+            description: command.description,
+            group_name: command.groupName,
+          },
+        },
+      ];
+    }
+    case 'DeleteTag':
+      if (state.status !== 'active') throw new TagRejected('not_found');
+      return [{ type: 'TagDeleted', data: { tag_id: command.tagId } }];
+    default: {
+      const never: never = command;
+      return never;
+    }
+  }
+}

@@ -1,0 +1,255 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { FastifyInstance } from 'fastify';
+import { HttpError, endpoints, type Tag } from '@renkei/contracts';
+import type { Database } from '@renkei/db';
+import { normalizeTagName, tagAggregate, TenantLimits, type TagEvent } from '@renkei/domain';
+import {
+  StreamNotFoundError,
+  formatPosition,
+  streamId,
+  type EventStore,
+  type RecordedEvent,
+} from '@renkei/event-store';
+import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
+import { etagOf, eventMetadata, readIfMatch } from '../shared/command-context.ts';
+import { deterministicId } from '../shared/deterministic-id.ts';
+import {
+  claimIdempotencyKey,
+  idempotencyKeyHeader,
+  readIdempotencyKey,
+  requestHash,
+  storeIdempotentResponse,
+} from '../shared/idempotency.ts';
+import { decide, evolve, foldTag, initialTagState, type TagState } from './tag.decider.ts';
+
+export interface TagRouteDeps {
+  db: Database;
+  store: EventStore;
+}
+
+/** A reservation older than this whose tag never came to exist was left by a crashed request. */
+const STALE_RESERVATION_MS = 60_000;
+
+const duplicateName = () =>
+  new HttpError(422, undefined, { errors: [{ field: 'name', message: 'このタグ名は既に登録されています。' }] });
+
+const overLimit = (max: number) =>
+  new HttpError(422, `タグは${max}件まで登録できます。`, {
+    errors: [{ field: 'name', message: `タグの登録数が上限（${max}件）に達しています。` }],
+  });
+
+export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): void {
+  const { db, store } = deps;
+  const kysely = db.kysely;
+
+  async function loadTag(auth: AuthContext, tagId: string): Promise<{ state: TagState; revision: number }> {
+    let events: RecordedEvent[];
+    try {
+      events = await store.readStream(streamId(tagAggregate, tagId), { tenantId: auth.tenantId });
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) throw new HttpError(404);
+      throw error;
+    }
+    const state = foldTag(events as unknown as TagEvent[]);
+    if (state.status !== 'active') throw new HttpError(404);
+    return { state, revision: events[events.length - 1]!.revision };
+  }
+
+  async function maxTagCount(tenantId: string): Promise<number | null> {
+    let events: RecordedEvent[];
+    try {
+      events = await store.readStream(streamId('tenant', tenantId), { tenantId });
+    } catch (error) {
+      // A tenant the identity service never published has no limits to enforce.
+      if (error instanceof StreamNotFoundError) return null;
+      throw error;
+    }
+    let limit: number | null = null;
+    for (const e of events) {
+      if (e.type === 'TenantRegistered' || e.type === 'TenantSettingsChanged') {
+        const parsed = TenantLimits.safeParse((e.data as { limits?: unknown }).limits);
+        if (parsed.success) limit = parsed.data.max_tag_count;
+      }
+    }
+    return limit;
+  }
+
+  /**
+   * Reserves a normalised name for a tag, serialised per tenant so the limit check and the insert
+   * see the same set of tags. Returns the holder when another tag has the name.
+   */
+  async function reserveName(
+    tenantId: string,
+    normalizedName: string,
+    tagId: string,
+    limit: number | null,
+  ): Promise<{ kind: 'ok' } | { kind: 'held'; tagId: string; reservedAt: Date } | { kind: 'limit'; max: number }> {
+    return kysely.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`tag_names:${tenantId}`}, 0))`.execute(trx);
+      const { rows } = await sql<{ tag_id: string; reserved_at: Date }>`
+        SELECT tag_id, reserved_at FROM cmd.tag_names
+         WHERE tenant_id = ${tenantId} AND normalized_name = ${normalizedName}`.execute(trx);
+      const holder = rows[0];
+      if (holder) {
+        return holder.tag_id === tagId
+          ? { kind: 'ok' as const }
+          : { kind: 'held' as const, tagId: holder.tag_id, reservedAt: new Date(holder.reserved_at) };
+      }
+      if (limit !== null) {
+        const counted = await sql<{ n: string }>`
+          SELECT count(DISTINCT tag_id) AS n FROM cmd.tag_names
+           WHERE tenant_id = ${tenantId} AND tag_id <> ${tagId}`.execute(trx);
+        if (Number(counted.rows[0]!.n) >= limit) return { kind: 'limit' as const, max: limit };
+      }
+      await sql`
+        INSERT INTO cmd.tag_names (tenant_id, normalized_name, tag_id)
+        VALUES (${tenantId}, ${normalizedName}, ${tagId})`.execute(trx);
+      return { kind: 'ok' as const };
+    });
+  }
+
+  async function releaseName(tenantId: string, normalizedName: string, tagId: string): Promise<void> {
+    await sql`
+      DELETE FROM cmd.tag_names
+       WHERE tenant_id = ${tenantId} AND normalized_name = ${normalizedName} AND tag_id = ${tagId}`.execute(kysely);
+  }
+
+  /** A name held by a tag that was deleted, or never created by a request that died, is free again. */
+  async function holderIsGone(tenantId: string, holder: { tagId: string; reservedAt: Date }): Promise<boolean> {
+    try {
+      const events = await store.readStream(streamId(tagAggregate, holder.tagId), { tenantId });
+      return foldTag(events as unknown as TagEvent[]).status === 'deleted';
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+      return Date.now() - holder.reservedAt.getTime() > STALE_RESERVATION_MS;
+    }
+  }
+
+  async function reserveOrFail(tenantId: string, normalizedName: string, tagId: string, limit: number | null) {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const result = await reserveName(tenantId, normalizedName, tagId, limit);
+      if (result.kind === 'ok') return;
+      if (result.kind === 'limit') throw overLimit(result.max);
+      if (attempt === 0 && (await holderIsGone(tenantId, result))) {
+        await releaseName(tenantId, normalizedName, result.tagId);
+        continue;
+      }
+      throw duplicateName();
+    }
+    throw duplicateName();
+  }
+
+  async function institutionCount(tenantId: string, tagId: string): Promise<number> {
+    // The count is the query side's; a tag not projected yet has no institutions.
+    const { rows } = await sql<{ medical_institution_count: number }>`
+      SELECT medical_institution_count FROM rm.tags WHERE tenant_id = ${tenantId} AND id = ${tagId}`
+      .execute(kysely)
+      .catch(() => ({ rows: [] as { medical_institution_count: number }[] }));
+    return rows[0]?.medical_institution_count ?? 0;
+  }
+
+  const toTag = (tagId: string, state: TagState, version: number, count: number): Tag => ({
+    id: tagId,
+    name: state.name,
+    description: state.description,
+    medical_institution_count: count,
+    group_name: state.groupName,
+    version,
+  });
+
+  registerEndpoint(app, endpoints.createTag, async ({ body, auth, request, reply }) => {
+    const key = readIdempotencyKey(request.headers[idempotencyKeyHeader]);
+    let tagId: string = randomUUID();
+    const claim = key ? { tenantId: auth.tenantId, endpoint: endpoints.createTag.id, key } : null;
+    if (claim) {
+      // The same key always names the same tag, so a retry appends the very same event.
+      tagId = deterministicId(auth.tenantId, endpoints.createTag.id, claim.key);
+      const claimed = await claimIdempotencyKey(kysely, { ...claim, hash: requestHash(body), resourceId: tagId });
+      if (claimed.kind === 'retry' && claimed.stored) {
+        const stored = claimed.stored.body as Tag;
+        if (claimed.stored.position) void reply.header('x-position', claimed.stored.position);
+        void reply.header('etag', etagOf(stored.version));
+        return stored;
+      }
+    }
+    const normalizedName = normalizeTagName(body.name);
+    await reserveOrFail(auth.tenantId, normalizedName, tagId, await maxTagCount(auth.tenantId));
+    const events = decide(initialTagState, {
+      type: 'CreateTag',
+      tagId,
+      name: body.name,
+      description: body.description,
+      groupName: body.group_name,
+    });
+    const metadata = eventMetadata(auth, request.id);
+    let result;
+    try {
+      result = await store.append(
+        streamId(tagAggregate, tagId),
+        events.map((e, i) => ({ ...e, id: deterministicId(tagId, 'create', String(i)), metadata })),
+        { expectedRevision: 'no_stream' },
+      );
+    } catch (error) {
+      if (!claim) await releaseName(auth.tenantId, normalizedName, tagId);
+      throw error;
+    }
+    const tag = toTag(tagId, foldTag(events), result.revision, 0);
+    if (claim) {
+      await storeIdempotentResponse(kysely, claim, { body: tag, position: formatPosition(result.position) });
+    }
+    reply.position(result.position);
+    void reply.header('etag', etagOf(tag.version));
+    return tag;
+  });
+
+  registerEndpoint(app, endpoints.updateTag, async ({ params, body, auth, request, reply }) => {
+    const ifMatch = readIfMatch(request.headers['if-match']);
+    const { state, revision } = await loadTag(auth, params.id);
+    if (ifMatch !== null && ifMatch !== revision) throw new HttpError(409);
+    const events = decide(state, {
+      type: 'UpdateTag',
+      tagId: params.id,
+      name: body.name,
+      description: body.description,
+      groupName: body.group_name,
+    });
+    if (events.length === 0) {
+      void reply.header('etag', etagOf(revision));
+      return toTag(params.id, state, revision, await institutionCount(auth.tenantId, params.id));
+    }
+    const next = events.reduce(evolve, state);
+    const renamed = next.normalizedName !== state.normalizedName;
+    if (renamed) await reserveOrFail(auth.tenantId, next.normalizedName, params.id, null);
+    let result;
+    try {
+      result = await store.append(
+        streamId(tagAggregate, params.id),
+        events.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
+        { expectedRevision: ifMatch ?? revision },
+      );
+    } catch (error) {
+      if (renamed) await releaseName(auth.tenantId, next.normalizedName, params.id);
+      throw error;
+    }
+    if (renamed) await releaseName(auth.tenantId, state.normalizedName, params.id);
+    reply.position(result.position);
+    void reply.header('etag', etagOf(result.revision));
+    return toTag(params.id, next, result.revision, await institutionCount(auth.tenantId, params.id));
+  });
+
+  registerEndpoint(app, endpoints.deleteTag, async ({ params, auth, request, reply }) => {
+    const ifMatch = readIfMatch(request.headers['if-match']);
+    const { state, revision } = await loadTag(auth, params.id);
+    if (ifMatch !== null && ifMatch !== revision) throw new HttpError(409);
+    const events = decide(state, { type: 'DeleteTag', tagId: params.id });
+    const result = await store.append(
+      streamId(tagAggregate, params.id),
+      events.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
+      { expectedRevision: ifMatch ?? revision },
+    );
+    await releaseName(auth.tenantId, state.normalizedName, params.id);
+    reply.position(result.position);
+    return null;
+  });
+}

@@ -1,0 +1,42 @@
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { buildOpenApiDocument } from '@renkei/contracts';
+import type { Database } from '@renkei/db';
+import { waitForPosition } from '@renkei/projections';
+import { createServiceApp, type AuthOptions, type ServiceAppOptions, type WaitForPosition } from '@renkei/service-kit';
+import { registerTagQueryRoutes } from './tags/tags.routes.ts';
+
+export { queryProjections } from './projections.ts';
+export { tagsProjection } from './tags/tags.projection.ts';
+
+export interface QueryAppDeps {
+  db: Database;
+  auth: AuthOptions;
+  logger?: boolean | FastifyBaseLogger;
+  rateLimit?: ServiceAppOptions['rateLimit'];
+  underPressure?: ServiceAppOptions['underPressure'];
+  /** Defaults to polling the projections' checkpoints in `db`. */
+  waitForPosition?: WaitForPosition;
+  minPositionTimeoutMs?: number;
+}
+
+/** The query service: every read of the spec, from the read models the worker keeps. */
+export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance> {
+  const app = await createServiceApp({
+    name: 'query',
+    audience: 'query',
+    auth: deps.auth,
+    logger: deps.logger,
+    rateLimit: deps.rateLimit,
+    underPressure: deps.underPressure,
+    openapi: buildOpenApiDocument({ service: 'query' }),
+    waitForPosition:
+      deps.waitForPosition ?? ((names, position, timeoutMs) => waitForPosition(deps.db, names, position, timeoutMs)),
+    minPositionTimeoutMs: deps.minPositionTimeoutMs,
+    readinessChecks: {
+      database: () => sql`SELECT 1`.execute(deps.db.kysely),
+    },
+  });
+  registerTagQueryRoutes(app, { db: deps.db });
+  return app;
+}

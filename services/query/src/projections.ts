@@ -1,0 +1,5 @@
+import type { Projection } from '@renkei/projections';
+import { tagsProjection } from './tags/tags.projection.ts';
+
+/** Every read model the query service reads; the worker runs them. */
+export const queryProjections: readonly Projection<any>[] = [tagsProjection];

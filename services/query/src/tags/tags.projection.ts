@@ -1,0 +1,116 @@
+import { sql } from 'kysely';
+import { defineProjection } from '@renkei/projections';
+import { normalizeTagName, tagGroupId, type TagCreated, type TagEvent } from '@renkei/domain';
+
+interface TagRow {
+  tenant_id: string;
+  id: string;
+  name: string;
+  description: string;
+  group_id: string | null;
+  group_name: string | null;
+  version: number;
+  changed_at: Date;
+}
+
+/**
+ * `rm.tags`: one row per live tag of every tenant. `medical_institution_count` belongs to the
+ * institutions' projection, which keeps it up to date; this projection never overwrites it.
+ */
+export const tagsProjection = defineProjection({
+  name: 'tags',
+  version: 1,
+  eventTypes: ['TagCreated', 'TagUpdated', 'TagDeleted'],
+  tables: ['tags'],
+  async setup(trx, t) {
+    await sql`
+      CREATE TABLE ${sql.table(t.tags)} (
+        tenant_id uuid NOT NULL,
+        id uuid NOT NULL,
+        name text NOT NULL,
+        normalized_name text NOT NULL,
+        description text NOT NULL,
+        group_id uuid,
+        group_name text,
+        medical_institution_count int NOT NULL DEFAULT 0,
+        version int NOT NULL,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        PRIMARY KEY (tenant_id, id)
+      )
+    `.execute(trx);
+    await sql`CREATE INDEX ON ${sql.table(t.tags)} (tenant_id, name, id)`.execute(trx);
+    await sql`CREATE INDEX ON ${sql.table(t.tags)} (tenant_id, group_id)`.execute(trx);
+  },
+  async handle(trx, events, t) {
+    // Fold the batch per tag first: one upsert and one delete statement per batch.
+    const latest = new Map<string, TagRow | { deleted: true; tenant_id: string; id: string }>();
+    for (const recorded of events) {
+      const event = { type: recorded.type, data: recorded.data } as TagEvent;
+      const tenantId = recorded.metadata.tenant_id;
+      const key = `${tenantId}:${event.data.tag_id}`;
+      switch (event.type) {
+        case 'TagCreated':
+        case 'TagUpdated': {
+          const data: TagCreated = event.data;
+          latest.set(key, {
+            tenant_id: tenantId,
+            id: data.tag_id,
+            name: data.name,
+            description: data.description,
+            group_id: data.group_name ? tagGroupId(tenantId, data.group_name) : null,
+            group_name: data.group_name,
+            version: recorded.revision,
+            changed_at: recorded.created_at,
+          });
+          break;
+        }
+        case 'TagDeleted':
+          latest.set(key, { deleted: true, tenant_id: tenantId, id: event.data.tag_id });
+          break;
+        default: {
+          const never: never = event;
+          throw new Error(`tags projection: unexpected event ${JSON.stringify(never)}`);
+        }
+      }
+    }
+    const upserts = [...latest.values()].filter((r): r is TagRow => !('deleted' in r));
+    const deletes = [...latest.values()].filter((r) => 'deleted' in r);
+    if (upserts.length > 0) {
+      await sql`
+        INSERT INTO ${sql.table(t.tags)} AS cur
+          (tenant_id, id, name, normalized_name, description, group_id, group_name, version, created_at, updated_at)
+        SELECT u.tenant_id, u.id, u.name, u.normalized_name, u.description, u.group_id, u.group_name, u.version,
+               u.changed_at, u.changed_at
+          FROM unnest(
+            ${sql.val(upserts.map((r) => r.tenant_id))}::uuid[],
+            ${sql.val(upserts.map((r) => r.id))}::uuid[],
+            ${sql.val(upserts.map((r) => r.name))}::text[],
+            ${sql.val(upserts.map((r) => normalizeTagName(r.name)))}::text[],
+            ${sql.val(upserts.map((r) => r.description))}::text[],
+            ${sql.val(upserts.map((r) => r.group_id))}::uuid[],
+            ${sql.val(upserts.map((r) => r.group_name))}::text[],
+            ${sql.val(upserts.map((r) => r.version))}::int[],
+            ${sql.val(upserts.map((r) => r.changed_at.toISOString()))}::timestamptz[]
+          ) AS u(tenant_id, id, name, normalized_name, description, group_id, group_name, version, changed_at)
+        ON CONFLICT (tenant_id, id) DO UPDATE SET
+          name = excluded.name,
+          normalized_name = excluded.normalized_name,
+          description = excluded.description,
+          group_id = excluded.group_id,
+          group_name = excluded.group_name,
+          version = excluded.version,
+          updated_at = excluded.updated_at
+        WHERE cur.version < excluded.version
+      `.execute(trx);
+    }
+    if (deletes.length > 0) {
+      await sql`
+        DELETE FROM ${sql.table(t.tags)} AS cur
+         USING unnest(${sql.val(deletes.map((r) => r.tenant_id))}::uuid[], ${sql.val(deletes.map((r) => r.id))}::uuid[])
+               AS d(tenant_id, id)
+         WHERE cur.tenant_id = d.tenant_id AND cur.id = d.id
+      `.execute(trx);
+    }
+  },
+});

@@ -1,0 +1,16 @@
+import type { FastifyInstance } from 'fastify';
+import { endpoints } from '@renkei/contracts';
+import type { Database } from '@renkei/db';
+import { registerEndpoint } from '@renkei/service-kit';
+import { tagsProjection } from './tags.projection.ts';
+import { listTagGroups, listTags } from './tags.queries.ts';
+
+export function registerTagQueryRoutes(app: FastifyInstance, deps: { db: Database }): void {
+  const reads = [tagsProjection.name];
+  registerEndpoint(app, endpoints.listTags, async ({ query, auth }) => listTags(deps.db.kysely, auth.tenantId, query), {
+    reads,
+  });
+  registerEndpoint(app, endpoints.listTagGroups, async ({ auth }) => listTagGroups(deps.db.kysely, auth.tenantId), {
+    reads,
+  });
+}
