@@ -12,6 +12,8 @@ import { Route as rootRouteImport } from './routes/__root'
 import { Route as AuthenticatedRouteImport } from './routes/_authenticated'
 import { Route as LoginRouteImport } from './routes/login'
 import { Route as AuthenticatedIndexRouteImport } from './routes/_authenticated/index'
+import { Route as AuthenticatedProfileRouteImport } from './routes/_authenticated/profile'
+import { Route as AuthenticatedTagsRouteImport } from './routes/_authenticated/tags'
 import { Route as UserPasswordIndexRouteImport } from './routes/user/password/index'
 import { Route as UserPasswordChangeRouteImport } from './routes/user/password/change'
 
@@ -29,6 +31,16 @@ const AuthenticatedIndexRoute = AuthenticatedIndexRouteImport.update({
   path: '/',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
+const AuthenticatedProfileRoute = AuthenticatedProfileRouteImport.update({
+  id: '/profile',
+  path: '/profile',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
+const AuthenticatedTagsRoute = AuthenticatedTagsRouteImport.update({
+  id: '/tags',
+  path: '/tags',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
 const UserPasswordIndexRoute = UserPasswordIndexRouteImport.update({
   id: '/user/password/',
   path: '/user/password/',
@@ -43,11 +55,15 @@ const UserPasswordChangeRoute = UserPasswordChangeRouteImport.update({
 export interface FileRoutesByFullPath {
   '/': typeof AuthenticatedIndexRoute
   '/login': typeof LoginRoute
+  '/profile': typeof AuthenticatedProfileRoute
+  '/tags': typeof AuthenticatedTagsRoute
   '/user/password/change': typeof UserPasswordChangeRoute
   '/user/password/': typeof UserPasswordIndexRoute
 }
 export interface FileRoutesByTo {
   '/login': typeof LoginRoute
+  '/profile': typeof AuthenticatedProfileRoute
+  '/tags': typeof AuthenticatedTagsRoute
   '/': typeof AuthenticatedIndexRoute
   '/user/password/change': typeof UserPasswordChangeRoute
   '/user/password': typeof UserPasswordIndexRoute
@@ -56,19 +72,35 @@ export interface FileRoutesById {
   __root__: typeof rootRouteImport
   '/_authenticated': typeof AuthenticatedRouteWithChildren
   '/login': typeof LoginRoute
+  '/_authenticated/profile': typeof AuthenticatedProfileRoute
+  '/_authenticated/tags': typeof AuthenticatedTagsRoute
   '/_authenticated/': typeof AuthenticatedIndexRoute
   '/user/password/change': typeof UserPasswordChangeRoute
   '/user/password/': typeof UserPasswordIndexRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
-  fullPaths: '/' | '/login' | '/user/password/change' | '/user/password/'
+  fullPaths:
+    | '/'
+    | '/login'
+    | '/profile'
+    | '/tags'
+    | '/user/password/change'
+    | '/user/password/'
   fileRoutesByTo: FileRoutesByTo
-  to: '/login' | '/' | '/user/password/change' | '/user/password'
+  to:
+    | '/login'
+    | '/profile'
+    | '/tags'
+    | '/'
+    | '/user/password/change'
+    | '/user/password'
   id:
     | '__root__'
     | '/_authenticated'
     | '/login'
+    | '/_authenticated/profile'
+    | '/_authenticated/tags'
     | '/_authenticated/'
     | '/user/password/change'
     | '/user/password/'
@@ -104,6 +136,20 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedIndexRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
+    '/_authenticated/profile': {
+      id: '/_authenticated/profile'
+      path: '/profile'
+      fullPath: '/profile'
+      preLoaderRoute: typeof AuthenticatedProfileRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/tags': {
+      id: '/_authenticated/tags'
+      path: '/tags'
+      fullPath: '/tags'
+      preLoaderRoute: typeof AuthenticatedTagsRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
     '/user/password/': {
       id: '/user/password/'
       path: '/user/password'
@@ -122,10 +168,14 @@ declare module '@tanstack/react-router' {
 }
 
 interface AuthenticatedRouteChildren {
+  AuthenticatedProfileRoute: typeof AuthenticatedProfileRoute
+  AuthenticatedTagsRoute: typeof AuthenticatedTagsRoute
   AuthenticatedIndexRoute: typeof AuthenticatedIndexRoute
 }
 
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
+  AuthenticatedProfileRoute: AuthenticatedProfileRoute,
+  AuthenticatedTagsRoute: AuthenticatedTagsRoute,
   AuthenticatedIndexRoute: AuthenticatedIndexRoute,
 }
 

@@ -16,7 +16,7 @@ export const Route = createFileRoute('/_authenticated')({
       await context.auth.login(`${window.location.origin}/app${location.href}`);
     }
     try {
-      const user = await context.queryClient.ensureQueryData(currentUserQueries.detail(context.api.transport));
+      const user = await context.queryClient.ensureQueryData(currentUserQueries.detail(context.api));
       const tracked = { userId: user.id, tenantId: user.tenant.id, tenantName: user.tenant.name };
       analytics.identify(tracked);
       setReportingUser(tracked);

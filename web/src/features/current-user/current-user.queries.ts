@@ -1,21 +1,13 @@
 import { queryOptions } from '@tanstack/react-query';
-import { registry, type EndpointContract } from '@renkei/contracts';
-import type { ApiTransport } from '../../api/api-client.ts';
-import { toSignedInUser, type CurrentUserResponse, type SignedInUser } from './signed-in-user.ts';
-
-function currentUserContract(): EndpointContract {
-  const contract = registry.find((e) => e.method === 'GET' && e.path === '/current_user');
-  if (!contract) throw new Error('GET /current_user is missing from the contract registry');
-  return contract;
-}
+import type { ApiClient } from '../../api/api-client.ts';
+import { toSignedInUser, type SignedInUser } from './signed-in-user.ts';
 
 export const currentUserQueries = {
   all: ['current-user'] as const,
-  detail: (transport: ApiTransport) =>
+  detail: (api: ApiClient) =>
     queryOptions({
       queryKey: [...currentUserQueries.all],
-      queryFn: async ({ signal }): Promise<SignedInUser> =>
-        toSignedInUser((await transport.call(currentUserContract(), { signal } as never)) as CurrentUserResponse),
+      queryFn: async ({ signal }): Promise<SignedInUser> => toSignedInUser(await api.getCurrentUser({ signal })),
       staleTime: Infinity,
       retry: false,
     }),

@@ -1,19 +1,4 @@
-import type { FeatureKey, Role } from '@renkei/contracts';
-
-/** GET /api/current_user as the spec (§3) describes it; only the fields the client holds are read. */
-export interface CurrentUserResponse {
-  id: string;
-  username: string;
-  email: string | null;
-  login_name: string | null;
-  role: Role;
-  cs_account?: boolean | null;
-  tenant: { id: string; name: string; logo?: string | null; [key: string]: unknown };
-  features: FeatureKey[];
-  own_department_id?: string | null;
-  default_facility_type_ids?: string[] | null;
-  email_sender_allowed_addresses?: string[] | null;
-}
+import type { CurrentUser, FeatureKey, Role } from '@renkei/contracts';
 
 /** The signed-in account as the client holds it (spec §3). */
 export interface SignedInUser {
@@ -30,18 +15,18 @@ export interface SignedInUser {
   emailSenderAllowedAddresses: string[];
 }
 
-export function toSignedInUser(r: CurrentUserResponse): SignedInUser {
+export function toSignedInUser(r: CurrentUser): SignedInUser {
   return {
     id: r.id,
     name: r.username,
     email: r.email ?? '',
     loginName: r.login_name ?? '',
-    csAccount: r.cs_account ?? false,
-    tenant: { id: r.tenant.id, name: r.tenant.name, logo: r.tenant.logo ?? null },
+    csAccount: r.cs_account,
+    tenant: { id: r.tenant.id, name: r.tenant.name, logo: r.tenant.logo },
     role: r.role,
     features: r.features,
-    ownDepartmentId: r.own_department_id ?? null,
-    defaultFacilityTypeIds: r.default_facility_type_ids ?? [],
-    emailSenderAllowedAddresses: r.email_sender_allowed_addresses ?? [],
+    ownDepartmentId: r.own_department_id,
+    defaultFacilityTypeIds: r.default_facility_type_ids,
+    emailSenderAllowedAddresses: r.email_sender_allowed_addresses,
   };
 }

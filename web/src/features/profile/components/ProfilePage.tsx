@@ -1,0 +1,84 @@
+import { Button, Card, Group, Stack, Switch, TextInput, Title } from '@mantine/core';
+import { useSuspenseQuery } from '@tanstack/react-query';
+import type { NotificationSettings } from '@renkei/contracts';
+import { useState, type FormEvent } from 'react';
+import { fieldErrorsOf, isApiError } from '../../../api/api-errors.ts';
+import { useServices } from '../../../app/services-context.tsx';
+import { toast } from '../../../app/toast.ts';
+import { profileQueries, useUpdateProfile } from '../profile.queries.ts';
+
+const notificationLabels: Record<keyof NotificationSettings, string> = {
+  enabled_notification: 'お知らせを受け取る',
+  enabled_communication_reactions_summary: 'コミュニケーションへの反応のまとめを受け取る',
+  enabled_alerts_summary: 'アラートのまとめを受け取る',
+  enabled_medical_institution_report_alert: '医療機関レポートのアラートを受け取る',
+};
+
+export function ProfilePage() {
+  const { api } = useServices();
+  const { data: profile } = useSuspenseQuery(profileQueries.detail(api));
+  const update = useUpdateProfile();
+  const [username, setUsername] = useState(profile.username);
+  const [settings, setSettings] = useState<NotificationSettings>(profile.notification_settings);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setErrors({});
+    try {
+      await update.mutateAsync({ username, notification_settings: settings });
+      toast.success('個人設定を保存しました');
+    } catch (error) {
+      if (isApiError(error) && error.status === 422) {
+        setErrors(fieldErrorsOf(error));
+        toast.error('入力内容に誤りがあります。');
+      }
+    }
+  };
+
+  return (
+    <Stack gap="lg" maw={640}>
+      <Title order={2} fz="xl">
+        個人設定
+      </Title>
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        <Stack gap="md">
+          <Card withBorder>
+            <TextInput
+              label="氏名"
+              required
+              value={username}
+              onChange={(e) => setUsername(e.currentTarget.value)}
+              error={errors.username}
+            />
+          </Card>
+          <Card withBorder>
+            <Title order={3} fz="md" mb="sm">
+              メール通知
+            </Title>
+            <Stack gap="sm">
+              {(Object.keys(notificationLabels) as (keyof NotificationSettings)[]).map((key) => (
+                <Switch
+                  key={key}
+                  label={notificationLabels[key]}
+                  checked={settings[key]}
+                  onChange={(e) => {
+                    const checked = e.currentTarget.checked;
+                    setSettings((s) => ({ ...s, [key]: checked }));
+                  }}
+                  error={errors[`notification_settings.${key}`]}
+                  data-setting={key}
+                />
+              ))}
+            </Stack>
+          </Card>
+          <Group justify="flex-end">
+            <Button type="submit" loading={update.isPending}>
+              保存
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Stack>
+  );
+}

@@ -1,0 +1,90 @@
+import { Button, Group, Table, Text, UnstyledButton } from '@mantine/core';
+import { FlexRender, tableFeatures, useTable, type ColumnDef } from '@tanstack/react-table';
+import type { Tag } from '@renkei/contracts';
+import { useMemo } from 'react';
+
+const features = tableFeatures({});
+
+export interface TagTableProps {
+  tags: Tag[];
+  sort: 'asc' | 'desc';
+  onToggleSort: () => void;
+  onEdit: (tag: Tag) => void;
+  onDelete: (tag: Tag) => void;
+}
+
+export function TagTable({ tags, sort, onToggleSort, onEdit, onDelete }: TagTableProps) {
+  const columns = useMemo<ColumnDef<typeof features, Tag>[]>(
+    () => [
+      {
+        id: 'name',
+        accessorKey: 'name',
+        header: () => (
+          <UnstyledButton
+            onClick={onToggleSort}
+            fw={600}
+            aria-label={`タグ名で並べ替え（現在: ${sort === 'asc' ? '昇順' : '降順'}）`}
+            data-testid="sort-by-name"
+          >
+            タグ名 {sort === 'asc' ? '▲' : '▼'}
+          </UnstyledButton>
+        ),
+      },
+      { id: 'description', accessorKey: 'description', header: '説明' },
+      { id: 'group_name', accessorFn: (t) => t.group_name ?? '', header: 'グループ' },
+      {
+        id: 'medical_institution_count',
+        accessorKey: 'medical_institution_count',
+        header: '医療機関数',
+        cell: (info) => `${info.getValue<number>()}件`,
+      },
+      {
+        id: 'actions',
+        header: '操作',
+        cell: ({ row }) => (
+          <Group gap="xs" wrap="nowrap">
+            <Button size="xs" variant="light" onClick={() => onEdit(row.original)}>
+              編集
+            </Button>
+            <Button size="xs" variant="light" color="red" onClick={() => onDelete(row.original)}>
+              削除
+            </Button>
+          </Group>
+        ),
+      },
+    ],
+    [sort, onToggleSort, onEdit, onDelete],
+  );
+  const table = useTable({ features, columns, data: tags });
+
+  if (tags.length === 0) return <Text c="dimmed">タグはまだありません。</Text>;
+
+  return (
+    <Table.ScrollContainer minWidth={640}>
+      <Table striped highlightOnHover data-testid="tag-table">
+        <Table.Thead>
+          {table.getHeaderGroups().map((group) => (
+            <Table.Tr key={group.id}>
+              {group.headers.map((header) => (
+                <Table.Th key={header.id}>
+                  <FlexRender header={header} />
+                </Table.Th>
+              ))}
+            </Table.Tr>
+          ))}
+        </Table.Thead>
+        <Table.Tbody>
+          {table.getRowModel().rows.map((row) => (
+            <Table.Tr key={row.id} data-tag-name={row.original.name}>
+              {row.getAllCells().map((cell) => (
+                <Table.Td key={cell.id}>
+                  <FlexRender cell={cell} />
+                </Table.Td>
+              ))}
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}

@@ -1,0 +1,103 @@
+import { Button, Group, Pagination, Stack, Text, Title } from '@mantine/core';
+import { useSuspenseQuery } from '@tanstack/react-query';
+import type { Tag } from '@renkei/contracts';
+import { useCallback, useState } from 'react';
+import { isApiError } from '../../../api/api-errors.ts';
+import { useServices } from '../../../app/services-context.tsx';
+import { toast } from '../../../app/toast.ts';
+import { tagQueries, useCreateTag, useDeleteTag, useUpdateTag, type TagListParams } from '../tags.queries.ts';
+import { handleTagMutationError } from '../tag-mutation-errors.ts';
+import { DeleteTagModal } from './DeleteTagModal.tsx';
+import { TagFormModal, type TagFormValues } from './TagFormModal.tsx';
+import { TagGroupList } from './TagGroupList.tsx';
+import { TagTable } from './TagTable.tsx';
+
+export function TagsPage({
+  params,
+  onParamsChange,
+}: {
+  params: TagListParams;
+  onParamsChange: (next: Partial<TagListParams>) => void;
+}) {
+  const { api, logout } = useServices();
+  const { data: list } = useSuspenseQuery(tagQueries.list(api, params));
+  const { data: groups } = useSuspenseQuery(tagQueries.groups(api));
+  const createTag = useCreateTag();
+  const updateTag = useUpdateTag();
+  const deleteTag = useDeleteTag();
+  const [editing, setEditing] = useState<{ tag: Tag | null } | null>(null);
+  const [deleting, setDeleting] = useState<Tag | null>(null);
+
+  const onError = useCallback((error: unknown) => handleTagMutationError(error, () => void logout()), [logout]);
+
+  const save = async (values: TagFormValues) => {
+    const body = { name: values.name, description: values.description, group_name: values.group_name || null };
+    try {
+      if (editing?.tag) {
+        await updateTag.mutateAsync({ id: editing.tag.id, version: editing.tag.version, body });
+        toast.success('タグを更新しました');
+      } else {
+        await createTag.mutateAsync(body);
+        toast.success('タグを作成しました');
+      }
+      setEditing(null);
+    } catch (error) {
+      onError(error);
+      // Only a 422 keeps the form open, with its messages on the fields.
+      if (!isApiError(error) || error.status !== 422) setEditing(null);
+      throw error;
+    }
+  };
+
+  const remove = async (tag: Tag) => {
+    try {
+      await deleteTag.mutateAsync({ id: tag.id, version: tag.version });
+      toast.success('タグを削除しました');
+    } catch (error) {
+      onError(error);
+    } finally {
+      setDeleting(null);
+    }
+  };
+
+  const onToggleSort = useCallback(
+    () => onParamsChange({ sort: params.sort === 'asc' ? 'desc' : 'asc', page: 1 }),
+    [onParamsChange, params.sort],
+  );
+  const onEdit = useCallback((tag: Tag) => setEditing({ tag }), []);
+  const onDelete = useCallback((tag: Tag) => setDeleting(tag), []);
+
+  return (
+    <Stack gap="lg">
+      <Group justify="space-between">
+        <Title order={2} fz="xl">
+          タグ管理
+        </Title>
+        <Button onClick={() => setEditing({ tag: null })}>新規作成</Button>
+      </Group>
+      <Stack gap="xs">
+        <Text size="sm" c="dimmed" data-testid="tag-total">
+          全{list.meta.total_count}件
+        </Text>
+        <TagTable tags={list.data} sort={params.sort} onToggleSort={onToggleSort} onEdit={onEdit} onDelete={onDelete} />
+        {list.meta.total_pages > 1 && (
+          <Pagination
+            total={list.meta.total_pages}
+            value={list.meta.page}
+            onChange={(page) => onParamsChange({ page })}
+            aria-label="ページ"
+          />
+        )}
+      </Stack>
+      <TagGroupList groups={groups} />
+      <TagFormModal
+        opened={editing !== null}
+        tag={editing?.tag ?? null}
+        groupNames={groups.map((g) => g.name)}
+        onClose={() => setEditing(null)}
+        onSubmit={save}
+      />
+      <DeleteTagModal tag={deleting} onClose={() => setDeleting(null)} onConfirm={remove} />
+    </Stack>
+  );
+}
