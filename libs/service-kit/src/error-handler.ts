@@ -61,6 +61,13 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
     return send({ status: 404, message: messageFor(404) });
   }
 
+  // A read model the worker has not created yet: not ready, rather than broken.
+  if ((error as { code?: unknown }).code === '42P01') {
+    request.log.warn({ err: error }, 'read model missing');
+    void reply.header('retry-after', '1');
+    return send({ status: 503, message: messageFor(503) });
+  }
+
   const statusCode = (error as FastifyError).statusCode;
   // Framework and plugin errors (bad JSON, body too large, 429, 503) keep their status.
   if (statusCode && statusCode >= 400 && statusCode < 500) {

@@ -91,6 +91,7 @@ async function build(extra: Partial<ServiceAppOptions> = {}): Promise<FastifyIns
   registerEndpoint(a, failing, async ({ params }) => {
     if (params.kind === 'conflict') throw new WrongExpectedRevisionError('tag-x', 1, 2);
     if (params.kind === 'teapot') throw new HttpError(418, 'ティーポット');
+    if (params.kind === 'missing') throw Object.assign(new Error('relation "rm.x" does not exist'), { code: '42P01' });
     throw new Error('secret internals: password=hunter2');
   });
   registerEndpoint(a, reading, async () => ({ ok: true }), { reads: ['tags'] });
@@ -209,6 +210,13 @@ describe('errors', () => {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(teapot.json()).toEqual({ status: 418, message: 'ティーポット' });
+    const missing = await app.inject({
+      method: 'GET',
+      url: '/api/failing/missing',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(missing.statusCode).toBe(503);
+    expect(missing.body).not.toContain('rm.x');
   });
 
   it('answers unknown routes with the error body', async () => {
