@@ -11,6 +11,18 @@ export interface EventStoreUnderTest {
 }
 
 /**
+ * Waits until `position` is visible to readAll. In Postgres an appended event becomes visible once
+ * every older transaction of the cluster has ended, so a reader may briefly lag a writer.
+ */
+export async function waitVisible(store: EventStore, position: Position, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (comparePositions(await store.headPosition(), position) < 0) {
+    if (Date.now() > deadline) throw new Error('waitVisible: position never became visible');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
  * The behaviour every EventStore implementation must share. Each implementation's int test runs it
  * with its own factory; `describeFn` lets a suite be skipped visibly when its backend is absent.
  */
@@ -149,11 +161,13 @@ export function eventStoreContract(
       const startAt = await store.headPosition();
       const streams = [newStream(), newStream(), newStream()];
       const appended: string[] = [];
+      let last: Position = startAt;
       for (let i = 0; i < 9; i++) {
         const e = ev(i % 3 === 0 ? 'ReadAllX' : 'ReadAllY', { i });
-        await store.append(streams[i % 3]!, [e], { expectedRevision: 'any' });
+        last = (await store.append(streams[i % 3]!, [e], { expectedRevision: 'any' })).position;
         appended.push(e.id!);
       }
+      await waitVisible(store, last);
       const seen: RecordedEvent[] = [];
       let from: Position = startAt;
       for (let guard = 0; guard < 20 && seen.length < 9; guard++) {

@@ -83,5 +83,7 @@ export interface EventStore {
   ): Subscription;
   /** The position of the newest visible event. */
   headPosition(): Promise<Position>;
+  /** Number of visible events after `from` (for lag reports); optional, callers fall back to paging. */
+  countAfter?(from: Position): Promise<number>;
   close(): Promise<void>;
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
-import { startPosition } from '../position.ts';
+import { waitVisible } from '../event-store.contract.ts';
+import { comparePositions, startPosition } from '../position.ts';
 import { streamId } from '../stream-id.ts';
 import type { EventStore, NewEvent, Position } from '../types.ts';
 import { createPostgresEventStore } from './postgres-event-store.ts';
@@ -27,6 +28,7 @@ describe('Postgres event store under concurrent writers', () => {
     const tenant = randomUUID();
     const perWriter = Math.ceil(TOTAL_EVENTS / WRITERS);
     let writersDone = false;
+    let lastAppended: Position = startPosition;
 
     const writer = async (w: number) => {
       const streams = Array.from({ length: STREAMS_PER_WRITER }, () => streamId('load', randomUUID()));
@@ -53,6 +55,7 @@ describe('Postgres event store under concurrent writers', () => {
           expectedRevision: current === undefined ? 'no_stream' : current,
         });
         revisions.set(stream, result.revision);
+        if (comparePositions(result.position, lastAppended) > 0) lastAppended = result.position;
         written += size;
       }
       return written;
@@ -65,7 +68,7 @@ describe('Postgres event store under concurrent writers', () => {
       let from: Position = startPosition;
       let naiveFrom = 0n;
       for (;;) {
-        const finishing = writersDone;
+        const finishing = writersDone && comparePositions(from, lastAppended) >= 0;
         const page = await store.readAll(from, { limit: 1000 });
         for (const e of page.events) seen.push(e.id);
         from = page.next;
@@ -83,6 +86,7 @@ describe('Postgres event store under concurrent writers', () => {
     const written = await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w)));
     writersDone = true;
     await followerDone;
+    await waitVisible(store, lastAppended);
 
     const total = written.reduce((a, b) => a + b, 0);
     expect(total).toBeGreaterThanOrEqual(TOTAL_EVENTS);

@@ -216,8 +216,19 @@ export async function createPostgresEventStore(
     return row ? toPosition(row.transaction_id, row.global_position) : { primary: 0n, secondary: 0n };
   }
 
+  async function countAfter(from: Position): Promise<number> {
+    const { rows } = await pool.query<{ n: string }>(
+      `SELECT count(*)::text AS n FROM es.events
+        WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+          AND (transaction_id, global_position) > ($1::text::xid8, $2::bigint)`,
+      [from.primary.toString(), from.secondary.toString()],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   return {
     append,
+    countAfter,
     readStream,
     readAll,
     headPosition,

@@ -1,0 +1,5 @@
+export { defineProjection, physicalTables, type Projection, type ProjectionTables } from './projection.ts';
+export { startProjections, catchUpProjections, type StartProjectionsOptions } from './projection-runner.ts';
+export { waitForPosition, projectionStatus, requestRebuild, type ProjectionStatus } from './projection-status.ts';
+export { migrateProjections } from './projections.migrations.ts';
+export type { ProjectionLogger } from './projection-engine.ts';

@@ -1,0 +1,278 @@
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '@renkei/db';
+import { comparePositions, type EventStore, type Position } from '@renkei/event-store';
+import { physicalTables, type Projection } from './projection.ts';
+
+export interface ProjectionLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface CheckpointRow {
+  name: string;
+  suffix: string;
+  version: number;
+  state: 'live' | 'rebuilding';
+  tables: string[];
+  position: Position;
+  events_processed: number;
+}
+
+/** Another worker moved the checkpoint between our read and our write: re-read and carry on. */
+class CheckpointMoved extends Error {}
+
+export const MAX_BATCH = 1000;
+
+/**
+ * The state machine of projections, one step at a time. Every change of rows, tables or views
+ * happens in one transaction together with the checkpoint that records it, so a process killed at
+ * any moment resumes exactly where the last commit left it.
+ */
+export function createProjectionEngine(options: {
+  db: Database;
+  store: EventStore;
+  batchSize?: number | undefined;
+  logger?: ProjectionLogger | undefined;
+}) {
+  const { db, store, logger } = options;
+  const batchSize = Math.max(1, Math.min(options.batchSize ?? MAX_BATCH, MAX_BATCH));
+  const warnedNewer = new Set<string>();
+
+  async function loadRows(name: string, trx?: Transaction<any>): Promise<CheckpointRow[]> {
+    const { rows } = await sql<{
+      name: string;
+      suffix: string;
+      version: number;
+      state: 'live' | 'rebuilding';
+      tables: string[] | string;
+      position_primary: string;
+      position_secondary: string;
+      events_processed: string;
+    }>`
+      SELECT name, suffix, version, state, tables, position_primary::text, position_secondary::text,
+             events_processed::text
+        FROM rm.projection_checkpoints WHERE name = ${name}
+    `.execute(trx ?? db.kysely);
+    return rows.map((r) => ({
+      name: r.name,
+      suffix: r.suffix,
+      version: r.version,
+      state: r.state,
+      tables: parseTextArray(r.tables),
+      position: { primary: BigInt(r.position_primary), secondary: BigInt(r.position_secondary) },
+      events_processed: Number(r.events_processed),
+    }));
+  }
+
+  async function lockProjection(trx: Transaction<any>, name: string): Promise<void> {
+    await sql`SELECT pg_advisory_xact_lock(hashtext(${`projection:${name}`}))`.execute(trx);
+  }
+
+  async function createViews(trx: Transaction<any>, tables: readonly string[], suffix: string): Promise<void> {
+    for (const table of tables) {
+      // DROP + CREATE, not CREATE OR REPLACE: a new version may change columns.
+      await sql`DROP VIEW IF EXISTS ${sql.table(`rm.${table}`)}`.execute(trx);
+      await sql`CREATE VIEW ${sql.table(`rm.${table}`)} AS SELECT * FROM ${sql.table(`rm.${table}_${suffix}`)}`.execute(
+        trx,
+      );
+    }
+  }
+
+  /** First start of a projection: build it in place and serve it at once (it catches up as it goes). */
+  async function initialise(p: Projection): Promise<void> {
+    const suffix = `v${p.version}`;
+    await db.kysely.transaction().execute(async (trx) => {
+      await lockProjection(trx, p.name);
+      if ((await loadRows(p.name, trx)).length > 0) return;
+      await dropTables(trx, p.tables, suffix);
+      await p.setup(trx, physicalTables(p, suffix));
+      await createViews(trx, p.tables, suffix);
+      await sql`
+        INSERT INTO rm.projection_checkpoints (name, suffix, version, state, tables)
+        VALUES (${p.name}, ${suffix}, ${p.version}, 'live', ${sql.val(p.tables)}::text[])
+      `.execute(trx);
+    });
+    logger?.info({ projection: p.name, version: p.version }, 'projection created');
+  }
+
+  async function beginBuild(p: Projection, suffix: string): Promise<void> {
+    await db.kysely.transaction().execute(async (trx) => {
+      await lockProjection(trx, p.name);
+      if ((await loadRows(p.name, trx)).some((r) => r.state === 'rebuilding' || r.suffix === suffix)) return;
+      await dropTables(trx, p.tables, suffix);
+      await p.setup(trx, physicalTables(p, suffix));
+      await sql`
+        INSERT INTO rm.projection_checkpoints (name, suffix, version, state, tables)
+        VALUES (${p.name}, ${suffix}, ${p.version}, 'rebuilding', ${sql.val(p.tables)}::text[])
+      `.execute(trx);
+      await sql`
+        UPDATE rm.projection_rebuild_requests SET started_at = now()
+         WHERE name = ${p.name} AND started_at IS NULL
+      `.execute(trx);
+    });
+    logger?.info({ projection: p.name, version: p.version, suffix }, 'projection rebuild started');
+  }
+
+  async function abandonBuild(p: Projection, row: CheckpointRow): Promise<void> {
+    await db.kysely.transaction().execute(async (trx) => {
+      await lockProjection(trx, p.name);
+      await dropTables(trx, row.tables, row.suffix);
+      await sql`DELETE FROM rm.projection_checkpoints WHERE name = ${p.name} AND suffix = ${row.suffix}`.execute(trx);
+    });
+    logger?.warn({ projection: p.name, suffix: row.suffix }, 'abandoned an outdated rebuild');
+  }
+
+  async function switchOver(p: Projection, built: CheckpointRow): Promise<void> {
+    await db.kysely.transaction().execute(async (trx) => {
+      await lockProjection(trx, p.name);
+      const rows = await loadRows(p.name, trx);
+      const current = rows.find((r) => r.suffix === built.suffix && r.state === 'rebuilding');
+      if (!current) return;
+      const old = rows.find((r) => r.state === 'live');
+      await createViews(trx, current.tables, current.suffix);
+      if (old) {
+        for (const table of old.tables) {
+          if (!current.tables.includes(table)) await sql`DROP VIEW IF EXISTS ${sql.table(`rm.${table}`)}`.execute(trx);
+        }
+        await dropTables(trx, old.tables, old.suffix);
+        await sql`DELETE FROM rm.projection_checkpoints WHERE name = ${p.name} AND suffix = ${old.suffix}`.execute(trx);
+      }
+      await sql`
+        UPDATE rm.projection_checkpoints SET state = 'live', updated_at = now()
+         WHERE name = ${p.name} AND suffix = ${current.suffix}
+      `.execute(trx);
+      await sql`
+        UPDATE rm.projection_rebuild_requests SET completed_at = now()
+         WHERE name = ${p.name} AND started_at IS NOT NULL AND completed_at IS NULL
+      `.execute(trx);
+    });
+    logger?.info({ projection: p.name, version: built.version, suffix: built.suffix }, 'projection switched over');
+  }
+
+  /** Applies the next batch to one build. `caughtUp`: nothing more was visible after it. */
+  async function processBatch(p: Projection, row: CheckpointRow): Promise<{ advanced: boolean; caughtUp: boolean }> {
+    const from = row.position;
+    const page = await store.readAll(from, { limit: batchSize, types: p.eventTypes });
+    const caughtUp = page.events.length < batchSize;
+    if (comparePositions(page.next, from) <= 0) return { advanced: false, caughtUp };
+    const t = physicalTables(p, row.suffix);
+    await db.kysely.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ position_primary: string; position_secondary: string }>`
+        SELECT position_primary::text, position_secondary::text FROM rm.projection_checkpoints
+         WHERE name = ${p.name} AND suffix = ${row.suffix} FOR UPDATE
+      `.execute(trx);
+      const locked = rows[0];
+      if (
+        !locked ||
+        BigInt(locked.position_primary) !== from.primary ||
+        BigInt(locked.position_secondary) !== from.secondary
+      ) {
+        throw new CheckpointMoved();
+      }
+      if (page.events.length > 0) await p.handle(trx, page.events, t);
+      const n = page.events.length;
+      await sql`
+        UPDATE rm.projection_checkpoints
+           SET position_primary = ${page.next.primary.toString()}::numeric,
+               position_secondary = ${page.next.secondary.toString()}::numeric,
+               events_processed = events_processed + ${n},
+               rate_events_per_s = CASE WHEN ${n}::int = 0 THEN rate_events_per_s
+                 ELSE 0.7 * rate_events_per_s
+                    + 0.3 * (${n}::int / greatest(extract(epoch FROM clock_timestamp() - updated_at), 0.001)) END,
+               updated_at = clock_timestamp(),
+               last_error = NULL
+         WHERE name = ${p.name} AND suffix = ${row.suffix}
+      `.execute(trx);
+    });
+    return { advanced: true, caughtUp };
+  }
+
+  /** One unit of work for a projection; false when there was nothing to do. */
+  async function step(p: Projection): Promise<boolean> {
+    const rows = await loadRows(p.name);
+    const live = rows.find((r) => r.state === 'live');
+    let building = rows.find((r) => r.state === 'rebuilding');
+    if (!live && !building) {
+      await initialise(p);
+      return true;
+    }
+    if (live && live.version > p.version) {
+      if (!warnedNewer.has(p.name)) {
+        warnedNewer.add(p.name);
+        logger?.warn(
+          { projection: p.name, live: live.version, registered: p.version },
+          'a newer version of this projection is live; this worker leaves it alone',
+        );
+      }
+      return false;
+    }
+    if (building && building.version !== p.version) {
+      if (building.version > p.version) return false;
+      await abandonBuild(p, building);
+      building = undefined;
+    }
+    if (!building && live) {
+      if (live.version < p.version) {
+        await beginBuild(p, `v${p.version}`);
+        return true;
+      }
+      if (await hasPendingRequest(p.name)) {
+        await beginBuild(p, nextSuffix(p.version, live.suffix));
+        return true;
+      }
+    }
+    try {
+      let worked = false;
+      // The live build keeps serving fresh data during a same-version rebuild.
+      if (live && live.version === p.version) worked = (await processBatch(p, live)).advanced;
+      if (building) {
+        const result = await processBatch(p, building);
+        worked ||= result.advanced;
+        if (result.caughtUp) {
+          await switchOver(p, building);
+          worked = true;
+        }
+      }
+      return worked;
+    } catch (error) {
+      if (error instanceof CheckpointMoved) return true;
+      throw error;
+    }
+  }
+
+  async function hasPendingRequest(name: string): Promise<boolean> {
+    const { rows } = await sql<{ n: number }>`
+      SELECT 1 AS n FROM rm.projection_rebuild_requests WHERE name = ${name} AND started_at IS NULL LIMIT 1
+    `.execute(db.kysely);
+    return rows.length > 0;
+  }
+
+  async function recordError(p: Projection, error: unknown): Promise<void> {
+    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    await sql`
+      UPDATE rm.projection_checkpoints SET last_error = ${message.slice(0, 2000)} WHERE name = ${p.name}
+    `.execute(db.kysely);
+  }
+
+  return { step, recordError, loadRows };
+}
+
+async function dropTables(trx: Transaction<any>, tables: readonly string[], suffix: string): Promise<void> {
+  for (const table of tables)
+    await sql`DROP TABLE IF EXISTS ${sql.table(`rm.${table}_${suffix}`)} CASCADE`.execute(trx);
+}
+
+function nextSuffix(version: number, liveSuffix: string): string {
+  const m = /_r(\d+)$/.exec(liveSuffix);
+  return `v${version}_r${m ? Number(m[1]) + 1 : 1}`;
+}
+
+function parseTextArray(value: string[] | string): string[] {
+  if (Array.isArray(value)) return value;
+  // PGlite's pool may hand back the array literal `{a,b}`; table names never need quoting.
+  return value
+    .replace(/^\{|\}$/g, '')
+    .split(',')
+    .filter(Boolean);
+}

@@ -1,0 +1,142 @@
+import { sql } from 'kysely';
+import type { Database } from '@renkei/db';
+import { comparePositions, type EventStore, type Position } from '@renkei/event-store';
+import { migrateProjections } from './projections.migrations.ts';
+
+const UNDEFINED_TABLE = '42P01';
+
+/**
+ * True once every named projection's live build has passed `position` (compared as a pair); false
+ * when `timeoutMs` ran out first. Read-your-writes for queries carrying `X-Min-Position`.
+ */
+export async function waitForPosition(
+  db: Database,
+  projectionNames: readonly string[],
+  position: Position,
+  timeoutMs: number,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  const names = [...new Set(projectionNames)];
+  let delay = 5;
+  for (;;) {
+    if (await reached(db, names, position)) return true;
+    const left = deadline - Date.now();
+    if (left <= 0) return false;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
+    delay = Math.min(delay * 2, 50);
+  }
+}
+
+async function reached(db: Database, names: string[], position: Position): Promise<boolean> {
+  if (names.length === 0) return true;
+  try {
+    const { rows } = await sql<{ name: string; position_primary: string; position_secondary: string }>`
+      SELECT name, position_primary::text, position_secondary::text
+        FROM rm.projection_checkpoints
+       WHERE state = 'live' AND name = ANY(${sql.val(names)}::text[])
+    `.execute(db.kysely);
+    return names.every((name) => {
+      const row = rows.find((r) => r.name === name);
+      return (
+        row !== undefined &&
+        comparePositions(
+          { primary: BigInt(row.position_primary), secondary: BigInt(row.position_secondary) },
+          position,
+        ) >= 0
+      );
+    });
+  } catch (error) {
+    // The worker has not created its tables yet: nothing has been projected.
+    if ((error as { code?: string }).code === UNDEFINED_TABLE) return false;
+    throw error;
+  }
+}
+
+export interface ProjectionStatus {
+  name: string;
+  version: number;
+  /** Physical table suffix of this build (`v3`, `v3_r1`). */
+  suffix: string;
+  state: 'live' | 'rebuilding';
+  checkpoint: Position;
+  events_processed: number;
+  /** Events in the store after the checkpoint (whatever their type). */
+  lag_events: number;
+  /** Age of the oldest event not yet read; 0 when caught up. */
+  lag_ms: number;
+  rate_events_per_s: number;
+  started_at: Date;
+  updated_at: Date;
+  last_error: string | null;
+}
+
+const LAG_COUNT_CAP = 100_000;
+
+/** Every build of every projection known to the database, with its lag behind the store. */
+export async function projectionStatus(db: Database, store: EventStore): Promise<ProjectionStatus[]> {
+  await migrateProjections(db);
+  const { rows } = await sql<{
+    name: string;
+    suffix: string;
+    version: number;
+    state: 'live' | 'rebuilding';
+    position_primary: string;
+    position_secondary: string;
+    events_processed: string;
+    rate_events_per_s: number;
+    started_at: Date | string;
+    updated_at: Date | string;
+    last_error: string | null;
+  }>`
+    SELECT name, suffix, version, state, position_primary::text, position_secondary::text,
+           events_processed::text, rate_events_per_s, started_at, updated_at, last_error
+      FROM rm.projection_checkpoints ORDER BY name, state
+  `.execute(db.kysely);
+  const now = Date.now();
+  const result: ProjectionStatus[] = [];
+  for (const r of rows) {
+    const checkpoint = { primary: BigInt(r.position_primary), secondary: BigInt(r.position_secondary) };
+    const first = await store.readAll(checkpoint, { limit: 1 });
+    const lagEvents =
+      first.events.length === 0
+        ? 0
+        : store.countAfter
+          ? await store.countAfter(checkpoint)
+          : await countByPaging(store, checkpoint);
+    result.push({
+      name: r.name,
+      version: r.version,
+      suffix: r.suffix,
+      state: r.state,
+      checkpoint,
+      events_processed: Number(r.events_processed),
+      lag_events: lagEvents,
+      lag_ms: first.events[0] ? Math.max(0, now - first.events[0].created_at.getTime()) : 0,
+      rate_events_per_s: Number(r.rate_events_per_s),
+      started_at: new Date(r.started_at),
+      updated_at: new Date(r.updated_at),
+      last_error: r.last_error,
+    });
+  }
+  return result;
+}
+
+async function countByPaging(store: EventStore, from: Position): Promise<number> {
+  let count = 0;
+  let position = from;
+  while (count < LAG_COUNT_CAP) {
+    const page = await store.readAll(position, { limit: 10_000 });
+    count += page.events.length;
+    if (page.events.length < 10_000) break;
+    position = page.next;
+  }
+  return count;
+}
+
+/** Asks the workers to rebuild a projection into fresh tables (the live build serves until then). */
+export async function requestRebuild(db: Database, name: string): Promise<void> {
+  await migrateProjections(db);
+  const { rows } = await sql`SELECT 1 FROM rm.projection_checkpoints WHERE name = ${name} LIMIT 1`.execute(db.kysely);
+  if (rows.length === 0) throw new Error(`Unknown projection: ${name}`);
+  await sql`INSERT INTO rm.projection_rebuild_requests (name) VALUES (${name})`.execute(db.kysely);
+}
