@@ -1,19 +1,31 @@
 import type { EndpointContract } from './core/endpoint.ts';
 import { tagEndpoints } from './tags/tag.schemas.ts';
+import { identityEndpoints } from './identity/identity.schemas.ts';
 import { medicalInstitutionEndpoints } from './medical-institutions/medical-institution.schemas.ts';
 import { doctorEndpoints } from './doctors/doctor.schemas.ts';
 import { labelEndpoints } from './labels/label.schemas.ts';
 import { referenceDataEndpoints } from './reference-data/reference-data.schemas.ts';
 import { importEndpoints } from './imports/import.schemas.ts';
+import { actionListEndpoints } from './action-lists/action-list.schemas.ts';
+import { alertEndpoints } from './alerts/alert.schemas.ts';
+import { communicationEndpoints } from './communications/communication.schemas.ts';
+import { taskEndpoints } from './tasks/task.schemas.ts';
+import { vocEndpoints } from './vocs/voc.schemas.ts';
 
 /** Every endpoint of spec §7, grouped by area. */
 export const endpoints = {
+  ...identityEndpoints,
   ...tagEndpoints,
   ...medicalInstitutionEndpoints,
   ...doctorEndpoints,
   ...labelEndpoints,
   ...referenceDataEndpoints,
   ...importEndpoints,
+  ...actionListEndpoints,
+  ...alertEndpoints,
+  ...communicationEndpoints,
+  ...taskEndpoints,
+  ...vocEndpoints,
 } satisfies Record<string, EndpointContract>;
 
 export type EndpointId = keyof typeof endpoints;

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { endpoint } from '../core/endpoint.ts';
+import { Id, IdParams, IsoDateTime, NoContent, PageQuery, paged } from '../core/zod-helpers.ts';
+import { UserRef } from '../core/refs.ts';
 
 /** The spec names a list status without values; decided in docs/decisions.md (Contracts). */
 export const ActionListStatus = z.enum(['in_progress', 'completed']);
@@ -7,3 +10,182 @@ export type ActionListStatus = z.infer<typeof ActionListStatus>;
 /** Spec §4. */
 export const ActionListItemStatus = z.enum(['actioned', 'not_actioned']);
 export type ActionListItemStatus = z.infer<typeof ActionListItemStatus>;
+
+export const ActionList = z.object({
+  id: Id,
+  name: z.string(),
+  status: ActionListStatus,
+  medical_institution_count: z.number().int(),
+  actioned_count: z.number().int(),
+  created_by: UserRef.nullable(),
+  created_at: IsoDateTime,
+  version: z.number().int(),
+});
+export type ActionList = z.infer<typeof ActionList>;
+
+export const ActionListItem = z.object({
+  medical_institution: z.object({
+    id: Id,
+    name: z.string(),
+    address: z.string(),
+    tel: z.string().nullable(),
+    running_status: z.enum(['open', 'closed', 'suspended', 'unknown']),
+  }),
+  status: ActionListItemStatus,
+  updated_by: UserRef.nullable(),
+  updated_at: IsoDateTime,
+});
+export type ActionListItem = z.infer<typeof ActionListItem>;
+
+const name = z
+  .string()
+  .trim()
+  .min(1, 'アクションリスト名を入力してください')
+  .max(100, 'アクションリスト名は100文字以内で入力してください');
+const institutionIds = z
+  .array(Id)
+  .min(1, '医療機関を1件以上選択してください')
+  .max(10000, '医療機関は一度に10000件まで指定できます');
+
+export const ActionListCreateInput = z.object({
+  name,
+  medical_institution_ids: z.array(Id).max(10000, '医療機関は一度に10000件まで指定できます').default([]),
+});
+export type ActionListCreateInput = z.infer<typeof ActionListCreateInput>;
+
+export const ActionListUpdateInput = z.object({ name });
+export const ActionListStatusInput = z.object({ status: ActionListStatus });
+export const ActionListItemsQuery = PageQuery.extend({
+  status: z.enum(['all', 'actioned', 'not_actioned']).default('all'),
+});
+export const ActionListItemInput = z.object({ medical_institution_id: Id });
+export const ActionListItemsInput = z.object({ medical_institution_ids: institutionIds });
+export const ActionListItemsStatusInput = z.object({
+  medical_institution_ids: institutionIds,
+  status: ActionListItemStatus,
+});
+/** How many institutions a bulk call changed (already present or absent ones are not counted). */
+export const BulkResult = z.object({ count: z.number().int() });
+export type BulkResult = z.infer<typeof BulkResult>;
+
+const a = { area: 'action-lists', feature: 'action_lists', served: false } as const;
+
+export const actionListEndpoints = {
+  listActionLists: endpoint({
+    ...a,
+    id: 'actionLists.list',
+    method: 'GET',
+    path: '/action_lists',
+    service: 'query',
+    summary: 'アクションリスト一覧',
+    query: PageQuery,
+    response: paged(ActionList),
+    successStatus: 200,
+  }),
+  createActionList: endpoint({
+    ...a,
+    id: 'actionLists.create',
+    method: 'POST',
+    path: '/action_lists',
+    service: 'command',
+    summary: 'アクションリスト作成',
+    body: ActionListCreateInput,
+    response: ActionList,
+    successStatus: 201,
+  }),
+  updateActionList: endpoint({
+    ...a,
+    id: 'actionLists.update',
+    method: 'PUT',
+    path: '/action_lists/{id}',
+    service: 'command',
+    summary: 'アクションリスト名の変更',
+    params: IdParams,
+    body: ActionListUpdateInput,
+    response: ActionList,
+    successStatus: 200,
+  }),
+  deleteActionList: endpoint({
+    ...a,
+    id: 'actionLists.delete',
+    method: 'DELETE',
+    path: '/action_lists/{id}',
+    service: 'command',
+    summary: 'アクションリスト削除',
+    params: IdParams,
+    response: NoContent,
+    successStatus: 204,
+  }),
+  updateActionListStatus: endpoint({
+    ...a,
+    id: 'actionLists.updateStatus',
+    method: 'PUT',
+    path: '/action_lists/{id}/status',
+    service: 'command',
+    summary: 'アクションリストのステータス変更',
+    params: IdParams,
+    body: ActionListStatusInput,
+    response: ActionList,
+    successStatus: 200,
+  }),
+  listItems: endpoint({
+    ...a,
+    id: 'actionLists.listItems',
+    method: 'GET',
+    path: '/action_lists/{id}/medical_institutions',
+    service: 'query',
+    summary: 'アクションリストの医療機関一覧',
+    params: IdParams,
+    query: ActionListItemsQuery,
+    response: paged(ActionListItem),
+    successStatus: 200,
+  }),
+  addItem: endpoint({
+    ...a,
+    id: 'actionLists.addItem',
+    method: 'POST',
+    path: '/action_lists/{id}/medical_institutions',
+    service: 'command',
+    summary: 'アクションリストへの医療機関追加',
+    params: IdParams,
+    body: ActionListItemInput,
+    response: ActionListItem,
+    successStatus: 201,
+  }),
+  bulkDeleteItems: endpoint({
+    ...a,
+    id: 'actionLists.bulkDeleteItems',
+    method: 'POST',
+    path: '/action_lists/{id}/medical_institutions/bulk_delete',
+    service: 'command',
+    summary: 'アクションリストから医療機関を一括削除',
+    params: IdParams,
+    body: ActionListItemsInput,
+    response: BulkResult,
+    successStatus: 200,
+  }),
+  bulkInsertItems: endpoint({
+    ...a,
+    id: 'actionLists.bulkInsertItems',
+    method: 'POST',
+    path: '/action_lists/{id}/medical_institutions/bulk_insert',
+    service: 'command',
+    summary: 'アクションリストへ医療機関を一括追加',
+    params: IdParams,
+    body: ActionListItemsInput,
+    response: BulkResult,
+    successStatus: 200,
+  }),
+  updateItemsStatus: endpoint({
+    ...a,
+    id: 'actionLists.updateItemsStatus',
+    method: 'PUT',
+    path: '/action_lists/{id}/medical_institutions/status',
+    service: 'command',
+    summary: '医療機関ごとの対応ステータス変更',
+    params: IdParams,
+    body: ActionListItemsStatusInput,
+    response: BulkResult,
+    successStatus: 200,
+  }),
+};
