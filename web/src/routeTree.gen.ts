@@ -12,6 +12,7 @@ import { Route as rootRouteImport } from './routes/__root'
 import { Route as AuthenticatedRouteImport } from './routes/_authenticated'
 import { Route as LoginRouteImport } from './routes/login'
 import { Route as AuthenticatedIndexRouteImport } from './routes/_authenticated/index'
+import { Route as AuthenticatedMedical_institutions_searchRouteImport } from './routes/_authenticated/medical_institutions_search'
 import { Route as AuthenticatedProfileRouteImport } from './routes/_authenticated/profile'
 import { Route as AuthenticatedTagsRouteImport } from './routes/_authenticated/tags'
 import { Route as UserPasswordIndexRouteImport } from './routes/user/password/index'
@@ -31,6 +32,12 @@ const AuthenticatedIndexRoute = AuthenticatedIndexRouteImport.update({
   path: '/',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
+const AuthenticatedMedical_institutions_searchRoute =
+  AuthenticatedMedical_institutions_searchRouteImport.update({
+    id: '/medical_institutions_search',
+    path: '/medical_institutions_search',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 const AuthenticatedProfileRoute = AuthenticatedProfileRouteImport.update({
   id: '/profile',
   path: '/profile',
@@ -55,6 +62,7 @@ const UserPasswordChangeRoute = UserPasswordChangeRouteImport.update({
 export interface FileRoutesByFullPath {
   '/': typeof AuthenticatedIndexRoute
   '/login': typeof LoginRoute
+  '/medical_institutions_search': typeof AuthenticatedMedical_institutions_searchRoute
   '/profile': typeof AuthenticatedProfileRoute
   '/tags': typeof AuthenticatedTagsRoute
   '/user/password/change': typeof UserPasswordChangeRoute
@@ -62,6 +70,7 @@ export interface FileRoutesByFullPath {
 }
 export interface FileRoutesByTo {
   '/login': typeof LoginRoute
+  '/medical_institutions_search': typeof AuthenticatedMedical_institutions_searchRoute
   '/profile': typeof AuthenticatedProfileRoute
   '/tags': typeof AuthenticatedTagsRoute
   '/': typeof AuthenticatedIndexRoute
@@ -72,6 +81,7 @@ export interface FileRoutesById {
   __root__: typeof rootRouteImport
   '/_authenticated': typeof AuthenticatedRouteWithChildren
   '/login': typeof LoginRoute
+  '/_authenticated/medical_institutions_search': typeof AuthenticatedMedical_institutions_searchRoute
   '/_authenticated/profile': typeof AuthenticatedProfileRoute
   '/_authenticated/tags': typeof AuthenticatedTagsRoute
   '/_authenticated/': typeof AuthenticatedIndexRoute
@@ -83,6 +93,7 @@ export interface FileRouteTypes {
   fullPaths:
     | '/'
     | '/login'
+    | '/medical_institutions_search'
     | '/profile'
     | '/tags'
     | '/user/password/change'
@@ -90,6 +101,7 @@ export interface FileRouteTypes {
   fileRoutesByTo: FileRoutesByTo
   to:
     | '/login'
+    | '/medical_institutions_search'
     | '/profile'
     | '/tags'
     | '/'
@@ -99,6 +111,7 @@ export interface FileRouteTypes {
     | '__root__'
     | '/_authenticated'
     | '/login'
+    | '/_authenticated/medical_institutions_search'
     | '/_authenticated/profile'
     | '/_authenticated/tags'
     | '/_authenticated/'
@@ -136,6 +149,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedIndexRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
+    '/_authenticated/medical_institutions_search': {
+      id: '/_authenticated/medical_institutions_search'
+      path: '/medical_institutions_search'
+      fullPath: '/medical_institutions_search'
+      preLoaderRoute: typeof AuthenticatedMedical_institutions_searchRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
     '/_authenticated/profile': {
       id: '/_authenticated/profile'
       path: '/profile'
@@ -168,12 +188,15 @@ declare module '@tanstack/react-router' {
 }
 
 interface AuthenticatedRouteChildren {
+  AuthenticatedMedical_institutions_searchRoute: typeof AuthenticatedMedical_institutions_searchRoute
   AuthenticatedProfileRoute: typeof AuthenticatedProfileRoute
   AuthenticatedTagsRoute: typeof AuthenticatedTagsRoute
   AuthenticatedIndexRoute: typeof AuthenticatedIndexRoute
 }
 
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
+  AuthenticatedMedical_institutions_searchRoute:
+    AuthenticatedMedical_institutions_searchRoute,
   AuthenticatedProfileRoute: AuthenticatedProfileRoute,
   AuthenticatedTagsRoute: AuthenticatedTagsRoute,
   AuthenticatedIndexRoute: AuthenticatedIndexRoute,

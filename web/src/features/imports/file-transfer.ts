@@ -50,7 +50,10 @@ async function send(
       body = (await response.json()) as typeof body;
     } catch {}
     const errors = Array.isArray(body.errors)
-      ? body.errors.filter((e): e is { field: string; message: string } => typeof e?.field === 'string' && typeof e?.message === 'string')
+      ? body.errors.filter(
+          (e): e is { field: string; message: string } =>
+            typeof e?.field === 'string' && typeof e?.message === 'string',
+        )
       : [];
     const fallback = errorMessages[response.status as keyof typeof errorMessages] ?? errorMessages[500];
     throw new ApiError(

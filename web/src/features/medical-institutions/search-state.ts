@@ -90,7 +90,9 @@ export function filtersOf(state: InstitutionSearchState): InstitutionFilters {
 }
 
 export function activeFilterCount(state: InstitutionSearchState): number {
-  return Object.values(filtersOf(state)).filter((v) => v !== undefined && v !== '' && v !== false && !(Array.isArray(v) && v.length === 0)).length;
+  return Object.values(filtersOf(state)).filter(
+    (v) => v !== undefined && v !== '' && v !== false && !(Array.isArray(v) && v.length === 0),
+  ).length;
 }
 
 /** The conditions the search and export endpoints take, without empty pieces. */
@@ -115,7 +117,13 @@ export function toConditions(state: InstitutionSearchState): MedicalInstitutionS
 }
 
 export function toSearchBody(state: InstitutionSearchState): MedicalInstitutionSearchBody {
-  return { ...toConditions(state), sort_by: state.sort_by, sort: state.sort, page: state.page, per_page: state.per_page };
+  return {
+    ...toConditions(state),
+    sort_by: state.sort_by,
+    sort: state.sort,
+    page: state.page,
+    per_page: state.per_page,
+  };
 }
 
 const exportColumnOf: Record<InstitutionColumnKey, MedicalInstitutionExportColumn> = {

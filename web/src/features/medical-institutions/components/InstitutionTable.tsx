@@ -1,0 +1,108 @@
+import { Anchor, Badge, Group, Table, UnstyledButton } from '@mantine/core';
+import { Link } from '@tanstack/react-router';
+import { FlexRender, tableFeatures, useTable, type ColumnDef } from '@tanstack/react-table';
+import type { MedicalInstitution, MedicalInstitutionSortKey } from '@renkei/contracts';
+import { useMemo, type ReactNode } from 'react';
+import { formatDate } from '../../../app/dates.ts';
+import { columnLabel, formatRate, sortKeyOf } from '../labels-ja.ts';
+import type { InstitutionColumnKey } from '../search-state.ts';
+import { RunningStatusBadge } from './RunningStatusBadge.tsx';
+
+const features = tableFeatures({});
+
+const cellOf: Record<InstitutionColumnKey, (mi: MedicalInstitution) => ReactNode> = {
+  name: (mi) => (
+    <Anchor component={Link} to="/crms/$id" params={{ id: mi.id }} fw={600} data-testid="institution-link">
+      {mi.name}
+    </Anchor>
+  ),
+  address: (mi) => mi.address,
+  running_status: (mi) => <RunningStatusBadge status={mi.running_status} />,
+  facility_type: (mi) => mi.facility_type?.name ?? '',
+  tags: (mi) => (
+    <Group gap={4}>
+      {mi.tags.map((t) => (
+        <Badge key={t.id} variant="outline" size="sm">
+          {t.name}
+        </Badge>
+      ))}
+    </Group>
+  ),
+  phase: (mi) => mi.phase?.phase_name ?? '',
+  referral_count: (mi) => mi.referral_count ?? '',
+  rate_of_referral_change: (mi) => formatRate(mi.rate_of_referral_change),
+  last_visit_date: (mi) => formatDate(mi.last_visit_date),
+  code: (mi) => mi.code,
+  kana: (mi) => mi.kana,
+  tel: (mi) => mi.tel ?? '',
+  departments: (mi) => mi.departments.map((d) => d.name).join('、'),
+  comparison_referral_count: (mi) => mi.comparison_referral_count ?? '',
+};
+
+export interface InstitutionTableProps {
+  rows: MedicalInstitution[];
+  columns: InstitutionColumnKey[];
+  sortBy: MedicalInstitutionSortKey;
+  sort: 'asc' | 'desc';
+  onSort: (sortBy: MedicalInstitutionSortKey, sort: 'asc' | 'desc') => void;
+}
+
+export function InstitutionTable({ rows, columns, sortBy, sort, onSort }: InstitutionTableProps) {
+  const defs = useMemo<ColumnDef<typeof features, MedicalInstitution>[]>(
+    () =>
+      columns.map((key) => {
+        const sortKey = sortKeyOf[key];
+        const active = sortKey !== undefined && sortKey === sortBy;
+        return {
+          id: key,
+          header: () =>
+            sortKey ? (
+              <UnstyledButton
+                fw={600}
+                fz="sm"
+                onClick={() => onSort(sortKey, active && sort === 'asc' ? 'desc' : 'asc')}
+                aria-label={`${columnLabel[key]}で並べ替え`}
+                aria-sort={active ? (sort === 'asc' ? 'ascending' : 'descending') : 'none'}
+                data-testid={`sort-${key}`}
+              >
+                {columnLabel[key]} {active ? (sort === 'asc' ? '▲' : '▼') : '⇅'}
+              </UnstyledButton>
+            ) : (
+              columnLabel[key]
+            ),
+          cell: ({ row }) => cellOf[key](row.original),
+        };
+      }),
+    [columns, sortBy, sort, onSort],
+  );
+  const table = useTable({ features, columns: defs, data: rows });
+
+  return (
+    <Table.ScrollContainer minWidth={900}>
+      <Table striped highlightOnHover data-testid="institution-table">
+        <Table.Thead>
+          {table.getHeaderGroups().map((group) => (
+            <Table.Tr key={group.id}>
+              {group.headers.map((header) => (
+                <Table.Th key={header.id} style={{ whiteSpace: 'nowrap' }}>
+                  <FlexRender header={header} />
+                </Table.Th>
+              ))}
+            </Table.Tr>
+          ))}
+        </Table.Thead>
+        <Table.Tbody>
+          {table.getRowModel().rows.map((row) => (
+            <Table.Tr key={row.id} data-institution-name={row.original.name}>
+              {row.getAllCells().map((cell) => (
+                <Table.Td key={cell.id}>
+                  <FlexRender cell={cell} />
+                </Table.Td>
+              ))}
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}

@@ -1,0 +1,190 @@
+import {
+  Alert,
+  Badge,
+  Box,
+  Button,
+  Drawer,
+  Grid,
+  Group,
+  Loader,
+  Pagination,
+  Paper,
+  Select,
+  Stack,
+  Text,
+  Title,
+} from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import type { MedicalInstitutionSortKey } from '@renkei/contracts';
+import { useCallback, useMemo } from 'react';
+import { isApiError } from '../../../api/api-errors.ts';
+import { useServices } from '../../../app/services-context.tsx';
+import { useViewport } from '../../../frame/use-viewport.ts';
+import { institutionQueries } from '../medical-institutions.queries.ts';
+import {
+  activeFilterCount,
+  defaultColumns,
+  emptySearchState,
+  filtersOf,
+  perPageChoices,
+  toSearchBody,
+  type InstitutionFilters,
+  type InstitutionSearchState,
+} from '../search-state.ts';
+import { ColumnChooser } from './ColumnChooser.tsx';
+import { ExportMenu } from './ExportMenu.tsx';
+import { InstitutionCardList } from './InstitutionCardList.tsx';
+import { InstitutionTable } from './InstitutionTable.tsx';
+import { SearchFilterPanel } from './SearchFilterPanel.tsx';
+
+export interface MedicalInstitutionsSearchPageProps {
+  state: InstitutionSearchState;
+  /** Replaces the whole state (kept in the URL by the route). */
+  onStateChange: (next: InstitutionSearchState) => void;
+}
+
+export function MedicalInstitutionsSearchPage({ state, onStateChange }: MedicalInstitutionsSearchPageProps) {
+  const { api } = useServices();
+  const isPhone = useViewport() === 'phone';
+  const [drawerOpened, drawer] = useDisclosure(false);
+  const body = useMemo(() => toSearchBody(state), [state]);
+  const result = useQuery(institutionQueries.search(api, body));
+  const columns = state.columns ?? defaultColumns;
+  const filters = useMemo(() => filtersOf(state), [state]);
+  const filterCount = activeFilterCount(state);
+
+  const applyFilters = useCallback(
+    (next: InstitutionFilters) => {
+      drawer.close();
+      onStateChange({
+        ...emptySearchState,
+        ...next,
+        sort_by: state.sort_by,
+        sort: state.sort,
+        per_page: state.per_page,
+        columns: state.columns,
+        page: 1,
+      });
+    },
+    [drawer, onStateChange, state.sort_by, state.sort, state.per_page, state.columns],
+  );
+  const clearFilters = useCallback(() => applyFilters({}), [applyFilters]);
+  const onSort = useCallback(
+    (sort_by: MedicalInstitutionSortKey, sort: 'asc' | 'desc') => onStateChange({ ...state, sort_by, sort, page: 1 }),
+    [onStateChange, state],
+  );
+
+  const panel = <SearchFilterPanel filters={filters} onApply={applyFilters} onClear={clearFilters} />;
+  const data = result.data;
+
+  const results = (
+    <Stack gap="sm">
+      <Group justify="space-between" gap="xs">
+        <Group gap="xs">
+          {isPhone && (
+            <Button variant="light" size="xs" onClick={drawer.open} data-testid="open-filter">
+              絞り込み
+              {filterCount > 0 && (
+                <Badge ml={6} size="xs" circle>
+                  {filterCount}
+                </Badge>
+              )}
+            </Button>
+          )}
+          <Text size="sm" c="dimmed" data-testid="institution-total">
+            {data ? `全${data.meta.total_count.toLocaleString('ja-JP')}件` : ''}
+          </Text>
+          {result.isFetching && <Loader size="xs" />}
+        </Group>
+        <Group gap="xs">
+          {!isPhone && <ColumnChooser value={columns} onChange={(c) => onStateChange({ ...state, columns: c })} />}
+          {!isPhone && <ExportMenu state={state} columns={columns} />}
+          <Select
+            size="xs"
+            w={100}
+            aria-label="表示件数"
+            data={perPageChoices.map((n) => ({ value: String(n), label: `${n}件` }))}
+            value={String(state.per_page)}
+            onChange={(v) => v && onStateChange({ ...state, per_page: Number(v), page: 1 })}
+            allowDeselect={false}
+          />
+        </Group>
+      </Group>
+      {result.isError ? (
+        <Alert color="red" title="検索できませんでした">
+          {isApiError(result.error) && result.error.status === 422
+            ? `検索条件に誤りがあります: ${result.error.errors.map((e) => e.message).join('、') || result.error.message}`
+            : '時間をおいてもう一度お試しください。'}
+        </Alert>
+      ) : !data ? (
+        <Group justify="center" p="xl">
+          <Loader />
+        </Group>
+      ) : data.data.length === 0 ? (
+        <Paper withBorder p="xl" data-testid="institution-empty">
+          <Stack gap="xs" align="center">
+            <Text fw={600}>条件に一致する医療機関はありません</Text>
+            <Text size="sm" c="dimmed" ta="center">
+              キーワードを短くするか、絞り込み条件を減らしてもう一度検索してください。カナや半角文字でも検索できます。
+            </Text>
+            {filterCount > 0 && (
+              <Button variant="light" size="xs" onClick={clearFilters}>
+                条件をクリア
+              </Button>
+            )}
+          </Stack>
+        </Paper>
+      ) : isPhone ? (
+        <InstitutionCardList rows={data.data} />
+      ) : (
+        <InstitutionTable rows={data.data} columns={columns} sortBy={state.sort_by} sort={state.sort} onSort={onSort} />
+      )}
+      {data && data.meta.total_pages > 1 && (
+        <Group justify="center">
+          <Pagination
+            size={isPhone ? 'sm' : 'md'}
+            total={data.meta.total_pages}
+            value={state.page}
+            onChange={(page) => onStateChange({ ...state, page })}
+            aria-label="ページ"
+          />
+        </Group>
+      )}
+    </Stack>
+  );
+
+  return (
+    <Stack gap="md">
+      <Title order={2} fz="xl">
+        連携先管理
+      </Title>
+      {isPhone ? (
+        <>
+          <Drawer
+            opened={drawerOpened}
+            onClose={drawer.close}
+            title="絞り込み"
+            position="right"
+            size="100%"
+            transitionProps={{ duration: 250 }}
+          >
+            {panel}
+          </Drawer>
+          {results}
+        </>
+      ) : (
+        <Grid gap="md">
+          <Grid.Col span={{ base: 12, md: 4, lg: 3 }}>
+            <Paper withBorder p="sm">
+              {panel}
+            </Paper>
+          </Grid.Col>
+          <Grid.Col span={{ base: 12, md: 8, lg: 9 }}>
+            <Box>{results}</Box>
+          </Grid.Col>
+        </Grid>
+      )}
+    </Stack>
+  );
+}
