@@ -6,6 +6,7 @@ import type { EventStore } from '@renkei/event-store';
 import { createServiceApp, type AuthOptions, type ServiceAppOptions } from '@renkei/service-kit';
 import { commandMigrations } from './shared/command.migrations.ts';
 import { registerTagRoutes } from './tags/tag.routes.ts';
+import { registerInstitutionCommandRoutes } from './medical-institutions/index.ts';
 
 export interface CommandAppDeps {
   db: Database;
@@ -34,5 +35,6 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
     },
   });
   registerTagRoutes(app, { db: deps.db, store: deps.store });
+  await registerInstitutionCommandRoutes(app, { db: deps.db, store: deps.store });
   return app;
 }

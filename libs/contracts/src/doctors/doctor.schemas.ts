@@ -80,6 +80,7 @@ export const doctorEndpoints = {
   createDoctor: endpoint({
     ...doc,
     id: 'doctors.create',
+    served: true,
     method: 'POST',
     path: '/medical_institutions/{id}/doctors',
     service: 'command',
@@ -92,6 +93,7 @@ export const doctorEndpoints = {
   updateDoctor: endpoint({
     ...doc,
     id: 'doctors.update',
+    served: true,
     method: 'PUT',
     path: '/medical_institutions/{medical_institution_id}/doctors/{id}',
     service: 'command',
@@ -104,6 +106,7 @@ export const doctorEndpoints = {
   deleteDoctor: endpoint({
     ...doc,
     id: 'doctors.delete',
+    served: true,
     method: 'DELETE',
     path: '/medical_institutions/{medical_institution_id}/doctors/{id}',
     service: 'command',

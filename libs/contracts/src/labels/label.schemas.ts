@@ -272,7 +272,7 @@ export const labelEndpoints = {
     response: MedicalInstitutionLabel,
     successStatus: 201,
     feature: 'medical_institution_labels',
-    served: false,
+    served: true,
   }),
   updateMedicalInstitutionLabel: endpoint({
     id: 'labels.updateMedicalInstitutionLabel',
@@ -286,7 +286,7 @@ export const labelEndpoints = {
     response: MedicalInstitutionLabel,
     successStatus: 200,
     feature: 'medical_institution_labels',
-    served: false,
+    served: true,
   }),
   deleteMedicalInstitutionLabel: endpoint({
     id: 'labels.deleteMedicalInstitutionLabel',
@@ -299,7 +299,7 @@ export const labelEndpoints = {
     response: NoContent,
     successStatus: 204,
     feature: 'medical_institution_labels',
-    served: false,
+    served: true,
   }),
   orderMedicalInstitutionLabels: endpoint({
     id: 'labels.orderMedicalInstitutionLabels',
@@ -312,6 +312,6 @@ export const labelEndpoints = {
     response: z.array(MedicalInstitutionLabel),
     successStatus: 200,
     feature: 'medical_institution_labels',
-    served: false,
+    served: true,
   }),
 };

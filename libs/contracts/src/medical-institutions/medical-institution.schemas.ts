@@ -412,6 +412,7 @@ export const medicalInstitutionEndpoints = {
   updateMemo: endpoint({
     ...mi,
     id: 'medicalInstitutions.updateMemo',
+    served: true,
     method: 'PUT',
     path: '/medical_institutions/{id}/memo',
     service: 'command',
@@ -424,6 +425,7 @@ export const medicalInstitutionEndpoints = {
   updateSpecialNote: endpoint({
     ...mi,
     id: 'medicalInstitutions.updateSpecialNote',
+    served: true,
     method: 'PUT',
     path: '/medical_institutions/{id}/special_note',
     service: 'command',
@@ -436,6 +438,7 @@ export const medicalInstitutionEndpoints = {
   updatePhase: endpoint({
     ...mi,
     id: 'medicalInstitutions.updatePhase',
+    served: true,
     method: 'PUT',
     path: '/medical_institutions/{id}/phase',
     service: 'command',
@@ -459,6 +462,7 @@ export const medicalInstitutionEndpoints = {
   updateTags: endpoint({
     ...mi,
     id: 'medicalInstitutions.updateTags',
+    served: true,
     method: 'PUT',
     path: '/medical_institutions/{id}/tags',
     service: 'command',
@@ -483,6 +487,7 @@ export const medicalInstitutionEndpoints = {
   updateLabelValues: endpoint({
     ...mi,
     id: 'medicalInstitutions.updateLabelValues',
+    served: true,
     method: 'POST',
     path: '/medical_institutions/{medical_institution_id}/label_values',
     service: 'command',

@@ -156,7 +156,7 @@ export const referenceDataEndpoints = {
     successStatus: 200,
     feature: null,
     ownerOnly: true,
-    served: false,
+    served: true,
   }),
   listPhaseMasters: endpoint({
     id: 'referenceData.listPhaseMasters',
@@ -182,6 +182,6 @@ export const referenceDataEndpoints = {
     successStatus: 200,
     feature: null,
     ownerOnly: true,
-    served: false,
+    served: true,
   }),
 };

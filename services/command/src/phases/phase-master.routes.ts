@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { HttpError, endpoints } from '@renkei/contracts';
+import { ownDepartmentsAggregate, phaseMastersAggregate } from '@renkei/domain';
+import { streamId, type EventStore } from '@renkei/event-store';
+import { registerEndpoint } from '@renkei/service-kit';
+import { eventMetadata } from '../shared/command-context.ts';
+import { expectedFrom, phaseEnabled, readOwnStream } from '../medical-institutions/crm-support.ts';
+import { loadOwnDepartments, loadPhaseMasters } from '../medical-institutions/medical-institution.routes.ts';
+
+/** Keeps a known id (references stay valid), gives new entries a fresh one, refuses duplicates. */
+function assignIds<T extends { id?: string | undefined; name: string }>(
+  items: readonly T[],
+  known: ReadonlySet<string>,
+  field: string,
+) {
+  const names = new Set<string>();
+  const errors: { field: string; message: string }[] = [];
+  const out = items.map((item, i) => {
+    const key = item.name.normalize('NFKC').trim();
+    if (names.has(key)) errors.push({ field: `${field}.${i}.name`, message: `「${item.name}」が重複しています` });
+    names.add(key);
+    return { ...item, id: item.id && known.has(item.id) ? item.id : randomUUID() };
+  });
+  if (errors.length > 0) throw new HttpError(422, undefined, { errors });
+  return out;
+}
+
+/**
+ * Tenant-wide settings owners maintain: phase masters (PUT /phase_masters) and the tenant's own
+ * hospital departments (PUT /own_medical_institution/departments). Each is one stream per tenant
+ * holding the whole ordered list.
+ */
+export function registerPhaseMasterRoutes(app: FastifyInstance, deps: { store: EventStore }): void {
+  const { store } = deps;
+
+  registerEndpoint(app, endpoints.replacePhaseMasters, async ({ body, auth, request, reply }) => {
+    if (!(await phaseEnabled(store, auth.tenantId))) throw new HttpError(403, 'フェーズ機能が有効になっていません。');
+    const current = await loadPhaseMasters(store, auth.tenantId);
+    const masters = assignIds(body.phase_masters, new Set(current.map((p) => p.id)), 'phase_masters').map((p) => ({
+      id: p.id,
+      name: p.name,
+      description: p.description,
+    }));
+    const { revision } = await readOwnStream(store, phaseMastersAggregate, auth.tenantId, auth.tenantId);
+    const result = await store.append(
+      streamId(phaseMastersAggregate, auth.tenantId),
+      [{ type: 'PhaseMastersReplaced', data: { phase_masters: masters }, metadata: eventMetadata(auth, request.id) }],
+      { expectedRevision: expectedFrom(revision) },
+    );
+    reply.position(result.position);
+    return masters.map((p, order) => ({ ...p, order }));
+  });
+
+  registerEndpoint(app, endpoints.replaceOwnDepartments, async ({ body, auth, request, reply }) => {
+    const current = await loadOwnDepartments(store, auth.tenantId);
+    const departments = assignIds(body.own_departments, new Set(current.map((d) => d.id)), 'own_departments').map(
+      (d) => ({
+        id: d.id,
+        name: d.name,
+        department_id: d.department_id,
+      }),
+    );
+    const { revision } = await readOwnStream(store, ownDepartmentsAggregate, auth.tenantId, auth.tenantId);
+    const result = await store.append(
+      streamId(ownDepartmentsAggregate, auth.tenantId),
+      [
+        {
+          type: 'OwnDepartmentsReplaced',
+          data: { own_departments: departments },
+          metadata: eventMetadata(auth, request.id),
+        },
+      ],
+      { expectedRevision: expectedFrom(revision) },
+    );
+    reply.position(result.position);
+    return departments.map((d, order) => ({ ...d, order }));
+  });
+}
