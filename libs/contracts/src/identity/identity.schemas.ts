@@ -1,0 +1,233 @@
+import { z } from 'zod';
+import { endpoint } from '../core/endpoint.ts';
+import { FeatureKey, Plan, Role } from '../core/features.ts';
+import { Id, IdParams, NoContent, PageQuery, paged, queryBoolean } from '../core/zod-helpers.ts';
+
+export const GroupMedicalInstitution = z.object({ id: z.string(), name: z.string() });
+
+/** The tenant as the signed-in user sees it (spec §3 "Current user"). */
+export const CurrentUserTenant = z.object({
+  id: Id,
+  name: z.string(),
+  logo: z.string().nullable(),
+  medical_institution_id: z.string().nullable(),
+  prefecture: z.string().nullable(),
+  longitude: z.number().nullable(),
+  latitude: z.number().nullable(),
+  demo: z.boolean(),
+  plan: Plan,
+  enabled_mc_map: z.boolean(),
+  enabled_op_optimizer: z.boolean(),
+  max_account_count: z.number().int().nullable(),
+  max_tag_count: z.number().int().nullable(),
+  group_medical_institutions: z.array(GroupMedicalInstitution),
+  enabled_phase: z.boolean(),
+  /** Kinds of data the tenant has imported (import types of spec §4). */
+  data_availabilities: z.array(z.string()),
+  enabled_additional_referral_data: z.boolean(),
+  enabled_medical_institution_ai: z.boolean(),
+  enabled_audio_transcription: z.boolean(),
+  /** Months of referral history used for hospital-admission analysis; null = no limit. */
+  max_referral_hospital_admission_period: z.number().int().nullable(),
+  is_group: z.boolean(),
+});
+export type CurrentUserTenant = z.infer<typeof CurrentUserTenant>;
+
+export const CurrentUser = z.object({
+  id: Id,
+  username: z.string(),
+  email: z.string().nullable(),
+  login_name: z.string().nullable(),
+  role: Role,
+  last_login_date: z.string().nullable(),
+  is_confirmed: z.boolean(),
+  enabled_crm: z.boolean(),
+  enabled_mc_map: z.boolean(),
+  cs_account: z.boolean(),
+  tenant: CurrentUserTenant,
+  features: z.array(FeatureKey),
+  own_department_id: z.string().nullable(),
+  default_facility_type_ids: z.array(z.string()),
+  email_sender_allowed_addresses: z.array(z.string()),
+});
+export type CurrentUser = z.infer<typeof CurrentUser>;
+
+export const NotificationSettings = z.object({
+  enabled_notification: z.boolean(),
+  enabled_communication_reactions_summary: z.boolean(),
+  enabled_alerts_summary: z.boolean(),
+  enabled_medical_institution_report_alert: z.boolean(),
+});
+export type NotificationSettings = z.infer<typeof NotificationSettings>;
+
+export const Profile = z.object({ username: z.string(), notification_settings: NotificationSettings });
+export type Profile = z.infer<typeof Profile>;
+
+export const ProfileInput = z.object({
+  username: z.string().trim().min(1, '氏名を入力してください').max(50, '氏名は50文字以内で入力してください'),
+  notification_settings: NotificationSettings,
+});
+export type ProfileInput = z.infer<typeof ProfileInput>;
+
+export const Staff = z.object({ id: Id, name: z.string(), cs_account: z.boolean() });
+export type Staff = z.infer<typeof Staff>;
+
+export const StaffListQuery = z.object({
+  include_cs_accounts: queryBoolean.default(false),
+  include_inactive: queryBoolean.default(false),
+});
+
+/** An account as the accounts screen lists it (spec §3 "User account"). */
+export const Account = z.object({
+  id: Id,
+  username: z.string(),
+  email: z.string().nullable(),
+  login_name: z.string().nullable(),
+  role: Role,
+  last_login_date: z.string().nullable(),
+  is_confirmed: z.boolean(),
+  enabled_crm: z.boolean(),
+  enabled_mc_map: z.boolean(),
+  cs_account: z.boolean(),
+});
+export type Account = z.infer<typeof Account>;
+
+const optionalEmail = z
+  .string()
+  .trim()
+  .email('メールアドレスの形式が正しくありません')
+  .nullable()
+  .optional()
+  .or(z.literal('').transform(() => null));
+const optionalLoginName = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9._-]{3,64}$/, 'ログインIDは半角英数字と「._-」の3〜64文字で入力してください')
+  .nullable()
+  .optional()
+  .or(z.literal('').transform(() => null));
+
+export const AccountInput = z.object({
+  username: z.string().trim().min(1, '氏名を入力してください').max(50, '氏名は50文字以内で入力してください'),
+  email: optionalEmail,
+  login_name: optionalLoginName,
+  role: Role.default('member'),
+  password: z.string().min(8, 'パスワードは8文字以上で入力してください'),
+  enabled_crm: z.boolean().default(true),
+  enabled_mc_map: z.boolean().default(false),
+});
+export type AccountInput = z.infer<typeof AccountInput>;
+
+export const AccountUpdateInput = AccountInput.omit({ password: true }).extend({
+  password: z.string().min(8, 'パスワードは8文字以上で入力してください').optional(),
+});
+export type AccountUpdateInput = z.infer<typeof AccountUpdateInput>;
+
+export const identityEndpoints = {
+  getCurrentUser: endpoint({
+    id: 'identity.getCurrentUser',
+    area: 'current user',
+    method: 'GET',
+    path: '/current_user',
+    service: 'identity',
+    summary: 'ログイン中のユーザー',
+    response: CurrentUser,
+    successStatus: 200,
+    feature: null,
+    served: true,
+  }),
+  getProfile: endpoint({
+    id: 'identity.getProfile',
+    area: 'current user',
+    method: 'GET',
+    path: '/users/me/profile',
+    service: 'identity',
+    summary: 'プロフィール',
+    response: Profile,
+    successStatus: 200,
+    feature: null,
+    served: true,
+  }),
+  updateProfile: endpoint({
+    id: 'identity.updateProfile',
+    area: 'current user',
+    method: 'PUT',
+    path: '/users/me/profile',
+    service: 'identity',
+    summary: 'プロフィール更新',
+    body: ProfileInput,
+    response: Profile,
+    successStatus: 200,
+    feature: null,
+    served: true,
+  }),
+  listStaffs: endpoint({
+    id: 'identity.listStaffs',
+    area: 'current user',
+    method: 'GET',
+    path: '/staffs',
+    service: 'identity',
+    summary: '担当者一覧',
+    query: StaffListQuery,
+    response: z.array(Staff),
+    successStatus: 200,
+    feature: null,
+    served: true,
+  }),
+  listAccounts: endpoint({
+    id: 'accounts.listAccounts',
+    area: 'accounts',
+    method: 'GET',
+    path: '/accounts',
+    service: 'identity',
+    summary: 'アカウント一覧',
+    query: PageQuery,
+    response: paged(Account),
+    successStatus: 200,
+    feature: 'accounts',
+    served: false,
+  }),
+  createAccount: endpoint({
+    id: 'accounts.createAccount',
+    area: 'accounts',
+    method: 'POST',
+    path: '/accounts',
+    service: 'identity',
+    summary: 'アカウント作成',
+    body: AccountInput,
+    response: Account,
+    successStatus: 201,
+    feature: 'accounts',
+    ownerOnly: true,
+    served: false,
+  }),
+  updateAccount: endpoint({
+    id: 'accounts.updateAccount',
+    area: 'accounts',
+    method: 'PUT',
+    path: '/accounts/{id}',
+    service: 'identity',
+    summary: 'アカウント更新',
+    params: IdParams,
+    body: AccountUpdateInput,
+    response: Account,
+    successStatus: 200,
+    feature: 'accounts',
+    ownerOnly: true,
+    served: false,
+  }),
+  deleteAccount: endpoint({
+    id: 'accounts.deleteAccount',
+    area: 'accounts',
+    method: 'DELETE',
+    path: '/accounts/{id}',
+    service: 'identity',
+    summary: 'アカウント削除（無効化）',
+    params: IdParams,
+    response: NoContent,
+    successStatus: 204,
+    feature: 'accounts',
+    ownerOnly: true,
+    served: false,
+  }),
+};

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { hash } from '@node-rs/argon2';
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import { conflict, unprocessable, type FieldError, type Role } from '@renkei/contracts';
+import type { AdminDeps } from '../deps.ts';
+import { accountRegisteredData, accountUpdatedData, publishIdentityEvent } from '../identity.events.ts';
+import { countAccounts, findAccountById, type AccountRow } from './account.queries.ts';
+
+export const minPasswordLength = 8;
+
+export interface NewAccount {
+  username: string;
+  email?: string | null | undefined;
+  loginName?: string | null | undefined;
+  password: string;
+  role?: Role | undefined;
+  isConfirmed?: boolean | undefined;
+  csAccount?: boolean | undefined;
+  enabledMcMap?: boolean | undefined;
+}
+
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const loginNamePattern = /^[A-Za-z0-9._-]{3,64}$/;
+
+export function validateNewAccount(input: NewAccount): FieldError[] {
+  const errors: FieldError[] = [];
+  if (!input.username.trim()) errors.push({ field: 'username', message: '氏名を入力してください' });
+  if (!input.email && !input.loginName) {
+    errors.push({ field: 'email', message: 'メールアドレスまたはログインIDを入力してください' });
+  }
+  if (input.email && !emailPattern.test(input.email)) {
+    errors.push({ field: 'email', message: 'メールアドレスの形式が正しくありません' });
+  }
+  if (input.loginName && !loginNamePattern.test(input.loginName)) {
+    errors.push({
+      field: 'login_name',
+      message: 'ログインIDは半角英数字と「._-」の3〜64文字で入力してください',
+    });
+  }
+  if (input.password.length < minPasswordLength) {
+    errors.push({ field: 'password', message: `パスワードは${minPasswordLength}文字以上で入力してください` });
+  }
+  return errors;
+}
+
+export function hashPassword(password: string): Promise<string> {
+  return hash(password);
+}
+
+/**
+ * Inserts an account inside the caller's transaction (no event yet: events are appended after the
+ * commit, so a rolled-back insert never publishes one).
+ */
+export async function insertAccount(trx: Kysely<any>, tenantId: string, input: NewAccount): Promise<AccountRow> {
+  const errors = validateNewAccount(input);
+  if (errors.length) throw unprocessable(errors);
+  const email = input.email?.trim().toLowerCase() || null;
+  const loginName = input.loginName?.trim() || null;
+  const taken = await trx
+    .selectFrom('identity.accounts')
+    .select(['email', 'login_name'])
+    .where((eb) =>
+      eb.or([
+        ...(email ? [eb(sql`lower(email)`, '=', email)] : []),
+        ...(loginName ? [eb(sql`lower(login_name)`, '=', loginName.toLowerCase())] : []),
+      ]),
+    )
+    .executeTakeFirst();
+  if (taken) {
+    throw conflict(
+      email && taken.email?.toLowerCase() === email
+        ? 'このメールアドレスは既に使用されています。'
+        : 'このログインIDは既に使用されています。',
+    );
+  }
+  const row = {
+    id: randomUUID(),
+    tenant_id: tenantId,
+    username: input.username.trim(),
+    email,
+    login_name: loginName,
+    role: input.role ?? 'member',
+    password_hash: await hashPassword(input.password),
+    is_confirmed: input.isConfirmed ?? true,
+    cs_account: input.csAccount ?? false,
+    enabled_mc_map: input.enabledMcMap ?? false,
+  };
+  return (await trx.insertInto('identity.accounts').values(row).returningAll().executeTakeFirstOrThrow()) as AccountRow;
+}
+
+export async function publishAccountRegistered(deps: AdminDeps, account: AccountRow): Promise<void> {
+  await publishIdentityEvent(deps.store, 'account', account.id, 'AccountRegistered', accountRegisteredData(account), {
+    tenantId: account.tenant_id,
+    accountId: null,
+  });
+}
+
+export async function publishAccountUpdated(deps: AdminDeps, account: AccountRow, by: string | null): Promise<void> {
+  await publishIdentityEvent(deps.store, 'account', account.id, 'AccountUpdated', accountUpdatedData(account), {
+    tenantId: account.tenant_id,
+    accountId: by,
+  });
+}
+
+/** Adds an account to a tenant, honouring the tenant's `max_account_count`. */
+export async function addAccount(
+  deps: AdminDeps,
+  input: NewAccount & { tenantId: string },
+): Promise<{ accountId: string }> {
+  const account = await deps.db.kysely.transaction().execute(async (trx) => {
+    const tenant = await trx
+      .selectFrom('identity.tenants')
+      .select(['id', 'max_account_count'])
+      .where('id', '=', input.tenantId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!tenant) throw unprocessable([{ field: 'tenant_id', message: 'テナントが見つかりません' }]);
+    if (tenant.max_account_count !== null && (await countAccounts(trx, tenant.id)) >= tenant.max_account_count) {
+      throw unprocessable([
+        { field: 'base', message: `アカウント数の上限（${tenant.max_account_count}件）に達しています` },
+      ]);
+    }
+    return insertAccount(trx, tenant.id, input);
+  });
+  await publishAccountRegistered(deps, account);
+  return { accountId: account.id };
+}
+
+export async function setPassword(deps: AdminDeps, accountId: string, password: string): Promise<void> {
+  if (password.length < minPasswordLength) {
+    throw unprocessable([{ field: 'password', message: `パスワードは${minPasswordLength}文字以上で入力してください` }]);
+  }
+  await deps.db.kysely
+    .updateTable('identity.accounts')
+    .set({ password_hash: await hashPassword(password), updated_at: sql`now()` })
+    .where('id', '=', accountId)
+    .execute();
+}
+
+export async function recordLogin(deps: AdminDeps, accountId: string): Promise<void> {
+  await deps.db.kysely
+    .updateTable('identity.accounts')
+    .set({ last_login_date: sql`now()` })
+    .where('id', '=', accountId)
+    .execute();
+}
+
+export { findAccountById };

@@ -1,0 +1,96 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { FieldError } from '@renkei/contracts';
+import type { IdentityDeps } from '../deps.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { hashPassword, minPasswordLength } from './account.commands.ts';
+import { findAccountByLogin } from './account.queries.ts';
+
+const resetTtlMs = 60 * 60 * 1000;
+
+function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function resetUrl(publicOrigin: string, token: string): string {
+  return `${publicOrigin}/oidc/password/reset?token=${encodeURIComponent(token)}`;
+}
+
+/**
+ * Mails a one-hour reset link when the address belongs to an active account. Only the token's hash is
+ * stored. The caller shows the same answer either way, so nobody can probe which addresses exist.
+ */
+export async function requestPasswordReset(deps: IdentityDeps, mailer: Mailer, email: string): Promise<boolean> {
+  const account = await findAccountByLogin(deps.db.kysely, email);
+  if (!account || !account.active || !account.email) return false;
+  const token = randomBytes(32).toString('base64url');
+  await deps.db.kysely
+    .insertInto('identity.password_resets')
+    .values({ token_hash: hashToken(token), account_id: account.id, expires_at: new Date(Date.now() + resetTtlMs) })
+    .execute();
+  await mailer.send({
+    to: account.email,
+    subject: '【連携】パスワード再設定のご案内',
+    text: [
+      `${account.username} 様`,
+      '',
+      '連携（Renkei）のパスワード再設定のお申し込みを受け付けました。',
+      '下記のリンクから1時間以内に新しいパスワードを設定してください。',
+      '',
+      resetUrl(deps.config.publicOrigin, token),
+      '',
+      'このメールにお心当たりがない場合は、破棄してください。パスワードは変更されません。',
+    ].join('\n'),
+  });
+  return true;
+}
+
+async function findValidReset(deps: IdentityDeps, token: string) {
+  if (!token) return undefined;
+  return deps.db.kysely
+    .selectFrom('identity.password_resets')
+    .select(['token_hash', 'account_id'])
+    .where('token_hash', '=', hashToken(token))
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .executeTakeFirst();
+}
+
+export async function isResetTokenValid(deps: IdentityDeps, token: string): Promise<boolean> {
+  return (await findValidReset(deps, token)) !== undefined;
+}
+
+export type ResetResult = { ok: true } | { ok: false; invalidToken: boolean; errors: FieldError[] };
+
+export async function resetPassword(
+  deps: IdentityDeps,
+  input: { token: string; password: string; passwordConfirmation: string },
+): Promise<ResetResult> {
+  const errors: FieldError[] = [];
+  if (input.password.length < minPasswordLength) {
+    errors.push({ field: 'password', message: `パスワードは${minPasswordLength}文字以上で入力してください。` });
+  } else if (input.password !== input.passwordConfirmation) {
+    errors.push({ field: 'password_confirmation', message: 'パスワード（確認）が一致しません。' });
+  }
+  if (errors.length) return { ok: false, invalidToken: false, errors };
+  const passwordHash = await hashPassword(input.password);
+  const used = await deps.db.kysely.transaction().execute(async (trx) => {
+    // Marking the token used in the same statement that checks it makes a link work exactly once.
+    const reset = await trx
+      .updateTable('identity.password_resets')
+      .set({ used_at: sql`now()` })
+      .where('token_hash', '=', hashToken(input.token))
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', sql<Date>`now()`)
+      .returning('account_id')
+      .executeTakeFirst();
+    if (!reset) return false;
+    await trx
+      .updateTable('identity.accounts')
+      .set({ password_hash: passwordHash, is_confirmed: true, updated_at: sql`now()` })
+      .where('id', '=', reset.account_id)
+      .execute();
+    return true;
+  });
+  return used ? { ok: true } : { ok: false, invalidToken: true, errors: [] };
+}

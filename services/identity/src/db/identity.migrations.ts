@@ -1,0 +1,103 @@
+import { sql, type Kysely } from 'kysely';
+import type { ModuleMigrations } from '@renkei/db';
+
+export const identityMigrations: ModuleMigrations = {
+  '0001_identity': {
+    async up(db: Kysely<any>) {
+      await sql`CREATE SCHEMA IF NOT EXISTS identity`.execute(db);
+      await sql`
+        CREATE TABLE identity.tenants (
+          id uuid PRIMARY KEY,
+          slug text NOT NULL UNIQUE,
+          name text NOT NULL,
+          logo text,
+          plan text NOT NULL,
+          feature_overrides jsonb NOT NULL DEFAULT '{}',
+          max_account_count integer,
+          max_tag_count integer,
+          ip_allow_list jsonb NOT NULL DEFAULT '[]',
+          medical_institution_id text,
+          prefecture text,
+          latitude double precision,
+          longitude double precision,
+          demo boolean NOT NULL DEFAULT false,
+          enabled_phase boolean NOT NULL DEFAULT false,
+          enabled_mc_map boolean NOT NULL DEFAULT false,
+          enabled_op_optimizer boolean NOT NULL DEFAULT false,
+          enabled_additional_referral_data boolean NOT NULL DEFAULT false,
+          enabled_medical_institution_ai boolean NOT NULL DEFAULT false,
+          enabled_audio_transcription boolean NOT NULL DEFAULT false,
+          max_referral_hospital_admission_period integer,
+          is_group boolean NOT NULL DEFAULT false,
+          group_medical_institutions jsonb NOT NULL DEFAULT '[]',
+          data_availabilities jsonb NOT NULL DEFAULT '[]',
+          email_sender_allowed_addresses jsonb NOT NULL DEFAULT '[]',
+          created_at timestamptz NOT NULL DEFAULT now(),
+          updated_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+      await sql`
+        CREATE TABLE identity.accounts (
+          id uuid PRIMARY KEY,
+          tenant_id uuid NOT NULL REFERENCES identity.tenants(id),
+          username text NOT NULL,
+          email text,
+          login_name text,
+          role text NOT NULL CHECK (role IN ('owner', 'member')),
+          password_hash text NOT NULL,
+          is_confirmed boolean NOT NULL DEFAULT false,
+          enabled_crm boolean NOT NULL DEFAULT true,
+          enabled_mc_map boolean NOT NULL DEFAULT false,
+          cs_account boolean NOT NULL DEFAULT false,
+          active boolean NOT NULL DEFAULT true,
+          last_login_date timestamptz,
+          own_department_id text,
+          default_facility_type_ids jsonb NOT NULL DEFAULT '[]',
+          enabled_notification boolean NOT NULL DEFAULT true,
+          enabled_communication_reactions_summary boolean NOT NULL DEFAULT true,
+          enabled_alerts_summary boolean NOT NULL DEFAULT true,
+          enabled_medical_institution_report_alert boolean NOT NULL DEFAULT true,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          CHECK (email IS NOT NULL OR login_name IS NOT NULL)
+        )`.execute(db);
+      // An email or a login name identifies exactly one account across all tenants (docs/decisions.md).
+      await sql`CREATE UNIQUE INDEX accounts_email_key ON identity.accounts (lower(email)) WHERE email IS NOT NULL`.execute(
+        db,
+      );
+      await sql`CREATE UNIQUE INDEX accounts_login_name_key ON identity.accounts (lower(login_name)) WHERE login_name IS NOT NULL`.execute(
+        db,
+      );
+      await sql`CREATE INDEX accounts_tenant_idx ON identity.accounts (tenant_id)`.execute(db);
+      await sql`
+        CREATE TABLE identity.password_resets (
+          token_hash text PRIMARY KEY,
+          account_id uuid NOT NULL REFERENCES identity.accounts(id),
+          expires_at timestamptz NOT NULL,
+          used_at timestamptz,
+          created_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+      await sql`
+        CREATE TABLE identity.secrets (
+          name text PRIMARY KEY,
+          value jsonb NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+      await sql`
+        CREATE TABLE identity.oidc_payloads (
+          id text NOT NULL,
+          type text NOT NULL,
+          payload jsonb NOT NULL,
+          grant_id text,
+          user_code text,
+          uid text,
+          expires_at timestamptz,
+          consumed_at timestamptz,
+          PRIMARY KEY (id, type)
+        )`.execute(db);
+      await sql`CREATE INDEX oidc_payloads_grant_idx ON identity.oidc_payloads (grant_id)`.execute(db);
+      await sql`CREATE INDEX oidc_payloads_uid_idx ON identity.oidc_payloads (uid)`.execute(db);
+      await sql`CREATE INDEX oidc_payloads_user_code_idx ON identity.oidc_payloads (user_code)`.execute(db);
+      await sql`CREATE INDEX oidc_payloads_expires_idx ON identity.oidc_payloads (expires_at)`.execute(db);
+    },
+  },
+};

@@ -1,0 +1,178 @@
+import type { IncomingMessage } from 'node:http';
+import { hash, verify } from '@node-rs/argon2';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import type { IdentityDeps } from '../deps.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { recordLogin } from '../accounts/account.commands.ts';
+import { findAccountByLogin } from '../accounts/account.queries.ts';
+import { isResetTokenValid, requestPasswordReset, resetPassword } from '../accounts/password-reset.ts';
+import { signInPage, wrongCredentialsMessage } from '../pages/sign-in.page.ts';
+import {
+  forgotPasswordPage,
+  forgotPasswordSentPage,
+  invalidResetLinkPage,
+  resetPasswordDonePage,
+  resetPasswordPage,
+} from '../pages/password.page.ts';
+import { errorPage } from '../pages/provider.pages.ts';
+import { oidcMountPath } from './provider.ts';
+
+type Form = Record<string, string>;
+
+const html = (reply: FastifyReply, body: string, status = 200) =>
+  reply
+    .status(status)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .send(body);
+
+// An unknown login costs as much time as a wrong password, so timing does not reveal which accounts exist.
+let dummyHash: Promise<string> | undefined;
+const timingDummy = () => (dummyHash ??= hash('renkei-timing-dummy'));
+
+/**
+ * `/oidc/*`: the provider itself (handed the raw request) plus the pages it delegates to us — the
+ * sign-in interaction and the password reset flow.
+ */
+export async function registerOidcRoutes(
+  app: FastifyInstance,
+  deps: IdentityDeps & { provider: Provider; mailer: Mailer },
+): Promise<void> {
+  const { provider, config } = deps;
+  const appUrl = `${config.publicOrigin}/app/`;
+  const forgotUrl = `${oidcMountPath}/password/forgot`;
+  const callback = provider.callback();
+
+  // The provider parses its own bodies: nothing in this scope may consume the request stream.
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request: FastifyRequest, _payload: IncomingMessage, done) => done(null));
+    const handOver = (request: FastifyRequest, reply: FastifyReply) => {
+      reply.hijack();
+      const raw = request.raw as IncomingMessage & { originalUrl?: string };
+      raw.originalUrl = raw.url;
+      raw.url = raw.url!.slice(oidcMountPath.length) || '/';
+      void callback(raw, reply.raw);
+    };
+    scope.all(oidcMountPath, handOver);
+    scope.all(`${oidcMountPath}/*`, handOver);
+  });
+
+  await app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: 16 * 1024 },
+      (_req, body, done) => done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+    );
+
+    scope.get<{ Params: { uid: string } }>(`${oidcMountPath}/interaction/:uid`, async (request, reply) => {
+      let details;
+      try {
+        details = await provider.interactionDetails(request.raw, reply.raw);
+      } catch {
+        return html(
+          reply,
+          errorPage({ appUrl, detail: 'ログインの有効期限が切れました。もう一度お試しください。' }),
+          400,
+        );
+      }
+      if (details.prompt.name === 'login') {
+        return html(reply, signInPage({ action: `${oidcMountPath}/interaction/${details.uid}/login`, forgotUrl }));
+      }
+      // Consent: the only client is Renkei's own SPA, so what it asks for is approved without a screen.
+      const grant = details.grantId
+        ? await provider.Grant.find(details.grantId)
+        : new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id as string });
+      if (!grant) return html(reply, errorPage({ appUrl }), 400);
+      const missing = details.prompt.details as {
+        missingOIDCScope?: string[];
+        missingOIDCClaims?: string[];
+        missingResourceScopes?: Record<string, string[]>;
+      };
+      if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+      if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
+      for (const [resource, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+        grant.addResourceScope(resource, scopes.join(' '));
+      }
+      const grantId = await grant.save();
+      reply.hijack();
+      await provider.interactionFinished(
+        request.raw,
+        reply.raw,
+        { consent: { grantId } },
+        { mergeWithLastSubmission: true },
+      );
+    });
+
+    scope.post<{ Params: { uid: string }; Body: Form }>(
+      `${oidcMountPath}/interaction/:uid/login`,
+      async (request, reply) => {
+        let details;
+        try {
+          details = await provider.interactionDetails(request.raw, reply.raw);
+        } catch {
+          return html(
+            reply,
+            errorPage({ appUrl, detail: 'ログインの有効期限が切れました。もう一度お試しください。' }),
+            400,
+          );
+        }
+        const login = String(request.body?.login ?? '').trim();
+        const password = String(request.body?.password ?? '');
+        const account = await findAccountByLogin(deps.db.kysely, login);
+        const passwordOk = await verify(account?.password_hash ?? (await timingDummy()), password).catch(() => false);
+        if (!account || !account.active || !passwordOk) {
+          return html(
+            reply,
+            signInPage({
+              action: `${oidcMountPath}/interaction/${details.uid}/login`,
+              forgotUrl,
+              login,
+              error: wrongCredentialsMessage,
+            }),
+          );
+        }
+        await recordLogin(deps, account.id);
+        reply.hijack();
+        await provider.interactionFinished(
+          request.raw,
+          reply.raw,
+          { login: { accountId: account.id, remember: true } },
+          { mergeWithLastSubmission: false },
+        );
+      },
+    );
+
+    scope.get(forgotUrl, async (_request, reply) => html(reply, forgotPasswordPage({ action: forgotUrl })));
+
+    scope.post<{ Body: Form }>(forgotUrl, async (request, reply) => {
+      const email = String(request.body?.email ?? '').trim();
+      if (!email) {
+        return html(reply, forgotPasswordPage({ action: forgotUrl, error: 'メールアドレスを入力してください。' }), 422);
+      }
+      await requestPasswordReset(deps, deps.mailer, email);
+      return html(reply, forgotPasswordSentPage({ appUrl }));
+    });
+
+    const resetUrlPath = `${oidcMountPath}/password/reset`;
+    scope.get<{ Querystring: { token?: string } }>(resetUrlPath, async (request, reply) => {
+      const token = String(request.query.token ?? '');
+      if (!(await isResetTokenValid(deps, token))) return html(reply, invalidResetLinkPage({ forgotUrl }), 400);
+      return html(reply, resetPasswordPage({ action: resetUrlPath, token }));
+    });
+
+    scope.post<{ Body: Form }>(resetUrlPath, async (request, reply) => {
+      const token = String(request.body?.token ?? '');
+      const result = await resetPassword(deps, {
+        token,
+        password: String(request.body?.password ?? ''),
+        passwordConfirmation: String(request.body?.password_confirmation ?? ''),
+      });
+      if (result.ok) return html(reply, resetPasswordDonePage({ appUrl }));
+      if (result.invalidToken) return html(reply, invalidResetLinkPage({ forgotUrl }), 400);
+      return html(reply, resetPasswordPage({ action: resetUrlPath, token, error: result.errors[0]!.message }), 422);
+    });
+  });
+}

@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import type { FeatureKey, Plan } from '@renkei/contracts';
+import { deriveFeatures, type FeatureOverrides } from './tenant.plans.ts';
+
+export interface TenantRow {
+  id: string;
+  slug: string;
+  name: string;
+  logo: string | null;
+  plan: Plan;
+  feature_overrides: FeatureOverrides;
+  max_account_count: number | null;
+  max_tag_count: number | null;
+  ip_allow_list: string[];
+  medical_institution_id: string | null;
+  prefecture: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  demo: boolean;
+  enabled_phase: boolean;
+  enabled_mc_map: boolean;
+  enabled_op_optimizer: boolean;
+  enabled_additional_referral_data: boolean;
+  enabled_medical_institution_ai: boolean;
+  enabled_audio_transcription: boolean;
+  max_referral_hospital_admission_period: number | null;
+  is_group: boolean;
+  group_medical_institutions: { id: string; name: string }[];
+  data_availabilities: string[];
+  email_sender_allowed_addresses: string[];
+}
+
+export async function findTenantById(db: Kysely<any>, id: string): Promise<TenantRow | undefined> {
+  return (await db.selectFrom('identity.tenants').selectAll().where('id', '=', id).executeTakeFirst()) as
+    TenantRow | undefined;
+}
+
+export async function findTenantBySlug(db: Kysely<any>, slug: string): Promise<TenantRow | undefined> {
+  return (await db.selectFrom('identity.tenants').selectAll().where('slug', '=', slug).executeTakeFirst()) as
+    TenantRow | undefined;
+}
+
+export function tenantFeatures(tenant: Pick<TenantRow, 'plan' | 'feature_overrides'>): FeatureKey[] {
+  return deriveFeatures(tenant.plan, tenant.feature_overrides);
+}

@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createTestDatabase, type TestDatabase } from '@renkei/db';
+import { createPostgresEventStore, type EventStore } from '@renkei/event-store';
+import { loadIdentityConfig, type IdentityConfig } from '../config.ts';
+import { buildIdentityApp, type IdentityApp } from '../index.ts';
+
+export interface IdentityFixture {
+  db: TestDatabase;
+  store: EventStore;
+  config: IdentityConfig;
+  identity: IdentityApp;
+  /** Closes the app and builds a new one on the same database (a restart). */
+  restart(): Promise<IdentityApp>;
+  close(): Promise<void>;
+}
+
+/** A fresh database, event store and identity app, as the gateway would reach it. */
+export async function createIdentityFixture(overrides: Partial<IdentityConfig> = {}): Promise<IdentityFixture> {
+  const db = await createTestDatabase();
+  const store = await createPostgresEventStore(db);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-identity-'));
+  const config = loadIdentityConfig({}, { dataDir, smtpCatcherPort: 0, ...overrides });
+  const build = () => buildIdentityApp({ db, store, config, logger: false, rateLimit: false });
+  const fixture: IdentityFixture = {
+    db,
+    store,
+    config,
+    identity: await build(),
+    async restart() {
+      await fixture.identity.close();
+      fixture.identity = await build();
+      return fixture.identity;
+    },
+    async close() {
+      await fixture.identity.close();
+      await store.close();
+      await db.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return fixture;
+}
