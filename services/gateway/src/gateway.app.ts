@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Fastify, {
+  type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
@@ -25,7 +26,8 @@ export interface GatewayOptions {
    * the client IP is the socket's address, whatever the request claims.
    */
   trustProxy?: FastifyServerOptions['trustProxy'];
-  logger?: FastifyServerOptions['logger'];
+  /** A pino/Fastify logger instance, logger options, or false (default). */
+  logger?: FastifyServerOptions['logger'] | FastifyBaseLogger;
 }
 
 const hopByHop = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer'];
@@ -41,7 +43,7 @@ export async function buildGatewayApp(options: GatewayOptions): Promise<FastifyI
   const app = Fastify({
     https: { key: options.tls.key, cert: options.tls.cert },
     trustProxy: options.trustProxy ?? false,
-    logger: options.logger ?? false,
+    ...(isLoggerInstance(options.logger) ? { loggerInstance: options.logger } : { logger: options.logger ?? false }),
     requestIdHeader: 'x-request-id',
     // Uploads stream through untouched; the owning service enforces its own limits.
     bodyLimit: Number.MAX_SAFE_INTEGER,
@@ -142,6 +144,10 @@ function sendAppPage(webDist: string, relative: string, reply: FastifyReply) {
       );
   }
   return reply.header('cache-control', 'no-cache').sendFile('index.html');
+}
+
+function isLoggerInstance(logger: GatewayOptions['logger']): logger is FastifyBaseLogger {
+  return typeof logger === 'object' && logger !== null && typeof (logger as FastifyBaseLogger).child === 'function';
 }
 
 function errorBody(status: number, requestId: string): ErrorBody {

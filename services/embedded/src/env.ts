@@ -1,0 +1,179 @@
+/**
+ * Every environment variable Renkei's processes read, with the deployments that read it. README's
+ * configuration table documents the same list; deploy.test.ts checks both, and checks that
+ * docker-compose.yml sets each variable for each service that reads it.
+ */
+export type Deployment = 'gateway' | 'identity' | 'command' | 'query' | 'worker' | 'embedded';
+
+export interface EnvVar {
+  readonly name: string;
+  readonly readBy: readonly Deployment[];
+  readonly default: string | null;
+  readonly description: string;
+  /** Read only by developer tooling (tests, `pnpm start`): never set in production. */
+  readonly devOnly?: boolean;
+}
+
+export const envVars: readonly EnvVar[] = [
+  {
+    name: 'DATABASE_URL',
+    readBy: ['identity', 'command', 'query', 'worker', 'embedded'],
+    default: null,
+    description: 'PostgreSQL connection string; without it the embedded PGlite database in RENKEI_DATA_DIR',
+  },
+  {
+    name: 'EVENTSTORE_URL',
+    readBy: ['identity', 'command', 'query', 'worker', 'embedded'],
+    default: null,
+    description: 'EventStoreDB connection string; without it the Postgres event store (es schema)',
+  },
+  {
+    name: 'RENKEI_DATA_DIR',
+    readBy: ['gateway', 'identity', 'command', 'worker', 'embedded'],
+    default: '.data',
+    description: 'Embedded database, certificates, caught mails, admin secret, import files',
+  },
+  {
+    name: 'PORT',
+    readBy: ['gateway', 'identity', 'command', 'query', 'embedded'],
+    default: '3000 (gateway)',
+    description: 'Listening port',
+  },
+  {
+    name: 'HOST',
+    readBy: ['gateway', 'identity', 'command', 'query', 'embedded'],
+    default: '0.0.0.0',
+    description: 'Listening address',
+  },
+  {
+    name: 'LOG_LEVEL',
+    readBy: ['gateway', 'identity', 'command', 'query', 'worker', 'embedded'],
+    default: 'info',
+    description: 'pino log level',
+  },
+  {
+    name: 'PUBLIC_ORIGIN',
+    readBy: ['identity', 'embedded'],
+    default: 'https://localhost:<PORT>',
+    description: 'Public https origin; issuer = <PUBLIC_ORIGIN>/oidc',
+  },
+  { name: 'IDENTITY_URL', readBy: ['gateway'], default: null, description: 'Internal base URL of identity' },
+  { name: 'COMMAND_URL', readBy: ['gateway'], default: null, description: 'Internal base URL of command' },
+  { name: 'QUERY_URL', readBy: ['gateway'], default: null, description: 'Internal base URL of query' },
+  { name: 'WEB_DIST', readBy: ['gateway'], default: 'web/dist', description: 'Web build served at /app' },
+  {
+    name: 'TLS_KEY_FILE',
+    readBy: ['gateway'],
+    default: null,
+    description: 'PEM key of the https origin (else a generated local certificate)',
+  },
+  { name: 'TLS_CERT_FILE', readBy: ['gateway'], default: null, description: 'PEM certificate of the https origin' },
+  {
+    name: 'TLS_EXTRA_HOSTS',
+    readBy: ['embedded'],
+    default: null,
+    description: 'Extra host names/IPs for the generated certificate',
+    devOnly: true,
+  },
+  {
+    name: 'TRUST_PROXY',
+    readBy: ['gateway'],
+    default: 'false',
+    description: 'Trust X-Forwarded-* from an ingress in front',
+  },
+  {
+    name: 'OIDC_ISSUER',
+    readBy: ['command', 'query'],
+    default: '<PUBLIC_ORIGIN>/oidc',
+    description: 'Accepted token issuer',
+  },
+  {
+    name: 'OIDC_JWKS_URL',
+    readBy: ['command', 'query'],
+    default: '<OIDC_ISSUER>/jwks',
+    description: 'Key set for token signatures',
+  },
+  {
+    name: 'AUDIENCE_MAIN',
+    readBy: ['identity'],
+    default: 'https://api.renkei.local/main',
+    description: 'Audience of the main (identity) API',
+  },
+  {
+    name: 'AUDIENCE_QUERY',
+    readBy: ['identity', 'query'],
+    default: 'https://api.renkei.local/query',
+    description: 'Audience of the query API',
+  },
+  {
+    name: 'AUDIENCE_COMMAND',
+    readBy: ['identity', 'command'],
+    default: 'https://api.renkei.local/command',
+    description: 'Audience of the command API',
+  },
+  {
+    name: 'OIDC_CLIENT_ID',
+    readBy: ['identity'],
+    default: 'renkei-web',
+    description: 'SPA client id at the built-in provider',
+  },
+  {
+    name: 'OIDC_POLICY',
+    readBy: ['identity'],
+    default: 'B2C_1_signin',
+    description: 'Sign-in policy name (tfp claim)',
+  },
+  {
+    name: 'OIDC_EXTERNAL_AUTHORITY',
+    readBy: ['identity'],
+    default: null,
+    description: 'Azure AD B2C / Entra authority; the built-in provider then mints no tokens',
+  },
+  { name: 'ACCESS_TOKEN_TTL_SECONDS', readBy: ['identity'], default: '3600', description: 'Access-token lifetime' },
+  {
+    name: 'SMTP_URL',
+    readBy: ['identity'],
+    default: null,
+    description: 'Real SMTP server; else the in-process catcher',
+  },
+  { name: 'SMTP_PORT', readBy: ['identity'], default: '2525', description: 'Port of the in-process SMTP catcher' },
+  {
+    name: 'MAIL_FROM',
+    readBy: ['identity'],
+    default: 'Renkei <no-reply@renkei.local>',
+    description: 'Sender of mails',
+  },
+  {
+    name: 'MIN_POSITION_TIMEOUT_MS',
+    readBy: ['query'],
+    default: '5000',
+    description: 'Bounded wait of X-Min-Position',
+  },
+  {
+    name: 'KAFKA_BROKERS',
+    readBy: ['worker'],
+    default: null,
+    description: 'Kafka brokers for the integration-event relay',
+  },
+  { name: 'ADMIN_PORT', readBy: ['embedded'], default: 'a free port', description: 'Ops admin endpoint on 127.0.0.1' },
+  {
+    name: 'RENKEI_DEMO_SEED',
+    readBy: ['embedded'],
+    default: 'true',
+    description: 'false skips the demo data on first start',
+  },
+  {
+    name: 'RENKEI_SKIP_WEB_BUILD',
+    readBy: ['embedded'],
+    default: 'false',
+    description: 'pnpm start does not build the web app when missing',
+    devOnly: true,
+  },
+  {
+    name: 'TEST_DATABASE_ADMIN_URL',
+    readBy: [],
+    default: 'postgres://postgres@127.0.0.1:5432/postgres',
+    description: 'Tests: server for per-file test databases',
+    devOnly: true,
+  },
+];

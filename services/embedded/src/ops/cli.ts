@@ -1,0 +1,115 @@
+// `pnpm ops …`: operations on a Renkei install, whether it is running or not.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { formatContractsReport } from '@renkei/contracts';
+import { listMails } from '@renkei/identity';
+import { loadEmbeddedConfig } from '../config.ts';
+import { openOpsContext } from '../system.ts';
+import { callAdmin, findRunningAdmin } from './admin-client.ts';
+import { describeError } from './operation-result.ts';
+import { databaseOperations, type DatabaseOperation } from './operations.ts';
+
+const usage = `使い方:
+  pnpm ops tenant add <slug> --name <名前> --owner <email> --password <パスワード> [--plan <plan>]
+  pnpm ops token --tenant <slug> --email <email> --audience main|query|command
+  pnpm ops projections status
+  pnpm ops projections rebuild <name>
+  pnpm ops contracts
+  pnpm ops mail
+  pnpm ops institutions import <file>`;
+
+class UsageError extends Error {}
+
+function parse(argv: string[]): { operation: DatabaseOperation | 'contracts' | 'mail'; args: Record<string, unknown> } {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      owner: { type: 'string' },
+      'owner-name': { type: 'string' },
+      password: { type: 'string' },
+      plan: { type: 'string' },
+      tenant: { type: 'string' },
+      email: { type: 'string' },
+      audience: { type: 'string' },
+    },
+  });
+  const [group, action, subject] = positionals;
+  const need = (value: string | undefined, what: string): string => {
+    if (!value) throw new UsageError(`${what} を指定してください。`);
+    return value;
+  };
+  switch (`${group ?? ''} ${action ?? ''}`.trim()) {
+    case 'tenant add':
+      return {
+        operation: 'tenant.add',
+        args: {
+          slug: need(subject, '<slug>'),
+          name: need(values.name, '--name'),
+          owner: need(values.owner, '--owner'),
+          password: need(values.password, '--password'),
+          ...(values.plan ? { plan: values.plan } : {}),
+          ...(values['owner-name'] ? { ownerName: values['owner-name'] } : {}),
+        },
+      };
+    case 'token':
+      return {
+        operation: 'token',
+        args: {
+          tenant: need(values.tenant, '--tenant'),
+          email: need(values.email, '--email'),
+          audience: need(values.audience, '--audience'),
+        },
+      };
+    case 'projections status':
+      return { operation: 'projections.status', args: {} };
+    case 'projections rebuild':
+      return { operation: 'projections.rebuild', args: { name: need(subject, '<name>') } };
+    case 'institutions import':
+      return { operation: 'institutions.import', args: { file: path.resolve(need(subject, '<file>')) } };
+    case 'contracts':
+      return { operation: 'contracts', args: {} };
+    case 'mail':
+      return { operation: 'mail', args: {} };
+    default:
+      throw new UsageError(group ? `不明なコマンドです: ${positionals.join(' ')}` : 'コマンドを指定してください。');
+  }
+}
+
+async function run(argv: string[]): Promise<string> {
+  const { operation, args } = parse(argv);
+  const config = loadEmbeddedConfig(process.env);
+  if (operation === 'contracts') return formatContractsReport();
+  if (operation === 'mail') {
+    const mails = await listMails(config.dataDir);
+    if (mails.length === 0) return 'メールはありません。';
+    return mails
+      .map((m) => `--- ${m.date ?? ''}\nFrom: ${m.from}\nTo: ${m.to}\nSubject: ${m.subject}\n\n${m.text.trim()}\n`)
+      .join('\n');
+  }
+  // The embedded database has one owner: when a live process holds it, that process does the work.
+  const running = config.databaseUrl ? undefined : findRunningAdmin(config.dataDir);
+  if (running) {
+    const result = await callAdmin(running, operation, args);
+    if (!result.ok) throw new Error(result.error);
+    return result.output;
+  }
+  const ctx = await openOpsContext(config);
+  try {
+    return await databaseOperations[operation](ctx, args);
+  } finally {
+    await ctx.close();
+  }
+}
+
+try {
+  process.stdout.write(`${await run(process.argv.slice(2))}\n`);
+} catch (error) {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))
+    process.stderr.write(`${(error as Error).message}\n\n${usage}\n`);
+  else if (error instanceof UsageError) process.stderr.write(`${error.message}\n\n${usage}\n`);
+  else process.stderr.write(`エラー: ${describeError(error)}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { formatProjectionStatus } from './format.ts';
+
+describe('projection status table', () => {
+  it('prints one aligned row per build', () => {
+    const now = new Date();
+    const text = formatProjectionStatus([
+      {
+        name: 'tags',
+        version: 3,
+        suffix: 'v3',
+        state: 'live',
+        checkpoint: { primary: 812n, secondary: 40n },
+        events_processed: 40,
+        lag_events: 0,
+        lag_ms: 0,
+        rate_events_per_s: 1234.56,
+        started_at: now,
+        updated_at: now,
+        last_error: null,
+      },
+      {
+        name: 'medical_institutions',
+        version: 2,
+        suffix: 'v2_r1',
+        state: 'rebuilding',
+        checkpoint: { primary: 0n, secondary: 0n },
+        events_processed: 0,
+        lag_events: 1500,
+        lag_ms: 2500.4,
+        rate_events_per_s: 0,
+        started_at: now,
+        updated_at: now,
+        last_error: 'boom',
+      },
+    ]);
+    const lines = text.split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[2]).toMatch(/^tags\s+3\s+live\s+812\/40\s+40\s+0\s+0\s+1234\.6$/);
+    expect(lines[3]).toMatch(/rebuilding\s+0\/0\s+0\s+1500\s+2500\s+0\.0\s+boom$/);
+    expect(lines[0]!.indexOf('version')).toBe(lines[2]!.indexOf('3'));
+  });
+
+  it('says so when no projection has run yet', () => {
+    expect(formatProjectionStatus([])).toMatch(/まだありません/);
+  });
+});

@@ -1,0 +1,35 @@
+import type { ProjectionStatus } from '@renkei/projections';
+
+/** `pnpm ops projections status` as a fixed-width table. */
+export function formatProjectionStatus(rows: readonly ProjectionStatus[]): string {
+  if (rows.length === 0) return 'プロジェクションはまだありません (ワーカーが一度も起動していません)。';
+  const header = [
+    'name',
+    'version',
+    'state',
+    'checkpoint',
+    'processed',
+    'lag events',
+    'lag ms',
+    'events/s',
+    'last error',
+  ];
+  const body = rows.map((r) => [
+    r.name,
+    String(r.version),
+    r.state,
+    `${r.checkpoint.primary}/${r.checkpoint.secondary}`,
+    String(r.events_processed),
+    String(r.lag_events),
+    String(Math.round(r.lag_ms)),
+    r.rate_events_per_s.toFixed(1),
+    r.last_error ?? '',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+}

@@ -1,0 +1,85 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { Plan, unprocessable, type Audience } from '@renkei/contracts';
+import type { Database } from '@renkei/db';
+import type { EventStore } from '@renkei/event-store';
+import { catchUpProjections, projectionStatus, requestRebuild, type Projection } from '@renkei/projections';
+import { addTenant, issueAccessToken, migrateIdentity, type IdentityConfig } from '@renkei/identity';
+import { importInstitutionMaster } from '@renkei/institution-master';
+import { formatProjectionStatus } from './format.ts';
+
+/** What an operation needs: the database and store of the process that runs it. */
+export interface OpsContext {
+  db: Database;
+  store: EventStore;
+  identityConfig: IdentityConfig;
+  projections: readonly Projection<any>[];
+  /** True inside the running server (its worker does the work), false in a CLI that opened the database. */
+  insideServer: boolean;
+}
+
+const parse = <T extends z.ZodType>(schema: T, args: unknown): z.infer<T> => {
+  const r = schema.safeParse(args);
+  if (!r.success) throw unprocessable(r.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })));
+  return r.data;
+};
+
+const TenantAddArgs = z.object({
+  slug: z.string(),
+  name: z.string(),
+  owner: z.string(),
+  password: z.string(),
+  plan: Plan.optional(),
+  ownerName: z.string().optional(),
+});
+const TokenArgs = z.object({ tenant: z.string(), email: z.string(), audience: z.enum(['main', 'query', 'command']) });
+const RebuildArgs = z.object({ name: z.string() });
+const ImportArgs = z.object({ file: z.string() });
+
+/**
+ * The ops commands that touch the database. The CLI runs them itself on a database nobody owns, or
+ * asks the running embedded process to run them (admin endpoint), so both paths share this code.
+ */
+export const databaseOperations = {
+  async 'tenant.add'(ctx: OpsContext, args: unknown): Promise<string> {
+    const a = parse(TenantAddArgs, args);
+    await migrateIdentity({ db: ctx.db });
+    const added = await addTenant(
+      { db: ctx.db, store: ctx.store },
+      { slug: a.slug, name: a.name, ownerEmail: a.owner, password: a.password, plan: a.plan, ownerName: a.ownerName },
+    );
+    return `テナント「${a.slug}」を作成しました (tenant ${added.tenantId}, owner ${added.ownerId})`;
+  },
+
+  async token(ctx: OpsContext, args: unknown): Promise<string> {
+    const a = parse(TokenArgs, args);
+    await migrateIdentity({ db: ctx.db });
+    return issueAccessToken(
+      { db: ctx.db, config: ctx.identityConfig },
+      { tenantSlug: a.tenant, email: a.email, audience: a.audience as Audience },
+    );
+  },
+
+  async 'projections.status'(ctx: OpsContext): Promise<string> {
+    return formatProjectionStatus(await projectionStatus(ctx.db, ctx.store));
+  },
+
+  async 'projections.rebuild'(ctx: OpsContext, args: unknown): Promise<string> {
+    const { name } = parse(RebuildArgs, args);
+    await requestRebuild(ctx.db, name);
+    if (ctx.insideServer) {
+      return `${name} の再構築を依頼しました。稼働中のワーカーが新しいテーブルに構築し、追いついたら切り替えます (pnpm ops projections status で進捗を確認)。`;
+    }
+    // Nobody else runs the projections: do the rebuild here, to completion.
+    await catchUpProjections({ db: ctx.db, store: ctx.store, projections: ctx.projections });
+    return `${name} を再構築しました。\n${formatProjectionStatus((await projectionStatus(ctx.db, ctx.store)).filter((s) => s.name === name))}`;
+  },
+
+  async 'institutions.import'(ctx: OpsContext, args: unknown): Promise<string> {
+    const { file } = parse(ImportArgs, args);
+    const result = await importInstitutionMaster(ctx.db, path.resolve(file));
+    return JSON.stringify(result, null, 2);
+  },
+} satisfies Record<string, (ctx: OpsContext, args: unknown) => Promise<string>>;
+
+export type DatabaseOperation = keyof typeof databaseOperations;

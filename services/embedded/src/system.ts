@@ -1,0 +1,181 @@
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { createLocalJWKSet } from 'jose';
+import { pino, type Logger } from 'pino';
+import { openDatabase, type Database } from '@renkei/db';
+import { createPostgresEventStore, type EventStore } from '@renkei/event-store';
+import { buildCommandApp } from '@renkei/command';
+import { buildGatewayApp, ensureLocalCertificate } from '@renkei/gateway';
+import { buildIdentityApp, getJwks, loadIdentityConfig, type IdentityConfig } from '@renkei/identity';
+import { buildQueryApp, queryProjections } from '@renkei/query';
+import { startProjections } from '@renkei/projections';
+import type { AuthOptions } from '@renkei/service-kit';
+import type { EmbeddedConfig } from './config.ts';
+import { seedDemo, type DemoSeedResult } from './demo-seed.ts';
+import { startAdminServer, type AdminServer } from './ops/admin-server.ts';
+import { databaseOperations, type OpsContext } from './ops/operations.ts';
+
+export interface EmbeddedSystem {
+  /** The public URL of the web app. */
+  readonly url: string;
+  readonly config: EmbeddedConfig;
+  readonly db: Database;
+  readonly store: EventStore;
+  readonly internalUrls: { identity: string; command: string; query: string };
+  readonly adminPort: number;
+  /** Set when this start seeded the demo tenant (first start only). */
+  readonly demo: DemoSeedResult | undefined;
+  stop(): Promise<void>;
+}
+
+const projections = [...queryProjections];
+
+function identityConfigFor(config: EmbeddedConfig): IdentityConfig {
+  // In one process several installs (tests, a dev run) must not fight over the mail catcher's port.
+  return loadIdentityConfig(process.env, {
+    publicOrigin: config.publicOrigin,
+    dataDir: config.dataDir,
+    ...(process.env.SMTP_PORT ? {} : { smtpCatcherPort: 0 }),
+  });
+}
+
+async function openStore(config: EmbeddedConfig): Promise<{ db: Database; store: EventStore }> {
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    applicationName: 'renkei-embedded',
+  });
+  try {
+    if (config.eventstoreUrl)
+      throw new Error('EVENTSTORE_URL: the EventStoreDB store is not wired into the embedded default yet');
+    const store = await createPostgresEventStore(db);
+    return { db, store };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+const listenInternal = async (app: FastifyInstance): Promise<string> => {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address() as { port: number };
+  return `http://127.0.0.1:${address.port}`;
+};
+
+/**
+ * The embedded default: identity, command, query, the worker and the gateway in one process, each
+ * service still its own Fastify instance on an internal port, all on one database handle (PGlite
+ * has exactly one connection and one owning process).
+ */
+export async function startEmbedded(
+  config: EmbeddedConfig,
+  options: { logger?: Logger } = {},
+): Promise<EmbeddedSystem> {
+  const logger = options.logger ?? pino({ level: config.logLevel });
+  const { db, store } = await openStore(config);
+  const started: { name: string; stop: () => Promise<unknown> }[] = [];
+  const stopAll = async () => {
+    for (const s of started.reverse()) {
+      try {
+        await s.stop();
+      } catch (error) {
+        logger.error({ err: error }, `stopping ${s.name} failed`);
+      }
+    }
+    started.length = 0;
+    await store.close?.();
+    await db.close();
+  };
+
+  try {
+    const identityConfig = identityConfigFor(config);
+    const identity = await buildIdentityApp({
+      db,
+      store,
+      config: identityConfig,
+      logger: logger.child({ service: 'identity' }),
+    });
+    started.push({ name: 'identity', stop: () => identity.close() });
+    const identityUrl = await listenInternal(identity.app);
+
+    // In-process: the services verify tokens against the provider's key set without an HTTP round trip.
+    const jwks = createLocalJWKSet(await getJwks({ db }));
+    const issuer = `${config.publicOrigin}/oidc`;
+    const auth = (audience: string): AuthOptions => ({ issuer, audience, jwks });
+
+    const command = await buildCommandApp({
+      db,
+      store,
+      auth: auth(identityConfig.resources.command),
+      logger: logger.child({ service: 'command' }),
+    });
+    started.push({ name: 'command', stop: () => command.close() });
+    const commandUrl = await listenInternal(command);
+
+    const query = await buildQueryApp({
+      db,
+      auth: auth(identityConfig.resources.query),
+      logger: logger.child({ service: 'query' }),
+    });
+    started.push({ name: 'query', stop: () => query.close() });
+    const queryUrl = await listenInternal(query);
+
+    const worker = startProjections({ db, store, projections, logger: logger.child({ service: 'worker' }) });
+    started.push({ name: 'worker', stop: () => worker.stop() });
+
+    const demo = config.demoSeed ? await seedDemo({ db, store, dataDir: config.dataDir, logger }) : undefined;
+
+    const tls = ensureLocalCertificate(path.join(config.dataDir, 'tls'), { extraHosts: config.tlsExtraHosts });
+    const gateway = await buildGatewayApp({
+      tls,
+      upstreams: { identity: identityUrl, command: commandUrl, query: queryUrl },
+      webDist: config.webDist,
+      logger: logger.child({ service: 'gateway' }),
+    });
+    started.push({ name: 'gateway', stop: () => gateway.close() });
+    await gateway.listen({ host: config.host, port: config.port });
+
+    const ctx: OpsContext = { db, store, identityConfig, projections, insideServer: true };
+    const admin: AdminServer = await startAdminServer({
+      dataDir: config.dataDir,
+      port: config.adminPort,
+      handlers: Object.fromEntries(
+        Object.entries(databaseOperations).map(([name, op]) => [
+          name,
+          (args: Record<string, unknown>) => op(ctx, args),
+        ]),
+      ),
+    });
+    started.push({ name: 'admin', stop: () => admin.close() });
+
+    return {
+      url: `${config.publicOrigin}/app/`,
+      config,
+      db,
+      store,
+      internalUrls: { identity: identityUrl, command: commandUrl, query: queryUrl },
+      adminPort: admin.port,
+      demo,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+/** The database of a stopped install, opened by the ops CLI itself. */
+export async function openOpsContext(config: EmbeddedConfig): Promise<OpsContext & { close(): Promise<void> }> {
+  const { db, store } = await openStore(config);
+  return {
+    db,
+    store,
+    identityConfig: identityConfigFor(config),
+    projections,
+    insideServer: false,
+    async close() {
+      await store.close?.();
+      await db.close();
+    },
+  };
+}
