@@ -17,6 +17,7 @@ import { Route as AuthenticatedProfileRouteImport } from './routes/_authenticate
 import { Route as AuthenticatedTagsRouteImport } from './routes/_authenticated/tags'
 import { Route as UserPasswordIndexRouteImport } from './routes/user/password/index'
 import { Route as UserPasswordChangeRouteImport } from './routes/user/password/change'
+import { Route as AuthenticatedCrmsIdIndexRouteImport } from './routes/_authenticated/crms.$id.index'
 
 const AuthenticatedRoute = AuthenticatedRouteImport.update({
   id: '/_authenticated',
@@ -58,6 +59,12 @@ const UserPasswordChangeRoute = UserPasswordChangeRouteImport.update({
   path: '/user/password/change',
   getParentRoute: () => rootRouteImport,
 } as any)
+const AuthenticatedCrmsIdIndexRoute =
+  AuthenticatedCrmsIdIndexRouteImport.update({
+    id: '/crms/$id/',
+    path: '/crms/$id/',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof AuthenticatedIndexRoute
@@ -67,6 +74,7 @@ export interface FileRoutesByFullPath {
   '/tags': typeof AuthenticatedTagsRoute
   '/user/password/change': typeof UserPasswordChangeRoute
   '/user/password/': typeof UserPasswordIndexRoute
+  '/crms/$id/': typeof AuthenticatedCrmsIdIndexRoute
 }
 export interface FileRoutesByTo {
   '/login': typeof LoginRoute
@@ -76,6 +84,7 @@ export interface FileRoutesByTo {
   '/': typeof AuthenticatedIndexRoute
   '/user/password/change': typeof UserPasswordChangeRoute
   '/user/password': typeof UserPasswordIndexRoute
+  '/crms/$id': typeof AuthenticatedCrmsIdIndexRoute
 }
 export interface FileRoutesById {
   __root__: typeof rootRouteImport
@@ -87,6 +96,7 @@ export interface FileRoutesById {
   '/_authenticated/': typeof AuthenticatedIndexRoute
   '/user/password/change': typeof UserPasswordChangeRoute
   '/user/password/': typeof UserPasswordIndexRoute
+  '/_authenticated/crms/$id/': typeof AuthenticatedCrmsIdIndexRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
@@ -98,6 +108,7 @@ export interface FileRouteTypes {
     | '/tags'
     | '/user/password/change'
     | '/user/password/'
+    | '/crms/$id/'
   fileRoutesByTo: FileRoutesByTo
   to:
     | '/login'
@@ -107,6 +118,7 @@ export interface FileRouteTypes {
     | '/'
     | '/user/password/change'
     | '/user/password'
+    | '/crms/$id'
   id:
     | '__root__'
     | '/_authenticated'
@@ -117,6 +129,7 @@ export interface FileRouteTypes {
     | '/_authenticated/'
     | '/user/password/change'
     | '/user/password/'
+    | '/_authenticated/crms/$id/'
   fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
@@ -184,6 +197,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof UserPasswordChangeRouteImport
       parentRoute: typeof rootRouteImport
     }
+    '/_authenticated/crms/$id/': {
+      id: '/_authenticated/crms/$id/'
+      path: '/crms/$id'
+      fullPath: '/crms/$id/'
+      preLoaderRoute: typeof AuthenticatedCrmsIdIndexRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
   }
 }
 
@@ -192,6 +212,7 @@ interface AuthenticatedRouteChildren {
   AuthenticatedProfileRoute: typeof AuthenticatedProfileRoute
   AuthenticatedTagsRoute: typeof AuthenticatedTagsRoute
   AuthenticatedIndexRoute: typeof AuthenticatedIndexRoute
+  AuthenticatedCrmsIdIndexRoute: typeof AuthenticatedCrmsIdIndexRoute
 }
 
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
@@ -200,6 +221,7 @@ const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedProfileRoute: AuthenticatedProfileRoute,
   AuthenticatedTagsRoute: AuthenticatedTagsRoute,
   AuthenticatedIndexRoute: AuthenticatedIndexRoute,
+  AuthenticatedCrmsIdIndexRoute: AuthenticatedCrmsIdIndexRoute,
 }
 
 const AuthenticatedRouteWithChildren = AuthenticatedRoute._addFileChildren(

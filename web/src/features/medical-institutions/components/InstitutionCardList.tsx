@@ -1,19 +1,18 @@
-import { Badge, Card, Group, Stack, Text } from '@mantine/core';
-import { Link } from '@tanstack/react-router';
+import { Badge, Group, Stack, Text } from '@mantine/core';
 import type { MedicalInstitution } from '@renkei/contracts';
 import { formatDate } from '../../../app/dates.ts';
 import { RunningStatusBadge } from './RunningStatusBadge.tsx';
+import { CardLink } from './router-links.tsx';
 
 /** The phone layout of the results: one card per institution, the whole card a link. */
 export function InstitutionCardList({ rows }: { rows: MedicalInstitution[] }) {
   return (
     <Stack gap="xs" data-testid="institution-cards">
       {rows.map((mi) => (
-        <Card
+        <CardLink
           key={mi.id}
           withBorder
           padding="sm"
-          component={Link}
           to="/crms/$id"
           params={{ id: mi.id }}
           data-testid="institution-card"
@@ -47,7 +46,7 @@ export function InstitutionCardList({ rows }: { rows: MedicalInstitution[] }) {
               {mi.last_visit_date && `最終訪問 ${formatDate(mi.last_visit_date)}`}
             </Text>
           )}
-        </Card>
+        </CardLink>
       ))}
     </Stack>
   );

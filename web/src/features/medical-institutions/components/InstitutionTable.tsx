@@ -1,5 +1,4 @@
-import { Anchor, Badge, Group, Table, UnstyledButton } from '@mantine/core';
-import { Link } from '@tanstack/react-router';
+import { Badge, Group, Table, UnstyledButton } from '@mantine/core';
 import { FlexRender, tableFeatures, useTable, type ColumnDef } from '@tanstack/react-table';
 import type { MedicalInstitution, MedicalInstitutionSortKey } from '@renkei/contracts';
 import { useMemo, type ReactNode } from 'react';
@@ -7,14 +6,15 @@ import { formatDate } from '../../../app/dates.ts';
 import { columnLabel, formatRate, sortKeyOf } from '../labels-ja.ts';
 import type { InstitutionColumnKey } from '../search-state.ts';
 import { RunningStatusBadge } from './RunningStatusBadge.tsx';
+import { AnchorLink } from './router-links.tsx';
 
 const features = tableFeatures({});
 
 const cellOf: Record<InstitutionColumnKey, (mi: MedicalInstitution) => ReactNode> = {
   name: (mi) => (
-    <Anchor component={Link} to="/crms/$id" params={{ id: mi.id }} fw={600} data-testid="institution-link">
+    <AnchorLink to="/crms/$id" params={{ id: mi.id }} fw={600} data-testid="institution-link">
       {mi.name}
-    </Anchor>
+    </AnchorLink>
   ),
   address: (mi) => mi.address,
   running_status: (mi) => <RunningStatusBadge status={mi.running_status} />,

@@ -1,0 +1,70 @@
+import { Grid, Stack } from '@mantine/core';
+import { useQuery, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
+import { useCallback } from 'react';
+import { useServices } from '../../../app/services-context.tsx';
+import { DoctorList } from '../../doctors/components/DoctorList.tsx';
+import { HistoryTimeline } from '../../histories/components/HistoryTimeline.tsx';
+import { labelQueries } from '../../labels/labels.queries.ts';
+import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
+import { institutionQueries, useUpdateMemo, useUpdateSpecialNote } from '../medical-institutions.queries.ts';
+import { handleCrmMutationError } from '../mutation-errors.ts';
+import { CrmHeader } from './CrmHeader.tsx';
+import { InstitutionLabelValues } from './InstitutionLabelValues.tsx';
+import { NoteEditor } from './NoteEditor.tsx';
+
+export function CrmPage({ id }: { id: string }) {
+  const { api, logout } = useServices();
+  const queryClient = useQueryClient();
+  const { data: mi } = useSuspenseQuery(institutionQueries.summary(api, id));
+  const tenant = useQuery(referenceDataQueries.tenant(api));
+  const labels = useQuery({ ...labelQueries.institutionLabels(api), retry: false });
+  const memo = useUpdateMemo(id);
+  const specialNote = useUpdateSpecialNote(id);
+  const onError = useCallback((e: unknown) => handleCrmMutationError(e, () => void logout()), [logout]);
+  const reload = useCallback(
+    () => queryClient.invalidateQueries({ queryKey: institutionQueries.detail(id) }),
+    [queryClient, id],
+  );
+
+  return (
+    <Stack gap="md">
+      <CrmHeader mi={mi} enabledPhase={tenant.data?.enabled_phase === true} onError={onError} />
+      <Grid gap="md">
+        <Grid.Col span={{ base: 12, md: 7 }}>
+          <Stack gap="md">
+            <NoteEditor
+              title="メモ"
+              testId="memo"
+              maxLength={10000}
+              note={mi.memo}
+              onSave={(content, version) => memo.mutateAsync({ content, version })}
+              onError={onError}
+              onConflict={reload}
+            />
+            <NoteEditor
+              title="特記事項"
+              testId="special-note"
+              maxLength={2000}
+              note={mi.special_note}
+              onSave={(content, version) => specialNote.mutateAsync({ content, version })}
+              onError={onError}
+              onConflict={reload}
+            />
+            {labels.isSuccess && (
+              <InstitutionLabelValues
+                institutionId={id}
+                labels={labels.data}
+                values={mi.label_values}
+                onError={onError}
+              />
+            )}
+            <DoctorList institutionId={id} onError={onError} />
+          </Stack>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, md: 5 }}>
+          <HistoryTimeline institutionId={id} />
+        </Grid.Col>
+      </Grid>
+    </Stack>
+  );
+}

@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { renderFrame, setViewportWidth, testUser } from '../test/render-app.tsx';
+import { phoneUnsupportedMessage } from './page-meta.ts';
+
+const pages = {
+  '/tags': { title: 'タグ管理', text: 'タグ一覧の本文' },
+  '/profile': { title: '個人設定', text: '個人設定の本文' },
+  '/tasks': { title: 'タスク', text: 'タスクの本文' },
+  '/crms/$id': { title: '医療機関', text: '医療機関の本文' },
+  '/crms/$id/tasks': { title: '医療機関のタスク', text: '医療機関タスクの本文' },
+};
+
+afterEach(() => setViewportWidth(1280));
+
+describe('application frame', () => {
+  it('shows only the menu entries the account has features for', async () => {
+    renderFrame('/tags', testUser({ features: ['tags', 'accounts'] }), pages);
+    const menu = await screen.findByRole('navigation', { name: 'メインメニュー' });
+    expect(within(menu).getByText('タグ管理')).toBeInTheDocument();
+    // The account has the feature but this build has no /accounts page yet.
+    expect(within(menu).queryByText('アカウント管理')).not.toBeInTheDocument();
+    expect(within(menu).queryByText('タスク')).not.toBeInTheDocument();
+    expect(within(menu).getByText('サポートページ').closest('a')).toHaveAttribute('target', '_blank');
+  });
+
+  it('adds an entry when the account has its feature and the page exists', async () => {
+    renderFrame('/tags', testUser({ features: ['tags', 'tasks'] }), pages);
+    const menu = await screen.findByRole('navigation', { name: 'メインメニュー' });
+    expect(within(menu).getByText('タスク')).toBeInTheDocument();
+  });
+
+  it('titles the document after the page', async () => {
+    renderFrame('/tags', testUser(), pages);
+    await screen.findByText('タグ一覧の本文');
+    await waitFor(() => expect(document.title).toBe('タグ管理 | Renkei'));
+  });
+
+  it('has a user menu with personal settings and logout, tenant settings only for csAccount', async () => {
+    const { services } = renderFrame('/tags', testUser(), pages);
+    await userEvent.click(await screen.findByTestId('user-menu'));
+    expect(await screen.findByText('個人設定')).toBeInTheDocument();
+    expect(screen.queryByText('テナント設定')).not.toBeInTheDocument();
+    await userEvent.click(screen.getByText('ログアウト'));
+    expect(services.logout).toHaveBeenCalledOnce();
+  });
+
+  it('has privacy and cookie policy links and a copyright in the footer', async () => {
+    renderFrame('/tags', testUser(), pages);
+    expect(await screen.findByText('プライバシーポリシー')).toBeInTheDocument();
+    expect(screen.getByText('クッキーポリシー')).toBeInTheDocument();
+    expect(screen.getByText(/© \d{4} Renkei/)).toBeInTheDocument();
+  });
+
+  it('on a phone, shows the unsupported notice on /tags and /profile', async () => {
+    setViewportWidth(375);
+    renderFrame('/tags', testUser(), pages);
+    expect(await screen.findByText(phoneUnsupportedMessage)).toBeInTheDocument();
+    expect(screen.queryByText('タグ一覧の本文')).not.toBeInTheDocument();
+  });
+
+  it('on a phone, shows /crms/{id} itself and a back link on its sub-pages', async () => {
+    setViewportWidth(375);
+    const { router } = renderFrame('/crms/42', testUser(), pages);
+    expect(await screen.findByText('医療機関の本文')).toBeInTheDocument();
+    expect(screen.queryByText(phoneUnsupportedMessage)).not.toBeInTheDocument();
+    await router.navigate({ to: '/crms/$id/tasks' as never, params: { id: '42' } as never });
+    expect(await screen.findByTestId('back-link')).toHaveAttribute('href', '/app/crms/42');
+  });
+
+  it('on desktop, shows pages without the phone notice', async () => {
+    renderFrame('/profile', testUser(), pages);
+    expect(await screen.findByText('個人設定の本文')).toBeInTheDocument();
+    expect(screen.queryByText(phoneUnsupportedMessage)).not.toBeInTheDocument();
+  });
+});
