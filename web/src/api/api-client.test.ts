@@ -5,7 +5,7 @@ import { ApiError, RequiredParameterError, fieldErrorsOf } from './api-errors.ts
 const tagId = '0b3c5a8e-4b7e-4d9a-9c56-2b7f8f0d1e21';
 
 function setup(responses: Array<Response | Error>) {
-  const fetch = vi.fn(async () => {
+  const fetch = vi.fn(async (_input: string, _init?: RequestInit) => {
     const next = responses.shift();
     if (!next) throw new Error('no more responses');
     if (next instanceof Error) throw next;
