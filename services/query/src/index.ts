@@ -5,9 +5,11 @@ import type { Database } from '@renkei/db';
 import { waitForPosition } from '@renkei/projections';
 import { createServiceApp, type AuthOptions, type ServiceAppOptions, type WaitForPosition } from '@renkei/service-kit';
 import { registerTagQueryRoutes } from './tags/tags.routes.ts';
+import { registerInstitutionQueryRoutes } from './medical-institutions/index.ts';
 
 export { queryProjections } from './projections.ts';
 export { tagsProjection } from './tags/tags.projection.ts';
+export { medicalInstitutionCrmProjection } from './medical-institutions/index.ts';
 
 export interface QueryAppDeps {
   db: Database;
@@ -38,5 +40,6 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
     },
   });
   registerTagQueryRoutes(app, { db: deps.db });
+  await registerInstitutionQueryRoutes(app, { db: deps.db });
   return app;
 }

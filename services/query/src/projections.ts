@@ -1,5 +1,6 @@
 import type { Projection } from '@renkei/projections';
 import { tagsProjection } from './tags/tags.projection.ts';
+import { medicalInstitutionCrmProjection } from './medical-institutions/medical-institution-crm.projection.ts';
 
 /** Every read model the query service reads; the worker runs them. */
-export const queryProjections: readonly Projection<any>[] = [tagsProjection];
+export const queryProjections: readonly Projection<any>[] = [tagsProjection, medicalInstitutionCrmProjection];

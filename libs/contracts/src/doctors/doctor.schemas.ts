@@ -69,6 +69,7 @@ export const doctorEndpoints = {
   listDoctors: endpoint({
     ...doc,
     id: 'doctors.list',
+    served: true,
     method: 'GET',
     path: '/medical_institutions/{id}/doctors',
     service: 'query',

@@ -259,7 +259,7 @@ export const labelEndpoints = {
     response: z.array(MedicalInstitutionLabel),
     successStatus: 200,
     feature: 'medical_institution_labels',
-    served: false,
+    served: true,
   }),
   createMedicalInstitutionLabel: endpoint({
     id: 'labels.createMedicalInstitutionLabel',

@@ -343,6 +343,7 @@ export const medicalInstitutionEndpoints = {
   searchMedicalInstitutions: endpoint({
     ...mi,
     id: 'medicalInstitutions.search',
+    served: true,
     method: 'POST',
     path: '/medical_institutions/search_results',
     service: 'query',
@@ -354,6 +355,7 @@ export const medicalInstitutionEndpoints = {
   exportMedicalInstitutions: endpoint({
     ...mi,
     id: 'medicalInstitutions.export',
+    served: true,
     method: 'POST',
     path: '/medical_institutions/search_results/export',
     service: 'query',
@@ -378,6 +380,7 @@ export const medicalInstitutionEndpoints = {
   searchForLabels: endpoint({
     ...mi,
     id: 'medicalInstitutions.searchForLabels',
+    served: true,
     method: 'POST',
     path: '/medical_institutions/search_for_labels',
     service: 'query',
@@ -390,6 +393,7 @@ export const medicalInstitutionEndpoints = {
   getSummary: endpoint({
     ...mi,
     id: 'medicalInstitutions.getSummary',
+    served: true,
     method: 'GET',
     path: '/medical_institutions/{id}/summary',
     service: 'query',
@@ -401,6 +405,7 @@ export const medicalInstitutionEndpoints = {
   getMemo: endpoint({
     ...mi,
     id: 'medicalInstitutions.getMemo',
+    served: true,
     method: 'GET',
     path: '/medical_institutions/{id}/memo',
     service: 'query',
@@ -451,6 +456,7 @@ export const medicalInstitutionEndpoints = {
   getTags: endpoint({
     ...mi,
     id: 'medicalInstitutions.getTags',
+    served: true,
     method: 'GET',
     path: '/medical_institutions/{id}/tags',
     service: 'query',
@@ -475,6 +481,7 @@ export const medicalInstitutionEndpoints = {
   getLabelValues: endpoint({
     ...mi,
     id: 'medicalInstitutions.getLabelValues',
+    served: true,
     method: 'GET',
     path: '/medical_institutions/{medical_institution_id}/label_values',
     service: 'query',
@@ -524,6 +531,7 @@ export const medicalInstitutionEndpoints = {
   getHistories: endpoint({
     ...mi,
     id: 'medicalInstitutions.getHistories',
+    served: true,
     method: 'GET',
     path: '/medical_institutions/{id}/histories',
     service: 'query',

@@ -93,7 +93,7 @@ export const referenceDataEndpoints = {
     response: z.array(Mdc),
     successStatus: 200,
     feature: null,
-    served: false,
+    served: true,
   }),
   listDepartments: endpoint({
     id: 'referenceData.listDepartments',
@@ -105,7 +105,7 @@ export const referenceDataEndpoints = {
     response: z.array(Department),
     successStatus: 200,
     feature: null,
-    served: false,
+    served: true,
   }),
   listFacilityTypeGroups: endpoint({
     id: 'referenceData.listFacilityTypeGroups',
@@ -117,7 +117,7 @@ export const referenceDataEndpoints = {
     response: z.array(FacilityTypeGroup),
     successStatus: 200,
     feature: null,
-    served: false,
+    served: true,
   }),
   listKcodes: endpoint({
     id: 'referenceData.listKcodes',
@@ -130,7 +130,7 @@ export const referenceDataEndpoints = {
     response: paged(Kcode),
     successStatus: 200,
     feature: null,
-    served: false,
+    served: true,
   }),
   listOwnDepartments: endpoint({
     id: 'referenceData.listOwnDepartments',
@@ -142,7 +142,7 @@ export const referenceDataEndpoints = {
     response: OwnMedicalInstitutionDepartments,
     successStatus: 200,
     feature: null,
-    served: false,
+    served: true,
   }),
   replaceOwnDepartments: endpoint({
     id: 'referenceData.replaceOwnDepartments',
@@ -168,7 +168,7 @@ export const referenceDataEndpoints = {
     response: PhaseMasterList,
     successStatus: 200,
     feature: null,
-    served: false,
+    served: true,
   }),
   replacePhaseMasters: endpoint({
     id: 'referenceData.replacePhaseMasters',

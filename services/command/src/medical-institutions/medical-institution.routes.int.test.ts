@@ -1,0 +1,292 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { defaultResources, featureKeys, type FeatureKey } from '@renkei/contracts';
+import { createTestDatabase, type TestDatabase } from '@renkei/db';
+import { createPostgresEventStore, streamId, type EventStore } from '@renkei/event-store';
+import { generateInstitutionMaster, importInstitutionMaster } from '@renkei/institution-master';
+import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
+import { buildCommandApp } from '../index.ts';
+
+let db: TestDatabase;
+let store: EventStore;
+let app: FastifyInstance;
+let testAuth: TestAuth;
+let institutions: string[];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = await createPostgresEventStore(db);
+  testAuth = await createTestAuth({ audience: defaultResources.command });
+  app = await buildCommandApp({
+    db,
+    store,
+    auth: testAuth.auth,
+    logger: false,
+    rateLimit: false,
+    underPressure: false,
+  });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-cmd-'));
+  await generateInstitutionMaster(path.join(dir, 'm.csv'), { count: 20, seed: 5 });
+  await importInstitutionMaster(db, path.join(dir, 'm.csv'));
+  fs.rmSync(dir, { recursive: true });
+  const { rows } = await sql<{ id: string }>`SELECT id FROM ref.medical_institutions ORDER BY code`.execute(db.kysely);
+  institutions = rows.map((r) => r.id);
+});
+
+afterAll(async () => {
+  await app?.close();
+  await store?.close();
+  await db?.close();
+});
+
+interface Caller {
+  tenantId: string;
+  accountId: string;
+  role?: 'owner' | 'member';
+  features?: FeatureKey[];
+}
+const newTenant = (): Caller => ({ tenantId: randomUUID(), accountId: randomUUID() });
+
+async function call(
+  caller: Caller,
+  method: 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  payload?: unknown,
+  headers: Record<string, string> = {},
+) {
+  const token = await testAuth.token({ ...caller, features: caller.features ?? [...featureKeys] });
+  return app.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${token}`, ...headers },
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
+}
+
+async function eventCount(tenantId: string): Promise<number> {
+  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM es.events WHERE tenant_id = ${tenantId}`.execute(
+    db.kysely,
+  );
+  return Number(rows[0]!.n);
+}
+
+async function enablePhase(tenantId: string) {
+  await store.append(
+    streamId('tenant', tenantId),
+    [
+      {
+        type: 'TenantSettingsChanged',
+        data: {
+          tenant_id: tenantId,
+          slug: 't',
+          name: 'テスト病院',
+          plan: 'growth',
+          features: [],
+          limits: { max_account_count: null, max_tag_count: null },
+          enabled_phase: true,
+          medical_institution_id: null,
+        },
+        metadata: {
+          tenant_id: tenantId,
+          account_id: null,
+          correlation_id: randomUUID(),
+          causation_id: null,
+          schema_version: 1,
+        },
+      },
+    ],
+    { expectedRevision: 'any' },
+  );
+}
+
+describe('memo and special note', () => {
+  it('saves a memo with who and version, and answers the concurrent loser 409 without losing the winner', async () => {
+    const t = newTenant();
+    const url = `/api/medical_institutions/${institutions[0]}/memo`;
+    const first = await call(t, 'PUT', url, { content: '初回訪問済み' }, { 'if-match': '0' });
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json()).toMatchObject({ content: '初回訪問済み', version: 1, updated_by: { id: t.accountId } });
+    expect(first.headers['x-position']).toBeTruthy();
+    const [a, b] = await Promise.all([
+      call(t, 'PUT', url, { content: 'Aの編集' }, { 'if-match': '1' }),
+      call(t, 'PUT', url, { content: 'Bの編集' }, { 'if-match': '1' }),
+    ]);
+    expect([a.statusCode, b.statusCode].sort()).toEqual([200, 409]);
+    const winner = a.statusCode === 200 ? 'Aの編集' : 'Bの編集';
+    const events = await store.readStream(
+      (
+        await sql<{
+          stream_id: string;
+        }>`SELECT DISTINCT stream_id FROM es.events WHERE tenant_id = ${t.tenantId}`.execute(db.kysely)
+      ).rows[0]!.stream_id,
+      { tenantId: t.tenantId },
+    );
+    expect(events.map((e) => (e.data as { content: string }).content)).toEqual(['初回訪問済み', winner]);
+  });
+
+  it('rejects a too long special note with 422 and writes nothing; unknown institution is 404', async () => {
+    const t = newTenant();
+    const res = await call(t, 'PUT', `/api/medical_institutions/${institutions[0]}/special_note`, {
+      content: 'あ'.repeat(2001),
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors[0].field).toBe('content');
+    expect(await eventCount(t.tenantId)).toBe(0);
+    const missing = await call(t, 'PUT', `/api/medical_institutions/${randomUUID()}/special_note`, { content: 'x' });
+    expect(missing.statusCode).toBe(404);
+  });
+});
+
+describe('phase, tags and label values', () => {
+  it('needs enabled_phase; owners set phase masters; a phase change is recorded', async () => {
+    const t = newTenant();
+    expect((await call(t, 'PUT', '/api/phase_masters', { phase_masters: [{ name: '訪問済' }] })).statusCode).toBe(403);
+    await enablePhase(t.tenantId);
+    expect(
+      (await call({ ...t, role: 'member' }, 'PUT', '/api/phase_masters', { phase_masters: [{ name: '訪問済' }] }))
+        .statusCode,
+    ).toBe(403);
+    const masters = await call(t, 'PUT', '/api/phase_masters', {
+      phase_masters: [{ name: '訪問済' }, { name: '連携中', description: '紹介あり' }],
+    });
+    expect(masters.statusCode, masters.body).toBe(200);
+    const [visited] = masters.json() as { id: string; name: string }[];
+    const dup = await call(t, 'PUT', '/api/phase_masters', { phase_masters: [{ name: 'A' }, { name: 'A' }] });
+    expect(dup.statusCode).toBe(422);
+    const res = await call(t, 'PUT', `/api/medical_institutions/${institutions[1]}/phase`, {
+      phase_master_id: visited!.id,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      phase_master_id: visited!.id,
+      phase_name: '訪問済',
+      changed_user: { id: t.accountId },
+    });
+    const unknown = await call(t, 'PUT', `/api/medical_institutions/${institutions[1]}/phase`, {
+      phase_master_id: randomUUID(),
+    });
+    expect(unknown.statusCode).toBe(422);
+  });
+
+  it('sets tags of this tenant only; another tenant’s tag is a 422', async () => {
+    const t = newTenant();
+    const other = newTenant();
+    const tag = await call(t, 'POST', '/api/tags', { name: '重点' });
+    const foreign = await call(other, 'POST', '/api/tags', { name: '他院' });
+    const url = `/api/medical_institutions/${institutions[2]}/tags`;
+    const ok = await call(t, 'PUT', url, { tag_ids: [tag.json().id] });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json()).toEqual([{ id: tag.json().id, name: '重点' }]);
+    const before = await eventCount(t.tenantId);
+    const bad = await call(t, 'PUT', url, { tag_ids: [foreign.json().id] });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().errors[0].field).toBe('tag_ids.0');
+    expect(await eventCount(t.tenantId)).toBe(before);
+  });
+
+  it('creates labels, checks values per component type, and keeps other labels’ values', async () => {
+    const t = newTenant();
+    const sel = await call(t, 'POST', '/api/medical_institution_labels', {
+      name: '重点度',
+      component_type: 'select',
+      selections: [{ label: 'A' }, { label: 'B' }],
+    });
+    expect(sel.statusCode, sel.body).toBe(201);
+    const int = await call(t, 'POST', '/api/medical_institution_labels', { name: '医師数', component_type: 'integer' });
+    const noChoices = await call(t, 'POST', '/api/medical_institution_labels', { name: 'x', component_type: 'radio' });
+    expect(noChoices.statusCode).toBe(422);
+    const url = `/api/medical_institutions/${institutions[3]}/label_values`;
+    const a = sel.json().selections[0].id;
+    const ok = await call(t, 'POST', url, {
+      label_values: [
+        { label_id: sel.json().id, selection_id: a },
+        { label_id: int.json().id, integer_value: 12 },
+      ],
+    });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json()).toHaveLength(2);
+    const before = await eventCount(t.tenantId);
+    const bad = await call(t, 'POST', url, { label_values: [{ label_id: int.json().id, text_value: 'abc' }] });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().errors[0].field).toBe('label_values.0.integer_value');
+    expect(await eventCount(t.tenantId)).toBe(before);
+    const cleared = await call(t, 'POST', url, { label_values: [{ label_id: int.json().id }] });
+    expect(cleared.json()).toEqual([expect.objectContaining({ label_id: sel.json().id, selection_id: a })]);
+    const order = await call(t, 'PUT', '/api/medical_institution_labels/orders', {
+      label_ids: [int.json().id, sel.json().id],
+    });
+    expect(order.statusCode, order.body).toBe(200);
+    expect(order.json().map((l: { name: string }) => l.name)).toEqual(['医師数', '重点度']);
+    const otherTenant = await call(newTenant(), 'PUT', `/api/medical_institution_labels/${sel.json().id}`, {
+      name: 'x',
+      component_type: 'select',
+      selections: [{ label: 'A' }],
+    });
+    expect(otherTenant.statusCode).toBe(404);
+  });
+});
+
+describe('doctors', () => {
+  it('adds, validates, updates and removes a doctor; other tenants and institutions get 404', async () => {
+    const t = newTenant();
+    const base = `/api/medical_institutions/${institutions[4]}/doctors`;
+    const bad = await call(t, 'POST', base, { name: '', email: 'not-mail', phone_number: '12' });
+    expect(bad.statusCode).toBe(422);
+    expect(
+      bad
+        .json()
+        .errors.map((e: { field: string }) => e.field)
+        .sort(),
+    ).toEqual(['email', 'name', 'phone_number']);
+    expect(await eventCount(t.tenantId)).toBe(0);
+    const created = await call(t, 'POST', base, {
+      name: '山田 太郎',
+      division: '循環器内科',
+      position: '部長',
+      email: 'yamada@example.jp',
+      phone_number: '054-123-4567',
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const doctor = created.json();
+    expect(doctor).toMatchObject({ name: '山田 太郎', honorific: '先生', version: 0 });
+    const updated = await call(
+      t,
+      'PUT',
+      `${base}/${doctor.id}`,
+      { name: '山田 太郎', position: '院長' },
+      { 'if-match': '0' },
+    );
+    expect(updated.statusCode, updated.body).toBe(200);
+    expect(updated.json()).toMatchObject({ position: '院長', version: 1 });
+    expect((await call(t, 'PUT', `${base}/${doctor.id}`, { name: 'x' }, { 'if-match': '0' })).statusCode).toBe(409);
+    expect((await call(newTenant(), 'DELETE', `${base}/${doctor.id}`)).statusCode).toBe(404);
+    expect(
+      (await call(t, 'DELETE', `/api/medical_institutions/${institutions[5]}/doctors/${doctor.id}`)).statusCode,
+    ).toBe(404);
+    expect((await call(t, 'DELETE', `${base}/${doctor.id}`)).statusCode).toBe(204);
+    expect((await call(t, 'DELETE', `${base}/${doctor.id}`)).statusCode).toBe(404);
+  });
+});
+
+describe('own departments', () => {
+  it('keeps ids of existing departments when the list is replaced', async () => {
+    const t = newTenant();
+    const first = await call(t, 'PUT', '/api/own_medical_institution/departments', {
+      own_departments: [{ name: '循環器内科', department_id: '01' }],
+    });
+    expect(first.statusCode, first.body).toBe(200);
+    const id = first.json()[0].id;
+    const second = await call(t, 'PUT', '/api/own_medical_institution/departments', {
+      own_departments: [{ name: '整形外科' }, { id, name: '循環器内科' }],
+    });
+    expect(second.json().map((d: { id: string; order: number }) => [d.id === id, d.order])).toEqual([
+      [false, 0],
+      [true, 1],
+    ]);
+  });
+});

@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import type { Database } from '@renkei/db';
+import { migrateInstitutionMaster } from '@renkei/institution-master';
+import { registerDoctorQueryRoutes } from '../doctors/doctors.routes.ts';
+import { registerHistoryRoutes } from '../histories/histories.routes.ts';
+import { registerLabelQueryRoutes } from '../labels/labels.routes.ts';
+import { registerReferenceDataRoutes } from '../reference-data/reference-data.routes.ts';
+import { registerMedicalInstitutionQueryRoutes } from './medical-institutions.routes.ts';
+
+export { medicalInstitutionCrmProjection } from './medical-institution-crm.projection.ts';
+
+/** Every read about institutions: search, CSV export, CRM data, doctors, labels, history, reference data. */
+export async function registerInstitutionQueryRoutes(app: FastifyInstance, deps: { db: Database }): Promise<void> {
+  await migrateInstitutionMaster(deps.db);
+  registerMedicalInstitutionQueryRoutes(app, deps);
+  registerDoctorQueryRoutes(app, deps);
+  registerHistoryRoutes(app, deps);
+  registerLabelQueryRoutes(app, deps);
+  registerReferenceDataRoutes(app, deps);
+}

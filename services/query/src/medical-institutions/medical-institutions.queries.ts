@@ -1,0 +1,277 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type {
+  MedicalInstitution,
+  MedicalInstitutionSearchConditions,
+  MedicalInstitutionSortKey,
+  LabelValue,
+} from '@renkei/contracts';
+import {
+  departments,
+  facilityTypes,
+  normalizeKeyword,
+  runningStatusLabels,
+  type RunningStatus,
+} from '@renkei/institution-master';
+
+const departmentById = new Map(departments.map((d) => [d.id, d]));
+const facilityTypeById = new Map(facilityTypes.map((t) => [t.id, t]));
+
+/** Master codes travel as strings (`"01"`); the master stores integers. */
+export const departmentCode = (id: number) => String(id).padStart(2, '0');
+const codeToInt = (codes: readonly string[]) => codes.map(Number).filter((n) => Number.isInteger(n));
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * The WHERE clause of partner search over `ref.medical_institutions m` for one tenant; tenant data
+ * (phase `ph`, tags, label values) is reached through this tenant's rows only.
+ */
+export async function searchConditions(
+  db: Kysely<any>,
+  tenantId: string,
+  c: MedicalInstitutionSearchConditions,
+): Promise<RawBuilder<unknown>> {
+  const parts: RawBuilder<unknown>[] = [sql`true`];
+  if (c.keyword) {
+    const k = normalizeKeyword(c.keyword);
+    if (k) parts.push(sql`m.search_text LIKE ${'%' + likeEscape(k) + '%'}`);
+  }
+  if (c.prefectures?.length) parts.push(sql`m.prefecture_code = ANY(${sql.val(codeToInt(c.prefectures))}::smallint[])`);
+  if (c.cities?.length) parts.push(sql`m.city = ANY(${sql.val(c.cities.map((x) => x.normalize('NFKC')))}::text[])`);
+  if (c.facility_type_ids?.length)
+    parts.push(sql`m.facility_type_id = ANY(${sql.val(codeToInt(c.facility_type_ids))}::int[])`);
+  if (c.department_ids?.length) parts.push(sql`m.department_ids && ${sql.val(codeToInt(c.department_ids))}::int[]`);
+  if (c.running_statuses?.length) parts.push(sql`m.running_status = ANY(${sql.val(c.running_statuses)}::text[])`);
+  if (c.area_ids?.length) parts.push(await areaCondition(db, tenantId, c.area_ids));
+  for (const group of c.tag_filter_groups ?? []) {
+    const ids = [...new Set(group.tag_ids)];
+    const n = sql`(SELECT count(*) FROM rm.mi_tags x WHERE x.tenant_id = ${tenantId} AND x.medical_institution_id = m.id
+                    AND x.tag_id = ANY(${sql.val(ids)}::uuid[]))`;
+    const matches =
+      group.logic === 'and'
+        ? sql`${n} = ${ids.length}`
+        : group.logic === 'or'
+          ? sql`${n} > 0`
+          : group.logic === 'nand'
+            ? sql`${n} < ${ids.length}`
+            : sql`${n} = 0`;
+    parts.push(group.search_condition === 'include' ? matches : sql`NOT (${matches})`);
+  }
+  if (c.phase_master_ids?.length || c.include_no_phase) {
+    const ids = c.phase_master_ids ?? [];
+    parts.push(
+      c.include_no_phase
+        ? sql`(ph.phase_master_id IS NULL OR ph.phase_master_id = ANY(${sql.val(ids)}::uuid[]))`
+        : sql`ph.phase_master_id = ANY(${sql.val(ids)}::uuid[])`,
+    );
+  }
+  for (const f of c.label_filters ?? []) {
+    const v = sql`v.tenant_id = ${tenantId} AND v.medical_institution_id = m.id AND v.label_id = ${f.label_id}`;
+    if (f.is_empty) {
+      parts.push(sql`NOT EXISTS (SELECT 1 FROM rm.mi_label_values v WHERE ${v})`);
+      continue;
+    }
+    const conds: RawBuilder<unknown>[] = [v];
+    if (f.text) conds.push(sql`v.text_value ILIKE ${'%' + likeEscape(f.text) + '%'}`);
+    if (f.integer_min !== undefined) conds.push(sql`v.integer_value >= ${f.integer_min}`);
+    if (f.integer_max !== undefined) conds.push(sql`v.integer_value <= ${f.integer_max}`);
+    if (f.date_from) conds.push(sql`v.date_value >= ${f.date_from}::date`);
+    if (f.date_to) conds.push(sql`v.date_value <= ${f.date_to}::date`);
+    if (f.selection_ids?.length)
+      conds.push(
+        sql`(v.selection_id = ANY(${sql.val(f.selection_ids)}::uuid[]) OR v.selection_ids && ${sql.val(f.selection_ids)}::uuid[])`,
+      );
+    if (f.own_department_ids?.length)
+      conds.push(sql`v.own_department_id = ANY(${sql.val(f.own_department_ids)}::uuid[])`);
+    if (f.area_ids?.length) conds.push(sql`v.area_id = ANY(${sql.val(f.area_ids)}::uuid[])`);
+    parts.push(sql`EXISTS (SELECT 1 FROM rm.mi_label_values v WHERE ${sql.join(conds, sql` AND `)})`);
+  }
+  return sql.join(parts, sql` AND `);
+}
+
+/** Areas of `area` labels name prefectures and cities; an institution is in the area when its address is. */
+async function areaCondition(
+  db: Kysely<any>,
+  tenantId: string,
+  areaIds: readonly string[],
+): Promise<RawBuilder<unknown>> {
+  const { rows } = await sql<{
+    areas: { id: string; addresses: { prefecture: string; city_or_locality: string }[] }[];
+  }>`
+    SELECT areas FROM rm.medical_institution_labels WHERE tenant_id = ${tenantId} AND component_type = 'area'`.execute(
+    db,
+  );
+  const wanted = new Set(areaIds);
+  const addresses = rows.flatMap((r) => r.areas.filter((a) => wanted.has(a.id)).flatMap((a) => a.addresses));
+  if (addresses.length === 0) return sql`false`;
+  return sql`(${sql.join(
+    addresses.map((a) =>
+      a.city_or_locality
+        ? sql`(m.prefecture_code = ${Number(a.prefecture)} AND (m.city = ${a.city_or_locality} OR m.address LIKE ${'%' + likeEscape(a.city_or_locality) + '%'}))`
+        : sql`m.prefecture_code = ${Number(a.prefecture)}`,
+    ),
+    sql` OR `,
+  )})`;
+}
+
+const sortColumns: Record<MedicalInstitutionSortKey, RawBuilder<unknown>> = {
+  name: sql`m.name`,
+  kana: sql`m.kana`,
+  code: sql`m.code`,
+  address: sql`m.address`,
+  running_status: sql`m.running_status`,
+  phase: sql`pm.sort_order`,
+  // Referral and visit figures come from later modules; until then these sort like kana.
+  referral_count: sql`m.kana`,
+  comparison_referral_count: sql`m.kana`,
+  rate_of_referral_change: sql`m.kana`,
+  last_visit_date: sql`m.kana`,
+};
+
+export function orderBy(sortBy: MedicalInstitutionSortKey, direction: 'asc' | 'desc'): RawBuilder<unknown> {
+  const dir = direction === 'desc' ? sql`DESC` : sql`ASC`;
+  return sql`${sortColumns[sortBy]} ${dir} NULLS LAST, m.id ${dir}`;
+}
+
+export const fromClause = (tenantId: string) => sql`
+  ref.medical_institutions m
+  LEFT JOIN rm.mi_phases ph ON ph.tenant_id = ${tenantId} AND ph.medical_institution_id = m.id
+  LEFT JOIN rm.phase_masters pm ON pm.tenant_id = ${tenantId} AND pm.id = ph.phase_master_id`;
+
+export interface InstitutionRow {
+  id: string;
+  code: string;
+  name: string;
+  kana: string;
+  running_status: RunningStatus;
+  postal_code: string;
+  prefecture_code: number | null;
+  city: string;
+  address: string;
+  tel: string;
+  administrator_name: string;
+  founder: string;
+  longitude: number | null;
+  latitude: number | null;
+  facility_type_id: number | null;
+  bed_count: number | null;
+  department_ids: number[];
+  phase_master_id: string | null;
+  phase_name: string | null;
+  phase_changed_by: string | null;
+  phase_changed_by_name: string | null;
+  phase_changed_at: Date | null;
+  tags: { id: string; name: string }[];
+  memo_content: string | null;
+  special_note_content: string | null;
+}
+
+/** Everything a result row shows, for the given ids of one page (tenant data of this tenant only). */
+export const detailColumns = (tenantId: string) => sql`
+  m.id, m.code, m.name, m.kana, m.running_status, m.postal_code, m.prefecture_code, m.city, m.address, m.tel,
+  m.administrator_name, m.founder, m.longitude, m.latitude, m.facility_type_id, m.bed_count, m.department_ids,
+  ph.phase_master_id, pm.name AS phase_name, ph.changed_by AS phase_changed_by, acc.name AS phase_changed_by_name,
+  ph.changed_at AS phase_changed_at,
+  coalesce((SELECT json_agg(json_build_object('id', tg.id, 'name', tg.name) ORDER BY tg.name, tg.id)
+              FROM rm.mi_tags x JOIN rm.tags tg ON tg.tenant_id = x.tenant_id AND tg.id = x.tag_id
+             WHERE x.tenant_id = ${tenantId} AND x.medical_institution_id = m.id), '[]'::json) AS tags,
+  (SELECT content FROM rm.mi_notes n WHERE n.tenant_id = ${tenantId} AND n.medical_institution_id = m.id AND n.kind = 'memo') AS memo_content,
+  (SELECT content FROM rm.mi_notes n WHERE n.tenant_id = ${tenantId} AND n.medical_institution_id = m.id AND n.kind = 'special_note') AS special_note_content`;
+
+export const accountJoin = (tenantId: string) =>
+  sql`LEFT JOIN rm.mi_accounts acc ON acc.tenant_id = ${tenantId} AND acc.account_id = ph.changed_by`;
+
+export function toMedicalInstitution(r: InstitutionRow): MedicalInstitution {
+  const ft = r.facility_type_id !== null ? facilityTypeById.get(r.facility_type_id) : undefined;
+  return {
+    id: r.id,
+    code: r.code,
+    name: r.name,
+    kana: r.kana,
+    running_status: r.running_status,
+    status: runningStatusLabels[r.running_status],
+    postal_code: r.postal_code || null,
+    prefecture: r.prefecture_code ? String(r.prefecture_code).padStart(2, '0') : null,
+    city: r.city || null,
+    address: r.address,
+    tel: r.tel || null,
+    administrator_name: r.administrator_name || null,
+    founder_name: r.founder || null,
+    longitude: r.longitude,
+    latitude: r.latitude,
+    facility_type: ft ? { id: String(ft.id), name: ft.name } : null,
+    bed_count: r.bed_count,
+    departments: r.department_ids
+      .map((id) => departmentById.get(id))
+      .filter((d) => d !== undefined)
+      .map((d) => ({ id: departmentCode(d.id), name: d.name })),
+    tags: r.tags,
+    phase: r.phase_master_id
+      ? {
+          medical_institution_id: r.id,
+          phase_master_id: r.phase_master_id,
+          phase_name: r.phase_name,
+          changed_user: r.phase_changed_by ? { id: r.phase_changed_by, name: r.phase_changed_by_name ?? '' } : null,
+          changed_at: r.phase_changed_at ? new Date(r.phase_changed_at).toISOString() : null,
+        }
+      : null,
+    referral_count: null,
+    comparison_referral_count: null,
+    rate_of_referral_change: null,
+    last_visit_date: null,
+    memo_content: r.memo_content,
+    special_note_content: r.special_note_content,
+  };
+}
+
+export async function searchMedicalInstitutions(
+  db: Kysely<any>,
+  tenantId: string,
+  body: MedicalInstitutionSearchConditions & {
+    sort_by: MedicalInstitutionSortKey;
+    sort: 'asc' | 'desc';
+    page: number;
+    per_page: number;
+  },
+) {
+  const where = await searchConditions(db, tenantId, body);
+  const [counted, page] = await Promise.all([
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM ${fromClause(tenantId)} WHERE ${where}`.execute(db),
+    sql<InstitutionRow>`
+      WITH page AS (
+        SELECT m.id, row_number() OVER () AS rn FROM (
+          SELECT m.id FROM ${fromClause(tenantId)} WHERE ${where}
+           ORDER BY ${orderBy(body.sort_by, body.sort)}
+           LIMIT ${body.per_page} OFFSET ${(body.page - 1) * body.per_page}) m)
+      SELECT ${detailColumns(tenantId)}
+        FROM page JOIN ${fromClause(tenantId)} ON m.id = page.id ${accountJoin(tenantId)}
+       ORDER BY page.rn`.execute(db),
+  ]);
+  const total = counted.rows[0]?.n ?? 0;
+  return {
+    data: page.rows.map(toMedicalInstitution),
+    meta: {
+      total_count: total,
+      page: body.page,
+      per_page: body.per_page,
+      total_pages: Math.ceil(total / body.per_page),
+    },
+  };
+}
+
+/** Label values of one institution for this tenant, live labels only, in label order. */
+export async function labelValuesOf(db: Kysely<any>, tenantId: string, institutionIds: readonly string[]) {
+  const { rows } = await sql<LabelValue & { medical_institution_id: string; date_value: string | null }>`
+    SELECT v.medical_institution_id, v.label_id, v.text_value, v.integer_value, to_char(v.date_value, 'YYYY-MM-DD') AS date_value,
+           v.time_value, v.selection_id, v.selection_ids, v.own_department_id, v.area_id
+      FROM rm.mi_label_values v JOIN rm.medical_institution_labels l ON l.tenant_id = v.tenant_id AND l.id = v.label_id
+     WHERE v.tenant_id = ${tenantId} AND v.medical_institution_id = ANY(${sql.val(institutionIds)}::uuid[])
+     ORDER BY l.sort_order, l.id`.execute(db);
+  const byInstitution = new Map<string, LabelValue[]>();
+  for (const { medical_institution_id, ...value } of rows) {
+    const list = byInstitution.get(medical_institution_id) ?? [];
+    list.push(value);
+    byInstitution.set(medical_institution_id, list);
+  }
+  return byInstitution;
+}
