@@ -332,6 +332,18 @@ describe('institution queries', () => {
     expect((await search(randomUUID(), { phase_master_ids: [phase] })).meta.total_count).toBe(0);
   });
 
+  it('keeps tag counts (medical_institution_count) from the institutions’ tag changes', async () => {
+    const res = await request(tenant, 'GET', '/api/tags?sort=asc');
+    expect(
+      res
+        .json()
+        .data.map((t: { name: string; medical_institution_count: number }) => [t.name, t.medical_institution_count]),
+    ).toEqual([
+      ['タグa', 2],
+      ['タグb', 1],
+    ]);
+  });
+
   it('sorts and pages', async () => {
     const page = await search(tenant, { sort_by: 'kana', sort: 'asc', page: 2, per_page: 3 });
     expect(page.meta).toEqual({ total_count: 4, page: 2, per_page: 3, total_pages: 2 });

@@ -1,6 +1,12 @@
 import { sql } from 'kysely';
 import { defineProjection } from '@renkei/projections';
-import { normalizeTagName, tagGroupId, type TagCreated, type TagEvent } from '@renkei/domain';
+import {
+  normalizeTagName,
+  tagGroupId,
+  type MedicalInstitutionTagsChanged,
+  type TagCreated,
+  type TagEvent,
+} from '@renkei/domain';
 
 interface TagRow {
   tenant_id: string;
@@ -19,8 +25,8 @@ interface TagRow {
  */
 export const tagsProjection = defineProjection({
   name: 'tags',
-  version: 1,
-  eventTypes: ['TagCreated', 'TagUpdated', 'TagDeleted'],
+  version: 2,
+  eventTypes: ['TagCreated', 'TagUpdated', 'TagDeleted', 'MedicalInstitutionTagsChanged'],
   tables: ['tags'],
   async setup(trx, t) {
     await sql`
@@ -45,7 +51,25 @@ export const tagsProjection = defineProjection({
   async handle(trx, events, t) {
     // Fold the batch per tag first: one upsert and one delete statement per batch.
     const latest = new Map<string, TagRow | { deleted: true; tenant_id: string; id: string }>();
+    // medical_institution_count moves by the institutions' tag changes, in the same global order as
+    // the tags themselves (so a count never lands on a tag row that does not exist yet).
+    const countDeltas = new Map<string, { tenant_id: string; id: string; delta: number }>();
     for (const recorded of events) {
+      if (recorded.type === 'MedicalInstitutionTagsChanged') {
+        const changed = recorded.data as MedicalInstitutionTagsChanged;
+        for (const [ids, delta] of [
+          [changed.added_tag_ids, 1],
+          [changed.removed_tag_ids, -1],
+        ] as const) {
+          for (const id of ids) {
+            const key = `${recorded.metadata.tenant_id}:${id}`;
+            const entry = countDeltas.get(key) ?? { tenant_id: recorded.metadata.tenant_id, id, delta: 0 };
+            entry.delta += delta;
+            countDeltas.set(key, entry);
+          }
+        }
+        continue;
+      }
       const event = { type: recorded.type, data: recorded.data } as TagEvent;
       const tenantId = recorded.metadata.tenant_id;
       const key = `${tenantId}:${event.data.tag_id}`;
@@ -109,6 +133,15 @@ export const tagsProjection = defineProjection({
         DELETE FROM ${sql.table(t.tags)} AS cur
          USING unnest(${sql.val(deletes.map((r) => r.tenant_id))}::uuid[], ${sql.val(deletes.map((r) => r.id))}::uuid[])
                AS d(tenant_id, id)
+         WHERE cur.tenant_id = d.tenant_id AND cur.id = d.id
+      `.execute(trx);
+    }
+    const deltas = [...countDeltas.values()].filter((d) => d.delta !== 0);
+    if (deltas.length > 0) {
+      await sql`
+        UPDATE ${sql.table(t.tags)} AS cur SET medical_institution_count = greatest(cur.medical_institution_count + d.delta, 0)
+          FROM unnest(${sql.val(deltas.map((d) => d.tenant_id))}::uuid[], ${sql.val(deltas.map((d) => d.id))}::uuid[],
+                      ${sql.val(deltas.map((d) => d.delta))}::int[]) AS d(tenant_id, id, delta)
          WHERE cur.tenant_id = d.tenant_id AND cur.id = d.id
       `.execute(trx);
     }
