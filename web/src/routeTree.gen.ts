@@ -15,9 +15,11 @@ import { Route as AuthenticatedIndexRouteImport } from './routes/_authenticated/
 import { Route as AuthenticatedMedical_institutions_searchRouteImport } from './routes/_authenticated/medical_institutions_search'
 import { Route as AuthenticatedProfileRouteImport } from './routes/_authenticated/profile'
 import { Route as AuthenticatedTagsRouteImport } from './routes/_authenticated/tags'
+import { Route as AuthenticatedLabelsIndexRouteImport } from './routes/_authenticated/labels.index'
 import { Route as UserPasswordIndexRouteImport } from './routes/user/password/index'
 import { Route as UserPasswordChangeRouteImport } from './routes/user/password/change'
 import { Route as AuthenticatedCrmsIdIndexRouteImport } from './routes/_authenticated/crms.$id.index'
+import { Route as AuthenticatedLabelsMedical_institutionsImportRouteImport } from './routes/_authenticated/labels.medical_institutions.import'
 
 const AuthenticatedRoute = AuthenticatedRouteImport.update({
   id: '/_authenticated',
@@ -49,6 +51,12 @@ const AuthenticatedTagsRoute = AuthenticatedTagsRouteImport.update({
   path: '/tags',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
+const AuthenticatedLabelsIndexRoute =
+  AuthenticatedLabelsIndexRouteImport.update({
+    id: '/labels/',
+    path: '/labels/',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 const UserPasswordIndexRoute = UserPasswordIndexRouteImport.update({
   id: '/user/password/',
   path: '/user/password/',
@@ -65,6 +73,12 @@ const AuthenticatedCrmsIdIndexRoute =
     path: '/crms/$id/',
     getParentRoute: () => AuthenticatedRoute,
   } as any)
+const AuthenticatedLabelsMedical_institutionsImportRoute =
+  AuthenticatedLabelsMedical_institutionsImportRouteImport.update({
+    id: '/labels/medical_institutions/import',
+    path: '/labels/medical_institutions/import',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 
 export interface FileRoutesByFullPath {
   '/': typeof AuthenticatedIndexRoute
@@ -73,7 +87,9 @@ export interface FileRoutesByFullPath {
   '/profile': typeof AuthenticatedProfileRoute
   '/tags': typeof AuthenticatedTagsRoute
   '/user/password/change': typeof UserPasswordChangeRoute
+  '/labels/': typeof AuthenticatedLabelsIndexRoute
   '/user/password/': typeof UserPasswordIndexRoute
+  '/labels/medical_institutions/import': typeof AuthenticatedLabelsMedical_institutionsImportRoute
   '/crms/$id/': typeof AuthenticatedCrmsIdIndexRoute
 }
 export interface FileRoutesByTo {
@@ -83,7 +99,9 @@ export interface FileRoutesByTo {
   '/tags': typeof AuthenticatedTagsRoute
   '/': typeof AuthenticatedIndexRoute
   '/user/password/change': typeof UserPasswordChangeRoute
+  '/labels': typeof AuthenticatedLabelsIndexRoute
   '/user/password': typeof UserPasswordIndexRoute
+  '/labels/medical_institutions/import': typeof AuthenticatedLabelsMedical_institutionsImportRoute
   '/crms/$id': typeof AuthenticatedCrmsIdIndexRoute
 }
 export interface FileRoutesById {
@@ -95,7 +113,9 @@ export interface FileRoutesById {
   '/_authenticated/tags': typeof AuthenticatedTagsRoute
   '/_authenticated/': typeof AuthenticatedIndexRoute
   '/user/password/change': typeof UserPasswordChangeRoute
+  '/_authenticated/labels/': typeof AuthenticatedLabelsIndexRoute
   '/user/password/': typeof UserPasswordIndexRoute
+  '/_authenticated/labels/medical_institutions/import': typeof AuthenticatedLabelsMedical_institutionsImportRoute
   '/_authenticated/crms/$id/': typeof AuthenticatedCrmsIdIndexRoute
 }
 export interface FileRouteTypes {
@@ -107,7 +127,9 @@ export interface FileRouteTypes {
     | '/profile'
     | '/tags'
     | '/user/password/change'
+    | '/labels/'
     | '/user/password/'
+    | '/labels/medical_institutions/import'
     | '/crms/$id/'
   fileRoutesByTo: FileRoutesByTo
   to:
@@ -117,7 +139,9 @@ export interface FileRouteTypes {
     | '/tags'
     | '/'
     | '/user/password/change'
+    | '/labels'
     | '/user/password'
+    | '/labels/medical_institutions/import'
     | '/crms/$id'
   id:
     | '__root__'
@@ -128,7 +152,9 @@ export interface FileRouteTypes {
     | '/_authenticated/tags'
     | '/_authenticated/'
     | '/user/password/change'
+    | '/_authenticated/labels/'
     | '/user/password/'
+    | '/_authenticated/labels/medical_institutions/import'
     | '/_authenticated/crms/$id/'
   fileRoutesById: FileRoutesById
 }
@@ -183,6 +209,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedTagsRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
+    '/_authenticated/labels/': {
+      id: '/_authenticated/labels/'
+      path: '/labels'
+      fullPath: '/labels/'
+      preLoaderRoute: typeof AuthenticatedLabelsIndexRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
     '/user/password/': {
       id: '/user/password/'
       path: '/user/password'
@@ -204,6 +237,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedCrmsIdIndexRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
+    '/_authenticated/labels/medical_institutions/import': {
+      id: '/_authenticated/labels/medical_institutions/import'
+      path: '/labels/medical_institutions/import'
+      fullPath: '/labels/medical_institutions/import'
+      preLoaderRoute: typeof AuthenticatedLabelsMedical_institutionsImportRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
   }
 }
 
@@ -212,6 +252,8 @@ interface AuthenticatedRouteChildren {
   AuthenticatedProfileRoute: typeof AuthenticatedProfileRoute
   AuthenticatedTagsRoute: typeof AuthenticatedTagsRoute
   AuthenticatedIndexRoute: typeof AuthenticatedIndexRoute
+  AuthenticatedLabelsIndexRoute: typeof AuthenticatedLabelsIndexRoute
+  AuthenticatedLabelsMedical_institutionsImportRoute: typeof AuthenticatedLabelsMedical_institutionsImportRoute
   AuthenticatedCrmsIdIndexRoute: typeof AuthenticatedCrmsIdIndexRoute
 }
 
@@ -221,6 +263,9 @@ const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedProfileRoute: AuthenticatedProfileRoute,
   AuthenticatedTagsRoute: AuthenticatedTagsRoute,
   AuthenticatedIndexRoute: AuthenticatedIndexRoute,
+  AuthenticatedLabelsIndexRoute: AuthenticatedLabelsIndexRoute,
+  AuthenticatedLabelsMedical_institutionsImportRoute:
+    AuthenticatedLabelsMedical_institutionsImportRoute,
   AuthenticatedCrmsIdIndexRoute: AuthenticatedCrmsIdIndexRoute,
 }
 

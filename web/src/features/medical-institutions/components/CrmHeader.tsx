@@ -1,11 +1,11 @@
-import { Anchor, Badge, Button, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
-import { Link } from '@tanstack/react-router';
+import { Anchor, Badge, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import type { MedicalInstitutionSummary } from '@renkei/contracts';
 import type { ReactNode } from 'react';
 import { prefectureName } from '../../reference-data/prefectures.ts';
 import { InstitutionTagsEditor } from './InstitutionTagsEditor.tsx';
 import { PhaseSelect } from './PhaseSelect.tsx';
 import { RunningStatusBadge } from './RunningStatusBadge.tsx';
+import { ButtonLink } from './router-links.tsx';
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -47,8 +47,7 @@ export function CrmHeader({
               {mi.kana}・医療機関コード {mi.code}
             </Text>
           </Stack>
-          <Button
-            component={Link}
+          <ButtonLink
             to="/crms/$id"
             params={{ id: mi.id }}
             search={{ view: 'karte' }}
@@ -57,7 +56,7 @@ export function CrmHeader({
             data-testid="open-karte"
           >
             連携先カルテ
-          </Button>
+          </ButtonLink>
         </Group>
         <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="xs">
           <Fact label="住所">

@@ -1,5 +1,4 @@
 import { Button, Group, Table, Text } from '@mantine/core';
-import { Link } from '@tanstack/react-router';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
@@ -11,6 +10,7 @@ import { labelQueries } from '../../labels/labels.queries.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { runningStatusLabel } from '../labels-ja.ts';
 import { institutionQueries } from '../medical-institutions.queries.ts';
+import { ButtonLink } from './router-links.tsx';
 import classes from './PartnerChart.module.css';
 
 // The frame (header, menu, footer) has no place on paper; only the chart prints.
@@ -45,9 +45,9 @@ export function PartnerChart({ id }: { id: string }) {
     <div className={classes.sheet} data-testid="partner-chart">
       <style>{printStyle}</style>
       <Group justify="space-between" mb="sm" data-print-hide>
-        <Button component={Link} to="/crms/$id" params={{ id }} variant="default" size="xs">
+        <ButtonLink to="/crms/$id" params={{ id }} variant="default" size="xs">
           医療機関ページに戻る
-        </Button>
+        </ButtonLink>
         <Button size="xs" onClick={() => window.print()} data-testid="print">
           印刷
         </Button>

@@ -1,0 +1,124 @@
+import { Badge, Button, Group, Paper, Progress, Stack, Table, Text } from '@mantine/core';
+import type { ImportRecord, ImportStatus } from '@renkei/contracts';
+import { useState } from 'react';
+import { formatDateTime } from '../../../app/dates.ts';
+import { isRunning, progressOf } from '../imports.queries.ts';
+
+const statusLabel: Record<ImportStatus, string> = {
+  waiting: '待機中',
+  processing: '処理中',
+  completed: '完了',
+  failed: '失敗',
+};
+const statusColor: Record<ImportStatus, string> = {
+  waiting: 'gray',
+  processing: 'blue',
+  completed: 'teal',
+  failed: 'red',
+};
+
+function ImportRow({ record }: { record: ImportRecord }) {
+  const [open, setOpen] = useState(false);
+  const running = isRunning(record);
+  return (
+    <>
+      <Table.Tr data-import-filename={record.filename} data-import-status={record.status}>
+        <Table.Td>{formatDateTime(record.created_at)}</Table.Td>
+        <Table.Td>
+          <Text size="sm" fw={500}>
+            {record.filename}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {record.created_by?.name ?? ''}
+          </Text>
+        </Table.Td>
+        <Table.Td>
+          <Stack gap={4}>
+            <Badge color={statusColor[record.status]} variant="light">
+              {statusLabel[record.status]}
+            </Badge>
+            {running && (
+              <Progress
+                value={progressOf(record)}
+                size="sm"
+                animated
+                striped
+                aria-label="インポートの進み具合"
+                data-testid="import-progress"
+              />
+            )}
+          </Stack>
+        </Table.Td>
+        <Table.Td ta="right">{record.imported_row_count}</Table.Td>
+        <Table.Td ta="right" c={record.failed_row_count > 0 ? 'red' : undefined}>
+          {record.failed_row_count}
+        </Table.Td>
+        <Table.Td ta="right">{record.unprocessed_row_count}</Table.Td>
+        <Table.Td>{record.abortion_row_number !== null ? `${record.abortion_row_number}行目` : ''}</Table.Td>
+        <Table.Td>
+          {record.error_messages.length > 0 && (
+            <Button size="compact-xs" variant="subtle" color="red" onClick={() => setOpen((o) => !o)}>
+              エラー{record.error_messages.length}件{open ? 'を閉じる' : 'を表示'}
+            </Button>
+          )}
+        </Table.Td>
+      </Table.Tr>
+      {open && (
+        <Table.Tr>
+          <Table.Td colSpan={8} p={0}>
+            <Paper bg="red.0" p="xs" data-testid="import-errors">
+              {record.error_messages.map((e, i) => (
+                <Text key={i} size="xs">
+                  {e.row_number !== null ? `${e.row_number}行目: ` : 'ファイル: '}
+                  {e.message}
+                </Text>
+              ))}
+            </Paper>
+          </Table.Td>
+        </Table.Tr>
+      )}
+    </>
+  );
+}
+
+export function ImportRecordList({ records }: { records: ImportRecord[] }) {
+  if (records.length === 0) {
+    return (
+      <Text c="dimmed" size="sm">
+        インポートの履歴はまだありません。テンプレートに値を記入してアップロードすると、ここに結果が表示されます。
+      </Text>
+    );
+  }
+  return (
+    <Table.ScrollContainer minWidth={820}>
+      <Table striped data-testid="import-records">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>日時</Table.Th>
+            <Table.Th>ファイル</Table.Th>
+            <Table.Th>状態</Table.Th>
+            <Table.Th ta="right">取込</Table.Th>
+            <Table.Th ta="right">失敗</Table.Th>
+            <Table.Th ta="right">未処理</Table.Th>
+            <Table.Th>中断行</Table.Th>
+            <Table.Th />
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {records.map((r) => (
+            <ImportRow key={r.id} record={r} />
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+export function ImportSummaryLine({ record }: { record: ImportRecord }) {
+  return (
+    <Group gap="xs">
+      <Text size="sm">{record.filename}</Text>
+      <Badge color={statusColor[record.status]}>{statusLabel[record.status]}</Badge>
+    </Group>
+  );
+}

@@ -1,0 +1,207 @@
+import { ActionIcon, Badge, Button, Group, Modal, Stack, Table, Text } from '@mantine/core';
+import { useSuspenseQuery } from '@tanstack/react-query';
+import type { MedicalInstitutionLabel } from '@renkei/contracts';
+import { useCallback, useState } from 'react';
+import { isApiError } from '../../../api/api-errors.ts';
+import { useServices } from '../../../app/services-context.tsx';
+import { toast } from '../../../app/toast.ts';
+import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
+import { handleCrmMutationError } from '../../medical-institutions/mutation-errors.ts';
+import { prefectureName } from '../../reference-data/prefectures.ts';
+import { componentTypeLabel } from '../label-values.ts';
+import {
+  labelQueries,
+  useCreateInstitutionLabel,
+  useDeleteInstitutionLabel,
+  useOrderInstitutionLabels,
+  useUpdateInstitutionLabel,
+  type InstitutionLabelInputValues,
+} from '../labels.queries.ts';
+import { LabelFormModal } from './LabelFormModal.tsx';
+
+function detailOf(label: MedicalInstitutionLabel): string {
+  if (label.component_type === 'area') {
+    return label.areas
+      .map(
+        (a) =>
+          `${a.name}（${a.addresses.map((x) => `${prefectureName(x.prefecture)}${x.city_or_locality}`).join('・')}）`,
+      )
+      .join('、');
+  }
+  return [...label.selections]
+    .sort((a, b) => a.order - b.order)
+    .map((s) => s.label)
+    .join('、');
+}
+
+export function InstitutionLabelsPanel() {
+  const { api, logout } = useServices();
+  const { data: labels } = useSuspenseQuery(labelQueries.institutionLabels(api));
+  const create = useCreateInstitutionLabel();
+  const update = useUpdateInstitutionLabel();
+  const remove = useDeleteInstitutionLabel();
+  const order = useOrderInstitutionLabels();
+  const [editing, setEditing] = useState<{ label: MedicalInstitutionLabel | null } | null>(null);
+  const [deleting, setDeleting] = useState<MedicalInstitutionLabel | null>(null);
+  const onError = useCallback((e: unknown) => handleCrmMutationError(e, () => void logout()), [logout]);
+  const sorted = [...labels].sort((a, b) => a.order - b.order);
+
+  const save = async (body: InstitutionLabelInputValues) => {
+    try {
+      if (editing?.label) {
+        await update.mutateAsync({ id: editing.label.id, version: editing.label.version, body });
+        toast.success('ラベルを更新しました');
+      } else {
+        await create.mutateAsync(body);
+        toast.success('ラベルを作成しました');
+      }
+      setEditing(null);
+    } catch (error) {
+      if (!isApiError(error) || error.status !== 422) {
+        setEditing(null);
+        onError(error);
+      }
+      throw error;
+    }
+  };
+
+  const confirmDelete = async () => {
+    if (!deleting) return;
+    try {
+      await remove.mutateAsync({ id: deleting.id, version: deleting.version });
+      toast.success('ラベルを削除しました');
+    } catch (error) {
+      onError(error);
+    } finally {
+      setDeleting(null);
+    }
+  };
+
+  const moveLabel = async (index: number, to: number) => {
+    const ids = sorted.map((l) => l.id);
+    const [id] = ids.splice(index, 1);
+    ids.splice(to, 0, id!);
+    try {
+      await order.mutateAsync(ids);
+    } catch (error) {
+      onError(error);
+    }
+  };
+
+  return (
+    <Stack gap="sm">
+      <Group justify="space-between">
+        <Text size="sm" c="dimmed">
+          医療機関ごとに記録する項目です。上から順に医療機関ページに表示されます。
+        </Text>
+        <Group gap="xs">
+          <ButtonLink to="/labels/medical_institutions/import" variant="default" size="xs" data-testid="open-import">
+            ラベル値のインポート
+          </ButtonLink>
+          <Button size="xs" onClick={() => setEditing({ label: null })} data-testid="create-label">
+            新規作成
+          </Button>
+        </Group>
+      </Group>
+      {sorted.length === 0 ? (
+        <Text c="dimmed" py="lg" ta="center">
+          医療機関ラベルはまだありません。「新規作成」から、医療機関ごとに記録したい項目（例:
+          紹介窓口、連携協定の有無）を作成してください。
+        </Text>
+      ) : (
+        <Table.ScrollContainer minWidth={720}>
+          <Table striped data-testid="label-table">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th w={90}>並び順</Table.Th>
+                <Table.Th>ラベル名</Table.Th>
+                <Table.Th>入力形式</Table.Th>
+                <Table.Th>選択肢・エリア</Table.Th>
+                <Table.Th>説明</Table.Th>
+                <Table.Th w={140}>操作</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {sorted.map((l, i) => (
+                <Table.Tr key={l.id} data-label-name={l.name}>
+                  <Table.Td>
+                    <Group gap={4} wrap="nowrap">
+                      <ActionIcon
+                        size="sm"
+                        variant="default"
+                        aria-label={`${l.name}を上へ`}
+                        disabled={i === 0 || order.isPending}
+                        onClick={() => void moveLabel(i, i - 1)}
+                      >
+                        ↑
+                      </ActionIcon>
+                      <ActionIcon
+                        size="sm"
+                        variant="default"
+                        aria-label={`${l.name}を下へ`}
+                        disabled={i === sorted.length - 1 || order.isPending}
+                        onClick={() => void moveLabel(i, i + 1)}
+                      >
+                        ↓
+                      </ActionIcon>
+                    </Group>
+                  </Table.Td>
+                  <Table.Td fw={600}>{l.name}</Table.Td>
+                  <Table.Td>
+                    <Badge variant="light" size="sm">
+                      {componentTypeLabel[l.component_type]}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="xs" lineClamp={2}>
+                      {detailOf(l)}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="xs" lineClamp={2}>
+                      {l.description}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap="xs" wrap="nowrap">
+                      <Button size="xs" variant="light" onClick={() => setEditing({ label: l })}>
+                        編集
+                      </Button>
+                      <Button size="xs" variant="light" color="red" onClick={() => setDeleting(l)}>
+                        削除
+                      </Button>
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      <LabelFormModal
+        opened={editing !== null}
+        label={editing?.label ?? null}
+        onClose={() => setEditing(null)}
+        onSubmit={save}
+      />
+      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title="ラベルを削除" centered>
+        <Stack>
+          <Text>ラベル「{deleting?.name}」を削除しますか？医療機関に入力された値もすべて削除されます。</Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setDeleting(null)}>
+              キャンセル
+            </Button>
+            <Button
+              color="red"
+              loading={remove.isPending}
+              onClick={() => void confirmDelete()}
+              data-testid="confirm-delete-label"
+            >
+              削除
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </Stack>
+  );
+}

@@ -1,0 +1,102 @@
+import { defaultParseSearch, defaultStringifySearch } from '@tanstack/react-router';
+import { describe, expect, it } from 'vitest';
+import {
+  activeFilterCount,
+  compactState,
+  emptySearchState,
+  exportColumnsOf,
+  InstitutionSearchState,
+  toConditions,
+  toSearchBody,
+} from './search-state.ts';
+
+const tagA = '11111111-1111-4111-8111-111111111111';
+const tagB = '22222222-2222-4222-8222-222222222222';
+const label = '33333333-3333-4333-8333-333333333333';
+
+const full = InstitutionSearchState.parse({
+  keyword: 'ｼｽﾞｵｶ',
+  prefectures: ['22'],
+  cities: ['静岡市葵区'],
+  facility_type_ids: ['hospital'],
+  department_ids: ['01'],
+  tag_groups: [
+    { search_condition: 'include', logic: 'and', tag_ids: [tagA, tagB] },
+    { search_condition: 'exclude', logic: 'or', tag_ids: [tagB] },
+  ],
+  running_statuses: ['open', 'suspended'],
+  label_filters: [{ label_id: label, integer_min: 1, integer_max: 5 }],
+  sort_by: 'referral_count',
+  sort: 'desc',
+  page: 3,
+  per_page: 50,
+  columns: ['name', 'tags'],
+});
+
+describe('partner management URL state', () => {
+  it('reproduces the whole view from a shared link', () => {
+    const href = defaultStringifySearch(compactState(full));
+    const reopened = InstitutionSearchState.parse(defaultParseSearch(href));
+    expect(reopened).toEqual(full);
+  });
+
+  it('keeps the link short: defaults and empty filters are left out', () => {
+    const state = InstitutionSearchState.parse({ keyword: '', prefectures: [], page: 1, sort_by: 'kana' });
+    expect(compactState(state)).toEqual({});
+    expect(defaultStringifySearch(compactState(state))).toBe('');
+  });
+
+  it('opens a damaged link with only the damaged pieces reset', () => {
+    const state = InstitutionSearchState.parse({
+      keyword: '静岡',
+      prefectures: ['99'],
+      page: '-4',
+      per_page: '37',
+      sort_by: 'password',
+      sort: 'sideways',
+      tag_groups: 'not-a-list',
+      running_statuses: ['open'],
+      columns: ['name', 'secret'],
+    });
+    expect(state).toEqual({ ...emptySearchState, keyword: '静岡', running_statuses: ['open'] });
+  });
+
+  it('turns the state into the search body without empty pieces', () => {
+    const body = toSearchBody(
+      InstitutionSearchState.parse({
+        keyword: '  病院 ',
+        tag_groups: [
+          { search_condition: 'include', logic: 'or', tag_ids: [] },
+          { search_condition: 'exclude', logic: 'nor', tag_ids: [tagA] },
+        ],
+        include_no_phase: true,
+        page: 2,
+      }),
+    );
+    expect(body).toEqual({
+      keyword: '病院',
+      tag_filter_groups: [{ search_condition: 'exclude', logic: 'nor', tag_ids: [tagA] }],
+      sort_by: 'kana',
+      sort: 'asc',
+      page: 2,
+      per_page: 20,
+    });
+  });
+
+  it('sends include_no_phase only together with phases', () => {
+    const phase = '44444444-4444-4444-8444-444444444444';
+    expect(toConditions(InstitutionSearchState.parse({ phase_master_ids: [phase], include_no_phase: true }))).toEqual({
+      phase_master_ids: [phase],
+      include_no_phase: true,
+    });
+  });
+
+  it('counts the filters in use, not sort or paging', () => {
+    expect(activeFilterCount(emptySearchState)).toBe(0);
+    expect(activeFilterCount(full)).toBe(8);
+  });
+
+  it('exports the code first, then the columns on screen without duplicates', () => {
+    expect(exportColumnsOf(['name', 'code', 'tags'])).toEqual(['code', 'name', 'tags']);
+  });
+});
