@@ -11,6 +11,12 @@ import { alertEndpoints } from './alerts/alert.schemas.ts';
 import { communicationEndpoints } from './communications/communication.schemas.ts';
 import { taskEndpoints } from './tasks/task.schemas.ts';
 import { vocEndpoints } from './vocs/voc.schemas.ts';
+import { reportEndpoints } from './reports/report.schemas.ts';
+import { chartEndpoints } from './charts/chart.schemas.ts';
+import { dataAnalysisEndpoints } from './data-analysis/data-analysis.schemas.ts';
+import { referralEndpoints } from './referrals/referral.schemas.ts';
+import { dashboardEndpoints } from './dashboards/dashboard.schemas.ts';
+import { emailEndpoints } from './emails/email.schemas.ts';
 
 /** Every endpoint of spec §7, grouped by area. */
 export const endpoints = {
@@ -26,6 +32,12 @@ export const endpoints = {
   ...communicationEndpoints,
   ...taskEndpoints,
   ...vocEndpoints,
+  ...reportEndpoints,
+  ...chartEndpoints,
+  ...dataAnalysisEndpoints,
+  ...referralEndpoints,
+  ...dashboardEndpoints,
+  ...emailEndpoints,
 } satisfies Record<string, EndpointContract>;
 
 export type EndpointId = keyof typeof endpoints;

@@ -1,0 +1,187 @@
+import { z } from 'zod';
+import { endpoint } from '../core/endpoint.ts';
+import type { FeatureKey } from '../core/features.ts';
+import { Id, IdParams } from '../core/zod-helpers.ts';
+import { MasterCode, Period } from '../core/refs.ts';
+import { PeriodUnit } from '../reports/report.schemas.ts';
+
+/** The filters every chart takes; a chart ignores those that do not apply to it. */
+export const ChartBody = z.object({
+  period: Period,
+  comparison_period: Period.nullable().default(null),
+  period_unit: PeriodUnit.default('month'),
+  own_department_ids: z.array(Id).max(200).default([]),
+  department_ids: z.array(MasterCode).max(200).default([]),
+  facility_type_ids: z.array(MasterCode).max(100).default([]),
+  medical_institution_ids: z.array(Id).max(10000).default([]),
+  tag_ids: z.array(Id).max(100).default([]),
+  user_ids: z.array(Id).max(200).default([]),
+  visit: z.enum(['first_visit', 'return_visit', 'all']).default('all'),
+});
+export type ChartBody = z.infer<typeof ChartBody>;
+
+/** Group charts add the group's institutions to compare (the tenant must be a group). */
+export const GroupChartBody = ChartBody.extend({
+  group_medical_institution_ids: z.array(Id).max(100).default([]),
+});
+export type GroupChartBody = z.infer<typeof GroupChartBody>;
+
+/** A chart: one label per point on the x axis, one series per line or bar group. */
+export const ChartData = z.object({
+  labels: z.array(z.string()),
+  series: z.array(
+    z.object({
+      key: z.string(),
+      name: z.string(),
+      /** One value per label; null where there is no data (not 0). */
+      values: z.array(z.number().nullable()),
+    }),
+  ),
+});
+export type ChartData = z.infer<typeof ChartData>;
+
+type ChartSpec = { key: string; path: string; summary: string; feature: FeatureKey | null };
+
+function chart(spec: ChartSpec) {
+  return endpoint({
+    id: `charts.${spec.key}`,
+    area: 'charts',
+    method: 'POST',
+    path: spec.path,
+    service: 'query',
+    summary: spec.summary,
+    body: ChartBody,
+    response: ChartData,
+    successStatus: 200,
+    feature: spec.feature,
+    served: false,
+  });
+}
+
+function groupChart(spec: ChartSpec) {
+  return endpoint({
+    id: `charts.${spec.key}`,
+    area: 'charts',
+    method: 'POST',
+    path: spec.path,
+    service: 'query',
+    summary: spec.summary,
+    body: GroupChartBody,
+    response: ChartData,
+    successStatus: 200,
+    feature: spec.feature,
+    served: false,
+  });
+}
+
+function institutionChart(spec: ChartSpec) {
+  return endpoint({
+    id: `charts.${spec.key}`,
+    area: 'charts',
+    method: 'POST',
+    path: spec.path,
+    service: 'query',
+    summary: spec.summary,
+    params: IdParams,
+    body: ChartBody,
+    response: ChartData,
+    successStatus: 200,
+    feature: spec.feature,
+    served: false,
+  });
+}
+
+export const chartEndpoints = {
+  bothReferralsComparison: chart({
+    key: 'bothReferralsComparison',
+    path: '/charts/both_referrals/comparison',
+    summary: '紹介・逆紹介の比較',
+    feature: 'reverse_referrals',
+  }),
+  medicalInstitutionReferrals: institutionChart({
+    key: 'medicalInstitutionReferrals',
+    path: '/charts/medical_institutions/{id}/referrals',
+    summary: '医療機関の紹介件数推移',
+    feature: 'medical_institutions_search',
+  }),
+  medicalInstitutionReferralDepartments: institutionChart({
+    key: 'medicalInstitutionReferralDepartments',
+    path: '/charts/medical_institutions/{id}/referrals/departments',
+    summary: '医療機関の診療科別紹介件数',
+    feature: 'medical_institutions_search',
+  }),
+  referrals: chart({ key: 'referrals', path: '/charts/referrals', summary: '紹介件数推移', feature: null }),
+  referralsComparison: chart({
+    key: 'referralsComparison',
+    path: '/charts/referrals/comparison',
+    summary: '紹介件数の期間比較',
+    feature: null,
+  }),
+  referralsComparisonAnnual: chart({
+    key: 'referralsComparisonAnnual',
+    path: '/charts/referrals/comparison/annual',
+    summary: '紹介件数の年度比較',
+    feature: null,
+  }),
+  referralsComparisonMonthly: chart({
+    key: 'referralsComparisonMonthly',
+    path: '/charts/referrals/comparison/monthly',
+    summary: '紹介件数の月別比較',
+    feature: null,
+  }),
+  referralsComparisonDepartments: chart({
+    key: 'referralsComparisonDepartments',
+    path: '/charts/referrals/comparison/departments',
+    summary: '紹介件数の診療科別比較',
+    feature: null,
+  }),
+  reverseReferralsComparisonDepartments: chart({
+    key: 'reverseReferralsComparisonDepartments',
+    path: '/charts/reverse_referrals/comparison/departments',
+    summary: '逆紹介件数の診療科別比較',
+    feature: 'reverse_referrals',
+  }),
+  reverseReferralsComparisonMonthly: chart({
+    key: 'reverseReferralsComparisonMonthly',
+    path: '/charts/reverse_referrals/comparison/monthly',
+    summary: '逆紹介件数の月別比較',
+    feature: 'reverse_referrals',
+  }),
+  visits: chart({ key: 'visits', path: '/charts/visits', summary: '訪問件数推移', feature: 'communications' }),
+  visitsDoctorInterviewRates: chart({
+    key: 'visitsDoctorInterviewRates',
+    path: '/charts/visits/doctor_interview_rates',
+    summary: '訪問時の医師面談率',
+    feature: 'communications',
+  }),
+  visitsNextActionRates: chart({
+    key: 'visitsNextActionRates',
+    path: '/charts/visits/next_action_rates',
+    summary: '訪問後のネクストアクション設定率',
+    feature: 'communications',
+  }),
+  groupReferrals: groupChart({
+    key: 'groupReferrals',
+    path: '/groups/charts/referrals',
+    summary: 'グループ病院の紹介件数推移',
+    feature: null,
+  }),
+  groupReferralsComparison: groupChart({
+    key: 'groupReferralsComparison',
+    path: '/groups/charts/referrals/comparison',
+    summary: 'グループ病院の紹介件数比較',
+    feature: null,
+  }),
+  groupReferralsComparisonAnnual: groupChart({
+    key: 'groupReferralsComparisonAnnual',
+    path: '/groups/charts/referrals/comparison/annual',
+    summary: 'グループ病院の紹介件数の年度比較',
+    feature: null,
+  }),
+  groupReferralsComparisonMonthly: groupChart({
+    key: 'groupReferralsComparisonMonthly',
+    path: '/groups/charts/referrals/comparison/monthly',
+    summary: 'グループ病院の紹介件数の月別比較',
+    feature: null,
+  }),
+};

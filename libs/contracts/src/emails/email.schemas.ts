@@ -1,0 +1,216 @@
+import { z } from 'zod';
+import { endpoint } from '../core/endpoint.ts';
+import { Id, IdParams, IsoDateTime, NoContent, PageQuery, paged } from '../core/zod-helpers.ts';
+import { MedicalInstitutionRef, UserRef } from '../core/refs.ts';
+
+/** Spec §4 list filter. */
+export const EmailStatus = z.enum(['sent', 'unsent']);
+export type EmailStatus = z.infer<typeof EmailStatus>;
+
+export const Email = z.object({
+  id: Id,
+  title: z.string(),
+  status: EmailStatus,
+  destination_count: z.number().int(),
+  invalid_destination_count: z.number().int(),
+  sender_name: z.string(),
+  sender_email: z.string(),
+  main_content: z.string(),
+  attachment_id: Id.nullable(),
+  attachment_name: z.string().nullable(),
+  sent_at: IsoDateTime.nullable(),
+  created_by: UserRef.nullable(),
+  created_at: IsoDateTime,
+  updated_at: IsoDateTime,
+  version: z.number().int(),
+});
+export type Email = z.infer<typeof Email>;
+
+/** The JSON part (`stringified`) of the multipart create and update. */
+export const EmailInput = z.object({
+  title: z.string().trim().min(1, '件名を入力してください').max(200, '件名は200文字以内で入力してください'),
+  sender_name: z
+    .string()
+    .trim()
+    .min(1, '差出人名を入力してください')
+    .max(100, '差出人名は100文字以内で入力してください'),
+  /** With `email_sender_restricted`, one of the tenant's allowed addresses. */
+  sender_email: z.email('差出人メールアドレスの形式が正しくありません'),
+  main_content: z.string().min(1, '本文を入力してください').max(100000, '本文は100000文字以内で入力してください'),
+  /** Doctors to send to, besides the addresses of the recipients file. */
+  doctor_ids: z.array(Id).max(10000).default([]),
+  /** A file uploaded first through POST /uploaded_files. */
+  attachment_id: Id.nullable().default(null),
+});
+export type EmailInput = z.infer<typeof EmailInput>;
+
+/**
+ * Non-file parts of the multipart create and update (spec §3): `stringified` carries EmailInput as
+ * JSON; the optional file part `recipients_file` is a CSV of addresses.
+ */
+export const EmailMultipartFields = z.object({
+  stringified: z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'メールの内容を読み取れませんでした' });
+        return z.NEVER;
+      }
+    })
+    .pipe(EmailInput),
+});
+export type EmailMultipartFields = z.infer<typeof EmailMultipartFields>;
+
+export const EmailListQuery = PageQuery.extend({ status: EmailStatus.optional() });
+
+export const EmailRecipientReport = z.object({
+  id: Id,
+  email_address: z.string(),
+  name: z.string().nullable(),
+  medical_institution: MedicalInstitutionRef.nullable(),
+  delivered: z.boolean(),
+  opened: z.boolean(),
+  clicked: z.boolean(),
+});
+export type EmailRecipientReport = z.infer<typeof EmailRecipientReport>;
+
+export const EmailStats = z.object({
+  destination_count: z.number().int(),
+  invalid_destination_count: z.number().int(),
+  delivered_count: z.number().int(),
+  opened_count: z.number().int(),
+  clicked_count: z.number().int(),
+  delivered_rate: z.number().nullable(),
+  opened_rate: z.number().nullable(),
+  clicked_rate: z.number().nullable(),
+});
+export type EmailStats = z.infer<typeof EmailStats>;
+
+export const SendForTestInput = z.object({
+  email_addresses: z
+    .array(z.email('メールアドレスの形式が正しくありません'))
+    .min(1, '送信先を入力してください')
+    .max(5, 'テスト送信は5件までです'),
+});
+
+const e = { area: 'emails', feature: 'emails', served: false } as const;
+
+export const emailEndpoints = {
+  listEmails: endpoint({
+    ...e,
+    id: 'emails.list',
+    method: 'GET',
+    path: '/emails',
+    service: 'query',
+    summary: 'メール一覧',
+    query: EmailListQuery,
+    response: paged(Email),
+    successStatus: 200,
+  }),
+  createEmail: endpoint({
+    ...e,
+    id: 'emails.create',
+    method: 'POST',
+    path: '/emails',
+    service: 'command',
+    summary: 'メール作成',
+    body: EmailMultipartFields,
+    response: Email,
+    successStatus: 201,
+    multipart: true,
+  }),
+  getEmail: endpoint({
+    ...e,
+    id: 'emails.get',
+    method: 'GET',
+    path: '/emails/{id}',
+    service: 'query',
+    summary: 'メール詳細',
+    params: IdParams,
+    response: Email,
+    successStatus: 200,
+  }),
+  updateEmail: endpoint({
+    ...e,
+    id: 'emails.update',
+    method: 'PUT',
+    path: '/emails/{id}',
+    service: 'command',
+    summary: 'メール更新（未送信のみ）',
+    params: IdParams,
+    body: EmailMultipartFields,
+    response: Email,
+    successStatus: 200,
+    multipart: true,
+  }),
+  deleteEmail: endpoint({
+    ...e,
+    id: 'emails.delete',
+    method: 'DELETE',
+    path: '/emails/{id}',
+    service: 'command',
+    summary: 'メール削除',
+    params: IdParams,
+    response: NoContent,
+    successStatus: 204,
+  }),
+  listEmailReports: endpoint({
+    ...e,
+    id: 'emails.listReports',
+    method: 'GET',
+    path: '/emails/{id}/reports',
+    service: 'query',
+    summary: '送信先ごとの配信結果',
+    params: IdParams,
+    query: PageQuery,
+    response: paged(EmailRecipientReport),
+    successStatus: 200,
+  }),
+  getEmailStats: endpoint({
+    ...e,
+    id: 'emails.stats',
+    method: 'GET',
+    path: '/emails/{id}/stats',
+    service: 'query',
+    summary: '配信結果の集計',
+    params: IdParams,
+    response: EmailStats,
+    successStatus: 200,
+  }),
+  copyEmail: endpoint({
+    ...e,
+    id: 'emails.copy',
+    method: 'POST',
+    path: '/emails/{id}/copy',
+    service: 'command',
+    summary: 'メールの複製（未送信として作成）',
+    params: IdParams,
+    response: Email,
+    successStatus: 201,
+  }),
+  sendEmail: endpoint({
+    ...e,
+    id: 'emails.send',
+    method: 'POST',
+    path: '/emails/{id}/send',
+    service: 'command',
+    summary: 'メール送信（送信は非同期）',
+    params: IdParams,
+    response: Email,
+    successStatus: 202,
+  }),
+  sendEmailForTest: endpoint({
+    ...e,
+    id: 'emails.sendForTest',
+    method: 'POST',
+    path: '/emails/{id}/send_for_test',
+    service: 'command',
+    summary: 'テスト送信',
+    params: IdParams,
+    body: SendForTestInput,
+    response: z.object({ count: z.number().int() }),
+    successStatus: 202,
+  }),
+};
