@@ -19,7 +19,31 @@ export interface AuthContext {
 /** Why a token was refused; callers answer 401 either way, the reason is only logged. */
 export class TokenRejectedError extends Error {}
 
+const verifiedTokens = new WeakMap<AuthOptions, Map<string, { auth: AuthContext; until: number }>>();
+const CACHE_LIMIT = 10_000;
+/** A key removed from the JWKS stops a cached token within this time at the latest. */
+const CACHE_TTL_MS = 60_000;
+
+/**
+ * Verifies signature, issuer, audience and expiry, then the claims. A verified token is remembered
+ * (until it expires, at most a minute) because clients send the same token on every call and an
+ * ES256/RS256 verification costs more than the rest of a small request.
+ */
 export async function verifyAccessToken(token: string, options: AuthOptions): Promise<AuthContext> {
+  let cache = verifiedTokens.get(options);
+  if (!cache) verifiedTokens.set(options, (cache = new Map()));
+  const cached = cache.get(token);
+  if (cached && cached.until > Date.now()) return cached.auth;
+  const auth = await verifyUncached(token, options);
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(token, { auth: auth.context, until: Math.min(auth.expiresAt, Date.now() + CACHE_TTL_MS) });
+  return auth.context;
+}
+
+async function verifyUncached(
+  token: string,
+  options: AuthOptions,
+): Promise<{ context: AuthContext; expiresAt: number }> {
   let payload: unknown;
   try {
     ({ payload } = await jwtVerify(token, options.jwks, {
@@ -33,10 +57,13 @@ export async function verifyAccessToken(token: string, options: AuthOptions): Pr
   const claims = AccessTokenClaims.safeParse(payload);
   if (!claims.success) throw new TokenRejectedError(`claims: ${claims.error.message}`);
   return {
-    tenantId: claims.data.tid,
-    accountId: claims.data.sub,
-    role: claims.data.role,
-    features: claims.data.features,
+    context: {
+      tenantId: claims.data.tid,
+      accountId: claims.data.sub,
+      role: claims.data.role,
+      features: claims.data.features,
+    },
+    expiresAt: claims.data.exp * 1000,
   };
 }
 

@@ -85,6 +85,24 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     tagId: string,
     limit: number | null,
   ): Promise<{ kind: 'ok' } | { kind: 'held'; tagId: string; reservedAt: Date } | { kind: 'limit'; max: number }> {
+    if (limit === null) {
+      // No limit to count against: the primary key alone decides, in one statement.
+      const inserted = await sql<{ tag_id: string }>`
+        INSERT INTO cmd.tag_names (tenant_id, normalized_name, tag_id)
+        VALUES (${tenantId}, ${normalizedName}, ${tagId})
+        ON CONFLICT (tenant_id, normalized_name) DO NOTHING
+        RETURNING tag_id`.execute(kysely);
+      if (inserted.rows.length > 0) return { kind: 'ok' };
+      const { rows } = await sql<{ tag_id: string; reserved_at: Date }>`
+        SELECT tag_id, reserved_at FROM cmd.tag_names
+         WHERE tenant_id = ${tenantId} AND normalized_name = ${normalizedName}`.execute(kysely);
+      const holder = rows[0];
+      // Released between the two statements: try again from the start.
+      if (!holder) return reserveName(tenantId, normalizedName, tagId, limit);
+      return holder.tag_id === tagId
+        ? { kind: 'ok' }
+        : { kind: 'held', tagId: holder.tag_id, reservedAt: new Date(holder.reserved_at) };
+    }
     return kysely.transaction().execute(async (trx) => {
       await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`tag_names:${tenantId}`}, 0))`.execute(trx);
       const { rows } = await sql<{ tag_id: string; reserved_at: Date }>`

@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { defaultResources } from '../../libs/contracts/src/index.ts';
+import { createTestDatabase } from '../../libs/db/src/index.ts';
+import { createPostgresEventStore } from '../../libs/event-store/src/index.ts';
+import { createTestAuth } from '../../libs/service-kit/src/testing/index.ts';
+import { buildCommandApp } from '../../services/command/src/index.ts';
+import { closedLoop, httpClient, percentile, round, type BenchFigure } from './http-bench-support.ts';
+
+const HTTP_CONCURRENCY = 16;
+const RAW_CLIENTS = 8;
+
+/**
+ * (a) HTTP command appends: POST /api/tags through the command app listening on a port, 16 clients,
+ * against raw single-statement event appends with the same version check (8 clients) on the same
+ * database. Goal: ≥ 0.5× the raw rate, p99 ≤ 20 ms.
+ */
+export const bench = {
+  name: 'http-command-append',
+  description: 'HTTP command appends/s (POST /api/tags, concurrency 16) vs raw single-statement appends (8 clients)',
+  async run(ctx: { durationMs?: number; log?: (line: string) => void } = {}): Promise<BenchFigure[]> {
+    const durationMs = ctx.durationMs ?? Number(process.env.BENCH_DURATION_MS ?? 10_000);
+    const log = ctx.log ?? ((line: string) => console.log(line));
+    const db = await createTestDatabase({ poolMax: 24 });
+    const store = await createPostgresEventStore(db);
+    const testAuth = await createTestAuth({ audience: defaultResources.command });
+    const app = await buildCommandApp({
+      db,
+      store,
+      auth: testAuth.auth,
+      logger: false,
+      rateLimit: false,
+      underPressure: false,
+    });
+    try {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const port = (app.server.address() as AddressInfo).port;
+      const client = httpClient(`http://127.0.0.1:${port}`, HTTP_CONCURRENCY);
+      const token = await testAuth.token({ tenantId: randomUUID() });
+      const headers = { authorization: `Bearer ${token}` };
+
+      // Warm up JIT, pool connections and the plan cache.
+      await closedLoop(HTTP_CONCURRENCY, 1000, async (w) => {
+        await client.request('POST', '/api/tags', headers, { name: `warm-${w}-${randomUUID()}` });
+      });
+
+      log(`http-command-append: HTTP phase ${durationMs} ms at concurrency ${HTTP_CONCURRENCY}`);
+      const latencies: number[] = [];
+      let failures = 0;
+      const httpElapsed = await closedLoop(HTTP_CONCURRENCY, durationMs, async (w) => {
+        const t0 = performance.now();
+        const res = await client.request('POST', '/api/tags', headers, { name: `t-${w}-${randomUUID()}` });
+        latencies.push(performance.now() - t0);
+        if (res.status !== 201) failures++;
+      });
+      client.close();
+      latencies.sort((a, b) => a - b);
+      const httpRate = (latencies.length - failures) / (httpElapsed / 1000);
+
+      log(`http-command-append: raw phase ${durationMs} ms with ${RAW_CLIENTS} clients`);
+      const tenantId = randomUUID();
+      const metadata = JSON.stringify({
+        tenant_id: tenantId,
+        account_id: null,
+        correlation_id: randomUUID(),
+        causation_id: null,
+        schema_version: 1,
+      });
+      let raw = 0;
+      const rawElapsed = await closedLoop(RAW_CLIENTS, durationMs, async () => {
+        // One statement; the (stream_id, revision) unique key is the same version check as an append to a new stream.
+        await db.pool.query(
+          `INSERT INTO es.events (stream_id, revision, event_id, type, data, metadata, tenant_id)
+           VALUES ($1, 0, $2, 'BenchAppended', $3::jsonb, $4::jsonb, $5)`,
+          [`bench-${randomUUID()}`, randomUUID(), JSON.stringify({ n: raw }), metadata, tenantId],
+        );
+        raw++;
+      });
+      const rawRate = raw / (rawElapsed / 1000);
+      const p50 = percentile(latencies, 50);
+      const p99 = percentile(latencies, 99);
+      return [
+        {
+          name: 'HTTP command appends/s (POST /api/tags, concurrency 16)',
+          value: round(httpRate),
+          unit: 'appends/s',
+          baseline: { name: 'raw single-statement appends, 8 clients', value: round(rawRate), unit: 'appends/s' },
+          ratio: round(httpRate / rawRate, 2),
+          goal: '≥ 0.5× baseline',
+          met: httpRate / rawRate >= 0.5,
+        },
+        { name: 'HTTP command p50 latency', value: round(p50, 2), unit: 'ms' },
+        { name: 'HTTP command p99 latency', value: round(p99, 2), unit: 'ms', goal: '≤ 20 ms', met: p99 <= 20 },
+        { name: 'HTTP command failures (non-201)', value: failures, unit: 'requests', goal: '0', met: failures === 0 },
+      ];
+    } finally {
+      await app.close();
+      await store.close();
+      await db.close();
+    }
+  },
+};
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const figures = await bench.run();
+  console.table(figures.map((f) => ({ ...f, baseline: f.baseline ? `${f.baseline.value} ${f.baseline.unit}` : '' })));
+}
