@@ -1,7 +1,7 @@
 import { createRemoteJWKSet } from 'jose';
 import { defaultResources } from '@renkei/contracts';
 import { openDatabase } from '@renkei/db';
-import { createPostgresEventStore } from '@renkei/event-store';
+import { createEventStore } from '@renkei/event-store';
 import { buildCommandApp } from './index.ts';
 
 /** Standalone command service (production: one deployment per service). */
@@ -11,13 +11,9 @@ function required(name: string): string {
   return value;
 }
 
-if (process.env.EVENTSTORE_URL) {
-  throw new Error(
-    'EVENTSTORE_URL is set, but this build has no EventStoreDB event store yet; unset it to use Postgres.',
-  );
-}
 const db = await openDatabase({ url: required('DATABASE_URL'), applicationName: 'renkei-command' });
-const store = await createPostgresEventStore(db);
+// Postgres `es` schema by default; EventStoreDB when EVENTSTORE_URL is set. cmd.* tables stay in Postgres.
+const store = await createEventStore({ db, eventstoreUrl: process.env.EVENTSTORE_URL || undefined });
 const app = await buildCommandApp({
   db,
   store,
