@@ -1,4 +1,4 @@
-import { createFileRoute } from '@tanstack/react-router';
+import { createFileRoute, stripSearchParams } from '@tanstack/react-router';
 import { requireFeature } from '../../features/require-feature.ts';
 import { MedicalInstitutionsSearchPage } from '../../features/medical-institutions/components/MedicalInstitutionsSearchPage.tsx';
 import { institutionQueries } from '../../features/medical-institutions/medical-institutions.queries.ts';
@@ -11,6 +11,8 @@ import {
 export const Route = createFileRoute('/_authenticated/medical_institutions_search')({
   staticData: { title: '連携先管理' },
   validateSearch: InstitutionSearchState,
+  // The router writes validated values back; defaults stay out so one view has one address.
+  search: { middlewares: [stripSearchParams({ sort_by: 'kana', sort: 'asc', page: 1, per_page: 20 })] },
   beforeLoad: ({ context }) => requireFeature(context.user, 'medical_institutions_search'),
   loaderDeps: ({ search }) => search,
   // Not awaited: a filter change keeps the previous rows on screen while the next page loads.

@@ -4,11 +4,14 @@ import { columnLabel } from '../labels-ja.ts';
 
 export function ColumnChooser({
   value,
+  phaseEnabled,
   onChange,
 }: {
   value: InstitutionColumnKey[];
+  phaseEnabled: boolean;
   onChange: (v: InstitutionColumnKey[]) => void;
 }) {
+  const keys = institutionColumnKeys.filter((k) => phaseEnabled || k !== 'phase');
   return (
     <Popover position="bottom-end" shadow="md" withinPortal>
       <Popover.Target>
@@ -20,10 +23,10 @@ export function ColumnChooser({
         <Checkbox.Group
           value={value}
           // Keep the table's order stable whatever order the boxes were ticked in; never zero columns.
-          onChange={(v) => v.length > 0 && onChange(institutionColumnKeys.filter((k) => v.includes(k)))}
+          onChange={(v) => v.length > 0 && onChange(keys.filter((k) => v.includes(k)))}
         >
           <Stack gap={6}>
-            {institutionColumnKeys.map((key) => (
+            {keys.map((key) => (
               <Checkbox key={key} value={key} label={columnLabel[key]} disabled={key === 'name'} />
             ))}
           </Stack>

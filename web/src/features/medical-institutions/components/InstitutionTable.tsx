@@ -12,7 +12,14 @@ const features = tableFeatures({});
 
 const cellOf: Record<InstitutionColumnKey, (mi: MedicalInstitution) => ReactNode> = {
   name: (mi) => (
-    <AnchorLink to="/crms/$id" params={{ id: mi.id }} fw={600} data-testid="institution-link">
+    <AnchorLink
+      to="/crms/$id"
+      params={{ id: mi.id }}
+      fw={600}
+      miw={160}
+      display="inline-block"
+      data-testid="institution-link"
+    >
       {mi.name}
     </AnchorLink>
   ),

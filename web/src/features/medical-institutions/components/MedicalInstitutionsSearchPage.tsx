@@ -21,6 +21,7 @@ import { useCallback, useMemo } from 'react';
 import { isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { useViewport } from '../../../frame/use-viewport.ts';
+import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { institutionQueries } from '../medical-institutions.queries.ts';
 import {
   activeFilterCount,
@@ -50,7 +51,10 @@ export function MedicalInstitutionsSearchPage({ state, onStateChange }: MedicalI
   const [drawerOpened, drawer] = useDisclosure(false);
   const body = useMemo(() => toSearchBody(state), [state]);
   const result = useQuery(institutionQueries.search(api, body));
-  const columns = state.columns ?? defaultColumns;
+  const tenant = useQuery(referenceDataQueries.tenant(api));
+  const phaseEnabled = tenant.data?.enabled_phase === true;
+  const chosen = state.columns ?? defaultColumns;
+  const columns = useMemo(() => (phaseEnabled ? chosen : chosen.filter((c) => c !== 'phase')), [chosen, phaseEnabled]);
   const filters = useMemo(() => filtersOf(state), [state]);
   const filterCount = activeFilterCount(state);
 
@@ -98,7 +102,13 @@ export function MedicalInstitutionsSearchPage({ state, onStateChange }: MedicalI
           {result.isFetching && <Loader size="xs" />}
         </Group>
         <Group gap="xs">
-          {!isPhone && <ColumnChooser value={columns} onChange={(c) => onStateChange({ ...state, columns: c })} />}
+          {!isPhone && (
+            <ColumnChooser
+              value={columns}
+              phaseEnabled={phaseEnabled}
+              onChange={(c) => onStateChange({ ...state, columns: c })}
+            />
+          )}
           {!isPhone && <ExportMenu state={state} columns={columns} />}
           <Select
             size="xs"
