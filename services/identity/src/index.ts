@@ -14,6 +14,7 @@ import { deleteExpiredPayloads } from './oidc/postgres-adapter.ts';
 import { registerOidcRoutes } from './oidc/oidc.routes.ts';
 import { loadProviderSecrets, publicJwk } from './oidc/secrets.ts';
 import { registerCurrentUserRoutes } from './current-user/current-user.routes.ts';
+import { registerAccountRoutes } from './accounts/account.routes.ts';
 import { findTenantById } from './tenants/tenant.queries.ts';
 import { isIpAllowed } from './tenants/ip-allow-list.ts';
 
@@ -78,6 +79,7 @@ export async function buildIdentityApp(
 
   await registerOidcRoutes(app, { ...deps, provider, mailer });
   registerCurrentUserRoutes(app, deps);
+  registerAccountRoutes(app, deps);
 
   const sweeper = setInterval(() => void deleteExpiredPayloads(db.kysely).catch(() => undefined), 10 * 60 * 1000);
   sweeper.unref();

@@ -185,7 +185,7 @@ export const identityEndpoints = {
     response: paged(Account),
     successStatus: 200,
     feature: 'accounts',
-    served: false,
+    served: true,
   }),
   createAccount: endpoint({
     id: 'accounts.createAccount',
@@ -199,7 +199,7 @@ export const identityEndpoints = {
     successStatus: 201,
     feature: 'accounts',
     ownerOnly: true,
-    served: false,
+    served: true,
   }),
   updateAccount: endpoint({
     id: 'accounts.updateAccount',
@@ -214,7 +214,7 @@ export const identityEndpoints = {
     successStatus: 200,
     feature: 'accounts',
     ownerOnly: true,
-    served: false,
+    served: true,
   }),
   deleteAccount: endpoint({
     id: 'accounts.deleteAccount',
@@ -228,6 +228,6 @@ export const identityEndpoints = {
     successStatus: 204,
     feature: 'accounts',
     ownerOnly: true,
-    served: false,
+    served: true,
   }),
 };

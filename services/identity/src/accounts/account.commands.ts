@@ -18,6 +18,7 @@ export interface NewAccount {
   isConfirmed?: boolean | undefined;
   csAccount?: boolean | undefined;
   enabledMcMap?: boolean | undefined;
+  enabledCrm?: boolean | undefined;
 }
 
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -85,8 +86,20 @@ export async function insertAccount(trx: Kysely<any>, tenantId: string, input: N
     is_confirmed: input.isConfirmed ?? true,
     cs_account: input.csAccount ?? false,
     enabled_mc_map: input.enabledMcMap ?? false,
+    enabled_crm: input.enabledCrm ?? true,
   };
-  return (await trx.insertInto('identity.accounts').values(row).returningAll().executeTakeFirstOrThrow()) as AccountRow;
+  try {
+    return (await trx
+      .insertInto('identity.accounts')
+      .values(row)
+      .returningAll()
+      .executeTakeFirstOrThrow()) as AccountRow;
+  } catch (error) {
+    // A concurrent registration of the same identifier lost the race to the unique index.
+    if ((error as { code?: string }).code === '23505')
+      throw conflict('このメールアドレスまたはログインIDは既に使用されています。');
+    throw error;
+  }
 }
 
 export async function publishAccountRegistered(deps: AdminDeps, account: AccountRow): Promise<void> {

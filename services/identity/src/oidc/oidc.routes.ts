@@ -145,12 +145,16 @@ export async function registerOidcRoutes(
       },
     );
 
-    scope.get(forgotUrl, async (_request, reply) => html(reply, forgotPasswordPage({ action: forgotUrl })));
+    scope.get(forgotUrl, async (_request, reply) => html(reply, forgotPasswordPage({ action: forgotUrl, appUrl })));
 
     scope.post<{ Body: Form }>(forgotUrl, async (request, reply) => {
       const email = String(request.body?.email ?? '').trim();
       if (!email) {
-        return html(reply, forgotPasswordPage({ action: forgotUrl, error: 'メールアドレスを入力してください。' }), 422);
+        return html(
+          reply,
+          forgotPasswordPage({ action: forgotUrl, appUrl, error: 'メールアドレスを入力してください。' }),
+          422,
+        );
       }
       await requestPasswordReset(deps, deps.mailer, email);
       return html(reply, forgotPasswordSentPage({ appUrl }));

@@ -1,6 +1,11 @@
 import { errorBox, escapeHtml, page } from './layout.ts';
 
-export function forgotPasswordPage(options: { action: string; login?: string; error?: string }): string {
+export function forgotPasswordPage(options: {
+  action: string;
+  appUrl: string;
+  login?: string;
+  error?: string;
+}): string {
   return page(
     'パスワードの再設定',
     `<h1>パスワードの再設定</h1>
@@ -11,7 +16,7 @@ ${errorBox(options.error)}
 <input id="email" name="email" type="email" autocomplete="email" required autofocus value="${escapeHtml(options.login ?? '')}">
 <button type="submit">再設定メールを送信</button>
 </form>
-<div class="links"><a href="javascript:history.back()">ログイン画面に戻る</a></div>`,
+<div class="links"><a href="${escapeHtml(options.appUrl)}">ログイン画面に戻る</a></div>`,
   );
 }
 

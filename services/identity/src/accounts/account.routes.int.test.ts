@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { streamId } from '@renkei/event-store';
+import { addTenant, issueAccessToken } from '../index.ts';
+import { createIdentityFixture, type IdentityFixture } from '../testing/identity-fixture.ts';
+
+let f: IdentityFixture;
+let sakura: { tenantId: string; ownerId: string; memberIds: string[] };
+let kaede: { tenantId: string; ownerId: string; memberIds: string[] };
+let ownerToken: string;
+let memberToken: string;
+
+beforeAll(async () => {
+  f = await createIdentityFixture();
+  sakura = await addTenant(f, {
+    slug: 'sakura',
+    name: 'さくら総合病院',
+    ownerEmail: 'owner@sakura.example',
+    password: 'owner-pass-1',
+    maxAccountCount: 4,
+    members: [
+      { username: '鈴木 一郎', email: 'suzuki@sakura.example', password: 'member-pass-1' },
+      { username: 'CS 担当', loginName: 'cs-support', password: 'member-pass-2', csAccount: true },
+    ],
+  });
+  kaede = await addTenant(f, {
+    slug: 'kaede',
+    name: 'かえで記念病院',
+    ownerEmail: 'owner@kaede.example',
+    password: 'owner-pass-2',
+    members: [{ username: '高橋 次郎', email: 'takahashi@kaede.example', password: 'member-pass-3' }],
+  });
+  ownerToken = await issueAccessToken(f, { tenantSlug: 'sakura', email: 'owner@sakura.example', audience: 'main' });
+  memberToken = await issueAccessToken(f, { tenantSlug: 'sakura', email: 'suzuki@sakura.example', audience: 'main' });
+});
+
+afterAll(async () => {
+  await f?.close();
+});
+
+const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, token: string, payload?: object) =>
+  f.identity.app.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${token}` },
+    ...(payload ? { payload } : {}),
+  });
+
+describe('/api/accounts', () => {
+  it('lists the tenant accounts without CS accounts, paged', async () => {
+    const response = await call('GET', '/api/accounts?page=1&per_page=1', memberToken);
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body.meta).toEqual({ total_count: 2, page: 1, per_page: 1, total_pages: 2 });
+    expect(body.data).toHaveLength(1);
+    const all = (await call('GET', '/api/accounts', memberToken)).json().data as { id: string }[];
+    expect(all.map((a) => a.id).sort()).toEqual([sakura.ownerId, sakura.memberIds[0]!].sort());
+  });
+
+  it('lets only owners create, enforcing uniqueness and max_account_count', async () => {
+    const input = { username: '田中 三郎', email: 'tanaka@sakura.example', password: 'tanaka-pass-1' };
+    expect((await call('POST', '/api/accounts', memberToken, input)).statusCode).toBe(403);
+    const duplicate = await call('POST', '/api/accounts', ownerToken, {
+      ...input,
+      email: 'takahashi@kaede.example',
+    });
+    expect(duplicate.statusCode).toBe(409);
+    const created = await call('POST', '/api/accounts', ownerToken, input);
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toMatchObject({ username: '田中 三郎', email: 'tanaka@sakura.example', role: 'member' });
+    const events = await f.store.readStream(streamId('account', created.json().id), { tenantId: sakura.tenantId });
+    expect(events.map((e) => e.type)).toEqual(['AccountRegistered']);
+
+    const invalid = await call('POST', '/api/accounts', ownerToken, { username: '', password: 'short' });
+    expect(invalid.statusCode).toBe(422);
+    expect(invalid.json().errors.map((e: { field: string }) => e.field)).toEqual(
+      expect.arrayContaining(['username', 'password']),
+    );
+
+    // Owner, member, CS and Tanaka: the limit of 4 is reached.
+    const overLimit = await call('POST', '/api/accounts', ownerToken, {
+      username: '伊藤 四郎',
+      login_name: 'ito',
+      password: 'ito-pass-1',
+    });
+    expect(overLimit.statusCode).toBe(422);
+    expect(overLimit.json().errors[0].message).toContain('上限');
+  });
+
+  it('updates and deactivates within the tenant only; another tenant id is 404', async () => {
+    const kaedeMember = kaede.memberIds[0]!;
+    const body = { username: 'x', email: 'x@kaede.example', role: 'member' };
+    expect((await call('PUT', `/api/accounts/${kaedeMember}`, ownerToken, body)).statusCode).toBe(404);
+    expect((await call('DELETE', `/api/accounts/${kaedeMember}`, ownerToken)).statusCode).toBe(404);
+
+    const updated = await call('PUT', `/api/accounts/${sakura.memberIds[0]}`, ownerToken, {
+      username: '鈴木 一郎',
+      email: 'suzuki@sakura.example',
+      login_name: 'suzuki',
+      role: 'owner',
+    });
+    expect(updated.statusCode).toBe(200);
+    expect(updated.json()).toMatchObject({ login_name: 'suzuki', role: 'owner' });
+
+    const demoteSecond = await call('PUT', `/api/accounts/${sakura.memberIds[0]}`, ownerToken, {
+      username: '鈴木 一郎',
+      email: 'suzuki@sakura.example',
+      role: 'member',
+    });
+    expect(demoteSecond.statusCode).toBe(200);
+    const demoteLastOwner = await call('PUT', `/api/accounts/${sakura.ownerId}`, ownerToken, {
+      username: 'owner',
+      email: 'owner@sakura.example',
+      role: 'member',
+    });
+    expect(demoteLastOwner.statusCode).toBe(422);
+    expect(demoteLastOwner.json().errors[0].field).toBe('role');
+    expect((await call('DELETE', `/api/accounts/${sakura.ownerId}`, ownerToken)).statusCode).toBe(422);
+
+    expect((await call('DELETE', `/api/accounts/${sakura.memberIds[0]}`, ownerToken)).statusCode).toBe(204);
+    const list = (await call('GET', '/api/accounts', ownerToken)).json().data as { id: string }[];
+    expect(list.map((a) => a.id)).not.toContain(sakura.memberIds[0]);
+    // The deactivated account's tokens no longer reach its own data.
+    expect((await call('GET', '/api/current_user', memberToken)).statusCode).toBe(404);
+    const events = await f.store.readStream(streamId('account', sakura.memberIds[0]!), { tenantId: sakura.tenantId });
+    expect(events.at(-1)).toMatchObject({ type: 'AccountUpdated', data: { active: false } });
+  });
+});
