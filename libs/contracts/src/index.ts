@@ -27,3 +27,4 @@ export * from './registry.ts';
 export * from './tools/served-consistency.ts';
 export * from './tools/openapi.ts';
 export * from './tools/contracts-report.ts';
+export * from './tools/registry-checks.ts';

@@ -1,71 +1,64 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { registry } from './registry.ts';
-import { featureKeys } from './core/features.ts';
-import { pathParamNames } from './core/endpoint.ts';
+import { endpoint, type EndpointContract } from './core/endpoint.ts';
+import { IdParams } from './core/zod-helpers.ts';
+import { findRegistryProblems } from './tools/registry-checks.ts';
 
-function objectKeys(schema: z.ZodType | undefined): string[] {
-  if (!schema) return [];
-  const def = (schema as { _zod: { def: { type: string; shape?: Record<string, unknown> } } })._zod.def;
-  return def.type === 'object' && def.shape ? Object.keys(def.shape) : [];
-}
+const good = endpoint({
+  id: 'things.update',
+  area: 'things',
+  method: 'PUT',
+  path: '/things/{id}',
+  service: 'command',
+  summary: 'update',
+  params: IdParams,
+  body: z.object({ name: z.string() }),
+  response: z.object({ id: z.string() }),
+  successStatus: 200,
+  feature: 'tags',
+  served: false,
+});
+const variant = (changes: Partial<EndpointContract>): EndpointContract => ({ ...good, ...changes });
 
 describe('endpoint registry', () => {
-  it('has unique ids', () => {
-    const ids = registry.map((e) => e.id);
-    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  it('keeps every rule', () => {
+    expect(findRegistryProblems(registry)).toEqual([]);
+    expect(findRegistryProblems()).toEqual([]);
   });
 
-  it('has unique method + path pairs', () => {
-    const keys = registry.map((e) => `${e.method} ${e.path}`);
-    expect(keys.filter((k, i) => keys.indexOf(k) !== i)).toEqual([]);
+  it('accepts a well-formed entry', () => {
+    expect(findRegistryProblems([good])).toEqual([]);
   });
 
-  it('gives every {param} of a path a params schema key, and no params key without one', () => {
-    const problems: string[] = [];
-    for (const e of registry) {
-      const names = pathParamNames(e.path).sort();
-      const keys = objectKeys(e.params).sort();
-      if (JSON.stringify(names) !== JSON.stringify(keys)) {
-        problems.push(`${e.id}: path ${JSON.stringify(names)} vs params ${JSON.stringify(keys)}`);
-      }
-    }
-    expect(problems).toEqual([]);
+  it('finds duplicate ids and routes', () => {
+    expect(findRegistryProblems([good, variant({ path: '/others/{id}' })])).toEqual(['duplicate id things.update']);
+    expect(findRegistryProblems([good, variant({ id: 'things.rename' })])).toEqual([
+      'duplicate route PUT /things/{id}',
+    ]);
   });
 
-  it('puts paths in spec notation: leading slash, snake_case segments, no /api prefix', () => {
-    const bad = registry.filter((e) => !/^(\/([a-z0-9_]+|\{[a-z_]+\}))+$/.test(e.path) || e.path.startsWith('/api/'));
-    expect(bad.map((e) => e.path)).toEqual([]);
+  it('finds path params without a params key and params keys without a path param', () => {
+    expect(findRegistryProblems([variant({ path: '/things/{thing_id}' })])).toHaveLength(1);
+    expect(findRegistryProblems([variant({ params: undefined })])).toHaveLength(1);
+    expect(findRegistryProblems([variant({ path: '/things' })])).toHaveLength(1);
   });
 
-  it('sends no body with GET or DELETE', () => {
-    const bad = registry.filter((e) => (e.method === 'GET' || e.method === 'DELETE') && e.body !== undefined);
-    expect(bad.map((e) => e.id)).toEqual([]);
+  it('finds bodies on GET/DELETE, unknown features, wrong services and paths', () => {
+    expect(findRegistryProblems([variant({ method: 'DELETE', response: z.null(), successStatus: 204 })])).toEqual([
+      'things.update: DELETE with a body',
+    ]);
+    expect(findRegistryProblems([variant({ feature: 'nope' as never })])).toEqual([
+      'things.update: unknown feature nope',
+    ]);
+    expect(findRegistryProblems([variant({ service: 'query' })])).toHaveLength(1);
+    expect(findRegistryProblems([variant({ path: '/api/things/{id}' })])).toHaveLength(1);
+    expect(findRegistryProblems([variant({ path: '/things/:id' })])).toHaveLength(2);
   });
 
-  it('gates only on known feature keys', () => {
-    const known = new Set<string>(featureKeys);
-    const bad = registry.filter((e) => e.feature !== null && !known.has(e.feature));
-    expect(bad.map((e) => e.id)).toEqual([]);
-  });
-
-  it('routes every write to the command service or identity', () => {
-    const bad = registry.filter((e) => e.service === 'query' && e.method !== 'GET' && e.method !== 'POST');
-    expect(bad.map((e) => e.id)).toEqual([]);
-  });
-
-  it('prefixes every id with a camelCase area name and a dot', () => {
-    const bad = registry.filter((e) => !/^[a-z][a-zA-Z]*\.[a-z][a-zA-Z]*$/.test(e.id));
-    expect(bad.map((e) => e.id)).toEqual([]);
-  });
-
-  it('answers 204 exactly with an empty (null) response', () => {
-    const bad = registry.filter((e) => (e.successStatus === 204) !== e.response instanceof z.ZodNull);
-    expect(bad.map((e) => e.id)).toEqual([]);
-  });
-
-  it('marks downloads and multipart uploads consistently', () => {
-    expect(registry.filter((e) => e.multipart && e.method === 'GET').map((e) => e.id)).toEqual([]);
-    expect(registry.filter((e) => e.download && !(e.response instanceof z.ZodString)).map((e) => e.id)).toEqual([]);
+  it('finds 204 without a null response, downloads without text and bad ids', () => {
+    expect(findRegistryProblems([variant({ successStatus: 204 })])).toHaveLength(1);
+    expect(findRegistryProblems([variant({ download: true })])).toHaveLength(1);
+    expect(findRegistryProblems([variant({ id: 'update' })])).toHaveLength(1);
   });
 });
