@@ -26,6 +26,11 @@ export interface DemoSeedResult {
   institutions: SyncRunResult | undefined;
 }
 
+export async function hasDemoTenant(db: Database): Promise<boolean> {
+  const { rows } = await sql`SELECT 1 FROM identity.tenants WHERE slug = ${demoTenant.slug}`.execute(db.kysely);
+  return rows.length > 0;
+}
+
 /**
  * First start only: the demo tenant with an owner and a member, and the demo region's
  * medical-institution master (静岡県, generated deterministically). A second start finds the tenant
@@ -39,8 +44,7 @@ export async function seedDemo(deps: {
   institutionCount?: number;
 }): Promise<DemoSeedResult | undefined> {
   await migrateIdentity({ db: deps.db });
-  const { rows } = await sql`SELECT 1 FROM identity.tenants WHERE slug = ${demoTenant.slug}`.execute(deps.db.kysely);
-  if (rows.length > 0) return undefined;
+  if (await hasDemoTenant(deps.db)) return undefined;
 
   const { tenantId } = await addTenant(
     { db: deps.db, store: deps.store },

@@ -12,9 +12,13 @@ process.stdout.write(
     '',
     `Renkei (連携) が起動しました: ${system.url}`,
     `  データベース: ${database}`,
-    `  デモ テナント: ${demoTenant.name} (${demoTenant.slug})`,
-    `  管理者: ${demoAccounts.owner.email} / ${demoAccounts.owner.password}`,
-    `  一般:   ${demoAccounts.member.email} / ${demoAccounts.member.password}`,
+    ...(system.hasDemo
+      ? [
+          `  デモ テナント: ${demoTenant.name} (${demoTenant.slug})`,
+          `  管理者: ${demoAccounts.owner.email} / ${demoAccounts.owner.password}`,
+          `  一般:   ${demoAccounts.member.email} / ${demoAccounts.member.password}`,
+        ]
+      : ['  テナントの作成: pnpm ops tenant add <slug> --name <名前> --owner <email> --password <パスワード>']),
     `  証明書: ${config.dataDir}/tls/ca.pem をブラウザに信頼させると警告が消えます`,
     '  停止: Ctrl+C',
     '',

@@ -11,7 +11,7 @@ import { buildQueryApp, queryProjections } from '@renkei/query';
 import { startProjections } from '@renkei/projections';
 import type { AuthOptions } from '@renkei/service-kit';
 import type { EmbeddedConfig } from './config.ts';
-import { seedDemo, type DemoSeedResult } from './demo-seed.ts';
+import { hasDemoTenant, seedDemo, type DemoSeedResult } from './demo-seed.ts';
 import { startAdminServer, type AdminServer } from './ops/admin-server.ts';
 import { databaseOperations, type OpsContext } from './ops/operations.ts';
 
@@ -25,6 +25,8 @@ export interface EmbeddedSystem {
   readonly adminPort: number;
   /** Set when this start seeded the demo tenant (first start only). */
   readonly demo: DemoSeedResult | undefined;
+  /** Whether the demo tenant exists (its sign-in is worth printing). */
+  readonly hasDemo: boolean;
   stop(): Promise<void>;
 }
 
@@ -156,6 +158,7 @@ export async function startEmbedded(
       internalUrls: { identity: identityUrl, command: commandUrl, query: queryUrl },
       adminPort: admin.port,
       demo,
+      hasDemo: await hasDemoTenant(db),
       stop: stopAll,
     };
   } catch (error) {

@@ -1,13 +1,13 @@
 // `pnpm ops …`: operations on a Renkei install, whether it is running or not.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { formatContractsReport } from '@renkei/contracts';
-import { listMails } from '@renkei/identity';
 import { loadEmbeddedConfig } from '../config.ts';
-import { openOpsContext } from '../system.ts';
 import { callAdmin, findRunningAdmin } from './admin-client.ts';
 import { describeError } from './operation-result.ts';
-import { databaseOperations, type DatabaseOperation } from './operations.ts';
+import type { DatabaseOperation } from './operations.ts';
+
+// The services are imported only by the commands that need them: a command relayed to the running
+// process should not pay for loading the whole system first.
 
 const usage = `使い方:
   pnpm ops tenant add <slug> --name <名前> --owner <email> --password <パスワード> [--plan <plan>]
@@ -80,8 +80,9 @@ function parse(argv: string[]): { operation: DatabaseOperation | 'contracts' | '
 async function run(argv: string[]): Promise<string> {
   const { operation, args } = parse(argv);
   const config = loadEmbeddedConfig(process.env);
-  if (operation === 'contracts') return formatContractsReport();
+  if (operation === 'contracts') return (await import('@renkei/contracts')).formatContractsReport();
   if (operation === 'mail') {
+    const { listMails } = await import('@renkei/identity');
     const mails = await listMails(config.dataDir);
     if (mails.length === 0) return 'メールはありません。';
     return mails
@@ -95,6 +96,10 @@ async function run(argv: string[]): Promise<string> {
     if (!result.ok) throw new Error(result.error);
     return result.output;
   }
+  const [{ openOpsContext }, { databaseOperations }] = await Promise.all([
+    import('../system.ts'),
+    import('./operations.ts'),
+  ]);
   const ctx = await openOpsContext(config);
   try {
     return await databaseOperations[operation](ctx, args);
