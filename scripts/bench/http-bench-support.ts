@@ -1,17 +1,5 @@
 import http from 'node:http';
 
-/** A figure a benchmark reports; the runner prints it and appends it to docs/benchmarks.md. */
-export interface BenchFigure {
-  name: string;
-  value: number;
-  unit: string;
-  baseline?: { name: string; value: number; unit: string };
-  /** value / baseline.value */
-  ratio?: number;
-  goal?: string;
-  met?: boolean;
-}
-
 export interface HttpResult {
   status: number;
   headers: http.IncomingHttpHeaders;

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { defaultResources } from '../../libs/contracts/src/index.ts';
-import { createTestDatabase } from '../../libs/db/src/index.ts';
 import { createPostgresEventStore } from '../../libs/event-store/src/index.ts';
 import { createTestAuth } from '../../libs/service-kit/src/testing/index.ts';
 import { buildCommandApp } from '../../services/command/src/index.ts';
-import { closedLoop, httpClient, percentile, round, type BenchFigure } from './http-bench-support.ts';
+import { closedLoop, httpClient, percentile, round } from './http-bench-support.ts';
+import { createBenchContext, type BenchContext, type BenchDefinition, type BenchFigure } from './bench-context.ts';
 
 const HTTP_CONCURRENCY = 16;
 const RAW_CLIENTS = 8;
@@ -15,13 +15,13 @@ const RAW_CLIENTS = 8;
  * against raw single-statement event appends with the same version check (8 clients) on the same
  * database. Goal: ≥ 0.5× the raw rate, p99 ≤ 20 ms.
  */
-export const bench = {
+export const bench: BenchDefinition = {
   name: 'http-command-append',
   description: 'HTTP command appends/s (POST /api/tags, concurrency 16) vs raw single-statement appends (8 clients)',
-  async run(ctx: { durationMs?: number; log?: (line: string) => void } = {}): Promise<BenchFigure[]> {
-    const durationMs = ctx.durationMs ?? Number(process.env.BENCH_DURATION_MS ?? 10_000);
-    const log = ctx.log ?? ((line: string) => console.log(line));
-    const db = await createTestDatabase({ poolMax: 24 });
+  async run(ctx: BenchContext): Promise<BenchFigure[]> {
+    const durationMs = ctx.durationMs ?? 10_000;
+    const log = (line: string) => ctx.log(line);
+    const db = await ctx.openDatabase({ poolMax: 24 });
     const store = await createPostgresEventStore(db);
     const testAuth = await createTestAuth({ audience: defaultResources.command });
     const app = await buildCommandApp({
@@ -102,6 +102,8 @@ export const bench = {
 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const figures = await bench.run();
+  const figures = await bench.run(
+    createBenchContext({ embedded: process.argv.includes('--embedded'), log: (line) => console.log(line) }),
+  );
   console.table(figures.map((f) => ({ ...f, baseline: f.baseline ? `${f.baseline.value} ${f.baseline.unit}` : '' })));
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { defaultResources } from '../../libs/contracts/src/index.ts';
-import { createTestDatabase, type Database } from '../../libs/db/src/index.ts';
+import type { Database } from '../../libs/db/src/index.ts';
 import {
   comparePositions,
   createPostgresEventStore,
@@ -14,7 +14,8 @@ import { startProjections } from '../../libs/projections/src/index.ts';
 import { createTestAuth } from '../../libs/service-kit/src/testing/index.ts';
 import { buildCommandApp } from '../../services/command/src/index.ts';
 import { queryProjections } from '../../services/query/src/index.ts';
-import { httpClient, percentile, round, type BenchFigure } from './http-bench-support.ts';
+import { httpClient, percentile, round } from './http-bench-support.ts';
+import { createBenchContext, type BenchContext, type BenchDefinition, type BenchFigure } from './bench-context.ts';
 
 const RATE_PER_S = 500;
 const MAX_IN_FLIGHT = 64;
@@ -94,14 +95,14 @@ async function openLoop(
  * the projection's checkpoint has passed its X-Position. Baseline: the same with events appended
  * straight to the event store (no HTTP). Goal: p99 ≤ 100 ms.
  */
-export const bench = {
+export const bench: BenchDefinition = {
   name: 'http-projection-lag',
   description: 'Projection lag p99 while POST /api/tags arrive at 500/s (vs direct appends at 500/s)',
-  async run(ctx: { durationMs?: number; log?: (line: string) => void } = {}): Promise<BenchFigure[]> {
-    const durationMs = ctx.durationMs ?? Number(process.env.BENCH_DURATION_MS ?? 10_000);
-    const log = ctx.log ?? ((line: string) => console.log(line));
+  async run(ctx: BenchContext): Promise<BenchFigure[]> {
+    const durationMs = ctx.durationMs ?? 10_000;
+    const log = (line: string) => ctx.log(line);
     const load = os.loadavg()[0]!;
-    const db = await createTestDatabase({ poolMax: 24 });
+    const db = await ctx.openDatabase({ poolMax: 24 });
     const store = await createPostgresEventStore(db);
     const worker = startProjections({ db, store, projections: queryProjections });
     const testAuth = await createTestAuth({ audience: defaultResources.command });
@@ -208,6 +209,8 @@ export const bench = {
 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const figures = await bench.run();
+  const figures = await bench.run(
+    createBenchContext({ embedded: process.argv.includes('--embedded'), log: (line) => console.log(line) }),
+  );
   console.table(figures.map((f) => ({ ...f, baseline: f.baseline ? `${f.baseline.value} ${f.baseline.unit}` : '' })));
 }
