@@ -1,3 +1,6 @@
+// Japanese glyphs everywhere, also on machines without a CJK system font; subsets load by unicode-range.
+import '@fontsource/noto-sans-jp/400.css';
+import '@fontsource/noto-sans-jp/700.css';
 import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 import '@mantine/dates/styles.css';

@@ -1,3 +1,4 @@
+import { useQuery } from '@tanstack/react-query';
 import { createFileRoute } from '@tanstack/react-router';
 import { analytics } from '../analytics/analytics.ts';
 import { ApiError, isApiError } from '../api/api-errors.ts';
@@ -32,6 +33,8 @@ export const Route = createFileRoute('/_authenticated')({
 });
 
 function AuthenticatedLayout() {
-  const { user } = Route.useRouteContext();
+  const { user: signedIn, api } = Route.useRouteContext();
+  // Observed, so a profile change (which invalidates the current user) shows in the header at once.
+  const { data: user } = useQuery({ ...currentUserQueries.detail(api), initialData: signedIn });
   return <AppFrame user={user} />;
 }

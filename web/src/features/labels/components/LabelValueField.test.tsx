@@ -57,7 +57,7 @@ function renderField(l: MedicalInstitutionLabel, initial: LabelValueDraft = empt
   return onChange;
 }
 
-describe('label value inputs', () => {
+describe('label value inputs', { timeout: 20_000 }, () => {
   it('text: a text box that fills text_value', async () => {
     const onChange = renderField(label('text'));
     await userEvent.type(screen.getByRole('textbox', { name: '連携窓口' }), '山田');

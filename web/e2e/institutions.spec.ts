@@ -1,0 +1,211 @@
+import { expect, test, type Page } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { app, baseURL, screenshot, signIn } from './fixtures.ts';
+
+// The demo master is generated with a fixed seed, so this institution and its kana always exist.
+const institution = { name: '葵医療センター', halfWidthKana: 'ｱｵｲｲﾘｮｳｾﾝﾀｰ' };
+const suffix = String(Date.now() % 100000);
+const tagName = `重点連携-${suffix}`;
+const labelName = `紹介窓口-${suffix}`;
+
+/** The bearer token of the last command call the page made (audience: command). */
+function captureCommandToken(page: Page): () => string {
+  let token = '';
+  page.on('request', (request) => {
+    if (request.url().includes('/api/') && request.method() !== 'GET')
+      token = request.headers()['authorization'] ?? token;
+  });
+  return () => {
+    if (!token) throw new Error('no command call seen yet');
+    return token;
+  };
+}
+
+async function searchByKeyword(page: Page, keyword: string) {
+  await page.getByTestId('filter-keyword').fill(keyword);
+  await page.getByTestId('filter-apply').click();
+}
+
+async function openInstitution(page: Page) {
+  await page.goto(app('/medical_institutions_search'));
+  await searchByKeyword(page, institution.halfWidthKana);
+  await page.locator(`tr[data-institution-name="${institution.name}"]`).getByTestId('institution-link').click();
+  await expect(page.getByTestId('crm-name')).toHaveText(institution.name);
+}
+
+test.describe.configure({ mode: 'serial' });
+
+test('partner management: half-width kana finds the full-width name, a tag filters, the CSV has the rows', async ({
+  page,
+}) => {
+  await signIn(page, undefined, '/tags');
+  await page.getByRole('button', { name: '新規作成' }).click();
+  const dialog = page.getByRole('dialog', { name: 'タグを作成' });
+  await dialog.getByLabel('タグ名').fill(tagName);
+  await dialog.getByRole('button', { name: '保存' }).click();
+  await expect(page.locator(`tr[data-tag-name="${tagName}"]`)).toBeVisible();
+
+  await page.goto(app('/medical_institutions_search'));
+  await expect(page).toHaveTitle('連携先管理 | Renkei');
+  await searchByKeyword(page, institution.halfWidthKana);
+  const row = page.locator(`tr[data-institution-name="${institution.name}"]`);
+  await expect(row).toBeVisible();
+  // The keyword lives in the URL: reloading the shared address shows the same result.
+  await page.reload();
+  await expect(row).toBeVisible();
+  await screenshot(page, 'institutions-search-kana');
+
+  await row.getByTestId('institution-link').click();
+  await page.getByTestId('edit-tags').click();
+  await page.getByTestId('tags-input').click();
+  await page.getByRole('option', { name: tagName }).click();
+  await page.keyboard.press('Escape');
+  await page.getByTestId('save-tags').click();
+  await expect(page.getByTestId('institution-tags').getByText(tagName)).toBeVisible();
+
+  await page.goto(app('/medical_institutions_search'));
+  await page.getByRole('button', { name: 'タグ条件を追加' }).click();
+  await page.getByTestId('tag-filter-group').getByRole('textbox', { name: 'タグ' }).click();
+  await page.getByRole('option', { name: tagName }).click();
+  await page.keyboard.press('Escape');
+  await page.getByTestId('filter-apply').click();
+  await expect(page.getByTestId('institution-total')).toHaveText('全1件');
+  await expect(page.locator(`tr[data-institution-name="${institution.name}"]`)).toBeVisible();
+  await screenshot(page, 'institutions-search-tag');
+
+  await page.getByTestId('export-csv').click();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-utf8').click()]);
+  const bytes = fs.readFileSync((await download.path())!);
+  expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+  const lines = bytes.subarray(3).toString('utf8').trim().split(/\r?\n/);
+  expect(lines).toHaveLength(2);
+  expect(lines[1]).toContain(institution.name);
+  expect(lines[1]).toContain(tagName);
+});
+
+test('CRM page: memo (with a concurrent edit), phase, tags, doctor and label value, all in the history and the chart', async ({
+  page,
+}) => {
+  const database = process.env.E2E_DATABASE;
+  if (!database) throw new Error('E2E_DATABASE is not set: run through playwright.config.ts');
+  // No screen switches the tenant flag on; an operator would, in the tenant row.
+  execFileSync('psql', [
+    '-h',
+    '127.0.0.1',
+    '-U',
+    'postgres',
+    '-d',
+    database,
+    '-v',
+    'ON_ERROR_STOP=1',
+    '-tAc',
+    "UPDATE identity.tenants SET enabled_phase = true WHERE slug = 'demo'",
+  ]);
+
+  const commandToken = captureCommandToken(page);
+  await signIn(page, undefined, '/labels?tab=MedicalInstitutionLabels');
+  await page.getByTestId('create-label').click();
+  const labelDialog = page.getByRole('dialog', { name: 'ラベルを作成' });
+  await labelDialog.getByLabel('ラベル名').fill(labelName);
+  await labelDialog.getByTestId('save-label').click();
+  await expect(page.locator(`tr[data-label-name="${labelName}"]`)).toBeVisible();
+  await screenshot(page, 'institutions-labels');
+
+  const phaseName = `訪問済-${suffix}`;
+  const put = await page.request.put(`${baseURL()}/api/phase_masters`, {
+    headers: { authorization: commandToken() },
+    data: { phase_masters: [{ name: '未訪問' }, { name: phaseName }] },
+  });
+  expect(put.status()).toBe(200);
+
+  await openInstitution(page);
+  const id = page.url().match(/crms\/([0-9a-f-]{36})/)![1]!;
+
+  const memo = page.getByTestId('memo');
+  await memo.getByRole('button', { name: '編集' }).click();
+  await page.getByTestId('memo-input').fill('院長は火曜午後に面会可');
+  await page.getByTestId('memo-save').click();
+  await expect(page.getByTestId('memo-content')).toHaveText('院長は火曜午後に面会可');
+
+  // Someone else saves the memo while this page is editing: the save answers 409 and nothing is lost.
+  await memo.getByRole('button', { name: '編集' }).click();
+  await page.getByTestId('memo-input').fill('自分の変更');
+  const other = await page.request.put(`${baseURL()}/api/medical_institutions/${id}/memo`, {
+    headers: { authorization: commandToken() },
+    data: { content: '他の担当者の変更' },
+  });
+  expect(other.status()).toBe(200);
+  await page.getByTestId('memo-save').click();
+  await expect(page.getByTestId('memo-conflict')).toContainText('他の人が更新しました');
+  await expect(page.getByTestId('memo-conflict')).toContainText('他の担当者の変更');
+  await expect(page.getByTestId('memo-input')).toHaveValue('自分の変更');
+  await screenshot(page, 'institutions-memo-conflict');
+  await page.getByTestId('memo-save').click();
+  await expect(page.getByTestId('memo-content')).toHaveText('自分の変更');
+
+  await page.getByTestId('phase-select').click();
+  await page.getByRole('option', { name: phaseName }).click();
+  await expect(page.getByText('フェーズを変更しました')).toBeVisible();
+
+  await page.getByTestId('add-doctor').click();
+  const doctorDialog = page.getByRole('dialog', { name: '医師を登録' });
+  await doctorDialog.getByLabel('医師名').fill('鈴木 一郎');
+  await doctorDialog.getByLabel('診療科・所属').fill('内科');
+  await doctorDialog.getByLabel('メールアドレス').fill('not-an-address');
+  await doctorDialog.getByRole('button', { name: '保存' }).click();
+  await expect(doctorDialog.getByText('メールアドレスの形式が正しくありません')).toBeVisible();
+  await doctorDialog.getByLabel('メールアドレス').fill('suzuki@example.jp');
+  await doctorDialog.getByRole('button', { name: '保存' }).click();
+  const doctor = page.locator('[data-doctor-name="鈴木 一郎"]');
+  await expect(doctor).toBeVisible();
+  await doctor.getByRole('button', { name: '編集' }).click();
+  const editDoctor = page.getByRole('dialog', { name: '医師を編集' });
+  await editDoctor.getByLabel('役職').fill('部長');
+  await editDoctor.getByRole('button', { name: '保存' }).click();
+  await expect(doctor.getByText('部長')).toBeVisible();
+
+  await page.getByTestId('edit-labels').click();
+  await page.getByRole('textbox', { name: labelName }).fill('地域連携室 田中様');
+  await page.getByTestId('save-labels').click();
+  await expect(page.locator(`[data-label-name="${labelName}"]`)).toContainText('地域連携室 田中様');
+
+  const history = page.getByTestId('history-timeline');
+  await expect(history.getByText('院長は火曜午後に面会可').first()).toBeVisible();
+  for (const text of [phaseName, tagName, '鈴木 一郎', '地域連携室 田中様'])
+    await expect(history.getByText(text).first()).toBeVisible();
+  await expect(history.getByText('佐藤 美咲').first()).toBeVisible();
+  await screenshot(page, 'institutions-crm');
+
+  await page.getByTestId('open-karte').click();
+  const chart = page.getByTestId('partner-chart');
+  await expect(chart).toBeVisible();
+  for (const text of [institution.name, '自分の変更', phaseName, tagName, '鈴木 一郎', '地域連携室 田中様'])
+    await expect(chart.getByText(text).first()).toBeVisible();
+  await page.emulateMedia({ media: 'print' });
+  await expect(page.locator('.mantine-AppShell-navbar')).toBeHidden();
+  await expect(chart).toBeVisible();
+  await screenshot(page, 'institutions-karte-print');
+  await page.emulateMedia({ media: 'screen' });
+});
+
+test.describe('phone', () => {
+  test.use({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+
+  test('the search shows cards and the CRM page works without the unsupported notice', async ({ page }) => {
+    await signIn(page, undefined, '/medical_institutions_search');
+    await page.getByTestId('open-filter').click();
+    await page.getByTestId('filter-keyword').fill(institution.halfWidthKana);
+    await page.getByTestId('filter-apply').click();
+    const card = page.locator(`[data-testid=institution-card][data-institution-name="${institution.name}"]`);
+    await expect(card).toBeVisible();
+    await expect(page.getByTestId('institution-table')).toHaveCount(0);
+    await expect(page.getByText('このページはスマートフォンでの閲覧に対応していません')).toHaveCount(0);
+    await screenshot(page, 'institutions-phone-cards');
+    await card.click();
+    await expect(page.getByTestId('crm-name')).toHaveText(institution.name);
+    await expect(page.getByTestId('memo')).toBeVisible();
+    await expect(page.getByText('このページはスマートフォンでの閲覧に対応していません')).toHaveCount(0);
+    await screenshot(page, 'institutions-phone-crm');
+  });
+});
