@@ -66,7 +66,7 @@ test('partner management: half-width kana finds the full-width name, a tag filte
 
   await page.goto(app('/medical_institutions_search'));
   await page.getByRole('button', { name: 'タグ条件を追加' }).click();
-  await page.getByTestId('tag-filter-group').getByRole('textbox', { name: 'タグ' }).click();
+  await page.getByTestId('tag-filter-tags').click();
   await page.getByRole('option', { name: tagName }).click();
   await page.keyboard.press('Escape');
   await page.getByTestId('filter-apply').click();

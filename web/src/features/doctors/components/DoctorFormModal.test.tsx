@@ -28,12 +28,16 @@ describe('doctor form', { timeout: 20_000 }, () => {
 
   it('sends empty contacts as null and shows API 422 messages on their fields', async () => {
     const onSubmit = vi.fn(async () => {
-      throw new ApiError(422, '入力内容に誤りがあります。', undefined, [{ field: 'name', message: '同じ医師がすでに登録されています' }]);
+      throw new ApiError(422, '入力内容に誤りがあります。', undefined, [
+        { field: 'name', message: '同じ医師がすでに登録されています' },
+      ]);
     });
     renderModal(onSubmit);
     fireEvent.change(await screen.findByLabelText(/医師名/), { target: { value: '鈴木 一郎' } });
     await userEvent.click(screen.getByRole('button', { name: '保存' }));
     expect(await screen.findByText('同じ医師がすでに登録されています')).toBeInTheDocument();
-    expect(onSubmit).toHaveBeenCalledWith(expect.objectContaining({ name: '鈴木 一郎', honorific: '先生', email: null, phone_number: null }));
+    expect(onSubmit).toHaveBeenCalledWith(
+      expect.objectContaining({ name: '鈴木 一郎', honorific: '先生', email: null, phone_number: null }),
+    );
   });
 });

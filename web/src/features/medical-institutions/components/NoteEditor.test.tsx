@@ -63,7 +63,9 @@ describe('memo editor', { timeout: 20_000 }, () => {
     render(
       <Harness
         onSave={async () => {
-          throw new ApiError(422, '入力内容に誤りがあります。', undefined, [{ field: 'content', message: 'メモは10000文字以内で入力してください' }]);
+          throw new ApiError(422, '入力内容に誤りがあります。', undefined, [
+            { field: 'content', message: 'メモは10000文字以内で入力してください' },
+          ]);
         }}
       />,
     );

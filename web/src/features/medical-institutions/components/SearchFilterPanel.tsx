@@ -167,6 +167,7 @@ export function SearchFilterPanel({ filters, onApply, onClear }: SearchFilterPan
                   size="xs"
                   aria-label="タグ"
                   placeholder="タグを選択"
+                  data-testid="tag-filter-tags"
                   data={tagData}
                   value={group.tag_ids}
                   onChange={(v) => setGroup(i, { ...group, tag_ids: v })}
