@@ -33,7 +33,15 @@ describe('buildOpenApiDocument', () => {
 
   it('describes query parameters, bodies, the error shape and the bearer audience', () => {
     const listTags = doc.paths['/tags']!.get;
-    expect(listTags.parameters.map((p: any) => p.name)).toEqual(['page', 'per_page', 'sort']);
+    expect(listTags.parameters.filter((p: any) => p.in === 'query').map((p: any) => p.name)).toEqual([
+      'page',
+      'per_page',
+      'sort',
+    ]);
+    expect(listTags.parameters.filter((p: any) => p.in === 'header').map((p: any) => p.name)).toEqual([
+      'x-client-version',
+      'x-min-position',
+    ]);
     expect(listTags.security).toEqual([{ query: [] }]);
     expect(listTags.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/ErrorBody');
     expect(doc.components.schemas.ErrorBody.properties).toHaveProperty('errors');
@@ -46,7 +54,11 @@ describe('buildOpenApiDocument', () => {
     expect(createTag.responses).toHaveProperty('422');
     expect(createTag.responses).toHaveProperty('409');
 
+    expect(createTag.parameters.map((p: any) => p.name)).toContain('Idempotency-Key');
+    expect(createTag.responses['201'].headers).toHaveProperty('x-position');
+
     const deleteTag = doc.paths['/tags/{id}']!.delete;
+    expect(deleteTag.parameters.map((p: any) => p.name)).toContain('If-Match');
     expect(deleteTag.responses['204'].content).toBeUndefined();
     expect(deleteTag.responses).toHaveProperty('404');
   });

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { audienceOf, pathParamNames, type EndpointContract, type OwningService } from '../core/endpoint.ts';
-import { defaultResources, scopeFor } from '../core/auth.ts';
+import {
+  clientVersion,
+  clientVersionHeader,
+  defaultResources,
+  minPositionHeader,
+  positionHeader,
+  scopeFor,
+} from '../core/auth.ts';
 import { ErrorBody, errorMessages } from '../core/errors.ts';
 import { registry as defaultRegistry } from '../registry.ts';
 
@@ -40,6 +47,30 @@ function errorResponse(status: keyof typeof errorMessages) {
   };
 }
 
+const header = (name: string, description: string, schema: JsonSchema = { type: 'string' }) => ({
+  name,
+  in: 'header',
+  required: false,
+  description,
+  schema,
+});
+
+function headerParameters(contract: EndpointContract): JsonSchema[] {
+  const result = [header(clientVersionHeader, `クライアントとその版（例: ${clientVersion}）`)];
+  if (contract.service === 'query') {
+    result.push(
+      header(minPositionHeader, '書き込み応答の X-Position。読み取りモデルがそこまで追いつくのを待ってから答えます'),
+    );
+  }
+  if (contract.service === 'command' && contract.method === 'POST') {
+    result.push(header('Idempotency-Key', '同じキーの再送は最初の結果を返し、二重に登録しません'));
+  }
+  if (contract.service === 'command' && (contract.method === 'PUT' || contract.method === 'DELETE')) {
+    result.push(header('If-Match', '取得時の version（ETag）。一致しなければ 409'));
+  }
+  return result;
+}
+
 function parameters(contract: EndpointContract): JsonSchema[] {
   const result: JsonSchema[] = [];
   if (contract.params) {
@@ -65,7 +96,7 @@ function parameters(contract: EndpointContract): JsonSchema[] {
       });
     }
   }
-  return result;
+  return [...result, ...headerParameters(contract)];
 }
 
 function requestBody(contract: EndpointContract): JsonSchema | undefined {
@@ -89,13 +120,25 @@ function requestBody(contract: EndpointContract): JsonSchema | undefined {
 }
 
 function successResponse(contract: EndpointContract): JsonSchema {
-  if (contract.successStatus === 204) return { description: '成功（本文なし）' };
+  const headers =
+    contract.service === 'command'
+      ? {
+          headers: {
+            [positionHeader]: {
+              description: '最後に書いたイベントの位置。続く読み取りで X-Min-Position に渡します',
+              schema: { type: 'string' },
+            },
+          },
+        }
+      : {};
+  if (contract.successStatus === 204) return { description: '成功（本文なし）', ...headers };
   if (contract.download) {
-    return { description: 'CSVファイル', content: { 'text/csv': { schema: { type: 'string' } } } };
+    return { description: 'CSVファイル', content: { 'text/csv': { schema: { type: 'string' } } }, ...headers };
   }
   return {
     description: '成功',
     content: { 'application/json': { schema: toSchema(contract.response, 'output') } },
+    ...headers,
   };
 }
 
