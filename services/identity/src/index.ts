@@ -3,11 +3,10 @@ import { createLocalJWKSet } from 'jose';
 import { sql } from 'kysely';
 import type Provider from 'oidc-provider';
 import { buildOpenApiDocument, forbidden, ipNotAllowedSubCode } from '@renkei/contracts';
-import { migrateModule } from '@renkei/db';
 import { createServiceApp, type ServiceAppOptions } from '@renkei/service-kit';
 import { issuerOf } from './config.ts';
 import type { IdentityDeps } from './deps.ts';
-import { identityMigrations } from './db/identity.migrations.ts';
+import { migrateIdentity } from './db/identity.migrations.ts';
 import { createMailer } from './mail/mailer.ts';
 import { createProvider } from './oidc/provider.ts';
 import { deleteExpiredPayloads } from './oidc/postgres-adapter.ts';
@@ -25,13 +24,8 @@ export { addAccount, setPassword, type NewAccount } from './accounts/account.com
 export { issueAccessToken, getJwks } from './oidc/tokens.ts';
 export { listMails, type StoredMail } from './mail/mailer.ts';
 export { deriveFeatures, planFeatures } from './tenants/tenant.plans.ts';
-export { identityMigrations } from './db/identity.migrations.ts';
+export { identityMigrations, migrateIdentity } from './db/identity.migrations.ts';
 export { oidcMountPath } from './oidc/provider.ts';
-
-/** Creates identity's tables (idempotent); the ops CLI calls it before addTenant on a fresh database. */
-export async function migrateIdentity(deps: Pick<IdentityDeps, 'db'>): Promise<void> {
-  await migrateModule(deps.db.kysely, 'identity', identityMigrations);
-}
 
 export interface IdentityApp {
   app: FastifyInstance;

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { ModuleMigrations } from '@renkei/db';
+import { migrateModule, type Database, type ModuleMigrations } from '@renkei/db';
 
 export const identityMigrations: ModuleMigrations = {
   '0001_identity': {
@@ -101,3 +101,8 @@ export const identityMigrations: ModuleMigrations = {
     },
   },
 };
+
+/** Creates or upgrades identity's tables; idempotent, so the ops CLI and the seed may call it first. */
+export async function migrateIdentity(deps: { db: Database }): Promise<void> {
+  await migrateModule(deps.db.kysely, 'identity', identityMigrations);
+}

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { conflict, Plan, unprocessable, type FieldError } from '@renkei/contracts';
 import type { AdminDeps } from '../deps.ts';
+import { migrateIdentity } from '../db/identity.migrations.ts';
 import { insertAccount, publishAccountRegistered, type NewAccount } from '../accounts/account.commands.ts';
 import type { AccountRow } from '../accounts/account.queries.ts';
 import { publishIdentityEvent, tenantRegisteredData } from '../identity.events.ts';
@@ -60,6 +61,7 @@ function validateTenant(input: NewTenant): FieldError[] {
 export async function addTenant(deps: AdminDeps, input: NewTenant): Promise<AddedTenant> {
   const errors = validateTenant(input);
   if (errors.length) throw unprocessable(errors);
+  await migrateIdentity(deps);
   const { tenant, accounts } = await deps.db.kysely.transaction().execute(async (trx) => {
     const existing = await trx
       .selectFrom('identity.tenants')

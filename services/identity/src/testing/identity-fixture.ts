@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, type TestDatabase } from '@renkei/db';
+import { createTestDatabase, openDatabase, type Database } from '@renkei/db';
 import { createPostgresEventStore, type EventStore } from '@renkei/event-store';
 import { loadIdentityConfig, type IdentityConfig } from '../config.ts';
 import { buildIdentityApp, type IdentityApp } from '../index.ts';
 
 export interface IdentityFixture {
-  db: TestDatabase;
+  db: Database;
   store: EventStore;
   config: IdentityConfig;
   identity: IdentityApp;
@@ -17,10 +17,13 @@ export interface IdentityFixture {
 }
 
 /** A fresh database, event store and identity app, as the gateway would reach it. */
-export async function createIdentityFixture(overrides: Partial<IdentityConfig> = {}): Promise<IdentityFixture> {
-  const db = await createTestDatabase();
-  const store = await createPostgresEventStore(db);
+export async function createIdentityFixture(
+  overrides: Partial<IdentityConfig> = {},
+  options: { engine?: 'postgres' | 'pglite' } = {},
+): Promise<IdentityFixture> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-identity-'));
+  const db = options.engine === 'pglite' ? await openDatabase({ dataDir }) : await createTestDatabase();
+  const store = await createPostgresEventStore(db);
   const config = loadIdentityConfig({}, { dataDir, smtpCatcherPort: 0, ...overrides });
   const build = () => buildIdentityApp({ db, store, config, logger: false, rateLimit: false });
   const fixture: IdentityFixture = {
