@@ -49,7 +49,10 @@ export function registerEndpoint<E extends EndpointContract>(
   if (contract.params) schema.params = contract.params;
   if (contract.query) schema.querystring = contract.query;
   if (contract.body) schema.body = contract.body;
-  if (contract.successStatus !== 204) schema.response = { [contract.successStatus]: contract.response };
+  // A download streams its file as the handler produces it: there is no JSON to serialise.
+  if (contract.successStatus !== 204 && !contract.download) {
+    schema.response = { [contract.successStatus]: contract.response };
+  }
 
   app.route({
     method: contract.method,

@@ -277,6 +277,22 @@ describe('operations', () => {
     expect(res.json().checks).toEqual({ db: 'failed' });
   });
 
+  it('answers 503 with the error body when the process is under pressure', async () => {
+    // Any heap at all is over a one-byte limit: the first sample puts the app under pressure.
+    const pressed = await build({ underPressure: { maxHeapUsedBytes: 1, sampleInterval: 5 } });
+    try {
+      let res = await pressed.inject({ url: '/api/reading' });
+      for (let i = 0; i < 200 && res.statusCode !== 503; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        res = await pressed.inject({ url: '/api/reading' });
+      }
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toEqual({ status: 503, message: expect.stringContaining('アクセスが集中') });
+    } finally {
+      await pressed.close();
+    }
+  });
+
   it('rate limits with the error body', async () => {
     const limited = await build({ rateLimit: { max: 2, timeWindow: 60_000 } });
     try {

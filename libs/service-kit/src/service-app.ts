@@ -36,7 +36,8 @@ export interface ServiceAppOptions {
   /** Per client IP. false disables it (benchmarks). Default 600 requests per minute. */
   rateLimit?: false | { max: number; timeWindow: number | string };
   /** 503 when the process is saturated. false disables it. */
-  underPressure?: false | { maxEventLoopDelay?: number; maxHeapUsedBytes?: number; maxRssBytes?: number };
+  underPressure?:
+    false | { maxEventLoopDelay?: number; maxHeapUsedBytes?: number; maxRssBytes?: number; sampleInterval?: number };
   /** The OpenAPI document of this service (`buildOpenApiDocument({ service })`), served at /docs. */
   openapi: object;
   /** Checks /readyz runs; each throws when its dependency is not ready. */
@@ -133,6 +134,7 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Fast
       maxEventLoopDelay: options.underPressure?.maxEventLoopDelay ?? 2000,
       maxHeapUsedBytes: options.underPressure?.maxHeapUsedBytes ?? 0,
       maxRssBytes: options.underPressure?.maxRssBytes ?? 0,
+      ...(options.underPressure?.sampleInterval ? { sampleInterval: options.underPressure.sampleInterval } : {}),
       retryAfter: 5,
     });
   }
