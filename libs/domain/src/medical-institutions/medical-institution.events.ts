@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { LabelValueData } from '../labels/label.events.ts';
 
 /**
  * A tenant's CRM data about one institution of the shared master. Streams are keyed by a UUIDv5 of
- * (tenant, institution) — see `crmStreamKey` in the command service — so no two tenants share one:
+ * (tenant, institution) — see `medicalInstitutionCrmKey` — so no two tenants share one:
  * - `medical_institution_memo-<key>` and `medical_institution_special_note-<key>`: one text each, their
  *   revision is the version a client sends back as If-Match;
  * - `medical_institution_crm-<key>`: phase, tags and label values;
@@ -16,6 +17,24 @@ export const medicalInstitutionCrmAggregate = 'medical_institution_crm';
 export const doctorAggregate = 'doctor';
 export const ownDepartmentsAggregate = 'own_departments';
 export const phaseMastersAggregate = 'phase_masters';
+
+// Never change: stream ids derived from it are stored.
+const crmKeyNamespace = Buffer.from('9d3c6f0e2b1a4c7d8e5f60718293a4b5', 'hex');
+
+/**
+ * The key of a tenant's streams about one institution (UUIDv5 of tenant and institution): every
+ * writer (command service, import reactor) derives the same stream, and no two tenants share one.
+ */
+export function medicalInstitutionCrmKey(tenantId: string, medicalInstitutionId: string): string {
+  const hash = createHash('sha1')
+    .update(crmKeyNamespace)
+    .update(`${tenantId}\u0000${medicalInstitutionId}`, 'utf8')
+    .digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x50;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 const uuid = z.string().uuid();
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { HttpError, endpoints, type Doctor, type DoctorInput } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
-import { doctorAggregate, type DoctorFields, type MedicalInstitutionCrmEvent } from '@renkei/domain';
+import { doctorAggregate, stableJson, type DoctorFields, type MedicalInstitutionCrmEvent } from '@renkei/domain';
 import { streamId, type EventStore } from '@renkei/event-store';
 import { registerEndpoint } from '@renkei/service-kit';
 import { etagOf, eventMetadata, readIfMatch } from '../shared/command-context.ts';
@@ -49,7 +49,7 @@ export function decideDoctor(
     profile: input.profile,
     memo: input.memo,
   };
-  if (state.fields && JSON.stringify(state.fields) === JSON.stringify(fields)) return [];
+  if (state.fields && stableJson(state.fields) === stableJson(fields)) return [];
   return [{ type: state.status === 'absent' ? 'DoctorAdded' : 'DoctorUpdated', data: fields }];
 }
 

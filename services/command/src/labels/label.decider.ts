@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { MedicalInstitutionLabelInput } from '@renkei/contracts';
-import type { LabelDefinition, MedicalInstitutionLabelDefined, MedicalInstitutionLabelEvent } from '@renkei/domain';
+import {
+  stableJson,
+  type LabelDefinition,
+  type MedicalInstitutionLabelDefined,
+  type MedicalInstitutionLabelEvent,
+} from '@renkei/domain';
 
 export interface LabelState {
   status: 'absent' | 'active' | 'deleted';
@@ -68,6 +73,6 @@ export function decideLabel(
         ? input.areas.map((a) => ({ id: keep(a.id, prev?.areas ?? []), name: a.name, addresses: a.addresses }))
         : [],
   };
-  if (prev && JSON.stringify(prev) === JSON.stringify(definition)) return [];
+  if (prev && stableJson(prev) === stableJson(definition)) return [];
   return [{ type: prev ? 'MedicalInstitutionLabelUpdated' : 'MedicalInstitutionLabelCreated', data: definition }];
 }

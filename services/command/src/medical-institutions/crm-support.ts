@@ -9,12 +9,10 @@ import {
   type RecordedEvent,
 } from '@renkei/event-store';
 import type { AuthContext } from '@renkei/service-kit';
-import { deterministicId } from '../shared/deterministic-id.ts';
+import { medicalInstitutionCrmKey } from '@renkei/domain';
 
 /** Key of a tenant's streams about one institution: no two tenants ever share a stream. */
-export function crmStreamKey(tenantId: string, medicalInstitutionId: string): string {
-  return deterministicId('medical_institution_crm', tenantId, medicalInstitutionId);
-}
+export const crmStreamKey = medicalInstitutionCrmKey;
 
 /** A stream of this tenant, or no events when it does not exist yet. */
 export async function readOwnStream(store: EventStore, aggregate: string, id: string, tenantId: string) {

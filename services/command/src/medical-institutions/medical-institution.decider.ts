@@ -1,4 +1,9 @@
-import type { LabelValueData, MedicalInstitutionCrmEvent, MedicalInstitutionNoteChanged } from '@renkei/domain';
+import {
+  stableJson,
+  type LabelValueData,
+  type MedicalInstitutionCrmEvent,
+  type MedicalInstitutionNoteChanged,
+} from '@renkei/domain';
 
 /** A tenant's phase, tags and label values for one institution, folded from its crm stream. */
 export interface CrmState {
@@ -100,8 +105,7 @@ export function decideTags(
   ];
 }
 
-const same = (a: LabelValueData | undefined, b: LabelValueData) =>
-  a !== undefined && JSON.stringify(a) === JSON.stringify(b);
+const same = (a: LabelValueData | undefined, b: LabelValueData) => a !== undefined && stableJson(a) === stableJson(b);
 
 /** Only labels whose value really changes are recorded; the rest of the institution's values stay. */
 export function decideLabelValues(

@@ -17,11 +17,14 @@ let store: EventStore;
 let app: FastifyInstance;
 let testAuth: TestAuth;
 let institutions: string[];
+let dataDir: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   store = await createPostgresEventStore(db);
   testAuth = await createTestAuth({ audience: defaultResources.command });
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-cmd-data-'));
+  process.env.RENKEI_DATA_DIR = dataDir;
   app = await buildCommandApp({
     db,
     store,
@@ -42,6 +45,7 @@ afterAll(async () => {
   await app?.close();
   await store?.close();
   await db?.close();
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 interface Caller {
@@ -215,6 +219,14 @@ describe('phase, tags and label values', () => {
     expect(bad.statusCode).toBe(422);
     expect(bad.json().errors[0].field).toBe('label_values.0.integer_value');
     expect(await eventCount(t.tenantId)).toBe(before);
+    const again = await call(t, 'POST', url, {
+      label_values: [
+        { label_id: sel.json().id, selection_id: a },
+        { label_id: int.json().id, integer_value: 12 },
+      ],
+    });
+    expect(again.statusCode).toBe(200);
+    expect(await eventCount(t.tenantId)).toBe(before);
     const cleared = await call(t, 'POST', url, { label_values: [{ label_id: int.json().id }] });
     expect(cleared.json()).toEqual([expect.objectContaining({ label_id: sel.json().id, selection_id: a })]);
     const order = await call(t, 'PUT', '/api/medical_institution_labels/orders', {
@@ -288,5 +300,63 @@ describe('own departments', () => {
       [false, 0],
       [true, 1],
     ]);
+  });
+});
+
+describe('label value import upload', () => {
+  const multipart = (filename: string, content: Buffer, extra: Record<string, string> = {}) => {
+    const boundary = '----renkei' + randomUUID();
+    const parts = [
+      ...Object.entries(extra).map(([k, v]) =>
+        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`),
+      ),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/csv\r\n\r\n`,
+      ),
+      content,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ];
+    return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+  };
+
+  it('keeps the file read-only under the data dir and opens a waiting import record', async () => {
+    const t = newTenant();
+    const body = multipart('ラベル値.csv', Buffer.from('医療機関コード,重点度\r\n'), { encoding: 'utf-8' });
+    const token = await testAuth.token({ ...t, features: [...featureKeys] });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/imports/medical_institution_label_values',
+      payload: body.payload,
+      headers: { ...body.headers, authorization: `Bearer ${token}` },
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    const record = res.json();
+    expect(record).toMatchObject({
+      filename: 'ラベル値.csv',
+      status: 'waiting',
+      import_type: 'medical_institution_label_value',
+    });
+    const stored = path.join(dataDir, 'imports', t.tenantId, record.id, 'ラベル値.csv');
+    expect(fs.readFileSync(stored, 'utf8')).toBe('医療機関コード,重点度\r\n');
+    expect(fs.statSync(stored).mode & 0o222).toBe(0);
+    const [event] = await store.readStream(`medical_institution_label_value_import-${record.id}`, {
+      tenantId: t.tenantId,
+    });
+    expect(event!.data).toMatchObject({ import_id: record.id, encoding: 'utf-8', stored_path: stored });
+  });
+
+  it('answers 422 without a file and writes nothing', async () => {
+    const t = newTenant();
+    const boundary = 'x' + randomUUID();
+    const token = await testAuth.token({ ...t, features: [...featureKeys] });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/imports/medical_institution_label_values',
+      payload: `--${boundary}\r\nContent-Disposition: form-data; name="encoding"\r\n\r\nutf-8\r\n--${boundary}--\r\n`,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, authorization: `Bearer ${token}` },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors[0].field).toBe('file');
+    expect(await eventCount(t.tenantId)).toBe(0);
   });
 });

@@ -4,10 +4,12 @@ import { migrateInstitutionMaster } from '@renkei/institution-master';
 import { registerDoctorQueryRoutes } from '../doctors/doctors.routes.ts';
 import { registerHistoryRoutes } from '../histories/histories.routes.ts';
 import { registerLabelQueryRoutes } from '../labels/labels.routes.ts';
+import { registerLabelValueImportQueryRoutes } from '../imports/label-value-imports.routes.ts';
 import { registerReferenceDataRoutes } from '../reference-data/reference-data.routes.ts';
 import { registerMedicalInstitutionQueryRoutes } from './medical-institutions.routes.ts';
 
 export { medicalInstitutionCrmProjection } from './medical-institution-crm.projection.ts';
+export { labelValueImportsProjection } from '../imports/label-value-imports.projection.ts';
 
 /** Every read about institutions: search, CSV export, CRM data, doctors, labels, history, reference data. */
 export async function registerInstitutionQueryRoutes(app: FastifyInstance, deps: { db: Database }): Promise<void> {
@@ -17,4 +19,5 @@ export async function registerInstitutionQueryRoutes(app: FastifyInstance, deps:
   registerHistoryRoutes(app, deps);
   registerLabelQueryRoutes(app, deps);
   registerReferenceDataRoutes(app, deps);
+  registerLabelValueImportQueryRoutes(app, deps);
 }

@@ -429,4 +429,68 @@ describe('institution queries', () => {
       { id: label, name: '重点度', order: 0 },
     ]);
   });
+
+  it('lists label-value imports with progress and serves the template', async () => {
+    const importId = randomUUID();
+    const stream = streamId('medical_institution_label_value_import', importId);
+    await record(
+      tenant,
+      stream,
+      'LabelValueImportRequested',
+      { import_id: importId, filename: 'values.csv', stored_path: '/x', encoding: null },
+      account,
+    );
+    await record(tenant, stream, 'LabelValueImportStarted', { import_id: importId, total_row_count: 3 }, account);
+    await record(
+      tenant,
+      stream,
+      'LabelValueImportChunkProcessed',
+      {
+        import_id: importId,
+        chunk: 0,
+        imported_row_count: 2,
+        failed_row_count: 1,
+        errors: [{ row_number: 2, message: '2行目: だめ' }],
+      },
+      account,
+    );
+    await record(
+      tenant,
+      stream,
+      'LabelValueImportFinished',
+      {
+        import_id: importId,
+        status: 'completed',
+        imported_row_count: 2,
+        failed_row_count: 1,
+        unprocessed_row_count: 0,
+        abortion_row_number: null,
+        error: null,
+      },
+      account,
+    );
+    await settle();
+    const list = await request(tenant, 'GET', '/api/imports/medical_institution_label_values');
+    expect(list.statusCode, list.body).toBe(200);
+    expect(list.json().data).toEqual([
+      expect.objectContaining({
+        id: importId,
+        status: 'completed',
+        imported_row_count: 2,
+        failed_row_count: 1,
+        error_messages: [{ row_number: 2, message: '2行目: だめ' }],
+        created_by: { id: account, name: '連携 太郎' },
+      }),
+    ]);
+    expect(
+      (await request(randomUUID(), 'GET', '/api/imports/medical_institution_label_values')).json().meta.total_count,
+    ).toBe(0);
+    const template = await request(
+      tenant,
+      'GET',
+      '/api/imports/medical_institution_label_values/template?encoding=shift_jis',
+    );
+    expect(template.statusCode).toBe(200);
+    expect(iconv.decode(template.rawPayload, 'cp932').split('\r\n')[0]).toBe('医療機関コード,医療機関名,重点度');
+  });
 });

@@ -1,0 +1,160 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import iconv from 'iconv-lite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { createTestDatabase, type TestDatabase } from '@renkei/db';
+import { medicalInstitutionCrmKey, type LabelValueImportFinished } from '@renkei/domain';
+import { createPostgresEventStore, streamId, type EventStore } from '@renkei/event-store';
+import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
+import { runLabelValueImport } from './label-value-import.reactor.ts';
+
+let db: TestDatabase;
+let store: EventStore;
+let dir: string;
+const tenant = randomUUID();
+const code = (n: number) =>
+  buildInstitutionCode({ prefectureCode: 22, scoreTable: 1, districtNumber: 2, institutionNumber: 1000 + n });
+const labels = { level: randomUUID(), doctors: randomUUID(), since: randomUUID() };
+const choiceA = randomUUID();
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = await createPostgresEventStore(db);
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-import-'));
+  const master = path.join(dir, 'master.csv');
+  fs.writeFileSync(
+    master,
+    [1, 2, 3]
+      .map((n) => `${code(n)},テスト病院${n},,,静岡県静岡市葵区追手町${n},,,,一般病院,100,内科,,,開設`)
+      .join('\n'),
+  );
+  await importInstitutionMaster(db, master);
+  // The reactor reads labels and own departments from the query side's read model: given rows.
+  await sql`CREATE SCHEMA IF NOT EXISTS rm`.execute(db.kysely);
+  await sql`CREATE TABLE rm.medical_institution_labels (tenant_id uuid, id uuid, name text, component_type text, selections jsonb, areas jsonb)`.execute(
+    db.kysely,
+  );
+  await sql`CREATE TABLE rm.own_departments (tenant_id uuid, id uuid, name text)`.execute(db.kysely);
+  const label = (id: string, name: string, type: string, selections: unknown[] = []) =>
+    sql`INSERT INTO rm.medical_institution_labels VALUES (${tenant}, ${id}, ${name}, ${type}, ${JSON.stringify(selections)}::jsonb, '[]'::jsonb)`.execute(
+      db.kysely,
+    );
+  await label(labels.level, '重点度', 'select', [{ id: choiceA, label: 'A', order: 0 }]);
+  await label(labels.doctors, '医師数', 'integer');
+  await label(labels.since, '連携開始日', 'date');
+});
+
+afterAll(async () => {
+  await store?.close();
+  await db?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function run(content: Buffer, encoding: 'utf-8' | 'shift_jis' | null = null) {
+  const importId = randomUUID();
+  const file = path.join(dir, `${importId}.csv`);
+  fs.writeFileSync(file, content);
+  const stream = streamId('medical_institution_label_value_import', importId);
+  await store.append(
+    stream,
+    [
+      {
+        type: 'LabelValueImportRequested',
+        data: { import_id: importId, filename: 'x.csv', stored_path: file, encoding },
+        metadata: {
+          tenant_id: tenant,
+          account_id: null,
+          correlation_id: importId,
+          causation_id: null,
+          schema_version: 1,
+        },
+      },
+    ],
+    { expectedRevision: 'no_stream' },
+  );
+  const [requested] = await store.readStream(stream, { tenantId: tenant });
+  await runLabelValueImport(db, store, requested!);
+  const events = await store.readStream(stream, { tenantId: tenant });
+  return {
+    events,
+    finished: events.find((e) => e.type === 'LabelValueImportFinished')!.data as LabelValueImportFinished,
+  };
+}
+
+async function labelEvents(n: number) {
+  try {
+    return await store.readStream(
+      streamId('medical_institution_crm', medicalInstitutionCrmKey(tenant, institutionIdFromCode(code(n)))),
+      { tenantId: tenant },
+    );
+  } catch {
+    return [];
+  }
+}
+
+describe('label value import', () => {
+  it('imports a Shift_JIS file; a bad row is reported by number and applied not at all', async () => {
+    const csv = [
+      '医療機関コード,医療機関名,重点度,医師数,連携開始日',
+      `${code(1)},テスト病院1,A,12,2024/04/01`,
+      `${code(2)},テスト病院2,A,十二,2024-04-01`,
+      `9999999999,不明,A,1,`,
+      `${code(3)},テスト病院3,,3,`,
+    ].join('\r\n');
+    const { finished, events } = await run(iconv.encode(csv, 'cp932'));
+    expect(finished).toMatchObject({
+      status: 'completed',
+      imported_row_count: 2,
+      failed_row_count: 2,
+      unprocessed_row_count: 0,
+      abortion_row_number: null,
+    });
+    const chunk = events.find((e) => e.type === 'LabelValueImportChunkProcessed')!.data as {
+      errors: { row_number: number; message: string }[];
+    };
+    expect(chunk.errors.map((e) => e.row_number)).toEqual([2, 3]);
+    expect(chunk.errors[0]!.message).toContain('医師数');
+    const first = await labelEvents(1);
+    expect(first).toHaveLength(1);
+    expect((first[0]!.data as { values: { label_id: string }[] }).values).toEqual([
+      expect.objectContaining({ label_id: labels.level, selection_id: choiceA }),
+      expect.objectContaining({ label_id: labels.doctors, integer_value: 12 }),
+      expect.objectContaining({ label_id: labels.since, date_value: '2024-04-01' }),
+    ]);
+    expect(await labelEvents(2)).toHaveLength(0);
+    expect((await labelEvents(3))[0]!.data).toMatchObject({ values: [{ label_id: labels.doctors, integer_value: 3 }] });
+  });
+
+  it('a re-run of the same rows changes nothing', async () => {
+    const csv = `医療機関コード,重点度\n${code(1)},A\n`;
+    const { finished } = await run(Buffer.from(csv));
+    expect(finished).toMatchObject({ status: 'completed', imported_row_count: 1 });
+    expect(await labelEvents(1)).toHaveLength(1);
+  });
+
+  it('fails at the header for an unknown label, writing nothing', async () => {
+    const { finished } = await run(Buffer.from(`医療機関コード,存在しないラベル\n${code(1)},x\n`));
+    expect(finished).toMatchObject({
+      status: 'failed',
+      abortion_row_number: 0,
+      imported_row_count: 0,
+      unprocessed_row_count: 1,
+    });
+    expect(finished.error!.message).toContain('存在しないラベル');
+  });
+
+  it('aborts midway on a broken row: earlier rows stay, the rest are unprocessed', async () => {
+    const csv = `医療機関コード,医師数\n${code(2)},5\n${code(3)},"7\n${code(1)},9\n${code(1)},10\n`;
+    const { finished } = await run(Buffer.from(csv));
+    expect(finished.status).toBe('failed');
+    expect(finished.imported_row_count).toBe(1);
+    expect(finished.abortion_row_number).toBe(2);
+    expect(finished.unprocessed_row_count).toBeGreaterThan(0);
+    expect(
+      (await labelEvents(2)).map((e) => (e.data as { values: { integer_value: number }[] }).values[0]!.integer_value),
+    ).toEqual([5]);
+  });
+});

@@ -1,0 +1,387 @@
+import fs from 'node:fs';
+import { createHash } from 'node:crypto';
+import { parse } from 'csv-parse';
+import iconv from 'iconv-lite';
+import { sql } from 'kysely';
+import type { Database } from '@renkei/db';
+import {
+  checkLabelValues,
+  stableJson,
+  labelValueImportAggregate,
+  medicalInstitutionCrmAggregate,
+  medicalInstitutionCrmKey,
+  type LabelDefinition,
+  type LabelValueData,
+  type LabelValueImportRequested,
+  type MedicalInstitutionCrmEvent,
+} from '@renkei/domain';
+import {
+  StreamNotFoundError,
+  WrongExpectedRevisionError,
+  streamId,
+  type EventMetadata,
+  type EventStore,
+  type RecordedEvent,
+} from '@renkei/event-store';
+import { detectEncoding } from '@renkei/institution-master';
+import { defineReactor } from '@renkei/projections';
+
+/** Rows per chunk: progress is recorded after each. */
+export const importChunkSize = 500;
+const codeHeader = '医療機関コード';
+const ignoredHeaders = new Set(['医療機関名', '名称']);
+
+const nfkc = (s: string) => s.normalize('NFKC').trim();
+
+/** Ids of events the reactor appends derive from the import and the row, so a repeated run appends nothing new. */
+function eventId(...parts: (string | number)[]): string {
+  const h = createHash('sha1')
+    .update(`label_value_import\u0000${parts.join('\u0000')}`)
+    .digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+async function readStreamOrEmpty(store: EventStore, stream: string, tenantId: string): Promise<RecordedEvent[]> {
+  try {
+    return await store.readStream(stream, { tenantId });
+  } catch (error) {
+    if (error instanceof StreamNotFoundError) return [];
+    throw error;
+  }
+}
+
+interface TenantLabels {
+  byName: Map<string, LabelDefinition>;
+  all: Map<string, LabelDefinition>;
+  ownDepartments: Map<string, string>;
+}
+
+async function loadTenantLabels(db: Database, tenantId: string): Promise<TenantLabels> {
+  const labels = await sql<{
+    id: string;
+    name: string;
+    component_type: LabelDefinition['componentType'];
+    selections: LabelDefinition['selections'];
+    areas: LabelDefinition['areas'];
+  }>`
+    SELECT id, name, component_type, selections, areas FROM rm.medical_institution_labels WHERE tenant_id = ${tenantId}`.execute(
+    db.kysely,
+  );
+  const departments = await sql<{ id: string; name: string }>`
+    SELECT id, name FROM rm.own_departments WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+  const all = new Map<string, LabelDefinition>();
+  const byName = new Map<string, LabelDefinition>();
+  for (const r of labels.rows) {
+    const def: LabelDefinition = {
+      id: r.id,
+      name: r.name,
+      componentType: r.component_type,
+      selections: r.selections,
+      areas: r.areas,
+    };
+    all.set(r.id, def);
+    byName.set(nfkc(r.name), def);
+  }
+  return { all, byName, ownDepartments: new Map(departments.rows.map((d) => [nfkc(d.name), d.id])) };
+}
+
+/** One CSV cell → the label value it means, or a message for the user. */
+export function parseCell(
+  cell: string,
+  label: LabelDefinition,
+  ownDepartments: ReadonlyMap<string, string>,
+): LabelValueData | string {
+  const v: LabelValueData = {
+    label_id: label.id,
+    text_value: null,
+    integer_value: null,
+    date_value: null,
+    time_value: null,
+    selection_id: null,
+    selection_ids: [],
+    own_department_id: null,
+    area_id: null,
+  };
+  const s = nfkc(cell);
+  const choice = (text: string) => label.selections.find((x) => nfkc(x.label) === text)?.id;
+  switch (label.componentType) {
+    case 'text':
+    case 'textarea':
+      v.text_value = cell.trim();
+      return v;
+    case 'integer':
+      if (!/^[-+]?\d{1,10}$/.test(s.replace(/,/g, ''))) return `「${label.name}」は整数で入力してください`;
+      v.integer_value = Number(s.replace(/,/g, ''));
+      return v;
+    case 'date': {
+      const m = /^(\d{4})[-/]?(\d{1,2})[-/]?(\d{1,2})$/.exec(s);
+      const iso = m ? `${m[1]}-${m[2]!.padStart(2, '0')}-${m[3]!.padStart(2, '0')}` : '';
+      const d = new Date(`${iso}T00:00:00Z`);
+      if (!m || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== iso)
+        return `「${label.name}」はYYYY-MM-DD形式の日付で入力してください`;
+      v.date_value = iso;
+      return v;
+    }
+    case 'time': {
+      const m = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(s);
+      if (!m) return `「${label.name}」はHH:MM形式の時刻で入力してください`;
+      v.time_value = `${m[1]!.padStart(2, '0')}:${m[2]}`;
+      return v;
+    }
+    case 'select':
+    case 'radio': {
+      const id = choice(s);
+      if (!id) return `「${label.name}」に選択肢「${s}」はありません`;
+      v.selection_id = id;
+      return v;
+    }
+    case 'checkbox': {
+      const parts = s
+        .split(/[、|;，]/)
+        .map(nfkc)
+        .filter(Boolean);
+      const unknown = parts.find((p) => !choice(p));
+      if (unknown) return `「${label.name}」に選択肢「${unknown}」はありません`;
+      v.selection_ids = parts.map((p) => choice(p)!);
+      return v;
+    }
+    case 'own_department': {
+      const id = ownDepartments.get(s);
+      if (!id) return `「${label.name}」に自院診療科「${s}」はありません`;
+      v.own_department_id = id;
+      return v;
+    }
+    case 'area': {
+      const id = label.areas.find((a) => nfkc(a.name) === s)?.id;
+      if (!id) return `「${label.name}」にエリア「${s}」はありません`;
+      v.area_id = id;
+      return v;
+    }
+    default: {
+      const never: never = label.componentType;
+      return never;
+    }
+  }
+}
+
+async function countDataLines(filePath: string): Promise<number> {
+  let lines = 0;
+  let lastByte = 0x0a;
+  for await (const chunk of fs.createReadStream(filePath) as AsyncIterable<Buffer>) {
+    for (const b of chunk) if (b === 0x0a) lines++;
+    lastByte = chunk[chunk.length - 1] ?? lastByte;
+  }
+  if (lastByte !== 0x0a) lines++;
+  return Math.max(lines - 1, 0);
+}
+
+/**
+ * Runs one import: the file is parsed streamed, row by row; a row with any problem is reported by its
+ * number and applied not at all; a valid row becomes one label-values change on its institution. A
+ * problem with the file itself (no code column, unknown label, broken CSV) stops the run there.
+ */
+export async function runLabelValueImport(db: Database, store: EventStore, requested: RecordedEvent): Promise<void> {
+  const data = requested.data as LabelValueImportRequested;
+  const tenantId = requested.metadata.tenant_id;
+  const importStream = streamId(labelValueImportAggregate, data.import_id);
+  const history = await readStreamOrEmpty(store, importStream, tenantId);
+  if (history.some((e) => e.type === 'LabelValueImportFinished')) return;
+  const metadata: EventMetadata = {
+    tenant_id: tenantId,
+    account_id: requested.metadata.account_id,
+    correlation_id: data.import_id,
+    causation_id: requested.id,
+    schema_version: 1,
+  };
+  const record = async (id: string, type: string, payload: unknown) => {
+    await store.append(importStream, [{ id, type, data: payload, metadata }], { expectedRevision: 'any' });
+  };
+
+  const total = await countDataLines(data.stored_path);
+  await record(eventId(data.import_id, 'started'), 'LabelValueImportStarted', {
+    import_id: data.import_id,
+    total_row_count: total,
+  });
+  const encoding = data.encoding ?? ((await detectEncoding(data.stored_path)) === 'utf8' ? 'utf-8' : 'shift_jis');
+  const labels = await loadTenantLabels(db, tenantId);
+
+  let imported = 0;
+  let failed = 0;
+  let processed = 0;
+  let chunk = 0;
+  let chunkImported = 0;
+  let chunkFailed = 0;
+  let chunkErrors: { row_number: number | null; message: string }[] = [];
+  const flush = async () => {
+    if (chunkImported + chunkFailed === 0) return;
+    await record(eventId(data.import_id, 'chunk', chunk), 'LabelValueImportChunkProcessed', {
+      import_id: data.import_id,
+      chunk,
+      imported_row_count: chunkImported,
+      failed_row_count: chunkFailed,
+      errors: chunkErrors,
+    });
+    chunk++;
+    chunkImported = 0;
+    chunkFailed = 0;
+    chunkErrors = [];
+  };
+  const finish = async (status: 'completed' | 'failed', abortion: number | null, error: string | null) => {
+    await flush();
+    await record(eventId(data.import_id, 'finished'), 'LabelValueImportFinished', {
+      import_id: data.import_id,
+      status,
+      imported_row_count: imported,
+      failed_row_count: failed,
+      unprocessed_row_count: status === 'completed' ? 0 : Math.max(total - processed, 0),
+      abortion_row_number: abortion,
+      error: error ? { row_number: abortion, message: error } : null,
+    });
+  };
+
+  const parser = fs
+    .createReadStream(data.stored_path)
+    .pipe(iconv.decodeStream(encoding === 'utf-8' ? 'utf8' : 'cp932'))
+    .pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, delimiter: [',', '\t'] }));
+  let columns: (LabelDefinition | 'code' | null)[] | null = null;
+  let rowNumber = -1;
+  let pending: { rowNumber: number; cells: string[] }[] = [];
+
+  const applyChunk = async () => {
+    const codes = [...new Set(pending.map((r) => nfkc(r.cells[columns!.indexOf('code')] ?? '')))];
+    const { rows } = await sql<{ code: string; id: string }>`
+      SELECT code, id FROM ref.medical_institutions WHERE code = ANY(${sql.val(codes)}::text[])`.execute(db.kysely);
+    const idByCode = new Map(rows.map((r) => [r.code, r.id]));
+    for (const row of pending) {
+      processed++;
+      const problems: string[] = [];
+      const code = nfkc(row.cells[columns!.indexOf('code')] ?? '');
+      const institutionId = idByCode.get(code);
+      if (!institutionId)
+        problems.push(code ? `医療機関コード「${code}」は登録されていません` : '医療機関コードを入力してください');
+      const values: LabelValueData[] = [];
+      columns!.forEach((col, i) => {
+        if (col === null || col === 'code') return;
+        const cell = row.cells[i] ?? '';
+        if (cell.trim() === '') return;
+        const parsed = parseCell(cell, col, labels.ownDepartments);
+        if (typeof parsed === 'string') problems.push(parsed);
+        else values.push(parsed);
+      });
+      if (problems.length === 0) {
+        const checked = checkLabelValues(values, labels.all, new Set(labels.ownDepartments.values()));
+        problems.push(...checked.problems.map((p) => p.message));
+      }
+      if (problems.length > 0 || !institutionId) {
+        failed++;
+        chunkFailed++;
+        chunkErrors.push({ row_number: row.rowNumber, message: `${row.rowNumber}行目: ${problems.join('、')}` });
+        continue;
+      }
+      await applyRow(
+        store,
+        metadata,
+        tenantId,
+        institutionId,
+        values,
+        eventId(data.import_id, 'row', row.rowNumber),
+        data.import_id,
+      );
+      imported++;
+      chunkImported++;
+    }
+    pending = [];
+    await flush();
+  };
+
+  try {
+    for await (const cells of parser as AsyncIterable<string[]>) {
+      rowNumber++;
+      if (columns === null) {
+        const mapped = cells.map((h) => {
+          const name = nfkc(h);
+          if (name === codeHeader) return 'code' as const;
+          if (ignoredHeaders.has(name) || name === '') return null;
+          return labels.byName.get(name) ?? name;
+        });
+        const unknown = mapped.filter((c): c is string => typeof c === 'string' && c !== 'code');
+        if (!mapped.includes('code'))
+          return await finish('failed', 0, '1行目（見出し）に「医療機関コード」の列がありません');
+        if (unknown.length > 0)
+          return await finish('failed', 0, `見出しのラベル「${unknown.join('」「')}」は登録されていません`);
+        columns = mapped as (LabelDefinition | 'code' | null)[];
+        continue;
+      }
+      pending.push({ rowNumber, cells });
+      if (pending.length >= importChunkSize) await applyChunk();
+    }
+    if (columns === null) return await finish('failed', 0, 'ファイルにデータがありません');
+    await applyChunk();
+    await finish('completed', null, null);
+  } catch (error) {
+    // A broken file (unbalanced quotes, undecodable bytes): rows before stay imported, the rest are unprocessed.
+    if (pending.length > 0) await applyChunk();
+    await finish(
+      'failed',
+      rowNumber + 1,
+      `${rowNumber + 1}行目でファイルを読み取れませんでした: ${(error as Error).message}`,
+    );
+  }
+}
+
+async function applyRow(
+  store: EventStore,
+  metadata: EventMetadata,
+  tenantId: string,
+  institutionId: string,
+  values: LabelValueData[],
+  id: string,
+  importId: string,
+): Promise<void> {
+  const stream = streamId(medicalInstitutionCrmAggregate, medicalInstitutionCrmKey(tenantId, institutionId));
+  for (let attempt = 0; ; attempt++) {
+    const events = await readStreamOrEmpty(store, stream, tenantId);
+    if (events.some((e) => e.id === id)) return;
+    const current = new Map<string, LabelValueData>();
+    for (const e of events as unknown as (RecordedEvent & MedicalInstitutionCrmEvent)[]) {
+      if (e.type !== 'MedicalInstitutionLabelValuesChanged') continue;
+      for (const r of e.data.removed_label_ids) current.delete(r);
+      for (const v of e.data.values) current.set(v.label_id, v);
+    }
+    const changed = values.filter((v) => stableJson(current.get(v.label_id)) !== stableJson(v));
+    if (changed.length === 0) return;
+    const previous = changed.map((v) => current.get(v.label_id)).filter((v): v is LabelValueData => v !== undefined);
+    try {
+      await store.append(
+        stream,
+        [
+          {
+            id,
+            type: 'MedicalInstitutionLabelValuesChanged',
+            data: {
+              medical_institution_id: institutionId,
+              values: changed,
+              removed_label_ids: [],
+              previous,
+              import_id: importId,
+            },
+            metadata,
+          },
+        ],
+        { expectedRevision: events.length === 0 ? 'no_stream' : events[events.length - 1]!.revision },
+      );
+      return;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError) || attempt >= 3) throw error;
+    }
+  }
+}
+
+export const labelValueImportReactor = defineReactor({
+  name: 'medical_institution_label_value_import',
+  eventTypes: ['LabelValueImportRequested'],
+  batchSize: 1,
+  async handle(events, ctx) {
+    for (const e of events) await runLabelValueImport(ctx.db, ctx.store, e);
+  },
+});
