@@ -1,4 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
 import { createTestDatabase } from '@renkei/db';
+import { StreamNotFoundError } from '../errors.ts';
+import { streamId } from '../stream-id.ts';
 import { eventStoreContract } from '../event-store.contract.ts';
 import { createPostgresEventStore } from './postgres-event-store.ts';
 
@@ -12,4 +16,29 @@ eventStoreContract('Postgres', async () => {
       await db.close();
     },
   };
+});
+
+describe('Postgres event store: tenant guard on append', () => {
+  it("refuses to append to another tenant's stream as if it did not exist", async () => {
+    const db = await createTestDatabase();
+    try {
+      const store = await createPostgresEventStore(db);
+      const stream = streamId('guard', randomUUID());
+      const meta = (tenant_id: string) => ({
+        tenant_id,
+        account_id: null,
+        correlation_id: randomUUID(),
+        causation_id: null,
+        schema_version: 1,
+      });
+      const owner = randomUUID();
+      await store.append(stream, [{ type: 'A', data: {}, metadata: meta(owner) }], { expectedRevision: 'no_stream' });
+      await expect(
+        store.append(stream, [{ type: 'A', data: {}, metadata: meta(randomUUID()) }], { expectedRevision: 'any' }),
+      ).rejects.toBeInstanceOf(StreamNotFoundError);
+      expect(await store.readStream(stream, { tenantId: owner })).toHaveLength(1);
+    } finally {
+      await db.close();
+    }
+  });
 });

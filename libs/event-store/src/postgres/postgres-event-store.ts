@@ -24,6 +24,62 @@ export interface PostgresEventStoreOptions {
 const UNIQUE_VIOLATION = '23505';
 const MAX_READ = 10_000;
 
+interface AppendRow {
+  kind: 'head' | 'existing' | 'inserted';
+  stream_id: string;
+  revision: number;
+  tenant_id: string;
+  transaction_id: string;
+  global_position: string;
+}
+
+/**
+ * One statement, so one round trip and atomic without an explicit transaction: read the stream's
+ * head and any already-stored ids, and insert only when no id is stored, the expected revision
+ * matches and the stream belongs to the same tenant. The unique constraints guard the race
+ * between two writers that both saw the same head.
+ */
+const APPEND_SQL = `
+  WITH head AS (
+    SELECT stream_id, revision, tenant_id, transaction_id, global_position
+      FROM es.events WHERE stream_id = $1 ORDER BY revision DESC LIMIT 1
+  ),
+  existing AS (
+    SELECT stream_id, revision, tenant_id, transaction_id, global_position
+      FROM es.events WHERE event_id = ANY($2::uuid[])
+  ),
+  ok AS (
+    SELECT NOT EXISTS (SELECT 1 FROM existing)
+       AND NOT EXISTS (SELECT 1 FROM head WHERE tenant_id <> $9::uuid)
+       AND CASE $7::text
+             WHEN 'any' THEN true
+             WHEN 'no_stream' THEN NOT EXISTS (SELECT 1 FROM head)
+             WHEN 'stream_exists' THEN EXISTS (SELECT 1 FROM head)
+             ELSE (SELECT revision FROM head) IS NOT DISTINCT FROM $8::int
+           END AS ok
+  ),
+  inserted AS (
+    INSERT INTO es.events (stream_id, revision, event_id, type, data, metadata, tenant_id)
+    SELECT $1, COALESCE((SELECT revision + 1 FROM head), 0) + (t.ord - 1)::int, t.id, t.type, t.data::jsonb,
+           t.metadata::jsonb, t.tenant_id
+      FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::uuid[])
+           WITH ORDINALITY AS t(id, type, data, metadata, tenant_id, ord)
+     WHERE (SELECT ok FROM ok)
+    RETURNING stream_id, revision, tenant_id, transaction_id, global_position
+  )
+  SELECT 'inserted' AS kind, stream_id, revision, tenant_id::text, transaction_id::text, global_position::text
+    FROM inserted
+  UNION ALL
+  SELECT 'head', stream_id, revision, tenant_id::text, transaction_id::text, global_position::text FROM head
+  UNION ALL
+  SELECT 'existing', stream_id, revision, tenant_id::text, transaction_id::text, global_position::text FROM existing
+`;
+
+function lastOf(rows: AppendRow[]): AppendResult {
+  const last = rows.reduce((a, b) => (b.revision > a.revision ? b : a));
+  return { revision: last.revision, position: toPosition(last.transaction_id, last.global_position) };
+}
+
 interface EventRow {
   global_position: string | number | bigint;
   transaction_id: string | number | bigint;
@@ -59,88 +115,42 @@ export async function createPostgresEventStore(
   ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append: no events');
     const ids = events.map((e) => e.id ?? randomUUID());
-    const client = await pool.connect();
-    let result: AppendResult;
+    const expected = options.expectedRevision;
+    const tenantId = events[0]!.metadata.tenant_id.toLowerCase();
+    let rows: AppendRow[];
     try {
-      await client.query('BEGIN');
-      try {
-        result = await appendInTransaction(client, stream, events, ids, options.expectedRevision);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw error;
-      }
+      rows = (
+        await pool.query<AppendRow>(APPEND_SQL, [
+          stream,
+          ids,
+          events.map((e) => e.type),
+          events.map((e) => JSON.stringify(e.data ?? null)),
+          events.map((e) => JSON.stringify(e.metadata)),
+          events.map((e) => e.metadata.tenant_id),
+          typeof expected === 'number' ? 'exact' : expected,
+          typeof expected === 'number' ? expected : null,
+          tenantId,
+        ])
+      ).rows;
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
       // A concurrent writer won the race: either it stored these very events (idempotent retry)
       // or another revision, which is a conflict.
       const original = await findOriginal(pool, stream, ids);
       if (original) return original;
-      const current = await currentRevision(pool, stream);
-      throw new WrongExpectedRevisionError(stream, options.expectedRevision, current);
-    } finally {
-      client.release();
+      throw new WrongExpectedRevisionError(stream, expected, await currentRevision(pool, stream));
     }
-    appended.emit('append');
-    return result;
-  }
-
-  async function appendInTransaction(
-    client: pg.PoolClient,
-    stream: string,
-    events: NewEvent[],
-    ids: string[],
-    expected: ExpectedRevision,
-  ): Promise<AppendResult> {
-    // One round trip: the stream's head and any of these ids already stored.
-    const { rows } = await client.query<{
-      kind: 'head' | 'existing';
-      stream_id: string;
-      revision: number;
-      tenant_id: string;
-      transaction_id: string;
-      global_position: string;
-    }>(
-      `(SELECT 'head' AS kind, stream_id, revision, tenant_id::text, transaction_id::text, global_position::text
-          FROM es.events WHERE stream_id = $1 ORDER BY revision DESC LIMIT 1)
-       UNION ALL
-       (SELECT 'existing', stream_id, revision, tenant_id::text, transaction_id::text, global_position::text
-          FROM es.events WHERE event_id = ANY($2::uuid[]))`,
-      [stream, ids],
-    );
+    const inserted = rows.filter((r) => r.kind === 'inserted');
+    if (inserted.length > 0) {
+      appended.emit('append');
+      return lastOf(inserted);
+    }
     const head = rows.find((r) => r.kind === 'head');
     const existing = rows.filter((r) => r.kind === 'existing');
-    if (existing.length > 0) {
-      if (existing.length === ids.length && existing.every((r) => r.stream_id === stream)) {
-        const last = existing.reduce((a, b) => (b.revision > a.revision ? b : a));
-        return { revision: last.revision, position: toPosition(last.transaction_id, last.global_position) };
-      }
-      // Part of the batch (or an id of another stream) is stored: not a retry of the same append.
-      throw new WrongExpectedRevisionError(stream, expected, head?.revision ?? null);
-    }
-    const current = head?.revision ?? null;
-    if (head && head.tenant_id !== events[0]!.metadata.tenant_id.toLowerCase()) throw new StreamNotFoundError(stream);
-    if (!revisionMatches(expected, current)) throw new WrongExpectedRevisionError(stream, expected, current);
-
-    const first = current === null ? 0 : current + 1;
-    const inserted = await client.query<{ revision: number; transaction_id: string; global_position: string }>(
-      `INSERT INTO es.events (stream_id, revision, event_id, type, data, metadata, tenant_id)
-       SELECT $1, $2::int + (t.ord - 1)::int, t.id, t.type, t.data::jsonb, t.metadata::jsonb, t.tenant_id
-         FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::uuid[])
-              WITH ORDINALITY AS t(id, type, data, metadata, tenant_id, ord)
-       RETURNING revision, transaction_id::text, global_position::text`,
-      [
-        stream,
-        first,
-        ids,
-        events.map((e) => e.type),
-        events.map((e) => JSON.stringify(e.data ?? null)),
-        events.map((e) => JSON.stringify(e.metadata)),
-        events.map((e) => e.metadata.tenant_id),
-      ],
-    );
-    const last = inserted.rows.reduce((a, b) => (b.revision > a.revision ? b : a));
-    return { revision: last.revision, position: toPosition(last.transaction_id, last.global_position) };
+    if (existing.length === ids.length && existing.every((r) => r.stream_id === stream)) return lastOf(existing);
+    if (existing.length === 0 && head && head.tenant_id !== tenantId) throw new StreamNotFoundError(stream);
+    // Part of the batch (or an id of another stream) stored, or the revision did not match.
+    throw new WrongExpectedRevisionError(stream, expected, head?.revision ?? null);
   }
 
   async function readStream(stream: string, options: { tenantId: string }): Promise<RecordedEvent[]> {

@@ -1,0 +1,66 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createTestDatabase, openDatabase, type Database } from '../../libs/db/src/index.ts';
+
+/** What the runner prints and records. `name`/`baseline.name` are accepted as aliases. */
+export interface BenchFigure {
+  metric?: string;
+  name?: string;
+  value: number;
+  unit: string;
+  baseline?: { label?: string; name?: string; value: number; unit?: string };
+  ratio?: number;
+  goal?: string;
+  met?: boolean;
+}
+
+export interface BenchContext {
+  /** True with `--embedded`: `openDatabase` gives PGlite. */
+  embedded: boolean;
+  /** A database for this bench: BENCH_DATABASE_URL, else a fresh one (local Postgres or PGlite). */
+  openDatabase(options?: { poolMax?: number }): Promise<Database>;
+  durationMs?: number;
+  log(line: string): void;
+}
+
+export interface BenchDefinition {
+  name: string;
+  description: string;
+  run(ctx: BenchContext): Promise<BenchFigure[]>;
+}
+
+export function createBenchContext(options: { embedded: boolean; log: (line: string) => void }): BenchContext {
+  return {
+    embedded: options.embedded,
+    log: options.log,
+    ...(process.env.BENCH_DURATION_MS ? { durationMs: Number(process.env.BENCH_DURATION_MS) } : {}),
+    async openDatabase(dbOptions = {}) {
+      if (options.embedded) {
+        const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-bench-'));
+        const db = await openDatabase({ dataDir });
+        return {
+          ...db,
+          async close() {
+            await db.close();
+            fs.rmSync(dataDir, { recursive: true, force: true });
+          },
+        };
+      }
+      if (process.env.BENCH_DATABASE_URL) {
+        return openDatabase({ url: process.env.BENCH_DATABASE_URL, poolMax: dbOptions.poolMax ?? 24 });
+      }
+      return createTestDatabase({ poolMax: dbOptions.poolMax ?? 24 });
+    },
+  };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export function round(value: number, digits = 0): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
