@@ -261,13 +261,6 @@ export async function createPostgresEventStore(
   };
 }
 
-function revisionMatches(expected: ExpectedRevision, current: number | null): boolean {
-  if (expected === 'any') return true;
-  if (expected === 'no_stream') return current === null;
-  if (expected === 'stream_exists') return current !== null;
-  return current === expected;
-}
-
 async function findOriginal(pool: pg.Pool, stream: string, ids: string[]): Promise<AppendResult | null> {
   const { rows } = await pool.query<{
     stream_id: string;
