@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { registry } from '../registry.ts';
+import { endpoint } from '../core/endpoint.ts';
+import { Id, queryArray, queryBoolean } from '../core/zod-helpers.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 
 type Doc = {
@@ -61,6 +64,28 @@ describe('buildOpenApiDocument', () => {
     expect(deleteTag.parameters.map((p: any) => p.name)).toContain('If-Match');
     expect(deleteTag.responses['204'].content).toBeUndefined();
     expect(deleteTag.responses).toHaveProperty('404');
+  });
+
+  it('shows what a preprocessed query parameter accepts instead of any value', () => {
+    const fixture = endpoint({
+      id: 'things.list',
+      area: 'things',
+      method: 'GET',
+      path: '/things',
+      service: 'query',
+      summary: 'list',
+      query: z.object({ ids: queryArray(Id).optional(), done: queryBoolean.optional() }),
+      response: z.array(z.string()),
+      successStatus: 200,
+      feature: null,
+      served: false,
+    });
+    const params = (buildOpenApiDocument({ registry: [fixture] }) as Doc).paths['/things']!.get.parameters;
+    expect(params.find((p: any) => p.name === 'ids').schema).toMatchObject({
+      type: 'array',
+      items: { type: 'string', format: 'uuid' },
+    });
+    expect(params.find((p: any) => p.name === 'done').schema).toMatchObject({ type: 'boolean' });
   });
 
   it('describes multipart uploads with a file part and downloads as CSV', () => {

@@ -24,10 +24,28 @@ export interface OpenApiOptions {
 }
 
 function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  // Preprocess/transform steps have no JSON Schema; they describe the accepted input as "any value".
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  const json = z.toJSONSchema(schema, {
+    io,
+    // A transform has no JSON Schema of its own: it becomes "any value" unless `describePreprocess` helps.
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    override: io === 'input' ? describePreprocess : undefined,
+  }) as JsonSchema;
   delete json.$schema;
   return slim(json) as JsonSchema;
+}
+
+/**
+ * `z.preprocess(fn, target)` (as in `queryArray`, `queryBoolean`) is a pipe from a transform: the
+ * caller sends what `target` accepts, so the document shows `target` instead of "any value".
+ */
+function describePreprocess(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  const def = (ctx.zodSchema as { _zod: { def: { type: string; in?: z.ZodType; out?: z.ZodType } } })._zod.def;
+  if (def.type !== 'pipe' || !def.in || !def.out) return;
+  if ((def.in as unknown as { _zod: { def: { type: string } } })._zod.def.type !== 'transform') return;
+  const target = toSchema(def.out, 'input');
+  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+  Object.assign(ctx.jsonSchema, target);
 }
 
 /** zod writes its uuid regex beside `format: uuid` on every id; the format says the same in far fewer bytes. */
