@@ -19,7 +19,13 @@ import { isIpAllowed } from './tenants/ip-allow-list.ts';
 
 export { loadIdentityConfig, issuerOf, type IdentityConfig } from './config.ts';
 export type { IdentityDeps, AdminDeps } from './deps.ts';
-export { addTenant, type NewTenant, type AddedTenant } from './tenants/tenant.commands.ts';
+export {
+  addTenant,
+  updateTenant,
+  type NewTenant,
+  type AddedTenant,
+  type TenantChanges,
+} from './tenants/tenant.commands.ts';
 export { addAccount, setPassword, type NewAccount } from './accounts/account.commands.ts';
 export { issueAccessToken, getJwks } from './oidc/tokens.ts';
 export { listMails, type StoredMail } from './mail/mailer.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertServedConsistency } from '@renkei/contracts';
 import { streamId } from '@renkei/event-store';
-import { addTenant, issueAccessToken } from '../index.ts';
+import { addTenant, issueAccessToken, updateTenant } from '../index.ts';
 import { createIdentityFixture, type IdentityFixture } from '../testing/identity-fixture.ts';
 
 let f: IdentityFixture;
@@ -195,6 +195,28 @@ describe('tenant registration', () => {
     expect(
       await f.db.kysely.selectFrom('identity.tenants').select('slug').where('slug', '=', 'other').executeTakeFirst(),
     ).toBeUndefined();
+  });
+});
+
+describe('tenant settings', () => {
+  it('changes plan, overrides and allow-list, publishing TenantSettingsChanged', async () => {
+    await updateTenant(f, 'sakura', { plan: 'growth', featureOverrides: { tags: false }, maxTagCount: 50 });
+    const token = await mainToken('sakura', 'owner@sakura.example');
+    const body = (await get('/api/current_user', token)).json();
+    expect(body.tenant).toMatchObject({ plan: 'growth', max_tag_count: 50 });
+    expect(body.features).toContain('data_analysis');
+    expect(body.features).not.toContain('tags');
+    const events = await f.store.readStream(streamId('tenant', sakura.tenantId), { tenantId: sakura.tenantId });
+    expect(events.at(-1)).toMatchObject({
+      type: 'TenantSettingsChanged',
+      data: { plan: 'growth', limits: { max_tag_count: 50 }, enabled_phase: false },
+    });
+    await updateTenant(f, 'sakura', { ipAllowList: ['192.0.2.0/24'] });
+    expect((await get('/api/current_user', token, '203.0.113.5')).statusCode).toBe(403);
+    await updateTenant(f, 'sakura', { ipAllowList: [] });
+    expect((await get('/api/current_user', token, '203.0.113.5')).statusCode).toBe(200);
+    await expect(updateTenant(f, 'sakura', { ipAllowList: ['not-a-cidr'] })).rejects.toMatchObject({ status: 422 });
+    await expect(updateTenant(f, 'nowhere', { demo: true })).rejects.toMatchObject({ status: 404 });
   });
 });
 

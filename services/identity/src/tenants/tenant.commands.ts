@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { conflict, Plan, unprocessable, type FieldError } from '@renkei/contracts';
+import { conflict, notFound, Plan, unprocessable, type FieldError } from '@renkei/contracts';
 import type { AdminDeps } from '../deps.ts';
 import { migrateIdentity } from '../db/identity.migrations.ts';
 import { insertAccount, publishAccountRegistered, type NewAccount } from '../accounts/account.commands.ts';
@@ -115,4 +115,73 @@ export async function addTenant(deps: AdminDeps, input: NewTenant): Promise<Adde
   for (const account of accounts) await publishAccountRegistered(deps, account);
   const [owner, ...members] = accounts;
   return { tenantId: tenant.id, ownerId: owner!.id, memberIds: members.map((m) => m.id) };
+}
+
+export interface TenantChanges {
+  name?: string;
+  plan?: Plan;
+  featureOverrides?: FeatureOverrides;
+  maxAccountCount?: number | null;
+  maxTagCount?: number | null;
+  ipAllowList?: string[];
+  enabledPhase?: boolean;
+  medicalInstitutionId?: string | null;
+  prefecture?: string | null;
+  latitude?: number | null;
+  longitude?: number | null;
+  demo?: boolean;
+  emailSenderAllowedAddresses?: string[];
+  dataAvailabilities?: string[];
+}
+
+/**
+ * Changes a tenant's settings (plan, overrides, limits, allow-list…) and publishes
+ * TenantSettingsChanged so read models that enforce limits or gate features follow.
+ */
+export async function updateTenant(deps: AdminDeps, slug: string, changes: TenantChanges): Promise<void> {
+  const errors = validateTenant({
+    slug,
+    name: changes.name ?? 'unchanged',
+    ownerEmail: '',
+    password: '',
+    plan: changes.plan,
+    ipAllowList: changes.ipAllowList,
+  });
+  if (errors.length) throw unprocessable(errors);
+  const set: Record<string, unknown> = {};
+  if (changes.name !== undefined) set.name = changes.name.trim();
+  if (changes.plan !== undefined) set.plan = changes.plan;
+  if (changes.featureOverrides !== undefined) set.feature_overrides = JSON.stringify(changes.featureOverrides);
+  if (changes.maxAccountCount !== undefined) set.max_account_count = changes.maxAccountCount;
+  if (changes.maxTagCount !== undefined) set.max_tag_count = changes.maxTagCount;
+  if (changes.ipAllowList !== undefined) set.ip_allow_list = JSON.stringify(changes.ipAllowList);
+  if (changes.enabledPhase !== undefined) set.enabled_phase = changes.enabledPhase;
+  if (changes.medicalInstitutionId !== undefined) set.medical_institution_id = changes.medicalInstitutionId;
+  if (changes.prefecture !== undefined) set.prefecture = changes.prefecture;
+  if (changes.latitude !== undefined) set.latitude = changes.latitude;
+  if (changes.longitude !== undefined) set.longitude = changes.longitude;
+  if (changes.demo !== undefined) set.demo = changes.demo;
+  if (changes.emailSenderAllowedAddresses !== undefined) {
+    set.email_sender_allowed_addresses = JSON.stringify(changes.emailSenderAllowedAddresses);
+  }
+  if (changes.dataAvailabilities !== undefined) set.data_availabilities = JSON.stringify(changes.dataAvailabilities);
+  const tenant = (await deps.db.kysely
+    .updateTable('identity.tenants')
+    .set({ ...set, updated_at: new Date() })
+    .where('slug', '=', slug)
+    .returningAll()
+    .executeTakeFirst()) as TenantRow | undefined;
+  if (!tenant) throw notFound(`テナント「${slug}」が見つかりません。`);
+  await publishIdentityEvent(
+    deps.store,
+    'tenant',
+    tenant.id,
+    'TenantSettingsChanged',
+    {
+      ...tenantRegisteredData(tenant),
+      enabled_phase: tenant.enabled_phase,
+      medical_institution_id: tenant.medical_institution_id,
+    },
+    { tenantId: tenant.id, accountId: null },
+  );
 }
