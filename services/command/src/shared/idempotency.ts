@@ -64,3 +64,18 @@ export async function storeIdempotentResponse(
     UPDATE cmd.idempotency_keys SET response = ${JSON.stringify(response.body)}::jsonb, position = ${response.position}
      WHERE tenant_id = ${claim.tenantId} AND endpoint = ${claim.endpoint} AND key = ${claim.key}`.execute(db);
 }
+
+/**
+ * Frees a key whose first request failed before it had an answer, so the client may send the key
+ * again with a corrected body. Keys with a stored answer stay bound to it.
+ */
+export async function releaseIdempotencyKey(
+  db: Kysely<any>,
+  claim: { tenantId: string; endpoint: string; key: string },
+): Promise<void> {
+  await sql`
+    DELETE FROM cmd.idempotency_keys
+     WHERE tenant_id = ${claim.tenantId} AND endpoint = ${claim.endpoint} AND key = ${claim.key} AND response IS NULL`.execute(
+    db,
+  );
+}

@@ -219,6 +219,13 @@ describe('tag commands', () => {
     const mismatch = await call(caller, 'POST', '/api/tags', { name: '別物' }, { 'idempotency-key': key });
     expect(mismatch.statusCode).toBe(422);
     expect(await eventCount(caller.tenantId)).toBe(2);
+    // A key whose first request failed may be sent again with a corrected body.
+    const refused = await call(caller, 'POST', '/api/tags', { name: '再送' }, { 'idempotency-key': 'k-3' });
+    expect(refused.statusCode).toBe(422);
+    const corrected = await call(caller, 'POST', '/api/tags', { name: '訂正後' }, { 'idempotency-key': 'k-3' });
+    expect(corrected.statusCode).toBe(201);
+    expect(corrected.json().name).toBe('訂正後');
+    expect(await eventCount(caller.tenantId)).toBe(3);
   });
 
   it('enforces max_tag_count from the tenant settings and frees a slot on delete', async () => {

@@ -9,6 +9,7 @@ import {
   formatPosition,
   streamId,
   type EventStore,
+  type Position,
   type RecordedEvent,
 } from '@renkei/event-store';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
@@ -19,6 +20,7 @@ import {
   idempotencyKeyHeader,
   readIdempotencyKey,
   requestHash,
+  releaseIdempotencyKey,
   storeIdempotentResponse,
 } from '../shared/idempotency.ts';
 import { decide, evolve, foldTag, initialTagState, type TagState } from './tag.decider.ts';
@@ -163,7 +165,10 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     const { rows } = await sql<{ medical_institution_count: number }>`
       SELECT medical_institution_count FROM rm.tags WHERE tenant_id = ${tenantId} AND id = ${tagId}`
       .execute(kysely)
-      .catch(() => ({ rows: [] as { medical_institution_count: number }[] }));
+      .catch((error: { code?: string }) => {
+        if (error.code === '42P01') return { rows: [] as { medical_institution_count: number }[] };
+        throw error;
+      });
     return rows[0]?.medical_institution_count ?? 0;
   }
 
@@ -175,6 +180,40 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     group_name: state.groupName,
     version,
   });
+
+  async function createTag(
+    auth: AuthContext,
+    tagId: string,
+    body: { name: string; description: string; group_name: string | null },
+    requestId: string,
+    retryable: boolean,
+  ): Promise<{ tag: Tag; position: Position }> {
+    const normalizedName = normalizeTagName(body.name);
+    await reserveOrFail(auth.tenantId, normalizedName, tagId, await maxTagCount(auth.tenantId));
+    const events = decide(initialTagState, {
+      type: 'CreateTag',
+      tagId,
+      name: body.name,
+      description: body.description,
+      groupName: body.group_name,
+    });
+    const metadata = eventMetadata(auth, requestId);
+    let result;
+    try {
+      result = await store.append(
+        streamId(tagAggregate, tagId),
+        // Ids from the tag and the body: only a retry of the very same request is the same append.
+        events.map((e, i) => ({ ...e, id: deterministicId(tagId, 'create', requestHash(body), String(i)), metadata })),
+        { expectedRevision: 'no_stream' },
+      );
+    } catch (error) {
+      // A retry with the same key may be appending this very tag right now: its name stays reserved.
+      if (!retryable) await releaseName(auth.tenantId, normalizedName, tagId);
+      throw error;
+    }
+    // A new tag is on no institution yet.
+    return { tag: toTag(tagId, foldTag(events), result.revision, 0), position: result.position };
+  }
 
   registerEndpoint(app, endpoints.createTag, async ({ body, auth, request, reply }) => {
     const key = readIdempotencyKey(request.headers[idempotencyKeyHeader]);
@@ -191,32 +230,16 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
         return stored;
       }
     }
-    const normalizedName = normalizeTagName(body.name);
-    await reserveOrFail(auth.tenantId, normalizedName, tagId, await maxTagCount(auth.tenantId));
-    const events = decide(initialTagState, {
-      type: 'CreateTag',
-      tagId,
-      name: body.name,
-      description: body.description,
-      groupName: body.group_name,
-    });
-    const metadata = eventMetadata(auth, request.id);
-    let result;
+    let tag: Tag;
+    let position: Position;
     try {
-      result = await store.append(
-        streamId(tagAggregate, tagId),
-        events.map((e, i) => ({ ...e, id: deterministicId(tagId, 'create', String(i)), metadata })),
-        { expectedRevision: 'no_stream' },
-      );
+      ({ tag, position } = await createTag(auth, tagId, body, request.id, claim !== null));
     } catch (error) {
-      if (!claim) await releaseName(auth.tenantId, normalizedName, tagId);
+      if (claim) await releaseIdempotencyKey(kysely, claim);
       throw error;
     }
-    const tag = toTag(tagId, foldTag(events), result.revision, 0);
-    if (claim) {
-      await storeIdempotentResponse(kysely, claim, { body: tag, position: formatPosition(result.position) });
-    }
-    reply.position(result.position);
+    if (claim) await storeIdempotentResponse(kysely, claim, { body: tag, position: formatPosition(position) });
+    reply.position(position);
     void reply.header('etag', etagOf(tag.version));
     return tag;
   });
