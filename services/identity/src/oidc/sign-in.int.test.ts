@@ -156,6 +156,7 @@ describe('the OpenID provider', () => {
     });
     expect(current.statusCode).toBe(200);
     expect(current.json()).toMatchObject({ id: ownerId, tenant: { id: tenantId, name: 'さくら総合病院' } });
+    expect(Date.parse(current.json().last_login_date)).toBeGreaterThan(Date.now() - 60_000);
 
     // Restart: a new app on the same database still honours the refresh token and the session.
     await f.restart();
