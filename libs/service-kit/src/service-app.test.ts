@@ -219,6 +219,18 @@ describe('errors', () => {
     expect(missing.body).not.toContain('rm.x');
   });
 
+  it('answers a body that is not JSON with a 400 error body', async () => {
+    const token = await testAuth.token();
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/things/${id}`,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      payload: '{"name":',
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ status: 400, message: 'リクエストが正しくありません。' });
+  });
+
   it('answers unknown routes with the error body', async () => {
     const res = await app.inject({ method: 'GET', url: '/api/nothing' });
     expect(res.json()).toEqual({ status: 404, message: '指定されたデータが見つかりません。' });
@@ -309,6 +321,9 @@ describe('operations', () => {
           expect(res.json()).toEqual({ status: 429, message: expect.stringContaining('リクエスト') });
       }
       expect(codes).toEqual([200, 200, 429]);
+      // Probes and metrics are never limited.
+      expect((await limited.inject({ url: '/healthz' })).statusCode).toBe(200);
+      expect((await limited.inject({ url: '/metrics' })).statusCode).toBe(200);
     } finally {
       await limited.close();
     }
