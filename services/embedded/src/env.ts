@@ -1,7 +1,8 @@
 /**
  * Every environment variable Renkei's processes read, with the deployments that read it. README's
- * configuration table documents the same list; deploy.test.ts checks both, and checks that
- * docker-compose.yml sets each variable for each service that reads it.
+ * configuration table documents the same list; deploy.test.ts checks it against the sources (what
+ * each service really reads), against README, and against docker-compose.yml (each variable set for
+ * each service that reads it).
  */
 export type Deployment = 'gateway' | 'identity' | 'command' | 'query' | 'worker' | 'embedded';
 
@@ -14,6 +15,8 @@ export interface EnvVar {
   readonly devOnly?: boolean;
 }
 
+const all = ['gateway', 'identity', 'command', 'query', 'worker', 'embedded'] as const;
+
 export const envVars: readonly EnvVar[] = [
   {
     name: 'DATABASE_URL',
@@ -23,7 +26,7 @@ export const envVars: readonly EnvVar[] = [
   },
   {
     name: 'EVENTSTORE_URL',
-    readBy: ['identity', 'command', 'query', 'worker', 'embedded'],
+    readBy: ['command', 'worker', 'embedded'],
     default: null,
     description: 'EventStoreDB connection string; without it the Postgres event store (es schema)',
   },
@@ -39,121 +42,125 @@ export const envVars: readonly EnvVar[] = [
     default: '3000 (gateway)',
     description: 'Listening port',
   },
-  {
-    name: 'HOST',
-    readBy: ['gateway', 'identity', 'command', 'query', 'embedded'],
-    default: '0.0.0.0',
-    description: 'Listening address',
-  },
-  {
-    name: 'LOG_LEVEL',
-    readBy: ['gateway', 'identity', 'command', 'query', 'worker', 'embedded'],
-    default: 'info',
-    description: 'pino log level',
-  },
+  { name: 'HOST', readBy: ['gateway', 'identity', 'embedded'], default: '0.0.0.0', description: 'Listening address' },
+  { name: 'LOG_LEVEL', readBy: all, default: 'info', description: 'pino log level' },
   {
     name: 'PUBLIC_ORIGIN',
     readBy: ['identity', 'embedded'],
     default: 'https://localhost:<PORT>',
     description: 'Public https origin; issuer = <PUBLIC_ORIGIN>/oidc',
   },
-  { name: 'IDENTITY_URL', readBy: ['gateway'], default: null, description: 'Internal base URL of identity' },
-  { name: 'COMMAND_URL', readBy: ['gateway'], default: null, description: 'Internal base URL of command' },
-  { name: 'QUERY_URL', readBy: ['gateway'], default: null, description: 'Internal base URL of query' },
-  { name: 'WEB_DIST', readBy: ['gateway'], default: 'web/dist', description: 'Web build served at /app' },
+  {
+    name: 'IDENTITY_URL',
+    readBy: ['gateway', 'embedded'],
+    default: null,
+    description: 'Internal base URL of identity',
+  },
+  { name: 'COMMAND_URL', readBy: ['gateway', 'embedded'], default: null, description: 'Internal base URL of command' },
+  { name: 'QUERY_URL', readBy: ['gateway', 'embedded'], default: null, description: 'Internal base URL of query' },
+  { name: 'WEB_DIST', readBy: ['gateway', 'embedded'], default: 'web/dist', description: 'Web build served at /app' },
   {
     name: 'TLS_KEY_FILE',
-    readBy: ['gateway'],
+    readBy: ['gateway', 'embedded'],
     default: null,
     description: 'PEM key of the https origin (else a generated local certificate)',
   },
-  { name: 'TLS_CERT_FILE', readBy: ['gateway'], default: null, description: 'PEM certificate of the https origin' },
+  {
+    name: 'TLS_CERT_FILE',
+    readBy: ['gateway', 'embedded'],
+    default: null,
+    description: 'PEM certificate of the https origin',
+  },
   {
     name: 'TLS_EXTRA_HOSTS',
-    readBy: ['embedded'],
+    readBy: ['gateway', 'embedded'],
     default: null,
     description: 'Extra host names/IPs for the generated certificate',
     devOnly: true,
   },
   {
     name: 'TRUST_PROXY',
-    readBy: ['gateway'],
+    readBy: ['gateway', 'embedded'],
     default: 'false',
     description: 'Trust X-Forwarded-* from an ingress in front',
   },
   {
     name: 'OIDC_ISSUER',
-    readBy: ['command', 'query'],
+    readBy: ['command', 'query', 'embedded'],
     default: '<PUBLIC_ORIGIN>/oidc',
     description: 'Accepted token issuer',
   },
   {
     name: 'OIDC_JWKS_URL',
-    readBy: ['command', 'query'],
+    readBy: ['command', 'query', 'embedded'],
     default: '<OIDC_ISSUER>/jwks',
     description: 'Key set for token signatures',
   },
   {
     name: 'AUDIENCE_MAIN',
-    readBy: ['identity'],
+    readBy: ['identity', 'embedded'],
     default: 'https://api.renkei.local/main',
     description: 'Audience of the main (identity) API',
   },
   {
     name: 'AUDIENCE_QUERY',
-    readBy: ['identity', 'query'],
+    readBy: ['identity', 'query', 'embedded'],
     default: 'https://api.renkei.local/query',
     description: 'Audience of the query API',
   },
   {
     name: 'AUDIENCE_COMMAND',
-    readBy: ['identity', 'command'],
+    readBy: ['identity', 'command', 'embedded'],
     default: 'https://api.renkei.local/command',
     description: 'Audience of the command API',
   },
   {
     name: 'OIDC_CLIENT_ID',
-    readBy: ['identity'],
+    readBy: ['identity', 'embedded'],
     default: 'renkei-web',
     description: 'SPA client id at the built-in provider',
   },
   {
     name: 'OIDC_POLICY',
-    readBy: ['identity'],
+    readBy: ['identity', 'embedded'],
     default: 'B2C_1_signin',
     description: 'Sign-in policy name (tfp claim)',
   },
   {
     name: 'OIDC_EXTERNAL_AUTHORITY',
-    readBy: ['identity'],
+    readBy: ['identity', 'embedded'],
     default: null,
     description: 'Azure AD B2C / Entra authority; the built-in provider then mints no tokens',
   },
-  { name: 'ACCESS_TOKEN_TTL_SECONDS', readBy: ['identity'], default: '3600', description: 'Access-token lifetime' },
+  {
+    name: 'ACCESS_TOKEN_TTL_SECONDS',
+    readBy: ['identity', 'embedded'],
+    default: '3600',
+    description: 'Access-token lifetime',
+  },
   {
     name: 'SMTP_URL',
-    readBy: ['identity'],
+    readBy: ['identity', 'embedded'],
     default: null,
     description: 'Real SMTP server; else the in-process catcher',
   },
-  { name: 'SMTP_PORT', readBy: ['identity'], default: '2525', description: 'Port of the in-process SMTP catcher' },
+  {
+    name: 'SMTP_PORT',
+    readBy: ['identity', 'embedded'],
+    default: '2525',
+    description: 'Port of the in-process SMTP catcher',
+  },
   {
     name: 'MAIL_FROM',
-    readBy: ['identity'],
+    readBy: ['identity', 'embedded'],
     default: 'Renkei <no-reply@renkei.local>',
     description: 'Sender of mails',
   },
   {
     name: 'MIN_POSITION_TIMEOUT_MS',
-    readBy: ['query'],
+    readBy: ['identity', 'command', 'query', 'embedded'],
     default: '5000',
-    description: 'Bounded wait of X-Min-Position',
-  },
-  {
-    name: 'KAFKA_BROKERS',
-    readBy: ['worker'],
-    default: null,
-    description: 'Kafka brokers for the integration-event relay',
+    description: 'Bounded wait of X-Min-Position (read by the service kit)',
   },
   { name: 'ADMIN_PORT', readBy: ['embedded'], default: 'a free port', description: 'Ops admin endpoint on 127.0.0.1' },
   {
@@ -164,7 +171,7 @@ export const envVars: readonly EnvVar[] = [
   },
   {
     name: 'RENKEI_SKIP_WEB_BUILD',
-    readBy: ['embedded'],
+    readBy: [],
     default: 'false',
     description: 'pnpm start does not build the web app when missing',
     devOnly: true,

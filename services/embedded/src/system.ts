@@ -3,12 +3,13 @@ import type { FastifyInstance } from 'fastify';
 import { createLocalJWKSet } from 'jose';
 import { pino, type Logger } from 'pino';
 import { openDatabase, type Database } from '@renkei/db';
-import { createPostgresEventStore, type EventStore } from '@renkei/event-store';
+import { createEventStore, type EventStore } from '@renkei/event-store';
 import { buildCommandApp } from '@renkei/command';
 import { buildGatewayApp, ensureLocalCertificate } from '@renkei/gateway';
 import { buildIdentityApp, getJwks, loadIdentityConfig, type IdentityConfig } from '@renkei/identity';
 import { buildQueryApp, queryProjections } from '@renkei/query';
-import { startProjections } from '@renkei/projections';
+import { projections as workerProjections, reactors, startWorker } from '@renkei/worker';
+import type { Projection } from '@renkei/projections';
 import type { AuthOptions } from '@renkei/service-kit';
 import type { EmbeddedConfig } from './config.ts';
 import { hasDemoTenant, seedDemo, type DemoSeedResult } from './demo-seed.ts';
@@ -30,7 +31,10 @@ export interface EmbeddedSystem {
   stop(): Promise<void>;
 }
 
-const projections = [...queryProjections];
+// Query-side modules own their read models; the worker's own list holds the rest. One entry per name.
+const projections: readonly Projection<any>[] = [
+  ...new Map([...queryProjections, ...workerProjections].map((p) => [p.name, p])).values(),
+];
 
 function identityConfigFor(config: EmbeddedConfig): IdentityConfig {
   // In one process several installs (tests, a dev run) must not fight over the mail catcher's port.
@@ -48,9 +52,7 @@ async function openStore(config: EmbeddedConfig): Promise<{ db: Database; store:
     applicationName: 'renkei-embedded',
   });
   try {
-    if (config.eventstoreUrl)
-      throw new Error('EVENTSTORE_URL: the EventStoreDB store is not wired into the embedded default yet');
-    const store = await createPostgresEventStore(db);
+    const store = await createEventStore({ db, eventstoreUrl: config.eventstoreUrl });
     return { db, store };
   } catch (error) {
     await db.close();
@@ -122,7 +124,7 @@ export async function startEmbedded(
     started.push({ name: 'query', stop: () => query.close() });
     const queryUrl = await listenInternal(query);
 
-    const worker = startProjections({ db, store, projections, logger: logger.child({ service: 'worker' }) });
+    const worker = await startWorker({ db, store, projections, reactors, logger: logger.child({ service: 'worker' }) });
     started.push({ name: 'worker', stop: () => worker.stop() });
 
     const demo = config.demoSeed ? await seedDemo({ db, store, dataDir: config.dataDir, logger }) : undefined;

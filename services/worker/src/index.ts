@@ -45,3 +45,6 @@ export async function startWorker(options: WorkerOptions): Promise<{ stop(): Pro
     },
   };
 }
+
+export { projections } from './projections.ts';
+export { reactors } from './reactors.ts';
