@@ -1,3 +1,4 @@
+import './core/locale.ts';
 export * from './core/endpoint.ts';
 export * from './core/features.ts';
 export * from './core/auth.ts';
