@@ -10,11 +10,12 @@ export interface ProjectionLogger {
 }
 
 export interface CheckpointRow {
-  name: string;
-  suffix: string;
-  version: number;
-  state: 'live' | 'rebuilding';
-  tables: string[];
+  readonly name: string;
+  readonly suffix: string;
+  readonly version: number;
+  readonly state: 'live' | 'rebuilding';
+  readonly tables: string[];
+  /** Advanced in place after each committed batch (the cached copy follows the database). */
   position: Position;
   events_processed: number;
 }
@@ -23,6 +24,7 @@ export interface CheckpointRow {
 class CheckpointMoved extends Error {}
 
 export const MAX_BATCH = 1000;
+const REFRESH_MS = 1000;
 
 /**
  * The state machine of projections, one step at a time. Every change of rows, tables or views
@@ -185,15 +187,40 @@ export function createProjectionEngine(options: {
          WHERE name = ${p.name} AND suffix = ${row.suffix}
       `.execute(trx);
     });
+    row.position = page.next;
     return { advanced: true, caughtUp };
   }
 
   /** One unit of work for a projection; false when there was nothing to do. */
+  // Steady state costs one query per poll: checkpoint rows are re-read at most every REFRESH_MS
+  // (a stale row is harmless: the compare-and-set in processBatch notices and forces a reload),
+  // and rebuild requests are looked up at the same pace.
+  const cache = new Map<string, { rows: CheckpointRow[]; loadedAt: number }>();
+  const requestsCheckedAt = new Map<string, number>();
+
+  async function cachedRows(name: string): Promise<CheckpointRow[]> {
+    const cached = cache.get(name);
+    if (cached && Date.now() - cached.loadedAt < REFRESH_MS) return cached.rows;
+    const rows = await loadRows(name);
+    cache.set(name, { rows, loadedAt: Date.now() });
+    return rows;
+  }
+
   async function step(p: Projection): Promise<boolean> {
-    const rows = await loadRows(p.name);
+    try {
+      return await stepWithRows(p, await cachedRows(p.name));
+    } catch (error) {
+      cache.delete(p.name);
+      if (error instanceof CheckpointMoved) return true;
+      throw error;
+    }
+  }
+
+  async function stepWithRows(p: Projection, rows: CheckpointRow[]): Promise<boolean> {
     const live = rows.find((r) => r.state === 'live');
     let building = rows.find((r) => r.state === 'rebuilding');
     if (!live && !building) {
+      cache.delete(p.name);
       await initialise(p);
       return true;
     }
@@ -209,36 +236,38 @@ export function createProjectionEngine(options: {
     }
     if (building && building.version !== p.version) {
       if (building.version > p.version) return false;
+      cache.delete(p.name);
       await abandonBuild(p, building);
       building = undefined;
     }
     if (!building && live) {
       if (live.version < p.version) {
+        cache.delete(p.name);
         await beginBuild(p, `v${p.version}`);
         return true;
       }
-      if (await hasPendingRequest(p.name)) {
-        await beginBuild(p, nextSuffix(p.version, live.suffix));
-        return true;
-      }
-    }
-    try {
-      let worked = false;
-      // The live build keeps serving fresh data during a same-version rebuild.
-      if (live && live.version === p.version) worked = (await processBatch(p, live)).advanced;
-      if (building) {
-        const result = await processBatch(p, building);
-        worked ||= result.advanced;
-        if (result.caughtUp) {
-          await switchOver(p, building);
-          worked = true;
+      if (Date.now() - (requestsCheckedAt.get(p.name) ?? 0) >= REFRESH_MS) {
+        requestsCheckedAt.set(p.name, Date.now());
+        if (await hasPendingRequest(p.name)) {
+          cache.delete(p.name);
+          await beginBuild(p, nextSuffix(p.version, live.suffix));
+          return true;
         }
       }
-      return worked;
-    } catch (error) {
-      if (error instanceof CheckpointMoved) return true;
-      throw error;
     }
+    let worked = false;
+    // The live build keeps serving fresh data during a same-version rebuild.
+    if (live && live.version === p.version) worked = (await processBatch(p, live)).advanced;
+    if (building) {
+      const result = await processBatch(p, building);
+      worked ||= result.advanced;
+      if (result.caughtUp) {
+        cache.delete(p.name);
+        await switchOver(p, building);
+        worked = true;
+      }
+    }
+    return worked;
   }
 
   async function hasPendingRequest(name: string): Promise<boolean> {
