@@ -32,8 +32,6 @@ export default async function globalSetup() {
       `UPDATE identity.tenants SET feature_overrides = '{"tags": false}' WHERE slug = '${liteTenant.slug}'`,
     );
     process.env.E2E_BASE_URL = system.baseURL;
-    // institutions.spec.ts switches a tenant flag (enabled_phase) that no screen or CLI sets.
-    process.env.E2E_DATABASE = system.database;
     fs.mkdirSync(path.join(repoRoot, 'web/test-results/screenshots'), { recursive: true });
   } catch (error) {
     await system.stop();

@@ -1,5 +1,4 @@
 import { expect, test, type Page } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { app, baseURL, screenshot, signIn } from './fixtures.ts';
 
@@ -87,22 +86,6 @@ test('partner management: half-width kana finds the full-width name, a tag filte
 test('CRM page: memo (with a concurrent edit), phase, tags, doctor and label value, all in the history and the chart', async ({
   page,
 }) => {
-  const database = process.env.E2E_DATABASE;
-  if (!database) throw new Error('E2E_DATABASE is not set: run through playwright.config.ts');
-  // No screen switches the tenant flag on; an operator would, in the tenant row.
-  execFileSync('psql', [
-    '-h',
-    '127.0.0.1',
-    '-U',
-    'postgres',
-    '-d',
-    database,
-    '-v',
-    'ON_ERROR_STOP=1',
-    '-tAc',
-    "UPDATE identity.tenants SET enabled_phase = true WHERE slug = 'demo'",
-  ]);
-
   const commandToken = captureCommandToken(page);
   await signIn(page, undefined, '/labels?tab=MedicalInstitutionLabels');
   await page.getByTestId('create-label').click();

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '@renkei/db';
 import type { EventStore } from '@renkei/event-store';
-import { addTenant, migrateIdentity } from '@renkei/identity';
+import { addTenant, migrateIdentity, updateTenant } from '@renkei/identity';
 import { generateInstitutionMaster, importInstitutionMaster, type SyncRunResult } from '@renkei/institution-master';
 
 /** The demo install's tenant and sign-ins (README documents them; the web e2e tests use them). */
@@ -69,6 +69,9 @@ export async function seedDemo(deps: {
       ],
     },
   );
+
+  // The demo shows partner phases (フェーズ): a tenant setting, published as TenantSettingsChanged.
+  await updateTenant({ db: deps.db, store: deps.store }, demoTenant.slug, { enabledPhase: true });
 
   const masterFile = path.join(deps.dataDir, 'demo', 'institution-master.csv');
   fs.mkdirSync(path.dirname(masterFile), { recursive: true });
