@@ -187,6 +187,16 @@ export function createProvider(db: Kysely<any>, config: IdentityConfig, secrets:
     },
     // Refresh tokens outlive the browser session: MSAL renews silently with them.
     expiresWithSession: async () => false,
+    /**
+     * MSAL redeems one refresh token for several audiences at once (main, query and command at page
+     * load). Rotating on every use would make the second concurrent redemption a "reused" token and
+     * revoke the whole grant, so tokens rotate only in the last 30% of their life (docs/decisions.md).
+     */
+    rotateRefreshToken(ctx) {
+      const refreshToken = ctx.oidc.entities.RefreshToken!;
+      if (refreshToken.totalLifetime() >= 365 * 24 * 3600) return false;
+      return refreshToken.ttlPercentagePassed() >= 70;
+    },
     interactions: {
       url: async (_ctx, interaction) => `${oidcMountPath}/interaction/${interaction.uid}`,
     },

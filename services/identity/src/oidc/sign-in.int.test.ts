@@ -135,6 +135,18 @@ describe('the OpenID provider', () => {
     const idToken = decodeJwt(exchanged.body.id_token!);
     expect(idToken).toMatchObject({ tfp: 'B2C_1_signin', name: '佐藤 花子', email: 'owner@sakura.example' });
 
+    // MSAL asks for the other audiences concurrently with the same refresh token: both must work.
+    const concurrent = await Promise.all(
+      (['query', 'command'] as const).map((audience) =>
+        token(browser, {
+          grant_type: 'refresh_token',
+          refresh_token: exchanged.body.refresh_token!,
+          scope: scopes([audience]),
+        }),
+      ),
+    );
+    expect(concurrent.map((r) => r.status)).toEqual([200, 200]);
+
     let refreshToken = exchanged.body.refresh_token!;
     for (const audience of ['query', 'command'] as const) {
       const refreshed = await token(browser, {
