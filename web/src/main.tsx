@@ -8,7 +8,6 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { MantineProvider } from '@mantine/core';
 import { DatesProvider } from '@mantine/dates';
-import { Notifications } from '@mantine/notifications';
 import { MutationCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider, createRouter } from '@tanstack/react-router';
 import { routeTree } from './routeTree.gen.ts';
@@ -16,6 +15,7 @@ import { appConfig } from './app/config.ts';
 import './app/dates.ts';
 import { theme } from './app/theme.ts';
 import { toast } from './app/toast.ts';
+import { ToastHost } from './app/ToastHost.tsx';
 import { ServicesProvider, type AppServices } from './app/services-context.tsx';
 import { createApiClient } from './api/api-client.ts';
 import { isApiError } from './api/api-errors.ts';
@@ -84,7 +84,7 @@ async function boot() {
     <StrictMode>
       <MantineProvider theme={theme}>
         <DatesProvider settings={{ locale: 'ja', firstDayOfWeek: 0 }}>
-          <Notifications position="top-right" />
+          <ToastHost />
           <ServicesProvider value={services}>
             <QueryClientProvider client={queryClient}>
               <RouterProvider router={router} />

@@ -1,19 +1,41 @@
-import { notifications } from '@mantine/notifications';
+import { useSyncExternalStore } from 'react';
 
 /** Spec §9: a toast hides itself after 3000 ms and can be closed by hand. */
 export const toastAutoCloseMs = 3000;
 
 export type ToastSeverity = 'error' | 'success';
 
+// The notifications package loads with the first toast, not with the first page.
+let hostNeeded = false;
+const listeners = new Set<() => void>();
+
+export const toastHost = {
+  needed: () => hostNeeded,
+  subscribe(listener: () => void) {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  },
+};
+
+export function useToastHostNeeded(): boolean {
+  return useSyncExternalStore(toastHost.subscribe, toastHost.needed, toastHost.needed);
+}
+
 export function showToast(severity: ToastSeverity, message: string): void {
-  notifications.show({
-    color: severity === 'error' ? 'red' : 'teal',
-    title: severity === 'error' ? 'エラー' : '完了',
-    message,
-    autoClose: toastAutoCloseMs,
-    withCloseButton: true,
-    'data-severity': severity,
-  });
+  if (!hostNeeded) {
+    hostNeeded = true;
+    listeners.forEach((l) => l());
+  }
+  void import('@mantine/notifications').then(({ notifications }) =>
+    notifications.show({
+      color: severity === 'error' ? 'red' : 'teal',
+      title: severity === 'error' ? 'エラー' : '完了',
+      message,
+      autoClose: toastAutoCloseMs,
+      withCloseButton: true,
+      'data-severity': severity,
+    }),
+  );
 }
 
 export const toast = {
