@@ -44,18 +44,22 @@ export async function searchConditions(
   if (c.running_statuses?.length) parts.push(sql`m.running_status = ANY(${sql.val(c.running_statuses)}::text[])`);
   if (c.area_ids?.length) parts.push(await areaCondition(db, tenantId, c.area_ids));
   for (const group of c.tag_filter_groups ?? []) {
+    // Semi-joins on the tenant's (tag, institution) index, not a count per master row: the master has
+    // 180,000 rows, a tenant's tags cover a few thousand.
     const ids = [...new Set(group.tag_ids)];
-    const n = sql`(SELECT count(*) FROM rm.mi_tags x WHERE x.tenant_id = ${tenantId} AND x.medical_institution_id = m.id
-                    AND x.tag_id = ANY(${sql.val(ids)}::uuid[]))`;
-    const matches =
+    const anyTag = sql`SELECT x.medical_institution_id FROM rm.mi_tags x
+                        WHERE x.tenant_id = ${tenantId} AND x.tag_id = ANY(${sql.val(ids)}::uuid[])`;
+    const allTags = sql`${anyTag} GROUP BY x.medical_institution_id HAVING count(DISTINCT x.tag_id) = ${ids.length}`;
+    const [set, negated] =
       group.logic === 'and'
-        ? sql`${n} = ${ids.length}`
+        ? [allTags, false]
         : group.logic === 'or'
-          ? sql`${n} > 0`
+          ? [anyTag, false]
           : group.logic === 'nand'
-            ? sql`${n} < ${ids.length}`
-            : sql`${n} = 0`;
-    parts.push(group.search_condition === 'include' ? matches : sql`NOT (${matches})`);
+            ? [allTags, true]
+            : [anyTag, true];
+    const excluded = negated !== (group.search_condition === 'exclude');
+    parts.push(excluded ? sql`m.id NOT IN (${set})` : sql`m.id IN (${set})`);
   }
   if (c.phase_master_ids?.length || c.include_no_phase) {
     const ids = c.phase_master_ids ?? [];

@@ -252,6 +252,8 @@ export async function runLabelValueImport(db: Database, store: EventStore, reque
     const { rows } = await sql<{ code: string; id: string }>`
       SELECT code, id FROM ref.medical_institutions WHERE code = ANY(${sql.val(codes)}::text[])`.execute(db.kysely);
     const idByCode = new Map(rows.map((r) => [r.code, r.id]));
+    // Valid rows are grouped by institution: each group is appended in file order, groups side by side.
+    const groups = new Map<string, { rowNumber: number; values: LabelValueData[] }[]>();
     for (const row of pending) {
       processed++;
       const problems: string[] = [];
@@ -278,18 +280,31 @@ export async function runLabelValueImport(db: Database, store: EventStore, reque
         chunkErrors.push({ row_number: row.rowNumber, message: `${row.rowNumber}行目: ${problems.join('、')}` });
         continue;
       }
-      await applyRow(
-        store,
-        metadata,
-        tenantId,
-        institutionId,
-        values,
-        eventId(data.import_id, 'row', row.rowNumber),
-        data.import_id,
-      );
+      const group = groups.get(institutionId) ?? [];
+      group.push({ rowNumber: row.rowNumber, values });
+      groups.set(institutionId, group);
       imported++;
       chunkImported++;
     }
+    const queue = [...groups.entries()];
+    const workers = db.kind === 'postgres' ? 8 : 1;
+    await Promise.all(
+      Array.from({ length: workers }, async () => {
+        for (let next = queue.shift(); next; next = queue.shift()) {
+          const [institutionId, rowsOfInstitution] = next;
+          for (const r of rowsOfInstitution)
+            await applyRow(
+              store,
+              metadata,
+              tenantId,
+              institutionId,
+              r.values,
+              eventId(data.import_id, 'row', r.rowNumber),
+              data.import_id,
+            );
+        }
+      }),
+    );
     pending = [];
     await flush();
   };
