@@ -13,7 +13,9 @@ const serviceBoundaries = services.map((name) => ({
       {
         patterns: [
           {
-            group: services.filter((s) => s !== name).flatMap((s) => [`@renkei/${s}`, `@renkei/${s}/*`, `**/services/${s}/**`]),
+            group: services
+              .filter((s) => s !== name)
+              .flatMap((s) => [`@renkei/${s}`, `@renkei/${s}/*`, `**/services/${s}/**`]),
             message: 'Services never import each other; share code through libs/*.',
           },
           { group: ['@renkei/embedded', '**/services/embedded/**'], message: 'Only the launcher composes services.' },
@@ -25,7 +27,14 @@ const serviceBoundaries = services.map((name) => ({
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', '.data/**', 'web/src/routeTree.gen.ts', 'web/test-results/**', 'artifacts/**'],
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '.data/**',
+      'web/src/routeTree.gen.ts',
+      'web/test-results/**',
+      'artifacts/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
@@ -43,7 +52,22 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@renkei/gateway', '@renkei/identity', '@renkei/command', '@renkei/query', '@renkei/worker', '@renkei/embedded', '**/services/**'], message: 'libs never depend on services.' }] },
+        {
+          patterns: [
+            {
+              group: [
+                '@renkei/gateway',
+                '@renkei/identity',
+                '@renkei/command',
+                '@renkei/query',
+                '@renkei/worker',
+                '@renkei/embedded',
+                '**/services/**',
+              ],
+              message: 'libs never depend on services.',
+            },
+          ],
+        },
       ],
     },
   },
@@ -56,7 +80,15 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['@renkei/*', '!@renkei/contracts', '**/services/**', '**/libs/db/**', '**/libs/event-store/**', '**/libs/projections/**', '**/libs/service-kit/**'],
+              group: [
+                '@renkei/*',
+                '!@renkei/contracts',
+                '**/services/**',
+                '**/libs/db/**',
+                '**/libs/event-store/**',
+                '**/libs/projections/**',
+                '**/libs/service-kit/**',
+              ],
               message: 'web may import @renkei/contracts and browser-safe code only.',
             },
           ],

@@ -26,16 +26,21 @@ if (webScripts.e2e) steps.push(['e2e (Chromium)', ['pnpm', '--filter', '@renkei/
 
 const only = process.argv.slice(2);
 const started = Date.now();
-const timings = [];
+const results = [];
+// Every step runs even after a failure, so one run shows everything that is wrong.
 for (const [name, [cmd, ...args]] of steps) {
   if (only.length > 0 && !only.some((o) => name.startsWith(o))) continue;
   console.log(`\n=== ${name} ===`);
   const t0 = Date.now();
   const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root });
-  timings.push(`${name}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-  if (r.status !== 0) {
-    console.error(`\n${name} failed (exit ${r.status ?? r.signal})`);
-    process.exit(r.status ?? 1);
-  }
+  results.push({ name, ok: r.status === 0, seconds: Math.round((Date.now() - t0) / 1000) });
 }
-console.log(`\nAll passed in ${((Date.now() - started) / 1000).toFixed(0)} s (${timings.join(', ')})`);
+console.log('\n=== summary ===');
+for (const r of results) console.log(`${r.ok ? 'ok    ' : 'FAILED'}  ${r.name} (${r.seconds} s)`);
+const failed = results.filter((r) => !r.ok);
+console.log(
+  failed.length === 0
+    ? `All passed in ${Math.round((Date.now() - started) / 1000)} s`
+    : `${failed.length} step(s) failed: ${failed.map((r) => r.name).join(', ')}`,
+);
+process.exit(failed.length === 0 ? 0 : 1);

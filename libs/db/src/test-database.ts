@@ -23,7 +23,11 @@ export async function createTestDatabase(options: { poolMax?: number } = {}): Pr
   }
   const url = new URL(adminUrl());
   url.pathname = `/${name}`;
-  const db = await openDatabase({ url: url.toString(), poolMax: options.poolMax ?? 20, applicationName: 'renkei-test' });
+  const db = await openDatabase({
+    url: url.toString(),
+    poolMax: options.poolMax ?? 20,
+    applicationName: 'renkei-test',
+  });
   return {
     ...db,
     url: url.toString(),
