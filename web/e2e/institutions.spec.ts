@@ -172,6 +172,43 @@ test('CRM page: memo (with a concurrent edit), phase, tags, doctor and label val
   await page.emulateMedia({ media: 'screen' });
 });
 
+test('label value import: template, upload with a bad row, progress and row-numbered errors, value on the CRM page', async ({
+  page,
+}) => {
+  await signIn(page, undefined, '/labels/medical_institutions/import');
+  await expect(page).toHaveTitle('医療機関ラベル値のインポート | Renkei');
+  const [template] = await Promise.all([page.waitForEvent('download'), page.getByTestId('template-utf8').click()]);
+  const header = fs
+    .readFileSync((await template.path())!, 'utf8')
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)[0]!;
+  const columns = header.split(',');
+  expect(columns.slice(0, 2)).toEqual(['医療機関コード', '医療機関名']);
+  expect(columns).toContain(labelName);
+
+  const row = (code: string, name: string, value: string) =>
+    columns.map((c, i) => (i === 0 ? code : i === 1 ? name : c === labelName ? value : '')).join(',');
+  // The second row's code fails its check digit: it is refused by row number, the first still lands.
+  const csv =
+    [header, row('2210111502', institution.name, '病診連携室 佐々木様'), row('2210111503', '存在しない病院', 'x')].join(
+      '\r\n',
+    ) + '\r\n';
+  await page
+    .locator('input[type=file]')
+    .setInputFiles({ name: 'labels.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'utf8') });
+  await page.getByTestId('import-upload').click();
+  const record = page.locator('tr[data-import-filename="labels.csv"]').first();
+  await expect(record).toHaveAttribute('data-import-status', /completed|failed/, { timeout: 60_000 });
+  await expect(record.locator('td').nth(3)).toHaveText('1');
+  await expect(record.locator('td').nth(4)).toHaveText('1');
+  await record.getByRole('button', { name: /エラー1件/ }).click();
+  await expect(page.getByTestId('import-errors')).toContainText('2行目');
+  await screenshot(page, 'institutions-label-import');
+
+  await openInstitution(page);
+  await expect(page.locator(`[data-label-name="${labelName}"]`)).toContainText('病診連携室 佐々木様');
+});
+
 test.describe('phone', () => {
   test.use({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
 
