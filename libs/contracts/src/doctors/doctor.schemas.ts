@@ -119,6 +119,7 @@ export const doctorEndpoints = {
   listEmailDestinations: endpoint({
     ...doc,
     id: 'doctors.listEmailDestinations',
+    served: true,
     method: 'GET',
     path: '/doctors/email_destinations',
     service: 'query',

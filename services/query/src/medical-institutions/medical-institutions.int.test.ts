@@ -290,6 +290,24 @@ describe('institution queries', () => {
       },
       account,
     );
+    await record(
+      tenant,
+      streamId('doctor', randomUUID()),
+      'DoctorAdded',
+      {
+        doctor_id: randomUUID(),
+        medical_institution_id: mi(2),
+        name: '青葉 花子',
+        division: '内科',
+        position: '院長',
+        honorific: '先生',
+        email: 'aoba@example.jp',
+        phone_number: null,
+        profile: '',
+        memo: '',
+      },
+      account,
+    );
     await settle();
   });
 
@@ -390,6 +408,20 @@ describe('institution queries', () => {
       doctor_count: 1,
       label_values: [{ label_id: label, selection_id: choice }],
     });
+    const destinations = await request(
+      tenant,
+      'GET',
+      '/api/doctors/email_destinations?keyword=%E3%81%82%E3%81%8A%E3%81%B0',
+    );
+    expect(destinations.statusCode, destinations.body).toBe(200);
+    expect(destinations.json().data).toEqual([
+      expect.objectContaining({
+        name: '青葉 花子',
+        email: 'aoba@example.jp',
+        medical_institution: { id: mi(2), name: '医療法人社団あおば会 あおば内科クリニック' },
+      }),
+    ]);
+    expect((await request(randomUUID(), 'GET', '/api/doctors/email_destinations')).json().meta.total_count).toBe(0);
     const doctors = await request(tenant, 'GET', `/api/medical_institutions/${mi(4)}/doctors`);
     expect(doctors.json()).toMatchObject([{ name: '山田 太郎', division: '循環器内科' }]);
     const history = await request(tenant, 'GET', `/api/medical_institutions/${mi(4)}/histories`);
