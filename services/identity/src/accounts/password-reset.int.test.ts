@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { streamId } from '@renkei/event-store';
 import { addTenant, listMails } from '../index.ts';
 import { wrongCredentialsMessage } from '../pages/sign-in.page.ts';
 import { createIdentityFixture, type IdentityFixture } from '../testing/identity-fixture.ts';
@@ -15,6 +16,8 @@ beforeAll(async () => {
     ownerName: '佐藤 花子',
     password: 'old-password-1',
   });
+  // As if created by an owner and never signed in: the reset proves the mailbox.
+  await f.db.kysely.updateTable('identity.accounts').set({ is_confirmed: false }).execute();
 });
 
 afterAll(async () => {
@@ -79,6 +82,14 @@ describe('password reset', () => {
     });
     expect(done.status).toBe(200);
     expect(done.body).toContain('パスワードを設定しました');
+    const owner = await f.db.kysely
+      .selectFrom('identity.accounts')
+      .select(['id', 'tenant_id', 'is_confirmed'])
+      .where('email', '=', 'owner@sakura.example')
+      .executeTakeFirstOrThrow();
+    expect(owner.is_confirmed).toBe(true);
+    const events = await f.store.readStream(streamId('account', owner.id), { tenantId: owner.tenant_id });
+    expect(events.at(-1)).toMatchObject({ type: 'AccountUpdated', data: { is_confirmed: true } });
 
     const reused = await browser.request('POST', '/oidc/password/reset', {
       form: { token, password: 'newer-password-1', password_confirmation: 'newer-password-1' },

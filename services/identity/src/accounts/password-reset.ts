@@ -3,8 +3,8 @@ import { sql } from 'kysely';
 import type { FieldError } from '@renkei/contracts';
 import type { IdentityDeps } from '../deps.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import { hashPassword, minPasswordLength } from './account.commands.ts';
-import { findAccountByLogin } from './account.queries.ts';
+import { hashPassword, minPasswordLength, publishAccountUpdated } from './account.commands.ts';
+import { findAccountByLogin, type AccountRow } from './account.queries.ts';
 
 const resetTtlMs = 60 * 60 * 1000;
 
@@ -84,13 +84,22 @@ export async function resetPassword(
       .where('expires_at', '>', sql<Date>`now()`)
       .returning('account_id')
       .executeTakeFirst();
-    if (!reset) return false;
-    await trx
+    if (!reset) return null;
+    const before = await trx
+      .selectFrom('identity.accounts')
+      .select('is_confirmed')
+      .where('id', '=', reset.account_id)
+      .executeTakeFirstOrThrow();
+    const account = (await trx
       .updateTable('identity.accounts')
       .set({ password_hash: passwordHash, is_confirmed: true, updated_at: sql`now()` })
       .where('id', '=', reset.account_id)
-      .execute();
-    return true;
+      .returningAll()
+      .executeTakeFirstOrThrow()) as AccountRow;
+    return { account, confirmedNow: !before.is_confirmed };
   });
-  return used ? { ok: true } : { ok: false, invalidToken: true, errors: [] };
+  if (!used) return { ok: false, invalidToken: true, errors: [] };
+  // The mailbox is proven: an unconfirmed account becomes confirmed, which read models show.
+  if (used.confirmedNow) await publishAccountUpdated(deps, used.account, used.account.id);
+  return { ok: true };
 }
