@@ -45,10 +45,15 @@ async function measure(page: Page, baseURL: string) {
   page.off('response', onResponse);
   let raw = 0;
   let gzip = 0;
-  for (const body of await Promise.all(scripts.values())) {
+  const detail: string[] = [];
+  for (const [url, pending] of scripts) {
+    const body = await pending;
+    const g = zlib.gzipSync(body, { level: 9 }).length;
     raw += body.length;
-    gzip += zlib.gzipSync(body, { level: 9 }).length;
+    gzip += g;
+    detail.push(`${(g / 1024).toFixed(1)} ${url.slice(url.lastIndexOf('/') + 1)}`);
   }
+  if (process.env.BENCH_DETAIL) console.log(detail.sort((a, b) => parseFloat(b) - parseFloat(a)).join('\n'));
   return { files: scripts.size, raw, gzip, lcp };
 }
 

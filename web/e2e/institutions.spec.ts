@@ -193,9 +193,10 @@ test('label value import: template, upload with a bad row, progress and row-numb
     [header, row('2210111502', institution.name, '病診連携室 佐々木様'), row('2210111503', '存在しない病院', 'x')].join(
       '\r\n',
     ) + '\r\n';
-  await page
-    .locator('input[type=file]')
-    .setInputFiles({ name: 'labels.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'utf8') });
+  // The file input is opened by the button (no input lives in the page until then), as a user would.
+  const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.getByTestId('import-file').click()]);
+  await chooser.setFiles({ name: 'labels.csv', mimeType: 'text/csv', buffer: Buffer.from(csv, 'utf8') });
+  await expect(page.getByTestId('import-file')).toContainText('labels.csv');
   await page.getByTestId('import-upload').click();
   const record = page.locator('tr[data-import-filename="labels.csv"]').first();
   await expect(record).toHaveAttribute('data-import-status', /completed|failed/, { timeout: 60_000 });

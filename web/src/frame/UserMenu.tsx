@@ -1,7 +1,12 @@
-import { Button, Menu } from '@mantine/core';
+import { Button, Divider, Paper, Text, UnstyledButton } from '@mantine/core';
+import { useClickOutside, useDisclosure } from '@mantine/hooks';
 import { Link } from '@tanstack/react-router';
+import type { ReactNode } from 'react';
 import type { SignedInUser } from '../features/current-user/signed-in-user.ts';
 
+const itemStyle = { display: 'block', width: '100%', padding: '8px 12px', fontSize: 14, borderRadius: 4 } as const;
+
+// A small menu of its own: Mantine's Menu brings the floating-ui positioning engine onto every page.
 export function UserMenu({
   user,
   canOpenTenantSettings,
@@ -11,28 +16,65 @@ export function UserMenu({
   canOpenTenantSettings: boolean;
   onLogout: () => void;
 }) {
+  const [opened, { toggle, close }] = useDisclosure(false);
+  const ref = useClickOutside<HTMLDivElement>(close);
+  const item = (label: string, props: { to?: string; onClick?: () => void; color?: string }): ReactNode =>
+    props.to ? (
+      <UnstyledButton
+        component={Link}
+        to={props.to}
+        role="menuitem"
+        style={itemStyle}
+        onClick={close}
+        className="renkei-menu-item"
+      >
+        {label}
+      </UnstyledButton>
+    ) : (
+      <UnstyledButton
+        role="menuitem"
+        style={{ ...itemStyle, color: props.color }}
+        className="renkei-menu-item"
+        onClick={() => {
+          close();
+          props.onClick?.();
+        }}
+      >
+        {label}
+      </UnstyledButton>
+    );
+
   return (
-    <Menu position="bottom-end" withinPortal>
-      <Menu.Target>
-        <Button variant="subtle" color="dark" data-testid="user-menu">
-          {user.name}
-        </Button>
-      </Menu.Target>
-      <Menu.Dropdown>
-        <Menu.Label>{user.tenant.name}</Menu.Label>
-        <Menu.Item component={Link} to="/profile">
-          個人設定
-        </Menu.Item>
-        {user.csAccount && canOpenTenantSettings && (
-          <Menu.Item component={Link} to="/tenant_setting">
-            テナント設定
-          </Menu.Item>
-        )}
-        <Menu.Divider />
-        <Menu.Item color="red" onClick={onLogout}>
-          ログアウト
-        </Menu.Item>
-      </Menu.Dropdown>
-    </Menu>
+    <div ref={ref} style={{ position: 'relative' }} onKeyDown={(e) => e.key === 'Escape' && close()}>
+      <Button
+        variant="subtle"
+        color="dark"
+        aria-haspopup="menu"
+        aria-expanded={opened}
+        onClick={toggle}
+        data-testid="user-menu"
+      >
+        {user.name}
+      </Button>
+      {opened && (
+        <Paper
+          role="menu"
+          aria-label="ユーザーメニュー"
+          shadow="md"
+          withBorder
+          p={4}
+          miw={200}
+          style={{ position: 'absolute', right: 0, top: '100%', zIndex: 300 }}
+        >
+          <Text size="xs" c="dimmed" px={12} py={6}>
+            {user.tenant.name}
+          </Text>
+          {item('個人設定', { to: '/profile' })}
+          {user.csAccount && canOpenTenantSettings && item('テナント設定', { to: '/tenant_setting' })}
+          <Divider my={4} />
+          {item('ログアウト', { onClick: onLogout, color: 'var(--mantine-color-red-7)' })}
+        </Paper>
+      )}
+    </div>
   );
 }

@@ -1,24 +1,18 @@
 import { createFileRoute } from '@tanstack/react-router';
+import { z } from 'zod';
 import { requireFeature } from '../../features/require-feature.ts';
 import { TagsPage } from '../../features/tags/components/TagsPage.tsx';
-import { tagQueries, type TagListParams } from '../../features/tags/tags.queries.ts';
+import { tagQueries } from '../../features/tags/tags.queries.ts';
 
-/** Bad or missing values fall back to the defaults instead of failing the page. */
-function validateTagsSearch(search: Record<string, unknown>): TagListParams {
-  const int = (value: unknown, fallback: number, max: number) => {
-    const n = Number(value);
-    return Number.isInteger(n) && n >= 1 && n <= max ? n : fallback;
-  };
-  return {
-    page: int(search.page, 1, Number.MAX_SAFE_INTEGER),
-    per_page: int(search.per_page, 20, 100),
-    sort: search.sort === 'desc' ? 'desc' : 'asc',
-  };
-}
+const TagsSearch = z.object({
+  page: z.coerce.number().int().min(1).catch(1).default(1),
+  per_page: z.coerce.number().int().min(1).max(100).catch(20).default(20),
+  sort: z.enum(['asc', 'desc']).catch('asc').default('asc'),
+});
 
 export const Route = createFileRoute('/_authenticated/tags')({
   staticData: { title: 'タグ管理' },
-  validateSearch: validateTagsSearch,
+  validateSearch: TagsSearch,
   beforeLoad: ({ context }) => requireFeature(context.user, 'tags'),
   loaderDeps: ({ search }) => search,
   loader: ({ context, deps }) =>

@@ -46,7 +46,7 @@ export function HistoryTimeline({ institutionId }: { institutionId: string }) {
           </Text>
         )}
         {data && data.data.length > 0 && (
-          <Timeline bulletSize={14} lineWidth={2}>
+          <Timeline bulletSize={14} lineWidth={2} active={data.data.length - 1}>
             {data.data.map((h) => (
               <Timeline.Item
                 key={h.id}

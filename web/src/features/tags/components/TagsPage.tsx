@@ -1,16 +1,19 @@
 import { Button, Group, Pagination, Stack, Text, Title } from '@mantine/core';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import type { Tag } from '@renkei/contracts';
-import { useCallback, useState } from 'react';
+import { lazy, Suspense, useCallback, useState } from 'react';
 import { isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
 import { tagQueries, useCreateTag, useDeleteTag, useUpdateTag, type TagListParams } from '../tags.queries.ts';
 import { handleTagMutationError } from '../tag-mutation-errors.ts';
-import { DeleteTagModal } from './DeleteTagModal.tsx';
-import { TagFormModal, type TagFormValues } from './TagFormModal.tsx';
+import type { TagFormValues } from './TagFormModal.tsx';
 import { TagGroupList } from './TagGroupList.tsx';
 import { TagTable } from './TagTable.tsx';
+
+// The dialogs (and their inputs) load when first opened, not with the list.
+const TagFormModal = lazy(() => import('./TagFormModal.tsx').then((m) => ({ default: m.TagFormModal })));
+const DeleteTagModal = lazy(() => import('./DeleteTagModal.tsx').then((m) => ({ default: m.DeleteTagModal })));
 
 export function TagsPage({
   params,
@@ -90,14 +93,18 @@ export function TagsPage({
         )}
       </Stack>
       <TagGroupList groups={groups} />
-      <TagFormModal
-        opened={editing !== null}
-        tag={editing?.tag ?? null}
-        groupNames={groups.map((g) => g.name)}
-        onClose={() => setEditing(null)}
-        onSubmit={save}
-      />
-      <DeleteTagModal tag={deleting} onClose={() => setDeleting(null)} onConfirm={remove} />
+      <Suspense fallback={null}>
+        {editing && (
+          <TagFormModal
+            opened
+            tag={editing.tag}
+            groupNames={groups.map((g) => g.name)}
+            onClose={() => setEditing(null)}
+            onSubmit={save}
+          />
+        )}
+        {deleting && <DeleteTagModal tag={deleting} onClose={() => setDeleting(null)} onConfirm={remove} />}
+      </Suspense>
     </Stack>
   );
 }
