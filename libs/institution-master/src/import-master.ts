@@ -111,9 +111,10 @@ export async function importInstitutionMaster(
       // A file that yielded nothing valid is more likely a wrong file than the end of every institution.
       if (seen.size === 0) throw new Error('有効な行が1件もないため、廃止の反映を行いませんでした');
       const closed = await db.pool.query(
-        `UPDATE ref.medical_institutions
+        `UPDATE ref.medical_institutions AS m
             SET running_status = 'closed', content_hash = NULL, updated_at = now(), last_sync_run_id = $2
-          WHERE running_status <> 'closed' AND NOT (code = ANY($1::text[]))`,
+          WHERE running_status <> 'closed'
+            AND NOT EXISTS (SELECT 1 FROM unnest($1::text[]) AS seen(code) WHERE seen.code = m.code)`,
         [[...seen], runId],
       );
       result.closedCount = closed.rowCount ?? 0;

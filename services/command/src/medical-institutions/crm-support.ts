@@ -51,7 +51,9 @@ export async function phaseEnabled(store: EventStore, tenantId: string): Promise
   const { events } = await readOwnStream(store, 'tenant', tenantId, tenantId);
   let enabled = false;
   for (const e of events) {
-    if (e.type === 'TenantSettingsChanged') enabled = Boolean((e.data as { enabled_phase?: boolean }).enabled_phase);
+    const data = e.data as { enabled_phase?: boolean };
+    if ((e.type === 'TenantRegistered' || e.type === 'TenantSettingsChanged') && data.enabled_phase !== undefined)
+      enabled = Boolean(data.enabled_phase);
   }
   return enabled;
 }
