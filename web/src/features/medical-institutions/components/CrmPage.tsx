@@ -1,5 +1,6 @@
 import { Grid, Stack } from '@mantine/core';
 import { useQuery, useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
+import type { MedicalInstitutionNote, MedicalInstitutionSummary } from '@renkei/contracts';
 import { useCallback } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { DoctorList } from '../../doctors/components/DoctorList.tsx';
@@ -21,9 +22,18 @@ export function CrmPage({ id }: { id: string }) {
   const memo = useUpdateMemo(id);
   const specialNote = useUpdateSpecialNote(id);
   const onError = useCallback((e: unknown) => handleCrmMutationError(e, () => void logout()), [logout]);
-  const reload = useCallback(
-    () => queryClient.invalidateQueries({ queryKey: institutionQueries.detail(id) }),
-    [queryClient, id],
+  // The winning write may come from another browser, so this page's read-your-writes position does not
+  // cover it: read again until the note's version has moved past the one that was refused.
+  const reloadPast = useCallback(
+    async (pick: (s: MedicalInstitutionSummary) => MedicalInstitutionNote, staleVersion: number) => {
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const fresh = await queryClient.fetchQuery({ ...institutionQueries.summary(api, id), staleTime: 0 });
+        if (pick(fresh).version !== staleVersion) break;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      await queryClient.invalidateQueries({ queryKey: institutionQueries.detail(id) });
+    },
+    [queryClient, api, id],
   );
 
   return (
@@ -39,7 +49,7 @@ export function CrmPage({ id }: { id: string }) {
               note={mi.memo}
               onSave={(content, version) => memo.mutateAsync({ content, version })}
               onError={onError}
-              onConflict={reload}
+              onConflict={(v) => reloadPast((s) => s.memo, v)}
             />
             <NoteEditor
               title="特記事項"
@@ -48,7 +58,7 @@ export function CrmPage({ id }: { id: string }) {
               note={mi.special_note}
               onSave={(content, version) => specialNote.mutateAsync({ content, version })}
               onError={onError}
-              onConflict={reload}
+              onConflict={(v) => reloadPast((s) => s.special_note, v)}
             />
             {labels.isSuccess && (
               <InstitutionLabelValues

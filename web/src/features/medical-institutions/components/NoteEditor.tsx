@@ -13,8 +13,8 @@ export interface NoteEditorProps {
   onSave: (content: string, version: number) => Promise<unknown>;
   /** Called for failures other than 422 and 409 (they are shown here). */
   onError: (error: unknown) => void;
-  /** Reloads the note after someone else changed it. */
-  onConflict: () => Promise<unknown>;
+  /** Reloads the note after someone else changed it past `staleVersion`. */
+  onConflict: (staleVersion: number) => Promise<unknown>;
 }
 
 export function NoteEditor({ title, note, maxLength, testId, onSave, onError, onConflict }: NoteEditorProps) {
@@ -36,7 +36,7 @@ export function NoteEditor({ title, note, maxLength, testId, onSave, onError, on
       if (isApiError(e) && e.status === 409) {
         // The draft stays in the editor so nothing typed is lost; the next save is against the new version.
         setConflict(true);
-        await onConflict();
+        await onConflict(note.version);
       } else if (isApiError(e) && e.status === 422) {
         setError(fieldErrorsOf(e).content ?? e.message);
       } else {
