@@ -40,6 +40,15 @@ export async function verifyAccessToken(token: string, options: AuthOptions): Pr
   return auth.context;
 }
 
+/**
+ * The account of a token this service has already verified (and that has not expired), without
+ * verifying again; null for any other token. Lets per-account limits ignore forged tokens.
+ */
+export function knownAccount(token: string, options: AuthOptions): string | null {
+  const cached = verifiedTokens.get(options)?.get(token);
+  return cached && cached.until > Date.now() ? `${cached.auth.tenantId}:${cached.auth.accountId}` : null;
+}
+
 async function verifyUncached(
   token: string,
   options: AuthOptions,

@@ -22,7 +22,7 @@ export function installMetrics(app: FastifyInstance, service: string): Registry 
       reply.elapsedTime / 1000,
     );
   });
-  app.get('/metrics', { config: { rateLimit: false } }, async (_request, reply) => {
+  app.get('/metrics', { config: { rateLimit: false, pressureHandler: () => undefined } }, async (_request, reply) => {
     void reply.type(registry.contentType);
     return registry.metrics();
   });

@@ -58,8 +58,9 @@ export function registerEndpoint<E extends EndpointContract>(
     method: contract.method,
     url: `/api${toRoutePath(contract.path)}`,
     schema,
-    // Authentication and permission run before validation: an anonymous caller learns nothing.
-    onRequest: async (request) => {
+    // Authentication and permission run after rate limiting and before the body is parsed or
+    // validated: an anonymous caller learns nothing and uploads nothing.
+    preParsing: async (request) => {
       const token = bearerToken(request.headers.authorization);
       if (!token) throw new HttpError(401);
       try {

@@ -300,8 +300,37 @@ describe('operations', () => {
       }
       expect(res.statusCode).toBe(503);
       expect(res.json()).toEqual({ status: 503, message: expect.stringContaining('アクセスが集中') });
+      expect((await pressed.inject({ url: '/healthz' })).statusCode).toBe(200);
+      expect((await pressed.inject({ url: '/readyz' })).statusCode).toBe(503);
     } finally {
       await pressed.close();
+    }
+  });
+
+  it('limits each signed-in account on its own, and unknown tokens by address', async () => {
+    const limited = await build({ rateLimit: { max: 2, timeWindow: 60_000 } });
+    try {
+      const call = async (token?: string) =>
+        (
+          await limited.inject({
+            method: 'GET',
+            url: '/api/reading',
+            headers: token ? { authorization: `Bearer ${token}` } : {},
+          })
+        ).statusCode;
+      const alice = await testAuth.token();
+      const bob = await testAuth.token();
+      // A token's first call counts against the address (the token is not verified yet); from then on
+      // the account has its own budget.
+      expect([await call(alice), await call(alice), await call(alice), await call(alice)]).toEqual([
+        200, 200, 200, 429,
+      ]);
+      expect([await call(bob), await call(bob), await call(bob)]).toEqual([200, 200, 200]);
+      // A token that never verifies stays on the address's budget, which alice and bob used up.
+      const forged = await testAuth.foreignToken();
+      expect(await call(forged)).toBe(429);
+    } finally {
+      await limited.close();
     }
   });
 
@@ -310,7 +339,7 @@ describe('operations', () => {
     try {
       const token = await testAuth.token();
       const codes: number[] = [];
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < 4; i++) {
         const res = await limited.inject({
           method: 'GET',
           url: '/api/reading',
@@ -320,7 +349,7 @@ describe('operations', () => {
         if (res.statusCode === 429)
           expect(res.json()).toEqual({ status: 429, message: expect.stringContaining('リクエスト') });
       }
-      expect(codes).toEqual([200, 200, 429]);
+      expect(codes).toEqual([200, 200, 200, 429]);
       // Probes and metrics are never limited.
       expect((await limited.inject({ url: '/healthz' })).statusCode).toBe(200);
       expect((await limited.inject({ url: '/metrics' })).statusCode).toBe(200);

@@ -10,7 +10,7 @@ import type { LoggerOptions } from 'pino';
 import { z } from 'zod';
 import { decodeQuery, errorMessages, positionHeader, type Audience } from '@renkei/contracts';
 import { formatPosition, type Position } from '@renkei/event-store';
-import type { AuthContext, AuthOptions } from './auth.ts';
+import { bearerToken, knownAccount, type AuthContext, type AuthOptions } from './auth.ts';
 import { errorHandler } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
 
@@ -33,7 +33,10 @@ export interface ServiceAppOptions {
   auth: AuthOptions;
   /** A pino instance, pino options, or false to stay silent (tests). Default: info level. */
   logger?: boolean | FastifyBaseLogger | LoggerOptions;
-  /** Per client IP. false disables it (benchmarks). Default 600 requests per minute. */
+  /**
+   * Per account for a token already verified, else per client address (many staff of one hospital
+   * share one address). false disables it (benchmarks). Default 600 requests per minute.
+   */
   rateLimit?: false | { max: number; timeWindow: number | string };
   /** 503 when the process is saturated. false disables it. */
   underPressure?:
@@ -142,6 +145,11 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Fast
     await app.register(rateLimit, {
       max: options.rateLimit?.max ?? 600,
       timeWindow: options.rateLimit?.timeWindow ?? '1 minute',
+      keyGenerator: (request) => {
+        const token = bearerToken(request.headers.authorization);
+        const account = token ? knownAccount(token, options.auth) : null;
+        return account ? `account:${account}` : `ip:${request.ip}`;
+      },
       errorResponseBuilder: (_request, context) => {
         const error = new Error(errorMessages[429]) as Error & { statusCode: number };
         error.statusCode = context.statusCode;
@@ -152,7 +160,11 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Fast
 
   installMetrics(app, options.name);
 
-  app.get('/healthz', { config: { rateLimit: false } }, async () => ({ status: 'ok' }));
+  // Liveness stays 200 under pressure: restarting a busy instance would only move its load elsewhere.
+  // Readiness answers 503 then, so the instance is taken out of rotation until it recovers.
+  app.get('/healthz', { config: { rateLimit: false, pressureHandler: () => undefined } }, async () => ({
+    status: 'ok',
+  }));
   app.get('/readyz', { config: { rateLimit: false } }, async (request, reply) => {
     const results: Record<string, string> = {};
     let ready = true;
