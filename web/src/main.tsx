@@ -9,7 +9,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { MantineProvider } from '@mantine/core';
 import { DatesProvider } from '@mantine/dates';
-import { MutationCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider, createRouter } from '@tanstack/react-router';
 import { routeTree } from './routeTree.gen.ts';
 import { appConfig } from './app/config.ts';
@@ -32,6 +32,14 @@ const auth = createAuthService(appConfig);
 const api = createApiClient({ baseUrl: appConfig.apiBaseUrl, getToken: (audience) => auth.getToken(audience) });
 const doLogout = () => logout({ auth, overlay: overlayStore, toastError: toast.error });
 
+const handleUnhandled = (error: unknown) =>
+  handleUnhandledError(error, {
+    logoutRedirect: () => void doLogout(),
+    showErrorPage: (status, subCode) => errorPageStore.show({ status, subCode }),
+    report: reportError,
+    toastError: toast.error,
+  });
+
 const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
@@ -43,12 +51,13 @@ const queryClient = new QueryClient({
     onError: (error, _vars, _ctx, mutation) => {
       // Forms show a 422 on their fields; a mutation that handles its own errors says so in meta.
       if (mutation.meta?.handlesErrors || (isApiError(error) && error.status === 422)) return;
-      handleUnhandledError(error, {
-        logoutRedirect: () => void doLogout(),
-        showErrorPage: (status, subCode) => errorPageStore.show({ status, subCode }),
-        report: reportError,
-        toastError: toast.error,
-      });
+      handleUnhandled(error);
+    },
+  }),
+  queryCache: new QueryCache({
+    // A first load that fails shows the error page of its route; a failed refresh of shown data lands here.
+    onError: (error, query) => {
+      if (query.state.data !== undefined) handleUnhandled(error);
     },
   }),
 });

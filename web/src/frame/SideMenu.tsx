@@ -1,4 +1,4 @@
-import { NavLink, ScrollArea, Stack } from '@mantine/core';
+import { NavLink, Stack } from '@mantine/core';
 import { Link } from '@tanstack/react-router';
 import type { MenuEntry } from './menu.ts';
 
@@ -20,7 +20,7 @@ export function SideMenu({
 }) {
   return (
     <Stack gap={0} h="100%" component="nav" aria-label="メインメニュー">
-      <ScrollArea style={{ flex: 1 }}>
+      <div style={{ flex: 1, overflowY: 'auto' }}>
         {entries.map((entry) =>
           entry.children ? (
             <NavLink
@@ -53,7 +53,7 @@ export function SideMenu({
             />
           ),
         )}
-      </ScrollArea>
+      </div>
       <NavLink
         component="a"
         href={supportUrl}
