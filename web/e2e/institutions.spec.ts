@@ -207,7 +207,13 @@ test('label value import: template, upload with a bad row, progress and row-numb
   await screenshot(page, 'institutions-label-import');
 
   await openInstitution(page);
-  await expect(page.locator(`[data-label-name="${labelName}"]`)).toContainText('病診連携室 佐々木様');
+  // The import reactor and the CRM read model are separate projections: a reload may be needed to see it.
+  await expect(async () => {
+    await page.reload();
+    await expect(page.locator(`[data-label-name="${labelName}"]`)).toContainText('病診連携室 佐々木様', {
+      timeout: 3000,
+    });
+  }).toPass({ timeout: 30_000 });
 });
 
 test.describe('phone', () => {

@@ -21,10 +21,18 @@ export const pollIntervalMs = 2000;
 
 export const importQueries = {
   all: ['imports'] as const,
-  labelValueImports: (api: ApiClient, page: number) =>
+  /**
+   * `awaitedId`: an import just uploaded. The upload does not go through the typed client, so the list
+   * may not show it on the first read; it is polled until it does.
+   */
+  labelValueImports: (api: ApiClient, page: number, awaitedId: string | null = null) =>
     queryOptions({
       queryKey: [...importQueries.all, 'medical-institution-label-values', page] as const,
       queryFn: ({ signal }) => api.listLabelValueImports({ query: { page, per_page: 20 }, signal }),
-      refetchInterval: (query) => (query.state.data?.data.some(isRunning) ? pollIntervalMs : false),
+      refetchInterval: (query) => {
+        const rows = query.state.data?.data ?? [];
+        const waiting = awaitedId !== null && !rows.some((r) => r.id === awaitedId);
+        return waiting || rows.some(isRunning) ? pollIntervalMs : false;
+      },
     }),
 };

@@ -14,7 +14,8 @@ export function LabelValueImportPage() {
   const services = useServices();
   const queryClient = useQueryClient();
   const [page, setPage] = useState(1);
-  const list = useQuery(importQueries.labelValueImports(services.api, page));
+  const [awaitedId, setAwaitedId] = useState<string | null>(null);
+  const list = useQuery(importQueries.labelValueImports(services.api, page, awaitedId));
   const [file, setFile] = useState<File | null>(null);
   const [encoding, setEncoding] = useState<'auto' | CsvEncoding>('auto');
   const [error, setError] = useState<string | undefined>();
@@ -22,6 +23,16 @@ export function LabelValueImportPage() {
   const onError = (e: unknown) => handleCrmMutationError(e, () => void services.logout());
 
   const anyRunning = list.data?.data.some(isRunning) ?? false;
+  const awaitedShown = awaitedId !== null && (list.data?.data.some((r) => r.id === awaitedId) ?? false);
+  useEffect(() => {
+    if (awaitedShown) setAwaitedId(null);
+  }, [awaitedShown]);
+  useEffect(() => {
+    if (awaitedId === null) return;
+    // Never poll forever for a record the list does not show (another page, a lagging projection).
+    const timer = setTimeout(() => setAwaitedId(null), 60_000);
+    return () => clearTimeout(timer);
+  }, [awaitedId]);
   const wasRunning = useRef(false);
   useEffect(() => {
     // A finished import changed label values: institution pages must not show the old ones.
@@ -48,9 +59,10 @@ export function LabelValueImportPage() {
     setError(undefined);
     setUploading(true);
     try {
-      await uploadFile(services, endpoints.importLabelValues, file, {
+      const record = await uploadFile(services, endpoints.importLabelValues, file, {
         encoding: encoding === 'auto' ? undefined : encoding,
       });
+      setAwaitedId(record.id);
       toast.success('アップロードしました。取り込みを開始します');
       setFile(null);
       setPage(1);
