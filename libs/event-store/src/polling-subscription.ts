@@ -22,17 +22,21 @@ export function pollingSubscription(
   let stopped = false;
   let position = from;
   let wakeUp: (() => void) | null = null;
+  let interrupt: (() => void) | null = null;
   const unregister = options.onLocalAppend?.(() => wakeUp?.());
 
-  const sleep = (ms: number) =>
+  /** `idle`: a poll wait, cut short by a local append; back-offs after errors are not. */
+  const sleep = (ms: number, idle: boolean) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);
         wakeUp = null;
+        interrupt = null;
         resolve();
       }
-      wakeUp = done;
+      interrupt = done;
+      if (idle) wakeUp = done;
     });
 
   const loop = (async () => {
@@ -44,12 +48,12 @@ export function pollingSubscription(
         if (result.events.length > 0) await handler(result.events, result.next);
         position = result.next;
         failures = 0;
-        if (result.events.length < options.batchSize) await sleep(options.pollIntervalMs);
+        if (result.events.length < options.batchSize) await sleep(options.pollIntervalMs, true);
       } catch (error) {
         if (stopped) break;
         failures += 1;
         options.onError?.(error);
-        await sleep(Math.min(5_000, options.pollIntervalMs * 2 ** Math.min(failures, 8)));
+        await sleep(Math.min(5_000, options.pollIntervalMs * 2 ** Math.min(failures, 8)), false);
       }
     }
   })();
@@ -58,7 +62,7 @@ export function pollingSubscription(
     async stop() {
       stopped = true;
       unregister?.();
-      wakeUp?.();
+      interrupt?.();
       await loop;
     },
   };

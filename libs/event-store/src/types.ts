@@ -83,6 +83,11 @@ export interface EventStore {
   ): Subscription;
   /** The position of the newest visible event. */
   headPosition(): Promise<Position>;
+  /**
+   * Registers a callback fired after each append made through this instance (same process), so
+   * pollers can look at once instead of waiting for their next poll; returns the unregister function.
+   */
+  onAppend?(listener: () => void): () => void;
   /** Number of visible events after `from` (for lag reports); optional, callers fall back to paging. */
   countAfter?(from: Position): Promise<number>;
   close(): Promise<void>;

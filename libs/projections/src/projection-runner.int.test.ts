@@ -193,8 +193,14 @@ describe('projections runner', () => {
     });
     try {
       expect(await waitForPosition(db, ['stream_totals'], position, 300)).toBe(false);
+      let lastError: string | null = null;
+      for (let i = 0; i < 3000 && !lastError; i++) {
+        lastError = (await projectionStatus(db, store))[0]!.last_error;
+        if (!lastError) await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(lastError).toMatch(/boom/);
       expect(errors.length).toBeGreaterThan(0);
-      expect((await projectionStatus(db, store))[0]!.last_error).toMatch(/boom/);
+      expect(await waitForPosition(db, ['stream_totals'], position, 0)).toBe(false);
       fail = false;
       expect(await waitForPosition(db, ['stream_totals'], position, 30_000)).toBe(true);
       expect((await projectionStatus(db, store))[0]!.last_error).toBeNull();

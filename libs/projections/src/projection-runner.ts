@@ -27,16 +27,25 @@ export function startProjections(options: StartProjectionsOptions): { stop(): Pr
   let stopped = false;
   const wakers = new Set<() => void>();
 
-  const sleep = (ms: number) =>
+  const idleWakers = new Set<() => void>();
+  /** `idle`: a poll wait, cut short by a local append; back-offs after errors are not. */
+  const sleep = (ms: number, idle = false) =>
     new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
         wakers.delete(done);
+        idleWakers.delete(done);
         resolve();
       };
       const timer = setTimeout(done, ms);
       wakers.add(done);
+      if (idle) idleWakers.add(done);
     });
+
+  // Appends made in this process wake the loops at once (the embedded single-process default).
+  const unregister = options.store.onAppend?.(() => {
+    for (const wake of [...idleWakers]) wake();
+  });
 
   const migrated = (async () => {
     for (let attempt = 0; !stopped; attempt++) {
@@ -58,7 +67,7 @@ export function startProjections(options: StartProjectionsOptions): { stop(): Pr
       try {
         const worked = await engine.step(p);
         failures = 0;
-        if (!worked) await sleep(pollIntervalMs);
+        if (!worked) await sleep(pollIntervalMs, true);
       } catch (error) {
         if (stopped) break;
         failures += 1;
@@ -72,6 +81,7 @@ export function startProjections(options: StartProjectionsOptions): { stop(): Pr
   return {
     async stop() {
       stopped = true;
+      unregister?.();
       for (const wake of [...wakers]) wake();
       await Promise.all(loops);
       await migrated;

@@ -236,9 +236,15 @@ export async function createPostgresEventStore(
     return Number(rows[0]?.n ?? 0);
   }
 
+  function onAppend(listener: () => void): () => void {
+    appended.on('append', listener);
+    return () => appended.off('append', listener);
+  }
+
   return {
     append,
     countAfter,
+    onAppend,
     readStream,
     readAll,
     headPosition,
@@ -249,10 +255,7 @@ export async function createPostgresEventStore(
         batchSize: options.batchSize ?? 500,
         types: options.types,
         onError: options.onError,
-        onLocalAppend(wake) {
-          appended.on('append', wake);
-          return () => appended.off('append', wake);
-        },
+        onLocalAppend: onAppend,
       });
     },
     async close() {
