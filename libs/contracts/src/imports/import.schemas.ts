@@ -123,7 +123,7 @@ export const importEndpoints = {
     response: paged(ImportRecord),
     successStatus: 200,
     feature: 'medical_institution_labels',
-    served: false,
+    served: true,
   }),
   importLabelValues: endpoint({
     id: 'imports.importLabelValues',
@@ -137,7 +137,7 @@ export const importEndpoints = {
     successStatus: 202,
     feature: 'medical_institution_labels',
     multipart: true,
-    served: false,
+    served: true,
   }),
   labelValueImportTemplate: endpoint({
     id: 'imports.labelValueImportTemplate',
@@ -151,7 +151,7 @@ export const importEndpoints = {
     successStatus: 200,
     feature: 'medical_institution_labels',
     download: true,
-    served: false,
+    served: true,
   }),
   uploadFile: endpoint({
     id: 'imports.uploadFile',
