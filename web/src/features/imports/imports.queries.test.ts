@@ -1,6 +1,7 @@
 import type { ImportRecord } from '@renkei/contracts';
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../api/api-client.ts';
+import { errorLine } from './components/ImportRecordList.tsx';
 import { importQueries, pollIntervalMs, progressOf } from './imports.queries.ts';
 
 const record = (over: Partial<ImportRecord>): ImportRecord => ({
@@ -38,5 +39,15 @@ describe('label value imports', () => {
     expect(intervalFor([record({ status: 'completed' })], null)).toBe(false);
     expect(intervalFor([], '00000000-0000-4000-8000-000000000009')).toBe(pollIntervalMs);
     expect(intervalFor([record({ status: 'completed' })], '00000000-0000-4000-8000-000000000001')).toBe(false);
+  });
+});
+
+describe('import error lines', () => {
+  it('leads with the row number once', () => {
+    expect(errorLine({ row_number: 2, message: '2行目: 医療機関コードが不正です' })).toBe(
+      '2行目: 医療機関コードが不正です',
+    );
+    expect(errorLine({ row_number: 3, message: '値が不正です' })).toBe('3行目: 値が不正です');
+    expect(errorLine({ row_number: null, message: '見出しがありません' })).toBe('ファイル: 見出しがありません');
   });
 });

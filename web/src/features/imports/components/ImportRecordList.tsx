@@ -1,5 +1,5 @@
 import { Badge, Button, Group, Paper, Progress, Stack, Table, Text } from '@mantine/core';
-import type { ImportRecord, ImportStatus } from '@renkei/contracts';
+import type { ImportErrorMessage, ImportRecord, ImportStatus } from '@renkei/contracts';
 import { useState } from 'react';
 import { formatDateTime } from '../../../app/dates.ts';
 import { isRunning, progressOf } from '../imports.queries.ts';
@@ -16,6 +16,13 @@ const statusColor: Record<ImportStatus, string> = {
   completed: 'teal',
   failed: 'red',
 };
+
+/** The row number leads each message, once (the importer may already have written it). */
+export function errorLine(e: ImportErrorMessage): string {
+  if (e.row_number === null) return `ファイル: ${e.message}`;
+  const prefix = `${e.row_number}行目`;
+  return e.message.startsWith(prefix) ? e.message : `${prefix}: ${e.message}`;
+}
 
 function ImportRow({ record }: { record: ImportRecord }) {
   const [open, setOpen] = useState(false);
@@ -69,8 +76,7 @@ function ImportRow({ record }: { record: ImportRecord }) {
             <Paper bg="red.0" p="xs" data-testid="import-errors">
               {record.error_messages.map((e, i) => (
                 <Text key={i} size="xs">
-                  {e.row_number !== null ? `${e.row_number}行目: ` : 'ファイル: '}
-                  {e.message}
+                  {errorLine(e)}
                 </Text>
               ))}
             </Paper>
