@@ -25,6 +25,7 @@ import { logout } from './auth/logout.ts';
 import { analytics } from './analytics/analytics.ts';
 import { initErrorReporting, reportError } from './errors/error-reporting.ts';
 import { errorPageStore } from './errors/error-page-store.ts';
+import { RouteErrorPage } from './errors/RouteErrorPage.tsx';
 import { handleUnhandledError } from './errors/unhandled-error.ts';
 import { overlayStore } from './frame/overlay-store.ts';
 
@@ -66,6 +67,8 @@ const router = createRouter({
   routeTree,
   basepath: '/app',
   context: { queryClient, auth, api, isRouteAvailable: (path: string) => path in router.routesByPath },
+  // A page's error shows inside the frame; a failure of the frame itself (current user) shows alone.
+  defaultErrorComponent: RouteErrorPage,
   defaultPreload: 'intent',
   defaultPreloadStaleTime: 0,
   defaultPendingMs: 300,

@@ -223,7 +223,7 @@ export function SearchFilterPanel({ filters, onApply, onClear }: SearchFilterPan
         )}
         <Group gap="xs" grow>
           <Button variant="default" onClick={onClear}>
-            条件をクリア
+            クリア
           </Button>
           <Button type="submit" data-testid="filter-apply">
             検索

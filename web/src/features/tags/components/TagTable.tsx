@@ -60,8 +60,8 @@ export function TagTable({ tags, sort, onToggleSort, onEdit, onDelete }: TagTabl
   if (tags.length === 0) return <Text c="dimmed">タグはまだありません。</Text>;
 
   return (
-    <Table.ScrollContainer minWidth={640}>
-      <Table striped highlightOnHover data-testid="tag-table">
+    <div style={{ overflowX: 'auto' }}>
+      <Table striped highlightOnHover miw={640} data-testid="tag-table">
         <Table.Thead>
           {table.getHeaderGroups().map((group) => (
             <Table.Tr key={group.id}>
@@ -85,6 +85,6 @@ export function TagTable({ tags, sort, onToggleSort, onEdit, onDelete }: TagTabl
           ))}
         </Table.Tbody>
       </Table>
-    </Table.ScrollContainer>
+    </div>
   );
 }
