@@ -1,5 +1,4 @@
 import type { Database } from '@renkei/db';
-import { createEventStoreDbStore } from './eventstoredb/eventstoredb-event-store.ts';
 import { createPostgresEventStore } from './postgres/postgres-event-store.ts';
 import type { EventStore } from './types.ts';
 
@@ -11,4 +10,13 @@ export async function createEventStore(options: {
 }): Promise<EventStore> {
   if (options.eventstoreUrl) return createEventStoreDbStore(options.eventstoreUrl);
   return createPostgresEventStore(options.db, options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {});
+}
+
+/**
+ * The EventStoreDB implementation, loaded on demand: its gRPC client takes seconds to import, which
+ * every process on the default (Postgres) store would otherwise pay at start.
+ */
+export async function createEventStoreDbStore(url: string): Promise<EventStore> {
+  const { createEventStoreDbStore: create } = await import('./eventstoredb/eventstoredb-event-store.ts');
+  return create(url);
 }
