@@ -7,7 +7,7 @@ import { createEventStore, type EventStore } from '@renkei/event-store';
 import { buildCommandApp } from '@renkei/command';
 import { buildGatewayApp, ensureLocalCertificate } from '@renkei/gateway';
 import { buildIdentityApp, getJwks, loadIdentityConfig, type IdentityConfig } from '@renkei/identity';
-import { buildQueryApp, queryProjections } from '@renkei/query';
+import { buildQueryApp } from '@renkei/query';
 import { projections as workerProjections, reactors, startWorker } from '@renkei/worker';
 import type { Projection } from '@renkei/projections';
 import type { AuthOptions } from '@renkei/service-kit';
@@ -31,10 +31,8 @@ export interface EmbeddedSystem {
   stop(): Promise<void>;
 }
 
-// Query-side modules own their read models; the worker's own list holds the rest. One entry per name.
-const projections: readonly Projection<any>[] = [
-  ...new Map([...queryProjections, ...workerProjections].map((p) => [p.name, p])).values(),
-];
+// The same list the standalone worker runs (every read model, from @renkei/read-models).
+const projections: readonly Projection<any>[] = workerProjections;
 
 function identityConfigFor(config: EmbeddedConfig): IdentityConfig {
   // In one process several installs (tests, a dev run) must not fight over the mail catcher's port.

@@ -8,7 +8,7 @@ import { registerTagQueryRoutes } from './tags/tags.routes.ts';
 import { registerInstitutionQueryRoutes } from './medical-institutions/index.ts';
 
 export { queryProjections } from './projections.ts';
-export { tagsProjection } from './tags/tags.projection.ts';
+export { tagsProjection } from '@renkei/read-models';
 export { medicalInstitutionCrmProjection } from './medical-institutions/index.ts';
 
 export interface QueryAppDeps {

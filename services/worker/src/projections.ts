@@ -1,7 +1,5 @@
 import type { Projection } from '@renkei/projections';
+import { readModelProjections } from '@renkei/read-models';
 
-/**
- * Every read model the worker maintains. Query-side modules own their projection definitions;
- * add each one here (one import and one entry per projection).
- */
-export const projections: readonly Projection<any>[] = [];
+/** Every read model the worker maintains; the definitions live in `@renkei/read-models`. */
+export const projections: readonly Projection<any>[] = readModelProjections;

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { endpoints, type Doctor } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { registerEndpoint } from '@renkei/service-kit';
-import { medicalInstitutionCrmProjection } from '../medical-institutions/medical-institution-crm.projection.ts';
+import { medicalInstitutionCrmProjection } from '@renkei/read-models';
 import { assertInstitution } from '../medical-institutions/medical-institutions.routes.ts';
 
 export async function listDoctors(db: Database, tenantId: string, institutionId: string): Promise<Doctor[]> {

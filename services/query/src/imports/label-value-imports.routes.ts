@@ -6,8 +6,8 @@ import type { Database } from '@renkei/db';
 import { registerEndpoint } from '@renkei/service-kit';
 import { listMedicalInstitutionLabels } from '../labels/labels.routes.ts';
 import { csvField } from '../medical-institutions/medical-institutions.export.ts';
-import { medicalInstitutionCrmProjection } from '../medical-institutions/medical-institution-crm.projection.ts';
-import { labelValueImportsProjection } from './label-value-imports.projection.ts';
+import { medicalInstitutionCrmProjection } from '@renkei/read-models';
+import { labelValueImportsProjection } from '@renkei/read-models';
 
 const exampleByType: Record<string, string> = {
   text: 'テキスト',

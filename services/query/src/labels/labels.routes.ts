@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { endpoints, type MedicalInstitutionLabel } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { registerEndpoint } from '@renkei/service-kit';
-import { medicalInstitutionCrmProjection } from '../medical-institutions/medical-institution-crm.projection.ts';
+import { medicalInstitutionCrmProjection } from '@renkei/read-models';
 import { fromClause, labelValuesOf, searchConditions } from '../medical-institutions/medical-institutions.queries.ts';
 
 export async function listMedicalInstitutionLabels(db: Database, tenantId: string): Promise<MedicalInstitutionLabel[]> {

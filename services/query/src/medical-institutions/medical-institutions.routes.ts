@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { HttpError, endpoints, type MedicalInstitutionNote } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { registerEndpoint } from '@renkei/service-kit';
-import { medicalInstitutionCrmProjection } from './medical-institution-crm.projection.ts';
+import { medicalInstitutionCrmProjection } from '@renkei/read-models';
 import { exportMedicalInstitutions } from './medical-institutions.export.ts';
 import {
   accountJoin,

@@ -4,7 +4,7 @@ import { endpoints } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { departments, facilityTypeGroups, kcodes, mdcs, normalizeKeyword } from '@renkei/institution-master';
 import { registerEndpoint } from '@renkei/service-kit';
-import { medicalInstitutionCrmProjection } from '../medical-institutions/medical-institution-crm.projection.ts';
+import { medicalInstitutionCrmProjection } from '@renkei/read-models';
 
 const code = (id: number) => String(id).padStart(2, '0');
 const searchableKcodes = kcodes.map((k) => ({ ...k, search: normalizeKeyword(`${k.code} ${k.name}`) }));

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { endpoints } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { registerEndpoint } from '@renkei/service-kit';
-import { tagsProjection } from './tags.projection.ts';
+import { tagsProjection } from '@renkei/read-models';
 import { listTagGroups, listTags } from './tags.queries.ts';
 
 export function registerTagQueryRoutes(app: FastifyInstance, deps: { db: Database }): void {
