@@ -1,4 +1,4 @@
-import { Button, Group, Table, Text, UnstyledButton } from '@mantine/core';
+import { Button, Group, Text, UnstyledButton } from '@mantine/core';
 import { FlexRender, tableFeatures, useTable, type ColumnDef } from '@tanstack/react-table';
 import type { Tag } from '@renkei/contracts';
 import { useMemo } from 'react';
@@ -60,31 +60,32 @@ export function TagTable({ tags, sort, onToggleSort, onEdit, onDelete }: TagTabl
   if (tags.length === 0) return <Text c="dimmed">タグはまだありません。</Text>;
 
   return (
+    // A plain table: Mantine's Table brings its ScrollArea (17 KiB) onto the first page.
     <div style={{ overflowX: 'auto' }}>
-      <Table striped highlightOnHover miw={640} data-testid="tag-table">
-        <Table.Thead>
+      <table className="renkei-table" data-testid="tag-table">
+        <thead>
           {table.getHeaderGroups().map((group) => (
-            <Table.Tr key={group.id}>
+            <tr key={group.id}>
               {group.headers.map((header) => (
-                <Table.Th key={header.id}>
+                <th key={header.id}>
                   <FlexRender header={header} />
-                </Table.Th>
+                </th>
               ))}
-            </Table.Tr>
+            </tr>
           ))}
-        </Table.Thead>
-        <Table.Tbody>
+        </thead>
+        <tbody>
           {table.getRowModel().rows.map((row) => (
-            <Table.Tr key={row.id} data-tag-name={row.original.name}>
+            <tr key={row.id} data-tag-name={row.original.name}>
               {row.getAllCells().map((cell) => (
-                <Table.Td key={cell.id}>
+                <td key={cell.id}>
                   <FlexRender cell={cell} />
-                </Table.Td>
+                </td>
               ))}
-            </Table.Tr>
+            </tr>
           ))}
-        </Table.Tbody>
-      </Table>
+        </tbody>
+      </table>
     </div>
   );
 }
