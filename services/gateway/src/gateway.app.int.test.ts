@@ -229,6 +229,7 @@ describe('gateway over https', () => {
     expect(asset.headers['cache-control']).toContain('immutable');
     expect((await call('GET', '/app/assets/missing.js')).status).toBe(404);
     expect((await call('GET', '/app/..%2F..%2Ftls%2Fca.key')).status).toBe(404);
+    expect((await call('GET', '/app/%E0%A4%A')).status).toBe(400);
     const root = await call('GET', '/');
     expect(root.status).toBe(302);
     expect(root.headers.location).toBe('/app/');

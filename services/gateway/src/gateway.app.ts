@@ -110,7 +110,12 @@ export async function buildGatewayApp(options: GatewayOptions): Promise<FastifyI
   app.get('/healthz', () => ({ status: 'ok' }));
 
   app.setNotFoundHandler((request, reply) => {
-    const pathname = decodeURIComponent(request.url.split('?')[0] ?? '');
+    let pathname: string;
+    try {
+      pathname = decodeURIComponent(request.url.split('?')[0] ?? '');
+    } catch {
+      return reply.code(404).send(errorBody(404, request.id));
+    }
     if ((request.method === 'GET' || request.method === 'HEAD') && pathname.startsWith('/app/')) {
       return sendAppPage(webDist, pathname.slice('/app/'.length), reply);
     }
