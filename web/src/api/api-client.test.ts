@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { endpoints } from '@renkei/contracts';
 import { createApiClient } from './api-client.ts';
 import { ApiError, RequiredParameterError, fieldErrorsOf } from './api-errors.ts';
 
@@ -21,6 +22,14 @@ const json = (body: unknown, status = 200, headers: Record<string, string> = {})
 const page = { data: [], meta: { total_count: 0, page: 1, per_page: 20, total_pages: 0 } };
 
 describe('api client', () => {
+  it('has one function per endpoint of the contract registry', () => {
+    const { api } = setup([]);
+    const functions = Object.keys(api).filter(
+      (k) => typeof (api as unknown as Record<string, unknown>)[k] === 'function',
+    );
+    expect(functions.sort()).toEqual(Object.keys(endpoints).sort());
+  });
+
   it('raises a required-parameter error naming a missing path id before any request', async () => {
     const { api, fetch } = setup([]);
     await expect(api.deleteTag({ params: { id: undefined as unknown as string } })).rejects.toEqual(
