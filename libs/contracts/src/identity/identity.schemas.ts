@@ -33,7 +33,8 @@ export const CurrentUserTenant = z.object({
 });
 export type CurrentUserTenant = z.infer<typeof CurrentUserTenant>;
 
-export const CurrentUser = z.object({
+/** An account as the accounts screen lists it (spec §3 "User account"). */
+export const Account = z.object({
   id: Id,
   username: z.string(),
   email: z.string().nullable(),
@@ -44,6 +45,11 @@ export const CurrentUser = z.object({
   enabled_crm: z.boolean(),
   enabled_mc_map: z.boolean(),
   cs_account: z.boolean(),
+});
+export type Account = z.infer<typeof Account>;
+
+/** The signed-in account: the account itself plus its tenant and what it may use. */
+export const CurrentUser = Account.extend({
   tenant: CurrentUserTenant,
   features: z.array(FeatureKey),
   own_department_id: z.string().nullable(),
@@ -76,21 +82,6 @@ export const StaffListQuery = z.object({
   include_cs_accounts: queryBoolean.default(false),
   include_inactive: queryBoolean.default(false),
 });
-
-/** An account as the accounts screen lists it (spec §3 "User account"). */
-export const Account = z.object({
-  id: Id,
-  username: z.string(),
-  email: z.string().nullable(),
-  login_name: z.string().nullable(),
-  role: Role,
-  last_login_date: z.string().nullable(),
-  is_confirmed: z.boolean(),
-  enabled_crm: z.boolean(),
-  enabled_mc_map: z.boolean(),
-  cs_account: z.boolean(),
-});
-export type Account = z.infer<typeof Account>;
 
 const optionalEmail = z
   .string()
