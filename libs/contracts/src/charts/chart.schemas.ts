@@ -42,53 +42,32 @@ export type ChartData = z.infer<typeof ChartData>;
 
 type ChartSpec = { key: string; path: string; summary: string; feature: FeatureKey | null };
 
-function chart(spec: ChartSpec) {
-  return endpoint({
+/** What every chart endpoint shares; the three kinds differ only in their path params and body. */
+function chartContract(spec: ChartSpec) {
+  return {
     id: `charts.${spec.key}`,
     area: 'charts',
     method: 'POST',
     path: spec.path,
     service: 'query',
     summary: spec.summary,
-    body: ChartBody,
     response: ChartData,
     successStatus: 200,
     feature: spec.feature,
     served: false,
-  });
+  } as const;
+}
+
+function chart(spec: ChartSpec) {
+  return endpoint({ ...chartContract(spec), body: ChartBody });
 }
 
 function groupChart(spec: ChartSpec) {
-  return endpoint({
-    id: `charts.${spec.key}`,
-    area: 'charts',
-    method: 'POST',
-    path: spec.path,
-    service: 'query',
-    summary: spec.summary,
-    body: GroupChartBody,
-    response: ChartData,
-    successStatus: 200,
-    feature: spec.feature,
-    served: false,
-  });
+  return endpoint({ ...chartContract(spec), body: GroupChartBody });
 }
 
 function institutionChart(spec: ChartSpec) {
-  return endpoint({
-    id: `charts.${spec.key}`,
-    area: 'charts',
-    method: 'POST',
-    path: spec.path,
-    service: 'query',
-    summary: spec.summary,
-    params: IdParams,
-    body: ChartBody,
-    response: ChartData,
-    successStatus: 200,
-    feature: spec.feature,
-    served: false,
-  });
+  return endpoint({ ...chartContract(spec), params: IdParams, body: ChartBody });
 }
 
 export const chartEndpoints = {
