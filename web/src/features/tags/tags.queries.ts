@@ -26,7 +26,7 @@ export const tagQueries = {
     }),
 };
 
-type TagInputValues = z.input<typeof TagInput>;
+export type TagInputValues = z.input<typeof TagInput>;
 
 function useInvalidateTags() {
   const queryClient = useQueryClient();

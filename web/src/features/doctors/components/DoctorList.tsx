@@ -1,10 +1,7 @@
 import { Anchor, Button, Group, Modal, Paper, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { Doctor } from '@renkei/contracts';
-import { useState } from 'react';
-import { isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
-import { toast } from '../../../app/toast.ts';
 import {
   doctorQueries,
   useCreateDoctor,
@@ -12,6 +9,7 @@ import {
   useUpdateDoctor,
   type DoctorInputValues,
 } from '../doctors.queries.ts';
+import { useRecordDialogs } from '../../use-record-dialogs.ts';
 import { DoctorFormModal } from './DoctorFormModal.tsx';
 
 /** Doctors by division, in the server's order (division, then position) within each. */
@@ -27,42 +25,17 @@ export function groupByDivision(doctors: Doctor[]): { division: string; doctors:
 export function DoctorList({ institutionId, onError }: { institutionId: string; onError: (e: unknown) => void }) {
   const { api } = useServices();
   const list = useQuery(doctorQueries.list(api, institutionId));
-  const create = useCreateDoctor(institutionId);
-  const update = useUpdateDoctor(institutionId);
   const remove = useDeleteDoctor(institutionId);
-  const [editing, setEditing] = useState<{ doctor: Doctor | null } | null>(null);
-  const [deleting, setDeleting] = useState<Doctor | null>(null);
-
-  const save = async (body: DoctorInputValues) => {
-    try {
-      if (editing?.doctor) {
-        await update.mutateAsync({ id: editing.doctor.id, version: editing.doctor.version, body });
-        toast.success('医師を更新しました');
-      } else {
-        await create.mutateAsync(body);
-        toast.success('医師を登録しました');
-      }
-      setEditing(null);
-    } catch (error) {
-      if (!isApiError(error) || error.status !== 422) {
-        setEditing(null);
-        onError(error);
-      }
-      throw error;
-    }
-  };
-
-  const confirmDelete = async () => {
-    if (!deleting) return;
-    try {
-      await remove.mutateAsync({ id: deleting.id, version: deleting.version });
-      toast.success('医師を削除しました');
-    } catch (error) {
-      onError(error);
-    } finally {
-      setDeleting(null);
-    }
-  };
+  const { editing, setEditing, deleting, setDeleting, save, confirmDelete } = useRecordDialogs<
+    Doctor,
+    DoctorInputValues
+  >({
+    create: useCreateDoctor(institutionId),
+    update: useUpdateDoctor(institutionId),
+    remove,
+    messages: { created: '医師を登録しました', updated: '医師を更新しました', deleted: '医師を削除しました' },
+    onError,
+  });
 
   const doctors = list.data ?? [];
   return (
@@ -72,7 +45,7 @@ export function DoctorList({ institutionId, onError }: { institutionId: string; 
           <Title order={3} fz="md">
             医師（{doctors.length}名）
           </Title>
-          <Button size="xs" variant="light" onClick={() => setEditing({ doctor: null })} data-testid="add-doctor">
+          <Button size="xs" variant="light" onClick={() => setEditing({ record: null })} data-testid="add-doctor">
             医師を登録
           </Button>
         </Group>
@@ -117,7 +90,7 @@ export function DoctorList({ institutionId, onError }: { institutionId: string; 
                     )}
                   </Stack>
                   <Group gap={4} wrap="nowrap">
-                    <Button size="compact-xs" variant="subtle" onClick={() => setEditing({ doctor: d })}>
+                    <Button size="compact-xs" variant="subtle" onClick={() => setEditing({ record: d })}>
                       編集
                     </Button>
                     <Button size="compact-xs" variant="subtle" color="red" onClick={() => setDeleting(d)}>
@@ -132,7 +105,7 @@ export function DoctorList({ institutionId, onError }: { institutionId: string; 
       </Stack>
       <DoctorFormModal
         opened={editing !== null}
-        doctor={editing?.doctor ?? null}
+        doctor={editing?.record ?? null}
         onClose={() => setEditing(null)}
         onSubmit={save}
       />

@@ -1,10 +1,8 @@
 import { ActionIcon, Badge, Button, Group, Modal, Stack, Table, Text } from '@mantine/core';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import type { MedicalInstitutionLabel } from '@renkei/contracts';
-import { useCallback, useState } from 'react';
-import { isApiError } from '../../../api/api-errors.ts';
+import { useCallback } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
-import { toast } from '../../../app/toast.ts';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
 import { handleCrmMutationError } from '../../medical-institutions/mutation-errors.ts';
 import { prefectureName } from '../../reference-data/prefectures.ts';
@@ -17,6 +15,7 @@ import {
   useUpdateInstitutionLabel,
   type InstitutionLabelInputValues,
 } from '../labels.queries.ts';
+import { useRecordDialogs } from '../../use-record-dialogs.ts';
 import { LabelFormModal } from './LabelFormModal.tsx';
 
 function detailOf(label: MedicalInstitutionLabel): string {
@@ -37,45 +36,20 @@ function detailOf(label: MedicalInstitutionLabel): string {
 export function InstitutionLabelsPanel() {
   const { api, logout } = useServices();
   const { data: labels } = useSuspenseQuery(labelQueries.institutionLabels(api));
-  const create = useCreateInstitutionLabel();
-  const update = useUpdateInstitutionLabel();
   const remove = useDeleteInstitutionLabel();
   const order = useOrderInstitutionLabels();
-  const [editing, setEditing] = useState<{ label: MedicalInstitutionLabel | null } | null>(null);
-  const [deleting, setDeleting] = useState<MedicalInstitutionLabel | null>(null);
   const onError = useCallback((e: unknown) => handleCrmMutationError(e, () => void logout()), [logout]);
+  const { editing, setEditing, deleting, setDeleting, save, confirmDelete } = useRecordDialogs<
+    MedicalInstitutionLabel,
+    InstitutionLabelInputValues
+  >({
+    create: useCreateInstitutionLabel(),
+    update: useUpdateInstitutionLabel(),
+    remove,
+    messages: { created: 'ラベルを作成しました', updated: 'ラベルを更新しました', deleted: 'ラベルを削除しました' },
+    onError,
+  });
   const sorted = [...labels].sort((a, b) => a.order - b.order);
-
-  const save = async (body: InstitutionLabelInputValues) => {
-    try {
-      if (editing?.label) {
-        await update.mutateAsync({ id: editing.label.id, version: editing.label.version, body });
-        toast.success('ラベルを更新しました');
-      } else {
-        await create.mutateAsync(body);
-        toast.success('ラベルを作成しました');
-      }
-      setEditing(null);
-    } catch (error) {
-      if (!isApiError(error) || error.status !== 422) {
-        setEditing(null);
-        onError(error);
-      }
-      throw error;
-    }
-  };
-
-  const confirmDelete = async () => {
-    if (!deleting) return;
-    try {
-      await remove.mutateAsync({ id: deleting.id, version: deleting.version });
-      toast.success('ラベルを削除しました');
-    } catch (error) {
-      onError(error);
-    } finally {
-      setDeleting(null);
-    }
-  };
 
   const moveLabel = async (index: number, to: number) => {
     const ids = sorted.map((l) => l.id);
@@ -98,7 +72,7 @@ export function InstitutionLabelsPanel() {
           <ButtonLink to="/labels/medical_institutions/import" variant="default" size="xs" data-testid="open-import">
             ラベル値のインポート
           </ButtonLink>
-          <Button size="xs" onClick={() => setEditing({ label: null })} data-testid="create-label">
+          <Button size="xs" onClick={() => setEditing({ record: null })} data-testid="create-label">
             新規作成
           </Button>
         </Group>
@@ -164,7 +138,7 @@ export function InstitutionLabelsPanel() {
                   </Table.Td>
                   <Table.Td>
                     <Group gap="xs" wrap="nowrap">
-                      <Button size="xs" variant="light" onClick={() => setEditing({ label: l })}>
+                      <Button size="xs" variant="light" onClick={() => setEditing({ record: l })}>
                         編集
                       </Button>
                       <Button size="xs" variant="light" color="red" onClick={() => setDeleting(l)}>
@@ -180,7 +154,7 @@ export function InstitutionLabelsPanel() {
       )}
       <LabelFormModal
         opened={editing !== null}
-        label={editing?.label ?? null}
+        label={editing?.record ?? null}
         onClose={() => setEditing(null)}
         onSubmit={save}
       />

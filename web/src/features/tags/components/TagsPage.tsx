@@ -1,11 +1,17 @@
 import { Button, Group, Pagination, Stack, Text, Title } from '@mantine/core';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import type { Tag } from '@renkei/contracts';
-import { lazy, Suspense, useCallback, useState } from 'react';
-import { isApiError } from '../../../api/api-errors.ts';
+import { lazy, Suspense, useCallback } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
-import { toast } from '../../../app/toast.ts';
-import { tagQueries, useCreateTag, useDeleteTag, useUpdateTag, type TagListParams } from '../tags.queries.ts';
+import {
+  tagQueries,
+  useCreateTag,
+  useDeleteTag,
+  useUpdateTag,
+  type TagInputValues,
+  type TagListParams,
+} from '../tags.queries.ts';
+import { useRecordDialogs } from '../../use-record-dialogs.ts';
 import { handleTagMutationError } from '../tag-mutation-errors.ts';
 import type { TagFormValues } from './TagFormModal.tsx';
 import { TagGroupList } from './TagGroupList.tsx';
@@ -25,49 +31,20 @@ export function TagsPage({
   const { api, logout } = useServices();
   const { data: list } = useSuspenseQuery(tagQueries.list(api, params));
   const { data: groups } = useSuspenseQuery(tagQueries.groups(api));
-  const createTag = useCreateTag();
-  const updateTag = useUpdateTag();
-  const deleteTag = useDeleteTag();
-  const [editing, setEditing] = useState<{ tag: Tag | null } | null>(null);
-  const [deleting, setDeleting] = useState<Tag | null>(null);
-
   const onError = useCallback((error: unknown) => handleTagMutationError(error, () => void logout()), [logout]);
-
-  const save = async (values: TagFormValues) => {
-    const body = { name: values.name, description: values.description, group_name: values.group_name || null };
-    try {
-      if (editing?.tag) {
-        await updateTag.mutateAsync({ id: editing.tag.id, version: editing.tag.version, body });
-        toast.success('タグを更新しました');
-      } else {
-        await createTag.mutateAsync(body);
-        toast.success('タグを作成しました');
-      }
-      setEditing(null);
-    } catch (error) {
-      onError(error);
-      // Only a 422 keeps the form open, with its messages on the fields.
-      if (!isApiError(error) || error.status !== 422) setEditing(null);
-      throw error;
-    }
-  };
-
-  const remove = async (tag: Tag) => {
-    try {
-      await deleteTag.mutateAsync({ id: tag.id, version: tag.version });
-      toast.success('タグを削除しました');
-    } catch (error) {
-      onError(error);
-    } finally {
-      setDeleting(null);
-    }
-  };
+  const { editing, setEditing, deleting, setDeleting, save, remove } = useRecordDialogs<Tag, TagInputValues>({
+    create: useCreateTag(),
+    update: useUpdateTag(),
+    remove: useDeleteTag(),
+    messages: { created: 'タグを作成しました', updated: 'タグを更新しました', deleted: 'タグを削除しました' },
+    onError,
+  });
 
   const onToggleSort = useCallback(
     () => onParamsChange({ sort: params.sort === 'asc' ? 'desc' : 'asc', page: 1 }),
     [onParamsChange, params.sort],
   );
-  const onEdit = useCallback((tag: Tag) => setEditing({ tag }), []);
+  const onEdit = useCallback((tag: Tag) => setEditing({ record: tag }), []);
   const onDelete = useCallback((tag: Tag) => setDeleting(tag), []);
 
   return (
@@ -76,7 +53,7 @@ export function TagsPage({
         <Title order={2} fz="xl">
           タグ管理
         </Title>
-        <Button onClick={() => setEditing({ tag: null })}>新規作成</Button>
+        <Button onClick={() => setEditing({ record: null })}>新規作成</Button>
       </Group>
       <Stack gap="xs">
         <Text size="sm" c="dimmed" data-testid="tag-total">
@@ -97,10 +74,12 @@ export function TagsPage({
         {editing && (
           <TagFormModal
             opened
-            tag={editing.tag}
+            tag={editing.record}
             groupNames={groups.map((g) => g.name)}
             onClose={() => setEditing(null)}
-            onSubmit={save}
+            onSubmit={(values: TagFormValues) =>
+              save({ name: values.name, description: values.description, group_name: values.group_name || null })
+            }
           />
         )}
         {deleting && <DeleteTagModal tag={deleting} onClose={() => setDeleting(null)} onConfirm={remove} />}
