@@ -11,7 +11,7 @@ import {
 import { streamId, type EventStore } from '@renkei/event-store';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
 import { etagOf, eventMetadata, readIfMatch } from '../shared/command-context.ts';
-import { expectedFrom, readOwnStream } from '../medical-institutions/crm-support.ts';
+import { appendDecided, expectedFrom, readOwnStream } from '../medical-institutions/crm-support.ts';
 import { decideLabel, foldLabel } from './label.decider.ts';
 
 export interface LabelRouteDeps {
@@ -62,10 +62,12 @@ export function registerLabelRoutes(app: FastifyInstance, deps: LabelRouteDeps):
     const decided = decideLabel(state, labelId, body);
     if (!Array.isArray(decided)) throw new HttpError(422, undefined, { errors: [decided] });
     if (decided.length === 0) return { definition: state.definition!, revision, position: null };
-    const result = await store.append(
-      streamId(medicalInstitutionLabelAggregate, labelId),
-      decided.map((e) => ({ ...e, metadata: eventMetadata(auth, requestId) })),
-      { expectedRevision: expectedFrom(revision) },
+    const result = await appendDecided(
+      store,
+      { aggregate: medicalInstitutionLabelAggregate, id: labelId, revision },
+      decided,
+      auth,
+      requestId,
     );
     return {
       definition: decided[0]!.data as MedicalInstitutionLabelDefined,

@@ -5,11 +5,14 @@ import {
   StreamNotFoundError,
   WrongExpectedRevisionError,
   streamId,
+  type AppendResult,
   type EventStore,
+  type NewEvent,
   type RecordedEvent,
 } from '@renkei/event-store';
 import type { AuthContext } from '@renkei/service-kit';
 import { medicalInstitutionCrmKey } from '@renkei/domain';
+import { eventMetadata } from '../shared/command-context.ts';
 
 /** Key of a tenant's streams about one institution: no two tenants ever share a stream. */
 export const crmStreamKey = medicalInstitutionCrmKey;
@@ -26,6 +29,24 @@ export async function readOwnStream(store: EventStore, aggregate: string, id: st
 }
 
 export const expectedFrom = (revision: number) => (revision < 0 ? ('no_stream' as const) : revision);
+
+/**
+ * Appends what a command decided on a stream read at `revision` (as `readOwnStream` returns it),
+ * every event carrying the caller and request as metadata; a writer in between makes it fail.
+ */
+export function appendDecided(
+  store: EventStore,
+  stream: { aggregate: string; id: string; revision: number },
+  decided: Omit<NewEvent, 'metadata'>[],
+  auth: AuthContext,
+  correlationId: string,
+): Promise<AppendResult> {
+  return store.append(
+    streamId(stream.aggregate, stream.id),
+    decided.map((e) => ({ ...e, metadata: eventMetadata(auth, correlationId) })),
+    { expectedRevision: expectedFrom(stream.revision) },
+  );
+}
 
 /** The institution must be in the shared master; unknown ids answer 404 like any missing record. */
 export async function assertInstitutionExists(db: Database, id: string): Promise<{ id: string; name: string }> {

@@ -14,16 +14,16 @@ import {
   type PhaseMastersReplaced,
   type TagEvent,
 } from '@renkei/domain';
-import { streamId, type EventStore } from '@renkei/event-store';
+import type { EventStore } from '@renkei/event-store';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
-import { etagOf, eventMetadata, readIfMatch } from '../shared/command-context.ts';
+import { etagOf, readIfMatch } from '../shared/command-context.ts';
 import { loadLabel } from '../labels/label.routes.ts';
 import { toLabelDefinition } from '../labels/label.decider.ts';
 import {
+  appendDecided,
   assertInstitutionExists,
   callerRef,
   crmStreamKey,
-  expectedFrom,
   phaseEnabled,
   readOwnStream,
   withRetry,
@@ -88,11 +88,7 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
         version,
       };
     }
-    const result = await store.append(
-      streamId(aggregate, key),
-      decided.map((e) => ({ ...e, metadata: eventMetadata(auth, requestId) })),
-      { expectedRevision: expectedFrom(revision) },
-    );
+    const result = await appendDecided(store, { aggregate: aggregate, id: key, revision }, decided, auth, requestId);
     reply.position(result.position);
     void reply.header('etag', etagOf(result.revision + 1));
     return {
@@ -131,10 +127,12 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
       let changedAt: string | null = null;
       let changedUser = null;
       if (decided.length > 0) {
-        const result = await store.append(
-          streamId(medicalInstitutionCrmAggregate, key),
-          decided.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
-          { expectedRevision: expectedFrom(revision) },
+        const result = await appendDecided(
+          store,
+          { aggregate: medicalInstitutionCrmAggregate, id: key, revision },
+          decided,
+          auth,
+          request.id,
         );
         reply.position(result.position);
         changedAt = new Date().toISOString();
@@ -178,10 +176,12 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
       const { events, revision } = await readOwnStream(store, medicalInstitutionCrmAggregate, key, auth.tenantId);
       const decided = decideTags(foldCrm(events), params.id, body.tag_ids);
       if (decided.length === 0) return;
-      const result = await store.append(
-        streamId(medicalInstitutionCrmAggregate, key),
-        decided.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
-        { expectedRevision: expectedFrom(revision) },
+      const result = await appendDecided(
+        store,
+        { aggregate: medicalInstitutionCrmAggregate, id: key, revision },
+        decided,
+        auth,
+        request.id,
       );
       reply.position(result.position);
     });
@@ -209,10 +209,12 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
       const state = foldCrm(events);
       const decided = decideLabelValues(state, institutionId, checked.values, checked.removedLabelIds);
       if (decided.length > 0) {
-        const result = await store.append(
-          streamId(medicalInstitutionCrmAggregate, key),
-          decided.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
-          { expectedRevision: expectedFrom(revision) },
+        const result = await appendDecided(
+          store,
+          { aggregate: medicalInstitutionCrmAggregate, id: key, revision },
+          decided,
+          auth,
+          request.id,
         );
         reply.position(result.position);
       }

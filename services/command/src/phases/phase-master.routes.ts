@@ -2,10 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { HttpError, endpoints } from '@renkei/contracts';
 import { ownDepartmentsAggregate, phaseMastersAggregate } from '@renkei/domain';
-import { streamId, type EventStore } from '@renkei/event-store';
+import type { EventStore } from '@renkei/event-store';
 import { registerEndpoint } from '@renkei/service-kit';
-import { eventMetadata } from '../shared/command-context.ts';
-import { expectedFrom, phaseEnabled, readOwnStream } from '../medical-institutions/crm-support.ts';
+import { appendDecided, phaseEnabled, readOwnStream } from '../medical-institutions/crm-support.ts';
 import { loadOwnDepartments, loadPhaseMasters } from '../medical-institutions/medical-institution.routes.ts';
 
 /** Keeps a known id (references stay valid), gives new entries a fresh one, refuses duplicates. */
@@ -43,10 +42,12 @@ export function registerPhaseMasterRoutes(app: FastifyInstance, deps: { store: E
       description: p.description,
     }));
     const { revision } = await readOwnStream(store, phaseMastersAggregate, auth.tenantId, auth.tenantId);
-    const result = await store.append(
-      streamId(phaseMastersAggregate, auth.tenantId),
-      [{ type: 'PhaseMastersReplaced', data: { phase_masters: masters }, metadata: eventMetadata(auth, request.id) }],
-      { expectedRevision: expectedFrom(revision) },
+    const result = await appendDecided(
+      store,
+      { aggregate: phaseMastersAggregate, id: auth.tenantId, revision },
+      [{ type: 'PhaseMastersReplaced', data: { phase_masters: masters } }],
+      auth,
+      request.id,
     );
     reply.position(result.position);
     return masters.map((p, order) => ({ ...p, order }));
@@ -62,16 +63,12 @@ export function registerPhaseMasterRoutes(app: FastifyInstance, deps: { store: E
       }),
     );
     const { revision } = await readOwnStream(store, ownDepartmentsAggregate, auth.tenantId, auth.tenantId);
-    const result = await store.append(
-      streamId(ownDepartmentsAggregate, auth.tenantId),
-      [
-        {
-          type: 'OwnDepartmentsReplaced',
-          data: { own_departments: departments },
-          metadata: eventMetadata(auth, request.id),
-        },
-      ],
-      { expectedRevision: expectedFrom(revision) },
+    const result = await appendDecided(
+      store,
+      { aggregate: ownDepartmentsAggregate, id: auth.tenantId, revision },
+      [{ type: 'OwnDepartmentsReplaced', data: { own_departments: departments } }],
+      auth,
+      request.id,
     );
     reply.position(result.position);
     return departments.map((d, order) => ({ ...d, order }));
