@@ -42,6 +42,9 @@ export async function registerOidcRoutes(
   const { provider, config } = deps;
   const appUrl = `${config.publicOrigin}/app/`;
   const forgotUrl = `${oidcMountPath}/password/forgot`;
+  // An unknown or expired interaction cookie: the sign-in has to start again from the app.
+  const interactionExpired = (reply: FastifyReply) =>
+    html(reply, errorPage({ appUrl, detail: 'ログインの有効期限が切れました。もう一度お試しください。' }), 400);
   const callback = provider.callback();
 
   // The provider parses its own bodies: nothing in this scope may consume the request stream.
@@ -72,11 +75,7 @@ export async function registerOidcRoutes(
       try {
         details = await provider.interactionDetails(request.raw, reply.raw);
       } catch {
-        return html(
-          reply,
-          errorPage({ appUrl, detail: 'ログインの有効期限が切れました。もう一度お試しください。' }),
-          400,
-        );
+        return interactionExpired(reply);
       }
       if (details.prompt.name === 'login') {
         return html(reply, signInPage({ action: `${oidcMountPath}/interaction/${details.uid}/login`, forgotUrl }));
@@ -113,11 +112,7 @@ export async function registerOidcRoutes(
         try {
           details = await provider.interactionDetails(request.raw, reply.raw);
         } catch {
-          return html(
-            reply,
-            errorPage({ appUrl, detail: 'ログインの有効期限が切れました。もう一度お試しください。' }),
-            400,
-          );
+          return interactionExpired(reply);
         }
         const login = String(request.body?.login ?? '').trim();
         const password = String(request.body?.password ?? '');
