@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { defaultResources } from '../../libs/contracts/src/index.ts';
 import { createPostgresEventStore } from '../../libs/event-store/src/index.ts';
-import { createTestAuth } from '../../libs/service-kit/src/testing/index.ts';
-import { buildCommandApp } from '../../services/command/src/index.ts';
+import { buildTestCommandApp } from '../../services/command/src/testing.ts';
 import { closedLoop, httpClient, percentile, round } from './http-bench-support.ts';
 import { createBenchContext, type BenchContext, type BenchDefinition, type BenchFigure } from './bench-context.ts';
 
@@ -23,15 +21,7 @@ export const bench: BenchDefinition = {
     const log = (line: string) => ctx.log(line);
     const db = await ctx.openDatabase({ poolMax: 24 });
     const store = await createPostgresEventStore(db);
-    const testAuth = await createTestAuth({ audience: defaultResources.command });
-    const app = await buildCommandApp({
-      db,
-      store,
-      auth: testAuth.auth,
-      logger: false,
-      rateLimit: false,
-      underPressure: false,
-    });
+    const { app, testAuth } = await buildTestCommandApp(db, store);
     try {
       await app.listen({ host: '127.0.0.1', port: 0 });
       const port = (app.server.address() as AddressInfo).port;

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import { defaultResources } from '../../libs/contracts/src/index.ts';
 import type { Database } from '../../libs/db/src/index.ts';
 import {
   comparePositions,
@@ -11,8 +10,7 @@ import {
   type Position,
 } from '../../libs/event-store/src/index.ts';
 import { startProjections } from '../../libs/projections/src/index.ts';
-import { createTestAuth } from '../../libs/service-kit/src/testing/index.ts';
-import { buildCommandApp } from '../../services/command/src/index.ts';
+import { buildTestCommandApp } from '../../services/command/src/testing.ts';
 import { queryProjections } from '../../services/query/src/index.ts';
 import { httpClient, percentile, round } from './http-bench-support.ts';
 import { createBenchContext, type BenchContext, type BenchDefinition, type BenchFigure } from './bench-context.ts';
@@ -105,15 +103,7 @@ export const bench: BenchDefinition = {
     const db = await ctx.openDatabase({ poolMax: 24 });
     const store = await createPostgresEventStore(db);
     const worker = startProjections({ db, store, projections: queryProjections });
-    const testAuth = await createTestAuth({ audience: defaultResources.command });
-    const app = await buildCommandApp({
-      db,
-      store,
-      auth: testAuth.auth,
-      logger: false,
-      rateLimit: false,
-      underPressure: false,
-    });
+    const { app, testAuth } = await buildTestCommandApp(db, store);
     try {
       await app.listen({ host: '127.0.0.1', port: 0 });
       const port = (app.server.address() as AddressInfo).port;

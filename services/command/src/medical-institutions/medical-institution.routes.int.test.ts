@@ -5,12 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { defaultResources, featureKeys, type FeatureKey } from '@renkei/contracts';
+import { featureKeys, type FeatureKey } from '@renkei/contracts';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { createPostgresEventStore, streamId, type EventStore } from '@renkei/event-store';
 import { generateInstitutionMaster, importInstitutionMaster } from '@renkei/institution-master';
-import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
-import { buildCommandApp } from '../index.ts';
+import type { TestAuth } from '@renkei/service-kit/testing';
+import { buildTestCommandApp, tenantEventCount } from '../testing.ts';
 
 let db: TestDatabase;
 let store: EventStore;
@@ -22,17 +22,9 @@ let dataDir: string;
 beforeAll(async () => {
   db = await createTestDatabase();
   store = await createPostgresEventStore(db);
-  testAuth = await createTestAuth({ audience: defaultResources.command });
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-cmd-data-'));
   process.env.RENKEI_DATA_DIR = dataDir;
-  app = await buildCommandApp({
-    db,
-    store,
-    auth: testAuth.auth,
-    logger: false,
-    rateLimit: false,
-    underPressure: false,
-  });
+  ({ app, testAuth } = await buildTestCommandApp(db, store));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-cmd-'));
   await generateInstitutionMaster(path.join(dir, 'm.csv'), { count: 20, seed: 5 });
   await importInstitutionMaster(db, path.join(dir, 'm.csv'));
@@ -72,12 +64,7 @@ async function call(
   });
 }
 
-async function eventCount(tenantId: string): Promise<number> {
-  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM es.events WHERE tenant_id = ${tenantId}`.execute(
-    db.kysely,
-  );
-  return Number(rows[0]!.n);
-}
+const eventCount = (tenantId: string) => tenantEventCount(db, tenantId);
 
 async function enablePhase(tenantId: string) {
   await store.append(

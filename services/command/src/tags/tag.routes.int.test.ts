@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { defaultResources, featureKeys } from '@renkei/contracts';
+import { featureKeys } from '@renkei/contracts';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { createPostgresEventStore, streamId, type EventStore } from '@renkei/event-store';
-import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
-import { buildCommandApp } from '../index.ts';
+import type { TestAuth } from '@renkei/service-kit/testing';
+import { buildTestCommandApp, tenantEventCount } from '../testing.ts';
 
 let db: TestDatabase;
 let store: EventStore;
@@ -25,15 +25,7 @@ beforeAll(async () => {
       return real.append(stream, events, options);
     },
   };
-  testAuth = await createTestAuth({ audience: defaultResources.command });
-  app = await buildCommandApp({
-    db,
-    store,
-    auth: testAuth.auth,
-    logger: false,
-    rateLimit: false,
-    underPressure: false,
-  });
+  ({ app, testAuth } = await buildTestCommandApp(db, store));
 });
 
 afterAll(async () => {
@@ -61,12 +53,7 @@ async function call(
   });
 }
 
-async function eventCount(tenantId: string): Promise<number> {
-  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM es.events WHERE tenant_id = ${tenantId}`.execute(
-    db.kysely,
-  );
-  return Number(rows[0]!.n);
-}
+const eventCount = (tenantId: string) => tenantEventCount(db, tenantId);
 
 async function create(caller: Caller, name: string, extra: Record<string, unknown> = {}) {
   const res = await call(caller, 'POST', '/api/tags', { name, description: '', ...extra });

@@ -4,11 +4,11 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { defaultResources, featureKeys } from '@renkei/contracts';
+import { featureKeys } from '@renkei/contracts';
 import { openDatabase, type Database } from '@renkei/db';
 import { createPostgresEventStore, streamId, type EventStore } from '@renkei/event-store';
-import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
-import { buildCommandApp } from '../index.ts';
+import type { TestAuth } from '@renkei/service-kit/testing';
+import { buildTestCommandApp } from '../testing.ts';
 
 // The embedded default has one connection: reservations, limits and idempotency must not wait on a
 // second one while a transaction is open.
@@ -22,15 +22,7 @@ beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-tags-pglite-'));
   db = await openDatabase({ dataDir });
   store = await createPostgresEventStore(db);
-  testAuth = await createTestAuth({ audience: defaultResources.command });
-  app = await buildCommandApp({
-    db,
-    store,
-    auth: testAuth.auth,
-    logger: false,
-    rateLimit: false,
-    underPressure: false,
-  });
+  ({ app, testAuth } = await buildTestCommandApp(db, store));
 });
 
 afterAll(async () => {

@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { defaultResources } from '@renkei/contracts';
+import type { Database } from '@renkei/db';
+import type { EventStore } from '@renkei/event-store';
+import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
+import { buildCommandApp } from './index.ts';
+
+/**
+ * The command app as tests and benchmarks drive it: tokens from a local test signer, no request log,
+ * no rate limit and no load shedding (they would turn a busy test machine into 429s and 503s).
+ */
+export async function buildTestCommandApp(
+  db: Database,
+  store: EventStore,
+): Promise<{ app: FastifyInstance; testAuth: TestAuth }> {
+  const testAuth = await createTestAuth({ audience: defaultResources.command });
+  const app = await buildCommandApp({
+    db,
+    store,
+    auth: testAuth.auth,
+    logger: false,
+    rateLimit: false,
+    underPressure: false,
+  });
+  return { app, testAuth };
+}
+
+/** How many events a tenant has in the store: a rejected command must leave it unchanged. */
+export async function tenantEventCount(db: Database, tenantId: string): Promise<number> {
+  const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM es.events WHERE tenant_id = ${tenantId}`.execute(
+    db.kysely,
+  );
+  return Number(rows[0]!.n);
+}
