@@ -320,6 +320,18 @@ describe('institution queries', () => {
     expect((await search(tenant, { keyword: code(3) })).meta.total_count).toBe(1);
   });
 
+  it('sorts keyword matches as asked, for short (scanned) and 3+ character (trigram) keywords', async () => {
+    const short = await search(tenant, { keyword: '病院', sort_by: 'name', sort: 'desc' });
+    expect(short.data.length).toBeGreaterThanOrEqual(2);
+    expect(short.data.map((d) => d.name)).toEqual(names(short).reverse());
+    expect(short.meta.total_count).toBe(short.data.length);
+    const long = (await search(tenant, { keyword: 'びょういん', sort_by: 'kana', sort: 'asc' })) as unknown as {
+      data: { kana: string }[];
+    };
+    expect(long.data.length).toBeGreaterThanOrEqual(2);
+    expect(long.data.map((d) => d.kana)).toEqual(long.data.map((d) => d.kana).sort());
+  });
+
   it('filters by master facts', async () => {
     expect(names(await search(tenant, { cities: ['沼津市'] }))).toEqual(['医療法人社団あおば会 あおば内科クリニック']);
     expect(names(await search(tenant, { facility_type_ids: ['12'] }))).toEqual(['富士見病院']);
