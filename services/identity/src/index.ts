@@ -45,7 +45,7 @@ export interface IdentityApp {
  * and the main API (`/api/current_user`, profile, staffs) under `/api/*`.
  */
 export async function buildIdentityApp(
-  deps: IdentityDeps & { logger?: ServiceAppOptions['logger']; rateLimit?: false },
+  deps: IdentityDeps & { logger?: ServiceAppOptions['logger']; rateLimit?: false; underPressure?: false },
 ): Promise<IdentityApp> {
   const { db, config } = deps;
   await migrateIdentity(deps);
@@ -65,6 +65,7 @@ export async function buildIdentityApp(
     openapi: buildOpenApiDocument({ service: 'identity', resources: config.resources }),
     ...(deps.logger !== undefined ? { logger: deps.logger } : {}),
     ...(deps.rateLimit === false ? { rateLimit: false } : {}),
+    ...(deps.underPressure === false ? { underPressure: false } : {}),
     readinessChecks: { database: () => sql`select 1`.execute(db.kysely) },
   });
 
