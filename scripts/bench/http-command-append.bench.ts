@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { createPostgresEventStore } from '../../libs/event-store/src/index.ts';
+import { createPostgresEventStore, newEventMetadata } from '../../libs/event-store/src/index.ts';
 import { buildTestCommandApp } from '../../services/command/src/testing.ts';
 import { closedLoop, httpClient, percentile, round } from './http-bench-support.ts';
 import { createBenchContext, type BenchContext, type BenchDefinition, type BenchFigure } from './bench-context.ts';
@@ -49,13 +49,7 @@ export const bench: BenchDefinition = {
 
       log(`http-command-append: raw phase ${durationMs} ms with ${RAW_CLIENTS} clients`);
       const tenantId = randomUUID();
-      const metadata = JSON.stringify({
-        tenant_id: tenantId,
-        account_id: null,
-        correlation_id: randomUUID(),
-        causation_id: null,
-        schema_version: 1,
-      });
+      const metadata = JSON.stringify(newEventMetadata(tenantId));
       let raw = 0;
       const rawElapsed = await closedLoop(RAW_CLIENTS, durationMs, async () => {
         // One statement; the (stream_id, revision) unique key is the same version check as an append to a new stream.

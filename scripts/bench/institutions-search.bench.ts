@@ -10,7 +10,12 @@ import {
   MedicalInstitutionExportBody,
 } from '../../libs/contracts/src/index.ts';
 import { medicalInstitutionCrmKey } from '../../libs/domain/src/index.ts';
-import { createPostgresEventStore, streamId, type EventStore } from '../../libs/event-store/src/index.ts';
+import {
+  createPostgresEventStore,
+  newEventMetadata,
+  streamId,
+  type EventStore,
+} from '../../libs/event-store/src/index.ts';
 import { generateInstitutionMaster, importInstitutionMaster } from '../../libs/institution-master/src/index.ts';
 import { catchUpProjections } from '../../libs/projections/src/index.ts';
 import { createTestAuth } from '../../libs/service-kit/src/testing/index.ts';
@@ -37,13 +42,7 @@ async function parallel<T>(items: readonly T[], workers: number, task: (item: T)
 
 /** Seeds one tenant: 2 tags, one phase, one select label; TENANT_ROWS institutions tagged and labelled. */
 async function seedTenant(store: EventStore, tenantId: string, ids: string[]) {
-  const meta = () => ({
-    tenant_id: tenantId,
-    account_id: null,
-    correlation_id: randomUUID(),
-    causation_id: null,
-    schema_version: 1,
-  });
+  const meta = () => newEventMetadata(tenantId);
   const tags = [randomUUID(), randomUUID()];
   const phase = randomUUID();
   const label = randomUUID();

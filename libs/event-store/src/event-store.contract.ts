@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamNotFoundError, WrongExpectedRevisionError } from './errors.ts';
 import { comparePositions, startPosition } from './position.ts';
 import { streamId } from './stream-id.ts';
+import { newEventMetadata } from './metadata.ts';
 import type { EventMetadata, EventStore, NewEvent, Position, RecordedEvent } from './types.ts';
 
 export interface EventStoreUnderTest {
@@ -45,13 +46,7 @@ export function eventStoreContract(
       await sut?.cleanup();
     });
 
-    const meta = (tenantId = tenant): EventMetadata => ({
-      tenant_id: tenantId,
-      account_id: null,
-      correlation_id: randomUUID(),
-      causation_id: null,
-      schema_version: 1,
-    });
+    const meta = (tenantId = tenant): EventMetadata => newEventMetadata(tenantId);
     const ev = (type: string, data: unknown, tenantId = tenant): NewEvent => ({
       id: randomUUID(),
       type,

@@ -8,6 +8,7 @@ import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import {
   comparePositions,
   createPostgresEventStore,
+  newEventMetadata,
   streamId,
   type EventStore,
   type Position,
@@ -72,13 +73,7 @@ describe('projection rebuild under kill -9', () => {
         const events = Array.from({ length: perAppend }, () => ({
           type: 'SampleCounted',
           data: { n: ++n },
-          metadata: {
-            tenant_id: tenant,
-            account_id: null,
-            correlation_id: randomUUID(),
-            causation_id: null,
-            schema_version: 1,
-          },
+          metadata: newEventMetadata(tenant),
         }));
         const r = await store.append(streams[i % STREAMS]!, events, { expectedRevision: 'any' });
         if (comparePositions(r.position, last) > 0) last = r.position;

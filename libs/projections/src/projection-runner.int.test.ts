@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import {
   comparePositions,
   createPostgresEventStore,
+  newEventMetadata,
   streamId,
   type EventStore,
   type Position,
@@ -32,13 +33,7 @@ describe('projections runner', () => {
           {
             type,
             data: { n: appendedCount },
-            metadata: {
-              tenant_id: tenant,
-              account_id: null,
-              correlation_id: randomUUID(),
-              causation_id: null,
-              schema_version: 1,
-            },
+            metadata: newEventMetadata(tenant),
           },
         ],
         { expectedRevision: 'any' },

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
-import { createPostgresEventStore, streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
+import {
+  createPostgresEventStore,
+  newEventMetadata,
+  streamId,
+  type EventStore,
+  type RecordedEvent,
+} from '@renkei/event-store';
 import { defineReactor, startReactors } from './reactor.ts';
 
 describe('reactors', () => {
@@ -26,13 +32,7 @@ describe('reactors', () => {
         {
           type,
           data: { n },
-          metadata: {
-            tenant_id: tenant,
-            account_id: null,
-            correlation_id: randomUUID(),
-            causation_id: null,
-            schema_version: 1,
-          },
+          metadata: newEventMetadata(tenant),
         },
       ],
       { expectedRevision: 'no_stream' },

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { streamId, type EventStore } from '@renkei/event-store';
+import { newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
 import { identityEventSchemas, type IdentityEventType } from '@renkei/domain';
 import type { z } from 'zod';
 import type { AccountRow } from './accounts/account.queries.ts';
@@ -26,13 +25,7 @@ export async function publishIdentityEvent<T extends IdentityEventType>(
       {
         type,
         data: parsed,
-        metadata: {
-          tenant_id: meta.tenantId,
-          account_id: meta.accountId,
-          correlation_id: randomUUID(),
-          causation_id: null,
-          schema_version: 1,
-        },
+        metadata: newEventMetadata(meta.tenantId, meta.accountId),
       },
     ],
     { expectedRevision: 'any' },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { waitVisible } from '../event-store.contract.ts';
+import { newEventMetadata } from '../metadata.ts';
 import { comparePositions, startPosition } from '../position.ts';
 import { streamId } from '../stream-id.ts';
 import type { EventStore, NewEvent, Position } from '../types.ts';
@@ -42,13 +43,7 @@ describe('Postgres event store under concurrent writers', () => {
           id: randomUUID(),
           type: 'LoadEvent',
           data: { w, n: written + k },
-          metadata: {
-            tenant_id: tenant,
-            account_id: null,
-            correlation_id: randomUUID(),
-            causation_id: null,
-            schema_version: 1,
-          },
+          metadata: newEventMetadata(tenant),
         }));
         const current = revisions.get(stream);
         const result = await store.append(stream, events, {

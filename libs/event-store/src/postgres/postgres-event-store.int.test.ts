@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createTestDatabase } from '@renkei/db';
 import { StreamNotFoundError } from '../errors.ts';
+import { newEventMetadata } from '../metadata.ts';
 import { streamId } from '../stream-id.ts';
 import { eventStoreContract } from '../event-store.contract.ts';
 import { createPostgresEventStore } from './postgres-event-store.ts';
@@ -24,13 +25,7 @@ describe('Postgres event store: tenant guard on append', () => {
     try {
       const store = await createPostgresEventStore(db);
       const stream = streamId('guard', randomUUID());
-      const meta = (tenant_id: string) => ({
-        tenant_id,
-        account_id: null,
-        correlation_id: randomUUID(),
-        causation_id: null,
-        schema_version: 1,
-      });
+      const meta = (tenantId: string) => newEventMetadata(tenantId);
       const owner = randomUUID();
       await store.append(stream, [{ type: 'A', data: {}, metadata: meta(owner) }], { expectedRevision: 'no_stream' });
       await expect(

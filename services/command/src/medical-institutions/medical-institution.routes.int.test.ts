@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { featureKeys, type FeatureKey } from '@renkei/contracts';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
-import { createPostgresEventStore, streamId, type EventStore } from '@renkei/event-store';
+import { createPostgresEventStore, newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
 import { generateInstitutionMaster, importInstitutionMaster } from '@renkei/institution-master';
 import type { TestAuth } from '@renkei/service-kit/testing';
 import { buildTestCommandApp, tenantEventCount } from '../testing.ts';
@@ -82,13 +82,7 @@ async function enablePhase(tenantId: string) {
           enabled_phase: true,
           medical_institution_id: null,
         },
-        metadata: {
-          tenant_id: tenantId,
-          account_id: null,
-          correlation_id: randomUUID(),
-          causation_id: null,
-          schema_version: 1,
-        },
+        metadata: newEventMetadata(tenantId),
       },
     ],
     { expectedRevision: 'any' },

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { featureKeys } from '@renkei/contracts';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
-import { createPostgresEventStore, streamId, type EventStore } from '@renkei/event-store';
+import { createPostgresEventStore, newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
 import type { TestAuth } from '@renkei/service-kit/testing';
 import { buildTestCommandApp, tenantEventCount } from '../testing.ts';
 
@@ -223,13 +223,7 @@ describe('tag commands', () => {
             features: [...featureKeys],
             limits: { max_account_count: null, max_tag_count: 2 },
           },
-          metadata: {
-            tenant_id: caller.tenantId,
-            account_id: null,
-            correlation_id: randomUUID(),
-            causation_id: null,
-            schema_version: 1,
-          },
+          metadata: newEventMetadata(caller.tenantId),
         },
       ],
       { expectedRevision: 'no_stream' },

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { featureKeys } from '@renkei/contracts';
 import { openDatabase, type Database } from '@renkei/db';
-import { createPostgresEventStore, streamId, type EventStore } from '@renkei/event-store';
+import { createPostgresEventStore, newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
 import type { TestAuth } from '@renkei/service-kit/testing';
 import { buildTestCommandApp } from '../testing.ts';
 
@@ -47,13 +47,7 @@ it('creates, renames, limits and deletes tags on the embedded database under con
           features: [...featureKeys],
           limits: { max_account_count: null, max_tag_count: 5 },
         },
-        metadata: {
-          tenant_id: tenantId,
-          account_id: null,
-          correlation_id: randomUUID(),
-          causation_id: null,
-          schema_version: 1,
-        },
+        metadata: newEventMetadata(tenantId),
       },
     ],
     { expectedRevision: 'no_stream' },
