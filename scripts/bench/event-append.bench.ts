@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { createPostgresEventStore, streamId, type EventStore } from '../../libs/event-store/src/index.ts';
+import {
+  createPostgresEventStore,
+  newEventMetadata,
+  streamId,
+  type EventStore,
+} from '../../libs/event-store/src/index.ts';
 import type { Database } from '../../libs/db/src/index.ts';
 import { percentile, round, type BenchContext, type BenchDefinition, type BenchFigure } from './bench-context.ts';
 
@@ -49,10 +54,6 @@ export const bench: BenchDefinition = {
 
 type Appender = () => Promise<void>;
 
-function metadata(tenant: string) {
-  return { tenant_id: tenant, account_id: null, correlation_id: randomUUID(), causation_id: null, schema_version: 1 };
-}
-
 function rawAppender(db: Database, client: number): Appender {
   const tenant = randomUUID();
   const streams = Array.from({ length: STREAMS_PER_CLIENT }, () => streamId('bench', randomUUID()));
@@ -70,7 +71,7 @@ function rawAppender(db: Database, client: number): Appender {
         current === null ? 0 : current + 1,
         randomUUID(),
         JSON.stringify({ n: i }),
-        JSON.stringify(metadata(tenant)),
+        JSON.stringify(newEventMetadata(tenant)),
         tenant,
         current,
       ],
@@ -88,9 +89,13 @@ function storeAppender(store: EventStore, client: number): Appender {
   return async () => {
     const stream = streams[i++ % streams.length]!;
     const current = revisions.get(stream);
-    const result = await store.append(stream, [{ type: 'BenchAppended', data: { n: i }, metadata: metadata(tenant) }], {
-      expectedRevision: current === undefined ? 'no_stream' : current,
-    });
+    const result = await store.append(
+      stream,
+      [{ type: 'BenchAppended', data: { n: i }, metadata: newEventMetadata(tenant) }],
+      {
+        expectedRevision: current === undefined ? 'no_stream' : current,
+      },
+    );
     revisions.set(stream, result.revision);
   };
 }
