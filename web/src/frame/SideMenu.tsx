@@ -7,6 +7,20 @@ function isActive(entry: MenuEntry, pathname: string): boolean {
   return paths.some((p) => pathname === p || pathname.startsWith(`${p}/`));
 }
 
+/** An entry that opens a page (a top-level one without children, or a child). */
+function MenuLink({ entry, pathname, onNavigate }: { entry: MenuEntry; pathname: string; onNavigate: () => void }) {
+  return (
+    <NavLink
+      component={Link}
+      to={entry.to}
+      label={entry.label}
+      active={isActive(entry, pathname)}
+      onClick={onNavigate}
+      data-menu-key={entry.key}
+    />
+  );
+}
+
 export function SideMenu({
   entries,
   pathname,
@@ -30,27 +44,11 @@ export function SideMenu({
               data-menu-key={entry.key}
             >
               {entry.children.map((child) => (
-                <NavLink
-                  key={child.key}
-                  component={Link}
-                  to={child.to}
-                  label={child.label}
-                  active={isActive(child, pathname)}
-                  onClick={onNavigate}
-                  data-menu-key={child.key}
-                />
+                <MenuLink key={child.key} entry={child} pathname={pathname} onNavigate={onNavigate} />
               ))}
             </NavLink>
           ) : (
-            <NavLink
-              key={entry.key}
-              component={Link}
-              to={entry.to}
-              label={entry.label}
-              active={isActive(entry, pathname)}
-              onClick={onNavigate}
-              data-menu-key={entry.key}
-            />
+            <MenuLink key={entry.key} entry={entry} pathname={pathname} onNavigate={onNavigate} />
           ),
         )}
       </div>
