@@ -31,6 +31,17 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
+function Section({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <section className={classes.section}>
+      <Text fw={700} className={classes.heading}>
+        {title}
+      </Text>
+      {children}
+    </section>
+  );
+}
+
 /** The partner chart (連携先カルテ): one printable A4 page of what the tenant knows about the institution. */
 export function PartnerChart({ id }: { id: string }) {
   const { api } = useServices();
@@ -95,10 +106,7 @@ export function PartnerChart({ id }: { id: string }) {
       </Table>
 
       {sortedLabels.length > 0 && (
-        <section className={classes.section}>
-          <Text fw={700} className={classes.heading}>
-            ラベル
-          </Text>
+        <Section title="ラベル">
           <Table withTableBorder withColumnBorders className={classes.table}>
             <Table.Tbody>
               {sortedLabels.map((l) => (
@@ -114,13 +122,10 @@ export function PartnerChart({ id }: { id: string }) {
               ))}
             </Table.Tbody>
           </Table>
-        </section>
+        </Section>
       )}
 
-      <section className={classes.section}>
-        <Text fw={700} className={classes.heading}>
-          医師
-        </Text>
+      <Section title="医師">
         {(doctors.data ?? []).length === 0 ? (
           <Text size="sm">登録なし</Text>
         ) : (
@@ -149,24 +154,18 @@ export function PartnerChart({ id }: { id: string }) {
             </Table.Tbody>
           </Table>
         )}
-      </section>
+      </Section>
 
-      <section className={classes.section}>
-        <Text fw={700} className={classes.heading}>
-          メモ
-        </Text>
+      <Section title="メモ">
         <Text size="sm" className={classes.note}>
           {mi.memo.content || 'なし'}
         </Text>
-      </section>
-      <section className={classes.section}>
-        <Text fw={700} className={classes.heading}>
-          特記事項
-        </Text>
+      </Section>
+      <Section title="特記事項">
         <Text size="sm" className={classes.note}>
           {mi.special_note.content || 'なし'}
         </Text>
-      </section>
+      </Section>
     </div>
   );
 }
