@@ -25,6 +25,7 @@ export * from './referrals/referral.schemas.ts';
 export * from './dashboards/dashboard.schemas.ts';
 export * from './emails/email.schemas.ts';
 export * from './registry.ts';
+export * from './endpoint-routes.ts';
 export * from './tools/served-consistency.ts';
 export * from './tools/openapi.ts';
 export * from './tools/contracts-report.ts';

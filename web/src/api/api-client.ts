@@ -4,7 +4,7 @@ import {
   clientVersion,
   clientVersionHeader,
   encodeQuery,
-  endpoints,
+  endpointRoutes,
   errorMessages,
   fillPath,
   minPositionHeader,
@@ -12,8 +12,11 @@ import {
   positionHeader,
   type Audience,
   type EndpointContract,
+  type EndpointRoute,
   type QueryValue,
 } from '@renkei/contracts';
+// Types only: the registry's zod schemas stay out of the entry chunk (the client calls through endpointRoutes).
+import type { endpoints } from '@renkei/contracts';
 import { ApiError, RequiredParameterError } from './api-errors.ts';
 
 type Input<S> = S extends z.ZodType ? z.input<S> : never;
@@ -49,6 +52,8 @@ export interface ApiClientDeps {
 
 export interface ApiTransport {
   call<E extends EndpointContract>(contract: E, args: CallArgs<E>): Promise<CallResult<E>>;
+  /** The same call from an endpoint's run-time route alone (the typed client uses it). */
+  send(route: EndpointRoute, args: unknown): Promise<unknown>;
   /** The global position of the last command's last event (read-your-writes). */
   lastPosition(): string | null;
 }
@@ -58,6 +63,11 @@ export function createTransport(deps: ApiClientDeps): ApiTransport {
   const doFetch = deps.fetch ?? ((input, init) => globalThis.fetch(input, init));
 
   async function call<E extends EndpointContract>(contract: E, rawArgs: CallArgs<E>): Promise<CallResult<E>> {
+    return send(contract, rawArgs) as Promise<CallResult<E>>;
+  }
+
+  async function send(contract: EndpointRoute | EndpointContract, rawArgs: unknown): Promise<unknown> {
+    const hasBody = Boolean(contract.body);
     const args = (rawArgs ?? {}) as {
       params?: Record<string, unknown>;
       query?: Record<string, unknown>;
@@ -71,7 +81,7 @@ export function createTransport(deps: ApiClientDeps): ApiTransport {
       if (value === undefined || value === null || value === '') throw new RequiredParameterError(name);
       params[name] = value as string | number;
     }
-    if (contract.body && (args.body === undefined || args.body === null)) throw new RequiredParameterError('body');
+    if (hasBody && (args.body === undefined || args.body === null)) throw new RequiredParameterError('body');
 
     let url = `${deps.baseUrl}${fillPath(contract.path, params)}`;
     if (args.query) {
@@ -87,13 +97,13 @@ export function createTransport(deps: ApiClientDeps): ApiTransport {
         [clientVersionHeader]: clientVersion,
         accept: 'application/json',
       };
-      if (contract.body) headers['content-type'] = 'application/json';
+      if (hasBody) headers['content-type'] = 'application/json';
       if (args.ifMatch !== undefined) headers['if-match'] = String(args.ifMatch);
       if (contract.method === 'GET' && lastPosition) headers[minPositionHeader] = lastPosition;
       response = await doFetch(url, {
         method: contract.method,
         headers,
-        body: contract.body ? JSON.stringify(args.body) : undefined,
+        body: hasBody ? JSON.stringify(args.body) : undefined,
         credentials: 'include',
         signal: args.signal,
       });
@@ -108,12 +118,12 @@ export function createTransport(deps: ApiClientDeps): ApiTransport {
       const position = response.headers.get(positionHeader);
       if (position) lastPosition = position;
     }
-    if (response.status === 204) return null as CallResult<E>;
+    if (response.status === 204) return null;
     const text = await response.text();
-    return (text ? JSON.parse(text) : null) as CallResult<E>;
+    return text ? (JSON.parse(text) as unknown) : null;
   }
 
-  return { call, lastPosition: () => lastPosition };
+  return { call, send, lastPosition: () => lastPosition };
 }
 
 async function toApiError(response: Response): Promise<ApiError> {
@@ -138,10 +148,7 @@ async function toApiError(response: Response): Promise<ApiError> {
 export function createApiClient(deps: ApiClientDeps): ApiClient & { transport: ApiTransport } {
   const transport = createTransport(deps);
   const client = Object.fromEntries(
-    Object.entries(endpoints).map(([key, contract]) => [
-      key,
-      (args: any) => transport.call(contract as EndpointContract, args),
-    ]),
+    Object.entries(endpointRoutes).map(([key, route]) => [key, (args: unknown) => transport.send(route, args)]),
   ) as ApiClient;
   return Object.assign(client, { transport });
 }
