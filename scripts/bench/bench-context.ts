@@ -55,6 +55,18 @@ export function createBenchContext(options: { embedded: boolean; log: (line: str
   };
 }
 
+/**
+ * Lets a bench file run on its own (`tsx scripts/bench/<name>.bench.ts [--embedded]`), printing its
+ * figures without recording them; `pnpm bench` imports the file instead and does nothing here.
+ */
+export async function runIfMain(bench: BenchDefinition, moduleUrl: string): Promise<void> {
+  if (moduleUrl !== `file://${process.argv[1]}`) return;
+  const figures = await bench.run(
+    createBenchContext({ embedded: process.argv.includes('--embedded'), log: (line) => console.log(line) }),
+  );
+  console.table(figures.map((f) => ({ ...f, baseline: f.baseline ? `${f.baseline.value} ${f.baseline.unit}` : '' })));
+}
+
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createPostgresEventStore, newEventMetadata } from '../../libs/event-store/src/index.ts';
 import { buildTestCommandApp } from '../../services/command/src/testing.ts';
 import { closedLoop, httpClient, percentile, round } from './http-bench-support.ts';
-import { createBenchContext, type BenchContext, type BenchDefinition, type BenchFigure } from './bench-context.ts';
+import { runIfMain, type BenchContext, type BenchDefinition, type BenchFigure } from './bench-context.ts';
 
 const HTTP_CONCURRENCY = 16;
 const RAW_CLIENTS = 8;
@@ -85,9 +85,4 @@ export const bench: BenchDefinition = {
   },
 };
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const figures = await bench.run(
-    createBenchContext({ embedded: process.argv.includes('--embedded'), log: (line) => console.log(line) }),
-  );
-  console.table(figures.map((f) => ({ ...f, baseline: f.baseline ? `${f.baseline.value} ${f.baseline.unit}` : '' })));
-}
+await runIfMain(bench, import.meta.url);

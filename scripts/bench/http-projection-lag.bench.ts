@@ -13,7 +13,7 @@ import { startProjections } from '../../libs/projections/src/index.ts';
 import { buildTestCommandApp } from '../../services/command/src/testing.ts';
 import { queryProjections } from '../../services/query/src/index.ts';
 import { httpClient, percentile, round } from './http-bench-support.ts';
-import { createBenchContext, type BenchContext, type BenchDefinition, type BenchFigure } from './bench-context.ts';
+import { runIfMain, type BenchContext, type BenchDefinition, type BenchFigure } from './bench-context.ts';
 
 const RATE_PER_S = 500;
 const MAX_IN_FLIGHT = 64;
@@ -198,9 +198,4 @@ export const bench: BenchDefinition = {
   },
 };
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const figures = await bench.run(
-    createBenchContext({ embedded: process.argv.includes('--embedded'), log: (line) => console.log(line) }),
-  );
-  console.table(figures.map((f) => ({ ...f, baseline: f.baseline ? `${f.baseline.value} ${f.baseline.unit}` : '' })));
-}
+await runIfMain(bench, import.meta.url);
