@@ -1,4 +1,4 @@
-import { Anchor, Button, Group, Modal, Paper, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { Doctor } from '@renkei/contracts';
 import { useServices } from '../../../app/services-context.tsx';
@@ -9,6 +9,7 @@ import {
   useUpdateDoctor,
   type DoctorInputValues,
 } from '../doctors.queries.ts';
+import { ConfirmDeleteModal } from '../../ConfirmDeleteModal.tsx';
 import { useRecordDialogs } from '../../use-record-dialogs.ts';
 import { DoctorFormModal } from './DoctorFormModal.tsx';
 
@@ -109,24 +110,15 @@ export function DoctorList({ institutionId, onError }: { institutionId: string; 
         onClose={() => setEditing(null)}
         onSubmit={save}
       />
-      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title="医師を削除" centered>
-        <Stack>
-          <Text>「{deleting?.name}」を削除しますか？この操作は取り消せません。</Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setDeleting(null)}>
-              キャンセル
-            </Button>
-            <Button
-              color="red"
-              loading={remove.isPending}
-              onClick={() => void confirmDelete()}
-              data-testid="confirm-delete-doctor"
-            >
-              削除
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <ConfirmDeleteModal
+        opened={deleting !== null}
+        title="医師を削除"
+        message={<>「{deleting?.name}」を削除しますか？この操作は取り消せません。</>}
+        pending={remove.isPending}
+        onClose={() => setDeleting(null)}
+        onConfirm={() => void confirmDelete()}
+        testId="confirm-delete-doctor"
+      />
     </Paper>
   );
 }

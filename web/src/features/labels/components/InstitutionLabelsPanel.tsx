@@ -1,4 +1,4 @@
-import { ActionIcon, Badge, Button, Group, Modal, Stack, Table, Text } from '@mantine/core';
+import { ActionIcon, Badge, Button, Group, Stack, Table, Text } from '@mantine/core';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import type { MedicalInstitutionLabel } from '@renkei/contracts';
 import { useCallback } from 'react';
@@ -15,6 +15,7 @@ import {
   useUpdateInstitutionLabel,
   type InstitutionLabelInputValues,
 } from '../labels.queries.ts';
+import { ConfirmDeleteModal } from '../../ConfirmDeleteModal.tsx';
 import { useRecordDialogs } from '../../use-record-dialogs.ts';
 import { LabelFormModal } from './LabelFormModal.tsx';
 
@@ -158,24 +159,15 @@ export function InstitutionLabelsPanel() {
         onClose={() => setEditing(null)}
         onSubmit={save}
       />
-      <Modal opened={deleting !== null} onClose={() => setDeleting(null)} title="ラベルを削除" centered>
-        <Stack>
-          <Text>ラベル「{deleting?.name}」を削除しますか？医療機関に入力された値もすべて削除されます。</Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setDeleting(null)}>
-              キャンセル
-            </Button>
-            <Button
-              color="red"
-              loading={remove.isPending}
-              onClick={() => void confirmDelete()}
-              data-testid="confirm-delete-label"
-            >
-              削除
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <ConfirmDeleteModal
+        opened={deleting !== null}
+        title="ラベルを削除"
+        message={<>ラベル「{deleting?.name}」を削除しますか？医療機関に入力された値もすべて削除されます。</>}
+        pending={remove.isPending}
+        onClose={() => setDeleting(null)}
+        onConfirm={() => void confirmDelete()}
+        testId="confirm-delete-label"
+      />
     </Stack>
   );
 }
