@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { defaultResources } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import type { EventStore } from '@renkei/event-store';
-import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
+import { createTestAuth, type TestAuth, type TestTokenClaims } from '@renkei/service-kit/testing';
 import { buildCommandApp } from './index.ts';
 
 /**
@@ -24,6 +24,26 @@ export async function buildTestCommandApp(
     underPressure: false,
   });
   return { app, testAuth };
+}
+
+export type WriteMethod = 'POST' | 'PUT' | 'DELETE';
+
+/** Sends a request as `caller` with a fresh token (every feature unless the caller names some). */
+export async function injectAs(
+  { app, testAuth }: { app: FastifyInstance; testAuth: TestAuth },
+  caller: TestTokenClaims,
+  method: WriteMethod,
+  url: string,
+  payload?: unknown,
+  headers: Record<string, string> = {},
+) {
+  const token = await testAuth.token(caller);
+  return app.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${token}`, ...headers },
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
 }
 
 /** How many events a tenant has in the store: a rejected command must leave it unchanged. */

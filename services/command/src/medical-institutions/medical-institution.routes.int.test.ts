@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { createPostgresEventStore, newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
 import { generateInstitutionMaster, importInstitutionMaster } from '@renkei/institution-master';
 import type { TestAuth } from '@renkei/service-kit/testing';
-import { buildTestCommandApp, tenantEventCount } from '../testing.ts';
+import { buildTestCommandApp, injectAs, tenantEventCount, type WriteMethod } from '../testing.ts';
 
 let db: TestDatabase;
 let store: EventStore;
@@ -48,21 +48,8 @@ interface Caller {
 }
 const newTenant = (): Caller => ({ tenantId: randomUUID(), accountId: randomUUID() });
 
-async function call(
-  caller: Caller,
-  method: 'POST' | 'PUT' | 'DELETE',
-  url: string,
-  payload?: unknown,
-  headers: Record<string, string> = {},
-) {
-  const token = await testAuth.token({ ...caller, features: caller.features ?? [...featureKeys] });
-  return app.inject({
-    method,
-    url,
-    headers: { authorization: `Bearer ${token}`, ...headers },
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-}
+const call = (caller: Caller, method: WriteMethod, url: string, payload?: unknown, headers?: Record<string, string>) =>
+  injectAs({ app, testAuth }, caller, method, url, payload, headers);
 
 const eventCount = (tenantId: string) => tenantEventCount(db, tenantId);
 

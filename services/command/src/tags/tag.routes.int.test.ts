@@ -6,7 +6,7 @@ import { featureKeys } from '@renkei/contracts';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { createPostgresEventStore, newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
 import type { TestAuth } from '@renkei/service-kit/testing';
-import { buildTestCommandApp, tenantEventCount } from '../testing.ts';
+import { buildTestCommandApp, injectAs, tenantEventCount, type WriteMethod } from '../testing.ts';
 
 let db: TestDatabase;
 let store: EventStore;
@@ -37,21 +37,8 @@ afterAll(async () => {
 const tenant = () => ({ tenantId: randomUUID(), accountId: randomUUID() });
 type Caller = ReturnType<typeof tenant>;
 
-async function call(
-  caller: Caller,
-  method: 'POST' | 'PUT' | 'DELETE',
-  url: string,
-  payload?: unknown,
-  headers: Record<string, string> = {},
-) {
-  const token = await testAuth.token(caller);
-  return app.inject({
-    method,
-    url,
-    headers: { authorization: `Bearer ${token}`, ...headers },
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-}
+const call = (caller: Caller, method: WriteMethod, url: string, payload?: unknown, headers?: Record<string, string>) =>
+  injectAs({ app, testAuth }, caller, method, url, payload, headers);
 
 const eventCount = (tenantId: string) => tenantEventCount(db, tenantId);
 
