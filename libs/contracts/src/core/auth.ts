@@ -1,8 +1,16 @@
 import { z } from 'zod';
 import { FeatureKey, Role } from './features.ts';
 
-/** The sign-in policy name; the active account is the one whose `tfp` (or `acr`) ends with it. */
-export const defaultSignInPolicy = 'B2C_1_signin';
+export {
+  defaultSignInPolicy,
+  scopeFor,
+  clientVersionHeader,
+  clientVersion,
+  positionHeader,
+  minPositionHeader,
+  defaultResources,
+  defaultSpaClientId,
+} from './auth-constants.ts';
 
 /**
  * Claims of every access token Renkei's services accept. The tenant, account, role and features
@@ -19,28 +27,3 @@ export const AccessTokenClaims = z.object({
   exp: z.number(),
 });
 export type AccessTokenClaims = z.infer<typeof AccessTokenClaims>;
-
-/** Azure-style scope per audience: `<resource>/access_as_user`. */
-export function scopeFor(resource: string): string {
-  return `${resource}/access_as_user`;
-}
-
-/** The client-version header every call carries (spec §7). */
-export const clientVersionHeader = 'x-client-version';
-export const clientVersion = 'renkei-web/1.0';
-/** Read-your-writes headers (ARCHITECTURE). */
-export const positionHeader = 'x-position';
-export const minPositionHeader = 'x-min-position';
-
-/**
- * Default resource identifiers (token audiences) of the built-in provider. With Azure AD B2C they are
- * configured per deployment (`AUDIENCE_MAIN`, `AUDIENCE_QUERY`, `AUDIENCE_COMMAND`).
- */
-export const defaultResources = {
-  main: 'https://api.renkei.local/main',
-  query: 'https://api.renkei.local/query',
-  command: 'https://api.renkei.local/command',
-} as const;
-
-/** The first-party SPA's client id at the built-in provider. */
-export const defaultSpaClientId = 'renkei-web';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { errorMessages } from './error-messages.ts';
 
 /** One field problem of a 422. `field` is the snake_case path (`name`, `tasks.0.title`). */
 export const FieldError = z.object({ field: z.string(), message: z.string() });
@@ -14,19 +15,7 @@ export const ErrorBody = z.object({
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-export const ipNotAllowedSubCode = 'IP_NOT_ALLOWED';
-
-export const errorMessages = {
-  400: 'リクエストが正しくありません。',
-  401: '認証が必要です。',
-  403: 'アクセス権限がありません。',
-  404: '指定されたデータが見つかりません。',
-  409: '他の操作と競合しました。最新の状態を読み込んでからやり直してください。',
-  422: '入力内容に誤りがあります。',
-  429: 'リクエストが多すぎます。しばらくしてから再度お試しください。',
-  500: '一時的なエラーが発生しました。',
-  503: 'ただいまアクセスが集中しています。しばらくしてから再度お試しください。',
-} as const;
+export { ipNotAllowedSubCode, errorMessages } from './error-messages.ts';
 
 /** An error a handler throws to answer with a given status; anything else thrown is a 500. */
 export class HttpError extends Error {

@@ -1,65 +1,13 @@
 import { z } from 'zod';
+import { featureKeys, plans, roles } from './feature-keys.ts';
 
-/** The feature flag enumeration of spec §3. */
-export const featureKeys = [
-  'medical_institutions_search',
-  'sale_map',
-  'data_analysis',
-  'action_lists',
-  'emails',
-  'communications',
-  'alerts',
-  'tasks',
-  'accounts',
-  'tags',
-  'data_uploads',
-  'reverse_referrals',
-  'report',
-  'medical_institution_report',
-  'own_department_report',
-  'area_report',
-  'communication_report',
-  'dashboard',
-  'labels',
-  'medical_institution_labels',
-  'communication_labels',
-  'diagnosis_analysis',
-  'email_sender_restricted',
-] as const;
+export { featureKeys, plans, roles, menuFeature, type MenuKey } from './feature-keys.ts';
+
 export const FeatureKey = z.enum(featureKeys);
 export type FeatureKey = z.infer<typeof FeatureKey>;
 
-export const plans = [
-  'standard202211',
-  'early',
-  'starter',
-  'basic',
-  'growth',
-  'beginner202112',
-  'growth202112',
-  'professional202112',
-] as const;
 export const Plan = z.enum(plans);
 export type Plan = z.infer<typeof Plan>;
 
-export const roles = ['owner', 'member'] as const;
 export const Role = z.enum(roles);
 export type Role = z.infer<typeof Role>;
-
-/** The client's menu keys (spec §3) and the feature each needs. */
-export const menuFeature = {
-  DataAnalysis: 'data_analysis',
-  SaleMap: 'sale_map',
-  Dashboard: 'dashboard',
-  Report: 'report',
-  MedicalInstitutionsSearch: 'medical_institutions_search',
-  Communications: 'communications',
-  Tasks: 'tasks',
-  ActionLists: 'action_lists',
-  Alerts: 'alerts',
-  Emails: 'emails',
-  Labels: 'labels',
-  Tags: 'tags',
-  Accounts: 'accounts',
-} as const satisfies Record<string, FeatureKey>;
-export type MenuKey = keyof typeof menuFeature;
