@@ -14,8 +14,8 @@ import {
   type EndpointContract,
   type EndpointRoute,
   type QueryValue,
-} from '@renkei/contracts';
-// Types only: the registry's zod schemas stay out of the entry chunk (the client calls through endpointRoutes).
+} from '@renkei/contracts/client';
+// Types only: zod and the registry's schemas stay out of the entry chunk (the client calls through endpointRoutes).
 import type { endpoints } from '@renkei/contracts';
 import { ApiError, RequiredParameterError } from './api-errors.ts';
 

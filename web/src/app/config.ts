@@ -1,4 +1,4 @@
-import { defaultResources, defaultSignInPolicy, defaultSpaClientId, scopeFor } from '@renkei/contracts';
+import { defaultResources, defaultSignInPolicy, defaultSpaClientId, scopeFor } from '@renkei/contracts/client';
 
 /** Everything that differs between the built-in provider and Azure AD B2C comes from here. */
 export interface AppConfig {

@@ -1,4 +1,4 @@
-import { ipNotAllowedSubCode } from '@renkei/contracts';
+import { ipNotAllowedSubCode } from '@renkei/contracts/client';
 
 export type ErrorStatus = 401 | 403 | 404 | 429 | 500 | 503;
 

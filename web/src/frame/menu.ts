@@ -1,4 +1,4 @@
-import { menuFeature, type FeatureKey } from '@renkei/contracts';
+import { menuFeature, type FeatureKey } from '@renkei/contracts/client';
 
 export interface MenuEntry {
   key: string;

@@ -100,3 +100,25 @@ describe('partner management URL state', () => {
     expect(exportColumnsOf(['name', 'code', 'tags'])).toEqual(['code', 'name', 'tags']);
   });
 });
+
+describe('URL state lists', () => {
+  it('match the contract enumerations they stand for', async () => {
+    const contracts = await import('@renkei/contracts');
+    const { sortKeys, runningStatuses, tagSearchConditions, filterGroupLogics } = await import('./search-state.ts');
+    expect([...sortKeys]).toEqual(contracts.MedicalInstitutionSortKey.options);
+    expect([...runningStatuses]).toEqual(contracts.RunningStatus.options);
+    expect([...tagSearchConditions]).toEqual(contracts.TagSearchCondition.options);
+    expect([...filterGroupLogics]).toEqual(contracts.FilterGroupLogic.options);
+  });
+
+  it('keeps only label conditions the contract accepts', () => {
+    const ok = { label_id: label, date_from: '2024-02-29', selection_ids: [tagA], is_empty: false };
+    expect(InstitutionSearchState.parse({ label_filters: [ok] }).label_filters).toEqual([ok]);
+    for (const bad of [
+      { label_id: label, date_to: '2026-02-30' },
+      { label_id: 'x' },
+      { label_id: label, integer_min: 1.5 },
+    ])
+      expect(InstitutionSearchState.parse({ label_filters: [ok, bad] }).label_filters).toBeUndefined();
+  });
+});

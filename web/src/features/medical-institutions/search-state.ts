@@ -1,16 +1,21 @@
-import {
-  FilterGroupLogic,
-  Id,
+import type {
   LabelFilter,
+  MedicalInstitutionExportColumn,
+  MedicalInstitutionSearchBody,
+  MedicalInstitutionSearchConditions,
   MedicalInstitutionSortKey,
   PrefectureCode,
   RunningStatus,
-  TagSearchCondition,
-  type MedicalInstitutionExportColumn,
-  type MedicalInstitutionSearchBody,
-  type MedicalInstitutionSearchConditions,
 } from '@renkei/contracts';
-import { z } from 'zod';
+import {
+  enumParam,
+  intParam,
+  isRecord,
+  isUuid,
+  listParam,
+  trimmedString,
+  type SearchInput,
+} from '../../app/search-params.ts';
 
 /** Columns the result table can show; the first ones are shown until the user chooses. */
 export const institutionColumnKeys = [
@@ -29,8 +34,7 @@ export const institutionColumnKeys = [
   'departments',
   'comparison_referral_count',
 ] as const;
-export const InstitutionColumnKey = z.enum(institutionColumnKeys);
-export type InstitutionColumnKey = z.infer<typeof InstitutionColumnKey>;
+export type InstitutionColumnKey = (typeof institutionColumnKeys)[number];
 export const defaultColumns: InstitutionColumnKey[] = [
   'name',
   'address',
@@ -44,40 +48,149 @@ export const defaultColumns: InstitutionColumnKey[] = [
 
 export const perPageChoices = [20, 50, 100] as const;
 
-// A link written by hand or by an older build must still open: every bad piece falls back alone.
-const optionalList = <T extends z.ZodType>(item: T) => z.array(item).min(1).optional().catch(undefined);
+// The contract's enumerations, as plain lists: this module is read by the route's validateSearch, which
+// the entry chunk carries, so it stays free of zod (search-state.test.ts checks them against the contract).
+export const sortKeys = [
+  'name',
+  'kana',
+  'code',
+  'address',
+  'running_status',
+  'phase',
+  'referral_count',
+  'comparison_referral_count',
+  'rate_of_referral_change',
+  'last_visit_date',
+] as const satisfies readonly MedicalInstitutionSortKey[];
+export const runningStatuses = ['open', 'closed', 'suspended', 'unknown'] as const satisfies readonly RunningStatus[];
+export const tagSearchConditions = ['include', 'exclude'] as const;
+type TagSearchCondition = (typeof tagSearchConditions)[number];
+export const filterGroupLogics = ['and', 'or', 'nand', 'nor'] as const;
+type FilterGroupLogic = (typeof filterGroupLogics)[number];
+const prefecturePattern = /^(0[1-9]|[1-3][0-9]|4[0-7])$/;
+// A real calendar day (as z.iso.date()): 2026-02-30 does not survive the round trip.
+const isIsoDate = (v: unknown): v is string =>
+  typeof v === 'string' &&
+  /^\d{4}-\d{2}-\d{2}$/.test(v) &&
+  !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) &&
+  new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
+const isIdList = (v: unknown, max: number): v is string[] => Array.isArray(v) && v.length <= max && v.every(isUuid);
 
-export const TagGroupState = z.object({
-  search_condition: TagSearchCondition.catch('include'),
-  logic: FilterGroupLogic.catch('or'),
-  tag_ids: z.array(Id).max(100),
-});
-export type TagGroupState = z.infer<typeof TagGroupState>;
+export interface TagGroupState {
+  search_condition: TagSearchCondition;
+  logic: FilterGroupLogic;
+  tag_ids: string[];
+}
 
 /** Everything partner management shows, as kept in the URL: a shared link reproduces the view. */
-export const InstitutionSearchState = z.object({
-  keyword: z.string().trim().max(100).optional().catch(undefined),
-  prefectures: optionalList(PrefectureCode),
-  cities: optionalList(z.string().trim().min(1).max(50)),
-  area_ids: optionalList(Id),
-  facility_type_ids: optionalList(z.string().min(1).max(20)),
-  department_ids: optionalList(z.string().min(1).max(20)),
-  tag_groups: z.array(TagGroupState).max(10).optional().catch(undefined),
-  phase_master_ids: optionalList(Id),
-  include_no_phase: z.boolean().optional().catch(undefined),
-  running_statuses: optionalList(RunningStatus),
-  label_filters: z.array(LabelFilter).max(20).optional().catch(undefined),
-  sort_by: MedicalInstitutionSortKey.catch('kana').default('kana'),
-  sort: z.enum(['asc', 'desc']).catch('asc').default('asc'),
-  page: z.coerce.number().int().min(1).catch(1).default(1),
-  per_page: z.coerce
-    .number()
-    .refine((n) => (perPageChoices as readonly number[]).includes(n))
-    .catch(20)
-    .default(20),
-  columns: z.array(InstitutionColumnKey).min(1).optional().catch(undefined),
-});
-export type InstitutionSearchState = z.output<typeof InstitutionSearchState>;
+export interface InstitutionSearchState {
+  keyword?: string;
+  prefectures?: PrefectureCode[];
+  cities?: string[];
+  area_ids?: string[];
+  facility_type_ids?: string[];
+  department_ids?: string[];
+  tag_groups?: TagGroupState[];
+  phase_master_ids?: string[];
+  include_no_phase?: boolean;
+  running_statuses?: RunningStatus[];
+  label_filters?: LabelFilter[];
+  sort_by: MedicalInstitutionSortKey;
+  sort: 'asc' | 'desc';
+  page: number;
+  per_page: number;
+  columns?: InstitutionColumnKey[];
+}
+
+const uuid = (v: unknown) => (isUuid(v) ? v : undefined);
+const code = (v: unknown) => (typeof v === 'string' && v.length >= 1 && v.length <= 20 ? v : undefined);
+
+function tagGroup(v: unknown): TagGroupState | undefined {
+  if (!isRecord(v)) return undefined;
+  if (!isIdList(v.tag_ids, 100)) return undefined;
+  return {
+    search_condition: enumParam(v.search_condition, tagSearchConditions, 'include'),
+    logic: enumParam(v.logic, filterGroupLogics, 'or'),
+    tag_ids: v.tag_ids,
+  };
+}
+
+/** A label condition as LabelFilter of the contract accepts it; anything malformed drops the list. */
+function labelFilter(v: unknown): LabelFilter | undefined {
+  if (!isRecord(v) || !isUuid(v.label_id)) return undefined;
+  const out: LabelFilter = { label_id: v.label_id };
+  if (v.text !== undefined) {
+    if (typeof v.text !== 'string' || v.text.trim().length > 100) return undefined;
+    out.text = v.text.trim();
+  }
+  for (const key of ['integer_min', 'integer_max'] as const) {
+    const value = v[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isInteger(value)) return undefined;
+    out[key] = value;
+  }
+  for (const key of ['date_from', 'date_to'] as const) {
+    const value = v[key];
+    if (value === undefined) continue;
+    if (!isIsoDate(value)) return undefined;
+    out[key] = value;
+  }
+  for (const key of ['selection_ids', 'own_department_ids', 'area_ids'] as const) {
+    const value = v[key];
+    if (value === undefined) continue;
+    if (!isIdList(value, 100)) return undefined;
+    out[key] = value;
+  }
+  if (v.is_empty !== undefined) {
+    if (typeof v.is_empty !== 'boolean') return undefined;
+    out.is_empty = v.is_empty;
+  }
+  return out;
+}
+
+function parseInstitutionSearch(search: SearchInput): InstitutionSearchState {
+  const state: InstitutionSearchState = {
+    keyword: trimmedString(search.keyword, 0, 100),
+    prefectures: listParam(search.prefectures, (v) =>
+      typeof v === 'string' && prefecturePattern.test(v) ? v : undefined,
+    ),
+    cities: listParam(search.cities, (v) => trimmedString(v, 1, 50)),
+    area_ids: listParam(search.area_ids, uuid),
+    facility_type_ids: listParam(search.facility_type_ids, code),
+    department_ids: listParam(search.department_ids, code),
+    tag_groups:
+      Array.isArray(search.tag_groups) && search.tag_groups.length <= 10
+        ? (() => {
+            const groups = search.tag_groups.map(tagGroup);
+            return groups.every((g) => g !== undefined) ? (groups as TagGroupState[]) : undefined;
+          })()
+        : undefined,
+    phase_master_ids: listParam(search.phase_master_ids, uuid),
+    include_no_phase: typeof search.include_no_phase === 'boolean' ? search.include_no_phase : undefined,
+    running_statuses: listParam(search.running_statuses, (v) => enumParam(v, runningStatuses, undefined)),
+    label_filters:
+      Array.isArray(search.label_filters) && search.label_filters.length <= 20
+        ? (() => {
+            const filters = search.label_filters.map(labelFilter);
+            return filters.every((f) => f !== undefined) ? (filters as LabelFilter[]) : undefined;
+          })()
+        : undefined,
+    sort_by: enumParam(search.sort_by, sortKeys, 'kana'),
+    sort: enumParam(search.sort, ['asc', 'desc'], 'asc'),
+    page: intParam(search.page, 1, Number.MAX_SAFE_INTEGER, 1),
+    per_page: (perPageChoices as readonly number[]).includes(intParam(search.per_page, 1, 100, 0))
+      ? intParam(search.per_page, 1, 100, 0)
+      : 20,
+    columns: listParam(search.columns, (v) => enumParam(v, institutionColumnKeys, undefined)),
+  };
+  // Absent pieces stay absent (as the URL had them), so equal views compare equal.
+  for (const key of Object.keys(state) as (keyof InstitutionSearchState)[])
+    if (state[key] === undefined) delete state[key];
+  return state;
+}
+
+/** The route's search validator (`validateSearch` takes any `{ parse }`). */
+export const InstitutionSearchState = { parse: parseInstitutionSearch };
 
 export const emptySearchState: InstitutionSearchState = InstitutionSearchState.parse({});
 

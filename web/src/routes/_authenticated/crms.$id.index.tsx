@@ -1,14 +1,15 @@
 import { createFileRoute } from '@tanstack/react-router';
-import { z } from 'zod';
+import { enumParam, type SearchInput } from '../../app/search-params.ts';
 import { ApiError } from '../../api/api-errors.ts';
 import { requireFeature } from '../../features/require-feature.ts';
 import { CrmPage } from '../../features/medical-institutions/components/CrmPage.tsx';
 import { PartnerChart } from '../../features/medical-institutions/components/PartnerChart.tsx';
 import { institutionQueries } from '../../features/medical-institutions/medical-institutions.queries.ts';
 
-const CrmSearch = z.object({
-  view: z.enum(['karte']).optional().catch(undefined),
-});
+const CrmSearch = (search: SearchInput): { view?: 'karte' } => {
+  const view = enumParam(search.view, ['karte'], undefined);
+  return view ? { view } : {};
+};
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,13 +1,13 @@
 import { Stack, Tabs, Title } from '@mantine/core';
 import { createFileRoute } from '@tanstack/react-router';
-import { z } from 'zod';
+import { enumParam, type SearchInput } from '../../app/search-params.ts';
 import { InstitutionLabelsPanel } from '../../features/labels/components/InstitutionLabelsPanel.tsx';
 import { labelQueries } from '../../features/labels/labels.queries.ts';
 import { requireFeature } from '../../features/require-feature.ts';
 
 // Communication labels get their tab when their module lands; until then every link opens this one.
-const LabelsSearch = z.object({
-  tab: z.enum(['MedicalInstitutionLabels']).catch('MedicalInstitutionLabels').default('MedicalInstitutionLabels'),
+const LabelsSearch = (search: SearchInput) => ({
+  tab: enumParam(search.tab, ['MedicalInstitutionLabels'], 'MedicalInstitutionLabels'),
 });
 
 export const Route = createFileRoute('/_authenticated/labels/')({

@@ -1,13 +1,13 @@
 import { createFileRoute } from '@tanstack/react-router';
-import { z } from 'zod';
+import { enumParam, intParam, type SearchInput } from '../../app/search-params.ts';
 import { requireFeature } from '../../features/require-feature.ts';
 import { TagsPage } from '../../features/tags/components/TagsPage.tsx';
 import { tagQueries } from '../../features/tags/tags.queries.ts';
 
-const TagsSearch = z.object({
-  page: z.coerce.number().int().min(1).catch(1).default(1),
-  per_page: z.coerce.number().int().min(1).max(100).catch(20).default(20),
-  sort: z.enum(['asc', 'desc']).catch('asc').default('asc'),
+const TagsSearch = (search: SearchInput) => ({
+  page: intParam(search.page, 1, Number.MAX_SAFE_INTEGER, 1),
+  per_page: intParam(search.per_page, 1, 100, 20),
+  sort: enumParam(search.sort, ['asc', 'desc'], 'asc'),
 });
 
 export const Route = createFileRoute('/_authenticated/tags')({
