@@ -93,8 +93,9 @@ try {
     `Largest files (KiB gzip): ${js.detail
       .sort((a, b) => parseFloat(b) - parseFloat(a))
       .slice(0, 6)
-      .join(', ')}. The entry chunk holds React DOM, MSAL, TanStack Router and Query and Mantine's core; zod comes`,
-    "with every route's `validateSearch` and the contracts; Sentry (150 KiB) and the notifications load only when needed.",
+      .join(', ')}. The entry chunk holds React DOM, MSAL, TanStack Router and Query and Mantine's core, and calls`,
+    'endpoints through the zod-free `@renkei/contracts/client`; route search validation is zod-free too, so zod and the',
+    'endpoint schemas load with the forms and routes that use them. Sentry (150 KiB) and the notifications load only when needed.',
     '',
     'The LCP includes MSAL start-up, the silent token calls, GET /api/current_user and the tag list query.',
     '<!-- /bench:web -->',
