@@ -1,5 +1,6 @@
 import type { HttpMethod, OwningService } from './core/endpoint.ts';
 import type { EndpointId } from './registry.ts';
+import { prefixed } from './core/prefixed.ts';
 
 /**
  * What a client needs at run time to call an endpoint, without its zod schemas: the web's entry chunk
@@ -12,6 +13,25 @@ export interface EndpointRoute {
   readonly service: OwningService;
   /** Whether the endpoint takes a JSON body. */
   readonly body: boolean;
+}
+
+/** The seven definition routes each report kind has (the registry builds them the same way). */
+function reportDefinitionRoutes(kind: string) {
+  return {
+    listDefinitions: { method: 'GET', path: `/${kind}/definitions`, service: 'query', body: false },
+    createDefinition: { method: 'POST', path: `/${kind}/definitions`, service: 'command', body: true },
+    getDefinition: { method: 'GET', path: `/${kind}/definitions/{id}`, service: 'query', body: false },
+    updateDefinition: { method: 'PUT', path: `/${kind}/definitions/{id}`, service: 'command', body: true },
+    deleteDefinition: { method: 'DELETE', path: `/${kind}/definitions/{id}`, service: 'command', body: false },
+    itemDefinitions: { method: 'GET', path: `/${kind}/item_definitions`, service: 'query', body: false },
+    results: { method: 'POST', path: `/${kind}/results`, service: 'query', body: true },
+  } as const satisfies Record<string, EndpointRoute>;
+}
+
+function reportAggregationRoute(kind: string) {
+  return {
+    aggregationResults: { method: 'POST', path: `/${kind}/aggregation_results`, service: 'query', body: true },
+  } as const satisfies Record<string, EndpointRoute>;
 }
 
 export const endpointRoutes = {
@@ -240,156 +260,16 @@ export const endpointRoutes = {
   deleteVoc: { method: 'DELETE', path: '/vocs/{id}', service: 'command', body: false },
   listVocGroups: { method: 'GET', path: '/voc_groups', service: 'query', body: false },
   replaceVocGroups: { method: 'PUT', path: '/voc_groups', service: 'command', body: true },
-  areaReportsListDefinitions: { method: 'GET', path: '/area_reports/definitions', service: 'query', body: false },
-  areaReportsCreateDefinition: { method: 'POST', path: '/area_reports/definitions', service: 'command', body: true },
-  areaReportsGetDefinition: { method: 'GET', path: '/area_reports/definitions/{id}', service: 'query', body: false },
-  areaReportsUpdateDefinition: {
-    method: 'PUT',
-    path: '/area_reports/definitions/{id}',
-    service: 'command',
-    body: true,
-  },
-  areaReportsDeleteDefinition: {
-    method: 'DELETE',
-    path: '/area_reports/definitions/{id}',
-    service: 'command',
-    body: false,
-  },
-  areaReportsItemDefinitions: { method: 'GET', path: '/area_reports/item_definitions', service: 'query', body: false },
-  areaReportsResults: { method: 'POST', path: '/area_reports/results', service: 'query', body: true },
-  communicationReportsListDefinitions: {
-    method: 'GET',
-    path: '/communication_reports/definitions',
-    service: 'query',
-    body: false,
-  },
-  communicationReportsCreateDefinition: {
-    method: 'POST',
-    path: '/communication_reports/definitions',
-    service: 'command',
-    body: true,
-  },
-  communicationReportsGetDefinition: {
-    method: 'GET',
-    path: '/communication_reports/definitions/{id}',
-    service: 'query',
-    body: false,
-  },
-  communicationReportsUpdateDefinition: {
-    method: 'PUT',
-    path: '/communication_reports/definitions/{id}',
-    service: 'command',
-    body: true,
-  },
-  communicationReportsDeleteDefinition: {
-    method: 'DELETE',
-    path: '/communication_reports/definitions/{id}',
-    service: 'command',
-    body: false,
-  },
-  communicationReportsItemDefinitions: {
-    method: 'GET',
-    path: '/communication_reports/item_definitions',
-    service: 'query',
-    body: false,
-  },
-  communicationReportsResults: { method: 'POST', path: '/communication_reports/results', service: 'query', body: true },
-  communicationReportsAggregationResults: {
-    method: 'POST',
-    path: '/communication_reports/aggregation_results',
-    service: 'query',
-    body: true,
-  },
-  medicalInstitutionReportsListDefinitions: {
-    method: 'GET',
-    path: '/medical_institution_reports/definitions',
-    service: 'query',
-    body: false,
-  },
-  medicalInstitutionReportsCreateDefinition: {
-    method: 'POST',
-    path: '/medical_institution_reports/definitions',
-    service: 'command',
-    body: true,
-  },
-  medicalInstitutionReportsGetDefinition: {
-    method: 'GET',
-    path: '/medical_institution_reports/definitions/{id}',
-    service: 'query',
-    body: false,
-  },
-  medicalInstitutionReportsUpdateDefinition: {
-    method: 'PUT',
-    path: '/medical_institution_reports/definitions/{id}',
-    service: 'command',
-    body: true,
-  },
-  medicalInstitutionReportsDeleteDefinition: {
-    method: 'DELETE',
-    path: '/medical_institution_reports/definitions/{id}',
-    service: 'command',
-    body: false,
-  },
-  medicalInstitutionReportsItemDefinitions: {
-    method: 'GET',
-    path: '/medical_institution_reports/item_definitions',
-    service: 'query',
-    body: false,
-  },
-  medicalInstitutionReportsResults: {
-    method: 'POST',
-    path: '/medical_institution_reports/results',
-    service: 'query',
-    body: true,
-  },
-  medicalInstitutionReportsAggregationResults: {
-    method: 'POST',
-    path: '/medical_institution_reports/aggregation_results',
-    service: 'query',
-    body: true,
-  },
-  ownDepartmentReportsListDefinitions: {
-    method: 'GET',
-    path: '/own_department_reports/definitions',
-    service: 'query',
-    body: false,
-  },
-  ownDepartmentReportsCreateDefinition: {
-    method: 'POST',
-    path: '/own_department_reports/definitions',
-    service: 'command',
-    body: true,
-  },
-  ownDepartmentReportsGetDefinition: {
-    method: 'GET',
-    path: '/own_department_reports/definitions/{id}',
-    service: 'query',
-    body: false,
-  },
-  ownDepartmentReportsUpdateDefinition: {
-    method: 'PUT',
-    path: '/own_department_reports/definitions/{id}',
-    service: 'command',
-    body: true,
-  },
-  ownDepartmentReportsDeleteDefinition: {
-    method: 'DELETE',
-    path: '/own_department_reports/definitions/{id}',
-    service: 'command',
-    body: false,
-  },
-  ownDepartmentReportsItemDefinitions: {
-    method: 'GET',
-    path: '/own_department_reports/item_definitions',
-    service: 'query',
-    body: false,
-  },
-  ownDepartmentReportsResults: {
-    method: 'POST',
-    path: '/own_department_reports/results',
-    service: 'query',
-    body: true,
-  },
+  ...prefixed('areaReports', reportDefinitionRoutes('area_reports')),
+  ...prefixed('communicationReports', {
+    ...reportDefinitionRoutes('communication_reports'),
+    ...reportAggregationRoute('communication_reports'),
+  }),
+  ...prefixed('medicalInstitutionReports', {
+    ...reportDefinitionRoutes('medical_institution_reports'),
+    ...reportAggregationRoute('medical_institution_reports'),
+  }),
+  ...prefixed('ownDepartmentReports', reportDefinitionRoutes('own_department_reports')),
   medicalInstitutionReportsGetAlertSettings: {
     method: 'GET',
     path: '/medical_institution_reports/definitions/{id}/alert_settings',

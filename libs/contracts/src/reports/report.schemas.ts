@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { prefixed } from '../core/prefixed.ts';
 import { endpoint } from '../core/endpoint.ts';
 import type { FeatureKey } from '../core/features.ts';
 import {
@@ -219,16 +220,6 @@ const prefixOf = {
   medical_institution_reports: 'medicalInstitutionReports',
   own_department_reports: 'ownDepartmentReports',
 } as const satisfies Record<ReportKind, string>;
-
-/** `prefixed('areaReports', { results })` → `{ areaReportsResults: results }`, keeping each entry's type. */
-function prefixed<P extends string, T extends Record<string, unknown>>(
-  prefix: P,
-  entries: T,
-): { [K in keyof T & string as `${P}${Capitalize<K>}`]: T[K] } {
-  return Object.fromEntries(
-    Object.entries(entries).map(([key, value]) => [`${prefix}${key[0]!.toUpperCase()}${key.slice(1)}`, value]),
-  ) as never;
-}
 
 function definitionEndpoints(kind: ReportKind) {
   const base = { area: 'reports', feature: featureOf[kind], served: false } as const;
