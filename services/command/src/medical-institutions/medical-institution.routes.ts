@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { HttpError, endpoints, type FieldError, type LabelValue, type MedicalInstitutionNote } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import {
@@ -14,7 +14,7 @@ import {
   type PhaseMastersReplaced,
   type TagEvent,
 } from '@renkei/domain';
-import type { EventStore } from '@renkei/event-store';
+import type { EventStore, NewEvent } from '@renkei/event-store';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
 import { etagOf, readIfMatch } from '../shared/command-context.ts';
 import { loadLabel } from '../labels/label.routes.ts';
@@ -56,6 +56,33 @@ export async function loadOwnDepartments(store: EventStore, tenantId: string) {
 
 export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: MedicalInstitutionRouteDeps): void {
   const { db, store } = deps;
+
+  /**
+   * One decision on the tenant's CRM stream of an institution: read it, decide on the folded state and
+   * append what was decided at the revision read (the caller's withRetry runs it again on a conflict).
+   */
+  async function decideOnCrm<D extends Omit<NewEvent, 'metadata'>>(
+    auth: AuthContext,
+    institutionId: string,
+    requestId: string,
+    reply: FastifyReply,
+    decide: (state: ReturnType<typeof foldCrm>) => D[],
+  ) {
+    const key = crmStreamKey(auth.tenantId, institutionId);
+    const { events, revision } = await readOwnStream(store, medicalInstitutionCrmAggregate, key, auth.tenantId);
+    const decided = decide(foldCrm(events));
+    if (decided.length > 0) {
+      const result = await appendDecided(
+        store,
+        { aggregate: medicalInstitutionCrmAggregate, id: key, revision },
+        decided,
+        auth,
+        requestId,
+      );
+      reply.position(result.position);
+    }
+    return { events, decided };
+  }
 
   async function putNote(
     kind: 'memo' | 'special_note',
@@ -119,22 +146,13 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
         });
     }
     const user = await callerRef(store, auth);
-    const key = crmStreamKey(auth.tenantId, params.id);
     return withRetry(async () => {
-      const { events, revision } = await readOwnStream(store, medicalInstitutionCrmAggregate, key, auth.tenantId);
-      const state = foldCrm(events);
-      const decided = decidePhase(state, params.id, phase);
+      const { events, decided } = await decideOnCrm(auth, params.id, request.id, reply, (state) =>
+        decidePhase(state, params.id, phase),
+      );
       let changedAt: string | null = null;
       let changedUser = null;
       if (decided.length > 0) {
-        const result = await appendDecided(
-          store,
-          { aggregate: medicalInstitutionCrmAggregate, id: key, revision },
-          decided,
-          auth,
-          request.id,
-        );
-        reply.position(result.position);
         changedAt = new Date().toISOString();
         changedUser = user;
       } else {
@@ -171,20 +189,9 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
       t.name === null ? [{ field: `tag_ids.${i}`, message: 'タグが見つかりません' }] : [],
     );
     if (errors.length > 0) throw new HttpError(422, undefined, { errors });
-    const key = crmStreamKey(auth.tenantId, params.id);
-    await withRetry(async () => {
-      const { events, revision } = await readOwnStream(store, medicalInstitutionCrmAggregate, key, auth.tenantId);
-      const decided = decideTags(foldCrm(events), params.id, body.tag_ids);
-      if (decided.length === 0) return;
-      const result = await appendDecided(
-        store,
-        { aggregate: medicalInstitutionCrmAggregate, id: key, revision },
-        decided,
-        auth,
-        request.id,
-      );
-      reply.position(result.position);
-    });
+    await withRetry(() =>
+      decideOnCrm(auth, params.id, request.id, reply, (state) => decideTags(state, params.id, body.tag_ids)),
+    );
     return tags.map((t) => ({ id: t.id, name: t.name! }));
   });
 
@@ -203,21 +210,10 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
         errors: checked.problems.map((p) => ({ field: `label_values.${p.index}.${p.field}`, message: p.message })),
       });
     }
-    const key = crmStreamKey(auth.tenantId, institutionId);
     return withRetry(async () => {
-      const { events, revision } = await readOwnStream(store, medicalInstitutionCrmAggregate, key, auth.tenantId);
-      const state = foldCrm(events);
-      const decided = decideLabelValues(state, institutionId, checked.values, checked.removedLabelIds);
-      if (decided.length > 0) {
-        const result = await appendDecided(
-          store,
-          { aggregate: medicalInstitutionCrmAggregate, id: key, revision },
-          decided,
-          auth,
-          request.id,
-        );
-        reply.position(result.position);
-      }
+      const { events, decided } = await decideOnCrm(auth, institutionId, request.id, reply, (state) =>
+        decideLabelValues(state, institutionId, checked.values, checked.removedLabelIds),
+      );
       const after = foldCrm([...events, ...decided.map((e) => ({ type: e.type, data: e.data }))]);
       return [...after.labelValues.values()] as LabelValue[];
     });
