@@ -18,8 +18,18 @@ export const LabelComponentType = z.enum([
 ]);
 export type LabelComponentType = z.infer<typeof LabelComponentType>;
 
-/** The spec names communication_type without its values; decided in docs/decisions.md (Contracts). */
-export const CommunicationType = z.enum(['visit', 'phone', 'online', 'email', 'event', 'reception', 'other']);
+/** Spec §1: the communication types. */
+export const CommunicationType = z.enum([
+  'visit',
+  'new_visit',
+  'phone',
+  'email',
+  'postal_item',
+  'event_attendance',
+  'referral_acceptance',
+  'refused_referral',
+  'other',
+]);
 export type CommunicationType = z.infer<typeof CommunicationType>;
 
 export const LabelSelection = z.object({ id: Id, label: z.string(), order: z.number().int() });
