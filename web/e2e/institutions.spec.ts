@@ -104,6 +104,7 @@ test('CRM page: memo (with a concurrent edit), phase, tags, doctor and label val
 
   await openInstitution(page);
   const id = page.url().match(/crms\/([0-9a-f-]{36})/)![1]!;
+  await expect(page).toHaveTitle(`${institution.name} | Renkei`);
 
   const memo = page.getByTestId('memo');
   await memo.getByRole('button', { name: '編集' }).click();
@@ -163,6 +164,7 @@ test('CRM page: memo (with a concurrent edit), phase, tags, doctor and label val
   await page.getByTestId('open-karte').click();
   const chart = page.getByTestId('partner-chart');
   await expect(chart).toBeVisible();
+  await expect(page).toHaveTitle(`${institution.name} 連携先カルテ | Renkei`);
   for (const text of [institution.name, '自分の変更', phaseName, tagName, '鈴木 一郎', '地域連携室 田中様'])
     await expect(chart.getByText(text).first()).toBeVisible();
   await page.emulateMedia({ media: 'print' });

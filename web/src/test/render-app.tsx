@@ -51,7 +51,11 @@ export function testServices(): AppServices {
 }
 
 /** The real frame and root layout around simple pages, at `path`. */
-export function renderFrame(path: string, user: SignedInUser, pages: Record<string, { title?: string; text: string }>) {
+export function renderFrame(
+  path: string,
+  user: SignedInUser,
+  pages: Record<string, { title?: string; text: string; component?: () => React.ReactNode }>,
+) {
   const root = createRootRoute({ component: RootLayout, notFoundComponent: () => <ErrorPage status={404} /> });
   const layout = createRoute({
     getParentRoute: () => root,
@@ -63,7 +67,7 @@ export function renderFrame(path: string, user: SignedInUser, pages: Record<stri
       getParentRoute: () => layout,
       path: p,
       staticData: { title: page.title },
-      component: () => <p>{page.text}</p>,
+      component: page.component ?? (() => <p>{page.text}</p>),
     }),
   );
   const router = createRouter({

@@ -1,10 +1,13 @@
+import { useSuspenseQuery } from '@tanstack/react-query';
 import { createFileRoute } from '@tanstack/react-router';
 import { enumParam, type SearchInput } from '../../app/search-params.ts';
 import { ApiError } from '../../api/api-errors.ts';
+import { useServices } from '../../app/services-context.tsx';
 import { requireFeature } from '../../features/require-feature.ts';
 import { CrmPage } from '../../features/medical-institutions/components/CrmPage.tsx';
 import { PartnerChart } from '../../features/medical-institutions/components/PartnerChart.tsx';
 import { institutionQueries } from '../../features/medical-institutions/medical-institutions.queries.ts';
+import { usePageTitle } from '../../frame/page-title.ts';
 
 const CrmSearch = (search: SearchInput): { view?: 'karte' } => {
   const view = enumParam(search.view, ['karte'], undefined);
@@ -27,8 +30,17 @@ export const Route = createFileRoute('/_authenticated/crms/$id/')({
   component: CrmRoute,
 });
 
+/** The page title is the institution's name (docs/decisions.md); the static title covers loading and errors. */
+function crmPageTitle(name: string, view: 'karte' | undefined): string {
+  // Printing takes the document title as the header and PDF file name: say which sheet it is.
+  return view === 'karte' ? `${name} 連携先カルテ` : name;
+}
+
 function CrmRoute() {
   const { id } = Route.useParams();
   const { view } = Route.useSearch();
+  const { api } = useServices();
+  const { data: mi } = useSuspenseQuery(institutionQueries.summary(api, id));
+  usePageTitle(crmPageTitle(mi.name, view));
   return view === 'karte' ? <PartnerChart id={id} /> : <CrmPage id={id} />;
 }
