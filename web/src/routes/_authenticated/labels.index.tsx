@@ -1,13 +1,18 @@
 import { Stack, Tabs, Title } from '@mantine/core';
+import { useSuspenseQuery } from '@tanstack/react-query';
 import { createFileRoute } from '@tanstack/react-router';
 import { enumParam, type SearchInput } from '../../app/search-params.ts';
+import { useServices } from '../../app/services-context.tsx';
 import { InstitutionLabelsPanel } from '../../features/labels/components/InstitutionLabelsPanel.tsx';
 import { labelQueries } from '../../features/labels/labels.queries.ts';
+import { PhaseMastersPanel } from '../../features/phase-masters/components/PhaseMastersPanel.tsx';
+import { referenceDataQueries } from '../../features/reference-data/reference-data.queries.ts';
 import { requireFeature } from '../../features/require-feature.ts';
 
-// Communication labels get their tab when their module lands; until then every link opens this one.
+// Communication labels get their tab when their module lands. Phase masters live here too: the spec
+// gives them no page, and they are the same kind of tenant vocabulary as labels (docs/decisions.md).
 const LabelsSearch = (search: SearchInput) => ({
-  tab: enumParam(search.tab, ['MedicalInstitutionLabels'], 'MedicalInstitutionLabels'),
+  tab: enumParam(search.tab, ['MedicalInstitutionLabels', 'PhaseMasters'], 'MedicalInstitutionLabels'),
 });
 
 export const Route = createFileRoute('/_authenticated/labels/')({
@@ -17,13 +22,26 @@ export const Route = createFileRoute('/_authenticated/labels/')({
     requireFeature(context.user, 'labels');
     requireFeature(context.user, 'medical_institution_labels');
   },
-  loader: ({ context }) => context.queryClient.ensureQueryData(labelQueries.institutionLabels(context.api)),
+  loaderDeps: ({ search }) => ({ tab: search.tab }),
+  loader: async ({ context, deps }) => {
+    const [, tenant] = await Promise.all([
+      context.queryClient.ensureQueryData(labelQueries.institutionLabels(context.api)),
+      context.queryClient.ensureQueryData(referenceDataQueries.tenant(context.api)),
+    ]);
+    if (deps.tab === 'PhaseMasters' && tenant.enabled_phase)
+      await context.queryClient.ensureQueryData(referenceDataQueries.phaseMasters(context.api));
+  },
   component: LabelsRoute,
 });
 
 function LabelsRoute() {
-  const { tab } = Route.useSearch();
+  const { tab: requested } = Route.useSearch();
+  const { user } = Route.useRouteContext();
+  const { api } = useServices();
+  const { data: tenant } = useSuspenseQuery(referenceDataQueries.tenant(api));
   const navigate = Route.useNavigate();
+  // A link to the phase tab of a tenant without phases opens the labels instead.
+  const tab = requested === 'PhaseMasters' && !tenant.enabled_phase ? 'MedicalInstitutionLabels' : requested;
   return (
     <Stack gap="md">
       <Title order={2} fz="xl">
@@ -32,10 +50,20 @@ function LabelsRoute() {
       <Tabs value={tab} onChange={(v) => v && void navigate({ search: { tab: v as typeof tab } })}>
         <Tabs.List>
           <Tabs.Tab value="MedicalInstitutionLabels">医療機関ラベル</Tabs.Tab>
+          {tenant.enabled_phase && (
+            <Tabs.Tab value="PhaseMasters" data-testid="phase-masters-tab">
+              フェーズ
+            </Tabs.Tab>
+          )}
         </Tabs.List>
         <Tabs.Panel value="MedicalInstitutionLabels" pt="md">
           <InstitutionLabelsPanel />
         </Tabs.Panel>
+        {tenant.enabled_phase && (
+          <Tabs.Panel value="PhaseMasters" pt="md">
+            {tab === 'PhaseMasters' && <PhaseMastersPanel canEdit={user.role === 'owner'} />}
+          </Tabs.Panel>
+        )}
       </Tabs>
     </Stack>
   );
