@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { defaultResources, defaultSignInPolicy, defaultSpaClientId } from '@renkei/contracts';
 import type { Audience } from '@renkei/contracts';
+import { defaultLockoutPolicy, type LockoutPolicy } from './oidc/sign-in-lockout.ts';
+import { defaultSigningKeyPolicy, type SigningKeyPolicy } from './oidc/signing-keys.ts';
 
 export interface IdentityConfig {
   /** The public https origin the browser sees (the gateway). The issuer is `<publicOrigin>/oidc`. */
@@ -19,6 +21,10 @@ export interface IdentityConfig {
   smtpCatcherPort: number;
   mailFrom: string;
   accessTokenTtlSeconds: number;
+  /** Account lockout after repeated wrong passwords (docs/decisions.md). */
+  signInLockout: LockoutPolicy;
+  /** Signing-key rotation timing (docs/decisions.md). */
+  signingKeys: SigningKeyPolicy;
 }
 
 export function issuerOf(config: Pick<IdentityConfig, 'publicOrigin'>): string {
@@ -44,6 +50,8 @@ export function loadIdentityConfig(
     smtpCatcherPort: Number(env.SMTP_PORT ?? 2525),
     mailFrom: env.MAIL_FROM ?? 'Renkei <no-reply@renkei.local>',
     accessTokenTtlSeconds: Number(env.ACCESS_TOKEN_TTL_SECONDS ?? 3600),
+    signInLockout: defaultLockoutPolicy,
+    signingKeys: defaultSigningKeyPolicy,
     ...overrides,
   };
 }

@@ -1,35 +1,45 @@
-import { newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
+import type { Kysely } from 'kysely';
+import type { Database } from '@renkei/db';
+import { newEventMetadata, streamId, type EventStore, type Position } from '@renkei/event-store';
 import { identityEventSchemas, type IdentityEventType } from '@renkei/domain';
 import type { z } from 'zod';
 import type { AccountRow } from './accounts/account.queries.ts';
 import { tenantFeatures, type TenantRow } from './tenants/tenant.queries.ts';
+import { enqueueEvent, outboxRelay } from './outbox/outbox.ts';
 
 type EventData<T extends IdentityEventType> = z.infer<(typeof identityEventSchemas)[T]>;
 
 /**
- * Publishes one identity event to `tenant-<uuid>` / `account-<uuid>`. Parsing with the event's schema
- * strips anything that is not part of it, so a secret can never slip into the store.
+ * Queues one identity event for `tenant-<uuid>` / `account-<uuid>` in the caller's transaction (the
+ * outbox), so the row change and its event commit together. Parsing with the event's schema strips
+ * anything that is not part of it, so a secret can never slip into the store. Returns the event id.
  */
-export async function publishIdentityEvent<T extends IdentityEventType>(
-  store: EventStore,
+export async function enqueueIdentityEvent<T extends IdentityEventType>(
+  trx: Kysely<any>,
   aggregate: 'tenant' | 'account',
   id: string,
   type: T,
   data: EventData<T>,
   meta: { tenantId: string; accountId: string | null },
-): Promise<void> {
-  const parsed = identityEventSchemas[type].parse(data);
-  await store.append(
-    streamId(aggregate, id),
-    [
-      {
-        type,
-        data: parsed,
-        metadata: newEventMetadata(meta.tenantId, meta.accountId),
-      },
-    ],
-    { expectedRevision: 'any' },
-  );
+): Promise<string> {
+  return enqueueEvent(trx, {
+    stream: streamId(aggregate, id),
+    type,
+    data: identityEventSchemas[type].parse(data),
+    metadata: newEventMetadata(meta.tenantId, meta.accountId),
+  });
+}
+
+/**
+ * After the commit: relays the queued events now and answers the store position of the last one
+ * (for X-Position), or undefined when the store could not take them yet; the relay's poll retries
+ * them, and the committed write stands either way.
+ */
+export function publishQueued(
+  deps: { db: Database; store: EventStore },
+  eventIds: readonly string[],
+): Promise<Position | undefined> {
+  return outboxRelay(deps).publish(eventIds);
 }
 
 export function tenantRegisteredData(tenant: TenantRow): EventData<'TenantRegistered'> {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createLocalJWKSet } from 'jose';
+import type { JWTVerifyGetKey } from 'jose';
 import { sql } from 'kysely';
 import type Provider from 'oidc-provider';
 import { buildOpenApiDocument, forbidden, ipNotAllowedSubCode } from '@renkei/contracts';
@@ -11,7 +11,10 @@ import { createMailer } from './mail/mailer.ts';
 import { createProvider } from './oidc/provider.ts';
 import { deleteExpiredPayloads } from './oidc/postgres-adapter.ts';
 import { registerOidcRoutes } from './oidc/oidc.routes.ts';
-import { loadProviderSecrets, publicJwk } from './oidc/secrets.ts';
+import { loadCookieKeys } from './oidc/secrets.ts';
+import { SigningKeyRing } from './oidc/signing-keys.ts';
+import { deleteStaleSignInFailures } from './oidc/sign-in-lockout.ts';
+import { deletePublishedOutboxRows, outboxRelay } from './outbox/outbox.ts';
 import { registerCurrentUserRoutes } from './current-user/current-user.routes.ts';
 import { registerAccountRoutes } from './accounts/account.routes.ts';
 import { findTenantById } from './tenants/tenant.queries.ts';
@@ -33,10 +36,23 @@ export { deriveFeatures, planFeatures } from './tenants/tenant.plans.ts';
 export { identityMigrations, migrateIdentity } from './db/identity.migrations.ts';
 export { oidcMountPath } from './oidc/provider.ts';
 
+export {
+  rotateSigningKey,
+  defaultSigningKeyPolicy,
+  type SigningKeyPolicy,
+  type SigningJwk,
+} from './oidc/signing-keys.ts';
+export { defaultLockoutPolicy, type LockoutPolicy } from './oidc/sign-in-lockout.ts';
+
 export interface IdentityApp {
   app: FastifyInstance;
-  provider: Provider;
+  /** The OpenID provider now (rebuilt when the signing keys change). */
+  readonly provider: Provider;
   issuer: string;
+  /** The published signing keys, for services in the same process (re-read on an unknown `kid`). */
+  verificationKeys: JWTVerifyGetKey;
+  /** Applies key changes now (rotation schedule, `pnpm ops keys rotate`) instead of at the next poll. */
+  refreshSigningKeys(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -45,12 +61,30 @@ export interface IdentityApp {
  * and the main API (`/api/current_user`, profile, staffs) under `/api/*`.
  */
 export async function buildIdentityApp(
-  deps: IdentityDeps & { logger?: ServiceAppOptions['logger']; rateLimit?: false; underPressure?: false },
+  deps: IdentityDeps & {
+    logger?: ServiceAppOptions['logger'];
+    rateLimit?: false;
+    underPressure?: false;
+    /** Tests move time for key rotation; everything else uses the real clock. */
+    clock?: () => Date;
+  },
 ): Promise<IdentityApp> {
   const { db, config } = deps;
   await migrateIdentity(deps);
-  const secrets = await loadProviderSecrets(db.kysely);
-  const provider = createProvider(db.kysely, config, secrets);
+  const cookieKeys = await loadCookieKeys(db.kysely);
+  // Interactions, sessions and grants live in the database and cookies keep their keys, so a
+  // rebuilt provider carries on exactly like one after a restart.
+  let provider: Provider | undefined;
+  const keys = await SigningKeyRing.open({
+    db: db.kysely,
+    config,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+    onChange: (set) => {
+      provider = createProvider(db.kysely, config, { jwks: { keys: set.keys }, cookieKeys });
+    },
+  });
+  provider = createProvider(db.kysely, config, { jwks: { keys: keys.current.keys }, cookieKeys });
+  const currentProvider = () => provider!;
   const mailer = await createMailer(config);
   const issuer = issuerOf(config);
 
@@ -60,7 +94,7 @@ export async function buildIdentityApp(
     auth: {
       issuer,
       audience: config.resources.main,
-      jwks: createLocalJWKSet({ keys: secrets.jwks.keys.map(publicJwk) }),
+      jwks: keys.verificationKeys,
     },
     openapi: buildOpenApiDocument({ service: 'identity', resources: config.resources }),
     ...(deps.logger !== undefined ? { logger: deps.logger } : {}),
@@ -78,16 +112,38 @@ export async function buildIdentityApp(
     }
   });
 
-  await registerOidcRoutes(app, { ...deps, provider, mailer });
+  await registerOidcRoutes(app, { ...deps, provider: currentProvider, mailer });
   registerCurrentUserRoutes(app, deps);
   registerAccountRoutes(app, deps);
 
-  const sweeper = setInterval(() => void deleteExpiredPayloads(db.kysely).catch(() => undefined), 10 * 60 * 1000);
+  // Events a crash left in the outbox go out now; later ones right after their commit, or at the poll.
+  const relay = outboxRelay(deps);
+  relay.start({ onError: (err) => app.log.warn({ err }, 'identity outbox: append failed, will retry') });
+  keys.start(30_000, (err) => app.log.error({ err }, 'signing keys: refresh failed'));
+
+  const sweep = () =>
+    Promise.all([
+      deleteExpiredPayloads(db.kysely),
+      deletePublishedOutboxRows(db.kysely),
+      deleteStaleSignInFailures(db.kysely, config.signInLockout),
+    ]);
+  const sweeper = setInterval(() => void sweep().catch(() => undefined), 10 * 60 * 1000);
   sweeper.unref();
   app.addHook('onClose', async () => {
     clearInterval(sweeper);
+    keys.stop();
+    await relay.stop();
     await mailer.close();
   });
 
-  return { app, provider, issuer, close: () => app.close() };
+  return {
+    app,
+    get provider() {
+      return currentProvider();
+    },
+    issuer,
+    verificationKeys: keys.verificationKeys,
+    refreshSigningKeys: () => keys.refresh(),
+    close: () => app.close(),
+  };
 }

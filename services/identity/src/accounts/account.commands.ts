@@ -4,7 +4,9 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { conflict, unprocessable, type FieldError, type Role } from '@renkei/contracts';
 import type { AdminDeps } from '../deps.ts';
-import { accountRegisteredData, accountUpdatedData, publishIdentityEvent } from '../identity.events.ts';
+import type { Position } from '@renkei/event-store';
+import { accountRegisteredData, accountUpdatedData, enqueueIdentityEvent, publishQueued } from '../identity.events.ts';
+import { clearSignInFailures } from '../oidc/sign-in-lockout.ts';
 import { countAccounts, findAccountById, type AccountRow } from './account.queries.ts';
 
 export const minPasswordLength = 8;
@@ -49,10 +51,7 @@ export function hashPassword(password: string): Promise<string> {
   return hash(password);
 }
 
-/**
- * Inserts an account inside the caller's transaction (no event yet: events are appended after the
- * commit, so a rolled-back insert never publishes one).
- */
+/** Inserts an account inside the caller's transaction; the caller queues its event in the same one. */
 export async function insertAccount(trx: Kysely<any>, tenantId: string, input: NewAccount): Promise<AccountRow> {
   const errors = validateNewAccount(input);
   if (errors.length) throw unprocessable(errors);
@@ -102,15 +101,15 @@ export async function insertAccount(trx: Kysely<any>, tenantId: string, input: N
   }
 }
 
-export async function publishAccountRegistered(deps: AdminDeps, account: AccountRow): Promise<void> {
-  await publishIdentityEvent(deps.store, 'account', account.id, 'AccountRegistered', accountRegisteredData(account), {
+export function enqueueAccountRegistered(trx: Kysely<any>, account: AccountRow): Promise<string> {
+  return enqueueIdentityEvent(trx, 'account', account.id, 'AccountRegistered', accountRegisteredData(account), {
     tenantId: account.tenant_id,
     accountId: null,
   });
 }
 
-export async function publishAccountUpdated(deps: AdminDeps, account: AccountRow, by: string | null): Promise<void> {
-  await publishIdentityEvent(deps.store, 'account', account.id, 'AccountUpdated', accountUpdatedData(account), {
+export function enqueueAccountUpdated(trx: Kysely<any>, account: AccountRow, by: string | null): Promise<string> {
+  return enqueueIdentityEvent(trx, 'account', account.id, 'AccountUpdated', accountUpdatedData(account), {
     tenantId: account.tenant_id,
     accountId: by,
   });
@@ -120,8 +119,8 @@ export async function publishAccountUpdated(deps: AdminDeps, account: AccountRow
 export async function addAccount(
   deps: AdminDeps,
   input: NewAccount & { tenantId: string },
-): Promise<{ accountId: string }> {
-  const account = await deps.db.kysely.transaction().execute(async (trx) => {
+): Promise<{ accountId: string; position: Position | undefined }> {
+  const { account, eventId } = await deps.db.kysely.transaction().execute(async (trx) => {
     const tenant = await trx
       .selectFrom('identity.tenants')
       .select(['id', 'max_account_count'])
@@ -134,21 +133,26 @@ export async function addAccount(
         { field: 'base', message: `アカウント数の上限（${tenant.max_account_count}件）に達しています` },
       ]);
     }
-    return insertAccount(trx, tenant.id, input);
+    const account = await insertAccount(trx, tenant.id, input);
+    return { account, eventId: await enqueueAccountRegistered(trx, account) };
   });
-  await publishAccountRegistered(deps, account);
-  return { accountId: account.id };
+  return { accountId: account.id, position: await publishQueued(deps, [eventId]) };
 }
 
 export async function setPassword(deps: AdminDeps, accountId: string, password: string): Promise<void> {
   if (password.length < minPasswordLength) {
     throw unprocessable([{ field: 'password', message: `パスワードは${minPasswordLength}文字以上で入力してください` }]);
   }
-  await deps.db.kysely
-    .updateTable('identity.accounts')
-    .set({ password_hash: await hashPassword(password), updated_at: sql`now()` })
-    .where('id', '=', accountId)
-    .execute();
+  const passwordHash = await hashPassword(password);
+  await deps.db.kysely.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('identity.accounts')
+      .set({ password_hash: passwordHash, updated_at: sql`now()` })
+      .where('id', '=', accountId)
+      .execute();
+    // A new password ends a lockout: whoever set it knows it.
+    await clearSignInFailures(trx, accountId);
+  });
 }
 
 export async function recordLogin(deps: AdminDeps, accountId: string): Promise<void> {

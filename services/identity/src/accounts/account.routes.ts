@@ -3,7 +3,9 @@ import { sql } from 'kysely';
 import { conflict, identityEndpoints, notFound, unprocessable, type Account } from '@renkei/contracts';
 import { registerEndpoint } from '@renkei/service-kit';
 import type { IdentityDeps } from '../deps.ts';
-import { addAccount, hashPassword, publishAccountUpdated } from './account.commands.ts';
+import { publishQueued } from '../identity.events.ts';
+import { clearSignInFailures } from '../oidc/sign-in-lockout.ts';
+import { addAccount, enqueueAccountUpdated, hashPassword } from './account.commands.ts';
 import type { AccountRow } from './account.queries.ts';
 
 const UNIQUE_VIOLATION = '23505';
@@ -89,8 +91,8 @@ export function registerAccountRoutes(app: FastifyInstance, deps: IdentityDeps):
     };
   });
 
-  registerEndpoint(app, identityEndpoints.createAccount, async ({ auth, body }) => {
-    const { accountId } = await addAccount(deps, {
+  registerEndpoint(app, identityEndpoints.createAccount, async ({ auth, body, reply }) => {
+    const { accountId, position } = await addAccount(deps, {
       tenantId: auth.tenantId,
       username: body.username,
       email: body.email ?? null,
@@ -101,10 +103,11 @@ export function registerAccountRoutes(app: FastifyInstance, deps: IdentityDeps):
       enabledCrm: body.enabled_crm,
       isConfirmed: false,
     });
+    if (position) reply.position(position);
     return accountOf(await loadEditable(auth.tenantId, accountId));
   });
 
-  registerEndpoint(app, identityEndpoints.updateAccount, async ({ auth, params, body }) => {
+  registerEndpoint(app, identityEndpoints.updateAccount, async ({ auth, params, body, reply }) => {
     const before = await loadEditable(auth.tenantId, params.id);
     if (!body.email && !body.login_name) {
       throw unprocessable([{ field: 'email', message: 'メールアドレスまたはログインIDを入力してください' }]);
@@ -112,50 +115,62 @@ export function registerAccountRoutes(app: FastifyInstance, deps: IdentityDeps):
     if (before.role === 'owner' && body.role !== 'owner' && (await otherOwners(auth.tenantId, before.id)) === 0) {
       throw unprocessable([{ field: 'role', message: 'オーナーが1人もいなくなるため、権限を変更できません' }]);
     }
+    const passwordHash = body.password ? await hashPassword(body.password) : undefined;
     let updated: AccountRow;
+    let eventId: string;
     try {
-      updated = (await db
-        .updateTable('identity.accounts')
-        .set({
-          username: body.username,
-          email: body.email?.toLowerCase() ?? null,
-          login_name: body.login_name ?? null,
-          role: body.role,
-          enabled_crm: body.enabled_crm,
-          enabled_mc_map: body.enabled_mc_map,
-          ...(body.password ? { password_hash: await hashPassword(body.password) } : {}),
-          updated_at: sql`now()`,
-        })
-        .where('id', '=', before.id)
-        .where('tenant_id', '=', auth.tenantId)
-        .returningAll()
-        .executeTakeFirstOrThrow()) as AccountRow;
+      ({ updated, eventId } = await db.transaction().execute(async (trx) => {
+        const updated = (await trx
+          .updateTable('identity.accounts')
+          .set({
+            username: body.username,
+            email: body.email?.toLowerCase() ?? null,
+            login_name: body.login_name ?? null,
+            role: body.role,
+            enabled_crm: body.enabled_crm,
+            enabled_mc_map: body.enabled_mc_map,
+            ...(passwordHash ? { password_hash: passwordHash } : {}),
+            updated_at: sql`now()`,
+          })
+          .where('id', '=', before.id)
+          .where('tenant_id', '=', auth.tenantId)
+          .returningAll()
+          .executeTakeFirstOrThrow()) as AccountRow;
+        // An owner who sets a new password ends that account's sign-in lockout.
+        if (passwordHash) await clearSignInFailures(trx, updated.id);
+        return { updated, eventId: await enqueueAccountUpdated(trx, updated, auth.accountId) };
+      }));
     } catch (error) {
       const message = duplicateMessage(error);
       if (message) throw conflict(message);
       throw error;
     }
-    await publishAccountUpdated(deps, updated, auth.accountId);
+    const position = await publishQueued(deps, [eventId]);
+    if (position) reply.position(position);
     return accountOf(updated);
   });
 
-  registerEndpoint(app, identityEndpoints.deleteAccount, async ({ auth, params }) => {
+  registerEndpoint(app, identityEndpoints.deleteAccount, async ({ auth, params, reply }) => {
     const before = await loadEditable(auth.tenantId, params.id);
     if (before.id === auth.accountId) {
       throw unprocessable([{ field: 'id', message: '自分自身のアカウントは削除できません' }]);
     }
-    const updated = (await db
-      .updateTable('identity.accounts')
-      .set({ active: false, updated_at: sql`now()` })
-      .where('id', '=', before.id)
-      .returningAll()
-      .executeTakeFirstOrThrow()) as AccountRow;
-    // Sessions, grants and refresh tokens of a removed account stop working at once.
-    await db
-      .deleteFrom('identity.oidc_payloads')
-      .where(sql`payload->>'accountId'`, '=', before.id)
-      .execute();
-    await publishAccountUpdated(deps, updated, auth.accountId);
+    const eventId = await db.transaction().execute(async (trx) => {
+      const updated = (await trx
+        .updateTable('identity.accounts')
+        .set({ active: false, updated_at: sql`now()` })
+        .where('id', '=', before.id)
+        .returningAll()
+        .executeTakeFirstOrThrow()) as AccountRow;
+      // Sessions, grants and refresh tokens of a removed account stop working at once.
+      await trx
+        .deleteFrom('identity.oidc_payloads')
+        .where(sql`payload->>'accountId'`, '=', before.id)
+        .execute();
+      return enqueueAccountUpdated(trx, updated, auth.accountId);
+    });
+    const position = await publishQueued(deps, [eventId]);
+    if (position) reply.position(position);
     return null;
   });
 }

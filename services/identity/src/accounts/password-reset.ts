@@ -3,7 +3,9 @@ import { sql } from 'kysely';
 import type { FieldError } from '@renkei/contracts';
 import type { IdentityDeps } from '../deps.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import { hashPassword, minPasswordLength, publishAccountUpdated } from './account.commands.ts';
+import { publishQueued } from '../identity.events.ts';
+import { clearSignInFailures } from '../oidc/sign-in-lockout.ts';
+import { enqueueAccountUpdated, hashPassword, minPasswordLength } from './account.commands.ts';
 import { findAccountByLogin, type AccountRow } from './account.queries.ts';
 
 const resetTtlMs = 60 * 60 * 1000;
@@ -96,10 +98,12 @@ export async function resetPassword(
       .where('id', '=', reset.account_id)
       .returningAll()
       .executeTakeFirstOrThrow()) as AccountRow;
-    return { account, confirmedNow: !before.is_confirmed };
+    // Whoever holds the mailbox may sign in again at once, even while the account is locked.
+    await clearSignInFailures(trx, account.id);
+    // The mailbox is proven: an unconfirmed account becomes confirmed, which read models show.
+    return before.is_confirmed ? [] : [await enqueueAccountUpdated(trx, account, account.id)];
   });
   if (!used) return { ok: false, invalidToken: true, errors: [] };
-  // The mailbox is proven: an unconfirmed account becomes confirmed, which read models show.
-  if (used.confirmedNow) await publishAccountUpdated(deps, used.account, used.account.id);
+  await publishQueued(deps, used);
   return { ok: true };
 }

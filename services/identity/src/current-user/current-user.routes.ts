@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import { identityEndpoints } from '@renkei/contracts';
 import { registerEndpoint } from '@renkei/service-kit';
 import type { IdentityDeps } from '../deps.ts';
-import { publishAccountUpdated } from '../accounts/account.commands.ts';
+import { enqueueAccountUpdated } from '../accounts/account.commands.ts';
+import { publishQueued } from '../identity.events.ts';
 import type { AccountRow } from '../accounts/account.queries.ts';
 import { getCurrentUser, listStaffs, loadOwnAccount, profileOf } from './current-user.queries.ts';
 
@@ -18,21 +19,27 @@ export function registerCurrentUserRoutes(app: FastifyInstance, deps: IdentityDe
     profileOf(await loadOwnAccount(db, auth.tenantId, auth.accountId)),
   );
 
-  registerEndpoint(app, identityEndpoints.updateProfile, async ({ auth, body }) => {
-    const before = await loadOwnAccount(db, auth.tenantId, auth.accountId);
-    const updated = (await db
-      .updateTable('identity.accounts')
-      .set({
-        username: body.username,
-        ...body.notification_settings,
-        updated_at: sql`now()`,
-      })
-      .where('id', '=', auth.accountId)
-      .where('tenant_id', '=', auth.tenantId)
-      .returningAll()
-      .executeTakeFirstOrThrow()) as AccountRow;
-    // Read models show names: publish only when something they carry changed.
-    if (updated.username !== before.username) await publishAccountUpdated(deps, updated, auth.accountId);
+  registerEndpoint(app, identityEndpoints.updateProfile, async ({ auth, body, reply }) => {
+    const { updated, eventIds } = await db.transaction().execute(async (trx) => {
+      const before = await loadOwnAccount(trx, auth.tenantId, auth.accountId);
+      const updated = (await trx
+        .updateTable('identity.accounts')
+        .set({
+          username: body.username,
+          ...body.notification_settings,
+          updated_at: sql`now()`,
+        })
+        .where('id', '=', auth.accountId)
+        .where('tenant_id', '=', auth.tenantId)
+        .returningAll()
+        .executeTakeFirstOrThrow()) as AccountRow;
+      // Read models show names: an event only when something they carry changed.
+      const changed = updated.username !== before.username;
+      return { updated, eventIds: changed ? [await enqueueAccountUpdated(trx, updated, auth.accountId)] : [] };
+    });
+    // Read-your-writes for the names other pages show (staff lists, histories).
+    const position = await publishQueued(deps, eventIds);
+    if (position) reply.position(position);
     return profileOf(updated);
   });
 

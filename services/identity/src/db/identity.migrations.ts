@@ -100,6 +100,58 @@ export const identityMigrations: ModuleMigrations = {
       await sql`CREATE INDEX oidc_payloads_expires_idx ON identity.oidc_payloads (expires_at)`.execute(db);
     },
   },
+  '0002_outbox': {
+    async up(db: Kysely<any>) {
+      // Events written in the same transaction as the row they describe; the relay appends them to the
+      // event store (id = the event's id, so a repeated append is a no-op) and marks them published.
+      await sql`
+        CREATE TABLE identity.outbox (
+          seq bigserial PRIMARY KEY,
+          id uuid NOT NULL UNIQUE,
+          stream text NOT NULL,
+          type text NOT NULL,
+          data jsonb NOT NULL,
+          metadata jsonb NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          published_at timestamptz,
+          position text,
+          attempts integer NOT NULL DEFAULT 0,
+          last_error text
+        )`.execute(db);
+      await sql`CREATE INDEX outbox_pending_idx ON identity.outbox (seq) WHERE published_at IS NULL`.execute(db);
+    },
+  },
+  '0003_sign_in_lockout': {
+    async up(db: Kysely<any>) {
+      // Keyed by account (or, for a login that matches no account, by a hash of it) so unknown logins
+      // lock exactly like real ones and the lock reveals nothing.
+      await sql`
+        CREATE TABLE identity.sign_in_failures (
+          key text PRIMARY KEY,
+          failures integer NOT NULL,
+          window_started_at timestamptz NOT NULL,
+          locked_until timestamptz
+        )`.execute(db);
+    },
+  },
+  '0004_signing_keys': {
+    async up(db: Kysely<any>) {
+      await sql`
+        CREATE TABLE identity.signing_keys (
+          kid text PRIMARY KEY,
+          jwk jsonb NOT NULL,
+          created_at timestamptz NOT NULL DEFAULT now(),
+          signs_from timestamptz NOT NULL
+        )`.execute(db);
+      // The key of installs before rotation existed keeps signing until the first rotation.
+      await sql`
+        INSERT INTO identity.signing_keys (kid, jwk, created_at, signs_from)
+        SELECT k->>'kid', k, s.created_at, s.created_at - (ord * interval '1 millisecond')
+          FROM identity.secrets s, jsonb_array_elements(s.value->'keys') WITH ORDINALITY AS t(k, ord)
+         WHERE s.name = 'oidc_jwks'`.execute(db);
+      await sql`DELETE FROM identity.secrets WHERE name = 'oidc_jwks'`.execute(db);
+    },
+  },
 };
 
 /** Creates or upgrades identity's tables; idempotent, so the ops CLI and the seed may call it first. */

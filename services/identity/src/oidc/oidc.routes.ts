@@ -7,7 +7,8 @@ import type { Mailer } from '../mail/mailer.ts';
 import { recordLogin } from '../accounts/account.commands.ts';
 import { findAccountByLogin } from '../accounts/account.queries.ts';
 import { isResetTokenValid, requestPasswordReset, resetPassword } from '../accounts/password-reset.ts';
-import { signInPage, wrongCredentialsMessage } from '../pages/sign-in.page.ts';
+import { lockedOutMessage, signInPage, wrongCredentialsMessage } from '../pages/sign-in.page.ts';
+import { clearSignInFailures, isLockedOut, lockoutKey, recordSignInFailure } from './sign-in-lockout.ts';
 import {
   forgotPasswordPage,
   forgotPasswordSentPage,
@@ -37,15 +38,21 @@ const timingDummy = () => (dummyHash ??= hash('renkei-timing-dummy'));
  */
 export async function registerOidcRoutes(
   app: FastifyInstance,
-  deps: IdentityDeps & { provider: Provider; mailer: Mailer },
+  deps: IdentityDeps & { provider: () => Provider; mailer: Mailer },
 ): Promise<void> {
-  const { provider, config } = deps;
+  const { config } = deps;
   const appUrl = `${config.publicOrigin}/app/`;
   const forgotUrl = `${oidcMountPath}/password/forgot`;
   // An unknown or expired interaction cookie: the sign-in has to start again from the app.
   const interactionExpired = (reply: FastifyReply) =>
     html(reply, errorPage({ appUrl, detail: 'ログインの有効期限が切れました。もう一度お試しください。' }), 400);
-  const callback = provider.callback();
+  // The provider is rebuilt when signing keys change; its request handler follows it.
+  let handler: { provider: Provider; callback: ReturnType<Provider['callback']> } | undefined;
+  const callback = () => {
+    const provider = deps.provider();
+    if (handler?.provider !== provider) handler = { provider, callback: provider.callback() };
+    return handler.callback;
+  };
 
   // The provider parses its own bodies: nothing in this scope may consume the request stream.
   await app.register(async (scope) => {
@@ -56,7 +63,7 @@ export async function registerOidcRoutes(
       const raw = request.raw as IncomingMessage & { originalUrl?: string };
       raw.originalUrl = raw.url;
       raw.url = raw.url!.slice(oidcMountPath.length) || '/';
-      void callback(raw, reply.raw);
+      void callback()(raw, reply.raw);
     };
     scope.all(oidcMountPath, handOver);
     scope.all(`${oidcMountPath}/*`, handOver);
@@ -71,6 +78,7 @@ export async function registerOidcRoutes(
     );
 
     scope.get<{ Params: { uid: string } }>(`${oidcMountPath}/interaction/:uid`, async (request, reply) => {
+      const provider = deps.provider();
       let details;
       try {
         details = await provider.interactionDetails(request.raw, reply.raw);
@@ -108,6 +116,7 @@ export async function registerOidcRoutes(
     scope.post<{ Params: { uid: string }; Body: Form }>(
       `${oidcMountPath}/interaction/:uid/login`,
       async (request, reply) => {
+        const provider = deps.provider();
         let details;
         try {
           details = await provider.interactionDetails(request.raw, reply.raw);
@@ -116,19 +125,24 @@ export async function registerOidcRoutes(
         }
         const login = String(request.body?.login ?? '').trim();
         const password = String(request.body?.password ?? '');
-        const account = await findAccountByLogin(deps.db.kysely, login);
-        const passwordOk = await verify(account?.password_hash ?? (await timingDummy()), password).catch(() => false);
-        if (!account || !account.active || !passwordOk) {
-          return html(
+        const db = deps.db.kysely;
+        const account = await findAccountByLogin(db, login);
+        const lockKey = lockoutKey(account, login);
+        const locked = await isLockedOut(db, lockKey);
+        // A locked sign-in costs the same hash as any other, and its password is never checked.
+        const hashed = (!locked && account?.password_hash) || (await timingDummy());
+        const passwordOk = (await verify(hashed, password).catch(() => false)) && !locked;
+        const refuse = (error: string) =>
+          html(
             reply,
-            signInPage({
-              action: `${oidcMountPath}/interaction/${details.uid}/login`,
-              forgotUrl,
-              login,
-              error: wrongCredentialsMessage,
-            }),
+            signInPage({ action: `${oidcMountPath}/interaction/${details.uid}/login`, forgotUrl, login, error }),
           );
+        if (locked) return refuse(lockedOutMessage);
+        if (!account || !account.active || !passwordOk) {
+          const failure = await recordSignInFailure(db, lockKey, config.signInLockout);
+          return refuse(failure.locked ? lockedOutMessage : wrongCredentialsMessage);
         }
+        await clearSignInFailures(db, account.id);
         await recordLogin(deps, account.id);
         reply.hijack();
         await provider.interactionFinished(

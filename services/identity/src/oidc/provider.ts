@@ -7,6 +7,7 @@ import { findTenantById, tenantFeatures } from '../tenants/tenant.queries.ts';
 import { errorPage, loggedOutPage, logoutPage, logoutPageCsp } from '../pages/provider.pages.ts';
 import { PostgresAdapter } from './postgres-adapter.ts';
 import type { ProviderSecrets } from './secrets.ts';
+import { idTokenTtlSeconds } from './signing-keys.ts';
 
 /** Mount path of the provider on the public origin. */
 export const oidcMountPath = '/oidc';
@@ -171,7 +172,8 @@ export function createProvider(db: Kysely<any>, config: IdentityConfig, secrets:
             audience: resourceIndicator,
             accessTokenTTL: config.accessTokenTtlSeconds,
             accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: 'RS256' } },
+            // The key ring puts the key that signs now first; naming it keeps pending keys unused.
+            jwt: { sign: { alg: 'RS256', kid: secrets.jwks.keys[0]!.kid } },
           };
         },
       },
@@ -179,7 +181,7 @@ export function createProvider(db: Kysely<any>, config: IdentityConfig, secrets:
     ttl: {
       AccessToken: config.accessTokenTtlSeconds,
       AuthorizationCode: 60,
-      IdToken: 3600,
+      IdToken: idTokenTtlSeconds,
       Interaction: 3600,
       Session: 14 * 24 * 3600,
       Grant: 30 * 24 * 3600,

@@ -1,23 +1,12 @@
-import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { SigningJwk } from './signing-keys.ts';
 
-export interface SigningJwk {
-  kty: 'RSA';
-  kid: string;
-  alg: 'RS256';
-  use: 'sig';
-  n: string;
-  e: string;
-  d?: string;
-  p?: string;
-  q?: string;
-  dp?: string;
-  dq?: string;
-  qi?: string;
-}
+export type { SigningJwk } from './signing-keys.ts';
+export { publicJwk } from './signing-keys.ts';
 
 export interface ProviderSecrets {
-  /** Private signing keys; the first one signs. */
+  /** Private signing keys (signing-keys.ts); the first one signs. */
   jwks: { keys: SigningJwk[] };
   cookieKeys: string[];
 }
@@ -40,18 +29,7 @@ async function getOrCreate<T>(db: Kysely<any>, name: string, create: () => T): P
   return row.value as T;
 }
 
-function generateSigningKey(): SigningJwk {
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const jwk = privateKey.export({ format: 'jwk' }) as Omit<SigningJwk, 'kid' | 'alg' | 'use'>;
-  return { ...jwk, kty: 'RSA', kid: randomUUID(), alg: 'RS256', use: 'sig' };
-}
-
-export async function loadProviderSecrets(db: Kysely<any>): Promise<ProviderSecrets> {
-  const jwks = await getOrCreate(db, 'oidc_jwks', () => ({ keys: [generateSigningKey()] }));
-  const cookieKeys = await getOrCreate(db, 'oidc_cookie_keys', () => [randomBytes(32).toString('base64url')]);
-  return { jwks, cookieKeys };
-}
-
-export function publicJwk(jwk: SigningJwk): SigningJwk {
-  return { kty: jwk.kty, kid: jwk.kid, alg: jwk.alg, use: jwk.use, n: jwk.n, e: jwk.e };
+/** The provider's cookie keys: persistent, so sessions and interactions survive a restart. */
+export async function loadCookieKeys(db: Kysely<any>): Promise<string[]> {
+  return getOrCreate(db, 'oidc_cookie_keys', () => [randomBytes(32).toString('base64url')]);
 }

@@ -6,12 +6,15 @@ import type { Database } from '@renkei/db';
 import { issuerOf, type IdentityConfig } from '../config.ts';
 import { findTenantBySlug } from '../tenants/tenant.queries.ts';
 import { accessTokenClaimsFor } from './provider.ts';
-import { loadProviderSecrets, publicJwk } from './secrets.ts';
+import { keySetAt, loadSigningKeys, maintainSigningKeys, publicJwk, retentionSeconds } from './signing-keys.ts';
 
-/** The provider's public signing keys, for services verifying tokens in-process. */
+/**
+ * The provider's public signing keys as stored (published, pending and not yet swept). A running
+ * identity app serves the same through `/oidc/jwks` and `IdentityApp.verificationKeys`.
+ */
 export async function getJwks(deps: { db: Database }): Promise<{ keys: ReturnType<typeof publicJwk>[] }> {
-  const { jwks } = await loadProviderSecrets(deps.db.kysely);
-  return { keys: jwks.keys.map(publicJwk) };
+  const keys = await loadSigningKeys(deps.db.kysely);
+  return { keys: keys.map((k) => publicJwk(k.jwk)) };
 }
 
 /**
@@ -20,7 +23,7 @@ export async function getJwks(deps: { db: Database }): Promise<{ keys: ReturnTyp
  * the tokens: the built-in keys then mean nothing to the services.
  */
 export async function issueAccessToken(
-  deps: { db: Database; config: IdentityConfig },
+  deps: { db: Database; config: IdentityConfig; clock?: () => Date },
   input: { tenantSlug: string; email: string; audience: Audience },
 ): Promise<string> {
   const { db, config } = deps;
@@ -45,8 +48,9 @@ export async function issueAccessToken(
   if (!account) throw new Error(`No account ${input.email} in tenant "${input.tenantSlug}"`);
   const claims = await accessTokenClaimsFor(db.kysely, config, account.id);
   if (!claims) throw new Error(`Account ${input.email} is not active`);
-  const { jwks } = await loadProviderSecrets(db.kysely);
-  const jwk = jwks.keys[0]!;
+  // The key the provider signs with now (creating the first one on an install that never started).
+  const now = deps.clock?.() ?? new Date();
+  const jwk = keySetAt(await maintainSigningKeys(db.kysely, config, now), now, retentionSeconds(config)).signing;
   const key = await importJWK(jwk, 'RS256');
   const resource = config.resources[input.audience];
   return new SignJWT({ ...claims, scope: scopeFor(resource), client_id: config.spaClientId })

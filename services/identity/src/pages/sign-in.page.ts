@@ -2,6 +2,9 @@ import { errorBox, escapeHtml, page } from './layout.ts';
 
 export const wrongCredentialsMessage = 'メールアドレス（ログインID）またはパスワードが正しくありません。';
 
+export const lockedOutMessage =
+  'ログイン試行回数が上限に達しました。しばらくしてから再度お試しいただくか、パスワードを再設定してください。';
+
 export function signInPage(options: { action: string; forgotUrl: string; login?: string; error?: string }): string {
   return page(
     'ログイン',

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { conflict, notFound, Plan, unprocessable, type FieldError } from '@renkei/contracts';
 import type { AdminDeps } from '../deps.ts';
 import { migrateIdentity } from '../db/identity.migrations.ts';
-import { insertAccount, publishAccountRegistered, type NewAccount } from '../accounts/account.commands.ts';
+import { enqueueAccountRegistered, insertAccount, type NewAccount } from '../accounts/account.commands.ts';
 import type { AccountRow } from '../accounts/account.queries.ts';
-import { publishIdentityEvent, tenantRegisteredData } from '../identity.events.ts';
+import { enqueueIdentityEvent, publishQueued, tenantRegisteredData } from '../identity.events.ts';
 import { isValidCidr } from './ip-allow-list.ts';
 import type { FeatureOverrides } from './tenant.plans.ts';
 import type { TenantRow } from './tenant.queries.ts';
@@ -55,14 +55,14 @@ function validateTenant(input: NewTenant): FieldError[] {
 }
 
 /**
- * Registers a tenant with its owner (and optional members) in one transaction, then publishes
- * TenantRegistered and AccountRegistered. Used by the ops CLI and the demo seed.
+ * Registers a tenant with its owner (and optional members) and queues TenantRegistered and
+ * AccountRegistered in one transaction, then relays them. Used by the ops CLI and the demo seed.
  */
 export async function addTenant(deps: AdminDeps, input: NewTenant): Promise<AddedTenant> {
   const errors = validateTenant(input);
   if (errors.length) throw unprocessable(errors);
   await migrateIdentity(deps);
-  const { tenant, accounts } = await deps.db.kysely.transaction().execute(async (trx) => {
+  const { tenant, accounts, eventIds } = await deps.db.kysely.transaction().execute(async (trx) => {
     const existing = await trx
       .selectFrom('identity.tenants')
       .select('id')
@@ -106,13 +106,16 @@ export async function addTenant(deps: AdminDeps, input: NewTenant): Promise<Adde
     }
     const accounts: AccountRow[] = [];
     for (const person of people) accounts.push(await insertAccount(trx, tenant.id, person));
-    return { tenant, accounts };
+    const eventIds = [
+      await enqueueIdentityEvent(trx, 'tenant', tenant.id, 'TenantRegistered', tenantRegisteredData(tenant), {
+        tenantId: tenant.id,
+        accountId: null,
+      }),
+    ];
+    for (const account of accounts) eventIds.push(await enqueueAccountRegistered(trx, account));
+    return { tenant, accounts, eventIds };
   });
-  await publishIdentityEvent(deps.store, 'tenant', tenant.id, 'TenantRegistered', tenantRegisteredData(tenant), {
-    tenantId: tenant.id,
-    accountId: null,
-  });
-  for (const account of accounts) await publishAccountRegistered(deps, account);
+  await publishQueued(deps, eventIds);
   const [owner, ...members] = accounts;
   return { tenantId: tenant.id, ownerId: owner!.id, memberIds: members.map((m) => m.id) };
 }
@@ -165,23 +168,26 @@ export async function updateTenant(deps: AdminDeps, slug: string, changes: Tenan
     set.email_sender_allowed_addresses = JSON.stringify(changes.emailSenderAllowedAddresses);
   }
   if (changes.dataAvailabilities !== undefined) set.data_availabilities = JSON.stringify(changes.dataAvailabilities);
-  const tenant = (await deps.db.kysely
-    .updateTable('identity.tenants')
-    .set({ ...set, updated_at: new Date() })
-    .where('slug', '=', slug)
-    .returningAll()
-    .executeTakeFirst()) as TenantRow | undefined;
-  if (!tenant) throw notFound(`テナント「${slug}」が見つかりません。`);
-  await publishIdentityEvent(
-    deps.store,
-    'tenant',
-    tenant.id,
-    'TenantSettingsChanged',
-    {
-      ...tenantRegisteredData(tenant),
-      enabled_phase: tenant.enabled_phase,
-      medical_institution_id: tenant.medical_institution_id,
-    },
-    { tenantId: tenant.id, accountId: null },
-  );
+  const eventId = await deps.db.kysely.transaction().execute(async (trx) => {
+    const tenant = (await trx
+      .updateTable('identity.tenants')
+      .set({ ...set, updated_at: new Date() })
+      .where('slug', '=', slug)
+      .returningAll()
+      .executeTakeFirst()) as TenantRow | undefined;
+    if (!tenant) throw notFound(`テナント「${slug}」が見つかりません。`);
+    return enqueueIdentityEvent(
+      trx,
+      'tenant',
+      tenant.id,
+      'TenantSettingsChanged',
+      {
+        ...tenantRegisteredData(tenant),
+        enabled_phase: tenant.enabled_phase,
+        medical_institution_id: tenant.medical_institution_id,
+      },
+      { tenantId: tenant.id, accountId: null },
+    );
+  });
+  await publishQueued(deps, [eventId]);
 }
