@@ -1,12 +1,11 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { createLocalJWKSet } from 'jose';
 import { pino, type Logger } from 'pino';
 import { openDatabase, type Database } from '@renkei/db';
 import { createEventStore, type EventStore } from '@renkei/event-store';
 import { buildCommandApp } from '@renkei/command';
 import { buildGatewayApp, ensureLocalCertificate } from '@renkei/gateway';
-import { buildIdentityApp, getJwks, loadIdentityConfig, type IdentityConfig } from '@renkei/identity';
+import { buildIdentityApp, loadIdentityConfig, type IdentityConfig } from '@renkei/identity';
 import { buildQueryApp } from '@renkei/query';
 import { projections as workerProjections, reactors, startWorker } from '@renkei/worker';
 import type { Projection } from '@renkei/projections';
@@ -100,8 +99,9 @@ export async function startEmbedded(
     started.push({ name: 'identity', stop: () => identity.close() });
     const identityUrl = await listenInternal(identity.app);
 
-    // In-process: the services verify tokens against the provider's key set without an HTTP round trip.
-    const jwks = createLocalJWKSet(await getJwks({ db }));
+    // In-process: the services verify tokens against the provider's key set without an HTTP round trip
+    // (it follows key rotation and re-reads the keys when a token names one it does not know).
+    const jwks = identity.verificationKeys;
     const issuer = `${config.publicOrigin}/oidc`;
     const auth = (audience: string): AuthOptions => ({ issuer, audience, jwks });
 
@@ -137,7 +137,14 @@ export async function startEmbedded(
     started.push({ name: 'gateway', stop: () => gateway.close() });
     await gateway.listen({ host: config.host, port: config.port });
 
-    const ctx: OpsContext = { db, store, identityConfig, projections, insideServer: true };
+    const ctx: OpsContext = {
+      db,
+      store,
+      identityConfig,
+      projections,
+      insideServer: true,
+      signingKeysChanged: () => identity.refreshSigningKeys(),
+    };
     const admin: AdminServer = await startAdminServer({
       dataDir: config.dataDir,
       port: config.adminPort,

@@ -14,6 +14,7 @@ const usage = `使い方:
   pnpm ops token --tenant <slug> --email <email> --audience main|query|command
   pnpm ops projections status
   pnpm ops projections rebuild <name>
+  pnpm ops keys rotate
   pnpm ops contracts
   pnpm ops mail
   pnpm ops institutions import <file>`;
@@ -62,6 +63,8 @@ function parse(argv: string[]): { operation: DatabaseOperation | 'contracts' | '
           audience: need(values.audience, '--audience'),
         },
       };
+    case 'keys rotate':
+      return { operation: 'keys.rotate', args: {} };
     case 'projections status':
       return { operation: 'projections.status', args: {} };
     case 'projections rebuild':

@@ -4,7 +4,7 @@ import { Plan, unprocessable, type Audience } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import type { EventStore } from '@renkei/event-store';
 import { catchUpProjections, projectionStatus, requestRebuild, type Projection } from '@renkei/projections';
-import { addTenant, issueAccessToken, migrateIdentity, type IdentityConfig } from '@renkei/identity';
+import { addTenant, issueAccessToken, migrateIdentity, rotateSigningKey, type IdentityConfig } from '@renkei/identity';
 import { importInstitutionMaster } from '@renkei/institution-master';
 import { formatProjectionStatus } from './format.ts';
 
@@ -16,6 +16,8 @@ export interface OpsContext {
   projections: readonly Projection<any>[];
   /** True inside the running server (its worker does the work), false in a CLI that opened the database. */
   insideServer: boolean;
+  /** Inside the server: the identity service applies a key change now instead of at its next poll. */
+  signingKeysChanged?: () => Promise<void>;
 }
 
 const parse = <T extends z.ZodType>(schema: T, args: unknown): z.infer<T> => {
@@ -58,6 +60,23 @@ export const databaseOperations = {
       { db: ctx.db, config: ctx.identityConfig },
       { tenantSlug: a.tenant, email: a.email, audience: a.audience as Audience },
     );
+  },
+
+  async 'keys.rotate'(ctx: OpsContext): Promise<string> {
+    await migrateIdentity({ db: ctx.db });
+    const rotated = await rotateSigningKey(ctx.db.kysely, ctx.identityConfig);
+    await ctx.signingKeysChanged?.();
+    const at = rotated.signsFrom.toLocaleString('ja-JP', { timeZone: 'Asia/Tokyo' });
+    return [
+      `新しい署名鍵 ${rotated.kid} を JWKS に公開しました。${at} から署名に使われます。`,
+      ctx.insideServer
+        ? ''
+        : '(稼働中の identity サービスは 30 秒以内にこの鍵を読み込みます。)',
+      ...(rotated.dropped.length ? [`未使用の予定鍵 ${rotated.dropped.join(', ')} は破棄しました。`] : []),
+      '古い鍵は、それで署名されたトークンがすべて期限切れになるまで JWKS に残ります。',
+    ]
+      .filter(Boolean)
+      .join('\n');
   },
 
   async 'projections.status'(ctx: OpsContext): Promise<string> {
