@@ -79,6 +79,13 @@ export interface EventStore {
       types?: readonly string[];
       /** Called when reading or the handler fails; the same batch is retried after a back-off. */
       onError?: (error: unknown) => void;
+      /**
+       * Polling stores only: how long to wait between empty reads, and whether this process's own
+       * appends cut the wait short. A follower of events that other services write (tenant settings)
+       * polls slowly and ignores local appends, so it costs nothing per command.
+       */
+      pollIntervalMs?: number;
+      wakeOnLocalAppend?: boolean;
     },
   ): Subscription;
   /** The position of the newest visible event. */

@@ -5,6 +5,7 @@ import { migrateModule, type Database } from '@renkei/db';
 import type { EventStore } from '@renkei/event-store';
 import { createServiceApp, type AuthOptions, type ServiceAppOptions } from '@renkei/service-kit';
 import { commandMigrations } from './shared/command.migrations.ts';
+import { createTenantLimitsCache } from './shared/tenant-limits.ts';
 import { registerTagRoutes } from './tags/tag.routes.ts';
 import { registerInstitutionCommandRoutes } from './medical-institutions/index.ts';
 
@@ -34,7 +35,11 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
       database: () => sql`SELECT 1`.execute(deps.db.kysely),
     },
   });
-  registerTagRoutes(app, { db: deps.db, store: deps.store });
+  const tenantLimits = await createTenantLimitsCache(deps.store, {
+    onError: (error) => app.log.error({ err: error }, 'tenant limits follower failed; retrying'),
+  });
+  app.addHook('onClose', () => tenantLimits.close());
+  registerTagRoutes(app, { db: deps.db, store: deps.store, tenantLimits });
   await registerInstitutionCommandRoutes(app, { db: deps.db, store: deps.store });
   return app;
 }

@@ -32,4 +32,56 @@ export const commandMigrations: ModuleMigrations = {
       await sql`CREATE INDEX tag_names_tag_idx ON cmd.tag_names (tenant_id, tag_id)`.execute(db);
     },
   },
+  '0002_reserve_tag_name': {
+    async up(db) {
+      // One round trip per reservation instead of up to five. A PL/pgSQL function gives each statement
+      // its own snapshot, so the count taken after the tenant's lock sees every committed reservation
+      // (a single CTE statement would count from a snapshot taken before the lock).
+      await sql`
+        CREATE FUNCTION cmd.reserve_tag_name(p_tenant uuid, p_name text, p_tag uuid, p_limit int)
+        RETURNS TABLE (kind text, holder uuid, held_since timestamptz)
+        LANGUAGE plpgsql AS $fn$
+        DECLARE
+          h record;
+          n bigint;
+        BEGIN
+          IF p_limit IS NULL THEN
+            LOOP
+              INSERT INTO cmd.tag_names (tenant_id, normalized_name, tag_id)
+              VALUES (p_tenant, p_name, p_tag)
+              ON CONFLICT (tenant_id, normalized_name) DO NOTHING;
+              IF FOUND THEN
+                RETURN QUERY SELECT 'ok'::text, p_tag, now();
+                RETURN;
+              END IF;
+              SELECT t.tag_id, t.reserved_at INTO h FROM cmd.tag_names t
+               WHERE t.tenant_id = p_tenant AND t.normalized_name = p_name;
+              -- Released between the two statements: try again.
+              IF FOUND THEN
+                RETURN QUERY SELECT CASE WHEN h.tag_id = p_tag THEN 'ok' ELSE 'held' END, h.tag_id, h.reserved_at;
+                RETURN;
+              END IF;
+            END LOOP;
+          END IF;
+          -- Serialised per tenant so the limit check and the insert see the same set of tags.
+          PERFORM pg_advisory_xact_lock(hashtextextended('tag_names:' || p_tenant::text, 0));
+          SELECT t.tag_id, t.reserved_at INTO h FROM cmd.tag_names t
+           WHERE t.tenant_id = p_tenant AND t.normalized_name = p_name;
+          IF FOUND THEN
+            RETURN QUERY SELECT CASE WHEN h.tag_id = p_tag THEN 'ok' ELSE 'held' END, h.tag_id, h.reserved_at;
+            RETURN;
+          END IF;
+          SELECT count(DISTINCT t.tag_id) INTO n FROM cmd.tag_names t
+           WHERE t.tenant_id = p_tenant AND t.tag_id <> p_tag;
+          IF n >= p_limit THEN
+            RETURN QUERY SELECT 'limit'::text, NULL::uuid, NULL::timestamptz;
+            RETURN;
+          END IF;
+          INSERT INTO cmd.tag_names (tenant_id, normalized_name, tag_id) VALUES (p_tenant, p_name, p_tag);
+          RETURN QUERY SELECT 'ok'::text, p_tag, now();
+        END
+        $fn$
+      `.execute(db);
+    },
+  },
 };

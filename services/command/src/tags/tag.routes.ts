@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import { HttpError, endpoints, type Tag } from '@renkei/contracts';
-import type { Database } from '@renkei/db';
-import { normalizeTagName, tagAggregate, TenantLimits, type TagEvent } from '@renkei/domain';
+import { preparedStatement, type Database } from '@renkei/db';
+import { normalizeTagName, tagAggregate, type TagEvent } from '@renkei/domain';
 import {
   StreamNotFoundError,
   formatPosition,
@@ -14,6 +14,7 @@ import {
 } from '@renkei/event-store';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
 import { etagOf, eventMetadata, readIfMatch } from '../shared/command-context.ts';
+import type { TenantLimitsCache } from '../shared/tenant-limits.ts';
 import { deterministicId } from '../shared/deterministic-id.ts';
 import {
   claimIdempotencyKey,
@@ -28,6 +29,7 @@ import { decide, evolve, foldTag, initialTagState, type TagState } from './tag.d
 export interface TagRouteDeps {
   db: Database;
   store: EventStore;
+  tenantLimits: TenantLimitsCache;
 }
 
 /** A reservation older than this whose tag never came to exist was left by a crashed request. */
@@ -42,7 +44,7 @@ const overLimit = (max: number) =>
   });
 
 export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): void {
-  const { db, store } = deps;
+  const { db, store, tenantLimits } = deps;
   const kysely = db.kysely;
 
   async function loadTag(auth: AuthContext, tagId: string): Promise<{ state: TagState; revision: number }> {
@@ -58,28 +60,15 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     return { state, revision: events[events.length - 1]!.revision };
   }
 
-  async function maxTagCount(tenantId: string): Promise<number | null> {
-    let events: RecordedEvent[];
-    try {
-      events = await store.readStream(streamId('tenant', tenantId), { tenantId });
-    } catch (error) {
-      // A tenant the identity service never published has no limits to enforce.
-      if (error instanceof StreamNotFoundError) return null;
-      throw error;
-    }
-    let limit: number | null = null;
-    for (const e of events) {
-      if (e.type === 'TenantRegistered' || e.type === 'TenantSettingsChanged') {
-        const parsed = TenantLimits.safeParse((e.data as { limits?: unknown }).limits);
-        if (parsed.success) limit = parsed.data.max_tag_count;
-      }
-    }
-    return limit;
-  }
+  const reserveStatement = preparedStatement(
+    db,
+    'cmd_reserve_tag_name_v1',
+    'SELECT kind, holder::text, held_since FROM cmd.reserve_tag_name($1, $2, $3, $4)',
+  );
 
   /**
-   * Reserves a normalised name for a tag, serialised per tenant so the limit check and the insert
-   * see the same set of tags. Returns the holder when another tag has the name.
+   * Reserves a normalised name for a tag (counting against the tenant's limit when it has one).
+   * Returns the holder when another tag has the name.
    */
   async function reserveName(
     tenantId: string,
@@ -87,46 +76,13 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     tagId: string,
     limit: number | null,
   ): Promise<{ kind: 'ok' } | { kind: 'held'; tagId: string; reservedAt: Date } | { kind: 'limit'; max: number }> {
-    if (limit === null) {
-      // No limit to count against: the primary key alone decides, in one statement.
-      const inserted = await sql<{ tag_id: string }>`
-        INSERT INTO cmd.tag_names (tenant_id, normalized_name, tag_id)
-        VALUES (${tenantId}, ${normalizedName}, ${tagId})
-        ON CONFLICT (tenant_id, normalized_name) DO NOTHING
-        RETURNING tag_id`.execute(kysely);
-      if (inserted.rows.length > 0) return { kind: 'ok' };
-      const { rows } = await sql<{ tag_id: string; reserved_at: Date }>`
-        SELECT tag_id, reserved_at FROM cmd.tag_names
-         WHERE tenant_id = ${tenantId} AND normalized_name = ${normalizedName}`.execute(kysely);
-      const holder = rows[0];
-      // Released between the two statements: try again from the start.
-      if (!holder) return reserveName(tenantId, normalizedName, tagId, limit);
-      return holder.tag_id === tagId
-        ? { kind: 'ok' }
-        : { kind: 'held', tagId: holder.tag_id, reservedAt: new Date(holder.reserved_at) };
-    }
-    return kysely.transaction().execute(async (trx) => {
-      await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`tag_names:${tenantId}`}, 0))`.execute(trx);
-      const { rows } = await sql<{ tag_id: string; reserved_at: Date }>`
-        SELECT tag_id, reserved_at FROM cmd.tag_names
-         WHERE tenant_id = ${tenantId} AND normalized_name = ${normalizedName}`.execute(trx);
-      const holder = rows[0];
-      if (holder) {
-        return holder.tag_id === tagId
-          ? { kind: 'ok' as const }
-          : { kind: 'held' as const, tagId: holder.tag_id, reservedAt: new Date(holder.reserved_at) };
-      }
-      if (limit !== null) {
-        const counted = await sql<{ n: string }>`
-          SELECT count(DISTINCT tag_id) AS n FROM cmd.tag_names
-           WHERE tenant_id = ${tenantId} AND tag_id <> ${tagId}`.execute(trx);
-        if (Number(counted.rows[0]!.n) >= limit) return { kind: 'limit' as const, max: limit };
-      }
-      await sql`
-        INSERT INTO cmd.tag_names (tenant_id, normalized_name, tag_id)
-        VALUES (${tenantId}, ${normalizedName}, ${tagId})`.execute(trx);
-      return { kind: 'ok' as const };
-    });
+    const { rows } = await db.pool.query<{ kind: 'ok' | 'held' | 'limit'; holder: string; held_since: Date }>(
+      reserveStatement([tenantId, normalizedName, tagId, limit]),
+    );
+    const row = rows[0]!;
+    if (row.kind === 'ok') return { kind: 'ok' };
+    if (row.kind === 'limit') return { kind: 'limit', max: limit! };
+    return { kind: 'held', tagId: row.holder, reservedAt: new Date(row.held_since) };
   }
 
   async function releaseName(tenantId: string, normalizedName: string, tagId: string): Promise<void> {
@@ -189,7 +145,12 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     retryable: boolean,
   ): Promise<{ tag: Tag; position: Position }> {
     const normalizedName = normalizeTagName(body.name);
-    await reserveOrFail(auth.tenantId, normalizedName, tagId, await maxTagCount(auth.tenantId));
+    await reserveOrFail(
+      auth.tenantId,
+      normalizedName,
+      tagId,
+      (await tenantLimits.get(auth.tenantId))?.max_tag_count ?? null,
+    );
     const events = decide(initialTagState, {
       type: 'CreateTag',
       tagId,
