@@ -19,7 +19,7 @@ export interface IdentityFixture {
 /** A fresh database, event store and identity app, as the gateway would reach it. */
 export async function createIdentityFixture(
   overrides: Partial<IdentityConfig> = {},
-  options: { engine?: 'postgres' | 'pglite' } = {},
+  options: { engine?: 'postgres' | 'pglite'; clock?: () => Date } = {},
 ): Promise<IdentityFixture> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-identity-'));
   const db = options.engine === 'pglite' ? await openDatabase({ dataDir }) : await createTestDatabase();
@@ -27,7 +27,15 @@ export async function createIdentityFixture(
   const config = loadIdentityConfig({}, { dataDir, smtpCatcherPort: 0, ...overrides });
   const build = () =>
     // Load shedding off: a loaded CI machine must not turn sign-in assertions into 503s.
-    buildIdentityApp({ db, store, config, logger: false, rateLimit: false, underPressure: false });
+    buildIdentityApp({
+      db,
+      store,
+      config,
+      logger: false,
+      rateLimit: false,
+      underPressure: false,
+      ...(options.clock ? { clock: options.clock } : {}),
+    });
   const fixture: IdentityFixture = {
     db,
     store,
