@@ -42,8 +42,11 @@ export function startProjections(options: StartProjectionsOptions): { stop(): Pr
       if (idle) idleWakers.add(done);
     });
 
-  // Appends made in this process wake the loops at once (the embedded single-process default).
+  // Appends made in this process wake the loops at once (the embedded single-process default). An
+  // append while a loop is busy is remembered, so that loop reads again instead of sleeping a poll.
+  const appendedWhileBusy = new Map<string, boolean>();
   const unregister = options.store.onAppend?.(() => {
+    for (const name of appendedWhileBusy.keys()) appendedWhileBusy.set(name, true);
     for (const wake of [...idleWakers]) wake();
   });
 
@@ -65,9 +68,10 @@ export function startProjections(options: StartProjectionsOptions): { stop(): Pr
     let failures = 0;
     while (!stopped) {
       try {
+        appendedWhileBusy.set(p.name, false);
         const worked = await engine.step(p);
         failures = 0;
-        if (!worked) await sleep(pollIntervalMs, true);
+        if (!worked && !appendedWhileBusy.get(p.name)) await sleep(pollIntervalMs, true);
       } catch (error) {
         if (stopped) break;
         failures += 1;
