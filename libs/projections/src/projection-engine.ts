@@ -252,7 +252,12 @@ export function createProjectionEngine(options: {
       return false;
     }
     if (building && building.version !== p.version) {
-      if (building.version > p.version) return false;
+      if (building.version > p.version) {
+        // A newer worker is building its version (a rolling deploy). Until it switches over, this
+        // worker keeps the live tables it understands current, so reads waiting for a position
+        // (X-Min-Position) do not stall for the length of the rebuild.
+        return live && live.version === p.version ? (await processBatch(p, live)).advanced : false;
+      }
       cache.delete(p.name);
       await abandonBuild(p, building);
       building = undefined;

@@ -128,10 +128,21 @@ describe('projections runner', () => {
       [1, 'live'],
       [2, 'rebuilding'],
     ]);
+    // During a rolling deploy the old worker keeps the live v1 following new events, so a read
+    // waiting for a fresh position is answered before v2 is built.
+    const fresh = await appendSample(2);
+    await waitVisible(fresh);
+    expect(await waitForPosition(db, ['stream_totals'], fresh, 0)).toBe(false);
+    const v1Engine = createProjectionEngine({ db, store, batchSize: 5 });
+    expect(await v1Engine.step(streamTotalsProjection({ version: 1 }))).toBe(true);
+    expect(await waitForPosition(db, ['stream_totals'], fresh, 0)).toBe(true);
+    expect((await rows()).reduce((a, r) => a + r.events, 0)).toBe(before.reduce((a, r) => a + r.events, 0) + 2);
+    const followed = await rows();
+    expect(await physical()).toEqual(['stream_totals_v1', 'stream_totals_v2']);
 
     await catchUpProjections({ db, store, projections: [v2], batchSize: 5 });
     expect(await physical()).toEqual(['stream_totals_v2']);
-    expect(await rows()).toEqual(before);
+    expect(await rows()).toEqual(followed);
     expect((await projectionStatus(db, store)).map((s) => [s.version, s.state])).toEqual([[2, 'live']]);
   });
 
