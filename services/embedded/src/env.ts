@@ -31,6 +31,12 @@ export const envVars: readonly EnvVar[] = [
     description: 'EventStoreDB connection string; without it the Postgres event store (es schema)',
   },
   {
+    name: 'KAFKA_BROKERS',
+    readBy: ['worker', 'embedded'],
+    default: null,
+    description: 'Kafka brokers (host:port, comma-separated) for the integration-event relay; unset = relay off',
+  },
+  {
     name: 'RENKEI_DATA_DIR',
     readBy: ['gateway', 'identity', 'command', 'worker', 'embedded'],
     default: '.data',

@@ -7,6 +7,7 @@ import {
   type ProjectionLogger,
   type Reactor,
 } from '@renkei/projections';
+import { startIntegrationRelay } from './integration/relay.ts';
 
 export interface WorkerOptions {
   db: Database;
@@ -17,10 +18,23 @@ export interface WorkerOptions {
   reactors?: readonly Reactor[];
   logger: ProjectionLogger;
   batchSize?: number;
+  /**
+   * Brokers of the Kafka integration-event relay (comma-separated host:port). Undefined reads
+   * KAFKA_BROKERS, so every composer (standalone worker, embedded) gets the relay by configuration
+   * alone; null or '' keeps it off.
+   */
+  kafkaBrokers?: string | null;
 }
 
-/** Runs projections and reactors until stopped. */
+/** Runs projections, reactors and (when KAFKA_BROKERS is set) the integration-event relay until stopped. */
 export async function startWorker(options: WorkerOptions): Promise<{ stop(): Promise<void> }> {
+  // First: a malformed KAFKA_BROKERS throws before anything else is running.
+  const relay = startIntegrationRelay({
+    db: options.db,
+    store: options.store,
+    logger: options.logger,
+    brokers: options.kafkaBrokers === undefined ? process.env.KAFKA_BROKERS : options.kafkaBrokers,
+  });
   const projections = startProjections({
     db: options.db,
     store: options.store,
@@ -40,7 +54,7 @@ export async function startWorker(options: WorkerOptions): Promise<{ stop(): Pro
   );
   return {
     async stop() {
-      await Promise.all([projections.stop(), reactors.stop()]);
+      await Promise.all([projections.stop(), reactors.stop(), relay.stop()]);
       options.logger.info({}, 'worker stopped');
     },
   };
