@@ -32,8 +32,8 @@ describe('pnpm ops keys rotate', () => {
         told++;
       },
     };
-    const first = await databaseOperations['keys.rotate'](ctx, {});
-    const second = await databaseOperations['keys.rotate'](ctx, {});
+    const first = await databaseOperations['keys.rotate'](ctx);
+    const second = await databaseOperations['keys.rotate'](ctx);
     expect(told).toBe(2);
     const kids = (await getJwks({ db })).keys.map((k) => k.kid);
     const [firstKid, secondKid] = [first, second].map((out) => /署名鍵 (\S+) を/.exec(out)![1]!);

@@ -69,9 +69,7 @@ export const databaseOperations = {
     const at = rotated.signsFrom.toLocaleString('ja-JP', { timeZone: 'Asia/Tokyo' });
     return [
       `新しい署名鍵 ${rotated.kid} を JWKS に公開しました。${at} から署名に使われます。`,
-      ctx.insideServer
-        ? ''
-        : '(稼働中の identity サービスは 30 秒以内にこの鍵を読み込みます。)',
+      ctx.insideServer ? '' : '(稼働中の identity サービスは 30 秒以内にこの鍵を読み込みます。)',
       ...(rotated.dropped.length ? [`未使用の予定鍵 ${rotated.dropped.join(', ')} は破棄しました。`] : []),
       '古い鍵は、それで署名されたトークンがすべて期限切れになるまで JWKS に残ります。',
     ]

@@ -64,7 +64,10 @@ export async function recordSignInFailure(
 
 /** A successful sign-in or a new password forgets the account's failures (and ends its lock). */
 export async function clearSignInFailures(db: Kysely<any>, accountId: string): Promise<void> {
-  await db.deleteFrom('identity.sign_in_failures').where('key', '=', lockoutKey({ id: accountId }, '')).execute();
+  await db
+    .deleteFrom('identity.sign_in_failures')
+    .where('key', '=', lockoutKey({ id: accountId }, ''))
+    .execute();
 }
 
 /** Rows whose window and lock have both run out count for nothing; the sweeper removes them. */

@@ -20,7 +20,12 @@ let refreshToken: string;
 
 beforeAll(async () => {
   f = await createIdentityFixture({}, { clock });
-  await addTenant(f, { slug: 'sakura', name: 'さくら総合病院', ownerEmail: 'owner@sakura.example', password: 'owner-pass-1' });
+  await addTenant(f, {
+    slug: 'sakura',
+    name: 'さくら総合病院',
+    ownerEmail: 'owner@sakura.example',
+    password: 'owner-pass-1',
+  });
   browser = new TestBrowser(f.identity.app);
   const verifier = randomBytes(32).toString('base64url');
   const redirectUri = 'https://localhost:3000/app/auth/redirect';
@@ -36,10 +41,18 @@ beforeAll(async () => {
     })}`,
   );
   const action = /action="([^"]+)"/.exec(page.body)![1]!;
-  const done = await browser.navigate('POST', action, { form: { login: 'owner@sakura.example', password: 'owner-pass-1' } });
+  const done = await browser.navigate('POST', action, {
+    form: { login: 'owner@sakura.example', password: 'owner-pass-1' },
+  });
   const code = new URL(done.location!).searchParams.get('code')!;
   const exchanged = await browser.request('POST', '/oidc/token', {
-    form: { client_id: 'renkei-web', grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier },
+    form: {
+      client_id: 'renkei-web',
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+    },
   });
   refreshToken = JSON.parse(exchanged.body).refresh_token;
 });
@@ -92,11 +105,14 @@ describe('signing-key rotation', () => {
     const oldKid = kid(before.access)!;
     expect(kid(before.id)).toBe(oldKid);
     // Minted by the ops CLI and not shown to the service until the end.
-    const cliBefore = await issueAccessToken({ ...f, clock }, {
-      tenantSlug: 'sakura',
-      email: 'owner@sakura.example',
-      audience: 'main',
-    });
+    const cliBefore = await issueAccessToken(
+      { ...f, clock },
+      {
+        tenantSlug: 'sakura',
+        email: 'owner@sakura.example',
+        audience: 'main',
+      },
+    );
     expect(kid(cliBefore)).toBe(oldKid);
 
     // `pnpm ops keys rotate`: the new key is in the JWKS at once, but nothing signs with it yet.
@@ -113,9 +129,14 @@ describe('signing-key rotation', () => {
     const after = await providerTokens();
     expect(kid(after.access)).toBe(rotated.kid);
     expect(kid(after.id)).toBe(rotated.kid);
-    expect(kid(await issueAccessToken({ ...f, clock }, { tenantSlug: 'sakura', email: 'owner@sakura.example', audience: 'main' }))).toBe(
-      rotated.kid,
-    );
+    expect(
+      kid(
+        await issueAccessToken(
+          { ...f, clock },
+          { tenantSlug: 'sakura', email: 'owner@sakura.example', audience: 'main' },
+        ),
+      ),
+    ).toBe(rotated.kid);
     expect(await verifiesAgainstPublishedJwks(before.access)).toBe(true);
     expect(await verifiesAgainstPublishedJwks(after.access)).toBe(true);
     expect(await currentUserStatus(before.access)).toBe(200);
@@ -164,7 +185,10 @@ describe('signing-key rotation', () => {
     // Another replica (or the ops CLI against DATABASE_URL) rotates; this app has not looked yet.
     const rotated = await rotateSigningKey(f.db.kysely, f.config, clock());
     advance(f.config.signingKeys.forcedLeadSeconds + 1);
-    const token = await issueAccessToken({ ...f, clock }, { tenantSlug: 'sakura', email: 'owner@sakura.example', audience: 'main' });
+    const token = await issueAccessToken(
+      { ...f, clock },
+      { tenantSlug: 'sakura', email: 'owner@sakura.example', audience: 'main' },
+    );
     expect(kid(token)).toBe(rotated.kid);
     // The in-process key set meets an unknown kid, re-reads the keys and verifies (it re-reads at most
     // once a second, so a flood of made-up kids cannot hammer the database; the first test just did).

@@ -113,7 +113,10 @@ async function underKeyLock<T>(db: Kysely<any>, work: (trx: Kysely<any>, keys: S
 }
 
 const insertKey = (trx: Kysely<any>, jwk: SigningJwk, signsFrom: Date) =>
-  trx.insertInto('identity.signing_keys').values({ kid: jwk.kid, jwk: JSON.stringify(jwk), signs_from: signsFrom }).execute();
+  trx
+    .insertInto('identity.signing_keys')
+    .values({ kid: jwk.kid, jwk: JSON.stringify(jwk), signs_from: signsFrom })
+    .execute();
 
 /** When the next scheduled key should be published, given the keys; undefined when one is pending. */
 function scheduledSuccessor(keys: readonly StoredSigningKey[], now: Date, policy: SigningKeyPolicy) {

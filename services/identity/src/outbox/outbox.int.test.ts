@@ -49,7 +49,11 @@ describe.each(['postgres', 'pglite'] as const)('identity outbox on %s', (engine)
     expect((await eventsOf(f, tenantId, ownerId)).map((e) => e.type)).toEqual(['AccountRegistered']);
     const tenantEvents = await f.store.readStream(streamId('tenant', tenantId), { tenantId });
     expect(tenantEvents.map((e) => e.type)).toEqual(['TenantRegistered']);
-    const pending = await f.db.kysely.selectFrom('identity.outbox').where('published_at', 'is', null).selectAll().execute();
+    const pending = await f.db.kysely
+      .selectFrom('identity.outbox')
+      .where('published_at', 'is', null)
+      .selectAll()
+      .execute();
     expect(pending).toEqual([]);
   });
 

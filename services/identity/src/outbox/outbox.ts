@@ -2,13 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Database } from '@renkei/db';
-import {
-  formatPosition,
-  parsePosition,
-  type EventMetadata,
-  type EventStore,
-  type Position,
-} from '@renkei/event-store';
+import { formatPosition, parsePosition, type EventMetadata, type EventStore, type Position } from '@renkei/event-store';
 
 /** One event waiting in `identity.outbox`, already parsed by its schema (no secret can be in it). */
 export interface OutboxEvent {
