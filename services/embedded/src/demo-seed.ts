@@ -4,8 +4,10 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '@renkei/db';
 import type { EventStore } from '@renkei/event-store';
-import { addTenant, migrateIdentity, updateTenant } from '@renkei/identity';
+import { addTenant, migrateIdentity, updateTenant, type IdentityConfig } from '@renkei/identity';
 import { generateInstitutionMaster, importInstitutionMaster, type SyncRunResult } from '@renkei/institution-master';
+import type { AuthOptions } from '@renkei/service-kit';
+import { seedDemoCrm } from './demo-crm-seed.ts';
 
 /** The demo install's tenant and sign-ins (README documents them; the web e2e tests use them). */
 export const demoTenant = {
@@ -24,17 +26,32 @@ export const demoAccounts = {
 export interface DemoSeedResult {
   tenantId: string;
   institutions: SyncRunResult | undefined;
+  /** Command requests the CRM data took (undefined: not seeded on this start). */
+  crmRequests: number | undefined;
+}
+
+async function demoTenantId(db: Database): Promise<string | undefined> {
+  const { rows } = await sql<{ id: string }>`SELECT id FROM identity.tenants WHERE slug = ${demoTenant.slug}`.execute(
+    db.kysely,
+  );
+  return rows[0]?.id;
 }
 
 export async function hasDemoTenant(db: Database): Promise<boolean> {
-  const { rows } = await sql`SELECT 1 FROM identity.tenants WHERE slug = ${demoTenant.slug}`.execute(db.kysely);
-  return rows.length > 0;
+  return (await demoTenantId(db)) !== undefined;
+}
+
+/** What the CRM part of the seed needs to act as the demo accounts through the command service. */
+export interface DemoCrmSeedOptions {
+  identityConfig: IdentityConfig;
+  commandAuth: AuthOptions;
 }
 
 /**
- * First start only: the demo tenant with an owner and a member, and the demo region's
- * medical-institution master (静岡県, generated deterministically). A second start finds the tenant
- * and does nothing.
+ * First start: the demo tenant with an owner and a member, and the demo region's medical-institution
+ * master (静岡県, generated deterministically). Then, with `crm`, the tenant's CRM data (tags,
+ * phases, notes, doctors, labels; see demo-crm-seed.ts) unless a previous start wrote it already. A
+ * later start finds both and writes nothing.
  */
 export async function seedDemo(deps: {
   db: Database;
@@ -42,9 +59,15 @@ export async function seedDemo(deps: {
   dataDir: string;
   logger?: Logger;
   institutionCount?: number;
+  crm?: DemoCrmSeedOptions;
 }): Promise<DemoSeedResult | undefined> {
   await migrateIdentity({ db: deps.db });
-  if (await hasDemoTenant(deps.db)) return undefined;
+  const existingId = await demoTenantId(deps.db);
+  if (existingId) {
+    // An install seeded before the CRM data existed (or stopped half-way through it) gets it now.
+    if (deps.crm) await seedCrm(deps, deps.crm, existingId);
+    return undefined;
+  }
 
   const { tenantId } = await addTenant(
     { db: deps.db, store: deps.store },
@@ -78,5 +101,23 @@ export async function seedDemo(deps: {
   await generateInstitutionMaster(masterFile, { count: deps.institutionCount ?? 3000, seed: 1 });
   const institutions = await importInstitutionMaster(deps.db, masterFile);
   deps.logger?.info({ institutions: institutions.insertedCount }, 'demo data seeded');
-  return { tenantId, institutions };
+  const crm = deps.crm ? await seedCrm(deps, deps.crm, tenantId) : undefined;
+  return { tenantId, institutions, crmRequests: crm?.requests };
+}
+
+function seedCrm(
+  deps: { db: Database; store: EventStore; logger?: Logger },
+  crm: DemoCrmSeedOptions,
+  tenantId: string,
+): Promise<{ requests: number } | undefined> {
+  return seedDemoCrm({
+    db: deps.db,
+    store: deps.store,
+    identityConfig: crm.identityConfig,
+    commandAuth: crm.commandAuth,
+    tenantSlug: demoTenant.slug,
+    tenantId,
+    accounts: { owner: demoAccounts.owner.email, member: demoAccounts.member.email },
+    ...(deps.logger ? { logger: deps.logger } : {}),
+  });
 }

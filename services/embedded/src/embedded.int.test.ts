@@ -49,6 +49,35 @@ describe('embedded default and the ops CLI, running and stopped', () => {
       );
     });
 
+  const demoTagNames = [
+    '紹介元重点',
+    '逆紹介先',
+    '訪問予定',
+    '新規開業',
+    '在宅連携',
+    '連携協定締結',
+    '救急受入相談',
+    '休診注意',
+  ];
+  let demoQueryToken = '';
+  let demoTags: { name: string; medical_institution_count: number }[] = [];
+
+  /** The demo tenant's tags once the tags projection has caught up (two equal reads in a row). */
+  async function settledDemoTags(): Promise<{ name: string; medical_institution_count: number }[]> {
+    let previous = '';
+    for (let i = 0; i < 120; i++) {
+      const res = await api('GET', '/api/tags?per_page=100', demoQueryToken);
+      const tags = ((res.body.data ?? []) as { name: string; medical_institution_count: number }[])
+        .map((t) => ({ name: t.name, medical_institution_count: t.medical_institution_count }))
+        .sort((a, b) => a.name.localeCompare(b.name));
+      const now = JSON.stringify(tags);
+      if (tags.length === demoTagNames.length && now === previous) return tags;
+      previous = now;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    throw new Error(`the demo tags did not settle: ${previous}`);
+  }
+
   const api = (method: string, urlPath: string, token: string, body?: unknown) =>
     new Promise<{ status: number; body: any }>((resolve, reject) => {
       const req = https.request(
@@ -65,7 +94,7 @@ describe('embedded default and the ops CLI, running and stopped', () => {
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
-            resolve({ status: res.statusCode ?? 0, body: text.startsWith('{') ? JSON.parse(text) : text });
+            resolve({ status: res.statusCode ?? 0, body: /^[[{]/.test(text) ? JSON.parse(text) : text });
           });
         },
       );
@@ -126,6 +155,21 @@ describe('embedded default and the ops CLI, running and stopped', () => {
     expect(me.status).toBe(200);
     expect(me.body.tenant.name).toBe('駿河総合医療センター');
     expect(me.body.role).toBe('owner');
+
+    // The demo CRM data: tags on a few hundred institutions and the phase masters.
+    demoQueryToken = (await ops('token', '--tenant', 'demo', '--email', 'owner@demo.example.jp', '--audience', 'query'))
+      .stdout;
+    demoTags = await settledDemoTags();
+    expect(demoTags.map((t) => t.name).sort()).toEqual(demoTagNames.slice().sort());
+    const tagged = demoTags.reduce((n, t) => n + t.medical_institution_count, 0);
+    expect(tagged).toBeGreaterThan(200);
+    const phases = await api('GET', '/api/phase_masters', demoQueryToken);
+    expect(phases.body.map((p: { name: string }) => p.name)).toEqual([
+      '未接触',
+      '初回訪問済',
+      '定期訪問',
+      '紹介実績あり',
+    ]);
   });
 
   it('runs ops commands through the running process that owns the embedded database', slow, async () => {
@@ -248,6 +292,10 @@ describe('embedded default and the ops CLI, running and stopped', () => {
     );
     const tags = await api('GET', '/api/tags', kita.stdout);
     expect(tags.body.data.map((t: { name: string }) => t.name)).toEqual(['紹介元']);
+    // The second start found the demo CRM data and wrote none of it again.
+    expect(await settledDemoTags()).toEqual(demoTags);
+    const phases = await api('GET', '/api/phase_masters', demoQueryToken);
+    expect(phases.body).toHaveLength(4);
   });
 
   it('prints the contracts report and the mail list without touching the database', slow, async () => {

@@ -125,7 +125,15 @@ export async function startEmbedded(
     const worker = await startWorker({ db, store, projections, reactors, logger: logger.child({ service: 'worker' }) });
     started.push({ name: 'worker', stop: () => worker.stop() });
 
-    const demo = config.demoSeed ? await seedDemo({ db, store, dataDir: config.dataDir, logger }) : undefined;
+    const demo = config.demoSeed
+      ? await seedDemo({
+          db,
+          store,
+          dataDir: config.dataDir,
+          logger,
+          crm: { identityConfig, commandAuth: auth(identityConfig.resources.command) },
+        })
+      : undefined;
 
     const tls = ensureLocalCertificate(path.join(config.dataDir, 'tls'), { extraHosts: config.tlsExtraHosts });
     const gateway = await buildGatewayApp({
