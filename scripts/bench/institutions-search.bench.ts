@@ -329,6 +329,8 @@ export const bench: BenchDefinition = {
       const [requested] = await store.readStream(streamId('medical_institution_label_value_import', importId), {
         tenantId,
       });
+      // The import reads labels once the read model has passed the upload (as the worker would have it).
+      await catchUpProjections({ db, store, projections: queryProjections, until: requested!.position });
       t0 = performance.now();
       await runLabelValueImport(db, store, requested!);
       const importRate = IMPORT_ROWS / ((performance.now() - t0) / 1000);

@@ -9,6 +9,7 @@ import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { medicalInstitutionCrmKey, type LabelValueImportFinished } from '@renkei/domain';
 import { createPostgresEventStore, streamId, type EventStore } from '@renkei/event-store';
 import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
+import { migrateProjections } from '@renkei/projections';
 import { runLabelValueImport } from './label-value-import.reactor.ts';
 
 let db: TestDatabase;
@@ -42,6 +43,11 @@ beforeAll(async () => {
     sql`INSERT INTO rm.medical_institution_labels VALUES (${tenant}, ${id}, ${name}, ${type}, ${JSON.stringify(selections)}::jsonb, '[]'::jsonb)`.execute(
       db.kysely,
     );
+  // The reactor waits for the read model to pass the upload: these given rows stand for one that has.
+  await migrateProjections(db);
+  await sql`
+    INSERT INTO rm.projection_checkpoints (name, suffix, version, state, tables, position_primary, position_secondary)
+    VALUES ('medical_institution_crm', 'v1', 1, 'live', '{}', 9223372036854775807, 0)`.execute(db.kysely);
   await label(labels.level, '重点度', 'select', [{ id: choiceA, label: 'A', order: 0 }]);
   await label(labels.doctors, '医師数', 'integer');
   await label(labels.since, '連携開始日', 'date');

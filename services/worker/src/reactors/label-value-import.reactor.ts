@@ -24,7 +24,8 @@ import {
   type RecordedEvent,
 } from '@renkei/event-store';
 import { detectEncoding } from '@renkei/institution-master';
-import { defineReactor } from '@renkei/projections';
+import { defineReactor, waitForPosition } from '@renkei/projections';
+import { medicalInstitutionCrmProjection } from '@renkei/read-models';
 
 /** Rows per chunk: progress is recorded after each. */
 export const importChunkSize = 500;
@@ -56,7 +57,27 @@ interface TenantLabels {
   ownDepartments: Map<string, string>;
 }
 
-async function loadTenantLabels(db: Database, tenantId: string): Promise<TenantLabels> {
+/** How long one run waits for the read model before it gives up and the reactor retries the upload. */
+export const labelsCatchUpTimeoutMs = 30_000;
+
+/**
+ * The tenant's labels and own departments as of the upload: the read model is waited on until it has
+ * passed the upload's own position, so a label created a moment before the upload (whose event is
+ * earlier in the global order) is there. If it does not get there in time the run fails before writing
+ * anything and the reactor retries the upload after a back-off; the import stays waiting meanwhile.
+ */
+async function loadTenantLabels(db: Database, requested: RecordedEvent): Promise<TenantLabels> {
+  const reached = await waitForPosition(
+    db,
+    [medicalInstitutionCrmProjection.name],
+    requested.position,
+    labelsCatchUpTimeoutMs,
+  );
+  if (!reached)
+    throw new Error(
+      `label value import ${(requested.data as LabelValueImportRequested).import_id}: the ${medicalInstitutionCrmProjection.name} read model has not reached the upload yet`,
+    );
+  const tenantId = requested.metadata.tenant_id;
   const labels = await sql<{
     id: string;
     name: string;
@@ -197,13 +218,14 @@ export async function runLabelValueImport(db: Database, store: EventStore, reque
     await store.append(importStream, [{ id, type, data: payload, metadata }], { expectedRevision: 'any' });
   };
 
+  // Before anything is recorded: a run that cannot see the labels yet leaves the import waiting.
+  const labels = await loadTenantLabels(db, requested);
   const total = await countDataLines(data.stored_path);
   await record(eventId(data.import_id, 'started'), 'LabelValueImportStarted', {
     import_id: data.import_id,
     total_row_count: total,
   });
   const encoding = data.encoding ?? ((await detectEncoding(data.stored_path)) === 'utf8' ? 'utf-8' : 'shift_jis');
-  const labels = await loadTenantLabels(db, tenantId);
 
   let imported = 0;
   let failed = 0;
