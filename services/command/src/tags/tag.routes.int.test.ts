@@ -4,7 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { featureKeys } from '@renkei/contracts';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
-import { createPostgresEventStore, newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
+import {
+  createPostgresEventStore,
+  newEventMetadata,
+  streamId,
+  type EventStore,
+  type NewEvent,
+} from '@renkei/event-store';
 import type { TestAuth } from '@renkei/service-kit/testing';
 import { buildTestCommandApp, injectAs, tenantEventCount, type WriteMethod } from '../testing.ts';
 
@@ -17,13 +23,26 @@ beforeAll(async () => {
   db = await createTestDatabase();
   const real = await createPostgresEventStore(db);
   // A store that fails like a bug would, for one magic name, to prove what a 500 looks like.
+  const boom = (events: readonly NewEvent[]) => {
+    if ((events[0]?.data as { name?: string } | undefined)?.name === 'BOOM')
+      throw new Error('connection secret leaked');
+  };
   store = {
     ...real,
     append: async (stream, events, options) => {
-      if ((events[0]?.data as { name?: string } | undefined)?.name === 'BOOM')
-        throw new Error('connection secret leaked');
+      boom(events);
       return real.append(stream, events, options);
     },
+    withTransaction: (work) =>
+      real.withTransaction!((tx) =>
+        work({
+          ...tx,
+          append: async (stream, events, options) => {
+            boom(events);
+            return tx.append(stream, events, options);
+          },
+        }),
+      ),
   };
   ({ app, testAuth } = await buildTestCommandApp(db, store));
 });

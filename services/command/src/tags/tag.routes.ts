@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import { HttpError, endpoints, type Tag } from '@renkei/contracts';
-import { preparedStatement, type Database } from '@renkei/db';
+import { preparedStatement, type Database, type StatementConfig } from '@renkei/db';
 import { normalizeTagName, tagAggregate, type TagEvent } from '@renkei/domain';
 import {
   StreamNotFoundError,
   formatPosition,
+  type AppendResult,
   streamId,
   type EventStore,
   type Position,
@@ -15,6 +16,7 @@ import {
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
 import { etagOf, eventMetadata, readIfMatch } from '../shared/command-context.ts';
 import type { TenantLimitsCache } from '../shared/tenant-limits.ts';
+import { runUnitOfWork, type UnitOfWork } from '../shared/unit-of-work.ts';
 import { deterministicId } from '../shared/deterministic-id.ts';
 import {
   claimIdempotencyKey,
@@ -66,17 +68,21 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     'SELECT kind, holder::text, held_since FROM cmd.reserve_tag_name($1, $2, $3, $4)',
   );
 
+  type Reservation =
+    { kind: 'ok' } | { kind: 'held'; tagId: string; reservedAt: Date } | { kind: 'limit'; max: number };
+
   /**
    * Reserves a normalised name for a tag (counting against the tenant's limit when it has one).
    * Returns the holder when another tag has the name.
    */
   async function reserveName(
+    uow: UnitOfWork,
     tenantId: string,
     normalizedName: string,
     tagId: string,
     limit: number | null,
-  ): Promise<{ kind: 'ok' } | { kind: 'held'; tagId: string; reservedAt: Date } | { kind: 'limit'; max: number }> {
-    const { rows } = await db.pool.query<{ kind: 'ok' | 'held' | 'limit'; holder: string; held_since: Date }>(
+  ): Promise<Reservation> {
+    const { rows } = await uow.query<{ kind: 'ok' | 'held' | 'limit'; holder: string; held_since: Date }>(
       reserveStatement([tenantId, normalizedName, tagId, limit]),
     );
     const row = rows[0]!;
@@ -85,11 +91,16 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     return { kind: 'held', tagId: row.holder, reservedAt: new Date(row.held_since) };
   }
 
-  async function releaseName(tenantId: string, normalizedName: string, tagId: string): Promise<void> {
-    await sql`
-      DELETE FROM cmd.tag_names
-       WHERE tenant_id = ${tenantId} AND normalized_name = ${normalizedName} AND tag_id = ${tagId}`.execute(kysely);
-  }
+  const releaseStatement = preparedStatement(
+    db,
+    'cmd_release_tag_name_v1',
+    'DELETE FROM cmd.tag_names WHERE tenant_id = $1 AND normalized_name = $2 AND tag_id = $3',
+  );
+  const releaseName = (uow: Pick<UnitOfWork, 'query'>, tenantId: string, normalizedName: string, tagId: string) =>
+    uow.query(releaseStatement([tenantId, normalizedName, tagId]));
+  const pool: Pick<UnitOfWork, 'query'> = {
+    query: async <R>(config: StatementConfig) => (await db.pool.query(config)) as unknown as { rows: R[] },
+  };
 
   /** A name held by a tag that was deleted, or never created by a request that died, is free again. */
   async function holderIsGone(tenantId: string, holder: { tagId: string; reservedAt: Date }): Promise<boolean> {
@@ -102,18 +113,45 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     }
   }
 
-  async function reserveOrFail(tenantId: string, normalizedName: string, tagId: string, limit: number | null) {
-    for (let attempt = 0; attempt < 2; attempt++) {
-      const result = await reserveName(tenantId, normalizedName, tagId, limit);
-      if (result.kind === 'ok') return;
-      if (result.kind === 'limit') throw overLimit(result.max);
-      if (attempt === 0 && (await holderIsGone(tenantId, result))) {
-        await releaseName(tenantId, normalizedName, result.tagId);
+  /**
+   * Reserves `name` for the tag (when given) and appends in one unit of work, then frees `release`.
+   * A name held by a tag that is gone is taken over once; otherwise a held name is a 422.
+   */
+  async function reserveAndAppend(options: {
+    tenantId: string;
+    tagId: string;
+    name: string | null;
+    release: string | null;
+    limit: number | null;
+    /** A retry with the same Idempotency-Key may be appending this very tag: its name stays reserved. */
+    keepReservationOnFailure: boolean;
+    append: (uow: UnitOfWork) => Promise<AppendResult>;
+  }): Promise<AppendResult> {
+    const { tenantId, tagId, name, release } = options;
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await runUnitOfWork(db, store, async (uow): Promise<Reservation | AppendResult> => {
+        let appended: AppendResult | null = null;
+        if (name !== null) {
+          const reserved = await reserveName(uow, tenantId, name, tagId, options.limit);
+          if (reserved.kind !== 'ok') return reserved;
+          if (!options.keepReservationOnFailure) {
+            uow.compensate(async () => {
+              if (!appended) await releaseName(pool, tenantId, name, tagId);
+            });
+          }
+        }
+        appended = await options.append(uow);
+        if (release !== null) await releaseName(uow, tenantId, release, tagId);
+        return appended;
+      });
+      if (!('kind' in outcome)) return outcome;
+      if (outcome.kind === 'limit') throw overLimit(outcome.max);
+      if (outcome.kind === 'held' && attempt === 0 && (await holderIsGone(tenantId, outcome))) {
+        await releaseName(pool, tenantId, name!, outcome.tagId);
         continue;
       }
       throw duplicateName();
     }
-    throw duplicateName();
   }
 
   async function institutionCount(tenantId: string, tagId: string): Promise<number> {
@@ -144,13 +182,6 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     requestId: string,
     retryable: boolean,
   ): Promise<{ tag: Tag; position: Position }> {
-    const normalizedName = normalizeTagName(body.name);
-    await reserveOrFail(
-      auth.tenantId,
-      normalizedName,
-      tagId,
-      (await tenantLimits.get(auth.tenantId))?.max_tag_count ?? null,
-    );
     const events = decide(initialTagState, {
       type: 'CreateTag',
       tagId,
@@ -159,19 +190,25 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
       groupName: body.group_name,
     });
     const metadata = eventMetadata(auth, requestId);
-    let result;
-    try {
-      result = await store.append(
-        streamId(tagAggregate, tagId),
-        // Ids from the tag and the body: only a retry of the very same request is the same append.
-        events.map((e, i) => ({ ...e, id: deterministicId(tagId, 'create', requestHash(body), String(i)), metadata })),
-        { expectedRevision: 'no_stream' },
-      );
-    } catch (error) {
-      // A retry with the same key may be appending this very tag right now: its name stays reserved.
-      if (!retryable) await releaseName(auth.tenantId, normalizedName, tagId);
-      throw error;
-    }
+    const result = await reserveAndAppend({
+      tenantId: auth.tenantId,
+      tagId,
+      name: normalizeTagName(body.name),
+      release: null,
+      limit: (await tenantLimits.get(auth.tenantId))?.max_tag_count ?? null,
+      keepReservationOnFailure: retryable,
+      append: (uow) =>
+        uow.append(
+          streamId(tagAggregate, tagId),
+          // Ids from the tag and the body: only a retry of the very same request is the same append.
+          events.map((e, i) => ({
+            ...e,
+            id: deterministicId(tagId, 'create', requestHash(body), String(i)),
+            metadata,
+          })),
+          { expectedRevision: 'no_stream' },
+        ),
+    });
     // A new tag is on no institution yet.
     return { tag: toTag(tagId, foldTag(events), result.revision, 0), position: result.position };
   }
@@ -222,19 +259,21 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     }
     const next = events.reduce(evolve, state);
     const renamed = next.normalizedName !== state.normalizedName;
-    if (renamed) await reserveOrFail(auth.tenantId, next.normalizedName, params.id, null);
-    let result;
-    try {
-      result = await store.append(
-        streamId(tagAggregate, params.id),
-        events.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
-        { expectedRevision: ifMatch ?? revision },
-      );
-    } catch (error) {
-      if (renamed) await releaseName(auth.tenantId, next.normalizedName, params.id);
-      throw error;
-    }
-    if (renamed) await releaseName(auth.tenantId, state.normalizedName, params.id);
+    const result = await reserveAndAppend({
+      tenantId: auth.tenantId,
+      tagId: params.id,
+      name: renamed ? next.normalizedName : null,
+      release: renamed ? state.normalizedName : null,
+      // A rename is not a new tag: the limit does not apply.
+      limit: null,
+      keepReservationOnFailure: false,
+      append: (uow) =>
+        uow.append(
+          streamId(tagAggregate, params.id),
+          events.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
+          { expectedRevision: ifMatch ?? revision },
+        ),
+    });
     reply.position(result.position);
     void reply.header('etag', etagOf(result.revision));
     return toTag(params.id, next, result.revision, await institutionCount(auth.tenantId, params.id));
@@ -245,12 +284,15 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     const { state, revision } = await loadTag(auth, params.id);
     if (ifMatch !== null && ifMatch !== revision) throw new HttpError(409);
     const events = decide(state, { type: 'DeleteTag', tagId: params.id });
-    const result = await store.append(
-      streamId(tagAggregate, params.id),
-      events.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
-      { expectedRevision: ifMatch ?? revision },
-    );
-    await releaseName(auth.tenantId, state.normalizedName, params.id);
+    const result = await runUnitOfWork(db, store, async (uow) => {
+      const appended = await uow.append(
+        streamId(tagAggregate, params.id),
+        events.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
+        { expectedRevision: ifMatch ?? revision },
+      );
+      await releaseName(uow, auth.tenantId, state.normalizedName, params.id);
+      return appended;
+    });
     reply.position(result.position);
     return null;
   });
