@@ -40,8 +40,8 @@ export function httpClient(baseUrl: string, sockets: number) {
           },
         );
         req.on('error', reject);
-        if (payload) req.write(payload);
-        req.end();
+        // One write for headers and body: a separate write costs a second syscall per request.
+        req.end(payload);
       });
     },
     close() {
