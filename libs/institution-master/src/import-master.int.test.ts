@@ -64,6 +64,43 @@ describe('importInstitutionMaster', () => {
     expect(stored).toMatchObject({ status: 'completed', inserted_count: 3000, total_rows: 3000 });
   });
 
+  it('indexes every 2-gram of the search text: the 2-gram index finds exactly what a substring test finds', async () => {
+    const grams = async (text: string) =>
+      (await db.pool.query<{ g: string[] }>('SELECT ref.search_bigrams($1) AS g', [text])).rows[0]!.g;
+    expect((await grams('病院病院')).sort()).toEqual(['病院', '院病'].sort());
+    expect(await grams('病')).toEqual([]);
+    expect(await grams('')).toEqual([]);
+    // Keywords from a few stored rows: code digits, names, kana, addresses and the field separators.
+    const { rows } = await db.pool.query<{ k: string; scanned: number }>(`
+      WITH keys AS (
+        SELECT DISTINCT substr(search_text, i, 2) AS k
+          FROM (SELECT search_text FROM ref.medical_institutions ORDER BY code LIMIT 3) s,
+               generate_series(1, length(search_text) - 1) AS i)
+      SELECT k, (SELECT count(*)::int FROM ref.medical_institutions WHERE strpos(search_text, k) > 0) AS scanned
+        FROM keys`);
+    expect(rows.length).toBeGreaterThan(40);
+    const client = await db.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SET LOCAL enable_seqscan = off');
+      const plan = await client.query(
+        `EXPLAIN SELECT count(*) FROM ref.medical_institutions WHERE ref.search_bigrams(search_text) @> ARRAY['病院']`,
+      );
+      expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('medical_institutions_search_bigrams');
+      for (const { k, scanned } of rows) {
+        const { rows: indexed } = await client.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM ref.medical_institutions WHERE ref.search_bigrams(search_text) @> ARRAY[$1]`,
+          [k],
+        );
+        expect(scanned, k).toBeGreaterThan(0);
+        expect(indexed[0]!.n, k).toBe(scanned);
+      }
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+  });
+
   it('a re-run of the same file changes nothing and duplicates nothing', async () => {
     const run = await importInstitutionMaster(db, file());
     expect(run).toMatchObject({ insertedCount: 0, updatedCount: 0, unchangedCount: 3000, closedCount: 0 });

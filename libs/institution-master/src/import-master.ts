@@ -119,6 +119,13 @@ export async function importInstitutionMaster(
       );
       result.closedCount = closed.rowCount ?? 0;
     }
+    if (result.insertedCount + result.updatedCount + result.closedCount > 0) {
+      // Searches depend on what a load changes: the planner chooses between walking the kana index and
+      // the keyword indexes from each 2-gram's frequency, index-only scans need the visibility map, and
+      // GIN entries of the batches wait in a pending list every search would read. Autovacuum gets to
+      // all of that eventually; a sync job does it at once.
+      await db.pool.query('VACUUM (ANALYZE) ref.medical_institutions');
+    }
   } catch (error) {
     result.status = 'failed';
     result.errorMessage = error instanceof Error ? error.message : String(error);

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import iconv from 'iconv-lite';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { defaultResources, featureKeys } from '@renkei/contracts';
@@ -19,6 +20,7 @@ import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } 
 import { catchUpProjections } from '@renkei/projections';
 import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
 import { buildQueryApp, queryProjections } from '../index.ts';
+import { searchConditions } from './medical-institutions.queries.ts';
 
 let db: TestDatabase;
 let store: EventStore;
@@ -330,6 +332,28 @@ describe('institution queries', () => {
     };
     expect(long.data.length).toBeGreaterThanOrEqual(2);
     expect(long.data.map((d) => d.kana)).toEqual(long.data.map((d) => d.kana).sort());
+  });
+
+  it('answers 1-, 2- and 3+-character keywords alike, whichever index serves them', async () => {
+    const aoba = ['医療法人社団あおば会 あおば内科クリニック'];
+    expect(names(await search(tenant, { keyword: '内科' }))).toEqual(aoba);
+    expect(names(await search(tenant, { keyword: 'ｸﾘ' }))).toEqual(aoba);
+    expect(names(await search(tenant, { keyword: 'ない' }))).toEqual(aoba);
+    expect(names(await search(tenant, { keyword: '眼' }))).toEqual(['=HYPERLINK眼科']);
+    expect(names(await search(tenant, { keyword: '富士' }))).toEqual(['富士見病院']);
+    expect((await search(tenant, { keyword: '病院', running_statuses: ['open'] })).meta.total_count).toBe(2);
+    expect((await search(tenant, { keyword: 'ゾゾ' })).meta.total_count).toBe(0);
+  });
+
+  it('puts a 2-character keyword to the 2-gram index (the expression must be the indexed one)', async () => {
+    const where = await searchConditions(db.kysely, tenant, { keyword: 'びょ' });
+    const plan = await db.kysely.transaction().execute(async (trx) => {
+      await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+      return sql<{
+        'QUERY PLAN': string;
+      }>`EXPLAIN SELECT count(*) FROM ref.medical_institutions m WHERE ${where}`.execute(trx);
+    });
+    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toContain('medical_institutions_search_bigrams');
   });
 
   it('filters by master facts', async () => {
