@@ -39,8 +39,8 @@ type Handled =
  */
 export const medicalInstitutionCrmProjection = defineProjection({
   name: 'medical_institution_crm',
-  // v2: batched writes (v1 wrote per event) and TagDeleted.
-  version: 2,
+  // v2: batched writes (v1 wrote per event) and TagDeleted. v3: histories keep their event position.
+  version: 3,
   eventTypes: [
     'MedicalInstitutionMemoChanged',
     'MedicalInstitutionSpecialNoteChanged',
@@ -91,8 +91,12 @@ export const medicalInstitutionCrmProjection = defineProjection({
       sql`CREATE TABLE ${sql.table(t.mi_histories)} (
         tenant_id uuid NOT NULL, medical_institution_id uuid NOT NULL, id uuid NOT NULL,
         kind text NOT NULL, occurred_at timestamptz NOT NULL, account_id uuid, summary text NOT NULL,
-        changes jsonb NOT NULL, PRIMARY KEY (tenant_id, id))`,
-      sql`CREATE INDEX ON ${sql.table(t.mi_histories)} (tenant_id, medical_institution_id, occurred_at DESC, id)`,
+        changes jsonb NOT NULL, position_primary numeric NOT NULL, position_secondary bigint NOT NULL,
+        PRIMARY KEY (tenant_id, id))`,
+      // Newest first in event order: two changes in the same millisecond (or one transaction, whose
+      // created_at is its start) still come back in the order they happened.
+      sql`CREATE INDEX ON ${sql.table(t.mi_histories)}
+            (tenant_id, medical_institution_id, position_primary DESC, position_secondary DESC)`,
       sql`CREATE TABLE ${sql.table(t.mi_accounts)} (
         tenant_id uuid NOT NULL, account_id uuid NOT NULL, name text NOT NULL, PRIMARY KEY (tenant_id, account_id))`,
       sql`CREATE TABLE ${sql.table(t.phase_masters)} (
@@ -125,6 +129,8 @@ interface HistoryRow {
   account_id: string | null;
   summary: string;
   changes: Change[];
+  position_primary: string;
+  position_secondary: string;
 }
 interface DoctorRow {
   tenant_id: string;
@@ -246,6 +252,8 @@ class Batch {
         account_id: accountId,
         summary,
         changes,
+        position_primary: recorded.position.primary.toString(),
+        position_secondary: recorded.position.secondary.toString(),
       });
     switch (event.type) {
       case 'MedicalInstitutionMemoChanged':
@@ -664,6 +672,8 @@ class Batch {
         account_id: 'uuid',
         summary: 'text',
         changes: 'jsonb',
+        position_primary: 'numeric',
+        position_secondary: 'bigint',
       },
       this.histories,
       sql`ON CONFLICT DO NOTHING`,

@@ -35,7 +35,7 @@ export function registerHistoryRoutes(app: FastifyInstance, deps: { db: Database
             FROM rm.mi_histories h
             LEFT JOIN rm.mi_accounts a ON a.tenant_id = h.tenant_id AND a.account_id = h.account_id
            WHERE h.tenant_id = ${auth.tenantId} AND h.medical_institution_id = ${params.id}
-           ORDER BY h.occurred_at DESC, h.id DESC
+           ORDER BY h.position_primary DESC, h.position_secondary DESC
            LIMIT ${query.per_page} OFFSET ${(query.page - 1) * query.per_page}`.execute(db),
       ]);
       const tagIds = [
