@@ -20,6 +20,7 @@ test('an owner adds, renames, reorders and deletes a phase on the labels page', 
   await add.getByLabel('説明').fill('先方が連携を検討している');
   await add.getByTestId('save-phase').click();
   const row = page.locator(`tr[data-phase-name="${name}"]`);
+  await expect(add).toBeHidden();
   await expect(row).toBeVisible();
   await screenshot(page, 'phase-masters');
   // Saved on the server: a reload lists it last.
