@@ -57,16 +57,6 @@ export interface Subscription {
   stop(): Promise<void>;
 }
 
-/** A database transaction of the Postgres store, shared by the caller's own statements and its appends. */
-export interface EventStoreTransaction {
-  query<R = Record<string, unknown>>(config: {
-    name?: string;
-    text: string;
-    values?: unknown[];
-  }): Promise<{ rows: R[] }>;
-  append(stream: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
-}
-
 export interface EventStore {
   /**
    * Appends atomically. Throws `WrongExpectedRevisionError` on a revision conflict. Re-appending
@@ -105,13 +95,6 @@ export interface EventStore {
    * pollers can look at once instead of waiting for their next poll; returns the unregister function.
    */
   onAppend?(listener: () => void): () => void;
-  /**
-   * Stores whose events live in the caller's database (Postgres): runs `work` in one transaction, so a
-   * command's own rows (a reserved name) and its events commit together, with one commit instead of
-   * two. A concurrent writer winning a unique key rolls everything back and `work` runs again (at most
-   * three times), so `work` must not have effects outside the transaction. Absent on EventStoreDB.
-   */
-  withTransaction?<T>(work: (tx: EventStoreTransaction) => Promise<T>): Promise<T>;
   /** Number of visible events after `from` (for lag reports); optional, callers fall back to paging. */
   countAfter?(from: Position): Promise<number>;
   close(): Promise<void>;

@@ -8,7 +8,6 @@ import type {
   AppendResult,
   EventMetadata,
   EventStore,
-  EventStoreTransaction,
   ExpectedRevision,
   NewEvent,
   Position,
@@ -24,8 +23,6 @@ export interface PostgresEventStoreOptions {
 
 const UNIQUE_VIOLATION = '23505';
 const MAX_READ = 10_000;
-
-type Queryable = Pick<pg.Pool, 'query'>;
 
 interface AppendRow {
   kind: 'head' | 'existing' | 'inserted';
@@ -146,16 +143,11 @@ export async function createPostgresEventStore(
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
 
-  /** A unique key lost to a concurrent writer inside a transaction, which is now aborted. */
-  class ConcurrentAppend extends Error {}
-
-  async function appendOn(
-    client: Queryable,
-    inTransaction: boolean,
+  async function append(
     stream: string,
     events: NewEvent[],
     options: { expectedRevision: ExpectedRevision },
-  ): Promise<{ result: AppendResult; inserted: boolean }> {
+  ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append: no events');
     const ids = events.map((e) => e.id ?? randomUUID());
     const expected = options.expectedRevision;
@@ -163,7 +155,7 @@ export async function createPostgresEventStore(
     let rows: AppendRow[];
     try {
       rows = (
-        await client.query<AppendRow>(
+        await pool.query<AppendRow>(
           appendStatement([
             stream,
             ids,
@@ -179,65 +171,23 @@ export async function createPostgresEventStore(
       ).rows;
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
-      // The transaction is aborted: the whole unit runs again and then sees the winner's rows.
-      if (inTransaction) throw new ConcurrentAppend(stream);
       // A concurrent writer won the race: either it stored these very events (idempotent retry)
       // or another revision, which is a conflict.
       const original = await findOriginal(pool, stream, ids);
-      if (original) return { result: original, inserted: false };
+      if (original) return original;
       throw new WrongExpectedRevisionError(stream, expected, await currentRevision(pool, stream));
     }
     const inserted = rows.filter((r) => r.kind === 'inserted');
-    if (inserted.length > 0) return { result: lastOf(inserted), inserted: true };
+    if (inserted.length > 0) {
+      appended.emit('append');
+      return lastOf(inserted);
+    }
     const head = rows.find((r) => r.kind === 'head');
     const existing = rows.filter((r) => r.kind === 'existing');
-    if (existing.length === ids.length && existing.every((r) => r.stream_id === stream)) {
-      return { result: lastOf(existing), inserted: false };
-    }
+    if (existing.length === ids.length && existing.every((r) => r.stream_id === stream)) return lastOf(existing);
     if (existing.length === 0 && head && head.tenant_id !== tenantId) throw new StreamNotFoundError(stream);
     // Part of the batch (or an id of another stream) stored, or the revision did not match.
     throw new WrongExpectedRevisionError(stream, expected, head?.revision ?? null);
-  }
-
-  async function append(
-    stream: string,
-    events: NewEvent[],
-    options: { expectedRevision: ExpectedRevision },
-  ): Promise<AppendResult> {
-    const { result, inserted } = await appendOn(pool, false, stream, events, options);
-    if (inserted) appended.emit('append');
-    return result;
-  }
-
-  async function withTransaction<T>(work: (tx: EventStoreTransaction) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      const client = await pool.connect();
-      let insertedAny = false;
-      try {
-        await client.query('BEGIN');
-        const result = await work({
-          query: async <R>(config: { name?: string; text: string; values?: unknown[] }) =>
-            (await client.query(config)) as unknown as { rows: R[] },
-          async append(stream, events, options) {
-            const appendedHere = await appendOn(client, true, stream, events, options);
-            insertedAny ||= appendedHere.inserted;
-            return appendedHere.result;
-          },
-        });
-        await client.query('COMMIT');
-        if (insertedAny) appended.emit('append');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
-        if (!(error instanceof ConcurrentAppend) && !isUniqueViolation(error)) throw error;
-        if (attempt >= 3) {
-          const stream = error instanceof ConcurrentAppend ? error.message : 'unknown';
-          throw new WrongExpectedRevisionError(stream, 'any', await currentRevision(pool, stream));
-        }
-      } finally {
-        client.release();
-      }
-    }
   }
 
   async function readStream(stream: string, options: { tenantId: string }): Promise<RecordedEvent[]> {
@@ -304,7 +254,6 @@ export async function createPostgresEventStore(
 
   return {
     append,
-    withTransaction,
     countAfter,
     onAppend,
     readStream,

@@ -33,16 +33,6 @@ beforeAll(async () => {
       boom(events);
       return real.append(stream, events, options);
     },
-    withTransaction: (work) =>
-      real.withTransaction!((tx) =>
-        work({
-          ...tx,
-          append: async (stream, events, options) => {
-            boom(events);
-            return tx.append(stream, events, options);
-          },
-        }),
-      ),
   };
   ({ app, testAuth } = await buildTestCommandApp(db, store));
 });
