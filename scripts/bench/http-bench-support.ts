@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { Worker } from 'node:worker_threads';
 
 export interface HttpResult {
   status: number;
@@ -72,4 +73,25 @@ export async function closedLoop(
     }),
   );
   return performance.now() - started;
+}
+
+/**
+ * Runs the closed-loop POST generator of http-load-worker.mjs on its own thread for `durationMs` and
+ * returns every latency (ms), the non-201 count and the elapsed time.
+ */
+export function runLoadWorker(options: {
+  baseUrl: string;
+  path: string;
+  headers: Record<string, string>;
+  concurrency: number;
+  durationMs: number;
+}): Promise<{ latencies: number[]; failures: number; elapsedMs: number }> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./http-load-worker.mjs', import.meta.url), { workerData: options });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`load worker exited with ${code}`));
+    });
+  });
 }
