@@ -28,4 +28,63 @@ export const eventStoreMigrations: ModuleMigrations = {
       );
     },
   },
+  '0002_append_function': {
+    async up(db) {
+      // The append as a PL/pgSQL function: PL/pgSQL keeps the plan of its statement per backend, so
+      // the CTE (which costs more to plan than to run) is planned once per connection on Postgres and
+      // once per process on the embedded PGlite, where named prepared statements are not safe. The
+      // statement is the single-statement append it replaces: one round trip, atomic, and the unique
+      // keys still decide races (a 23505 reaches the caller as before).
+      await sql`
+        CREATE FUNCTION es.append_events(
+          p_stream text, p_ids uuid[], p_types text[], p_data text[], p_metadata text[], p_tenants uuid[],
+          p_expected_kind text, p_expected int, p_tenant uuid)
+        RETURNS TABLE (kind text, stream_id text, revision int, tenant_id text, transaction_id text,
+                       global_position text)
+        LANGUAGE plpgsql AS $fn$
+        #variable_conflict use_column
+        BEGIN
+          RETURN QUERY
+          WITH head AS (
+            SELECT e.stream_id, e.revision, e.tenant_id, e.transaction_id, e.global_position
+              FROM es.events e WHERE e.stream_id = p_stream ORDER BY e.revision DESC LIMIT 1
+          ),
+          existing AS (
+            SELECT e.stream_id, e.revision, e.tenant_id, e.transaction_id, e.global_position
+              FROM es.events e WHERE e.event_id = ANY(p_ids)
+          ),
+          ok AS (
+            SELECT NOT EXISTS (SELECT 1 FROM existing)
+               AND NOT EXISTS (SELECT 1 FROM head h WHERE h.tenant_id <> p_tenant)
+               AND CASE p_expected_kind
+                     WHEN 'any' THEN true
+                     WHEN 'no_stream' THEN NOT EXISTS (SELECT 1 FROM head)
+                     WHEN 'stream_exists' THEN EXISTS (SELECT 1 FROM head)
+                     ELSE (SELECT h.revision FROM head h) IS NOT DISTINCT FROM p_expected
+                   END AS ok
+          ),
+          inserted AS (
+            INSERT INTO es.events (stream_id, revision, event_id, type, data, metadata, tenant_id)
+            SELECT p_stream, COALESCE((SELECT h.revision + 1 FROM head h), 0) + (t.ord - 1)::int, t.id, t.type,
+                   t.data::jsonb, t.metadata::jsonb, t.tenant_id
+              FROM unnest(p_ids, p_types, p_data, p_metadata, p_tenants)
+                   WITH ORDINALITY AS t(id, type, data, metadata, tenant_id, ord)
+             WHERE (SELECT o.ok FROM ok o)
+            RETURNING es.events.stream_id, es.events.revision, es.events.tenant_id, es.events.transaction_id,
+                      es.events.global_position
+          )
+          SELECT 'inserted'::text, i.stream_id, i.revision, i.tenant_id::text, i.transaction_id::text,
+                 i.global_position::text
+            FROM inserted i
+          UNION ALL
+          SELECT 'head'::text, h.stream_id, h.revision, h.tenant_id::text, h.transaction_id::text,
+                 h.global_position::text FROM head h
+          UNION ALL
+          SELECT 'existing'::text, x.stream_id, x.revision, x.tenant_id::text, x.transaction_id::text,
+                 x.global_position::text FROM existing x;
+        END
+        $fn$
+      `.execute(db);
+    },
+  },
 };
