@@ -1,4 +1,5 @@
-import { ActionIcon, Badge, Button, Group, Stack, Table, Text } from '@mantine/core';
+import { Badge, Button, Group, Stack, Table, Text } from '@mantine/core';
+import { ReorderButtons } from '../../ReorderButtons.tsx';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import type { MedicalInstitutionLabel } from '@renkei/contracts';
 import { useCallback } from 'react';
@@ -100,26 +101,13 @@ export function InstitutionLabelsPanel() {
               {sorted.map((l, i) => (
                 <Table.Tr key={l.id} data-label-name={l.name}>
                   <Table.Td>
-                    <Group gap={4} wrap="nowrap">
-                      <ActionIcon
-                        size="sm"
-                        variant="default"
-                        aria-label={`${l.name}を上へ`}
-                        disabled={i === 0 || order.isPending}
-                        onClick={() => void moveLabel(i, i - 1)}
-                      >
-                        ↑
-                      </ActionIcon>
-                      <ActionIcon
-                        size="sm"
-                        variant="default"
-                        aria-label={`${l.name}を下へ`}
-                        disabled={i === sorted.length - 1 || order.isPending}
-                        onClick={() => void moveLabel(i, i + 1)}
-                      >
-                        ↓
-                      </ActionIcon>
-                    </Group>
+                    <ReorderButtons
+                      name={l.name}
+                      index={i}
+                      count={sorted.length}
+                      disabled={order.isPending}
+                      onMove={(from, to) => void moveLabel(from, to)}
+                    />
                   </Table.Td>
                   <Table.Td fw={600}>{l.name}</Table.Td>
                   <Table.Td>

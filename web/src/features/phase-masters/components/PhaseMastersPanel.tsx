@@ -1,4 +1,5 @@
-import { ActionIcon, Alert, Button, Group, Stack, Table, Text } from '@mantine/core';
+import { Alert, Button, Group, Stack, Table, Text } from '@mantine/core';
+import { ReorderButtons } from '../../ReorderButtons.tsx';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { useCallback, useMemo, useState } from 'react';
 import { isApiError } from '../../../api/api-errors.ts';
@@ -141,26 +142,13 @@ export function PhaseMastersPanel({ canEdit }: { canEdit: boolean }) {
                 <Table.Tr key={p.id ?? i} data-phase-name={p.name}>
                   {canEdit && (
                     <Table.Td>
-                      <Group gap={4} wrap="nowrap">
-                        <ActionIcon
-                          size="sm"
-                          variant="default"
-                          aria-label={`${p.name}を上へ`}
-                          disabled={i === 0 || replace.isPending}
-                          onClick={() => void move(i, i - 1)}
-                        >
-                          ↑
-                        </ActionIcon>
-                        <ActionIcon
-                          size="sm"
-                          variant="default"
-                          aria-label={`${p.name}を下へ`}
-                          disabled={i === phases.length - 1 || replace.isPending}
-                          onClick={() => void move(i, i + 1)}
-                        >
-                          ↓
-                        </ActionIcon>
-                      </Group>
+                      <ReorderButtons
+                        name={p.name}
+                        index={i}
+                        count={phases.length}
+                        disabled={replace.isPending}
+                        onMove={(from, to) => void move(from, to)}
+                      />
                     </Table.Td>
                   )}
                   <Table.Td fw={600}>{p.name}</Table.Td>
