@@ -164,14 +164,17 @@ export function eventStoreContract(
       }
       await waitVisible(store, last);
       const seen: RecordedEvent[] = [];
+      // Events of earlier tests can become visible after `startAt` was read (the visibility horizon is
+      // the oldest transaction on the whole server), so only this test's streams are compared.
+      const ours = () => seen.filter((e) => streams.includes(e.stream));
       let from: Position = startAt;
-      for (let guard = 0; guard < 20 && seen.length < 9; guard++) {
+      for (let guard = 0; guard < 500 && ours().length < 9; guard++) {
         const page = await store.readAll(from, { limit: 4 });
         expect(page.events.length).toBeLessThanOrEqual(4);
         seen.push(...page.events);
         from = page.next;
       }
-      expect(seen.map((e) => e.id)).toEqual(appended);
+      expect(ours().map((e) => e.id)).toEqual(appended);
       for (let i = 1; i < seen.length; i++) {
         expect(comparePositions(seen[i - 1]!.position, seen[i]!.position)).toBe(-1);
       }
