@@ -1,6 +1,13 @@
 export { defineProjection, physicalTables, type Projection, type ProjectionTables } from './projection.ts';
 export { startProjections, catchUpProjections, type StartProjectionsOptions } from './projection-runner.ts';
-export { waitForPosition, projectionStatus, requestRebuild, type ProjectionStatus } from './projection-status.ts';
+export {
+  waitForPosition,
+  projectionStatus,
+  reactorStatus,
+  requestRebuild,
+  type ProjectionStatus,
+  type ReactorStatus,
+} from './projection-status.ts';
 export { migrateProjections } from './projections.migrations.ts';
 export type { ProjectionLogger } from './projection-engine.ts';
 export { defineReactor, startReactors, type Reactor, type ReactorContext } from './reactor.ts';

@@ -92,17 +92,9 @@ export async function projectionStatus(db: Database, store: EventStore): Promise
            events_processed::text, rate_events_per_s, started_at, updated_at, last_error
       FROM rm.projection_checkpoints ORDER BY name, state
   `.execute(db.kysely);
-  const now = Date.now();
   const result: ProjectionStatus[] = [];
   for (const r of rows) {
     const checkpoint = { primary: BigInt(r.position_primary), secondary: BigInt(r.position_secondary) };
-    const first = await store.readAll(checkpoint, { limit: 1 });
-    const lagEvents =
-      first.events.length === 0
-        ? 0
-        : store.countAfter
-          ? await store.countAfter(checkpoint)
-          : await countByPaging(store, checkpoint);
     result.push({
       name: r.name,
       version: r.version,
@@ -110,8 +102,7 @@ export async function projectionStatus(db: Database, store: EventStore): Promise
       state: r.state,
       checkpoint,
       events_processed: Number(r.events_processed),
-      lag_events: lagEvents,
-      lag_ms: first.events[0] ? Math.max(0, now - first.events[0].created_at.getTime()) : 0,
+      ...(await lagBehind(store, checkpoint)),
       rate_events_per_s: Number(r.rate_events_per_s),
       started_at: new Date(r.started_at),
       updated_at: new Date(r.updated_at),
@@ -119,6 +110,55 @@ export async function projectionStatus(db: Database, store: EventStore): Promise
     });
   }
   return result;
+}
+
+export interface ReactorStatus {
+  name: string;
+  checkpoint: Position;
+  events_processed: number;
+  lag_events: number;
+  lag_ms: number;
+  updated_at: Date;
+  last_error: string | null;
+}
+
+/** Every reactor (imports, the Kafka relay …) known to the database, with its lag behind the store. */
+export async function reactorStatus(db: Database, store: EventStore): Promise<ReactorStatus[]> {
+  await migrateProjections(db);
+  const { rows } = await sql<{
+    name: string;
+    position_primary: string;
+    position_secondary: string;
+    events_processed: string;
+    updated_at: Date | string;
+    last_error: string | null;
+  }>`
+    SELECT name, position_primary::text, position_secondary::text, events_processed::text, updated_at, last_error
+      FROM rm.reactor_checkpoints ORDER BY name
+  `.execute(db.kysely);
+  const result: ReactorStatus[] = [];
+  for (const r of rows) {
+    const checkpoint = { primary: BigInt(r.position_primary), secondary: BigInt(r.position_secondary) };
+    result.push({
+      name: r.name,
+      checkpoint,
+      events_processed: Number(r.events_processed),
+      ...(await lagBehind(store, checkpoint)),
+      updated_at: new Date(r.updated_at),
+      last_error: r.last_error,
+    });
+  }
+  return result;
+}
+
+/** Events after a checkpoint (whatever their type) and the age of the oldest of them. */
+async function lagBehind(store: EventStore, checkpoint: Position): Promise<{ lag_events: number; lag_ms: number }> {
+  const first = await store.readAll(checkpoint, { limit: 1 });
+  if (first.events.length === 0) return { lag_events: 0, lag_ms: 0 };
+  return {
+    lag_events: store.countAfter ? await store.countAfter(checkpoint) : await countByPaging(store, checkpoint),
+    lag_ms: Math.max(0, Date.now() - first.events[0]!.created_at.getTime()),
+  };
 }
 
 async function countByPaging(store: EventStore, from: Position): Promise<number> {

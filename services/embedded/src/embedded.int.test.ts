@@ -233,6 +233,7 @@ describe('embedded default and the ops CLI, running and stopped', () => {
 
     const status = await ops('projections', 'status');
     expect(status.stdout).toMatch(/^tags\s+\d+\s+live/m);
+    expect(status.stdout).toMatch(/^medical_institution_label_value_import\s+\d+\/\d+\s+\d+/m);
     const rebuild = await ops('projections', 'rebuild', 'tags');
     expect(rebuild.code).toBe(0);
     expect(rebuild.stdout).toContain('依頼しました');

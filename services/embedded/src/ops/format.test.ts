@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatProjectionStatus } from './format.ts';
+import { formatProjectionStatus, formatReactorStatus } from './format.ts';
 
 describe('projection status table', () => {
   it('prints one aligned row per build', () => {
@@ -43,5 +43,27 @@ describe('projection status table', () => {
 
   it('says so when no projection has run yet', () => {
     expect(formatProjectionStatus([])).toMatch(/まだありません/);
+  });
+});
+
+describe('reactor status table', () => {
+  it('prints one aligned row per reactor with its lag and last error', () => {
+    const text = formatReactorStatus([
+      {
+        name: 'integration_kafka_relay',
+        checkpoint: { primary: 900n, secondary: 77n },
+        events_processed: 77,
+        lag_events: 3,
+        lag_ms: 120.6,
+        updated_at: new Date('2026-11-22T03:00:00Z'),
+        last_error: 'KafkaJSConnectionError: refused',
+      },
+    ]);
+    const lines = text.split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toMatch(
+      /^integration_kafka_relay\s+900\/77\s+77\s+3\s+121\s+2026-11-22T03:00:00\.000Z\s+KafkaJSConnectionError: refused$/,
+    );
+    expect(formatReactorStatus([])).toMatch(/まだありません/);
   });
 });

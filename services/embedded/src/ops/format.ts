@@ -1,4 +1,4 @@
-import type { ProjectionStatus } from '@renkei/projections';
+import type { ProjectionStatus, ReactorStatus } from '@renkei/projections';
 
 /** `pnpm ops projections status` as a fixed-width table. */
 export function formatProjectionStatus(rows: readonly ProjectionStatus[]): string {
@@ -25,6 +25,26 @@ export function formatProjectionStatus(rows: readonly ProjectionStatus[]): strin
     r.rate_events_per_s.toFixed(1),
     r.last_error ?? '',
   ]);
+  return table(header, body);
+}
+
+/** The reactors' part of `pnpm ops projections status` (file imports, the Kafka relay …). */
+export function formatReactorStatus(rows: readonly ReactorStatus[]): string {
+  if (rows.length === 0) return 'リアクターはまだありません。';
+  const header = ['reactor', 'checkpoint', 'processed', 'lag events', 'lag ms', 'updated', 'last error'];
+  const body = rows.map((r) => [
+    r.name,
+    `${r.checkpoint.primary}/${r.checkpoint.secondary}`,
+    String(r.events_processed),
+    String(r.lag_events),
+    String(Math.round(r.lag_ms)),
+    r.updated_at.toISOString(),
+    r.last_error ?? '',
+  ]);
+  return table(header, body);
+}
+
+function table(header: string[], body: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   const line = (cells: string[]) =>
     cells

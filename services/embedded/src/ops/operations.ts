@@ -3,10 +3,16 @@ import { z } from 'zod';
 import { Plan, unprocessable, type Audience } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import type { EventStore } from '@renkei/event-store';
-import { catchUpProjections, projectionStatus, requestRebuild, type Projection } from '@renkei/projections';
+import {
+  catchUpProjections,
+  projectionStatus,
+  reactorStatus,
+  requestRebuild,
+  type Projection,
+} from '@renkei/projections';
 import { addTenant, issueAccessToken, migrateIdentity, rotateSigningKey, type IdentityConfig } from '@renkei/identity';
 import { importInstitutionMaster } from '@renkei/institution-master';
-import { formatProjectionStatus } from './format.ts';
+import { formatProjectionStatus, formatReactorStatus } from './format.ts';
 
 /** What an operation needs: the database and store of the process that runs it. */
 export interface OpsContext {
@@ -78,7 +84,10 @@ export const databaseOperations = {
   },
 
   async 'projections.status'(ctx: OpsContext): Promise<string> {
-    return formatProjectionStatus(await projectionStatus(ctx.db, ctx.store));
+    return [
+      formatProjectionStatus(await projectionStatus(ctx.db, ctx.store)),
+      formatReactorStatus(await reactorStatus(ctx.db, ctx.store)),
+    ].join('\n\n');
   },
 
   async 'projections.rebuild'(ctx: OpsContext, args: unknown): Promise<string> {
