@@ -34,11 +34,12 @@ export const eventStoreMigrations: ModuleMigrations = {
       // the CTE (which costs more to plan than to run) is planned once per connection on Postgres and
       // once per process on the embedded PGlite, where named prepared statements are not safe. The
       // statement is the single-statement append it replaces: one round trip, atomic, and the unique
-      // keys still decide races (a 23505 reaches the caller as before).
+      // keys still decide races (a 23505 reaches the caller as before). Only ids the caller chose are
+      // looked up (`p_lookup_ids`): an id the store generated cannot be stored already.
       await sql`
         CREATE FUNCTION es.append_events(
           p_stream text, p_ids uuid[], p_types text[], p_data text[], p_metadata text[], p_tenants uuid[],
-          p_expected_kind text, p_expected int, p_tenant uuid)
+          p_expected_kind text, p_expected int, p_tenant uuid, p_lookup_ids uuid[])
         RETURNS TABLE (kind text, stream_id text, revision int, tenant_id text, transaction_id text,
                        global_position text)
         LANGUAGE plpgsql AS $fn$
@@ -51,7 +52,7 @@ export const eventStoreMigrations: ModuleMigrations = {
           ),
           existing AS (
             SELECT e.stream_id, e.revision, e.tenant_id, e.transaction_id, e.global_position
-              FROM es.events e WHERE e.event_id = ANY(p_ids)
+              FROM es.events e WHERE e.event_id = ANY(p_lookup_ids)
           ),
           ok AS (
             SELECT NOT EXISTS (SELECT 1 FROM existing)

@@ -41,7 +41,8 @@ interface AppendRow {
  */
 const APPEND_SQL = `
   SELECT kind, stream_id, revision, tenant_id, transaction_id, global_position
-    FROM es.append_events($1, $2::uuid[], $3::text[], $4::text[], $5::text[], $6::uuid[], $7::text, $8::int, $9::uuid)`;
+    FROM es.append_events($1, $2::uuid[], $3::text[], $4::text[], $5::text[], $6::uuid[], $7::text, $8::int, $9::uuid,
+                          $10::uuid[])`;
 
 const READ_STREAM_SQL = `
   SELECT global_position, transaction_id::text, stream_id, revision, event_id, type, data, metadata,
@@ -133,6 +134,7 @@ export async function createPostgresEventStore(
             typeof expected === 'number' ? 'exact' : expected,
             typeof expected === 'number' ? expected : null,
             tenantId,
+            events.flatMap((e) => (e.id ? [e.id] : [])),
           ]),
         )
       ).rows;
