@@ -2,8 +2,9 @@ import type { Projection } from '@renkei/projections';
 import { tagsProjection } from './tags/tags.projection.ts';
 import { medicalInstitutionCrmProjection } from './medical-institutions/medical-institution-crm.projection.ts';
 import { labelValueImportsProjection } from './imports/label-value-imports.projection.ts';
+import { tenantSettingsProjection } from './tenant-settings/tenant-settings.projection.ts';
 
-export { tagsProjection, medicalInstitutionCrmProjection, labelValueImportsProjection };
+export { tagsProjection, medicalInstitutionCrmProjection, labelValueImportsProjection, tenantSettingsProjection };
 
 /**
  * Every read model (tables in `rm`). The worker runs this list; the query service only reads the
@@ -13,4 +14,5 @@ export const readModelProjections: readonly Projection<any>[] = [
   tagsProjection,
   medicalInstitutionCrmProjection,
   labelValueImportsProjection,
+  tenantSettingsProjection,
 ];

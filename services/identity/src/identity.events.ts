@@ -50,6 +50,7 @@ export function tenantRegisteredData(tenant: TenantRow): EventData<'TenantRegist
     plan: tenant.plan,
     features: tenantFeatures(tenant),
     limits: { max_account_count: tenant.max_account_count, max_tag_count: tenant.max_tag_count },
+    enabled_phase: tenant.enabled_phase,
   };
 }
 

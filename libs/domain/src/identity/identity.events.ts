@@ -19,12 +19,19 @@ export const TenantRegistered = z.object({
   plan: Plan,
   features: z.array(FeatureKey),
   limits: TenantLimits,
+  /** Added later: registrations stored before it carried no flag, and phases were off then. */
+  enabled_phase: z.boolean().default(false),
 });
 export type TenantRegistered = z.infer<typeof TenantRegistered>;
 
 export const TenantSettingsChanged = TenantRegistered.extend({
   enabled_phase: z.boolean(),
   medical_institution_id: z.string().nullable(),
+  /**
+   * The tenant's group institutions (ids in the institution master). Added later: settings changes
+   * stored before it carried none, which is what those tenants had.
+   */
+  group_medical_institution_ids: z.array(z.string().uuid()).default([]),
 });
 export type TenantSettingsChanged = z.infer<typeof TenantSettingsChanged>;
 

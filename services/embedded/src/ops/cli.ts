@@ -11,6 +11,8 @@ import type { DatabaseOperation } from './operations.ts';
 
 const usage = `使い方:
   pnpm ops tenant add <slug> --name <名前> --owner <email> --password <パスワード> [--plan <plan>]
+  pnpm ops tenant update <slug> [--plan <plan>] [--enabled-phase true|false] [--max-tag-count N|none]
+                         [--group-institutions <id,id,…>] [--features-off <key,key,…>]
   pnpm ops token --tenant <slug> --email <email> --audience main|query|command
   pnpm ops projections status
   pnpm ops projections rebuild <name>
@@ -34,6 +36,10 @@ function parse(argv: string[]): { operation: DatabaseOperation | 'contracts' | '
       tenant: { type: 'string' },
       email: { type: 'string' },
       audience: { type: 'string' },
+      'enabled-phase': { type: 'string' },
+      'max-tag-count': { type: 'string' },
+      'group-institutions': { type: 'string' },
+      'features-off': { type: 'string' },
     },
   });
   const [group, action, subject] = positionals;
@@ -54,6 +60,8 @@ function parse(argv: string[]): { operation: DatabaseOperation | 'contracts' | '
           ...(values['owner-name'] ? { ownerName: values['owner-name'] } : {}),
         },
       };
+    case 'tenant update':
+      return { operation: 'tenant.update', args: { slug: need(subject, '<slug>'), ...tenantChanges(values) } };
     case 'token':
       return {
         operation: 'token',
@@ -78,6 +86,39 @@ function parse(argv: string[]): { operation: DatabaseOperation | 'contracts' | '
     default:
       throw new UsageError(group ? `不明なコマンドです: ${positionals.join(' ')}` : 'コマンドを指定してください。');
   }
+}
+
+/** The settings `tenant update` changes; a list given empty (`--features-off ''`) clears it. */
+function tenantChanges(values: Record<string, string | boolean | undefined>): Record<string, unknown> {
+  const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const list = (value: string) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean);
+  const changes: Record<string, unknown> = {};
+  const plan = text('plan');
+  if (plan !== undefined) changes.plan = plan;
+  const phase = text('enabled-phase');
+  if (phase !== undefined) {
+    if (phase !== 'true' && phase !== 'false') {
+      throw new UsageError('--enabled-phase には true か false を指定してください。');
+    }
+    changes.enabledPhase = phase === 'true';
+  }
+  const maxTags = text('max-tag-count');
+  if (maxTags !== undefined) {
+    if (maxTags !== 'none' && !/^\d+$/.test(maxTags)) {
+      throw new UsageError('--max-tag-count には 0 以上の整数か none を指定してください。');
+    }
+    changes.maxTagCount = maxTags === 'none' ? null : Number(maxTags);
+  }
+  const groups = text('group-institutions');
+  if (groups !== undefined) changes.groupInstitutions = list(groups);
+  const off = text('features-off');
+  if (off !== undefined) changes.featuresOff = list(off);
+  if (Object.keys(changes).length === 0) throw new UsageError('変更する設定を指定してください。');
+  return changes;
 }
 
 async function run(argv: string[]): Promise<string> {

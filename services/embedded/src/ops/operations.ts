@@ -10,7 +10,14 @@ import {
   requestRebuild,
   type Projection,
 } from '@renkei/projections';
-import { addTenant, issueAccessToken, migrateIdentity, rotateSigningKey, type IdentityConfig } from '@renkei/identity';
+import {
+  addTenant,
+  issueAccessToken,
+  migrateIdentity,
+  rotateSigningKey,
+  updateTenant,
+  type IdentityConfig,
+} from '@renkei/identity';
 import { importInstitutionMaster } from '@renkei/institution-master';
 import { formatProjectionStatus, formatReactorStatus } from './format.ts';
 
@@ -40,6 +47,16 @@ const TenantAddArgs = z.object({
   plan: Plan.optional(),
   ownerName: z.string().optional(),
 });
+const TenantUpdateArgs = z
+  .object({
+    slug: z.string(),
+    plan: Plan.optional(),
+    enabledPhase: z.boolean().optional(),
+    maxTagCount: z.number().int().min(0, '0以上の整数を指定してください').nullable().optional(),
+    groupInstitutions: z.array(z.string()).optional(),
+    featuresOff: z.array(z.string()).optional(),
+  })
+  .refine((a) => Object.keys(a).some((k) => k !== 'slug'), '変更する設定を指定してください');
 const TokenArgs = z.object({ tenant: z.string(), email: z.string(), audience: z.enum(['main', 'query', 'command']) });
 const RebuildArgs = z.object({ name: z.string() });
 const ImportArgs = z.object({ file: z.string() });
@@ -57,6 +74,30 @@ export const databaseOperations = {
       { slug: a.slug, name: a.name, ownerEmail: a.owner, password: a.password, plan: a.plan, ownerName: a.ownerName },
     );
     return `テナント「${a.slug}」を作成しました (tenant ${added.tenantId}, owner ${added.ownerId})`;
+  },
+
+  async 'tenant.update'(ctx: OpsContext, args: unknown): Promise<string> {
+    const a = parse(TenantUpdateArgs, args);
+    await migrateIdentity({ db: ctx.db });
+    const tenant = await updateTenant({ db: ctx.db, store: ctx.store }, a.slug, {
+      ...(a.plan !== undefined ? { plan: a.plan } : {}),
+      ...(a.enabledPhase !== undefined ? { enabledPhase: a.enabledPhase } : {}),
+      ...(a.maxTagCount !== undefined ? { maxTagCount: a.maxTagCount } : {}),
+      ...(a.groupInstitutions !== undefined ? { groupMedicalInstitutionIds: a.groupInstitutions } : {}),
+      ...(a.featuresOff !== undefined ? { featuresOff: a.featuresOff } : {}),
+    });
+    const off = Object.entries(tenant.feature_overrides)
+      .filter(([, on]) => on === false)
+      .map(([key]) => key);
+    const groups = tenant.group_medical_institutions.map((g) => `${g.name} (${g.id})`);
+    return [
+      `テナント「${tenant.slug}」の設定を変更しました。`,
+      `  プラン: ${tenant.plan}`,
+      `  フェーズ: ${tenant.enabled_phase ? '有効' : '無効'}`,
+      `  タグ数上限: ${tenant.max_tag_count ?? 'なし'}`,
+      `  無効にした機能: ${off.length ? off.join(', ') : 'なし'}`,
+      `  グループ医療機関: ${groups.length ? groups.join('、') : 'なし'}`,
+    ].join('\n');
   },
 
   async token(ctx: OpsContext, args: unknown): Promise<string> {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { conflict, notFound, Plan, unprocessable, type FieldError } from '@renkei/contracts';
+import { sql, type Kysely } from 'kysely';
+import { conflict, FeatureKey, Id, notFound, Plan, unprocessable, type FieldError } from '@renkei/contracts';
 import type { AdminDeps } from '../deps.ts';
 import { migrateIdentity } from '../db/identity.migrations.ts';
 import { enqueueAccountRegistered, insertAccount, type NewAccount } from '../accounts/account.commands.ts';
@@ -135,13 +136,65 @@ export interface TenantChanges {
   demo?: boolean;
   emailSenderAllowedAddresses?: string[];
   dataAvailabilities?: string[];
+  /** Replaces the tenant's group institutions: ids of the institution master, names taken from it. */
+  groupMedicalInstitutionIds?: string[];
+  /** Exactly these features are switched off by override (see `withFeaturesOff`). */
+  featuresOff?: string[];
+}
+
+const maxGroupMedicalInstitutions = 100;
+const groupField = 'group_medical_institution_ids';
+
+function validateGroupIds(ids: readonly string[]): FieldError[] {
+  if (ids.length > maxGroupMedicalInstitutions) {
+    return [{ field: groupField, message: `グループ医療機関は${maxGroupMedicalInstitutions}件まで設定できます` }];
+  }
+  return ids.flatMap((id, i) =>
+    Id.safeParse(id).success
+      ? []
+      : [{ field: `${groupField}.${i}`, message: `グループ医療機関のIDが正しくありません: ${id}` }],
+  );
 }
 
 /**
- * Changes a tenant's settings (plan, overrides, limits, allow-list…) and publishes
- * TenantSettingsChanged so read models that enforce limits or gate features follow.
+ * The group institutions as stored on the tenant, `[{id, name}]` in the order given (duplicates
+ * dropped), named from the institution master, which shares identity's database in every
+ * deployment. An id the master does not hold is a 422.
  */
-export async function updateTenant(deps: AdminDeps, slug: string, changes: TenantChanges): Promise<void> {
+async function groupInstitutions(trx: Kysely<any>, ids: readonly string[]): Promise<{ id: string; name: string }[]> {
+  const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
+  if (wanted.length === 0) return [];
+  // Before the first master import the table does not exist yet: then no id is known.
+  const { rows: master } = await sql<{ present: boolean }>`
+    SELECT to_regclass('ref.medical_institutions') IS NOT NULL AS present`.execute(trx);
+  const names = new Map<string, string>();
+  if (master[0]?.present) {
+    const { rows } = await sql<{ id: string; name: string }>`
+      SELECT id::text AS id, name FROM ref.medical_institutions WHERE id = ANY(${sql.val(wanted)}::uuid[])`.execute(
+      trx,
+    );
+    for (const row of rows) names.set(row.id, row.name);
+  }
+  const errors = wanted.flatMap((id) =>
+    names.has(id)
+      ? []
+      : [
+          {
+            field: `${groupField}.${ids.findIndex((given) => given.toLowerCase() === id)}`,
+            message: `医療機関マスタにない医療機関です: ${id}`,
+          },
+        ],
+  );
+  if (errors.length) throw unprocessable(errors);
+  return wanted.map((id) => ({ id, name: names.get(id)! }));
+}
+
+/**
+ * Changes a tenant's settings (plan, overrides, limits, allow-list, group institutions…) and publishes
+ * TenantSettingsChanged so read models that enforce limits, gate features or mark group institutions
+ * follow. Answers the tenant as changed.
+ */
+export async function updateTenant(deps: AdminDeps, slug: string, changes: TenantChanges): Promise<TenantRow> {
   const errors = validateTenant({
     slug,
     name: changes.name ?? 'unchanged',
@@ -149,6 +202,13 @@ export async function updateTenant(deps: AdminDeps, slug: string, changes: Tenan
     password: '',
     plan: changes.plan,
     ipAllowList: changes.ipAllowList,
+  });
+  if (changes.groupMedicalInstitutionIds !== undefined) {
+    errors.push(...validateGroupIds(changes.groupMedicalInstitutionIds));
+  }
+  (changes.featuresOff ?? []).forEach((key, i) => {
+    if (!FeatureKey.safeParse(key).success)
+      errors.push({ field: `features_off.${i}`, message: `不明な機能です: ${key}` });
   });
   if (errors.length) throw unprocessable(errors);
   const set: Record<string, unknown> = {};
@@ -168,15 +228,30 @@ export async function updateTenant(deps: AdminDeps, slug: string, changes: Tenan
     set.email_sender_allowed_addresses = JSON.stringify(changes.emailSenderAllowedAddresses);
   }
   if (changes.dataAvailabilities !== undefined) set.data_availabilities = JSON.stringify(changes.dataAvailabilities);
-  const eventId = await deps.db.kysely.transaction().execute(async (trx) => {
+  const { tenant, eventId } = await deps.db.kysely.transaction().execute(async (trx) => {
+    // Locked: the features-off list is applied to the overrides as they are now.
+    const current = (await trx
+      .selectFrom('identity.tenants')
+      .selectAll()
+      .where('slug', '=', slug)
+      .forUpdate()
+      .executeTakeFirst()) as TenantRow | undefined;
+    if (!current) throw notFound(`テナント「${slug}」が見つかりません。`);
+    if (changes.featuresOff !== undefined) {
+      set.feature_overrides = JSON.stringify(
+        withFeaturesOff(changes.featureOverrides ?? current.feature_overrides, changes.featuresOff as FeatureKey[]),
+      );
+    }
+    if (changes.groupMedicalInstitutionIds !== undefined) {
+      set.group_medical_institutions = JSON.stringify(await groupInstitutions(trx, changes.groupMedicalInstitutionIds));
+    }
     const tenant = (await trx
       .updateTable('identity.tenants')
       .set({ ...set, updated_at: new Date() })
-      .where('slug', '=', slug)
+      .where('id', '=', current.id)
       .returningAll()
-      .executeTakeFirst()) as TenantRow | undefined;
-    if (!tenant) throw notFound(`テナント「${slug}」が見つかりません。`);
-    return enqueueIdentityEvent(
+      .executeTakeFirstOrThrow()) as TenantRow;
+    const eventId = await enqueueIdentityEvent(
       trx,
       'tenant',
       tenant.id,
@@ -185,9 +260,25 @@ export async function updateTenant(deps: AdminDeps, slug: string, changes: Tenan
         ...tenantRegisteredData(tenant),
         enabled_phase: tenant.enabled_phase,
         medical_institution_id: tenant.medical_institution_id,
+        group_medical_institution_ids: tenant.group_medical_institutions.map((g) => g.id),
       },
       { tenantId: tenant.id, accountId: null },
     );
+    return { tenant, eventId };
   });
   await publishQueued(deps, [eventId]);
+  return tenant;
+}
+
+/**
+ * The overrides with exactly `off` switched off: a feature switched off before and not listed now
+ * is back to what the plan says; features switched on stay on unless listed.
+ */
+export function withFeaturesOff(overrides: FeatureOverrides, off: readonly FeatureKey[]): FeatureOverrides {
+  const next: FeatureOverrides = {};
+  for (const [key, value] of Object.entries(overrides) as [FeatureKey, boolean | undefined][]) {
+    if (value === true) next[key] = true;
+  }
+  for (const key of off) next[key] = false;
+  return next;
 }

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { HttpError, endpoints, type MedicalInstitutionNote } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { registerEndpoint } from '@renkei/service-kit';
-import { medicalInstitutionCrmProjection } from '@renkei/read-models';
+import { medicalInstitutionCrmProjection, tenantSettingsProjection } from '@renkei/read-models';
 import { exportMedicalInstitutions } from './medical-institutions.export.ts';
 import {
   accountJoin,
@@ -84,7 +84,7 @@ export function registerMedicalInstitutionQueryRoutes(app: FastifyInstance, deps
         SELECT ${detailColumns(auth.tenantId)} FROM ${fromClause(auth.tenantId)} ${accountJoin(auth.tenantId)}
          WHERE m.id = ${params.id}`.execute(db.kysely);
       if (!rows[0]) throw new HttpError(404);
-      const [memo, specialNote, values, doctors] = await Promise.all([
+      const [memo, specialNote, values, doctors, group] = await Promise.all([
         note(db, auth.tenantId, params.id, 'memo'),
         note(db, auth.tenantId, params.id, 'special_note'),
         labelValuesOf(db.kysely, auth.tenantId, [params.id]),
@@ -93,11 +93,14 @@ export function registerMedicalInstitutionQueryRoutes(app: FastifyInstance, deps
         }>`SELECT count(*)::int AS n FROM rm.mi_doctors WHERE tenant_id = ${auth.tenantId} AND medical_institution_id = ${params.id}`.execute(
           db.kysely,
         ),
+        sql<{ group: boolean }>`
+          SELECT EXISTS (SELECT 1 FROM rm.tenant_settings
+                          WHERE tenant_id = ${auth.tenantId} AND ${params.id}::uuid = ANY(group_medical_institution_ids))
+                 AS "group"`.execute(db.kysely),
       ]);
       return {
         ...toMedicalInstitution(rows[0]),
-        // Group institutions come from the tenant settings, which this module does not hold yet.
-        group_medical_institution: false,
+        group_medical_institution: group.rows[0]?.group ?? false,
         doctor_count: doctors.rows[0]?.n ?? 0,
         communication_count: null,
         open_task_count: null,
@@ -106,7 +109,7 @@ export function registerMedicalInstitutionQueryRoutes(app: FastifyInstance, deps
         label_values: values.get(params.id) ?? [],
       };
     },
-    { reads },
+    { reads: [...reads, tenantSettingsProjection.name] },
   );
 
   registerEndpoint(
