@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { liteTenant } from './fixtures.ts';
-import { psql, repoRoot, startSystem } from './system.ts';
+import { repoRoot, startSystem } from './system.ts';
 
 /** The real system for the whole run, plus a second tenant whose features lack tags. */
 export default async function globalSetup() {
@@ -26,11 +26,12 @@ export default async function globalSetup() {
       ],
       { cwd: repoRoot, env: system.env, stdio: 'pipe' },
     );
-    // No screen or CLI switches a single feature off; an operator would, in the tenant row.
-    psql(
-      system.database,
-      `UPDATE identity.tenants SET feature_overrides = '{"tags": false}' WHERE slug = '${liteTenant.slug}'`,
-    );
+    // No screen switches a single feature off; an operator does, with the ops CLI.
+    execFileSync('pnpm', ['ops', 'tenant', 'update', liteTenant.slug, '--features-off', 'tags'], {
+      cwd: repoRoot,
+      env: system.env,
+      stdio: 'pipe',
+    });
     process.env.E2E_BASE_URL = system.baseURL;
     fs.mkdirSync(path.join(repoRoot, 'web/test-results/screenshots'), { recursive: true });
   } catch (error) {
