@@ -45,8 +45,7 @@ function event(tenantId: string, type: 'TenantRegistered' | 'TenantSettingsChang
 const changed = (tenantId: string, data: object) =>
   event(tenantId, 'TenantSettingsChanged', { enabled_phase: false, medical_institution_id: null, ...data });
 
-const handle = (events: RecordedEvent[]) =>
-  db.kysely.transaction().execute((trx) => projection.handle(trx, events, t));
+const handle = (events: RecordedEvent[]) => db.kysely.transaction().execute((trx) => projection.handle(trx, events, t));
 async function settings(tenantId: string) {
   const { rows } = await sql<{
     enabled_phase: boolean;

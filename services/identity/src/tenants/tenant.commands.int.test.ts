@@ -107,7 +107,9 @@ describe('group institutions', () => {
       updateTenant(f, 'minato', { groupMedicalInstitutionIds: Array.from({ length: 101 }, () => randomUUID()) }),
     ).rejects.toMatchObject({
       status: 422,
-      extra: { errors: [{ field: 'group_medical_institution_ids', message: 'グループ医療機関は100件まで設定できます' }] },
+      extra: {
+        errors: [{ field: 'group_medical_institution_ids', message: 'グループ医療機関は100件まで設定できます' }],
+      },
     });
     expect(await tenantRow()).toEqual(before.row);
     expect((await tenantEvents()).length).toBe(before.events);
