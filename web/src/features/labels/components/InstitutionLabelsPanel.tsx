@@ -1,4 +1,5 @@
 import { Badge, Button, Group, Stack, Table, Text } from '@mantine/core';
+import { EditDeleteButtons } from '../../EditDeleteButtons.tsx';
 import { ReorderButtons } from '../../ReorderButtons.tsx';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import type { MedicalInstitutionLabel } from '@renkei/contracts';
@@ -126,14 +127,7 @@ export function InstitutionLabelsPanel() {
                     </Text>
                   </Table.Td>
                   <Table.Td>
-                    <Group gap="xs" wrap="nowrap">
-                      <Button size="xs" variant="light" onClick={() => setEditing({ record: l })}>
-                        編集
-                      </Button>
-                      <Button size="xs" variant="light" color="red" onClick={() => setDeleting(l)}>
-                        削除
-                      </Button>
-                    </Group>
+                    <EditDeleteButtons onEdit={() => setEditing({ record: l })} onDelete={() => setDeleting(l)} />
                   </Table.Td>
                 </Table.Tr>
               ))}

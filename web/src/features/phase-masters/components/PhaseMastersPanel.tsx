@@ -1,4 +1,5 @@
 import { Alert, Button, Group, Stack, Table, Text } from '@mantine/core';
+import { EditDeleteButtons } from '../../EditDeleteButtons.tsx';
 import { ReorderButtons } from '../../ReorderButtons.tsx';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { useCallback, useMemo, useState } from 'react';
@@ -159,14 +160,7 @@ export function PhaseMastersPanel({ canEdit }: { canEdit: boolean }) {
                   </Table.Td>
                   {canEdit && (
                     <Table.Td>
-                      <Group gap="xs" wrap="nowrap">
-                        <Button size="xs" variant="light" onClick={() => setEditing({ index: i })}>
-                          編集
-                        </Button>
-                        <Button size="xs" variant="light" color="red" onClick={() => setDeleting(i)}>
-                          削除
-                        </Button>
-                      </Group>
+                      <EditDeleteButtons onEdit={() => setEditing({ index: i })} onDelete={() => setDeleting(i)} />
                     </Table.Td>
                   )}
                 </Table.Tr>

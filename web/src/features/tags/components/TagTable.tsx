@@ -1,4 +1,5 @@
-import { Button, Group, Text, UnstyledButton } from '@mantine/core';
+import { Text, UnstyledButton } from '@mantine/core';
+import { EditDeleteButtons } from '../../EditDeleteButtons.tsx';
 import { FlexRender, tableFeatures, useTable, type ColumnDef } from '@tanstack/react-table';
 import type { Tag } from '@renkei/contracts';
 import { useMemo } from 'react';
@@ -42,14 +43,7 @@ export function TagTable({ tags, sort, onToggleSort, onEdit, onDelete }: TagTabl
         id: 'actions',
         header: '操作',
         cell: ({ row }) => (
-          <Group gap="xs" wrap="nowrap">
-            <Button size="xs" variant="light" onClick={() => onEdit(row.original)}>
-              編集
-            </Button>
-            <Button size="xs" variant="light" color="red" onClick={() => onDelete(row.original)}>
-              削除
-            </Button>
-          </Group>
+          <EditDeleteButtons onEdit={() => onEdit(row.original)} onDelete={() => onDelete(row.original)} />
         ),
       },
     ],
