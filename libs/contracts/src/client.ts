@@ -11,3 +11,4 @@ export * from './core/auth-constants.ts';
 export * from './core/error-messages.ts';
 export * from './endpoint-routes.ts';
 export type { FeatureKey, Plan, Role } from './core/features.ts';
+export * from './core/list-version.ts';

@@ -1,5 +1,6 @@
 import './core/locale.ts';
 export * from './core/endpoint.ts';
+export * from './core/list-version.ts';
 export * from './core/features.ts';
 export * from './core/auth.ts';
 export * from './core/errors.ts';

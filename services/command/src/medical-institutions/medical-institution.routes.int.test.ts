@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { featureKeys, type FeatureKey } from '@renkei/contracts';
+import { featureKeys, listVersion, type FeatureKey } from '@renkei/contracts';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { createPostgresEventStore, newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
 import { generateInstitutionMaster, importInstitutionMaster } from '@renkei/institution-master';
@@ -130,6 +130,43 @@ describe('phase, tags and label values', () => {
     const [visited] = masters.json() as { id: string; name: string }[];
     const dup = await call(t, 'PUT', '/api/phase_masters', { phase_masters: [{ name: 'A' }, { name: 'A' }] });
     expect(dup.statusCode).toBe(422);
+
+    // Two owners edit the list they loaded: the second save, based on the outdated list, is a 409.
+    const loaded = masters.json() as { id: string; name: string; description: string }[];
+    expect(masters.headers.etag).toBe(`"${listVersion(loaded)}"`);
+    const first = await call(
+      t,
+      'PUT',
+      '/api/phase_masters',
+      { phase_masters: [...loaded, { name: '協定締結' }] },
+      {
+        'if-match': masters.headers.etag as string,
+      },
+    );
+    expect(first.statusCode, first.body).toBe(200);
+    const eventsBefore = await tenantEventCount(db, t.tenantId);
+    const stale = await call(
+      t,
+      'PUT',
+      '/api/phase_masters',
+      { phase_masters: loaded.slice(1) },
+      {
+        'if-match': masters.headers.etag as string,
+      },
+    );
+    expect(stale.statusCode).toBe(409);
+    expect(stale.json().message).toContain('他のユーザー');
+    expect(await tenantEventCount(db, t.tenantId)).toBe(eventsBefore);
+    const fresh = await call(
+      t,
+      'PUT',
+      '/api/phase_masters',
+      { phase_masters: loaded },
+      {
+        'if-match': first.headers.etag as string,
+      },
+    );
+    expect(fresh.statusCode, fresh.body).toBe(200);
     const res = await call(t, 'PUT', `/api/medical_institutions/${institutions[1]}/phase`, {
       phase_master_id: visited!.id,
     });

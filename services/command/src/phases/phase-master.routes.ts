@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { HttpError, endpoints } from '@renkei/contracts';
-import { ownDepartmentsAggregate, phaseMastersAggregate } from '@renkei/domain';
+import { HttpError, endpoints, listVersion } from '@renkei/contracts';
+import { ownDepartmentsAggregate, phaseMastersAggregate, type PhaseMastersReplaced } from '@renkei/domain';
 import type { EventStore } from '@renkei/event-store';
 import { registerEndpoint } from '@renkei/service-kit';
 import { appendDecided, phaseEnabled, readOwnStream } from '../medical-institutions/crm-support.ts';
-import { loadOwnDepartments, loadPhaseMasters } from '../medical-institutions/medical-institution.routes.ts';
+import { loadOwnDepartments } from '../medical-institutions/medical-institution.routes.ts';
+
+/** `If-Match: "l…"` or `l…` → the list version; absent → null. */
+function readListIfMatch(header: string | string[] | undefined): string | null {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!value) return null;
+  return value.replace(/^W\//, '').replace(/^"|"$/g, '');
+}
 
 /** Keeps a known id (references stay valid), gives new entries a fresh one, refuses duplicates. */
 function assignIds<T extends { id?: string | undefined; name: string }>(
@@ -35,13 +42,19 @@ export function registerPhaseMasterRoutes(app: FastifyInstance, deps: { store: E
 
   registerEndpoint(app, endpoints.replacePhaseMasters, async ({ body, auth, request, reply }) => {
     if (!(await phaseEnabled(store, auth.tenantId))) throw new HttpError(403, 'フェーズ機能が有効になっていません。');
-    const current = await loadPhaseMasters(store, auth.tenantId);
+    const { events, revision } = await readOwnStream(store, phaseMastersAggregate, auth.tenantId, auth.tenantId);
+    const last = events[events.length - 1];
+    const current = last ? (last.data as PhaseMastersReplaced).phase_masters : [];
+    // The whole list is replaced: a save based on a list another owner has changed since is refused.
+    const ifMatch = readListIfMatch(request.headers['if-match']);
+    if (ifMatch !== null && ifMatch !== listVersion(current)) {
+      throw new HttpError(409, '他のユーザーがフェーズを変更しました。再読み込みしてからやり直してください。');
+    }
     const masters = assignIds(body.phase_masters, new Set(current.map((p) => p.id)), 'phase_masters').map((p) => ({
       id: p.id,
       name: p.name,
       description: p.description,
     }));
-    const { revision } = await readOwnStream(store, phaseMastersAggregate, auth.tenantId, auth.tenantId);
     const result = await appendDecided(
       store,
       { aggregate: phaseMastersAggregate, id: auth.tenantId, revision },
@@ -50,6 +63,7 @@ export function registerPhaseMasterRoutes(app: FastifyInstance, deps: { store: E
       request.id,
     );
     reply.position(result.position);
+    void reply.header('etag', `"${listVersion(masters)}"`);
     return masters.map((p, order) => ({ ...p, order }));
   });
 

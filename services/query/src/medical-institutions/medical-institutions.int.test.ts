@@ -6,7 +6,7 @@ import iconv from 'iconv-lite';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { defaultResources, featureKeys } from '@renkei/contracts';
+import { defaultResources, featureKeys, listVersion } from '@renkei/contracts';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import type { LabelValueData } from '@renkei/domain';
 import {
@@ -490,9 +490,10 @@ describe('institution queries', () => {
     expect((await request(tenant, 'GET', '/api/facility_type_groups')).json()[0]).toMatchObject({ name: '病院' });
     const k = await request(tenant, 'GET', '/api/kcodes?keyword=%E8%83%86%E5%9A%A2');
     expect(k.json().data.map((x: { code: string }) => x.code)).toEqual(['K672', 'K672-2']);
-    expect((await request(tenant, 'GET', '/api/phase_masters')).json()).toEqual([
-      { id: phase, name: '訪問済', description: '', order: 0 },
-    ]);
+    const phases = await request(tenant, 'GET', '/api/phase_masters');
+    expect(phases.json()).toEqual([{ id: phase, name: '訪問済', description: '', order: 0 }]);
+    // The version a replacing PUT sends back as If-Match, as the command side computes it.
+    expect(phases.headers.etag).toBe(`"${listVersion([{ id: phase, name: '訪問済', description: '' }])}"`);
     expect((await request(tenant, 'GET', '/api/medical_institution_labels')).json()).toMatchObject([
       { id: label, name: '重点度', order: 0 },
     ]);

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
-import { endpoints } from '@renkei/contracts';
+import { endpoints, listVersion } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { departments, facilityTypeGroups, kcodes, mdcs, normalizeKeyword } from '@renkei/institution-master';
 import { registerEndpoint } from '@renkei/service-kit';
@@ -51,10 +51,12 @@ export function registerReferenceDataRoutes(app: FastifyInstance, deps: { db: Da
   registerEndpoint(
     app,
     endpoints.listPhaseMasters,
-    async ({ auth }) => {
+    async ({ auth, reply }) => {
       const { rows } = await sql<{ id: string; name: string; description: string; order: number }>`
         SELECT id, name, description, sort_order AS order FROM rm.phase_masters
          WHERE tenant_id = ${auth.tenantId} ORDER BY sort_order, id`.execute(deps.db.kysely);
+      // The version a PUT /phase_masters based on this list sends back as If-Match.
+      void reply.header('etag', `"${listVersion(rows)}"`);
       return rows;
     },
     { reads },

@@ -1,5 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { PhaseMaster } from '@renkei/contracts';
+import { listVersion } from '@renkei/contracts/client';
+import { isApiError } from '../../api/api-errors.ts';
 import { useServices } from '../../app/services-context.tsx';
 import { institutionQueries } from '../medical-institutions/medical-institutions.queries.ts';
 import { referenceDataQueries } from '../reference-data/reference-data.queries.ts';
@@ -14,12 +16,25 @@ export interface PhaseMasterDraft {
 export const toDrafts = (masters: readonly PhaseMaster[]): PhaseMasterDraft[] =>
   [...masters].sort((a, b) => a.order - b.order).map((m) => ({ id: m.id, name: m.name, description: m.description }));
 
-/** Every change (add, rename, reorder, delete) is the whole ordered list through the one PUT. */
+/**
+ * Every change (add, rename, reorder, delete) is the whole ordered list through the one PUT, sent
+ * with the version of the list it was based on: if another owner saved in between, the server
+ * answers 409 and the screen reloads the list instead of undoing their change.
+ */
 export function useReplacePhaseMasters() {
   const { api } = useServices();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (phase_masters: PhaseMasterDraft[]) => api.replacePhaseMasters({ body: { phase_masters } }),
+    mutationFn: ({ next, basedOn }: { next: PhaseMasterDraft[]; basedOn: readonly PhaseMasterDraft[] }) =>
+      api.replacePhaseMasters({
+        body: { phase_masters: next },
+        ifMatch: listVersion(basedOn.map((p) => ({ id: p.id ?? '', name: p.name, description: p.description }))),
+      }),
+    onError: (error) => {
+      if (isApiError(error) && error.status === 409) {
+        return queryClient.invalidateQueries({ queryKey: referenceDataQueries.phaseMasters(api).queryKey });
+      }
+    },
     onSuccess: (saved) => {
       queryClient.setQueryData(referenceDataQueries.phaseMasters(api).queryKey, saved);
       // Phase names show on institution pages and in search results; a deleted phase empties them.

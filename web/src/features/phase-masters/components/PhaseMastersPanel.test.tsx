@@ -3,31 +3,46 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { PhaseMaster } from '@renkei/contracts';
+import { listVersion } from '@renkei/contracts/client';
 import { Suspense } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../api/api-errors.ts';
 import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
+import { toast } from '../../../app/toast.ts';
 import { testServices } from '../../../test/render-app.tsx';
 import type { PhaseMasterDraft } from '../phase-masters.queries.ts';
 import { PhaseMastersPanel } from './PhaseMastersPanel.tsx';
 
+const conflict = '他のユーザーがフェーズを変更しました。再読み込みしてからやり直してください。';
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 /** A server that keeps the list: ids sent back stay, new entries get the next id. */
 function fakeServer(initial: Omit<PhaseMaster, 'order'>[]) {
   let list: PhaseMaster[] = initial.map((p, order) => ({ ...p, order }));
   let next = 100;
-  const replace = vi.fn(async ({ body }: { body: { phase_masters: PhaseMasterDraft[] } }) => {
-    list = body.phase_masters.map((p, order) => ({
-      id: p.id ?? id(next++),
-      name: p.name,
-      description: p.description,
-      order,
-    }));
-    return list;
-  });
+  const replace = vi.fn(
+    async ({ body, ifMatch }: { body: { phase_masters: PhaseMasterDraft[] }; ifMatch?: string }) => {
+      // Like the command service: a save based on another version of the list is refused.
+      if (ifMatch !== listVersion(list)) throw new ApiError(409, conflict);
+      list = body.phase_masters.map((p, order) => ({
+        id: p.id ?? id(next++),
+        name: p.name,
+        description: p.description,
+        order,
+      }));
+      return list;
+    },
+  );
   const api = { listPhaseMasters: vi.fn(async () => list), replacePhaseMasters: replace };
-  return { api, replace, sent: () => replace.mock.lastCall?.[0].body.phase_masters };
+  return {
+    api,
+    replace,
+    sent: () => replace.mock.lastCall?.[0].body.phase_masters,
+    /** Another owner saves this list. */
+    changeByOther: (next: Omit<PhaseMaster, 'order'>[]) => {
+      list = next.map((p, order) => ({ ...p, order }));
+    },
+  };
 }
 
 function renderPanel(api: object, canEdit: boolean) {
@@ -122,6 +137,24 @@ describe('phase masters', { timeout: 30_000 }, () => {
     await userEvent.click(screen.getByTestId('save-phase'));
     expect(await screen.findByText('説明は200文字以内で入力してください')).toBeInTheDocument();
     expect(screen.getByTestId('phase-name-input')).toHaveValue('紹介実績あり');
+  });
+
+  it('reloads the list and says so when another owner saved first, without undoing their change', async () => {
+    const server = fakeServer([{ id: id(1), name: '未接触', description: '' }]);
+    const shown = vi.spyOn(toast, 'error').mockImplementation(() => {});
+    renderPanel(server.api, true);
+    await waitFor(() => expect(row('未接触')).toBeInTheDocument());
+    server.changeByOther([
+      { id: id(1), name: '未接触', description: '' },
+      { id: id(9), name: '紹介実績あり', description: '' },
+    ]);
+    await userEvent.click(screen.getByTestId('add-phase'));
+    await userEvent.type(await screen.findByTestId('phase-name-input'), '定期訪問');
+    await userEvent.click(screen.getByTestId('save-phase'));
+    await waitFor(() => expect(shown).toHaveBeenCalledWith(conflict));
+    await waitFor(() => expect(row('紹介実績あり')).toBeInTheDocument());
+    expect(server.replace).toHaveBeenCalledTimes(1);
+    shown.mockRestore();
   });
 
   it('shows members the list without any way to change it', async () => {

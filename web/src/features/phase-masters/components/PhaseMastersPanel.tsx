@@ -49,11 +49,13 @@ export function PhaseMastersPanel({ canEdit }: { canEdit: boolean }) {
 
   const save = async (next: PhaseMasterDraft[], success: string): Promise<unknown> => {
     try {
-      await replace.mutateAsync(next);
+      await replace.mutateAsync({ next, basedOn: phases });
       toast.success(success);
       return null;
     } catch (error) {
-      if (!isApiError(error) || error.status !== 422) onError(error);
+      // Another owner saved first: say so in the server's words; the list reloads with their change.
+      if (isApiError(error) && error.status === 409) toast.error(error.message);
+      else if (!isApiError(error) || error.status !== 422) onError(error);
       return error;
     }
   };
