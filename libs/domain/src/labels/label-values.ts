@@ -26,7 +26,8 @@ const empty = (v: LabelValueData) =>
   v.own_department_id === null &&
   v.area_id === null;
 
-const blank = (labelId: string): LabelValueData => ({
+/** A value of `labelId` with every field empty (what clearing a label sends). */
+export const blankLabelValue = (labelId: string): LabelValueData => ({
   label_id: labelId,
   text_value: null,
   integer_value: null,
@@ -61,7 +62,7 @@ export function checkLabelValues(
       removedLabelIds.push(label.id);
       return;
     }
-    const out = blank(label.id);
+    const out = blankLabelValue(label.id);
     switch (label.componentType) {
       case 'text':
       case 'textarea':

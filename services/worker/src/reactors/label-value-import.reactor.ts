@@ -7,6 +7,7 @@ import type { Database } from '@renkei/db';
 import {
   checkLabelValues,
   stableJson,
+  blankLabelValue,
   labelValueImportAggregate,
   medicalInstitutionCrmAggregate,
   medicalInstitutionCrmKey,
@@ -112,17 +113,7 @@ export function parseCell(
   label: LabelDefinition,
   ownDepartments: ReadonlyMap<string, string>,
 ): LabelValueData | string {
-  const v: LabelValueData = {
-    label_id: label.id,
-    text_value: null,
-    integer_value: null,
-    date_value: null,
-    time_value: null,
-    selection_id: null,
-    selection_ids: [],
-    own_department_id: null,
-    area_id: null,
-  };
+  const v = blankLabelValue(label.id);
   const s = nfkc(cell);
   const choice = (text: string) => label.selections.find((x) => nfkc(x.label) === text)?.id;
   switch (label.componentType) {
