@@ -42,16 +42,18 @@ export interface MedicalInstitutionRouteDeps {
   store: EventStore;
 }
 
-export async function loadPhaseMasters(store: EventStore, tenantId: string) {
-  const { events } = await readOwnStream(store, phaseMastersAggregate, tenantId, tenantId);
+/** The tenant's phase masters as last replaced, with the stream revision a replacement appends at. */
+export async function readPhaseMasters(store: EventStore, tenantId: string) {
+  const { events, revision } = await readOwnStream(store, phaseMastersAggregate, tenantId, tenantId);
   const last = events[events.length - 1];
-  return last ? (last.data as PhaseMastersReplaced).phase_masters : [];
+  return { list: last ? (last.data as PhaseMastersReplaced).phase_masters : [], revision };
 }
 
-export async function loadOwnDepartments(store: EventStore, tenantId: string) {
-  const { events } = await readOwnStream(store, ownDepartmentsAggregate, tenantId, tenantId);
+/** The tenant's own departments as last replaced, with the stream revision a replacement appends at. */
+export async function readOwnDepartments(store: EventStore, tenantId: string) {
+  const { events, revision } = await readOwnStream(store, ownDepartmentsAggregate, tenantId, tenantId);
   const last = events[events.length - 1];
-  return last ? (last.data as OwnDepartmentsReplaced).own_departments : [];
+  return { list: last ? (last.data as OwnDepartmentsReplaced).own_departments : [], revision };
 }
 
 export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: MedicalInstitutionRouteDeps): void {
@@ -139,7 +141,7 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
     await assertInstitutionExists(db, params.id);
     let phase: { id: string; name: string } | null = null;
     if (body.phase_master_id !== null) {
-      phase = (await loadPhaseMasters(store, auth.tenantId)).find((p) => p.id === body.phase_master_id) ?? null;
+      phase = (await readPhaseMasters(store, auth.tenantId)).list.find((p) => p.id === body.phase_master_id) ?? null;
       if (!phase)
         throw new HttpError(422, undefined, {
           errors: [{ field: 'phase_master_id', message: 'フェーズが見つかりません' }],
@@ -203,7 +205,7 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
       const { state } = await loadLabel(store, auth.tenantId, id);
       if (state.status === 'active') labels.set(id, toLabelDefinition(state.definition!));
     }
-    const ownDepartments = new Set((await loadOwnDepartments(store, auth.tenantId)).map((d) => d.id));
+    const ownDepartments = new Set((await readOwnDepartments(store, auth.tenantId)).list.map((d) => d.id));
     const checked = checkLabelValues(body.label_values, labels, ownDepartments);
     if (checked.problems.length > 0) {
       throw new HttpError(422, undefined, {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { HttpError, endpoints, listVersion } from '@renkei/contracts';
-import { ownDepartmentsAggregate, phaseMastersAggregate, type PhaseMastersReplaced } from '@renkei/domain';
+import { ownDepartmentsAggregate, phaseMastersAggregate } from '@renkei/domain';
 import type { EventStore } from '@renkei/event-store';
 import { registerEndpoint } from '@renkei/service-kit';
-import { appendDecided, phaseEnabled, readOwnStream } from '../medical-institutions/crm-support.ts';
-import { loadOwnDepartments } from '../medical-institutions/medical-institution.routes.ts';
+import { appendDecided, phaseEnabled } from '../medical-institutions/crm-support.ts';
+import { readOwnDepartments, readPhaseMasters } from '../medical-institutions/medical-institution.routes.ts';
 
 /** `If-Match: "l…"` or `l…` → the list version; absent → null. */
 function readListIfMatch(header: string | string[] | undefined): string | null {
@@ -42,9 +42,7 @@ export function registerPhaseMasterRoutes(app: FastifyInstance, deps: { store: E
 
   registerEndpoint(app, endpoints.replacePhaseMasters, async ({ body, auth, request, reply }) => {
     if (!(await phaseEnabled(store, auth.tenantId))) throw new HttpError(403, 'フェーズ機能が有効になっていません。');
-    const { events, revision } = await readOwnStream(store, phaseMastersAggregate, auth.tenantId, auth.tenantId);
-    const last = events[events.length - 1];
-    const current = last ? (last.data as PhaseMastersReplaced).phase_masters : [];
+    const { list: current, revision } = await readPhaseMasters(store, auth.tenantId);
     // The whole list is replaced: a save based on a list another owner has changed since is refused.
     const ifMatch = readListIfMatch(request.headers['if-match']);
     if (ifMatch !== null && ifMatch !== listVersion(current)) {
@@ -68,7 +66,7 @@ export function registerPhaseMasterRoutes(app: FastifyInstance, deps: { store: E
   });
 
   registerEndpoint(app, endpoints.replaceOwnDepartments, async ({ body, auth, request, reply }) => {
-    const current = await loadOwnDepartments(store, auth.tenantId);
+    const { list: current, revision } = await readOwnDepartments(store, auth.tenantId);
     const departments = assignIds(body.own_departments, new Set(current.map((d) => d.id)), 'own_departments').map(
       (d) => ({
         id: d.id,
@@ -76,7 +74,6 @@ export function registerPhaseMasterRoutes(app: FastifyInstance, deps: { store: E
         department_id: d.department_id,
       }),
     );
-    const { revision } = await readOwnStream(store, ownDepartmentsAggregate, auth.tenantId, auth.tenantId);
     const result = await appendDecided(
       store,
       { aggregate: ownDepartmentsAggregate, id: auth.tenantId, revision },
