@@ -1,4 +1,4 @@
-export { openDatabase, type Database, type DatabaseOptions } from './open-database.ts';
+export { embeddedDatabaseOwner, openDatabase, type Database, type DatabaseOptions } from './open-database.ts';
 export { migrateModule, type ModuleMigrations } from './migrate.ts';
 export { createTestDatabase, type TestDatabase } from './test-database.ts';
 export { preparedStatement, type StatementConfig } from './prepared-statement.ts';

@@ -83,15 +83,17 @@ async function openPglite(dataDir: string): Promise<Database> {
   }
 }
 
+const lockFileName = 'renkei.lock';
+
 function acquireDirectoryLock(dataDir: string): () => void {
   fs.mkdirSync(dataDir, { recursive: true });
-  const lockFile = path.join(dataDir, 'renkei.lock');
+  const lockFile = path.join(dataDir, lockFileName);
   try {
     fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    const owner = Number(fs.readFileSync(lockFile, 'utf8'));
-    if (owner && owner !== process.pid && isAlive(owner)) {
+    const owner = embeddedDatabaseOwner(dataDir);
+    if (owner !== undefined) {
       throw new Error(
         `The embedded database in ${dataDir} is already open in process ${owner}. ` +
           'Only one process may own it; use the ops commands, which talk to the running process.',
@@ -106,6 +108,20 @@ function acquireDirectoryLock(dataDir: string): () => void {
       // already gone
     }
   };
+}
+
+/**
+ * The pid of another live process that owns the embedded database in `dataDir` (its lock file), or
+ * undefined when none does. The ops CLI uses it to decide whether to ask that process instead.
+ */
+export function embeddedDatabaseOwner(dataDir: string): number | undefined {
+  let owner: number;
+  try {
+    owner = Number(fs.readFileSync(path.join(dataDir, lockFileName), 'utf8'));
+  } catch {
+    return undefined;
+  }
+  return owner && owner !== process.pid && isAlive(owner) ? owner : undefined;
 }
 
 function isAlive(pid: number): boolean {

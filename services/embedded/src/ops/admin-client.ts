@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import path from 'node:path';
+import { embeddedDatabaseOwner } from '@renkei/db';
 import type { OperationResult } from './operation-result.ts';
 import { adminFiles } from './admin-server.ts';
 
@@ -9,27 +9,13 @@ export interface RunningAdmin {
   readonly secret: string;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * The process that owns the embedded database in `dataDir`, if one is alive (its pid is in the lock
  * file libs/db keeps), with its admin endpoint. Undefined when nobody owns it: the CLI may open it.
  */
 export function findRunningAdmin(dataDir: string): RunningAdmin | undefined {
-  let owner: number;
-  try {
-    owner = Number(fs.readFileSync(path.join(dataDir, 'renkei.lock'), 'utf8'));
-  } catch {
-    return undefined;
-  }
-  if (!owner || owner === process.pid || !isAlive(owner)) return undefined;
+  const owner = embeddedDatabaseOwner(dataDir);
+  if (owner === undefined) return undefined;
   const files = adminFiles(dataDir);
   try {
     const endpoint = JSON.parse(fs.readFileSync(files.endpoint, 'utf8')) as { pid: number; port: number };
