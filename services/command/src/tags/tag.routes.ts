@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import { HttpError, endpoints, type Tag } from '@renkei/contracts';
-import { preparedStatement, type Database, type StatementConfig } from '@renkei/db';
+import { preparedStatement, type Database } from '@renkei/db';
 import { normalizeTagName, tagAggregate, type TagEvent } from '@renkei/domain';
 import {
   StreamNotFoundError,
@@ -16,7 +16,6 @@ import {
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
 import { etagOf, eventMetadata, readIfMatch } from '../shared/command-context.ts';
 import type { TenantLimitsCache } from '../shared/tenant-limits.ts';
-import { runUnitOfWork, type UnitOfWork } from '../shared/unit-of-work.ts';
 import { deterministicId } from '../shared/deterministic-id.ts';
 import {
   claimIdempotencyKey,
@@ -76,13 +75,12 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
    * Returns the holder when another tag has the name.
    */
   async function reserveName(
-    uow: UnitOfWork,
     tenantId: string,
     normalizedName: string,
     tagId: string,
     limit: number | null,
   ): Promise<Reservation> {
-    const { rows } = await uow.query<{ kind: 'ok' | 'held' | 'limit'; holder: string; held_since: Date }>(
+    const { rows } = await db.pool.query<{ kind: 'ok' | 'held' | 'limit'; holder: string; held_since: Date }>(
       reserveStatement([tenantId, normalizedName, tagId, limit]),
     );
     const row = rows[0]!;
@@ -96,10 +94,8 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     'cmd_release_tag_name_v1',
     'DELETE FROM cmd.tag_names WHERE tenant_id = $1 AND normalized_name = $2 AND tag_id = $3',
   );
-  const releaseName = (uow: Pick<UnitOfWork, 'query'>, tenantId: string, normalizedName: string, tagId: string) =>
-    uow.query(releaseStatement([tenantId, normalizedName, tagId]));
-  const pool: Pick<UnitOfWork, 'query'> = {
-    query: async <R>(config: StatementConfig) => (await db.pool.query(config)) as unknown as { rows: R[] },
+  const releaseName = async (tenantId: string, normalizedName: string, tagId: string) => {
+    await db.pool.query(releaseStatement([tenantId, normalizedName, tagId]));
   };
 
   /** A name held by a tag that was deleted, or never created by a request that died, is free again. */
@@ -113,9 +109,25 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     }
   }
 
+  /** A name held by a tag that is gone is taken over once; otherwise a held name is a 422. */
+  async function reserveOrFail(tenantId: string, normalizedName: string, tagId: string, limit: number | null) {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const result = await reserveName(tenantId, normalizedName, tagId, limit);
+      if (result.kind === 'ok') return;
+      if (result.kind === 'limit') throw overLimit(result.max);
+      if (attempt === 0 && (await holderIsGone(tenantId, result))) {
+        await releaseName(tenantId, normalizedName, result.tagId);
+        continue;
+      }
+      throw duplicateName();
+    }
+    throw duplicateName();
+  }
+
   /**
-   * Reserves `name` for the tag (when given) and appends in one unit of work, then frees `release`.
-   * A name held by a tag that is gone is taken over once; otherwise a held name is a 422.
+   * Reserves `name` for the tag (when given), appends, then frees `release`. Reservation and append
+   * are two statements in sequence, not one transaction (measured faster, see docs/decisions.md):
+   * a failed append releases the reservation.
    */
   async function reserveAndAppend(options: {
     tenantId: string;
@@ -125,33 +137,19 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     limit: number | null;
     /** A retry with the same Idempotency-Key may be appending this very tag: its name stays reserved. */
     keepReservationOnFailure: boolean;
-    append: (uow: UnitOfWork) => Promise<AppendResult>;
+    append: () => Promise<AppendResult>;
   }): Promise<AppendResult> {
     const { tenantId, tagId, name, release } = options;
-    for (let attempt = 0; ; attempt++) {
-      const outcome = await runUnitOfWork(db, store, async (uow): Promise<Reservation | AppendResult> => {
-        let appended: AppendResult | null = null;
-        if (name !== null) {
-          const reserved = await reserveName(uow, tenantId, name, tagId, options.limit);
-          if (reserved.kind !== 'ok') return reserved;
-          if (!options.keepReservationOnFailure) {
-            uow.compensate(async () => {
-              if (!appended) await releaseName(pool, tenantId, name, tagId);
-            });
-          }
-        }
-        appended = await options.append(uow);
-        if (release !== null) await releaseName(uow, tenantId, release, tagId);
-        return appended;
-      });
-      if (!('kind' in outcome)) return outcome;
-      if (outcome.kind === 'limit') throw overLimit(outcome.max);
-      if (outcome.kind === 'held' && attempt === 0 && (await holderIsGone(tenantId, outcome))) {
-        await releaseName(pool, tenantId, name!, outcome.tagId);
-        continue;
-      }
-      throw duplicateName();
+    if (name !== null) await reserveOrFail(tenantId, name, tagId, options.limit);
+    let appended: AppendResult;
+    try {
+      appended = await options.append();
+    } catch (error) {
+      if (name !== null && !options.keepReservationOnFailure) await releaseName(tenantId, name, tagId);
+      throw error;
     }
+    if (release !== null) await releaseName(tenantId, release, tagId);
+    return appended;
   }
 
   async function institutionCount(tenantId: string, tagId: string): Promise<number> {
@@ -197,8 +195,8 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
       release: null,
       limit: (await tenantLimits.get(auth.tenantId))?.max_tag_count ?? null,
       keepReservationOnFailure: retryable,
-      append: (uow) =>
-        uow.append(
+      append: () =>
+        store.append(
           streamId(tagAggregate, tagId),
           // Ids from the tag and the body: only a retry of the very same request is the same append.
           events.map((e, i) => ({
@@ -267,8 +265,8 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
       // A rename is not a new tag: the limit does not apply.
       limit: null,
       keepReservationOnFailure: false,
-      append: (uow) =>
-        uow.append(
+      append: () =>
+        store.append(
           streamId(tagAggregate, params.id),
           events.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
           { expectedRevision: ifMatch ?? revision },
@@ -284,15 +282,12 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     const { state, revision } = await loadTag(auth, params.id);
     if (ifMatch !== null && ifMatch !== revision) throw new HttpError(409);
     const events = decide(state, { type: 'DeleteTag', tagId: params.id });
-    const result = await runUnitOfWork(db, store, async (uow) => {
-      const appended = await uow.append(
-        streamId(tagAggregate, params.id),
-        events.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
-        { expectedRevision: ifMatch ?? revision },
-      );
-      await releaseName(uow, auth.tenantId, state.normalizedName, params.id);
-      return appended;
-    });
+    const result = await store.append(
+      streamId(tagAggregate, params.id),
+      events.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
+      { expectedRevision: ifMatch ?? revision },
+    );
+    await releaseName(auth.tenantId, state.normalizedName, params.id);
     reply.position(result.position);
     return null;
   });
