@@ -68,6 +68,9 @@ it('serves a cached entry without reading the stream, and drops it when the tena
   };
   try {
     for (let i = 0; i < 20; i++) expect((await cache.get(tenantId))?.max_tag_count).toBe(2);
+    // The follower meets the registration the entry was read with (a few polls later): no re-read.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let i = 0; i < 20; i++) expect((await cache.get(tenantId))?.max_tag_count).toBe(2);
     expect(reads).toBe(0);
     await publish(tenantId, 'TenantSettingsChanged', 10);
     await eventually(async () => (await cache.get(tenantId))?.max_tag_count === 10);

@@ -37,8 +37,9 @@ export function foldTenantLimits(events: readonly RecordedEvent[]): TenantLimits
 /**
  * Tenant limits for every command without a read of the tenant stream per request (that read was
  * a third of a tag create's round trips). A miss folds the stream, so the first answer is exact; a
- * follower of tenant events started at the head drops an entry whenever its tenant changes, so a new
- * limit holds from the next command once the follower has seen it (one poll interval, 200 ms by default).
+ * follower of tenant events started at the head drops an entry when its tenant's stream moves past
+ * the revision the entry was read at, so a new limit holds from the next command once the follower
+ * has seen it (one poll interval, 200 ms by default), and an event the entry already holds costs no re-read.
  */
 export async function createTenantLimitsCache(
   store: EventStore,
@@ -46,8 +47,15 @@ export async function createTenantLimitsCache(
 ): Promise<TenantLimitsCache> {
   const maxEntries = options.maxEntries ?? 10_000;
   const entries = new Map<string, Promise<TenantLimits | null>>();
-  // Bumped by the follower, so a load that raced with a change never caches what it read before it.
-  const generations = new Map<string, number>();
+  // Tenant-stream revision each settled entry was read at (-1: no stream yet).
+  const readAt = new Map<string, number>();
+  // The newest tenant-stream revision the follower has delivered, so a load that raced with a change
+  // never caches what it read before it.
+  const seen = new Map<string, number>();
+  const drop = (tenantId: string) => {
+    entries.delete(tenantId);
+    readAt.delete(tenantId);
+  };
 
   // Any event not yet visible at this head is after it, so the follower cannot miss a change to an
   // entry loaded from now on.
@@ -57,8 +65,9 @@ export async function createTenantLimitsCache(
     async (events) => {
       for (const e of events) {
         const tenantId = e.metadata.tenant_id.toLowerCase();
-        generations.set(tenantId, (generations.get(tenantId) ?? 0) + 1);
-        entries.delete(tenantId);
+        seen.set(tenantId, Math.max(seen.get(tenantId) ?? -1, e.revision));
+        // A load still in flight has no revision yet: dropped, it is read again.
+        if ((readAt.get(tenantId) ?? -1) < e.revision) drop(tenantId);
       }
     },
     {
@@ -69,12 +78,13 @@ export async function createTenantLimitsCache(
     },
   );
 
-  async function load(tenantId: string): Promise<TenantLimits | null> {
+  async function load(tenantId: string): Promise<{ limits: TenantLimits | null; revision: number }> {
     try {
-      return foldTenantLimits(await store.readStream(streamId('tenant', tenantId), { tenantId }));
+      const events = await store.readStream(streamId('tenant', tenantId), { tenantId });
+      return { limits: foldTenantLimits(events), revision: events[events.length - 1]!.revision };
     } catch (error) {
       // A tenant the identity service never published has no limits to enforce.
-      if (error instanceof StreamNotFoundError) return null;
+      if (error instanceof StreamNotFoundError) return { limits: null, revision: -1 };
       throw error;
     }
   }
@@ -84,20 +94,21 @@ export async function createTenantLimitsCache(
       const tenantId = tenantIdInput.toLowerCase();
       const cached = entries.get(tenantId);
       if (cached) return cached;
-      const generation = generations.get(tenantId) ?? 0;
-      const loading = load(tenantId);
-      entries.set(tenantId, loading);
-      loading.then(
-        () => {
-          if ((generations.get(tenantId) ?? 0) !== generation && entries.get(tenantId) === loading) {
-            entries.delete(tenantId);
+      const loading: Promise<TenantLimits | null> = load(tenantId).then(
+        ({ limits, revision }) => {
+          if (entries.get(tenantId) === loading) {
+            if (revision < (seen.get(tenantId) ?? -1)) drop(tenantId);
+            else readAt.set(tenantId, revision);
           }
+          return limits;
         },
-        () => {
-          if (entries.get(tenantId) === loading) entries.delete(tenantId);
+        (error: unknown) => {
+          if (entries.get(tenantId) === loading) drop(tenantId);
+          throw error;
         },
       );
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+      entries.set(tenantId, loading);
+      if (entries.size > maxEntries) drop(entries.keys().next().value!);
       return loading;
     },
     async close() {
