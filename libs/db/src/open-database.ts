@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { pglitePoolConfig } from './pglite-connection.ts';
 
 /**
  * One handle on the database, whichever engine backs it.
@@ -59,12 +60,11 @@ async function openPglite(dataDir: string): Promise<Database> {
   const releaseLock = acquireDirectoryLock(dataDir);
   try {
     const { PGlite } = await import('@electric-sql/pglite');
-    const { createPgConfig } = await import('@electric-sql/pglite/node-postgres');
     const lite = new PGlite(path.join(dataDir, 'pgdata'));
     await lite.waitReady;
     // One connection only: PGlite is a single backend. Callers must never await another pool query
     // while holding a transaction, or they wait on themselves.
-    const pool = new pg.Pool({ ...(createPgConfig(lite) as object), max: 1 } as pg.PoolConfig);
+    const pool = new pg.Pool({ ...pglitePoolConfig(lite), max: 1 });
     const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
     return {
       kind: 'pglite',
