@@ -2,3 +2,4 @@ export { embeddedDatabaseOwner, openDatabase, type Database, type DatabaseOption
 export { migrateModule, type ModuleMigrations } from './migrate.ts';
 export { createTestDatabase, type TestDatabase } from './test-database.ts';
 export { preparedStatement, type StatementConfig } from './prepared-statement.ts';
+export { createBatcher, refusedByServer, settle, type Settled } from './batcher.ts';

@@ -18,7 +18,9 @@ describe('Postgres event store under concurrent writers', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase({ poolMax: 24 });
-    store = await createPostgresEventStore(db);
+    // As many statements in flight as writers: the proof needs that many transactions committing
+    // out of order, which group commit would otherwise fold into a few.
+    store = await createPostgresEventStore(db, { maxBatchesInFlight: WRITERS });
   });
   afterAll(async () => {
     await store?.close();

@@ -84,4 +84,35 @@ export const commandMigrations: ModuleMigrations = {
       `.execute(db);
     },
   },
+  '0003_reserve_tag_names': {
+    async up(db) {
+      // Group commit of reservations: the reservations concurrent requests make while another batch
+      // is on its way leave together, one round trip and one commit. Items arrive sorted by tenant
+      // and name, and each tenant's lock is taken before its names, so concurrent batches always wait
+      // in the same order and never in a cycle. The commit does not wait for its WAL flush: a name is
+      // reserved for the append that follows, and that append's flush, later in the same WAL, makes
+      // the reservation durable with it. A crash before it loses both, and the client got no answer.
+      await sql`
+        CREATE FUNCTION cmd.reserve_tag_names(p_tenants uuid[], p_names text[], p_tags uuid[], p_limits int[])
+        RETURNS TABLE (item int, kind text, holder uuid, held_since timestamptz)
+        LANGUAGE plpgsql AS $fn$
+        DECLARE
+          i int;
+          locked uuid;
+        BEGIN
+          PERFORM set_config('synchronous_commit', 'off', true);
+          FOR i IN 1 .. coalesce(array_length(p_tenants, 1), 0) LOOP
+            IF locked IS DISTINCT FROM p_tenants[i] THEN
+              PERFORM pg_advisory_xact_lock(hashtextextended('tag_names:' || p_tenants[i]::text, 0));
+              locked := p_tenants[i];
+            END IF;
+            RETURN QUERY
+              SELECT i, r.kind, r.holder, r.held_since
+                FROM cmd.reserve_tag_name(p_tenants[i], p_names[i], p_tags[i], p_limits[i]) r;
+          END LOOP;
+        END
+        $fn$
+      `.execute(db);
+    },
+  },
 };

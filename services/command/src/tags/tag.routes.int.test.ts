@@ -237,6 +237,55 @@ describe('tag commands', () => {
     await create(caller, 'c');
   });
 
+  it('keeps names unique and the limit exact when many creates of several tenants arrive together', async () => {
+    // Enough at once that reservations and appends leave in shared batches (group commit).
+    const limited = tenant();
+    await store.append(
+      streamId('tenant', limited.tenantId),
+      [
+        {
+          type: 'TenantRegistered',
+          data: {
+            tenant_id: limited.tenantId,
+            slug: 'batch-limit',
+            name: '上限病院',
+            plan: 'basic',
+            features: [...featureKeys],
+            limits: { max_account_count: null, max_tag_count: 5 },
+          },
+          metadata: newEventMetadata(limited.tenantId),
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    const open = tenant();
+    const requests = [
+      // 12 names for a tenant allowed 5 tags: exactly 5 are created.
+      ...Array.from({ length: 12 }, (_, i) => ({ caller: limited, name: `上限${i}` })),
+      // The same name 8 times, in 全角 and 半角: exactly one is created.
+      ...Array.from({ length: 8 }, (_, i) => ({ caller: open, name: i % 2 ? 'ﾀｸﾞ' : 'タグ' })),
+      // 10 different names: all are created.
+      ...Array.from({ length: 10 }, (_, i) => ({ caller: open, name: `別名${i}` })),
+    ];
+    const responses = await Promise.all(
+      requests.map(({ caller, name }) => call(caller, 'POST', '/api/tags', { name, description: '' })),
+    );
+    const statuses = (from: number, to: number) => responses.slice(from, to).map((r) => r.statusCode);
+    expect(statuses(0, 12).filter((s) => s === 201)).toHaveLength(5);
+    expect(statuses(0, 12).filter((s) => s === 422)).toHaveLength(7);
+    expect(statuses(12, 20).filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses(12, 20).filter((s) => s === 422)).toHaveLength(7);
+    expect(statuses(20, 30)).toEqual(Array(10).fill(201));
+    // One event per created tag, nothing for the refused ones.
+    expect(await eventCount(limited.tenantId)).toBe(1 + 5);
+    expect(await eventCount(open.tenantId)).toBe(1 + 10);
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM cmd.tag_names WHERE tenant_id IN (${limited.tenantId}, ${open.tenantId})`.execute(
+      db.kysely,
+    );
+    expect(rows[0]!.n).toBe(5 + 1 + 10);
+  });
+
   it('deletes a tag, honours If-Match on delete, and frees its name', async () => {
     const caller = tenant();
     const tag = await create(caller, '削除対象');

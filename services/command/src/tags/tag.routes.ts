@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import { HttpError, endpoints, type Tag } from '@renkei/contracts';
-import { preparedStatement, type Database } from '@renkei/db';
+import { createBatcher, preparedStatement, refusedByServer, settle, type Database, type Settled } from '@renkei/db';
 import { normalizeTagName, tagAggregate, type TagEvent } from '@renkei/domain';
 import {
   StreamNotFoundError,
@@ -36,6 +36,8 @@ export interface TagRouteDeps {
 /** A reservation older than this whose tag never came to exist was left by a crashed request. */
 const STALE_RESERVATION_MS = 60_000;
 
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 const duplicateName = () =>
   new HttpError(422, undefined, { errors: [{ field: 'name', message: 'このタグ名は既に登録されています。' }] });
 
@@ -61,33 +63,75 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     return { state, revision: events[events.length - 1]!.revision };
   }
 
-  const reserveStatement = preparedStatement(
-    db,
-    'cmd_reserve_tag_name_v1',
-    'SELECT kind, holder::text, held_since FROM cmd.reserve_tag_name($1, $2, $3, $4)',
-  );
-
   type Reservation =
     { kind: 'ok' } | { kind: 'held'; tagId: string; reservedAt: Date } | { kind: 'limit'; max: number };
 
+  interface ReserveCall {
+    tenantId: string;
+    normalizedName: string;
+    tagId: string;
+    limit: number | null;
+  }
+  type ReservationRow = { kind: 'ok' | 'held' | 'limit'; holder: string; held_since: Date };
+
+  const toReservation = (call: ReserveCall, row: ReservationRow): Reservation => {
+    if (row.kind === 'ok') return { kind: 'ok' };
+    if (row.kind === 'limit') return { kind: 'limit', max: call.limit! };
+    return { kind: 'held', tagId: row.holder, reservedAt: new Date(row.held_since) };
+  };
+
+  const reserveStatement = preparedStatement(
+    db,
+    'cmd_reserve_tag_names_v1',
+    'SELECT item, kind, holder::text, held_since FROM cmd.reserve_tag_names($1::uuid[], $2::text[], $3::uuid[], $4::int[])',
+  );
+
+  async function reserveOne(call: ReserveCall): Promise<Reservation> {
+    const { rows } = await db.pool.query<ReservationRow>(
+      reserveStatement([[call.tenantId], [call.normalizedName], [call.tagId], [call.limit]]),
+    );
+    return toReservation(call, rows[0]!);
+  }
+
+  async function reserveBatch(calls: ReserveCall[]): Promise<Settled<Reservation>[]> {
+    if (calls.length === 1) return [await settle(() => reserveOne(calls[0]!))];
+    // The order the function needs: by tenant, then name.
+    const order = calls
+      .map((call, index) => ({ call, index }))
+      .sort(
+        (a, b) =>
+          compareText(a.call.tenantId, b.call.tenantId) || compareText(a.call.normalizedName, b.call.normalizedName),
+      );
+    let rows: (ReservationRow & { item: number })[];
+    try {
+      ({ rows } = await db.pool.query<ReservationRow & { item: number }>(
+        reserveStatement([
+          order.map((o) => o.call.tenantId),
+          order.map((o) => o.call.normalizedName),
+          order.map((o) => o.call.tagId),
+          order.map((o) => o.call.limit),
+        ]),
+      ));
+    } catch (error) {
+      // Refused (a deadlock with a lone reservation, say): nothing was reserved, so one by one.
+      if (!refusedByServer(error)) throw error;
+      const outcomes: Settled<Reservation>[] = [];
+      for (const call of calls) outcomes.push(await settle(() => reserveOne(call)));
+      return outcomes;
+    }
+    const outcomes: Settled<Reservation>[] = new Array(calls.length);
+    for (const row of rows) {
+      const { call, index } = order[row.item - 1]!;
+      outcomes[index] = { ok: true, value: toReservation(call, row) };
+    }
+    return outcomes;
+  }
+
   /**
    * Reserves a normalised name for a tag (counting against the tenant's limit when it has one).
-   * Returns the holder when another tag has the name.
+   * Returns the holder when another tag has the name. Concurrent reservations share a round trip.
    */
-  async function reserveName(
-    tenantId: string,
-    normalizedName: string,
-    tagId: string,
-    limit: number | null,
-  ): Promise<Reservation> {
-    const { rows } = await db.pool.query<{ kind: 'ok' | 'held' | 'limit'; holder: string; held_since: Date }>(
-      reserveStatement([tenantId, normalizedName, tagId, limit]),
-    );
-    const row = rows[0]!;
-    if (row.kind === 'ok') return { kind: 'ok' };
-    if (row.kind === 'limit') return { kind: 'limit', max: limit! };
-    return { kind: 'held', tagId: row.holder, reservedAt: new Date(row.held_since) };
-  }
+  const reserveName = createBatcher({ maxInFlight: 1, maxBatch: 64, run: reserveBatch });
 
   const releaseStatement = preparedStatement(
     db,
@@ -112,7 +156,7 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
   /** A name held by a tag that is gone is taken over once; otherwise a held name is a 422. */
   async function reserveOrFail(tenantId: string, normalizedName: string, tagId: string, limit: number | null) {
     for (let attempt = 0; attempt < 2; attempt++) {
-      const result = await reserveName(tenantId, normalizedName, tagId, limit);
+      const result = await reserveName({ tenantId, normalizedName, tagId, limit });
       if (result.kind === 'ok') return;
       if (result.kind === 'limit') throw overLimit(result.max);
       if (attempt === 0 && (await holderIsGone(tenantId, result))) {
