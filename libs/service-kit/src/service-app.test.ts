@@ -277,6 +277,18 @@ describe('operations', () => {
     const ui = await app.inject({ url: '/docs/' });
     expect(ui.statusCode).toBe(200);
     expect(ui.headers['x-content-type-options']).toBe('nosniff');
+    // Every answer, errors included, carries helmet's headers and its request id.
+    const missing = await app.inject({ url: '/api/nowhere' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.headers).toMatchObject({
+      'content-security-policy': expect.stringContaining("default-src 'self'"),
+      'strict-transport-security': expect.stringContaining('max-age='),
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'SAMEORIGIN',
+      'cross-origin-opener-policy': 'same-origin',
+      'referrer-policy': 'no-referrer',
+      'x-request-id': expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     expect(app.servedEndpointIds().sort()).toEqual(['test.echo', 'test.failing', 'test.owner', 'test.reading']);
   });
 

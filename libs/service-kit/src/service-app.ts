@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import helmet from '@fastify/helmet';
+import helmet from 'helmet';
 import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import swagger from '@fastify/swagger';
@@ -127,11 +128,11 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Fast
     return this.header(positionHeader, formatPosition(position));
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    void reply.header('x-request-id', request.id);
+  const headers = securityHeaders();
+  app.addHook('onRequest', (request, reply, done) => {
+    void reply.headers(headers).header('x-request-id', request.id);
+    done();
   });
-
-  await app.register(helmet, { global: true });
   if (options.underPressure !== false) {
     await app.register(underPressure, {
       maxEventLoopDelay: options.underPressure?.maxEventLoopDelay ?? 2000,
@@ -186,4 +187,21 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Fast
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
   return app;
+}
+
+/**
+ * Helmet's default security headers, computed once. They depend on nothing in the request, and
+ * @fastify/helmet built every one of helmet's middlewares again for each request (about 5% of a tag
+ * create's CPU).
+ */
+export function securityHeaders(): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const response = {
+    setHeader(name: string, value: string) {
+      headers[name.toLowerCase()] = value;
+    },
+    removeHeader() {},
+  };
+  helmet()({} as IncomingMessage, response as unknown as ServerResponse, () => {});
+  return headers;
 }

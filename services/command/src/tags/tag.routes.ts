@@ -242,10 +242,12 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
       append: () =>
         store.append(
           streamId(tagAggregate, tagId),
-          // Ids from the tag and the body: only a retry of the very same request is the same append.
+          // With an Idempotency-Key, ids from the tag and the body: only a retry of the very same
+          // request is the same append. Without one the tag id is new, no retry can name it, and the
+          // store's own ids spare it looking them up.
           events.map((e, i) => ({
             ...e,
-            id: deterministicId(tagId, 'create', requestHash(body), String(i)),
+            ...(retryable ? { id: deterministicId(tagId, 'create', requestHash(body), String(i)) } : {}),
             metadata,
           })),
           { expectedRevision: 'no_stream' },
