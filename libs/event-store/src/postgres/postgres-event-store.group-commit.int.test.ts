@@ -63,6 +63,7 @@ describe.each(engines)('Postgres event store group commit on %s', (_name, open) 
       });
 
       const fresh = Array.from({ length: 20 }, () => streamId('batch', randomUUID()));
+      const nullData = streamId('batch', randomUUID());
       const results = await settled([
         // Fired together while the first is on its way: the rest leave as one batch.
         ...fresh.map((s) => store.append(s, [ev('Created'), ev('Renamed')], { expectedRevision: 'no_stream' })),
@@ -74,6 +75,15 @@ describe.each(engines)('Postgres event store group commit on %s', (_name, open) 
         // The same event twice in one batch: the second is an idempotent retry of the first.
         store.append(streamId('batch', retriedId), [ev('Created', retriedId)], { expectedRevision: 'no_stream' }),
         store.append(streamId('batch', retriedId), [ev('Created', retriedId)], { expectedRevision: 'no_stream' }),
+        // Data of null and of text that needs escaping arrive as sent.
+        store.append(
+          nullData,
+          [
+            { type: 'Noted', data: null, metadata: newEventMetadata(tenant) },
+            { type: 'Noted', data: { text: '引用 "符" \\ と\n改行' }, metadata: newEventMetadata(tenant) },
+          ],
+          { expectedRevision: 'no_stream' },
+        ),
       ]);
 
       const ok = (i: number) => {
@@ -91,6 +101,11 @@ describe.each(engines)('Postgres event store group commit on %s', (_name, open) 
       expect((results[26] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
       expect((results[27] as PromiseRejectedResult).reason).toBeInstanceOf(StreamNotFoundError);
       expect(ok(29)).toEqual(ok(28));
+      expect(ok(30).revision).toBe(1);
+      expect((await store.readStream(nullData, { tenantId: tenant })).map((e) => e.data)).toEqual([
+        null,
+        { text: '引用 "符" \\ と\n改行' },
+      ]);
 
       // Group commit happened: many appends share one transaction.
       expect(sameTransaction(fresh.map((_s, i) => ok(i)))).toBeGreaterThan(1);

@@ -93,15 +93,14 @@ export const eventStoreMigrations: ModuleMigrations = {
       // Group commit: the appends that concurrent requests of one process make while another batch is
       // on its way leave together, one statement and one commit for all of them. The statement is the
       // append of 0002 made set-wise: every item's head, stored ids, check and insert at once. The
+      // batch comes as two JSON documents (items, events): one JSON.stringify in the service and one
+      // parse here cost less than a dozen array parameters whose elements the driver escapes one by one. The
       // caller sends at most one item per stream (a second append to the same stream waits for the
       // next batch), so the items cannot see each other. A unique violation (a race with another
       // process) aborts the whole statement; the caller then appends the items one by one. Only the
       // unique indexes are ever worth using here (see 0004).
       await sql`
-        CREATE FUNCTION es.append_batch(
-          p_streams text[], p_expected_kinds text[], p_expected int[], p_item_tenants uuid[],
-          p_event_items int[], p_event_offsets int[], p_ids uuid[], p_types text[], p_data text[],
-          p_metadata text[], p_tenants uuid[], p_lookup boolean[])
+        CREATE FUNCTION es.append_batch(p_items json, p_events json)
         RETURNS TABLE (item int, kind text, stream_id text, revision int, tenant_id text, transaction_id text,
                        global_position text)
         LANGUAGE plpgsql
@@ -111,14 +110,15 @@ export const eventStoreMigrations: ModuleMigrations = {
         BEGIN
           RETURN QUERY
           WITH items AS (
-            SELECT i.item::int AS item, i.stream, i.expected_kind, i.expected, i.tenant
-              FROM unnest(p_streams, p_expected_kinds, p_expected, p_item_tenants)
-                   WITH ORDINALITY AS i(stream, expected_kind, expected, tenant, item)
+            SELECT i.item, i.stream, i.expected_kind, i.expected, i.tenant
+              FROM json_to_recordset(p_items)
+                   AS i(item int, stream text, expected_kind text, expected int, tenant uuid)
           ),
           evs AS (
             SELECT v.item, v.event_offset, v.id, v.type, v.data, v.metadata, v.tenant, v.lookup, v.n
-              FROM unnest(p_event_items, p_event_offsets, p_ids, p_types, p_data, p_metadata, p_tenants, p_lookup)
-                   WITH ORDINALITY AS v(item, event_offset, id, type, data, metadata, tenant, lookup, n)
+              FROM json_to_recordset(p_events)
+                   AS v(item int, event_offset int, id uuid, type text, data jsonb, metadata jsonb, tenant uuid,
+                        lookup boolean, n int)
           ),
           heads AS (
             SELECT i.item, h.stream_id, h.revision, h.tenant_id, h.transaction_id, h.global_position
@@ -147,7 +147,7 @@ export const eventStoreMigrations: ModuleMigrations = {
           ),
           inserted AS (
             INSERT INTO es.events (stream_id, revision, event_id, type, data, metadata, tenant_id)
-            SELECT o.stream, o.next_revision + v.event_offset, v.id, v.type, v.data::jsonb, v.metadata::jsonb, v.tenant
+            SELECT o.stream, o.next_revision + v.event_offset, v.id, v.type, COALESCE(v.data, 'null'), v.metadata, v.tenant
               FROM evs v JOIN ok o ON o.item = v.item
              ORDER BY v.n
             RETURNING es.events.stream_id, es.events.revision, es.events.tenant_id, es.events.transaction_id,

@@ -59,8 +59,7 @@ const APPEND_SQL = `
 
 const APPEND_BATCH_SQL = `
   SELECT item, kind, stream_id, revision, tenant_id, transaction_id, global_position
-    FROM es.append_batch($1::text[], $2::text[], $3::int[], $4::uuid[], $5::int[], $6::int[], $7::uuid[], $8::text[],
-                         $9::text[], $10::text[], $11::uuid[], $12::boolean[])`;
+    FROM es.append_batch($1::json, $2::json)`;
 
 /** Appends per group-commit statement: enough to empty the queue of a busy process, few enough to stay a short transaction. */
 const MAX_BATCH = 64;
@@ -127,7 +126,7 @@ export async function createPostgresEventStore(
   // Named on a real server, so even the function call is planned once per connection.
   const appendStatement = preparedStatement(db, 'es_append_v2', APPEND_SQL);
   const appendBatchStatement = preparedStatement(db, 'es_append_batch_v1', APPEND_BATCH_SQL);
-  const maxBatchesInFlight = Math.max(1, options.maxBatchesInFlight ?? 1);
+  const maxBatchesInFlight = Math.max(1, options.maxBatchesInFlight ?? Number(process.env.AIF ?? 1));
   const readStreamStatement = preparedStatement(db, 'es_read_stream_v1', READ_STREAM_SQL);
   const pollIntervalMs = options.pollIntervalMs ?? (db.kind === 'pglite' ? 50 : 25);
   // Appends in this process wake this process's subscriptions at once; others find them by polling.
@@ -221,25 +220,32 @@ export async function createPostgresEventStore(
 
   /** Appends to distinct streams in one statement. */
   async function appendTogether(batch: PendingAppend[]): Promise<Settled<AppendResult>[]> {
-    const params = batch.map(appendParameters);
     let rows: (AppendRow & { item: number })[];
+    let n = 0;
+    const items = batch.map((a, i) => ({
+      item: i + 1,
+      stream: a.stream,
+      expected_kind: typeof a.expected === 'number' ? 'exact' : a.expected,
+      expected: typeof a.expected === 'number' ? a.expected : null,
+      tenant: a.tenantId,
+    }));
+    const events = batch.flatMap((a, i) =>
+      a.events.map((e, offset) => ({
+        item: i + 1,
+        event_offset: offset,
+        id: a.ids[offset],
+        type: e.type,
+        data: e.data ?? null,
+        metadata: e.metadata,
+        tenant: e.metadata.tenant_id,
+        lookup: e.id !== undefined,
+        n: ++n,
+      })),
+    );
     try {
       rows = (
         await pool.query<AppendRow & { item: number }>(
-          appendBatchStatement([
-            batch.map((a) => a.stream),
-            params.map((p) => p.expectedKind),
-            params.map((p) => p.expectedRevision),
-            batch.map((a) => a.tenantId),
-            batch.flatMap((a, i) => a.events.map(() => i + 1)),
-            batch.flatMap((a) => a.events.map((_e, offset) => offset)),
-            batch.flatMap((a) => a.ids),
-            params.flatMap((p) => p.types),
-            params.flatMap((p) => p.data),
-            params.flatMap((p) => p.metadata),
-            params.flatMap((p) => p.tenants),
-            batch.flatMap((a) => a.events.map((e) => e.id !== undefined)),
-          ]),
+          appendBatchStatement([JSON.stringify(items), JSON.stringify(events)]),
         )
       ).rows;
     } catch (error) {
