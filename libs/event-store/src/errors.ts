@@ -13,3 +13,13 @@ export class StreamNotFoundError extends Error {
     super(`Stream ${stream} not found`);
   }
 }
+
+/** A guard (Postgres store) refused an append; `detail` is what the guard function answered. */
+export class AppendGuardRefusedError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly detail: unknown,
+  ) {
+    super(`Stream ${stream}: the append's guard refused it`);
+  }
+}

@@ -40,6 +40,18 @@ export interface RecordedEvent<T extends string = string, D = unknown> {
 /** `no_stream`: must not exist; `any`: no check; a number: the stream's current last revision. */
 export type ExpectedRevision = number | 'no_stream' | 'stream_exists' | 'any';
 
+/**
+ * Postgres store only: a function of the appending service that runs in the append's transaction
+ * (`fn(args json) RETURNS TABLE (item int, ok boolean, detail json)`, called with
+ * `[{ item, arg: argument }, …]` for the appends of a batch that pass their revision check). Its
+ * writes commit with the events or not at all; an item it refuses is not appended and its caller gets
+ * `AppendGuardRefusedError` with the guard's `detail`.
+ */
+export interface AppendGuard {
+  fn: string;
+  argument: unknown;
+}
+
 export interface AppendResult {
   /** Revision of the last appended event. */
   revision: number;
@@ -62,7 +74,13 @@ export interface EventStore {
    * Appends atomically. Throws `WrongExpectedRevisionError` on a revision conflict. Re-appending
    * events whose ids are already stored in that stream returns the original result (idempotent).
    */
-  append(stream: string, events: NewEvent[], options: { expectedRevision: ExpectedRevision }): Promise<AppendResult>;
+  append(
+    stream: string,
+    events: NewEvent[],
+    options: { expectedRevision: ExpectedRevision; guard?: AppendGuard },
+  ): Promise<AppendResult>;
+  /** Whether `append` takes a `guard` (the Postgres store); others throw when given one. */
+  readonly supportsGuards?: boolean;
   /**
    * Reads a stream of one tenant. A stream that does not exist, or belongs to another tenant,
    * throws `StreamNotFoundError`.

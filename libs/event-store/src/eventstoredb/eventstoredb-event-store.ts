@@ -121,8 +121,11 @@ export function createEventStoreDbStore(url: string): EventStore {
   }
 
   return {
+    supportsGuards: false,
     async append(stream, events, options): Promise<AppendResult> {
       if (events.length === 0) throw new Error('append: no events');
+      // A guard is SQL in the appending transaction; EventStoreDB has neither.
+      if (options.guard) throw new Error('append: EventStoreDB takes no guard (check supportsGuards)');
       const ids = events.map((e) => e.id ?? randomUUID());
       const data = events.map((e, i) =>
         jsonEvent({

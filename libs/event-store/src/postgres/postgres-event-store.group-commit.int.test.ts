@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createTestDatabase, openDatabase, type Database } from '@renkei/db';
-import { StreamNotFoundError, WrongExpectedRevisionError } from '../errors.ts';
+import { AppendGuardRefusedError, StreamNotFoundError, WrongExpectedRevisionError } from '../errors.ts';
 import { newEventMetadata } from '../metadata.ts';
 import { streamId } from '../stream-id.ts';
 import type { AppendResult, NewEvent } from '../types.ts';
@@ -155,6 +155,73 @@ describe.each(engines)('Postgres event store group commit on %s', (_name, open) 
           await expect(store.readStream(s, { tenantId: tenant })).rejects.toBeInstanceOf(StreamNotFoundError);
         else expect(await store.readStream(s, { tenantId: tenant })).toHaveLength(1);
       }
+      await store.close();
+    } finally {
+      await db.cleanup();
+    }
+  });
+
+  it('runs guards in the append transaction: a refused item appends nothing, and a guard writes only with its events', async () => {
+    const db = await open();
+    try {
+      const store = await createPostgresEventStore(db, { maxBatchesInFlight: 1 });
+      // A guard as a service would write one: claims a key per item, refuses a key already claimed.
+      await db.pool.query(`CREATE SCHEMA guard_test`);
+      await db.pool.query(`CREATE TABLE guard_test.claims (key text PRIMARY KEY, stream text NOT NULL)`);
+      await db.pool.query(`
+        CREATE FUNCTION guard_test.claim(p_args json) RETURNS TABLE (item int, ok boolean, detail json)
+        LANGUAGE plpgsql AS $$
+        DECLARE r record;
+        BEGIN
+          FOR r IN SELECT a.item, a.arg->>'key' AS key, a.arg->>'stream' AS stream
+                     FROM json_to_recordset(p_args) AS a(item int, arg json) ORDER BY a.arg->>'key' LOOP
+            INSERT INTO guard_test.claims VALUES (r.key, r.stream) ON CONFLICT DO NOTHING;
+            IF FOUND THEN
+              RETURN QUERY SELECT r.item, true, NULL::json;
+            ELSE
+              RETURN QUERY SELECT r.item, false, json_build_object('holder', (SELECT c.stream FROM guard_test.claims c WHERE c.key = r.key));
+            END IF;
+          END LOOP;
+        END $$`);
+      const tenant = randomUUID();
+      const claim = (stream: string, key: string, expectedRevision: 'no_stream' | number = 'no_stream') =>
+        store.append(stream, [{ type: 'Claimed', data: { key }, metadata: newEventMetadata(tenant) }], {
+          expectedRevision,
+          guard: { fn: 'guard_test.claim', argument: { key, stream } },
+        });
+      const streams = Array.from({ length: 8 }, () => streamId('guarded', randomUUID()));
+      const first = await claim(streams[0]!, 'a');
+      expect(first.revision).toBe(0);
+      const results = await settled([
+        claim(streams[1]!, 'b'),
+        claim(streams[2]!, 'a'), // held by streams[0]
+        claim(streams[3]!, 'c'),
+        claim(streams[4]!, 'c'), // the same key twice in one batch: the first in key order wins
+        claim(streams[0]!, 'd', 5), // wrong revision: its guard never runs
+        claim(streams[5]!, 'e'),
+      ]);
+      expect(results.map((r) => r.status)).toEqual([
+        'fulfilled',
+        'rejected',
+        'fulfilled',
+        'rejected',
+        'rejected',
+        'fulfilled',
+      ]);
+      const refused = (results[1] as PromiseRejectedResult).reason;
+      expect(refused).toBeInstanceOf(AppendGuardRefusedError);
+      expect(refused.detail).toEqual({ holder: streams[0] });
+      expect((results[3] as PromiseRejectedResult).reason.detail).toEqual({ holder: streams[3] });
+      expect((results[4] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+      const { rows } = await db.pool.query<{ key: string; stream: string }>(
+        `SELECT key, stream FROM guard_test.claims ORDER BY key`,
+      );
+      // 'd' was never claimed: its append failed before the guard.
+      expect(rows.map((r) => r.key)).toEqual(['a', 'b', 'c', 'e']);
+      for (const i of [2, 4]) {
+        await expect(store.readStream(streams[i]!, { tenantId: tenant })).rejects.toBeInstanceOf(StreamNotFoundError);
+      }
+      expect(await store.readStream(streams[0]!, { tenantId: tenant })).toHaveLength(1);
       await store.close();
     } finally {
       await db.cleanup();

@@ -91,77 +91,127 @@ export const eventStoreMigrations: ModuleMigrations = {
   '0003_append_batch': {
     async up(db) {
       // Group commit: the appends that concurrent requests of one process make while another batch is
-      // on its way leave together, one statement and one commit for all of them. The statement is the
-      // append of 0002 made set-wise: every item's head, stored ids, check and insert at once. The
-      // batch comes as two JSON documents (items, events): one JSON.stringify in the service and one
-      // parse here cost less than a dozen array parameters whose elements the driver escapes one by one. The
-      // caller sends at most one item per stream (a second append to the same stream waits for the
-      // next batch), so the items cannot see each other. A unique violation (a race with another
-      // process) aborts the whole statement; the caller then appends the items one by one. Only the
-      // unique indexes are ever worth using here (see 0004).
+      // on its way leave together, one transaction and one commit for all of them. It is the append of
+      // 0002 made set-wise over distinct streams (a second append to a stream of the batch waits for
+      // the next one), in three steps:
+      //   1. every item's head and already-stored ids, and whether its append may go in;
+      //   2. the guards of the items that may: a guard is a function of the service that appends
+      //      (`<schema>.<name>(args json) RETURNS TABLE (item int, ok boolean, detail json)`, called
+      //      once per batch with its items' arguments) whose writes, such as a unique name's
+      //      reservation, commit with the events or not at all, and which may refuse an item;
+      //   3. the events of the items still in, at the revisions step 1 saw (a concurrent writer in
+      //      between makes the (stream, revision) key fail, and a unique violation aborts the whole
+      //      batch: the caller then appends the items one by one), and for the other items their
+      //      stream's head and their stored events, which the caller turns into the right error.
+      // The batch comes as two JSON documents (items, events): one JSON.stringify in the service and
+      // one parse here cost less than a dozen array parameters whose elements the driver escapes one
+      // by one. Only the unique indexes are ever worth using here (see 0004).
       await sql`
         CREATE FUNCTION es.append_batch(p_items json, p_events json)
         RETURNS TABLE (item int, kind text, stream_id text, revision int, tenant_id text, transaction_id text,
-                       global_position text)
+                       global_position text, detail json)
         LANGUAGE plpgsql
         SET enable_seqscan = off
         AS $fn$
         #variable_conflict use_column
+        DECLARE
+          v_ok int[];
+          v_next int[];
+          v_refused int[] := '{}';
+          g record;
         BEGIN
-          RETURN QUERY
+          -- Step 1: the items whose append may go in, with the revision each starts at.
           WITH items AS (
             SELECT i.item, i.stream, i.expected_kind, i.expected, i.tenant
               FROM json_to_recordset(p_items)
                    AS i(item int, stream text, expected_kind text, expected int, tenant uuid)
           ),
-          evs AS (
-            SELECT v.item, v.event_offset, v.id, v.type, v.data, v.metadata, v.tenant, v.lookup, v.n
-              FROM json_to_recordset(p_events)
-                   AS v(item int, event_offset int, id uuid, type text, data jsonb, metadata jsonb, tenant uuid,
-                        lookup boolean, n int)
-          ),
           heads AS (
-            SELECT i.item, h.stream_id, h.revision, h.tenant_id, h.transaction_id, h.global_position
+            SELECT i.item, h.revision, h.tenant_id
               FROM items i
               CROSS JOIN LATERAL (
-                SELECT e.stream_id, e.revision, e.tenant_id, e.transaction_id, e.global_position
-                  FROM es.events e WHERE e.stream_id = i.stream ORDER BY e.revision DESC LIMIT 1
+                SELECT e.revision, e.tenant_id FROM es.events e WHERE e.stream_id = i.stream
+                 ORDER BY e.revision DESC LIMIT 1
               ) h
           ),
-          existing AS (
-            SELECT v.item, e.stream_id, e.revision, e.tenant_id, e.transaction_id, e.global_position
-              FROM evs v JOIN es.events e ON e.event_id = v.id
+          stored AS (
+            SELECT DISTINCT v.item
+              FROM json_to_recordset(p_events) AS v(item int, id uuid, lookup boolean)
+              JOIN es.events e ON e.event_id = v.id
              WHERE v.lookup
+          )
+          SELECT coalesce(array_agg(i.item ORDER BY i.item), '{}'),
+                 coalesce(array_agg(COALESCE(h.revision + 1, 0) ORDER BY i.item), '{}')
+            INTO v_ok, v_next
+            FROM items i LEFT JOIN heads h ON h.item = i.item
+           WHERE NOT EXISTS (SELECT 1 FROM stored x WHERE x.item = i.item)
+             AND (h.item IS NULL OR h.tenant_id = i.tenant)
+             AND CASE i.expected_kind
+                   WHEN 'any' THEN true
+                   WHEN 'no_stream' THEN h.item IS NULL
+                   WHEN 'stream_exists' THEN h.item IS NOT NULL
+                   ELSE h.revision IS NOT DISTINCT FROM i.expected
+                 END;
+
+          -- Step 2: each guard once, with the arguments of its items that may go in.
+          FOR g IN
+            SELECT i.guard, json_agg(json_build_object('item', i.item, 'arg', i.guard_arg) ORDER BY i.item) AS args
+              FROM json_to_recordset(p_items) AS i(item int, guard text, guard_arg json)
+             WHERE i.guard IS NOT NULL AND i.item = ANY (v_ok)
+             GROUP BY i.guard
+             ORDER BY i.guard
+          LOOP
+            FOR item, detail IN
+              EXECUTE format('SELECT r.item, r.detail FROM %s($1) r WHERE NOT r.ok', g.guard::regproc) USING g.args
+            LOOP
+              v_refused := v_refused || item;
+              kind := 'refused';
+              RETURN NEXT;
+            END LOOP;
+          END LOOP;
+          detail := NULL;
+
+          -- Step 3: the events of the items still in, then what the caller needs of the others.
+          RETURN QUERY
+          WITH items AS (
+            SELECT i.item, i.stream FROM json_to_recordset(p_items) AS i(item int, stream text)
           ),
-          ok AS (
-            SELECT i.item, i.stream, COALESCE(h.revision + 1, 0) AS next_revision
-              FROM items i LEFT JOIN heads h ON h.item = i.item
-             WHERE NOT EXISTS (SELECT 1 FROM existing x WHERE x.item = i.item)
-               AND (h.item IS NULL OR h.tenant_id = i.tenant)
-               AND CASE i.expected_kind
-                     WHEN 'any' THEN true
-                     WHEN 'no_stream' THEN h.item IS NULL
-                     WHEN 'stream_exists' THEN h.item IS NOT NULL
-                     ELSE h.revision IS NOT DISTINCT FROM i.expected
-                   END
+          admitted AS (
+            SELECT o.item, o.next_revision FROM unnest(v_ok, v_next) AS o(item, next_revision)
+             WHERE o.item <> ALL (v_refused)
           ),
           inserted AS (
             INSERT INTO es.events (stream_id, revision, event_id, type, data, metadata, tenant_id)
-            SELECT o.stream, o.next_revision + v.event_offset, v.id, v.type, COALESCE(v.data, 'null'), v.metadata, v.tenant
-              FROM evs v JOIN ok o ON o.item = v.item
+            SELECT i.stream, a.next_revision + v.event_offset, v.id, v.type, COALESCE(v.data, 'null'), v.metadata,
+                   v.tenant
+              FROM json_to_recordset(p_events)
+                   AS v(item int, event_offset int, id uuid, type text, data jsonb, metadata jsonb, tenant uuid, n int)
+              JOIN admitted a ON a.item = v.item
+              JOIN items i ON i.item = v.item
              ORDER BY v.n
             RETURNING es.events.stream_id, es.events.revision, es.events.tenant_id, es.events.transaction_id,
                       es.events.global_position
+          ),
+          others AS (
+            SELECT i.item, i.stream FROM items i WHERE i.item NOT IN (SELECT a.item FROM admitted a)
           )
-          SELECT o.item, 'inserted'::text, n.stream_id, n.revision, n.tenant_id::text, n.transaction_id::text,
-                 n.global_position::text
-            FROM inserted n JOIN ok o ON o.stream = n.stream_id
+          SELECT i.item, 'inserted'::text, n.stream_id, n.revision, n.tenant_id::text, n.transaction_id::text,
+                 n.global_position::text, NULL::json
+            FROM inserted n JOIN items i ON i.stream = n.stream_id
           UNION ALL
-          SELECT h.item, 'head'::text, h.stream_id, h.revision, h.tenant_id::text, h.transaction_id::text,
-                 h.global_position::text FROM heads h
+          SELECT o.item, 'head'::text, h.stream_id, h.revision, h.tenant_id::text, h.transaction_id::text,
+                 h.global_position::text, NULL::json
+            FROM others o
+            CROSS JOIN LATERAL (
+              SELECT e.stream_id, e.revision, e.tenant_id, e.transaction_id, e.global_position
+                FROM es.events e WHERE e.stream_id = o.stream ORDER BY e.revision DESC LIMIT 1
+            ) h
           UNION ALL
-          SELECT x.item, 'existing'::text, x.stream_id, x.revision, x.tenant_id::text, x.transaction_id::text,
-                 x.global_position::text FROM existing x;
+          SELECT o.item, 'existing'::text, e.stream_id, e.revision, e.tenant_id::text, e.transaction_id::text,
+                 e.global_position::text, NULL::json
+            FROM others o
+            JOIN json_to_recordset(p_events) AS v(item int, id uuid, lookup boolean) ON v.item = o.item AND v.lookup
+            JOIN es.events e ON e.event_id = v.id;
         END
         $fn$
       `.execute(db);

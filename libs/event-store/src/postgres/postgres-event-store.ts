@@ -10,9 +10,10 @@ import {
   type Database,
   type Settled,
 } from '@renkei/db';
-import { StreamNotFoundError, WrongExpectedRevisionError } from '../errors.ts';
+import { AppendGuardRefusedError, StreamNotFoundError, WrongExpectedRevisionError } from '../errors.ts';
 import { pollingSubscription } from '../polling-subscription.ts';
 import type {
+  AppendGuard,
   AppendResult,
   EventMetadata,
   EventStore,
@@ -38,12 +39,14 @@ const UNIQUE_VIOLATION = '23505';
 const MAX_READ = 10_000;
 
 interface AppendRow {
-  kind: 'head' | 'existing' | 'inserted';
+  kind: 'head' | 'existing' | 'inserted' | 'refused';
   stream_id: string;
   revision: number;
   tenant_id: string;
   transaction_id: string;
   global_position: string;
+  /** What a guard said when it refused (batch statement only). */
+  detail?: unknown;
 }
 
 /**
@@ -58,7 +61,7 @@ const APPEND_SQL = `
                           $10::uuid[])`;
 
 const APPEND_BATCH_SQL = `
-  SELECT item, kind, stream_id, revision, tenant_id, transaction_id, global_position
+  SELECT item, kind, stream_id, revision, tenant_id, transaction_id, global_position, detail
     FROM es.append_batch($1::json, $2::json)`;
 
 /** Appends per group-commit statement: enough to empty the queue of a busy process, few enough to stay a short transaction. */
@@ -139,6 +142,7 @@ export async function createPostgresEventStore(
     ids: string[];
     expected: ExpectedRevision;
     tenantId: string;
+    guard: AppendGuard | undefined;
   }
 
   const appendParameters = (a: PendingAppend) => ({
@@ -154,6 +158,8 @@ export async function createPostgresEventStore(
 
   /** What one append's rows mean: its result, or the error the caller gets. */
   function interpret(a: PendingAppend, rows: AppendRow[]): AppendResult {
+    const refused = rows.find((r) => r.kind === 'refused');
+    if (refused) throw new AppendGuardRefusedError(a.stream, refused.detail);
     const inserted = rows.filter((r) => r.kind === 'inserted');
     if (inserted.length > 0) return lastOf(inserted);
     const head = rows.find((r) => r.kind === 'head');
@@ -164,7 +170,20 @@ export async function createPostgresEventStore(
     throw new WrongExpectedRevisionError(a.stream, a.expected, head?.revision ?? null);
   }
 
+  /** A unique violation: a concurrent writer stored these very events (an idempotent retry) or another revision. */
+  async function raced(a: PendingAppend): Promise<AppendResult> {
+    const original = await findOriginal(pool, a.stream, a.ids);
+    if (original) return original;
+    throw new WrongExpectedRevisionError(a.stream, a.expected, await currentRevision(pool, a.stream));
+  }
+
   async function appendOne(a: PendingAppend): Promise<AppendResult> {
+    // A guard runs only in the batch statement.
+    if (a.guard) {
+      const [outcome] = await appendTogether([a]);
+      if (!outcome!.ok) throw outcome!.error;
+      return outcome!.value;
+    }
     const p = appendParameters(a);
     let rows: AppendRow[];
     try {
@@ -186,11 +205,7 @@ export async function createPostgresEventStore(
       ).rows;
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
-      // A concurrent writer won the race: either it stored these very events (idempotent retry)
-      // or another revision, which is a conflict.
-      const original = await findOriginal(pool, a.stream, a.ids);
-      if (original) return original;
-      throw new WrongExpectedRevisionError(a.stream, a.expected, await currentRevision(pool, a.stream));
+      return raced(a);
     }
     if (rows.some((r) => r.kind === 'inserted')) appended.emit('append');
     return interpret(a, rows);
@@ -228,6 +243,8 @@ export async function createPostgresEventStore(
       expected_kind: typeof a.expected === 'number' ? 'exact' : a.expected,
       expected: typeof a.expected === 'number' ? a.expected : null,
       tenant: a.tenantId,
+      guard: a.guard?.fn ?? null,
+      guard_arg: a.guard?.argument ?? null,
     }));
     const events = batch.flatMap((a, i) =>
       a.events.map((e, offset) => ({
@@ -253,6 +270,8 @@ export async function createPostgresEventStore(
       // race (or a bad value) to the append it belongs to. Without the server's answer the batch may
       // have committed, and the error reaches every caller instead.
       if (!refusedByServer(error)) throw error;
+      if (batch.length === 1)
+        return [await settle(() => (isUniqueViolation(error) ? raced(batch[0]!) : Promise.reject(error)))];
       const outcomes: Settled<AppendResult>[] = [];
       for (const a of batch) outcomes.push(await settle(() => appendOne(a)));
       return outcomes;
@@ -272,7 +291,7 @@ export async function createPostgresEventStore(
   async function append(
     stream: string,
     events: NewEvent[],
-    options: { expectedRevision: ExpectedRevision },
+    options: { expectedRevision: ExpectedRevision; guard?: AppendGuard },
   ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append: no events');
     return appendBatched({
@@ -281,6 +300,7 @@ export async function createPostgresEventStore(
       ids: events.map((e) => e.id ?? randomUUID()),
       expected: options.expectedRevision,
       tenantId: events[0]!.metadata.tenant_id.toLowerCase(),
+      guard: options.guard,
     });
   }
 
@@ -348,6 +368,7 @@ export async function createPostgresEventStore(
 
   return {
     append,
+    supportsGuards: true,
     countAfter,
     onAppend,
     readStream,

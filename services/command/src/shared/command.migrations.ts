@@ -115,4 +115,51 @@ export const commandMigrations: ModuleMigrations = {
       `.execute(db);
     },
   },
+  '0004_tag_name_guard': {
+    async up(db) {
+      // The tag-name reservation as a guard of the Postgres event store (es.append_batch): it runs in
+      // the append's transaction, so a name is held exactly when the event that claims it is stored,
+      // and a rename frees the old name in that same transaction. Arguments:
+      // { tenant, name (null: only release), tag, limit, release }. Items are taken by tenant and
+      // name, each tenant's lock first, as in reserve_tag_names, so concurrent batches never wait in a
+      // cycle.
+      await sql`
+        CREATE FUNCTION cmd.tag_name_guard(p_args json)
+        RETURNS TABLE (item int, ok boolean, detail json)
+        LANGUAGE plpgsql AS $fn$
+        DECLARE
+          r record;
+          res record;
+          locked uuid;
+        BEGIN
+          FOR r IN
+            SELECT a.item, (a.arg->>'tenant')::uuid AS tenant, a.arg->>'name' AS name, (a.arg->>'tag')::uuid AS tag,
+                   (a.arg->>'limit')::int AS max_tags, a.arg->>'release' AS release
+              FROM json_to_recordset(p_args) AS a(item int, arg json)
+             ORDER BY 2, 3
+          LOOP
+            IF locked IS DISTINCT FROM r.tenant THEN
+              PERFORM pg_advisory_xact_lock(hashtextextended('tag_names:' || r.tenant::text, 0));
+              locked := r.tenant;
+            END IF;
+            IF r.name IS NOT NULL THEN
+              SELECT x.kind, x.holder, x.held_since INTO res
+                FROM cmd.reserve_tag_name(r.tenant, r.name, r.tag, r.max_tags) x;
+              IF res.kind <> 'ok' THEN
+                RETURN QUERY SELECT r.item, false,
+                  json_build_object('kind', res.kind, 'holder', res.holder, 'held_since', res.held_since);
+                CONTINUE;
+              END IF;
+            END IF;
+            IF r.release IS NOT NULL THEN
+              DELETE FROM cmd.tag_names t
+               WHERE t.tenant_id = r.tenant AND t.normalized_name = r.release AND t.tag_id = r.tag;
+            END IF;
+            RETURN QUERY SELECT r.item, true, NULL::json;
+          END LOOP;
+        END
+        $fn$
+      `.execute(db);
+    },
+  },
 };

@@ -5,7 +5,9 @@ import { HttpError, endpoints, type Tag } from '@renkei/contracts';
 import { createBatcher, preparedStatement, refusedByServer, settle, type Database, type Settled } from '@renkei/db';
 import { normalizeTagName, tagAggregate, type TagEvent } from '@renkei/domain';
 import {
+  AppendGuardRefusedError,
   StreamNotFoundError,
+  type AppendGuard,
   formatPosition,
   type AppendResult,
   streamId,
@@ -154,35 +156,78 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
   }
 
   /** A name held by a tag that is gone is taken over once; otherwise a held name is a 422. */
+  /**
+   * What to do about a name another tag holds: a holder that is gone is released so the caller may
+   * try once more (true); otherwise the name is taken (422).
+   */
+  async function releaseIfHolderGone(
+    tenantId: string,
+    normalizedName: string,
+    holder: { tagId: string; reservedAt: Date },
+    attempt: number,
+  ): Promise<true> {
+    if (attempt === 0 && (await holderIsGone(tenantId, holder))) {
+      await releaseName(tenantId, normalizedName, holder.tagId);
+      return true;
+    }
+    throw duplicateName();
+  }
+
   async function reserveOrFail(tenantId: string, normalizedName: string, tagId: string, limit: number | null) {
     for (let attempt = 0; attempt < 2; attempt++) {
       const result = await reserveName({ tenantId, normalizedName, tagId, limit });
       if (result.kind === 'ok') return;
       if (result.kind === 'limit') throw overLimit(result.max);
-      if (attempt === 0 && (await holderIsGone(tenantId, result))) {
-        await releaseName(tenantId, normalizedName, result.tagId);
-        continue;
-      }
-      throw duplicateName();
+      await releaseIfHolderGone(tenantId, normalizedName, result, attempt);
     }
     throw duplicateName();
   }
 
-  /**
-   * Reserves `name` for the tag (when given), appends, then frees `release`. Reservation and append
-   * are two statements in sequence, not one transaction (measured faster, see docs/decisions.md):
-   * a failed append releases the reservation.
-   */
-  async function reserveAndAppend(options: {
+  interface NamedAppend {
     tenantId: string;
     tagId: string;
+    /** The normalised name to hold, or null to hold none (a delete, or an edit that keeps the name). */
     name: string | null;
+    /** The normalised name to free once the events are stored. */
     release: string | null;
     limit: number | null;
     /** A retry with the same Idempotency-Key may be appending this very tag: its name stays reserved. */
     keepReservationOnFailure: boolean;
-    append: () => Promise<AppendResult>;
-  }): Promise<AppendResult> {
+    append: (guard?: AppendGuard) => Promise<AppendResult>;
+  }
+
+  /**
+   * Appends a tag's events holding `name` and freeing `release`. On Postgres the names are a guard of
+   * the append (cmd.tag_name_guard): held and freed in the append's own transaction. A store without
+   * guards (EventStoreDB) reserves first, appends, then frees, and releases the reservation when the
+   * append fails.
+   */
+  async function appendNamed(options: NamedAppend): Promise<AppendResult> {
+    if (!store.supportsGuards) return reserveAndAppend(options);
+    const { tenantId, tagId, name, release, limit } = options;
+    if (name === null && release === null) return options.append();
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        return await options.append({
+          fn: 'cmd.tag_name_guard',
+          argument: { tenant: tenantId, name, tag: tagId, limit, release },
+        });
+      } catch (error) {
+        if (!(error instanceof AppendGuardRefusedError)) throw error;
+        const refusal = error.detail as { kind: 'held' | 'limit'; holder: string; held_since: string };
+        if (refusal.kind === 'limit') throw overLimit(limit!);
+        await releaseIfHolderGone(
+          tenantId,
+          name!,
+          { tagId: refusal.holder, reservedAt: new Date(refusal.held_since) },
+          attempt,
+        );
+      }
+    }
+    throw duplicateName();
+  }
+
+  async function reserveAndAppend(options: NamedAppend): Promise<AppendResult> {
     const { tenantId, tagId, name, release } = options;
     if (name !== null) await reserveOrFail(tenantId, name, tagId, options.limit);
     let appended: AppendResult;
@@ -232,14 +277,14 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
       groupName: body.group_name,
     });
     const metadata = eventMetadata(auth, requestId);
-    const result = await reserveAndAppend({
+    const result = await appendNamed({
       tenantId: auth.tenantId,
       tagId,
       name: normalizeTagName(body.name),
       release: null,
       limit: (await tenantLimits.get(auth.tenantId))?.max_tag_count ?? null,
       keepReservationOnFailure: retryable,
-      append: () =>
+      append: (guard) =>
         store.append(
           streamId(tagAggregate, tagId),
           // With an Idempotency-Key, ids from the tag and the body: only a retry of the very same
@@ -250,7 +295,7 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
             ...(retryable ? { id: deterministicId(tagId, 'create', requestHash(body), String(i)) } : {}),
             metadata,
           })),
-          { expectedRevision: 'no_stream' },
+          { expectedRevision: 'no_stream', guard },
         ),
     });
     // A new tag is on no institution yet.
@@ -303,7 +348,7 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     }
     const next = events.reduce(evolve, state);
     const renamed = next.normalizedName !== state.normalizedName;
-    const result = await reserveAndAppend({
+    const result = await appendNamed({
       tenantId: auth.tenantId,
       tagId: params.id,
       name: renamed ? next.normalizedName : null,
@@ -311,11 +356,11 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
       // A rename is not a new tag: the limit does not apply.
       limit: null,
       keepReservationOnFailure: false,
-      append: () =>
+      append: (guard) =>
         store.append(
           streamId(tagAggregate, params.id),
           events.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
-          { expectedRevision: ifMatch ?? revision },
+          { expectedRevision: ifMatch ?? revision, guard },
         ),
     });
     reply.position(result.position);
@@ -328,12 +373,20 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     const { state, revision } = await loadTag(auth, params.id);
     if (ifMatch !== null && ifMatch !== revision) throw new HttpError(409);
     const events = decide(state, { type: 'DeleteTag', tagId: params.id });
-    const result = await store.append(
-      streamId(tagAggregate, params.id),
-      events.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
-      { expectedRevision: ifMatch ?? revision },
-    );
-    await releaseName(auth.tenantId, state.normalizedName, params.id);
+    const result = await appendNamed({
+      tenantId: auth.tenantId,
+      tagId: params.id,
+      name: null,
+      release: state.normalizedName,
+      limit: null,
+      keepReservationOnFailure: false,
+      append: (guard) =>
+        store.append(
+          streamId(tagAggregate, params.id),
+          events.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
+          { expectedRevision: ifMatch ?? revision, guard },
+        ),
+    });
     reply.position(result.position);
     return null;
   });
