@@ -129,7 +129,7 @@ export async function createPostgresEventStore(
   // Named on a real server, so even the function call is planned once per connection.
   const appendStatement = preparedStatement(db, 'es_append_v2', APPEND_SQL);
   const appendBatchStatement = preparedStatement(db, 'es_append_batch_v1', APPEND_BATCH_SQL);
-  const maxBatchesInFlight = Math.max(1, options.maxBatchesInFlight ?? Number(process.env.AIF ?? 1));
+  const maxBatchesInFlight = Math.max(1, options.maxBatchesInFlight ?? 1);
   const readStreamStatement = preparedStatement(db, 'es_read_stream_v1', READ_STREAM_SQL);
   const pollIntervalMs = options.pollIntervalMs ?? (db.kind === 'pglite' ? 50 : 25);
   // Appends in this process wake this process's subscriptions at once; others find them by polling.

@@ -133,7 +133,7 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
    * Reserves a normalised name for a tag (counting against the tenant's limit when it has one).
    * Returns the holder when another tag has the name. Concurrent reservations share a round trip.
    */
-  const reserveName = createBatcher({ maxInFlight: Number(process.env.RIF ?? 1), maxBatch: 64, run: reserveBatch });
+  const reserveName = createBatcher({ maxInFlight: 1, maxBatch: 64, run: reserveBatch });
 
   const releaseStatement = preparedStatement(
     db,
