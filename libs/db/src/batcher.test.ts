@@ -25,6 +25,22 @@ describe('createBatcher', () => {
     expect(batches).toEqual([[1], [2, 3, 4], [5, 6]]);
   });
 
+  it('sends the next batch before the callers of the last one go on', async () => {
+    const order: string[] = [];
+    const call = createBatcher<number, number>({
+      maxInFlight: 1,
+      maxBatch: 10,
+      async run(batch) {
+        order.push(`run ${batch.join(',')}`);
+        await tick();
+        return batch.map((n) => ({ ok: true, value: n }));
+      },
+    });
+    await Promise.all([1, 2, 3].map((n) => call(n).then(() => order.push(`answered ${n}`))));
+    expect(order.indexOf('run 2,3')).toBeLessThan(order.indexOf('answered 1'));
+    expect(order).toHaveLength(5);
+  });
+
   it('runs up to maxInFlight batches at once', async () => {
     let running = 0;
     let most = 0;

@@ -14,30 +14,39 @@ export function createBatcher<T, R>(options: {
   run(batch: T[]): Promise<Settled<R>[]>;
 }): (call: T) => Promise<R> {
   const maxInFlight = Math.max(1, options.maxInFlight);
-  const queue: { call: T; resolve(value: R): void; reject(error: unknown): void }[] = [];
+  type Pending = { call: T; resolve(value: R): void; reject(error: unknown): void };
+  const queue: Pending[] = [];
   let inFlight = 0;
 
   function dispatch(): void {
     while (inFlight < maxInFlight && queue.length > 0) {
       const batch = queue.splice(0, options.maxBatch);
       inFlight++;
-      options
-        .run(batch.map((b) => b.call))
-        .then(
-          (outcomes) =>
-            batch.forEach((b, i) => {
-              const outcome = outcomes[i];
-              if (!outcome) b.reject(new Error('batcher: a call of the batch was not answered'));
-              else if (outcome.ok) b.resolve(outcome.value);
-              else b.reject(outcome.error);
-            }),
-          (error: unknown) => batch.forEach((b) => b.reject(error)),
-        )
-        .finally(() => {
-          inFlight--;
-          dispatch();
-        });
+      options.run(batch.map((b) => b.call)).then(
+        (outcomes) => finish(batch, () => settleAll(batch, outcomes)),
+        (error: unknown) => finish(batch, () => batch.forEach((b) => b.reject(error))),
+      );
     }
+  }
+
+  /**
+   * The next batch leaves before this one's callers go on: they answer their requests on the same
+   * thread, and the database would sit idle until the last of them had. (pg sends a query a tick
+   * later, so the callers wait for the next turn of the event loop.)
+   */
+  function finish(batch: Pending[], answer: () => void): void {
+    inFlight--;
+    dispatch();
+    setImmediate(answer);
+  }
+
+  function settleAll(batch: Pending[], outcomes: Settled<R>[]): void {
+    batch.forEach((b, i) => {
+      const outcome = outcomes[i];
+      if (!outcome) b.reject(new Error('batcher: a call of the batch was not answered'));
+      else if (outcome.ok) b.resolve(outcome.value);
+      else b.reject(outcome.error);
+    });
   }
 
   return (call) =>

@@ -121,8 +121,8 @@ export const commandMigrations: ModuleMigrations = {
       // the append's transaction, so a name is held exactly when the event that claims it is stored,
       // and a rename frees the old name in that same transaction. Arguments:
       // { tenant, name (null: only release), tag, limit, release }. Items are taken by tenant and
-      // name, each tenant's lock first, as in reserve_tag_names, so concurrent batches never wait in a
-      // cycle.
+      // name, the lock of a tenant with a limit before its names, so concurrent batches never wait in a
+      // cycle. Only refusals are answered (es.append_batch admits every item without one).
       await sql`
         CREATE FUNCTION cmd.tag_name_guard(p_args json)
         RETURNS TABLE (item int, ok boolean, detail json)
@@ -133,29 +133,43 @@ export const commandMigrations: ModuleMigrations = {
           locked uuid;
         BEGIN
           FOR r IN
-            SELECT a.item, (a.arg->>'tenant')::uuid AS tenant, a.arg->>'name' AS name, (a.arg->>'tag')::uuid AS tag,
-                   (a.arg->>'limit')::int AS max_tags, a.arg->>'release' AS release
-              FROM json_to_recordset(p_args) AS a(item int, arg json)
-             ORDER BY 2, 3
+            SELECT x.*, bool_or(x.max_tags IS NOT NULL) OVER (PARTITION BY x.tenant) AS counts
+              FROM (
+                SELECT a.item, (a.arg->>'tenant')::uuid AS tenant, a.arg->>'name' AS name,
+                       (a.arg->>'tag')::uuid AS tag, (a.arg->>'limit')::int AS max_tags, a.arg->>'release' AS release
+                  FROM json_to_recordset(p_args) AS a(item int, arg json)
+              ) x
+             ORDER BY x.tenant, x.name
           LOOP
-            IF locked IS DISTINCT FROM r.tenant THEN
+            -- A tenant whose items count against a limit is locked before any of its names; one whose
+            -- items do not is not locked at all (names taken in name order never wait in a cycle).
+            IF r.counts AND locked IS DISTINCT FROM r.tenant THEN
               PERFORM pg_advisory_xact_lock(hashtextextended('tag_names:' || r.tenant::text, 0));
               locked := r.tenant;
             END IF;
             IF r.name IS NOT NULL THEN
-              SELECT x.kind, x.holder, x.held_since INTO res
-                FROM cmd.reserve_tag_name(r.tenant, r.name, r.tag, r.max_tags) x;
-              IF res.kind <> 'ok' THEN
-                RETURN QUERY SELECT r.item, false,
-                  json_build_object('kind', res.kind, 'holder', res.holder, 'held_since', res.held_since);
-                CONTINUE;
+              -- The common case inline: a name nobody holds, no limit to count against.
+              IF r.max_tags IS NULL THEN
+                INSERT INTO cmd.tag_names (tenant_id, normalized_name, tag_id)
+                VALUES (r.tenant, r.name, r.tag)
+                ON CONFLICT (tenant_id, normalized_name) DO NOTHING;
+              END IF;
+              IF r.max_tags IS NOT NULL OR NOT FOUND THEN
+                SELECT x.kind, x.holder, x.held_since INTO res
+                  FROM cmd.reserve_tag_name(r.tenant, r.name, r.tag, r.max_tags) x;
+                IF res.kind <> 'ok' THEN
+                  item := r.item;
+                  ok := false;
+                  detail := json_build_object('kind', res.kind, 'holder', res.holder, 'held_since', res.held_since);
+                  RETURN NEXT;
+                  CONTINUE;
+                END IF;
               END IF;
             END IF;
             IF r.release IS NOT NULL THEN
               DELETE FROM cmd.tag_names t
                WHERE t.tenant_id = r.tenant AND t.normalized_name = r.release AND t.tag_id = r.tag;
             END IF;
-            RETURN QUERY SELECT r.item, true, NULL::json;
           END LOOP;
         END
         $fn$
