@@ -41,6 +41,24 @@ describe('createBatcher', () => {
     expect(order).toHaveLength(5);
   });
 
+  it('with gatherTurn, sends the calls of one turn of the event loop together, even the first', async () => {
+    const batches: number[][] = [];
+    const call = createBatcher<number, number>({
+      maxInFlight: 1,
+      maxBatch: 10,
+      gatherTurn: true,
+      async run(batch) {
+        batches.push(batch);
+        return batch.map((n) => ({ ok: true, value: n }));
+      },
+    });
+    const first = [1, 2, 3].map(call);
+    expect(batches).toEqual([]);
+    expect(await Promise.all(first)).toEqual([1, 2, 3]);
+    expect(await call(4)).toBe(4);
+    expect(batches).toEqual([[1, 2, 3], [4]]);
+  });
+
   it('runs up to maxInFlight batches at once', async () => {
     let running = 0;
     let most = 0;

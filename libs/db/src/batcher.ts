@@ -11,6 +11,13 @@ export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };
 export function createBatcher<T, R>(options: {
   maxInFlight: number;
   maxBatch: number;
+  /**
+   * Collect the calls of one turn of the event loop before sending. For a database that runs in
+   * this thread (PGlite): its statements run synchronously, so no call can arrive while one is on
+   * its way and every call would leave alone; the calls of requests read in the same turn leave
+   * together instead.
+   */
+  gatherTurn?: boolean;
   run(batch: T[]): Promise<Settled<R>[]>;
 }): (call: T) => Promise<R> {
   const maxInFlight = Math.max(1, options.maxInFlight);
@@ -49,10 +56,20 @@ export function createBatcher<T, R>(options: {
     });
   }
 
+  let turnScheduled = false;
+  const dispatchNextTurn = () => {
+    turnScheduled = false;
+    dispatch();
+  };
+
   return (call) =>
     new Promise<R>((resolve, reject) => {
       queue.push({ call, resolve, reject });
-      dispatch();
+      if (!options.gatherTurn) dispatch();
+      else if (!turnScheduled) {
+        turnScheduled = true;
+        setImmediate(dispatchNextTurn);
+      }
     });
 }
 

@@ -286,7 +286,12 @@ export async function createPostgresEventStore(
     return Promise.all(batch.map((a, i) => settle(async () => interpret(a, byItem.get(i + 1) ?? []))));
   }
 
-  const appendBatched = createBatcher({ maxInFlight: maxBatchesInFlight, maxBatch: MAX_BATCH, run: appendBatch });
+  const appendBatched = createBatcher({
+    maxInFlight: maxBatchesInFlight,
+    maxBatch: MAX_BATCH,
+    gatherTurn: db.kind === 'pglite',
+    run: appendBatch,
+  });
 
   async function append(
     stream: string,
