@@ -89,9 +89,8 @@ export const commandMigrations: ModuleMigrations = {
       // Group commit of reservations: the reservations concurrent requests make while another batch
       // is on its way leave together, one round trip and one commit. Items arrive sorted by tenant
       // and name, and each tenant's lock is taken before its names, so concurrent batches always wait
-      // in the same order and never in a cycle. The commit does not wait for its WAL flush: a name is
-      // reserved for the append that follows, and that append's flush, later in the same WAL, makes
-      // the reservation durable with it. A crash before it loses both, and the client got no answer.
+      // in the same order and never in a cycle. (Used where the events go to another store, EventStoreDB:
+      // the reservation must be durable on its own, so it waits for its flush like any commit.)
       await sql`
         CREATE FUNCTION cmd.reserve_tag_names(p_tenants uuid[], p_names text[], p_tags uuid[], p_limits int[])
         RETURNS TABLE (item int, kind text, holder uuid, held_since timestamptz)
@@ -100,7 +99,6 @@ export const commandMigrations: ModuleMigrations = {
           i int;
           locked uuid;
         BEGIN
-          PERFORM set_config('synchronous_commit', 'off', true);
           FOR i IN 1 .. coalesce(array_length(p_tenants, 1), 0) LOOP
             IF locked IS DISTINCT FROM p_tenants[i] THEN
               PERFORM pg_advisory_xact_lock(hashtextextended('tag_names:' || p_tenants[i]::text, 0));
