@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listVersion } from './list-version.ts';
+import { listVersion, ownDepartmentsVersion } from './list-version.ts';
 
 describe('listVersion', () => {
   const list = [
@@ -23,5 +23,12 @@ describe('listVersion', () => {
 
   it('treats a missing description as empty', () => {
     expect(listVersion([{ id: 'a', name: 'x' }])).toBe(listVersion([{ id: 'a', name: 'x', description: '' }]));
+  });
+
+  it('versions own departments by their department codes too', () => {
+    const list = [{ id: 'a', name: '循環器内科', department_id: '01' as string | null }];
+    expect(ownDepartmentsVersion(list)).toBe(ownDepartmentsVersion(list.map((d) => ({ ...d }))));
+    expect(ownDepartmentsVersion(list)).not.toBe(ownDepartmentsVersion([{ ...list[0]!, department_id: '02' }]));
+    expect(ownDepartmentsVersion(list)).not.toBe(ownDepartmentsVersion([{ ...list[0]!, department_id: null }]));
   });
 });

@@ -18,3 +18,10 @@ export function listVersion(items: readonly { id: string; name: string; descript
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return `l${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}`;
 }
+
+/** `listVersion` of the tenant's own departments (`PUT /own_medical_institution/departments`): ids, names, department codes. */
+export function ownDepartmentsVersion(
+  items: readonly { id: string; name: string; department_id: string | null }[],
+): string {
+  return listVersion(items.map((d) => ({ id: d.id, name: d.name, description: d.department_id })));
+}

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { featureKeys, listVersion, type FeatureKey } from '@renkei/contracts';
+import { featureKeys, ownDepartmentsVersion, listVersion, type FeatureKey } from '@renkei/contracts';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { createPostgresEventStore, newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
 import { generateInstitutionMaster, importInstitutionMaster } from '@renkei/institution-master';
@@ -305,6 +305,44 @@ describe('own departments', () => {
       [false, 0],
       [true, 1],
     ]);
+  });
+
+  it('refuses a save based on a list another owner has changed since (If-Match), and writes nothing', async () => {
+    const t = newTenant();
+    const loaded = await call(t, 'PUT', '/api/own_medical_institution/departments', {
+      own_departments: [{ name: '循環器内科', department_id: '01' }],
+    });
+    const list = loaded.json() as { id: string; name: string; department_id: string | null }[];
+    expect(loaded.headers.etag).toBe(`"${ownDepartmentsVersion(list)}"`);
+    const first = await call(
+      t,
+      'PUT',
+      '/api/own_medical_institution/departments',
+      { own_departments: [...list, { name: '整形外科' }] },
+      { 'if-match': loaded.headers.etag as string },
+    );
+    expect(first.statusCode, first.body).toBe(200);
+    const eventsBefore = await tenantEventCount(db, t.tenantId);
+    // A department code change alone is a change of the list too.
+    const stale = await call(
+      t,
+      'PUT',
+      '/api/own_medical_institution/departments',
+      { own_departments: [{ ...list[0]!, department_id: '02' }] },
+      { 'if-match': loaded.headers.etag as string },
+    );
+    expect(stale.statusCode).toBe(409);
+    expect(stale.json().message).toContain('他のユーザー');
+    expect(await tenantEventCount(db, t.tenantId)).toBe(eventsBefore);
+    const fresh = await call(
+      t,
+      'PUT',
+      '/api/own_medical_institution/departments',
+      { own_departments: [{ ...list[0]!, department_id: '02' }] },
+      { 'if-match': first.headers.etag as string },
+    );
+    expect(fresh.statusCode, fresh.body).toBe(200);
+    expect(fresh.json()).toMatchObject([{ id: list[0]!.id, department_id: '02' }]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { HttpError, endpoints, listVersion } from '@renkei/contracts';
+import { HttpError, endpoints, listVersion, ownDepartmentsVersion } from '@renkei/contracts';
 import { ownDepartmentsAggregate, phaseMastersAggregate } from '@renkei/domain';
 import type { EventStore } from '@renkei/event-store';
 import { registerEndpoint } from '@renkei/service-kit';
@@ -67,6 +67,11 @@ export function registerPhaseMasterRoutes(app: FastifyInstance, deps: { store: E
 
   registerEndpoint(app, endpoints.replaceOwnDepartments, async ({ body, auth, request, reply }) => {
     const { list: current, revision } = await readOwnDepartments(store, auth.tenantId);
+    // As for phase masters: a save based on a list another owner has changed since is refused.
+    const ifMatch = readListIfMatch(request.headers['if-match']);
+    if (ifMatch !== null && ifMatch !== ownDepartmentsVersion(current)) {
+      throw new HttpError(409, '他のユーザーが自院の診療科を変更しました。再読み込みしてからやり直してください。');
+    }
     const departments = assignIds(body.own_departments, new Set(current.map((d) => d.id)), 'own_departments').map(
       (d) => ({
         id: d.id,
@@ -82,6 +87,7 @@ export function registerPhaseMasterRoutes(app: FastifyInstance, deps: { store: E
       request.id,
     );
     reply.position(result.position);
+    void reply.header('etag', `"${ownDepartmentsVersion(departments)}"`);
     return departments.map((d, order) => ({ ...d, order }));
   });
 }

@@ -6,7 +6,7 @@ import iconv from 'iconv-lite';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { defaultResources, featureKeys, listVersion } from '@renkei/contracts';
+import { defaultResources, featureKeys, listVersion, ownDepartmentsVersion } from '@renkei/contracts';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import type { LabelValueData } from '@renkei/domain';
 import {
@@ -167,6 +167,7 @@ const tenant = randomUUID();
 const account = randomUUID();
 const tags = { a: randomUUID(), b: randomUUID() };
 const phase = randomUUID();
+const ownDepartment = randomUUID();
 const label = randomUUID();
 const choice = randomUUID();
 const value = (patch: Partial<LabelValueData>): LabelValueData => ({
@@ -225,6 +226,13 @@ describe('institution queries', () => {
       streamId('phase_masters', tenant),
       'PhaseMastersReplaced',
       { phase_masters: [{ id: phase, name: '訪問済', description: '' }] },
+      account,
+    );
+    await record(
+      tenant,
+      streamId('own_departments', tenant),
+      'OwnDepartmentsReplaced',
+      { own_departments: [{ id: ownDepartment, name: '循環器内科', department_id: '01' }] },
       account,
     );
     await record(
@@ -494,6 +502,10 @@ describe('institution queries', () => {
     expect(phases.json()).toEqual([{ id: phase, name: '訪問済', description: '', order: 0 }]);
     // The version a replacing PUT sends back as If-Match, as the command side computes it.
     expect(phases.headers.etag).toBe(`"${listVersion([{ id: phase, name: '訪問済', description: '' }])}"`);
+    const own = await request(tenant, 'GET', '/api/own_medical_institution/departments');
+    const ownList = [{ id: ownDepartment, name: '循環器内科', department_id: '01' }];
+    expect(own.json()).toEqual([{ ...ownList[0], order: 0 }]);
+    expect(own.headers.etag).toBe(`"${ownDepartmentsVersion(ownList)}"`);
     expect((await request(tenant, 'GET', '/api/medical_institution_labels')).json()).toMatchObject([
       { id: label, name: '重点度', order: 0 },
     ]);

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
-import { endpoints, listVersion } from '@renkei/contracts';
+import { endpoints, listVersion, ownDepartmentsVersion } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { departments, facilityTypeGroups, kcodes, mdcs, normalizeKeyword } from '@renkei/institution-master';
 import { registerEndpoint } from '@renkei/service-kit';
@@ -40,10 +40,12 @@ export function registerReferenceDataRoutes(app: FastifyInstance, deps: { db: Da
   registerEndpoint(
     app,
     endpoints.listOwnDepartments,
-    async ({ auth }) => {
+    async ({ auth, reply }) => {
       const { rows } = await sql<{ id: string; name: string; department_id: string | null; order: number }>`
         SELECT id, name, department_id, sort_order AS order FROM rm.own_departments
          WHERE tenant_id = ${auth.tenantId} ORDER BY sort_order, id`.execute(deps.db.kysely);
+      // The version a PUT /own_medical_institution/departments based on this list sends back as If-Match.
+      void reply.header('etag', `"${ownDepartmentsVersion(rows)}"`);
       return rows;
     },
     { reads },
