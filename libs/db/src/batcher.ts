@@ -30,8 +30,8 @@ export function createBatcher<T, R>(options: {
       const batch = queue.splice(0, options.maxBatch);
       inFlight++;
       options.run(batch.map((b) => b.call)).then(
-        (outcomes) => finish(batch, () => settleAll(batch, outcomes)),
-        (error: unknown) => finish(batch, () => batch.forEach((b) => b.reject(error))),
+        (outcomes) => finish(() => settleAll(batch, outcomes)),
+        (error: unknown) => finish(() => batch.forEach((b) => b.reject(error))),
       );
     }
   }
@@ -41,7 +41,7 @@ export function createBatcher<T, R>(options: {
    * thread, and the database would sit idle until the last of them had. (pg sends a query a tick
    * later, so the callers wait for the next turn of the event loop.)
    */
-  function finish(batch: Pending[], answer: () => void): void {
+  function finish(answer: () => void): void {
     inFlight--;
     dispatch();
     setImmediate(answer);

@@ -98,6 +98,13 @@ const READ_ALL_SQL = `WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapsh
        UNION ALL
        SELECT true, global_position, transaction_id::text, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM head`;
 
+/** How the append functions take an expected revision: a kind, and the number for 'exact'. */
+function expectation(expected: ExpectedRevision): { expectedKind: string; expectedRevision: number | null } {
+  return typeof expected === 'number'
+    ? { expectedKind: 'exact', expectedRevision: expected }
+    : { expectedKind: expected, expectedRevision: null };
+}
+
 function lastOf(rows: AppendRow[]): AppendResult {
   const last = rows.reduce((a, b) => (b.revision > a.revision ? b : a));
   return { revision: last.revision, position: toPosition(last.transaction_id, last.global_position) };
@@ -150,8 +157,7 @@ export async function createPostgresEventStore(
     data: a.events.map((e) => JSON.stringify(e.data ?? null)),
     metadata: a.events.map((e) => JSON.stringify(e.metadata)),
     tenants: a.events.map((e) => e.metadata.tenant_id),
-    expectedKind: typeof a.expected === 'number' ? 'exact' : a.expected,
-    expectedRevision: typeof a.expected === 'number' ? a.expected : null,
+    ...expectation(a.expected),
     // Only ids the caller chose can be stored already.
     lookupIds: a.events.flatMap((e) => (e.id ? [e.id] : [])),
   });
@@ -237,15 +243,18 @@ export async function createPostgresEventStore(
   async function appendTogether(batch: PendingAppend[]): Promise<Settled<AppendResult>[]> {
     let rows: (AppendRow & { item: number })[];
     let n = 0;
-    const items = batch.map((a, i) => ({
-      item: i + 1,
-      stream: a.stream,
-      expected_kind: typeof a.expected === 'number' ? 'exact' : a.expected,
-      expected: typeof a.expected === 'number' ? a.expected : null,
-      tenant: a.tenantId,
-      guard: a.guard?.fn ?? null,
-      guard_arg: a.guard?.argument ?? null,
-    }));
+    const items = batch.map((a, i) => {
+      const { expectedKind, expectedRevision } = expectation(a.expected);
+      return {
+        item: i + 1,
+        stream: a.stream,
+        expected_kind: expectedKind,
+        expected: expectedRevision,
+        tenant: a.tenantId,
+        guard: a.guard?.fn ?? null,
+        guard_arg: a.guard?.argument ?? null,
+      };
+    });
     const events = batch.flatMap((a, i) =>
       a.events.map((e, offset) => ({
         item: i + 1,

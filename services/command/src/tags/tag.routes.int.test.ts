@@ -63,6 +63,28 @@ describe.each([
 
   const eventCount = (tenantId: string) => tenantEventCount(db, tenantId);
 
+  /** Registers the caller's tenant (as identity would) with a `max_tag_count`. */
+  async function registerWithTagLimit(caller: Caller, slug: string, maxTagCount: number) {
+    await store.append(
+      streamId('tenant', caller.tenantId),
+      [
+        {
+          type: 'TenantRegistered',
+          data: {
+            tenant_id: caller.tenantId,
+            slug,
+            name: '上限病院',
+            plan: 'basic',
+            features: [...featureKeys],
+            limits: { max_account_count: null, max_tag_count: maxTagCount },
+          },
+          metadata: newEventMetadata(caller.tenantId),
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+  }
+
   async function create(caller: Caller, name: string, extra: Record<string, unknown> = {}) {
     const res = await call(caller, 'POST', '/api/tags', { name, description: '', ...extra });
     expect(res.statusCode, res.body).toBe(201);
@@ -222,24 +244,7 @@ describe.each([
 
     it('enforces max_tag_count from the tenant settings and frees a slot on delete', async () => {
       const caller = tenant();
-      await store.append(
-        streamId('tenant', caller.tenantId),
-        [
-          {
-            type: 'TenantRegistered',
-            data: {
-              tenant_id: caller.tenantId,
-              slug: 'limit',
-              name: '上限病院',
-              plan: 'basic',
-              features: [...featureKeys],
-              limits: { max_account_count: null, max_tag_count: 2 },
-            },
-            metadata: newEventMetadata(caller.tenantId),
-          },
-        ],
-        { expectedRevision: 'no_stream' },
-      );
+      await registerWithTagLimit(caller, 'limit', 2);
       const a = await create(caller, 'a');
       await create(caller, 'b');
       const over = await call(caller, 'POST', '/api/tags', { name: 'c' });
@@ -256,24 +261,7 @@ describe.each([
     it('keeps names unique and the limit exact when many creates of several tenants arrive together', async () => {
       // Enough at once that reservations and appends leave in shared batches (group commit).
       const limited = tenant();
-      await store.append(
-        streamId('tenant', limited.tenantId),
-        [
-          {
-            type: 'TenantRegistered',
-            data: {
-              tenant_id: limited.tenantId,
-              slug: 'batch-limit',
-              name: '上限病院',
-              plan: 'basic',
-              features: [...featureKeys],
-              limits: { max_account_count: null, max_tag_count: 5 },
-            },
-            metadata: newEventMetadata(limited.tenantId),
-          },
-        ],
-        { expectedRevision: 'no_stream' },
-      );
+      await registerWithTagLimit(limited, 'batch-limit', 5);
       const open = tenant();
       const requests = [
         // 12 names for a tenant allowed 5 tags: exactly 5 are created.

@@ -88,45 +88,40 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     'SELECT item, kind, holder::text, held_since FROM cmd.reserve_tag_names($1::uuid[], $2::text[], $3::uuid[], $4::int[])',
   );
 
-  async function reserveOne(call: ReserveCall): Promise<Reservation> {
-    const { rows } = await db.pool.query<ReservationRow>(
-      reserveStatement([[call.tenantId], [call.normalizedName], [call.tagId], [call.limit]]),
-    );
-    return toReservation(call, rows[0]!);
-  }
-
-  async function reserveBatch(calls: ReserveCall[]): Promise<Settled<Reservation>[]> {
-    if (calls.length === 1) return [await settle(() => reserveOne(calls[0]!))];
-    // The order the function needs: by tenant, then name.
+  /** Reserves in one statement, in the order the function needs: by tenant, then name. */
+  async function reserveTogether(calls: ReserveCall[]): Promise<Reservation[]> {
     const order = calls
       .map((call, index) => ({ call, index }))
       .sort(
         (a, b) =>
           compareText(a.call.tenantId, b.call.tenantId) || compareText(a.call.normalizedName, b.call.normalizedName),
       );
-    let rows: (ReservationRow & { item: number })[];
-    try {
-      ({ rows } = await db.pool.query<ReservationRow & { item: number }>(
-        reserveStatement([
-          order.map((o) => o.call.tenantId),
-          order.map((o) => o.call.normalizedName),
-          order.map((o) => o.call.tagId),
-          order.map((o) => o.call.limit),
-        ]),
-      ));
-    } catch (error) {
-      // Refused (a deadlock with a lone reservation, say): nothing was reserved, so one by one.
-      if (!refusedByServer(error)) throw error;
-      const outcomes: Settled<Reservation>[] = [];
-      for (const call of calls) outcomes.push(await settle(() => reserveOne(call)));
-      return outcomes;
-    }
-    const outcomes: Settled<Reservation>[] = new Array(calls.length);
+    const { rows } = await db.pool.query<ReservationRow & { item: number }>(
+      reserveStatement([
+        order.map((o) => o.call.tenantId),
+        order.map((o) => o.call.normalizedName),
+        order.map((o) => o.call.tagId),
+        order.map((o) => o.call.limit),
+      ]),
+    );
+    const reservations: Reservation[] = new Array(calls.length);
     for (const row of rows) {
       const { call, index } = order[row.item - 1]!;
-      outcomes[index] = { ok: true, value: toReservation(call, row) };
+      reservations[index] = toReservation(call, row);
     }
-    return outcomes;
+    return reservations;
+  }
+
+  async function reserveBatch(calls: ReserveCall[]): Promise<Settled<Reservation>[]> {
+    try {
+      return (await reserveTogether(calls)).map((value) => ({ ok: true, value }));
+    } catch (error) {
+      // Refused (a deadlock with a lone reservation, say): nothing was reserved, so one by one.
+      if (!refusedByServer(error) || calls.length === 1) throw error;
+      const outcomes: Settled<Reservation>[] = [];
+      for (const call of calls) outcomes.push(await settle(async () => (await reserveTogether([call]))[0]!));
+      return outcomes;
+    }
   }
 
   /**
@@ -240,6 +235,16 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
     if (release !== null) await releaseName(tenantId, release, tagId);
     return appended;
   }
+
+  /** The append of an edit or delete: the tag's events with this request's metadata, optionally guarded. */
+  const appendTagEvents =
+    (auth: AuthContext, requestId: string, tagId: string, events: TagEvent[], expectedRevision: number) =>
+    (guard?: AppendGuard) =>
+      store.append(
+        streamId(tagAggregate, tagId),
+        events.map((e) => ({ ...e, metadata: eventMetadata(auth, requestId) })),
+        { expectedRevision, guard },
+      );
 
   async function institutionCount(tenantId: string, tagId: string): Promise<number> {
     // The count is the query side's; a tag not projected yet has no institutions.
@@ -356,12 +361,7 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
       // A rename is not a new tag: the limit does not apply.
       limit: null,
       keepReservationOnFailure: false,
-      append: (guard) =>
-        store.append(
-          streamId(tagAggregate, params.id),
-          events.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
-          { expectedRevision: ifMatch ?? revision, guard },
-        ),
+      append: appendTagEvents(auth, request.id, params.id, events, ifMatch ?? revision),
     });
     reply.position(result.position);
     void reply.header('etag', etagOf(result.revision));
@@ -380,12 +380,7 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
       release: state.normalizedName,
       limit: null,
       keepReservationOnFailure: false,
-      append: (guard) =>
-        store.append(
-          streamId(tagAggregate, params.id),
-          events.map((e) => ({ ...e, metadata: eventMetadata(auth, request.id) })),
-          { expectedRevision: ifMatch ?? revision, guard },
-        ),
+      append: appendTagEvents(auth, request.id, params.id, events, ifMatch ?? revision),
     });
     reply.position(result.position);
     return null;
