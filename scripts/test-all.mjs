@@ -20,6 +20,8 @@ const steps = [
   ['typecheck', ['pnpm', 'typecheck']],
   ['unit', ['pnpm', 'test:unit']],
   ['integration', ['pnpm', 'test:int']],
+  ['reliability suite', ['pnpm', 'test:reliability']],
+  ['kill -9', ['pnpm', 'test:kill']],
 ];
 if (webScripts.test) steps.push(['web components', ['pnpm', '--filter', '@renkei/web', 'test']]);
 if (webScripts.e2e) steps.push(['e2e (Chromium)', ['pnpm', '--filter', '@renkei/web', 'e2e']]);

@@ -33,6 +33,8 @@ export default async function globalSetup() {
       stdio: 'pipe',
     });
     process.env.E2E_BASE_URL = system.baseURL;
+    // Specs read the SMTP catcher's mail (invitations) through `pnpm ops mail` on this data dir.
+    process.env.E2E_DATA_DIR = system.env.RENKEI_DATA_DIR;
     fs.mkdirSync(path.join(repoRoot, 'web/test-results/screenshots'), { recursive: true });
   } catch (error) {
     await system.stop();

@@ -43,7 +43,7 @@ async function waitFor(url: string, child: ChildProcess, log: () => string, time
   throw new Error(`Renkei did not answer ${url} within ${timeoutMs} ms:\n${log()}`);
 }
 
-export const psql = (database: string, sql: string) =>
+const psql = (database: string, sql: string) =>
   execFileSync('psql', ['-h', '127.0.0.1', '-U', 'postgres', '-d', database, '-v', 'ON_ERROR_STOP=1', '-tAc', sql], {
     encoding: 'utf8',
   });

@@ -12,13 +12,26 @@ import { Route as rootRouteImport } from './routes/__root'
 import { Route as AuthenticatedRouteImport } from './routes/_authenticated'
 import { Route as LoginRouteImport } from './routes/login'
 import { Route as AuthenticatedIndexRouteImport } from './routes/_authenticated/index'
+import { Route as AuthenticatedAccountsRouteImport } from './routes/_authenticated/accounts'
+import { Route as AuthenticatedData_uploadsRouteImport } from './routes/_authenticated/data_uploads'
 import { Route as AuthenticatedMedical_institutions_searchRouteImport } from './routes/_authenticated/medical_institutions_search'
 import { Route as AuthenticatedProfileRouteImport } from './routes/_authenticated/profile'
 import { Route as AuthenticatedTagsRouteImport } from './routes/_authenticated/tags'
+import { Route as AuthenticatedTasksRouteImport } from './routes/_authenticated/tasks'
+import { Route as AuthenticatedTenant_settingRouteImport } from './routes/_authenticated/tenant_setting'
+import { Route as AccountsConfirmationRouteImport } from './routes/accounts.confirmation'
+import { Route as AuthenticatedCommunicationsIndexRouteImport } from './routes/_authenticated/communications.index'
+import { Route as AuthenticatedCommunicationsNewRouteImport } from './routes/_authenticated/communications.new'
+import { Route as AuthenticatedEmailsIndexRouteImport } from './routes/_authenticated/emails.index'
+import { Route as AuthenticatedEmailsNewRouteImport } from './routes/_authenticated/emails.new'
 import { Route as AuthenticatedLabelsIndexRouteImport } from './routes/_authenticated/labels.index'
 import { Route as UserPasswordIndexRouteImport } from './routes/user/password/index'
 import { Route as UserPasswordChangeRouteImport } from './routes/user/password/change'
 import { Route as AuthenticatedCrmsIdIndexRouteImport } from './routes/_authenticated/crms.$id.index'
+import { Route as AuthenticatedCrmsIdCommunicationsRouteImport } from './routes/_authenticated/crms.$id.communications'
+import { Route as AuthenticatedCrmsIdReferralsRouteImport } from './routes/_authenticated/crms.$id.referrals'
+import { Route as AuthenticatedEmailsIdEditRouteImport } from './routes/_authenticated/emails.$id.edit'
+import { Route as AuthenticatedEmailsIdReportsRouteImport } from './routes/_authenticated/emails.$id.reports'
 import { Route as AuthenticatedLabelsMedical_institutionsImportRouteImport } from './routes/_authenticated/labels.medical_institutions.import'
 
 const AuthenticatedRoute = AuthenticatedRouteImport.update({
@@ -35,6 +48,17 @@ const AuthenticatedIndexRoute = AuthenticatedIndexRouteImport.update({
   path: '/',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
+const AuthenticatedAccountsRoute = AuthenticatedAccountsRouteImport.update({
+  id: '/accounts',
+  path: '/accounts',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
+const AuthenticatedData_uploadsRoute =
+  AuthenticatedData_uploadsRouteImport.update({
+    id: '/data_uploads',
+    path: '/data_uploads',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 const AuthenticatedMedical_institutions_searchRoute =
   AuthenticatedMedical_institutions_searchRouteImport.update({
     id: '/medical_institutions_search',
@@ -49,6 +73,45 @@ const AuthenticatedProfileRoute = AuthenticatedProfileRouteImport.update({
 const AuthenticatedTagsRoute = AuthenticatedTagsRouteImport.update({
   id: '/tags',
   path: '/tags',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
+const AuthenticatedTasksRoute = AuthenticatedTasksRouteImport.update({
+  id: '/tasks',
+  path: '/tasks',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
+const AuthenticatedTenant_settingRoute =
+  AuthenticatedTenant_settingRouteImport.update({
+    id: '/tenant_setting',
+    path: '/tenant_setting',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AccountsConfirmationRoute = AccountsConfirmationRouteImport.update({
+  id: '/accounts/confirmation',
+  path: '/accounts/confirmation',
+  getParentRoute: () => rootRouteImport,
+} as any)
+const AuthenticatedCommunicationsIndexRoute =
+  AuthenticatedCommunicationsIndexRouteImport.update({
+    id: '/communications/',
+    path: '/communications/',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedCommunicationsNewRoute =
+  AuthenticatedCommunicationsNewRouteImport.update({
+    id: '/communications/new',
+    path: '/communications/new',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedEmailsIndexRoute =
+  AuthenticatedEmailsIndexRouteImport.update({
+    id: '/emails/',
+    path: '/emails/',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedEmailsNewRoute = AuthenticatedEmailsNewRouteImport.update({
+  id: '/emails/new',
+  path: '/emails/new',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
 const AuthenticatedLabelsIndexRoute =
@@ -73,6 +136,30 @@ const AuthenticatedCrmsIdIndexRoute =
     path: '/crms/$id/',
     getParentRoute: () => AuthenticatedRoute,
   } as any)
+const AuthenticatedCrmsIdCommunicationsRoute =
+  AuthenticatedCrmsIdCommunicationsRouteImport.update({
+    id: '/crms/$id/communications',
+    path: '/crms/$id/communications',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedCrmsIdReferralsRoute =
+  AuthenticatedCrmsIdReferralsRouteImport.update({
+    id: '/crms/$id/referrals',
+    path: '/crms/$id/referrals',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedEmailsIdEditRoute =
+  AuthenticatedEmailsIdEditRouteImport.update({
+    id: '/emails/$id/edit',
+    path: '/emails/$id/edit',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedEmailsIdReportsRoute =
+  AuthenticatedEmailsIdReportsRouteImport.update({
+    id: '/emails/$id/reports',
+    path: '/emails/$id/reports',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 const AuthenticatedLabelsMedical_institutionsImportRoute =
   AuthenticatedLabelsMedical_institutionsImportRouteImport.update({
     id: '/labels/medical_institutions/import',
@@ -83,24 +170,50 @@ const AuthenticatedLabelsMedical_institutionsImportRoute =
 export interface FileRoutesByFullPath {
   '/': typeof AuthenticatedIndexRoute
   '/login': typeof LoginRoute
+  '/accounts': typeof AuthenticatedAccountsRoute
+  '/data_uploads': typeof AuthenticatedData_uploadsRoute
   '/medical_institutions_search': typeof AuthenticatedMedical_institutions_searchRoute
   '/profile': typeof AuthenticatedProfileRoute
   '/tags': typeof AuthenticatedTagsRoute
+  '/tasks': typeof AuthenticatedTasksRoute
+  '/tenant_setting': typeof AuthenticatedTenant_settingRoute
+  '/accounts/confirmation': typeof AccountsConfirmationRoute
+  '/communications/new': typeof AuthenticatedCommunicationsNewRoute
+  '/emails/new': typeof AuthenticatedEmailsNewRoute
   '/user/password/change': typeof UserPasswordChangeRoute
+  '/communications/': typeof AuthenticatedCommunicationsIndexRoute
+  '/emails/': typeof AuthenticatedEmailsIndexRoute
   '/labels/': typeof AuthenticatedLabelsIndexRoute
   '/user/password/': typeof UserPasswordIndexRoute
+  '/crms/$id/communications': typeof AuthenticatedCrmsIdCommunicationsRoute
+  '/crms/$id/referrals': typeof AuthenticatedCrmsIdReferralsRoute
+  '/emails/$id/edit': typeof AuthenticatedEmailsIdEditRoute
+  '/emails/$id/reports': typeof AuthenticatedEmailsIdReportsRoute
   '/labels/medical_institutions/import': typeof AuthenticatedLabelsMedical_institutionsImportRoute
   '/crms/$id/': typeof AuthenticatedCrmsIdIndexRoute
 }
 export interface FileRoutesByTo {
   '/login': typeof LoginRoute
+  '/accounts': typeof AuthenticatedAccountsRoute
+  '/data_uploads': typeof AuthenticatedData_uploadsRoute
   '/medical_institutions_search': typeof AuthenticatedMedical_institutions_searchRoute
   '/profile': typeof AuthenticatedProfileRoute
   '/tags': typeof AuthenticatedTagsRoute
+  '/tasks': typeof AuthenticatedTasksRoute
+  '/tenant_setting': typeof AuthenticatedTenant_settingRoute
+  '/accounts/confirmation': typeof AccountsConfirmationRoute
   '/': typeof AuthenticatedIndexRoute
+  '/communications/new': typeof AuthenticatedCommunicationsNewRoute
+  '/emails/new': typeof AuthenticatedEmailsNewRoute
   '/user/password/change': typeof UserPasswordChangeRoute
+  '/communications': typeof AuthenticatedCommunicationsIndexRoute
+  '/emails': typeof AuthenticatedEmailsIndexRoute
   '/labels': typeof AuthenticatedLabelsIndexRoute
   '/user/password': typeof UserPasswordIndexRoute
+  '/crms/$id/communications': typeof AuthenticatedCrmsIdCommunicationsRoute
+  '/crms/$id/referrals': typeof AuthenticatedCrmsIdReferralsRoute
+  '/emails/$id/edit': typeof AuthenticatedEmailsIdEditRoute
+  '/emails/$id/reports': typeof AuthenticatedEmailsIdReportsRoute
   '/labels/medical_institutions/import': typeof AuthenticatedLabelsMedical_institutionsImportRoute
   '/crms/$id': typeof AuthenticatedCrmsIdIndexRoute
 }
@@ -108,13 +221,26 @@ export interface FileRoutesById {
   __root__: typeof rootRouteImport
   '/_authenticated': typeof AuthenticatedRouteWithChildren
   '/login': typeof LoginRoute
+  '/_authenticated/accounts': typeof AuthenticatedAccountsRoute
+  '/_authenticated/data_uploads': typeof AuthenticatedData_uploadsRoute
   '/_authenticated/medical_institutions_search': typeof AuthenticatedMedical_institutions_searchRoute
   '/_authenticated/profile': typeof AuthenticatedProfileRoute
   '/_authenticated/tags': typeof AuthenticatedTagsRoute
+  '/_authenticated/tasks': typeof AuthenticatedTasksRoute
+  '/_authenticated/tenant_setting': typeof AuthenticatedTenant_settingRoute
+  '/accounts/confirmation': typeof AccountsConfirmationRoute
   '/_authenticated/': typeof AuthenticatedIndexRoute
+  '/_authenticated/communications/new': typeof AuthenticatedCommunicationsNewRoute
+  '/_authenticated/emails/new': typeof AuthenticatedEmailsNewRoute
   '/user/password/change': typeof UserPasswordChangeRoute
+  '/_authenticated/communications/': typeof AuthenticatedCommunicationsIndexRoute
+  '/_authenticated/emails/': typeof AuthenticatedEmailsIndexRoute
   '/_authenticated/labels/': typeof AuthenticatedLabelsIndexRoute
   '/user/password/': typeof UserPasswordIndexRoute
+  '/_authenticated/crms/$id/communications': typeof AuthenticatedCrmsIdCommunicationsRoute
+  '/_authenticated/crms/$id/referrals': typeof AuthenticatedCrmsIdReferralsRoute
+  '/_authenticated/emails/$id/edit': typeof AuthenticatedEmailsIdEditRoute
+  '/_authenticated/emails/$id/reports': typeof AuthenticatedEmailsIdReportsRoute
   '/_authenticated/labels/medical_institutions/import': typeof AuthenticatedLabelsMedical_institutionsImportRoute
   '/_authenticated/crms/$id/': typeof AuthenticatedCrmsIdIndexRoute
 }
@@ -123,37 +249,76 @@ export interface FileRouteTypes {
   fullPaths:
     | '/'
     | '/login'
+    | '/accounts'
+    | '/data_uploads'
     | '/medical_institutions_search'
     | '/profile'
     | '/tags'
+    | '/tasks'
+    | '/tenant_setting'
+    | '/accounts/confirmation'
+    | '/communications/new'
+    | '/emails/new'
     | '/user/password/change'
+    | '/communications/'
+    | '/emails/'
     | '/labels/'
     | '/user/password/'
+    | '/crms/$id/communications'
+    | '/crms/$id/referrals'
+    | '/emails/$id/edit'
+    | '/emails/$id/reports'
     | '/labels/medical_institutions/import'
     | '/crms/$id/'
   fileRoutesByTo: FileRoutesByTo
   to:
     | '/login'
+    | '/accounts'
+    | '/data_uploads'
     | '/medical_institutions_search'
     | '/profile'
     | '/tags'
+    | '/tasks'
+    | '/tenant_setting'
+    | '/accounts/confirmation'
     | '/'
+    | '/communications/new'
+    | '/emails/new'
     | '/user/password/change'
+    | '/communications'
+    | '/emails'
     | '/labels'
     | '/user/password'
+    | '/crms/$id/communications'
+    | '/crms/$id/referrals'
+    | '/emails/$id/edit'
+    | '/emails/$id/reports'
     | '/labels/medical_institutions/import'
     | '/crms/$id'
   id:
     | '__root__'
     | '/_authenticated'
     | '/login'
+    | '/_authenticated/accounts'
+    | '/_authenticated/data_uploads'
     | '/_authenticated/medical_institutions_search'
     | '/_authenticated/profile'
     | '/_authenticated/tags'
+    | '/_authenticated/tasks'
+    | '/_authenticated/tenant_setting'
+    | '/accounts/confirmation'
     | '/_authenticated/'
+    | '/_authenticated/communications/new'
+    | '/_authenticated/emails/new'
     | '/user/password/change'
+    | '/_authenticated/communications/'
+    | '/_authenticated/emails/'
     | '/_authenticated/labels/'
     | '/user/password/'
+    | '/_authenticated/crms/$id/communications'
+    | '/_authenticated/crms/$id/referrals'
+    | '/_authenticated/emails/$id/edit'
+    | '/_authenticated/emails/$id/reports'
     | '/_authenticated/labels/medical_institutions/import'
     | '/_authenticated/crms/$id/'
   fileRoutesById: FileRoutesById
@@ -161,6 +326,7 @@ export interface FileRouteTypes {
 export interface RootRouteChildren {
   AuthenticatedRoute: typeof AuthenticatedRouteWithChildren
   LoginRoute: typeof LoginRoute
+  AccountsConfirmationRoute: typeof AccountsConfirmationRoute
   UserPasswordChangeRoute: typeof UserPasswordChangeRoute
   UserPasswordIndexRoute: typeof UserPasswordIndexRoute
 }
@@ -188,6 +354,20 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedIndexRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
+    '/_authenticated/accounts': {
+      id: '/_authenticated/accounts'
+      path: '/accounts'
+      fullPath: '/accounts'
+      preLoaderRoute: typeof AuthenticatedAccountsRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/data_uploads': {
+      id: '/_authenticated/data_uploads'
+      path: '/data_uploads'
+      fullPath: '/data_uploads'
+      preLoaderRoute: typeof AuthenticatedData_uploadsRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
     '/_authenticated/medical_institutions_search': {
       id: '/_authenticated/medical_institutions_search'
       path: '/medical_institutions_search'
@@ -207,6 +387,55 @@ declare module '@tanstack/react-router' {
       path: '/tags'
       fullPath: '/tags'
       preLoaderRoute: typeof AuthenticatedTagsRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/tasks': {
+      id: '/_authenticated/tasks'
+      path: '/tasks'
+      fullPath: '/tasks'
+      preLoaderRoute: typeof AuthenticatedTasksRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/tenant_setting': {
+      id: '/_authenticated/tenant_setting'
+      path: '/tenant_setting'
+      fullPath: '/tenant_setting'
+      preLoaderRoute: typeof AuthenticatedTenant_settingRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/accounts/confirmation': {
+      id: '/accounts/confirmation'
+      path: '/accounts/confirmation'
+      fullPath: '/accounts/confirmation'
+      preLoaderRoute: typeof AccountsConfirmationRouteImport
+      parentRoute: typeof rootRouteImport
+    }
+    '/_authenticated/communications/': {
+      id: '/_authenticated/communications/'
+      path: '/communications'
+      fullPath: '/communications/'
+      preLoaderRoute: typeof AuthenticatedCommunicationsIndexRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/communications/new': {
+      id: '/_authenticated/communications/new'
+      path: '/communications/new'
+      fullPath: '/communications/new'
+      preLoaderRoute: typeof AuthenticatedCommunicationsNewRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/emails/': {
+      id: '/_authenticated/emails/'
+      path: '/emails'
+      fullPath: '/emails/'
+      preLoaderRoute: typeof AuthenticatedEmailsIndexRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/emails/new': {
+      id: '/_authenticated/emails/new'
+      path: '/emails/new'
+      fullPath: '/emails/new'
+      preLoaderRoute: typeof AuthenticatedEmailsNewRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/_authenticated/labels/': {
@@ -237,6 +466,34 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedCrmsIdIndexRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
+    '/_authenticated/crms/$id/communications': {
+      id: '/_authenticated/crms/$id/communications'
+      path: '/crms/$id/communications'
+      fullPath: '/crms/$id/communications'
+      preLoaderRoute: typeof AuthenticatedCrmsIdCommunicationsRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/crms/$id/referrals': {
+      id: '/_authenticated/crms/$id/referrals'
+      path: '/crms/$id/referrals'
+      fullPath: '/crms/$id/referrals'
+      preLoaderRoute: typeof AuthenticatedCrmsIdReferralsRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/emails/$id/edit': {
+      id: '/_authenticated/emails/$id/edit'
+      path: '/emails/$id/edit'
+      fullPath: '/emails/$id/edit'
+      preLoaderRoute: typeof AuthenticatedEmailsIdEditRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/emails/$id/reports': {
+      id: '/_authenticated/emails/$id/reports'
+      path: '/emails/$id/reports'
+      fullPath: '/emails/$id/reports'
+      preLoaderRoute: typeof AuthenticatedEmailsIdReportsRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
     '/_authenticated/labels/medical_institutions/import': {
       id: '/_authenticated/labels/medical_institutions/import'
       path: '/labels/medical_institutions/import'
@@ -248,22 +505,47 @@ declare module '@tanstack/react-router' {
 }
 
 interface AuthenticatedRouteChildren {
+  AuthenticatedAccountsRoute: typeof AuthenticatedAccountsRoute
+  AuthenticatedData_uploadsRoute: typeof AuthenticatedData_uploadsRoute
   AuthenticatedMedical_institutions_searchRoute: typeof AuthenticatedMedical_institutions_searchRoute
   AuthenticatedProfileRoute: typeof AuthenticatedProfileRoute
   AuthenticatedTagsRoute: typeof AuthenticatedTagsRoute
+  AuthenticatedTasksRoute: typeof AuthenticatedTasksRoute
+  AuthenticatedTenant_settingRoute: typeof AuthenticatedTenant_settingRoute
   AuthenticatedIndexRoute: typeof AuthenticatedIndexRoute
+  AuthenticatedCommunicationsNewRoute: typeof AuthenticatedCommunicationsNewRoute
+  AuthenticatedEmailsNewRoute: typeof AuthenticatedEmailsNewRoute
+  AuthenticatedCommunicationsIndexRoute: typeof AuthenticatedCommunicationsIndexRoute
+  AuthenticatedEmailsIndexRoute: typeof AuthenticatedEmailsIndexRoute
   AuthenticatedLabelsIndexRoute: typeof AuthenticatedLabelsIndexRoute
+  AuthenticatedCrmsIdCommunicationsRoute: typeof AuthenticatedCrmsIdCommunicationsRoute
+  AuthenticatedCrmsIdReferralsRoute: typeof AuthenticatedCrmsIdReferralsRoute
+  AuthenticatedEmailsIdEditRoute: typeof AuthenticatedEmailsIdEditRoute
+  AuthenticatedEmailsIdReportsRoute: typeof AuthenticatedEmailsIdReportsRoute
   AuthenticatedLabelsMedical_institutionsImportRoute: typeof AuthenticatedLabelsMedical_institutionsImportRoute
   AuthenticatedCrmsIdIndexRoute: typeof AuthenticatedCrmsIdIndexRoute
 }
 
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
+  AuthenticatedAccountsRoute: AuthenticatedAccountsRoute,
+  AuthenticatedData_uploadsRoute: AuthenticatedData_uploadsRoute,
   AuthenticatedMedical_institutions_searchRoute:
     AuthenticatedMedical_institutions_searchRoute,
   AuthenticatedProfileRoute: AuthenticatedProfileRoute,
   AuthenticatedTagsRoute: AuthenticatedTagsRoute,
+  AuthenticatedTasksRoute: AuthenticatedTasksRoute,
+  AuthenticatedTenant_settingRoute: AuthenticatedTenant_settingRoute,
   AuthenticatedIndexRoute: AuthenticatedIndexRoute,
+  AuthenticatedCommunicationsNewRoute: AuthenticatedCommunicationsNewRoute,
+  AuthenticatedEmailsNewRoute: AuthenticatedEmailsNewRoute,
+  AuthenticatedCommunicationsIndexRoute: AuthenticatedCommunicationsIndexRoute,
+  AuthenticatedEmailsIndexRoute: AuthenticatedEmailsIndexRoute,
   AuthenticatedLabelsIndexRoute: AuthenticatedLabelsIndexRoute,
+  AuthenticatedCrmsIdCommunicationsRoute:
+    AuthenticatedCrmsIdCommunicationsRoute,
+  AuthenticatedCrmsIdReferralsRoute: AuthenticatedCrmsIdReferralsRoute,
+  AuthenticatedEmailsIdEditRoute: AuthenticatedEmailsIdEditRoute,
+  AuthenticatedEmailsIdReportsRoute: AuthenticatedEmailsIdReportsRoute,
   AuthenticatedLabelsMedical_institutionsImportRoute:
     AuthenticatedLabelsMedical_institutionsImportRoute,
   AuthenticatedCrmsIdIndexRoute: AuthenticatedCrmsIdIndexRoute,
@@ -276,6 +558,7 @@ const AuthenticatedRouteWithChildren = AuthenticatedRoute._addFileChildren(
 const rootRouteChildren: RootRouteChildren = {
   AuthenticatedRoute: AuthenticatedRouteWithChildren,
   LoginRoute: LoginRoute,
+  AccountsConfirmationRoute: AccountsConfirmationRoute,
   UserPasswordChangeRoute: UserPasswordChangeRoute,
   UserPasswordIndexRoute: UserPasswordIndexRoute,
 }

@@ -6,6 +6,7 @@ import { doctorEndpoints } from './doctors/doctor.schemas.ts';
 import { labelEndpoints } from './labels/label.schemas.ts';
 import { referenceDataEndpoints } from './reference-data/reference-data.schemas.ts';
 import { importEndpoints } from './imports/import.schemas.ts';
+import { dataUploadEndpoints } from './imports/data-upload.schemas.ts';
 import { actionListEndpoints } from './action-lists/action-list.schemas.ts';
 import { alertEndpoints } from './alerts/alert.schemas.ts';
 import { communicationEndpoints } from './communications/communication.schemas.ts';
@@ -27,6 +28,7 @@ export const endpoints = {
   ...labelEndpoints,
   ...referenceDataEndpoints,
   ...importEndpoints,
+  ...dataUploadEndpoints,
   ...actionListEndpoints,
   ...alertEndpoints,
   ...communicationEndpoints,

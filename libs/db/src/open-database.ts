@@ -12,7 +12,13 @@ import { pglitePoolConfig } from './pglite-connection.ts';
  */
 export interface Database {
   readonly kind: 'postgres' | 'pglite';
+  /** Untyped: for migrations, which are frozen in time and must not follow today's types. */
   readonly kysely: Kysely<any>;
+  /**
+   * The same connection typed with the schema the caller reads (`db.typed<ReadModels>()` in the
+   * query service). The types are a promise the migrations and projections keep, not checked here.
+   */
+  typed<DB>(): Kysely<DB>;
   readonly pool: pg.Pool;
   /** Postgres connection string when `kind` is postgres (for LISTEN/NOTIFY clients and child processes). */
   readonly url: string | undefined;
@@ -47,6 +53,7 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
   return {
     kind: 'postgres',
     kysely,
+    typed: () => kysely,
     pool,
     url,
     async close() {
@@ -69,6 +76,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     return {
       kind: 'pglite',
       kysely,
+      typed: () => kysely,
       pool,
       url: undefined,
       async close() {

@@ -16,7 +16,7 @@ import { serialize } from 'pg-protocol';
  * handed over together at Sync (or Flush, or a simple Query), as a socket would deliver them, so the
  * backend skips to Sync itself. One call into PGlite per statement instead of five is also cheaper.
  */
-export class PgliteConnection extends EventEmitter {
+class PgliteConnection extends EventEmitter {
   readonly #pglite: PGlite;
   #queue: Promise<void>;
   #pending: Buffer[] = [];

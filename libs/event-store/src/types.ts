@@ -86,6 +86,12 @@ export interface EventStore {
    * throws `StreamNotFoundError`.
    */
   readStream(stream: string, options: { tenantId: string }): Promise<RecordedEvent[]>;
+  /**
+   * Reads many streams of one tenant in one round trip (bulk work such as imports). Streams that do
+   * not exist or belong to another tenant are absent from the map. Optional: callers fall back to
+   * `readStream` per stream.
+   */
+  readStreams?(streams: readonly string[], options: { tenantId: string }): Promise<Map<string, RecordedEvent[]>>;
   /** Events strictly after `from` in global order, never skipping one that commits later. */
   readAll(from: Position, options?: { limit?: number; types?: readonly string[] }): Promise<ReadAllResult>;
   /** Calls `handler` for each batch after `from`, in order; waits for new events. */

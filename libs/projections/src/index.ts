@@ -5,9 +5,10 @@ export {
   projectionStatus,
   reactorStatus,
   requestRebuild,
+  type ParkedTenant,
   type ProjectionStatus,
   type ReactorStatus,
 } from './projection-status.ts';
 export { migrateProjections } from './projections.migrations.ts';
 export type { ProjectionLogger } from './projection-engine.ts';
-export { defineReactor, startReactors, type Reactor, type ReactorContext } from './reactor.ts';
+export { defineReactor, recordParkedEvent, startReactors, type Reactor, type ReactorContext } from './reactor.ts';

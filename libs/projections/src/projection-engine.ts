@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '@renkei/db';
-import { comparePositions, type EventStore, type Position } from '@renkei/event-store';
+import { comparePositions, type EventStore, type Position, type RecordedEvent } from '@renkei/event-store';
 import { physicalTables, type Projection } from './projection.ts';
 
 export interface ProjectionLogger {
@@ -23,7 +23,7 @@ export interface CheckpointRow {
 /** Another worker moved the checkpoint between our read and our write: re-read and carry on. */
 class CheckpointMoved extends Error {}
 
-export const MAX_BATCH = 1000;
+const MAX_BATCH = 1000;
 const REFRESH_MS = 1000;
 
 /**
@@ -121,6 +121,9 @@ export function createProjectionEngine(options: {
       await lockProjection(trx, p.name);
       await dropTables(trx, row.tables, row.suffix);
       await sql`DELETE FROM rm.projection_checkpoints WHERE name = ${p.name} AND suffix = ${row.suffix}`.execute(trx);
+      await sql`DELETE FROM rm.projection_parked_tenants WHERE name = ${p.name} AND suffix = ${row.suffix}`.execute(
+        trx,
+      );
     });
     logger?.warn({ projection: p.name, suffix: row.suffix }, 'abandoned an outdated rebuild');
   }
@@ -139,6 +142,9 @@ export function createProjectionEngine(options: {
         }
         await dropTables(trx, old.tables, old.suffix);
         await sql`DELETE FROM rm.projection_checkpoints WHERE name = ${p.name} AND suffix = ${old.suffix}`.execute(trx);
+        await sql`DELETE FROM rm.projection_parked_tenants WHERE name = ${p.name} AND suffix = ${old.suffix}`.execute(
+          trx,
+        );
       }
       await sql`
         UPDATE rm.projection_checkpoints SET state = 'live', updated_at = now()
@@ -176,34 +182,66 @@ export function createProjectionEngine(options: {
       return { advanced: true, caughtUp };
     }
     const t = physicalTables(p, row.suffix);
-    await db.kysely.transaction().execute(async (trx) => {
-      const { rows } = await sql<{ position_primary: string; position_secondary: string }>`
-        SELECT position_primary::text, position_secondary::text FROM rm.projection_checkpoints
-         WHERE name = ${p.name} AND suffix = ${row.suffix} FOR UPDATE
-      `.execute(trx);
-      const locked = rows[0];
-      if (
-        !locked ||
-        BigInt(locked.position_primary) !== from.primary ||
-        BigInt(locked.position_secondary) !== from.secondary
-      ) {
-        throw new CheckpointMoved();
-      }
-      if (page.events.length > 0) await p.handle(trx, page.events, t);
-      const n = page.events.length;
-      await sql`
-        UPDATE rm.projection_checkpoints
-           SET position_primary = ${page.next.primary.toString()}::numeric,
-               position_secondary = ${page.next.secondary.toString()}::numeric,
-               events_processed = events_processed + ${n},
-               rate_events_per_s = CASE WHEN ${n}::int = 0 THEN rate_events_per_s
-                 ELSE 0.7 * rate_events_per_s
-                    + 0.3 * (${n}::int / greatest(extract(epoch FROM clock_timestamp() - updated_at), 0.001)) END,
-               updated_at = clock_timestamp(),
-               last_error = NULL
-         WHERE name = ${p.name} AND suffix = ${row.suffix}
-      `.execute(trx);
-    });
+    const apply = (isolate: boolean) =>
+      db.kysely.transaction().execute(async (trx) => {
+        const { rows } = await sql<{ position_primary: string; position_secondary: string; parked: string[] | string }>`
+          SELECT position_primary::text, position_secondary::text,
+                 ARRAY(SELECT tenant_id FROM rm.projection_parked_tenants
+                        WHERE name = ${p.name} AND suffix = ${row.suffix}) AS parked
+            FROM rm.projection_checkpoints
+           WHERE name = ${p.name} AND suffix = ${row.suffix} FOR UPDATE
+        `.execute(trx);
+        const locked = rows[0];
+        if (
+          !locked ||
+          BigInt(locked.position_primary) !== from.primary ||
+          BigInt(locked.position_secondary) !== from.secondary
+        ) {
+          throw new CheckpointMoved();
+        }
+        const parked = new Set(parseTextArray(locked.parked));
+        const skipped = new Map<string, number>();
+        const events = page.events.filter((e) => {
+          const tenant = tenantOf(e);
+          if (!parked.has(tenant)) return true;
+          skipped.set(tenant, (skipped.get(tenant) ?? 0) + 1);
+          return false;
+        });
+        if (!isolate) {
+          if (events.length > 0) await p.handle(trx, events, t);
+        } else {
+          await applyOneByOne(trx, p, t, row.suffix, events, parked, skipped);
+        }
+        for (const [tenant, n] of skipped) {
+          await sql`
+            UPDATE rm.projection_parked_tenants SET skipped_events = skipped_events + ${n}
+             WHERE name = ${p.name} AND suffix = ${row.suffix} AND tenant_id = ${tenant}
+          `.execute(trx);
+        }
+        const n = page.events.length;
+        await sql`
+          UPDATE rm.projection_checkpoints
+             SET position_primary = ${page.next.primary.toString()}::numeric,
+                 position_secondary = ${page.next.secondary.toString()}::numeric,
+                 events_processed = events_processed + ${n},
+                 rate_events_per_s = CASE WHEN ${n}::int = 0 THEN rate_events_per_s
+                   ELSE 0.7 * rate_events_per_s
+                      + 0.3 * (${n}::int / greatest(extract(epoch FROM clock_timestamp() - updated_at), 0.001)) END,
+                 updated_at = clock_timestamp(),
+                 last_error = NULL
+           WHERE name = ${p.name} AND suffix = ${row.suffix}
+        `.execute(trx);
+      });
+    try {
+      await apply(false);
+    } catch (error) {
+      // The batch failed as a whole: apply it again event by event, so an event that cannot be
+      // applied parks only its own tenant and every other tenant's events still go through. A
+      // transient failure (connection, serialization, lock) is retried by the caller instead.
+      if (error instanceof CheckpointMoved || isTransient(error)) throw error;
+      logger?.warn({ err: error, projection: p.name }, 'projection batch failed; applying it event by event');
+      await apply(true);
+    }
     row.position = page.next;
     return { advanced: true, caughtUp };
   }
@@ -292,6 +330,47 @@ export function createProjectionEngine(options: {
     return worked;
   }
 
+  /** Each event in its own savepoint; an event that fails parks its tenant for this build. */
+  async function applyOneByOne(
+    trx: Transaction<any>,
+    p: Projection,
+    t: ReturnType<typeof physicalTables>,
+    suffix: string,
+    events: readonly RecordedEvent[],
+    parked: Set<string>,
+    skipped: Map<string, number>,
+  ): Promise<void> {
+    for (const event of events) {
+      const tenant = tenantOf(event);
+      if (parked.has(tenant)) {
+        skipped.set(tenant, (skipped.get(tenant) ?? 0) + 1);
+        continue;
+      }
+      await sql`SAVEPOINT projection_event`.execute(trx);
+      try {
+        await p.handle(trx, [event], t);
+        await sql`RELEASE SAVEPOINT projection_event`.execute(trx);
+      } catch (error) {
+        if (isTransient(error)) throw error;
+        await sql`ROLLBACK TO SAVEPOINT projection_event`.execute(trx);
+        const message = errorText(error);
+        await sql`
+          INSERT INTO rm.projection_parked_tenants
+            (name, suffix, tenant_id, event_id, event_type, position_primary, position_secondary, error)
+          VALUES (${p.name}, ${suffix}, ${tenant}, ${event.id}, ${event.type},
+                  ${event.position.primary.toString()}::numeric, ${event.position.secondary.toString()}::numeric,
+                  ${message})
+          ON CONFLICT (name, suffix, tenant_id) DO NOTHING
+        `.execute(trx);
+        parked.add(tenant);
+        logger?.error(
+          { err: error, projection: p.name, suffix, tenant_id: tenant, event_id: event.id, event_type: event.type },
+          'projection could not apply an event: its tenant is parked for this projection until a rebuild',
+        );
+      }
+    }
+  }
+
   async function hasPendingRequest(name: string): Promise<boolean> {
     const { rows } = await sql<{ n: number }>`
       SELECT 1 AS n FROM rm.projection_rebuild_requests WHERE name = ${name} AND started_at IS NULL LIMIT 1
@@ -300,9 +379,8 @@ export function createProjectionEngine(options: {
   }
 
   async function recordError(p: Projection, error: unknown): Promise<void> {
-    const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     await sql`
-      UPDATE rm.projection_checkpoints SET last_error = ${message.slice(0, 2000)} WHERE name = ${p.name}
+      UPDATE rm.projection_checkpoints SET last_error = ${errorText(error)} WHERE name = ${p.name}
     `.execute(db.kysely);
   }
 
@@ -312,6 +390,30 @@ export function createProjectionEngine(options: {
 async function dropTables(trx: Transaction<any>, tables: readonly string[], suffix: string): Promise<void> {
   for (const table of tables)
     await sql`DROP TABLE IF EXISTS ${sql.table(`rm.${table}_${suffix}`)} CASCADE`.execute(trx);
+}
+
+/** Events without a tenant (none are written today) share one parking slot. */
+function tenantOf(event: RecordedEvent): string {
+  return event.metadata.tenant_id ?? '';
+}
+
+function errorText(error: unknown): string {
+  return (error instanceof Error ? `${error.name}: ${error.message}` : String(error)).slice(0, 2000);
+}
+
+// SQLSTATE classes that say nothing about the event: connection (08), transaction rollback such as
+// serialization failures and deadlocks (40), resources (53), operator intervention such as
+// statement timeouts and shutdowns (57), system errors (58), and a lock not available.
+const TRANSIENT_CLASSES = new Set(['08', '40', '53', '57', '58']);
+
+/** True when retrying the same batch later may succeed; such failures never park a tenant. */
+export function isTransient(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code))
+    return TRANSIENT_CLASSES.has(code.slice(0, 2)) || code === '55P03';
+  // No SQLSTATE: a dropped connection or a network error from the driver, not a verdict on the data.
+  const message = error instanceof Error ? error.message : String(error);
+  return /connection|terminated|ECONNRESET|ECONNREFUSED|EPIPE|timeout/i.test(message);
 }
 
 function nextSuffix(version: number, liveSuffix: string): string {

@@ -68,6 +68,18 @@ export interface ProjectionStatus {
   started_at: Date;
   updated_at: Date;
   last_error: string | null;
+  /** Tenants this build stopped applying after one of their events failed (until a rebuild). */
+  parked_tenants: ParkedTenant[];
+}
+
+export interface ParkedTenant {
+  tenant_id: string;
+  event_id: string;
+  event_type: string;
+  position: Position;
+  error: string;
+  skipped_events: number;
+  parked_at: Date;
 }
 
 const LAG_COUNT_CAP = 100_000;
@@ -92,6 +104,22 @@ export async function projectionStatus(db: Database, store: EventStore): Promise
            events_processed::text, rate_events_per_s, started_at, updated_at, last_error
       FROM rm.projection_checkpoints ORDER BY name, state
   `.execute(db.kysely);
+  const parked = await sql<{
+    name: string;
+    suffix: string;
+    tenant_id: string;
+    event_id: string;
+    event_type: string;
+    position_primary: string;
+    position_secondary: string;
+    error: string;
+    skipped_events: string;
+    parked_at: Date | string;
+  }>`
+    SELECT name, suffix, tenant_id, event_id, event_type, position_primary::text, position_secondary::text, error,
+           skipped_events::text, parked_at
+      FROM rm.projection_parked_tenants ORDER BY name, suffix, parked_at
+  `.execute(db.kysely);
   const result: ProjectionStatus[] = [];
   for (const r of rows) {
     const checkpoint = { primary: BigInt(r.position_primary), secondary: BigInt(r.position_secondary) };
@@ -107,6 +135,17 @@ export async function projectionStatus(db: Database, store: EventStore): Promise
       started_at: new Date(r.started_at),
       updated_at: new Date(r.updated_at),
       last_error: r.last_error,
+      parked_tenants: parked.rows
+        .filter((p) => p.name === r.name && p.suffix === r.suffix)
+        .map((p) => ({
+          tenant_id: p.tenant_id,
+          event_id: p.event_id,
+          event_type: p.event_type,
+          position: { primary: BigInt(p.position_primary), secondary: BigInt(p.position_secondary) },
+          error: p.error,
+          skipped_events: Number(p.skipped_events),
+          parked_at: new Date(p.parked_at),
+        })),
     });
   }
   return result;

@@ -2,107 +2,69 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
-import {
-  createPostgresEventStore,
-  newEventMetadata,
-  streamId,
-  type EventStore,
-  type RecordedEvent,
-} from '@renkei/event-store';
+import { createPostgresEventStore, newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
 import { defineReactor, startReactors } from './reactor.ts';
 
-describe('reactors', () => {
-  let db: TestDatabase;
-  let store: EventStore;
-  const tenant = randomUUID();
+let db: TestDatabase;
+let store: EventStore;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    store = await createPostgresEventStore(db);
-  });
-  afterAll(async () => {
-    await store?.close();
-    await db?.close();
-  });
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = await createPostgresEventStore(db);
+});
+afterAll(async () => {
+  await store?.close();
+  await db?.close();
+});
 
-  const append = (type: string, n: number) =>
-    store.append(
-      streamId('reacted', randomUUID()),
-      [
-        {
-          type,
-          data: { n },
-          metadata: newEventMetadata(tenant),
-        },
-      ],
-      { expectedRevision: 'no_stream' },
-    );
-
-  async function until(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!condition()) {
-      if (Date.now() > deadline) throw new Error('condition not met in time');
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+const until = async (check: () => boolean | Promise<boolean>, ms = 20_000) => {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 20));
   }
+};
 
-  it('reacts to its event types from the beginning, retries a failed batch, and resumes from its checkpoint', async () => {
-    await append('Wanted', 1);
-    await append('Ignored', 2);
-    await append('Wanted', 3);
-    const seen: number[] = [];
-    let failOnce = true;
+describe('startReactors', () => {
+  it('parks an event that keeps failing, reports it, and goes on with the other tenants', async () => {
+    const poisoned = randomUUID();
+    const healthy = randomUUID();
+    const handled: string[] = [];
+    const parked: string[] = [];
     const reactor = defineReactor({
-      name: 'test_reactor',
-      eventTypes: ['Wanted'],
-      async handle(events: RecordedEvent[]) {
-        if (failOnce) {
-          failOnce = false;
-          throw new Error('transient');
-        }
-        seen.push(...events.map((e) => (e.data as { n: number }).n));
-      },
-    });
-    const errors: unknown[] = [];
-    const logger = { info: () => undefined, warn: () => undefined, error: (o: object) => errors.push(o) };
-    const first = startReactors({ db, store, reactors: [reactor], logger, pollIntervalMs: 5 });
-    await until(() => seen.length >= 2);
-    await first.stop();
-    expect(seen).toEqual([1, 3]);
-    expect(errors).toHaveLength(1);
-
-    await append('Wanted', 4);
-    const second = startReactors({ db, store, reactors: [reactor], logger, pollIntervalMs: 5 });
-    await until(() => seen.length >= 3);
-    await second.stop();
-    expect(seen).toEqual([1, 3, 4]);
-  });
-
-  it('a reactor starting at head ignores history', async () => {
-    const seen: number[] = [];
-    const reactor = defineReactor({
-      name: 'head_reactor',
-      eventTypes: ['Wanted'],
-      startAt: 'head',
+      name: 'poison_test',
+      eventTypes: ['Poked'],
+      maxAttempts: 3,
       async handle(events) {
-        seen.push(...events.map((e) => (e.data as { n: number }).n));
+        for (const e of events) {
+          if (e.metadata.tenant_id === poisoned) throw new Error('cannot apply');
+          handled.push(e.metadata.tenant_id);
+        }
+      },
+      async onParked(event) {
+        parked.push(event.metadata.tenant_id);
       },
     });
+    const poke = (tenant: string) =>
+      store.append(streamId('poke', randomUUID()), [{ type: 'Poked', data: {}, metadata: newEventMetadata(tenant) }], {
+        expectedRevision: 'no_stream',
+      });
+    // The poisoned event comes first and shares a batch with the healthy ones.
+    await poke(poisoned);
+    await poke(healthy);
+    await poke(healthy);
     const running = startReactors({ db, store, reactors: [reactor], pollIntervalMs: 5 });
     try {
-      // Let it record its starting checkpoint before appending.
-      for (let i = 0; i < 500; i++) {
-        const { rows } = await sql`SELECT 1 FROM rm.reactor_checkpoints WHERE name = 'head_reactor'`
-          .execute(db.kysely)
-          .catch(() => ({ rows: [] }));
-        if (rows.length > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      await append('Wanted', 5);
-      await until(() => seen.length >= 1);
+      await until(() => handled.length === 2);
+      expect(handled).toEqual([healthy, healthy]);
+      expect(parked).toEqual([poisoned]);
+      const { rows } = await sql<{ tenant_id: string; error: string; event_type: string }>`
+        SELECT tenant_id::text, error, event_type FROM rm.reactor_parked_events WHERE reactor = 'poison_test'`.execute(
+        db.kysely,
+      );
+      expect(rows).toEqual([{ tenant_id: poisoned, error: 'Error: cannot apply', event_type: 'Poked' }]);
     } finally {
       await running.stop();
     }
-    expect(seen).toEqual([5]);
   });
 });

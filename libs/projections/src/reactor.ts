@@ -26,6 +26,19 @@ export interface Reactor {
    */
   readonly startAt?: 'beginning' | 'head';
   handle(events: RecordedEvent[], ctx: ReactorContext): Promise<void>;
+  /**
+   * Tries of one event before it is parked (default 5): recorded in `rm.reactor_parked_events`,
+   * logged at error level, handed to `onParked`, and passed, so one event that can never succeed
+   * does not stop the reactor for every tenant.
+   */
+  readonly maxAttempts?: number;
+  /** Called once for a parked event (report it to the user: mark the import failed); errors are logged. */
+  onParked?(event: RecordedEvent, error: unknown, ctx: ReactorContext): Promise<void>;
+  /**
+   * Long-running work beside the event loop (a job queue fed by `handle`), started with the reactor
+   * and expected to return soon after `signal` aborts.
+   */
+  background?(ctx: ReactorContext & { signal: AbortSignal }): Promise<void>;
 }
 
 export function defineReactor(reactor: Reactor): Reactor {
@@ -33,6 +46,28 @@ export function defineReactor(reactor: Reactor): Reactor {
     throw new Error(`Reactor name "${reactor.name}" must be snake_case`);
   if (reactor.eventTypes.length === 0) throw new Error(`Reactor ${reactor.name}: no event types`);
   return reactor;
+}
+
+const parkedTableReady = new WeakSet<Database>();
+
+/** Records a parked event of a reactor or job queue (tenant, event id, error) for ops to look at. */
+export async function recordParkedEvent(
+  db: Database,
+  reactor: string,
+  event: Pick<RecordedEvent, 'id' | 'type' | 'metadata'>,
+  error: unknown,
+): Promise<void> {
+  if (!parkedTableReady.has(db)) {
+    await migrateProjections(db);
+    parkedTableReady.add(db);
+  }
+  await sql`INSERT INTO rm.reactor_parked_events (reactor, event_id, event_type, tenant_id, error)
+    VALUES (${reactor}, ${event.id}, ${event.type}, ${event.metadata.tenant_id}, ${describeError(error).slice(0, 2000)})
+    ON CONFLICT (reactor, event_id) DO UPDATE SET error = excluded.error, parked_at = now()`.execute(db.kysely);
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 /** Runs each reactor in its own loop from its durable checkpoint. */
@@ -54,38 +89,89 @@ export function startReactors(options: ReactorContext & { reactors: readonly Rea
       wakers.add(done);
     });
 
+  const abort = new AbortController();
+  const ctx: ReactorContext = { db, store, logger };
+  const backgrounds = options.reactors.flatMap((reactor) =>
+    reactor.background
+      ? [
+          (async () => {
+            await migrateProjections(db);
+            await reactor.background!({ ...ctx, signal: abort.signal });
+          })().catch((error: unknown) => {
+            if (!abort.signal.aborted)
+              logger?.error({ err: error, reactor: reactor.name }, 'reactor background stopped');
+          }),
+        ]
+      : [],
+  );
+
   const loops = options.reactors.map(async (reactor) => {
+    const maxAttempts = Math.max(1, reactor.maxAttempts ?? 5);
     let failures = 0;
+    // After a batch failed its tries, its events are retried one at a time up to its last one, so only
+    // the culprit is parked.
+    let singlyUntil: Position | null = null;
     let position: Position | null = null;
+    const advance = async (next: Position, processed: number) => {
+      await sql`
+        UPDATE rm.reactor_checkpoints
+           SET position_primary = ${next.primary.toString()}::numeric,
+               position_secondary = ${next.secondary.toString()}::numeric,
+               events_processed = events_processed + ${processed},
+               updated_at = now(), last_error = NULL
+         WHERE name = ${reactor.name}
+      `.execute(db.kysely);
+      position = next;
+    };
     while (!stopped) {
+      let page: Awaited<ReturnType<EventStore['readAll']>> | null = null;
       try {
         if (!position) {
           await migrateProjections(db);
           position = await loadOrCreateCheckpoint(db, store, reactor);
         }
-        const page = await store.readAll(position, { limit: reactor.batchSize ?? 100, types: reactor.eventTypes });
-        if (page.events.length > 0) await reactor.handle(page.events, { db, store, logger });
-        if (comparePositions(page.next, position) > 0) {
-          await sql`
-            UPDATE rm.reactor_checkpoints
-               SET position_primary = ${page.next.primary.toString()}::numeric,
-                   position_secondary = ${page.next.secondary.toString()}::numeric,
-                   events_processed = events_processed + ${page.events.length},
-                   updated_at = now(), last_error = NULL
-             WHERE name = ${reactor.name}
-          `.execute(db.kysely);
-          position = page.next;
-        }
+        page = await store.readAll(position, {
+          limit: singlyUntil ? 1 : (reactor.batchSize ?? 100),
+          types: reactor.eventTypes,
+        });
+        if (page.events.length > 0) await reactor.handle(page.events, ctx);
+        if (comparePositions(page.next, position) > 0) await advance(page.next, page.events.length);
+        if (singlyUntil && comparePositions(position, singlyUntil) >= 0) singlyUntil = null;
         failures = 0;
         if (page.events.length === 0) await sleep(pollIntervalMs);
       } catch (error) {
         if (stopped) break;
         failures += 1;
-        logger?.error({ err: error, reactor: reactor.name }, 'reactor failed; retrying the batch');
-        const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        const message = describeError(error);
         await sql`UPDATE rm.reactor_checkpoints SET last_error = ${message.slice(0, 2000)} WHERE name = ${reactor.name}`
           .execute(db.kysely)
           .catch(() => undefined);
+        const events = page?.events ?? [];
+        if (failures >= maxAttempts && events.length > 1) {
+          logger?.warn({ err: error, reactor: reactor.name }, 'reactor batch failed; retrying its events one by one');
+          singlyUntil = events[events.length - 1]!.position;
+          failures = 0;
+          continue;
+        }
+        if (failures >= maxAttempts && events.length === 1 && page) {
+          const event = events[0]!;
+          logger?.error(
+            { err: error, reactor: reactor.name, tenant_id: event.metadata.tenant_id, event_id: event.id },
+            'reactor parked an event that kept failing',
+          );
+          try {
+            await recordParkedEvent(db, reactor.name, event, error);
+            await reactor.onParked?.(event, error, ctx);
+            await advance(maxPosition(page.next, event.position), 1);
+            if (singlyUntil && comparePositions(event.position, singlyUntil) >= 0) singlyUntil = null;
+            failures = 0;
+            continue;
+          } catch (parkError) {
+            logger?.error({ err: parkError, reactor: reactor.name }, 'reactor could not park the event; retrying');
+          }
+        } else {
+          logger?.error({ err: error, reactor: reactor.name }, 'reactor failed; retrying the batch');
+        }
         await sleep(Math.min(30_000, pollIntervalMs * 2 ** Math.min(failures, 10)));
       }
     }
@@ -94,10 +180,15 @@ export function startReactors(options: ReactorContext & { reactors: readonly Rea
   return {
     async stop() {
       stopped = true;
+      abort.abort();
       for (const wake of [...wakers]) wake();
-      await Promise.all(loops);
+      await Promise.all([...loops, ...backgrounds]);
     },
   };
+}
+
+function maxPosition(a: Position, b: Position): Position {
+  return comparePositions(a, b) >= 0 ? a : b;
 }
 
 async function loadOrCreateCheckpoint(db: Database, store: EventStore, reactor: Reactor): Promise<Position> {

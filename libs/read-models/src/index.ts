@@ -3,8 +3,21 @@ import { tagsProjection } from './tags/tags.projection.ts';
 import { medicalInstitutionCrmProjection } from './medical-institutions/medical-institution-crm.projection.ts';
 import { labelValueImportsProjection } from './imports/label-value-imports.projection.ts';
 import { tenantSettingsProjection } from './tenant-settings/tenant-settings.projection.ts';
+import { emailsProjection } from './emails/emails.projection.ts';
+import { referralsProjection } from './referrals/referrals.projection.ts';
+import { communicationsProjection } from './communications/communications.projection.ts';
+import { tasksProjection } from './tasks/tasks.projection.ts';
 
-export { tagsProjection, medicalInstitutionCrmProjection, labelValueImportsProjection, tenantSettingsProjection };
+export {
+  tagsProjection,
+  medicalInstitutionCrmProjection,
+  labelValueImportsProjection,
+  tenantSettingsProjection,
+  emailsProjection,
+  referralsProjection,
+  communicationsProjection,
+  tasksProjection,
+};
 
 /**
  * Every read model (tables in `rm`). The worker runs this list; the query service only reads the
@@ -15,4 +28,12 @@ export const readModelProjections: readonly Projection<any>[] = [
   medicalInstitutionCrmProjection,
   labelValueImportsProjection,
   tenantSettingsProjection,
+  emailsProjection,
+  referralsProjection,
+  communicationsProjection,
+  tasksProjection,
 ];
+
+export type { ReadModels } from './read-models.ts';
+export type { TableRow } from './shared/table.ts';
+export type { HistoryChange } from './medical-institutions/medical-institution-crm.tables.ts';

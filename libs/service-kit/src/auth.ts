@@ -1,10 +1,18 @@
-import { jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { KeyObject, webcrypto } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fastifyJwt from '@fastify/jwt';
+import type { CompactJWSHeaderParameters, JWTVerifyGetKey } from 'jose';
 import { AccessTokenClaims, type FeatureKey, type Role } from '@renkei/contracts';
 
 /** How a service verifies access tokens: one issuer, one audience (its resource), keys from JWKS. */
 export interface AuthOptions {
   issuer: string;
   audience: string;
+  /**
+   * The key resolver of the JWKS (jose's `createRemoteJWKSet`, or the identity service's key ring in
+   * process): it caches the set and re-reads it when a token names a key it does not know, which is
+   * how signing-key rotation reaches the services.
+   */
   jwks: JWTVerifyGetKey;
 }
 
@@ -14,27 +22,77 @@ export interface AuthContext {
   accountId: string;
   role: Role;
   features: readonly FeatureKey[];
+  /** The vendor's support account (the token's `cs` claim). */
+  csAccount: boolean;
 }
 
 /** Why a token was refused; callers answer 401 either way, the reason is only logged. */
 export class TokenRejectedError extends Error {}
+
+/**
+ * Asymmetric algorithms only: a token is never checked with a shared secret (so a public key can never
+ * be used as an HMAC secret), and `none` is refused before any key is looked up.
+ */
+const acceptedAlgorithms = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
 const verifiedTokens = new WeakMap<AuthOptions, Map<string, { auth: AuthContext; until: number }>>();
 const CACHE_LIMIT = 10_000;
 /** A key removed from the JWKS stops a cached token within this time at the latest. */
 const CACHE_TTL_MS = 60_000;
 
+const pemOfKey = new WeakMap<object, string>();
+
+/** fast-jwt (under @fastify/jwt) takes PEM; jose's resolvers hand out CryptoKeys or KeyObjects. */
+function publicKeyPem(key: unknown): string {
+  if (key instanceof Uint8Array) throw new TokenRejectedError('symmetric key in JWKS');
+  const cached = pemOfKey.get(key as object);
+  if (cached) return cached;
+  const keyObject = key instanceof KeyObject ? key : KeyObject.from(key as webcrypto.CryptoKey);
+  if (keyObject.type !== 'public') throw new TokenRejectedError('JWKS key is not a public key');
+  const pem = keyObject.export({ type: 'spki', format: 'pem' }).toString();
+  pemOfKey.set(key as object, pem);
+  return pem;
+}
+
 /**
- * Verifies signature, issuer, audience and expiry, then the claims. A verified token is remembered
- * (until it expires, at most a minute) because clients send the same token on every call and an
- * ES256/RS256 verification costs more than the rest of a small request.
+ * Registers @fastify/jwt on the app for the service's one issuer and audience, with the key of each
+ * token resolved through the JWKS resolver of `options` (its caching and rotation are kept as they are).
  */
-export async function verifyAccessToken(token: string, options: AuthOptions): Promise<AuthContext> {
+export async function installTokenVerification(app: FastifyInstance, options: AuthOptions): Promise<void> {
+  await app.register(fastifyJwt, {
+    secret: async (request: FastifyRequest, token: unknown) => {
+      const { header } = token as { header: CompactJWSHeaderParameters };
+      if (!acceptedAlgorithms.includes(String(header.alg))) throw new TokenRejectedError(`alg ${header.alg}`);
+      const [, payload = '', signature = ''] = (bearerToken(request.headers.authorization) ?? '').split('.');
+      return publicKeyPem(await options.jwks(header, { payload, signature }));
+    },
+    decode: { complete: true },
+    verify: {
+      extractToken: (request: FastifyRequest) => bearerToken(request.headers.authorization) ?? undefined,
+      algorithms: acceptedAlgorithms as never,
+      allowedIss: options.issuer,
+      allowedAud: options.audience,
+      requiredClaims: ['exp'],
+    },
+  });
+}
+
+/**
+ * Verifies signature, issuer, audience and expiry (through @fastify/jwt, see
+ * `installTokenVerification`), then the claims. A verified token is remembered (until it expires, at
+ * most a minute) because clients send the same token on every call and an ES256/RS256 verification
+ * costs more than the rest of a small request.
+ */
+export async function verifyAccessToken(
+  request: FastifyRequest,
+  token: string,
+  options: AuthOptions,
+): Promise<AuthContext> {
   let cache = verifiedTokens.get(options);
   if (!cache) verifiedTokens.set(options, (cache = new Map()));
   const cached = cache.get(token);
   if (cached && cached.until > Date.now()) return cached.auth;
-  const auth = await verifyUncached(token, options);
+  const auth = await verifyUncached(request);
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(token, { auth: auth.context, until: Math.min(auth.expiresAt, Date.now() + CACHE_TTL_MS) });
   return auth.context;
@@ -49,17 +107,10 @@ export function knownAccount(token: string, options: AuthOptions): string | null
   return cached && cached.until > Date.now() ? `${cached.auth.tenantId}:${cached.auth.accountId}` : null;
 }
 
-async function verifyUncached(
-  token: string,
-  options: AuthOptions,
-): Promise<{ context: AuthContext; expiresAt: number }> {
+async function verifyUncached(request: FastifyRequest): Promise<{ context: AuthContext; expiresAt: number }> {
   let payload: unknown;
   try {
-    ({ payload } = await jwtVerify(token, options.jwks, {
-      issuer: options.issuer,
-      audience: options.audience,
-      requiredClaims: ['exp'],
-    }));
+    payload = await request.jwtVerify();
   } catch (error) {
     throw new TokenRejectedError((error as Error).message);
   }
@@ -71,6 +122,7 @@ async function verifyUncached(
       accountId: claims.data.sub,
       role: claims.data.role,
       features: claims.data.features,
+      csAccount: claims.data.cs === true,
     },
     expiresAt: claims.data.exp * 1000,
   };

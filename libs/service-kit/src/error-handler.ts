@@ -4,7 +4,9 @@ import { HttpError, errorMessages, type ErrorBody, type FieldError } from '@renk
 import { StreamNotFoundError, WrongExpectedRevisionError } from '@renkei/event-store';
 
 const messageFor = (status: number): string =>
-  errorMessages[status as keyof typeof errorMessages] ?? 'エラーが発生しました。';
+  status === 413
+    ? '送信されたデータが大きすぎます。'
+    : (errorMessages[status as keyof typeof errorMessages] ?? 'エラーが発生しました。');
 
 /** `/tasks/0/title` → `tasks.0.title`; a root-level problem is named after its part (`body`). */
 function fieldOf(instancePath: string | undefined, context: string | undefined): string {
@@ -28,14 +30,19 @@ function isNamed(error: unknown, name: string): boolean {
  * status; a 500 carries the request id and nothing of the internals.
  */
 export function errorHandler(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): void {
+  // Every error names its request, so a user's screenshot or a support mail leads to the log lines.
   const send = (body: ErrorBody): void => {
-    void reply.status(body.status).type('application/json; charset=utf-8').send(body);
+    void reply
+      .status(body.status)
+      .type('application/json; charset=utf-8')
+      .send({ ...body, request_id: request.id });
   };
 
   if (error instanceof HttpError || isNamed(error, 'HttpError')) {
     const e = error as HttpError;
     const body: ErrorBody = { status: e.status, message: e.message, ...e.extra };
-    if (e.status >= 500) body.request_id = request.id;
+    // A refused upload is worth tracing too (which file, which limit).
+    if (e.status >= 500 || e.status === 413) body.request_id = request.id;
     return send(body);
   }
 
@@ -72,10 +79,14 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
   // Framework and plugin errors (bad JSON, body too large, 429, 503) keep their status.
   if (statusCode && statusCode >= 400 && statusCode < 500) {
     if (statusCode === 429) reply.header('retry-after', reply.getHeader('retry-after') ?? '60');
-    return send({ status: statusCode, message: messageFor(statusCode) });
+    return send({
+      status: statusCode,
+      message: messageFor(statusCode),
+      ...(statusCode === 413 ? { request_id: request.id } : {}),
+    });
   }
   if (statusCode === 503) return send({ status: 503, message: messageFor(503) });
 
   request.log.error({ err: error }, 'unhandled error');
-  send({ status: 500, message: messageFor(500), request_id: request.id });
+  send({ status: 500, message: messageFor(500) });
 }

@@ -4,6 +4,7 @@ import {
   errorMessages,
   forbidden,
   minPositionHeader,
+  permissionRequiredMessage,
   toRoutePath,
   type BodyOf,
   type EndpointContract,
@@ -13,6 +14,8 @@ import {
 } from '@renkei/contracts';
 import { parsePosition } from '@renkei/event-store';
 import { bearerToken, verifyAccessToken, TokenRejectedError, type AuthContext } from './auth.ts';
+import { checkRequestText } from './input-rules.ts';
+import { matrixAllows } from './roles.ts';
 
 export interface HandlerContext<E extends EndpointContract> {
   params: ParamsOf<E>;
@@ -32,7 +35,8 @@ export interface EndpointOptions {
 
 /**
  * Serves one registry entry: method and `/api` path from the contract, token verified (401), feature
- * and owner checks (403), params/query/body validated by the contract's schemas (422), the response
+ * and owner checks (403), the text rule of `checkRequestText`, params/query/body validated by the
+ * contract's schemas (422), the response
  * serialised by its schema with its success status.
  */
 export function registerEndpoint<E extends EndpointContract>(
@@ -64,7 +68,7 @@ export function registerEndpoint<E extends EndpointContract>(
       const token = bearerToken(request.headers.authorization);
       if (!token) throw new HttpError(401);
       try {
-        request.auth = await verifyAccessToken(token, kit.auth);
+        request.auth = await verifyAccessToken(request, token, kit.auth);
       } catch (error) {
         if (error instanceof TokenRejectedError) {
           request.log.info({ reason: error.message }, 'access token rejected');
@@ -73,8 +77,10 @@ export function registerEndpoint<E extends EndpointContract>(
         throw error;
       }
       if (contract.feature && !request.auth.features.includes(contract.feature)) throw forbidden();
-      if (contract.ownerOnly && request.auth.role !== 'owner') throw forbidden();
+      if (!matrixAllows(contract, request.auth)) throw forbidden(permissionRequiredMessage);
     },
+    // After authentication and before the contract's schemas: no endpoint can forget the text rule.
+    preValidation: checkRequestText,
     preHandler: async (request) => {
       const header = request.headers[minPositionHeader];
       if (header === undefined || !options.reads?.length) return;

@@ -124,8 +124,25 @@ describe('authentication', () => {
     for (const token of tokens) {
       const res = await post(token ? { authorization: `Bearer ${token}` } : {});
       expect(res.statusCode).toBe(401);
-      expect(res.json()).toEqual({ status: 401, message: '認証が必要です。' });
+      expect(res.json()).toEqual({ status: 401, message: '認証が必要です。', request_id: expect.any(String) });
     }
+  });
+
+  it('answers 401 for alg none, a tampered payload, an unknown key id or a token signed with HS256', async () => {
+    const valid = await testAuth.token({ role: 'member' });
+    const [header, payload, signature] = valid.split('.') as [string, string, string];
+    const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const tampered = `${header}.${b64({ ...claims, role: 'owner' })}.${signature}`;
+    const unsigned = `${b64({ alg: 'none', typ: 'JWT' })}.${payload}.`;
+    const unknownKid = `${b64({ alg: 'ES256', kid: 'other-key' })}.${payload}.${signature}`;
+    const hmac = `${b64({ alg: 'HS256', kid: 'test-key' })}.${payload}.${signature}`;
+    for (const token of [tampered, unsigned, unknownKid, hmac, 'not-a-jwt', `${header}.${payload}`]) {
+      const res = await post({ authorization: `Bearer ${token}` });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toEqual({ status: 401, message: '認証が必要です。', request_id: expect.any(String) });
+    }
+    expect((await post({ authorization: `Bearer ${valid}` })).statusCode).toBe(201);
   });
 
   it('answers 403 when the feature is off or an owner-only endpoint is called by a member', async () => {
@@ -181,6 +198,60 @@ describe('validation and serialisation', () => {
   });
 });
 
+describe('input rules', () => {
+  it('answers 422 naming the field for NUL, control characters and lone surrogates in body or query', async () => {
+    const auth = { authorization: `Bearer ${await testAuth.token()}` };
+    const nul = await post(auth, { name: 'a\u0000b', count: 1 });
+    expect(nul.statusCode).toBe(422);
+    expect(nul.json()).toEqual({
+      status: 422,
+      message: '入力内容に誤りがあります。',
+      errors: [{ field: 'name', message: '使用できない文字が含まれています。' }],
+      request_id: expect.any(String),
+    });
+    const surrogate = await app.inject({
+      method: 'POST',
+      url: `/api/things/${id}`,
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: '{"name":"\\ud800","count":1}',
+    });
+    expect(surrogate.statusCode).toBe(422);
+    expect(surrogate.json().errors).toEqual([{ field: 'name', message: '使用できない文字が含まれています。' }]);
+    const query = await post(auth, undefined, `/api/things/${id}?tag_ids=ok&tag_ids=x%00&period[from]=%1B`);
+    expect(query.statusCode).toBe(422);
+    expect(query.json().errors.map((e: { field: string }) => e.field)).toEqual(['tag_ids.1', 'period.from']);
+    const param = await app.inject({ method: 'GET', url: '/api/failing/a%00', headers: auth });
+    expect(param.statusCode).toBe(404);
+    const fine = await post(auth, { name: '行1\r\n行2\t𠮷', count: 1 });
+    expect(fine.statusCode).toBe(201);
+  });
+
+  it('reads a malformed percent-escape as text and answers in the service error body', async () => {
+    const auth = { authorization: `Bearer ${await testAuth.token()}` };
+    const query = await post(auth, undefined, `/api/things/${id}?tag_ids=%ZZ&tag_ids=%E3%81`);
+    expect(query.statusCode).toBe(201);
+    expect(query.json().tag_ids).toEqual(['%ZZ', '%E3%81']);
+    for (const url of [`/api/things/%ZZ`, '/api/nothing%ZZ', '/api/th%E3ings']) {
+      const res = await app.inject({ method: 'DELETE', url, headers: auth });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.json(), url).toEqual({
+        status: 404,
+        message: '指定されたデータが見つかりません。',
+        request_id: expect.any(String),
+      });
+      expect(res.headers['x-request-id'], url).toBeTruthy();
+    }
+  });
+
+  it('marks every API answer no-store, errors included', async () => {
+    const auth = { authorization: `Bearer ${await testAuth.token()}` };
+    expect((await post(auth)).headers['cache-control']).toBe('no-store');
+    expect((await post({})).headers['cache-control']).toBe('no-store');
+    expect((await app.inject({ method: 'GET', url: '/api/nothing' })).headers['cache-control']).toBe('no-store');
+    expect((await app.inject({ method: 'GET', url: '/healthz' })).headers['cache-control']).toBeUndefined();
+  });
+});
+
 describe('errors', () => {
   it('turns a thrown bug into a 500 with the request id and no internals', async () => {
     const token = await testAuth.token();
@@ -209,7 +280,7 @@ describe('errors', () => {
       url: '/api/failing/teapot',
       headers: { authorization: `Bearer ${token}` },
     });
-    expect(teapot.json()).toEqual({ status: 418, message: 'ティーポット' });
+    expect(teapot.json()).toEqual({ status: 418, message: 'ティーポット', request_id: expect.any(String) });
     const missing = await app.inject({
       method: 'GET',
       url: '/api/failing/missing',
@@ -228,12 +299,20 @@ describe('errors', () => {
       payload: '{"name":',
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ status: 400, message: 'リクエストが正しくありません。' });
+    expect(res.json()).toEqual({
+      status: 400,
+      message: 'リクエストが正しくありません。',
+      request_id: expect.any(String),
+    });
   });
 
   it('answers unknown routes with the error body', async () => {
     const res = await app.inject({ method: 'GET', url: '/api/nothing' });
-    expect(res.json()).toEqual({ status: 404, message: '指定されたデータが見つかりません。' });
+    expect(res.json()).toEqual({
+      status: 404,
+      message: '指定されたデータが見つかりません。',
+      request_id: expect.any(String),
+    });
   });
 });
 
@@ -311,7 +390,11 @@ describe('operations', () => {
         res = await pressed.inject({ url: '/api/reading' });
       }
       expect(res.statusCode).toBe(503);
-      expect(res.json()).toEqual({ status: 503, message: expect.stringContaining('アクセスが集中') });
+      expect(res.json()).toEqual({
+        status: 503,
+        message: expect.stringContaining('アクセスが集中'),
+        request_id: expect.any(String),
+      });
       expect((await pressed.inject({ url: '/healthz' })).statusCode).toBe(200);
       expect((await pressed.inject({ url: '/readyz' })).statusCode).toBe(503);
     } finally {
@@ -359,7 +442,11 @@ describe('operations', () => {
         });
         codes.push(res.statusCode);
         if (res.statusCode === 429)
-          expect(res.json()).toEqual({ status: 429, message: expect.stringContaining('リクエスト') });
+          expect(res.json()).toEqual({
+            status: 429,
+            message: expect.stringContaining('リクエスト'),
+            request_id: expect.any(String),
+          });
       }
       expect(codes).toEqual([200, 200, 200, 429]);
       // Probes and metrics are never limited.

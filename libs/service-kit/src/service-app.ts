@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import helmet from 'helmet';
 import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
@@ -9,9 +15,9 @@ import swaggerUi from '@fastify/swagger-ui';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { LoggerOptions } from 'pino';
 import { z } from 'zod';
-import { decodeQuery, errorMessages, positionHeader, type Audience } from '@renkei/contracts';
+import { decodeQuery, errorMessages, positionHeader, repairPercentEscapes, type Audience } from '@renkei/contracts';
 import { formatPosition, type Position } from '@renkei/event-store';
-import { bearerToken, knownAccount, type AuthContext, type AuthOptions } from './auth.ts';
+import { bearerToken, installTokenVerification, knownAccount, type AuthContext, type AuthOptions } from './auth.ts';
 import { errorHandler } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
 
@@ -97,6 +103,11 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Fast
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     routerOptions: { querystringParser: (s: string) => decodeQuery(s) },
+    // A malformed escape (`?page=%ZZ`, `/tags/%E3`) is read as the text it is; the route's schema then
+    // answers, in the service's error body, instead of the router's default one.
+    rewriteUrl: (request) => repairPercentEscapes(request.url ?? '/'),
+    // Whatever the router still refuses before any hook runs answers in the service's error body too.
+    frameworkErrors: (error, request, reply) => frameworkError(error, request as FastifyRequest, reply as FastifyReply),
     // Behind the gateway: the client address is in X-Forwarded-For.
     trustProxy: true,
     bodyLimit: 1024 * 1024,
@@ -105,8 +116,8 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Fast
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler((_request, reply) => {
-    void reply.status(404).send({ status: 404, message: errorMessages[404] });
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send({ status: 404, message: errorMessages[404], request_id: request.id });
   });
 
   const state: ServiceKitState = {
@@ -131,6 +142,8 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Fast
   const headers = securityHeaders();
   app.addHook('onRequest', (request, reply, done) => {
     void reply.headers(headers).header('x-request-id', request.id);
+    // API answers are per account: no shared or browser cache may keep them (errors included).
+    if (request.url.startsWith('/api/')) void reply.header('cache-control', 'no-store');
     done();
   });
   if (options.underPressure !== false) {
@@ -159,6 +172,7 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Fast
     });
   }
 
+  await installTokenVerification(app, options.auth);
   installMetrics(app, options.name);
 
   // Liveness stays 200 under pressure: restarting a busy instance would only move its load elsewhere.
@@ -204,4 +218,15 @@ export function securityHeaders(): Record<string, string> {
   };
   helmet()({} as IncomingMessage, response as unknown as ServerResponse, () => {});
   return headers;
+}
+
+/** A request the router refused before any hook ran (a URL it cannot read): the error body all the same. */
+function frameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+  void reply
+    .status(status)
+    .headers(securityHeaders())
+    .header('x-request-id', request.id)
+    .type('application/json; charset=utf-8')
+    .send({ status, message: errorMessages[status as keyof typeof errorMessages] ?? errorMessages[400] });
 }

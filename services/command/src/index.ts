@@ -7,7 +7,13 @@ import { createServiceApp, type AuthOptions, type ServiceAppOptions } from '@ren
 import { commandMigrations } from './shared/command.migrations.ts';
 import { createTenantLimitsCache } from './shared/tenant-limits.ts';
 import { registerTagRoutes } from './tags/tag.routes.ts';
+import { registerEmailRoutes } from './emails/email.routes.ts';
+import { registerEmailTrackingRoutes } from './emails/email-tracking.routes.ts';
 import { registerInstitutionCommandRoutes } from './medical-institutions/index.ts';
+import { registerDataUploadRoutes } from './data-uploads/data-upload.routes.ts';
+import { registerCommunicationRoutes } from './communications/communication.routes.ts';
+import { registerCommunicationLabelRoutes } from './communications/communication-label.routes.ts';
+import { registerTaskRoutes } from './tasks/task.routes.ts';
 
 export interface CommandAppDeps {
   db: Database;
@@ -16,6 +22,8 @@ export interface CommandAppDeps {
   logger?: boolean | FastifyBaseLogger;
   rateLimit?: ServiceAppOptions['rateLimit'];
   underPressure?: ServiceAppOptions['underPressure'];
+  /** Key of campaign mails' tracking tokens (tests); default from the environment. */
+  emailTrackingKey?: Buffer;
 }
 
 export { commandMigrations };
@@ -41,5 +49,11 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
   app.addHook('onClose', () => tenantLimits.close());
   registerTagRoutes(app, { db: deps.db, store: deps.store, tenantLimits });
   await registerInstitutionCommandRoutes(app, { db: deps.db, store: deps.store });
+  await registerEmailRoutes(app, { db: deps.db, store: deps.store });
+  registerEmailTrackingRoutes(app, { store: deps.store, trackingKey: deps.emailTrackingKey });
+  await registerDataUploadRoutes(app, { store: deps.store });
+  registerCommunicationRoutes(app, { db: deps.db, store: deps.store });
+  registerCommunicationLabelRoutes(app, { db: deps.db, store: deps.store });
+  registerTaskRoutes(app, { db: deps.db, store: deps.store });
   return app;
 }

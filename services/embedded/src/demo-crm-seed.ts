@@ -3,10 +3,19 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { buildCommandApp } from '@renkei/command';
 import type { Database } from '@renkei/db';
-import { medicalInstitutionCrmAggregate, medicalInstitutionCrmKey, normalizeTagName } from '@renkei/domain';
+import {
+  eventDecoder,
+  medicalInstitutionCrmAggregate,
+  medicalInstitutionCrmEventSchemas,
+  medicalInstitutionCrmKey,
+  medicalInstitutionLabelEventSchemas,
+  normalizeTagName,
+  tagEventSchemas,
+} from '@renkei/domain';
 import { StreamNotFoundError, streamId, type EventStore, type Position } from '@renkei/event-store';
 import { issueAccessToken, type IdentityConfig } from '@renkei/identity';
 import type { AuthOptions } from '@renkei/service-kit';
+import { seedDemoEmails } from './demo-email-seed.ts';
 
 /**
  * The demo tenant's CRM data (tags, phases, memos, special notes, doctors, institution labels), so
@@ -110,7 +119,7 @@ interface InstitutionPlan {
 }
 
 /** What each demo institution gets; `institutions` in code order (the master is generated with a fixed seed). */
-export function planDemoCrm(institutions: readonly Institution[]): InstitutionPlan[] {
+function planDemoCrm(institutions: readonly Institution[]): InstitutionPlan[] {
   const rand = random(20260401);
   const pick = <T>(items: readonly T[]) => items[Math.floor(rand() * items.length)]!;
   const plans: InstitutionPlan[] = [];
@@ -169,40 +178,33 @@ async function existingData(store: EventStore, tenantId: string) {
   for (;;) {
     const { events, next } = await store.readAll(from, {
       limit: 1000,
-      types: [
-        'TagCreated',
-        'TagUpdated',
-        'TagDeleted',
-        'MedicalInstitutionLabelCreated',
-        'MedicalInstitutionLabelUpdated',
-        'MedicalInstitutionLabelDeleted',
-        'DoctorAdded',
-        'PhaseMastersReplaced',
-      ],
+      types: seededEvents.types,
     });
-    for (const e of events) {
-      if (e.metadata.tenant_id !== tenantId) continue;
-      const d = e.data as Record<string, any>;
+    for (const stored of events) {
+      if (stored.metadata.tenant_id !== tenantId) continue;
+      const e = seededEvents(stored);
       if (e.type === 'TagCreated' || e.type === 'TagUpdated') {
+        const d = e.data;
         const old = tagNames.get(d.tag_id);
         if (old) tags.delete(old);
         tagNames.set(d.tag_id, normalizeTagName(d.name));
         tags.set(normalizeTagName(d.name), d.tag_id);
       } else if (e.type === 'TagDeleted') {
-        const old = tagNames.get(d.tag_id);
+        const old = tagNames.get(e.data.tag_id);
         if (old) tags.delete(old);
       } else if (e.type === 'MedicalInstitutionLabelCreated' || e.type === 'MedicalInstitutionLabelUpdated') {
+        const d = e.data;
         const old = labelNames.get(d.label_id);
         if (old) labels.delete(old);
         labelNames.set(d.label_id, d.name);
         labels.set(d.name, { id: d.label_id, selections: d.selections });
       } else if (e.type === 'MedicalInstitutionLabelDeleted') {
-        const old = labelNames.get(d.label_id);
+        const old = labelNames.get(e.data.label_id);
         if (old) labels.delete(old);
       } else if (e.type === 'DoctorAdded') {
-        doctorKeys.add(`${d.medical_institution_id}\u0000${d.name}`);
+        doctorKeys.add(`${e.data.medical_institution_id}\u0000${e.data.name}`);
       } else if (e.type === 'PhaseMastersReplaced') {
-        phaseMasters = d.phase_masters;
+        phaseMasters = e.data.phase_masters;
       }
     }
     if (events.length === 0) break;
@@ -210,6 +212,16 @@ async function existingData(store: EventStore, tenantId: string) {
   }
   return { tags, labels, doctorKeys, phaseMasters };
 }
+
+/** The events the seed reads back to know what an earlier start already wrote. */
+const seededEvents = eventDecoder({
+  ...tagEventSchemas,
+  MedicalInstitutionLabelCreated: medicalInstitutionLabelEventSchemas.MedicalInstitutionLabelCreated,
+  MedicalInstitutionLabelUpdated: medicalInstitutionLabelEventSchemas.MedicalInstitutionLabelUpdated,
+  MedicalInstitutionLabelDeleted: medicalInstitutionLabelEventSchemas.MedicalInstitutionLabelDeleted,
+  DoctorAdded: medicalInstitutionCrmEventSchemas.DoctorAdded,
+  PhaseMastersReplaced: medicalInstitutionCrmEventSchemas.PhaseMastersReplaced,
+});
 
 /** Runs `work` over `items`, `limit` at a time (the command handlers wait on the database, not the CPU). */
 async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
@@ -330,6 +342,7 @@ export async function seedDemoCrm(deps: DemoCrmSeedDeps): Promise<{ requests: nu
     };
     // The last institution's tags are the mark of a finished seed: written strictly after the rest.
     await inParallel(plans.slice(0, -1), 4, perInstitution);
+    requests += await seedDemoEmails(app, tokens.owner, deps.accounts.owner);
     await perInstitution(last);
     deps.logger?.info({ institutions: plans.length, requests }, 'demo CRM data seeded');
     return { requests };

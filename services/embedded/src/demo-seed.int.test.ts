@@ -64,6 +64,10 @@ describe('demo seed', { timeout: 300_000 }, () => {
       db.kysely,
     );
     expect(by.map((r) => r.username).sort()).toEqual(['佐藤 美咲', '高橋 健太'].sort());
+    // A year of communications with labels, tasks (some done), comments and likes.
+    expect(counts).toMatchObject({ CommunicationCreated: 480, CommunicationLabelCreated: 2 });
+    for (const type of ['TaskUpdated', 'CommunicationCommentAdded', 'CommunicationLiked'])
+      expect(counts[type], type).toBeGreaterThan(0);
 
     expect(await seedDemo(options)).toBeUndefined();
     expect(await eventCounts(tenantId)).toEqual(counts);

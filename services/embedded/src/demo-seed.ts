@@ -8,6 +8,8 @@ import { addTenant, migrateIdentity, updateTenant, type IdentityConfig } from '@
 import { generateInstitutionMaster, importInstitutionMaster, type SyncRunResult } from '@renkei/institution-master';
 import type { AuthOptions } from '@renkei/service-kit';
 import { seedDemoCrm } from './demo-crm-seed.ts';
+import { seedDemoReferrals } from './demo-referrals-seed.ts';
+import { seedDemoCommunications } from './demo-communications-seed.ts';
 
 /** The demo install's tenant and sign-ins (README documents them; the web e2e tests use them). */
 export const demoTenant = {
@@ -21,6 +23,8 @@ export const demoTenant = {
 export const demoAccounts = {
   owner: { email: 'owner@demo.example.jp', password: 'Renkei-Demo-2026', username: '佐藤 美咲' },
   member: { email: 'member@demo.example.jp', password: 'Renkei-Demo-2026', username: '高橋 健太' },
+  /** The vendor's support account: the only one that sees /tenant_setting. */
+  support: { email: 'support@demo.example.jp', password: 'Renkei-Demo-2026', username: '連携サポート' },
 } as const;
 
 export interface DemoSeedResult {
@@ -89,6 +93,16 @@ export async function seedDemo(deps: {
           role: 'member',
           isConfirmed: true,
         },
+        {
+          username: demoAccounts.support.username,
+          email: demoAccounts.support.email,
+          password: demoAccounts.support.password,
+          role: 'owner',
+          csAccount: true,
+          isConfirmed: true,
+        },
+        // Invited and not yet registered, so /accounts shows an invitation (no password: no one can sign in).
+        { username: '山本 彩', email: 'yamamoto@demo.example.jp', role: 'member', isConfirmed: false },
       ],
     },
   );
@@ -105,12 +119,12 @@ export async function seedDemo(deps: {
   return { tenantId, institutions, crmRequests: crm?.requests };
 }
 
-function seedCrm(
-  deps: { db: Database; store: EventStore; logger?: Logger },
+async function seedCrm(
+  deps: { db: Database; store: EventStore; dataDir: string; logger?: Logger },
   crm: DemoCrmSeedOptions,
   tenantId: string,
 ): Promise<{ requests: number } | undefined> {
-  return seedDemoCrm({
+  const seedDeps = {
     db: deps.db,
     store: deps.store,
     identityConfig: crm.identityConfig,
@@ -119,5 +133,9 @@ function seedCrm(
     tenantId,
     accounts: { owner: demoAccounts.owner.email, member: demoAccounts.member.email },
     ...(deps.logger ? { logger: deps.logger } : {}),
-  });
+  };
+  const result = await seedDemoCrm(seedDeps);
+  await seedDemoCommunications(seedDeps);
+  await seedDemoReferrals({ ...deps, ...crm, tenantSlug: demoTenant.slug, ownerEmail: demoAccounts.owner.email });
+  return result;
 }

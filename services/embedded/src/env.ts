@@ -43,6 +43,12 @@ export const envVars: readonly EnvVar[] = [
     description: 'Embedded database, certificates, caught mails, admin secret, import files',
   },
   {
+    name: 'RENKEI_LABEL_VALUE_IMPORT_MAX_BYTES',
+    readBy: ['command', 'embedded'],
+    default: '52428800',
+    description: 'Largest label-value import file accepted (bytes); a larger upload answers 413 and nothing is kept',
+  },
+  {
     name: 'PORT',
     readBy: ['gateway', 'identity', 'command', 'query', 'embedded'],
     default: '3000 (gateway)',
@@ -52,7 +58,7 @@ export const envVars: readonly EnvVar[] = [
   { name: 'LOG_LEVEL', readBy: all, default: 'info', description: 'pino log level' },
   {
     name: 'PUBLIC_ORIGIN',
-    readBy: ['identity', 'embedded'],
+    readBy: ['identity', 'worker', 'embedded'],
     default: 'https://localhost:<PORT>',
     description: 'Public https origin; issuer = <PUBLIC_ORIGIN>/oidc',
   },
@@ -146,15 +152,27 @@ export const envVars: readonly EnvVar[] = [
   },
   {
     name: 'SMTP_URL',
-    readBy: ['identity', 'embedded'],
+    readBy: ['identity', 'worker', 'embedded'],
     default: null,
     description: 'Real SMTP server; else the in-process catcher',
   },
   {
     name: 'SMTP_PORT',
-    readBy: ['identity', 'embedded'],
+    readBy: ['identity', 'worker', 'embedded'],
     default: '2525',
     description: 'Port of the in-process SMTP catcher',
+  },
+  {
+    name: 'RENKEI_EMAIL_RATE_PER_MINUTE',
+    readBy: ['worker', 'embedded'],
+    default: '600',
+    description: 'Campaign mails sent per minute at most',
+  },
+  {
+    name: 'RENKEI_EMAIL_TRACKING_SECRET',
+    readBy: ['command', 'worker', 'embedded'],
+    default: 'a key kept in RENKEI_DATA_DIR',
+    description: 'Key of the signed open, click and unsubscribe links of campaign mails',
   },
   {
     name: 'MAIL_FROM',
@@ -180,6 +198,34 @@ export const envVars: readonly EnvVar[] = [
     readBy: [],
     default: 'false',
     description: 'pnpm start does not build the web app when missing',
+    devOnly: true,
+  },
+  {
+    name: 'RELIABILITY_LONG',
+    readBy: ['embedded'],
+    default: null,
+    description: 'Tests: the reliability suite sends many more generated inputs (set by pnpm test:reliability --long)',
+    devOnly: true,
+  },
+  {
+    name: 'RELIABILITY_LOG_LEVEL',
+    readBy: ['embedded'],
+    default: 'silent',
+    description: 'Tests: log level of the system the reliability suite attacks',
+    devOnly: true,
+  },
+  {
+    name: 'RELIABILITY_SEED',
+    readBy: [],
+    default: '20260401',
+    description: "Tests: seed of the reliability suite's generated inputs (a run prints its seed to repeat it)",
+    devOnly: true,
+  },
+  {
+    name: 'KILL_TEST_KILLS',
+    readBy: [],
+    default: '20',
+    description: 'Tests: kills of each phase of the worker kill -9 test',
     devOnly: true,
   },
   {

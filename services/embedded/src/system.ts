@@ -7,7 +7,7 @@ import { buildCommandApp } from '@renkei/command';
 import { buildGatewayApp, ensureLocalCertificate } from '@renkei/gateway';
 import { buildIdentityApp, loadIdentityConfig, type IdentityConfig } from '@renkei/identity';
 import { buildQueryApp } from '@renkei/query';
-import { projections as workerProjections, reactors, startWorker } from '@renkei/worker';
+import { projections as workerProjections, startWorker, workerReactors } from '@renkei/worker';
 import type { Projection } from '@renkei/projections';
 import type { AuthOptions } from '@renkei/service-kit';
 import type { EmbeddedConfig } from './config.ts';
@@ -122,7 +122,13 @@ export async function startEmbedded(
     started.push({ name: 'query', stop: () => query.close() });
     const queryUrl = await listenInternal(query);
 
-    const worker = await startWorker({ db, store, projections, reactors, logger: logger.child({ service: 'worker' }) });
+    const worker = await startWorker({
+      db,
+      store,
+      projections,
+      reactors: workerReactors({ publicOrigin: config.publicOrigin, dataDir: config.dataDir }),
+      logger: logger.child({ service: 'worker' }),
+    });
     started.push({ name: 'worker', stop: () => worker.stop() });
 
     const demo = config.demoSeed

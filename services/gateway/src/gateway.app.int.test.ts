@@ -83,6 +83,35 @@ function request(
   });
 }
 
+/** A request that sends its body only after 100 Continue, as curl does above 1 MiB. */
+function requestWithContinue(
+  port: number,
+  ca: string,
+  urlPath: string,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ status: number; body: string; continued: boolean }> {
+  return new Promise((resolve, reject) => {
+    let continued = false;
+    const req = https.request(
+      { host: 'localhost', port, method: 'POST', path: urlPath, ca, headers: { ...headers, expect: '100-continue' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), continued }),
+        );
+      },
+    );
+    req.on('continue', () => {
+      continued = true;
+      req.end(body);
+    });
+    req.on('error', reject);
+    req.flushHeaders();
+  });
+}
+
 describe('gateway over https', () => {
   let tmp: string;
   let cert: LocalCertificate;
@@ -176,6 +205,57 @@ describe('gateway over https', () => {
     expect(Number(echo.headers['content-length'])).toBe(payload.length);
   });
 
+  it('answers Expect: 100-continue with 100 Continue, then the service answers', async () => {
+    const body = Buffer.from(JSON.stringify({ name: '連携' }));
+    const res = await requestWithContinue(
+      port,
+      cert.caCert,
+      '/api/things',
+      {
+        'content-type': 'application/json',
+        'content-length': String(body.length),
+      },
+      body,
+    );
+    expect(res).toMatchObject({ status: 200, continued: true });
+    expect((JSON.parse(res.body) as Echo).body).toBe(body.toString('utf8'));
+  });
+
+  it('answers 413 with the error body for a JSON body over 1 MiB, sent outright or after 100 Continue', async () => {
+    const body = Buffer.from(JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }));
+    const headers = { 'content-type': 'application/json', 'content-length': String(body.length) };
+    const outright = await call('POST', '/api/things', { body, headers });
+    expect(outright.status).toBe(413);
+    expect(JSON.parse(outright.body)).toMatchObject({ status: 413, message: expect.any(String) });
+    const waiting = await requestWithContinue(port, cert.caCert, '/api/things', headers, body);
+    // Refused on the headers alone: the body is never sent.
+    expect(waiting).toMatchObject({ status: 413, continued: false });
+    expect(JSON.parse(waiting.body)).toMatchObject({ status: 413 });
+  });
+
+  it('answers 413 for an upload larger than the largest import, without waiting for its body', async () => {
+    const res = await requestWithContinue(
+      port,
+      cert.caCert,
+      '/api/uploads',
+      {
+        'content-type': 'multipart/form-data; boundary=x',
+        'content-length': String(1024 * 1024 * 1024),
+      },
+      Buffer.alloc(0),
+    );
+    expect(res).toMatchObject({ status: 413, continued: false });
+  });
+
+  it("passes the service's 413 on when it refuses a chunked body half-way", async () => {
+    const body = Buffer.from(JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) }));
+    const res = await call('POST', '/api/things', {
+      body,
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+    });
+    expect(res.status).toBe(413);
+  });
+
   it('answers an unknown method or path under /api with a 404 error body', async () => {
     for (const [method, p] of [
       ['DELETE', '/api/things'],
@@ -197,6 +277,18 @@ describe('gateway over https', () => {
     expect(echo.headers.host).toBe(`localhost:${port}`);
     expect(echo.headers['x-forwarded-host']).toBe(`localhost:${port}`);
     expect(echo.headers['x-request-id']).toBeTruthy();
+  });
+
+  it('proxies the public tracking paths of campaign mails (/t/…) to command, without sign-in', async () => {
+    for (const [method, path] of [
+      ['GET', '/t/o/abc.def'],
+      ['GET', '/t/c/abc.def'],
+      ['POST', '/t/u/abc.def'],
+    ] as const) {
+      const echo = JSON.parse((await call(method, path)).body) as Echo;
+      expect(echo.service, path).toBe('command');
+      expect(echo.url).toBe(path);
+    }
   });
 
   it('proxies /oidc to identity preserving Host, and leaves its redirects alone', async () => {
@@ -234,6 +326,40 @@ describe('gateway over https', () => {
     expect(root.status).toBe(302);
     expect(root.headers.location).toBe('/app/');
     expect((await call('GET', '/app')).headers.location).toBe('/app/');
+  });
+
+  it('sends CSP, HSTS, nosniff, frame protection and Referrer-Policy on pages, assets, its own answers and /oidc', async () => {
+    const expectHardened = (res: { headers: Record<string, any> }, where: string, frames: 'none' | 'self') => {
+      const csp = String(res.headers['content-security-policy'] ?? '');
+      expect(csp, where).toContain("script-src 'self'");
+      expect(csp, where).not.toMatch(/script-src[^;]*unsafe-inline/);
+      expect(csp, where).toContain(`frame-ancestors '${frames}'`);
+      expect(res.headers['x-frame-options'], where).toBe(frames === 'none' ? 'DENY' : 'SAMEORIGIN');
+      expect(res.headers['strict-transport-security'], where).toMatch(/max-age=\d+/);
+      expect(res.headers['x-content-type-options'], where).toBe('nosniff');
+      expect(res.headers['referrer-policy'], where).toBe('no-referrer');
+    };
+    for (const p of ['/app/', '/app/medical_institutions/x', '/app/assets/main-abc123.js', '/', '/app', '/nothing']) {
+      expectHardened(await call('GET', p), p, 'none');
+    }
+    const notFound = await call('GET', '/api/nothing_here');
+    expectHardened(notFound, 'gateway 404', 'none');
+    expect(JSON.parse(notFound.body).request_id).toBeTruthy();
+    expectHardened(await call('GET', '/app/auth/redirect/'), 'bridge', 'self');
+    for (const p of ['/oidc/jwks', '/oidc/.well-known/openid-configuration'])
+      expectHardened(await call('GET', p), p, 'self');
+  });
+
+  it('passes a malformed percent-escape through as text instead of failing with a framework error', async () => {
+    const res = await call('GET', '/api/things?page=%ZZ');
+    expect(res.status).toBe(200);
+    expect((JSON.parse(res.body) as Echo).url).toBe('/api/things?page=%25ZZ');
+    for (const p of ['/api/th%ZZ', '/app/%E0%A4%A']) {
+      const res = await call('GET', p);
+      expect(res.status, p).toBe(400);
+      expect(JSON.parse(res.body), p).toMatchObject({ status: 400, message: 'リクエストが正しくありません。' });
+      expect(res.headers['x-frame-options'], p).toBe('DENY');
+    }
   });
 
   it('answers 502 with an error body when a service is down', async () => {

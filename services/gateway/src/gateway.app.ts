@@ -1,5 +1,8 @@
 import fs from 'node:fs';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { randomUUID } from 'node:crypto';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -11,6 +14,7 @@ import replyFrom from '@fastify/reply-from';
 import fastifyStatic from '@fastify/static';
 import { errorMessages, type EndpointContract, type ErrorBody, type OwningService } from '@renkei/contracts';
 import { buildRouteTable } from './route-table.ts';
+import { frameworkError, installSecurityHeaders, repairQueryEscapes } from './security-headers.ts';
 
 export interface GatewayOptions {
   /** PEM key and certificate of the https origin. */
@@ -28,9 +32,27 @@ export interface GatewayOptions {
   trustProxy?: FastifyServerOptions['trustProxy'];
   /** A pino/Fastify logger instance, logger options, or false (default). */
   logger?: FastifyServerOptions['logger'] | FastifyBaseLogger;
+  /**
+   * Largest declared body (Content-Length) let through: `json` for every body but multipart (the
+   * services' own limit, 1 MiB), `upload` for multipart (the largest import type with room for the
+   * multipart framing; each import route enforces its own limit while streaming).
+   */
+  bodyLimits?: { json?: number; upload?: number };
 }
 
-const hopByHop = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer'];
+const defaultBodyLimits = { json: 1024 * 1024, upload: 100 * 1024 * 1024 };
+
+// `expect` too: the gateway answers 100 Continue itself, and undici refuses a request that carries it.
+const hopByHop = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+];
 
 /**
  * The public https origin: `/app/*` the web build (SPA fallback), `/oidc/*` the identity service's
@@ -49,6 +71,41 @@ export async function buildGatewayApp(options: GatewayOptions): Promise<FastifyI
     bodyLimit: Number.MAX_SAFE_INTEGER,
     // Japanese file names and search terms arrive percent-encoded; keep long URLs working.
     routerOptions: { maxParamLength: 1000 },
+    rewriteUrl: (request) => repairQueryEscapes(request.url ?? '/'),
+    frameworkErrors: frameworkError,
+  });
+  installSecurityHeaders(app);
+
+  const limits = { ...defaultBodyLimits, ...options.bodyLimits };
+  /** The declared body is larger than anything behind this path accepts. */
+  const declaredTooLarge = (headers: IncomingHttpHeaders): boolean => {
+    const length = Number(headers['content-length'] ?? 0);
+    if (!Number.isFinite(length) || length <= 0) return false;
+    const multipart = /^multipart\//i.test(headers['content-type'] ?? '');
+    return length > (multipart ? limits.upload : limits.json);
+  };
+  // A client that waits for 100 Continue is refused on its headers alone, before it sends the body;
+  // otherwise it is told to go on and the request takes its normal course.
+  app.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (declaredTooLarge(req.headers)) {
+      const id = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : randomUUID();
+      res.writeHead(413, {
+        'content-type': 'application/json; charset=utf-8',
+        connection: 'close',
+        'x-request-id': id,
+      });
+      res.end(JSON.stringify(errorBody(413, id)));
+      return;
+    }
+    res.writeContinue();
+    app.server.emit('request', req, res);
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url.startsWith('/api/') && declaredTooLarge(request.headers)) {
+      // The body is not read: the connection closes after the answer.
+      void reply.header('connection', 'close').code(413).send(errorBody(413, request.id));
+      return reply;
+    }
   });
 
   const forwardedHeaders = (request: FastifyRequest<any, any, any>, headers: Record<string, any>): any => {
@@ -73,9 +130,19 @@ export async function buildGatewayApp(options: GatewayOptions): Promise<FastifyI
 
   await app.register(async (proxy) => {
     await proxy.register(replyFrom, { undici: { headersTimeout: 600_000, bodyTimeout: 600_000 } });
-    // Bodies are passed through as streams: never parsed, never buffered whole.
+    // Uploads (multipart) pass through as streams, never buffered whole. Other bodies are read here up
+    // to the JSON limit, so one over it is a 413 from the gateway: a service refusing a chunked body
+    // half-way closes the connection under the proxy, which reached the client as a 503.
     proxy.removeAllContentTypeParsers();
-    proxy.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    proxy.addContentTypeParser(/^multipart\//i, (_request, payload, done) => done(null, payload));
+    proxy.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limits.json }, (_request, body, done) =>
+      done(null, Readable.from([body])),
+    );
+    proxy.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+      const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
+      if (status === 500) request.log.error({ err: error }, 'gateway error');
+      void reply.code(status).send(errorBody(status, request.id));
+    });
 
     const toService = (service: OwningService) => (request: FastifyRequest, reply: FastifyReply) =>
       reply.from(`${options.upstreams[service].replace(/\/$/, '')}${request.url}`, {
@@ -85,6 +152,8 @@ export async function buildGatewayApp(options: GatewayOptions): Promise<FastifyI
 
     proxy.all('/oidc', toService('identity'));
     proxy.all('/oidc/*', toService('identity'));
+    // Campaign mails' open pixel, click redirect and unsubscribe page: public, answered by command.
+    proxy.all('/t/*', toService('command'));
     proxy.all('/api/*', (request, reply) => {
       const match = routes.lookup(request.method, request.url);
       if (!match) return reply.code(404).send(errorBody(404, request.id));
@@ -159,6 +228,8 @@ function errorBody(status: number, requestId: string): ErrorBody {
   const message =
     status === 502
       ? 'サービスに接続できません。しばらくしてから再度お試しください。'
-      : (errorMessages[status as keyof typeof errorMessages] ?? 'エラーが発生しました。');
+      : status === 413
+        ? '送信されたデータが大きすぎます。'
+        : (errorMessages[status as keyof typeof errorMessages] ?? 'エラーが発生しました。');
   return { status, message, request_id: requestId };
 }

@@ -51,6 +51,7 @@ export function tenantRegisteredData(tenant: TenantRow): EventData<'TenantRegist
     features: tenantFeatures(tenant),
     limits: { max_account_count: tenant.max_account_count, max_tag_count: tenant.max_tag_count },
     enabled_phase: tenant.enabled_phase,
+    email_sender_allowed_addresses: tenant.email_sender_allowed_addresses,
   };
 }
 

@@ -17,6 +17,7 @@ import { deleteStaleSignInFailures } from './oidc/sign-in-lockout.ts';
 import { deletePublishedOutboxRows, outboxRelay } from './outbox/outbox.ts';
 import { registerCurrentUserRoutes } from './current-user/current-user.routes.ts';
 import { registerAccountRoutes } from './accounts/account.routes.ts';
+import { registerTenantSettingRoutes } from './tenants/tenant-setting.routes.ts';
 import { findTenantById } from './tenants/tenant.queries.ts';
 import { isIpAllowed } from './tenants/ip-allow-list.ts';
 
@@ -31,7 +32,7 @@ export {
 } from './tenants/tenant.commands.ts';
 export { addAccount, setPassword, type NewAccount } from './accounts/account.commands.ts';
 export { issueAccessToken, getJwks } from './oidc/tokens.ts';
-export { listMails, type StoredMail } from './mail/mailer.ts';
+export { listMails, type StoredMail } from '@renkei/mail';
 export { deriveFeatures, planFeatures } from './tenants/tenant.plans.ts';
 export { identityMigrations, migrateIdentity } from './db/identity.migrations.ts';
 export { oidcMountPath } from './oidc/provider.ts';
@@ -114,7 +115,8 @@ export async function buildIdentityApp(
 
   await registerOidcRoutes(app, { ...deps, provider: currentProvider, mailer });
   registerCurrentUserRoutes(app, deps);
-  registerAccountRoutes(app, deps);
+  registerAccountRoutes(app, { ...deps, mailer });
+  registerTenantSettingRoutes(app, deps);
 
   // Events a crash left in the outbox go out now; later ones right after their commit, or at the poll.
   const relay = outboxRelay(deps);

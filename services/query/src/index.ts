@@ -5,7 +5,12 @@ import type { Database } from '@renkei/db';
 import { waitForPosition } from '@renkei/projections';
 import { createServiceApp, type AuthOptions, type ServiceAppOptions, type WaitForPosition } from '@renkei/service-kit';
 import { registerTagQueryRoutes } from './tags/tags.routes.ts';
+import { registerEmailQueryRoutes } from './emails/emails.routes.ts';
 import { registerInstitutionQueryRoutes } from './medical-institutions/index.ts';
+import { registerReferralQueryRoutes } from './referrals/referrals.routes.ts';
+import { registerDataUploadQueryRoutes } from './data-uploads/data-uploads.routes.ts';
+import { registerCommunicationQueryRoutes } from './communications/communications.routes.ts';
+import { registerTaskQueryRoutes } from './tasks/tasks.routes.ts';
 
 export { queryProjections } from './projections.ts';
 export { tagsProjection } from '@renkei/read-models';
@@ -40,6 +45,11 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
     },
   });
   registerTagQueryRoutes(app, { db: deps.db });
+  registerEmailQueryRoutes(app, { db: deps.db });
   await registerInstitutionQueryRoutes(app, { db: deps.db });
+  registerReferralQueryRoutes(app, { db: deps.db });
+  registerDataUploadQueryRoutes(app, { db: deps.db });
+  registerCommunicationQueryRoutes(app, { db: deps.db });
+  registerTaskQueryRoutes(app, { db: deps.db });
   return app;
 }

@@ -61,4 +61,4 @@ export async function startWorker(options: WorkerOptions): Promise<{ stop(): Pro
 }
 
 export { projections } from './projections.ts';
-export { reactors } from './reactors.ts';
+export { reactors, workerReactors } from './reactors.ts';

@@ -1,5 +1,15 @@
 import type { Reactor } from '@renkei/projections';
 import { labelValueImportReactor } from './reactors/label-value-import.reactor.ts';
+import { referralDataImportReactor } from './reactors/referral-data-import.reactor.ts';
+import { createEmailDeliveryReactor, type EmailDeliveryOptions } from './reactors/email-delivery.reactor.ts';
 
-/** Every reactor the worker runs (imports, mail delivery, alert evaluation); one entry each. */
-export const reactors: readonly Reactor[] = [labelValueImportReactor];
+/**
+ * Every reactor the worker runs (imports, mail delivery, alert evaluation); one entry each. The
+ * embedded install passes its public origin and data directory (the standalone worker reads them
+ * from the environment).
+ */
+export function workerReactors(email: Pick<EmailDeliveryOptions, 'publicOrigin' | 'dataDir'> = {}): readonly Reactor[] {
+  return [labelValueImportReactor, referralDataImportReactor, createEmailDeliveryReactor(email)];
+}
+
+export const reactors: readonly Reactor[] = workerReactors();

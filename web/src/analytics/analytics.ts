@@ -1,5 +1,5 @@
 /** One analytics module: page views with the signed-in user and tenant. The sink is pluggable. */
-export interface AnalyticsEvent {
+interface AnalyticsEvent {
   type: 'page_view';
   path: string;
   userId: string | null;
@@ -18,7 +18,7 @@ const consoleSink: AnalyticsSink = (event) =>
   console.info('[analytics]', event.type, event.path, event.userId, event.tenantId);
 
 /** Sends each event as a beacon to a collector (configured by VITE_ANALYTICS_ENDPOINT). */
-export const beaconSink =
+const beaconSink =
   (endpoint: string): AnalyticsSink =>
   (event) => {
     const body = JSON.stringify(event);

@@ -62,6 +62,20 @@ describe('api client', () => {
     expect(JSON.parse(init.body as string)).toEqual({ name: 'a' });
   });
 
+  it('sends a multipart body as the FormData it is, leaving its content type to the browser', async () => {
+    const { api, fetch } = setup([json({ id: tagId }, 201)]);
+    const form = new FormData();
+    form.append('stringified', '{}');
+    await api.transport.send(
+      { ...endpoints.updateEmail, body: true },
+      { params: { id: tagId }, body: form, ifMatch: 1 },
+    );
+    const [url, init] = fetch.mock.calls[0]! as unknown as [string, RequestInit];
+    expect(url).toBe(`/api/emails/${tagId}`);
+    expect(init.body).toBe(form);
+    expect((init.headers as Record<string, string>)['content-type']).toBeUndefined();
+  });
+
   it('sends a bearer token for the endpoint audience, the client version and cookies', async () => {
     const { api, fetch, getToken } = setup([
       json(page),
@@ -94,6 +108,16 @@ describe('api client', () => {
     expect(headersOf(1)['x-min-position']).toBe('42');
     expect(headersOf(2)['x-min-position']).toBeUndefined();
     expect(api.transport.lastPosition()).toBe('42');
+  });
+
+  it('sends the position to a search sent as POST, and a create its Idempotency-Key', async () => {
+    const { api, fetch } = setup([json({ id: tagId }, 201, { 'x-position': '43' }), json(page)]);
+    await api.createTag({ body: { name: 'x' }, idempotencyKey: 'key-1' });
+    await api.searchCommunications({ body: {} });
+    const headersOf = (i: number) =>
+      (fetch.mock.calls[i]![1] as unknown as RequestInit).headers as Record<string, string>;
+    expect(headersOf(0)['idempotency-key']).toBe('key-1');
+    expect(headersOf(1)['x-min-position']).toBe('43');
   });
 
   it('turns a status outside 200–299 into an error with status, sub code and field errors', async () => {

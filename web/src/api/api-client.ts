@@ -28,14 +28,16 @@ type BodyPart<E> =
   E extends EndpointContract<any, any, infer B, any> ? (z.ZodType extends B ? unknown : { body: Input<B> }) : never;
 
 /** Arguments of one endpoint's call: its path params, query and body as the contract declares them. */
-export type CallArgs<E> = ParamsPart<E> &
+type CallArgs<E> = ParamsPart<E> &
   QueryPart<E> &
   BodyPart<E> & {
     /** Optimistic-concurrency version sent as If-Match. */
     ifMatch?: number | string;
+    /** A create's Idempotency-Key: a retry of the same request never makes a second record. */
+    idempotencyKey?: string;
     signal?: AbortSignal;
   };
-export type CallResult<E> = E extends EndpointContract<any, any, any, infer R> ? z.output<R> : never;
+type CallResult<E> = E extends EndpointContract<any, any, any, infer R> ? z.output<R> : never;
 
 type Endpoints = typeof endpoints;
 /** One function per endpoint of the contract registry. */
@@ -58,7 +60,7 @@ export interface ApiTransport {
   lastPosition(): string | null;
 }
 
-export function createTransport(deps: ApiClientDeps): ApiTransport {
+function createTransport(deps: ApiClientDeps): ApiTransport {
   let lastPosition: string | null = null;
   const doFetch = deps.fetch ?? ((input, init) => globalThis.fetch(input, init));
 
@@ -73,6 +75,7 @@ export function createTransport(deps: ApiClientDeps): ApiTransport {
       query?: Record<string, unknown>;
       body?: unknown;
       ifMatch?: number | string;
+      idempotencyKey?: string;
       signal?: AbortSignal;
     };
     const params: Record<string, string | number> = {};
@@ -97,13 +100,17 @@ export function createTransport(deps: ApiClientDeps): ApiTransport {
         [clientVersionHeader]: clientVersion,
         accept: 'application/json',
       };
-      if (hasBody) headers['content-type'] = 'application/json';
+      // A multipart endpoint's body is a FormData (fields and files): the browser sets its boundary.
+      const form = typeof FormData !== 'undefined' && args.body instanceof FormData ? args.body : null;
+      if (hasBody && !form) headers['content-type'] = 'application/json';
       if (args.ifMatch !== undefined) headers['if-match'] = String(args.ifMatch);
-      if (contract.method === 'GET' && lastPosition) headers[minPositionHeader] = lastPosition;
+      if (args.idempotencyKey !== undefined) headers['idempotency-key'] = args.idempotencyKey;
+      // Every read of the query service waits for the last write, searches sent as POST included.
+      if (contract.service === 'query' && lastPosition) headers[minPositionHeader] = lastPosition;
       response = await doFetch(url, {
         method: contract.method,
         headers,
-        body: hasBody ? JSON.stringify(args.body) : undefined,
+        body: form ?? (hasBody ? JSON.stringify(args.body) : undefined),
         credentials: 'include',
         signal: args.signal,
       });

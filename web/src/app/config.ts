@@ -10,6 +10,8 @@ export interface AppConfig {
   /** Start URLs of the provider's own flows. */
   passwordForgotUrl: string;
   passwordResetUrl: string;
+  /** The provider's sign-up page an invitation link opens (spec route /accounts/confirmation forwards to it). */
+  accountConfirmationUrl: string;
   apiBaseUrl: string;
   sentryDsn: string | null;
   analyticsEndpoint: string | null;
@@ -40,6 +42,7 @@ export function readConfig(env: Env, origin: string): AppConfig {
     signInPolicy: env.VITE_AUTH_POLICY || defaultSignInPolicy,
     passwordForgotUrl: env.VITE_AUTH_PASSWORD_FORGOT_URL || `${authority}/password/forgot`,
     passwordResetUrl: env.VITE_AUTH_PASSWORD_RESET_URL || `${authority}/password/reset`,
+    accountConfirmationUrl: `${authority}/accounts/confirmation`,
     apiBaseUrl: env.VITE_API_BASE_URL || '/api',
     sentryDsn: env.VITE_SENTRY_DSN || null,
     analyticsEndpoint: env.VITE_ANALYTICS_ENDPOINT || null,

@@ -7,7 +7,7 @@ dayjs.extend(utc);
 dayjs.extend(timezone);
 dayjs.locale('ja');
 
-export const appTimeZone = 'Asia/Tokyo';
+const appTimeZone = 'Asia/Tokyo';
 
 /** Date and time as a Japanese user reads it, always in Asia/Tokyo whatever the browser's zone. */
 export function formatDateTime(iso: string | null | undefined): string {

@@ -1,15 +1,15 @@
 import { useSyncExternalStore } from 'react';
 
 /** Spec §9: a toast hides itself after 3000 ms and can be closed by hand. */
-export const toastAutoCloseMs = 3000;
+const toastAutoCloseMs = 3000;
 
-export type ToastSeverity = 'error' | 'success';
+type ToastSeverity = 'error' | 'success';
 
 // The notifications package loads with the first toast, not with the first page.
 let hostNeeded = false;
 const listeners = new Set<() => void>();
 
-export const toastHost = {
+const toastHost = {
   needed: () => hostNeeded,
   subscribe(listener: () => void) {
     listeners.add(listener);
@@ -21,7 +21,7 @@ export function useToastHostNeeded(): boolean {
   return useSyncExternalStore(toastHost.subscribe, toastHost.needed, toastHost.needed);
 }
 
-export function showToast(severity: ToastSeverity, message: string): void {
+function showToast(severity: ToastSeverity, message: string): void {
   if (!hostNeeded) {
     hostNeeded = true;
     listeners.forEach((l) => l());

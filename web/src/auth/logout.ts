@@ -9,7 +9,7 @@ export interface LogoutDeps {
   toastError: (message: string) => void;
 }
 
-export const loggingOutMessage = 'ログアウト中です';
+const loggingOutMessage = 'ログアウト中です';
 
 /** Spec §4: overlay, redirect logout back to the top, tracking cleared, overlay hidden at the end. */
 export async function logout({ auth, overlay, toastError }: LogoutDeps): Promise<void> {

@@ -4,7 +4,7 @@ import { useServices } from '../app/services-context.tsx';
 import { describeError } from './error-catalogue.ts';
 import { documentTitle } from '../frame/page-meta.ts';
 
-export const topPageHref = '/app/';
+const topPageHref = '/app/';
 
 /** Spec §2/§8 error page. Its button signs out first for a 403, and for a 401 with an active account. */
 export function ErrorPage({ status, subCode }: { status: number; subCode?: string }) {

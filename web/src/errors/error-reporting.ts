@@ -25,7 +25,7 @@ export function setReportingUser(user: AnalyticsUser | null): void {
 }
 
 /** Whether an error deserves a report: server-side failures (500 and above) and anything that is not an API answer. */
-export function isReportable(error: unknown): boolean {
+function isReportable(error: unknown): boolean {
   return isApiError(error) ? error.status >= 500 : true;
 }
 

@@ -16,9 +16,9 @@ import { UserMenu } from './UserMenu.tsx';
 import { useViewport } from './use-viewport.ts';
 
 /** Spec §9 drawer transition. */
-export const drawerTransitionMs = 250;
+const drawerTransitionMs = 250;
 
-export function useRouteAvailable(): (path: string) => boolean {
+function useRouteAvailable(): (path: string) => boolean {
   const router = useRouter();
   return useMemo(() => {
     const byPath = router.routesByPath as unknown as Record<string, unknown>;
@@ -42,7 +42,7 @@ export function AppFrame({ user }: { user: SignedInUser }) {
   const layout = resolveLayout(meta);
   const kind = isPhone ? layout.phone : layout.desktop;
   const sticky = isPhone ? layout.stickyHeader.phone : layout.stickyHeader.desktop;
-  const entries = useMemo(() => visibleMenu(user.features, isAvailable), [user.features, isAvailable]);
+  const entries = useMemo(() => visibleMenu(user, isAvailable), [user, isAvailable]);
   const backLink = resolveBackLink(location.pathname, location.search as Record<string, unknown>);
 
   const closeDrawer = drawer.close;

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { spinnerSize } from '../app/theme.ts';
 
 /** Spec §9: the message only appears after 3 s, so short waits show just the spinner. */
-export const overlayMessageDelayMs = 3000;
+const overlayMessageDelayMs = 3000;
 
 export function FullScreenLoading({ message = '読み込み中です' }: { message?: string }) {
   const [showMessage, setShowMessage] = useState(false);

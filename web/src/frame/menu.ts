@@ -1,4 +1,4 @@
-import { menuFeature, type FeatureKey } from '@renkei/contracts/client';
+import { menuFeature, type FeatureKey, type Role } from '@renkei/contracts/client';
 
 export interface MenuEntry {
   key: string;
@@ -8,6 +8,14 @@ export interface MenuEntry {
   /** Other paths that highlight this entry. */
   alsoActiveOn?: string[];
   children?: MenuEntry[];
+  /** An owner's page (docs/decisions.md "Roles"): members do not see it. */
+  ownerOnly?: true;
+}
+
+/** What decides the menu: the tenant's features and the account's role. */
+export interface MenuUser {
+  features: readonly FeatureKey[];
+  role: Role;
 }
 
 /** The side menu of spec §2, in its order. Each entry shows only when the account has its feature. */
@@ -58,7 +66,8 @@ export const menuEntries: MenuEntry[] = [
   { key: 'Emails', label: 'HTMLメール', to: '/emails', feature: menuFeature.Emails },
   { key: 'Labels', label: 'ラベル管理', to: '/labels', feature: menuFeature.Labels },
   { key: 'Tags', label: 'タグ管理', to: '/tags', feature: menuFeature.Tags },
-  { key: 'Accounts', label: 'アカウント管理', to: '/accounts', feature: menuFeature.Accounts },
+  { key: 'Accounts', label: 'アカウント管理', to: '/accounts', feature: menuFeature.Accounts, ownerOnly: true },
+  { key: 'DataUploads', label: 'データアップロード', to: '/data_uploads', feature: 'data_uploads', ownerOnly: true },
   { key: 'DataSyncStatuses', label: 'データ連携状況', to: '/data_sync_statuses', feature: 'data_uploads' },
 ];
 
@@ -67,16 +76,17 @@ export const menuEntries: MenuEntry[] = [
  * entry appear without touching the menu.
  */
 export function visibleMenu(
-  features: readonly FeatureKey[],
+  user: MenuUser,
   isAvailable: (path: string) => boolean,
   entries: MenuEntry[] = menuEntries,
 ): MenuEntry[] {
-  const has = new Set(features);
+  const has = new Set(user.features);
   const out: MenuEntry[] = [];
   for (const entry of entries) {
     if (!has.has(entry.feature)) continue;
+    if (entry.ownerOnly && user.role !== 'owner') continue;
     if (entry.children) {
-      const children = visibleMenu(features, isAvailable, entry.children);
+      const children = visibleMenu(user, isAvailable, entry.children);
       if (children.length > 0) out.push({ ...entry, to: children[0]!.to, children });
       continue;
     }
@@ -98,14 +108,11 @@ export function viewportOf(width: number): Viewport {
  * Spec §2: /data_analysis on desktop and tablet, /medical_institutions_search on phones; when that page is
  * missing or not allowed, the first page the account can use, else the personal settings.
  */
-export function topPagePath(
-  features: readonly FeatureKey[],
-  viewport: Viewport,
-  isAvailable: (path: string) => boolean,
-): string {
+export function topPagePath(user: MenuUser, viewport: Viewport, isAvailable: (path: string) => boolean): string {
+  const { features } = user;
   const preferred = viewport === 'phone' ? menuFeature.MedicalInstitutionsSearch : menuFeature.DataAnalysis;
   const preferredPath = viewport === 'phone' ? '/medical_institutions_search' : '/data_analysis';
   if (features.includes(preferred) && isAvailable(preferredPath)) return preferredPath;
-  const first = visibleMenu(features, isAvailable)[0];
+  const first = visibleMenu(user, isAvailable)[0];
   return first ? first.to : '/profile';
 }

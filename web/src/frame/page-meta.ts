@@ -1,4 +1,4 @@
-export type LayoutKind = 'none' | 'padded' | 'no-padding';
+type LayoutKind = 'none' | 'padded' | 'no-padding';
 
 export interface PageLayout {
   desktop: LayoutKind;
@@ -6,7 +6,7 @@ export interface PageLayout {
   stickyHeader: { desktop: boolean; phone: boolean };
 }
 
-export const defaultLayout: PageLayout = {
+const defaultLayout: PageLayout = {
   desktop: 'padded',
   phone: 'padded',
   stickyHeader: { desktop: true, phone: true },
@@ -18,7 +18,7 @@ export interface PageMeta {
   layout?: Partial<PageLayout>;
 }
 
-export const productName = 'Renkei';
+const productName = 'Renkei';
 
 /** `<page title> | Renkei` */
 export function documentTitle(title: string | undefined): string {

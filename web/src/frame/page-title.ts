@@ -13,7 +13,7 @@ const notify = () => listeners.forEach((l) => l());
  * mounted and the frame prefers it to the route's static `staticData.title`. A claim is released only
  * by its owner, so a page mounting before the previous one unmounts keeps its own title.
  */
-export const pageTitleStore = {
+const pageTitleStore = {
   claim(title: string): Claim {
     current = { title };
     notify();

@@ -194,6 +194,7 @@ export const alertEndpoints = {
     body: AlertConditionInput,
     response: AlertCondition,
     successStatus: 201,
+    ownerOnly: true,
   }),
   deleteAlertCondition: endpoint({
     ...al,
@@ -205,5 +206,6 @@ export const alertEndpoints = {
     params: IdParams,
     response: NoContent,
     successStatus: 204,
+    ownerOnly: true,
   }),
 };

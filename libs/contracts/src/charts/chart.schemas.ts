@@ -77,11 +77,14 @@ export const chartEndpoints = {
     summary: '紹介・逆紹介の比較',
     feature: 'reverse_referrals',
   }),
-  medicalInstitutionReferrals: institutionChart({
-    key: 'medicalInstitutionReferrals',
-    path: '/charts/medical_institutions/{id}/referrals',
-    summary: '医療機関の紹介件数推移',
-    feature: 'medical_institutions_search',
+  medicalInstitutionReferrals: endpoint({
+    ...institutionChart({
+      key: 'medicalInstitutionReferrals',
+      path: '/charts/medical_institutions/{id}/referrals',
+      summary: '医療機関の紹介件数推移',
+      feature: 'medical_institutions_search',
+    }),
+    served: true,
   }),
   medicalInstitutionReferralDepartments: institutionChart({
     key: 'medicalInstitutionReferralDepartments',

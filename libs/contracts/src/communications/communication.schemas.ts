@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { endpoint } from '../core/endpoint.ts';
-import { Id, IdParams, IsoDateTime, NoContent, PageQuery, SortDirection, paged } from '../core/zod-helpers.ts';
-import { MedicalInstitutionRef, Period, UserRef } from '../core/refs.ts';
+import {
+  Id,
+  IdParams,
+  IsoDateTime,
+  NoContent,
+  PageQuery,
+  SortDirection,
+  paged,
+  inputDate,
+} from '../core/zod-helpers.ts';
+import { CsvEncoding, MedicalInstitutionRef, Period, UserRef } from '../core/refs.ts';
 import { CommunicationType, LabelValue, LabelValueInput } from '../labels/label.schemas.ts';
 import { UploadedFile } from '../imports/import.schemas.ts';
 import { TaskStatus } from '../tasks/task.schemas.ts';
@@ -66,7 +75,7 @@ const longText = (max: number, label: string) =>
 
 const communicationFields = {
   communication_type: CommunicationType,
-  acted_date: z.iso.date({ error: '活動日はYYYY-MM-DD形式で入力してください' }),
+  acted_date: inputDate('活動日はYYYY-MM-DD形式で入力してください'),
   category: optionalLine(50, 'カテゴリ'),
   purpose: optionalLine(100, '目的'),
   story: longText(10000, '内容'),
@@ -94,7 +103,7 @@ export const CommunicationCreateInput = z.object({
           .min(1, 'タスクのタイトルを入力してください')
           .max(100, 'タスクのタイトルは100文字以内で入力してください'),
         staff_id: Id.nullable().default(null),
-        deadline: z.iso.date({ error: '期限はYYYY-MM-DD形式で入力してください' }).nullable().default(null),
+        deadline: inputDate('期限はYYYY-MM-DD形式で入力してください').nullable().default(null),
       }),
     )
     .max(20, 'タスクは20件まで同時に登録できます')
@@ -133,6 +142,12 @@ export const CommunicationSearchBody = z.object({
 });
 export type CommunicationSearchBody = z.infer<typeof CommunicationSearchBody>;
 
+/** The whole result of a search as CSV (every page, in the search's order). */
+export const CommunicationExportBody = CommunicationSearchBody.omit({ page: true, per_page: true }).extend({
+  encoding: CsvEncoding.default('utf-8'),
+});
+export type CommunicationExportBody = z.infer<typeof CommunicationExportBody>;
+
 export const MedicalInstitutionCommunicationSearchBody = z.object(communicationConditions);
 export type MedicalInstitutionCommunicationSearchBody = z.infer<typeof MedicalInstitutionCommunicationSearchBody>;
 
@@ -151,6 +166,7 @@ const c = { area: 'communications', feature: 'communications', served: false } a
 export const communicationEndpoints = {
   getCommunication: endpoint({
     ...c,
+    served: true,
     id: 'communications.get',
     method: 'GET',
     path: '/communications/{id}',
@@ -162,6 +178,7 @@ export const communicationEndpoints = {
   }),
   updateCommunication: endpoint({
     ...c,
+    served: true,
     id: 'communications.update',
     method: 'PUT',
     path: '/communications/{id}',
@@ -174,6 +191,7 @@ export const communicationEndpoints = {
   }),
   deleteCommunication: endpoint({
     ...c,
+    served: true,
     id: 'communications.delete',
     method: 'DELETE',
     path: '/communications/{id}',
@@ -185,6 +203,7 @@ export const communicationEndpoints = {
   }),
   searchCommunications: endpoint({
     ...c,
+    served: true,
     id: 'communications.search',
     method: 'POST',
     path: '/communications/search_results',
@@ -194,8 +213,22 @@ export const communicationEndpoints = {
     response: paged(Communication),
     successStatus: 200,
   }),
+  exportCommunications: endpoint({
+    ...c,
+    served: true,
+    id: 'communications.export',
+    method: 'POST',
+    path: '/communications/search_results/export',
+    service: 'query',
+    summary: '活動記録検索結果のCSV出力（独自追加）',
+    body: CommunicationExportBody,
+    response: z.string(),
+    successStatus: 200,
+    download: true,
+  }),
   createForMedicalInstitution: endpoint({
     ...c,
+    served: true,
     id: 'communications.createForMedicalInstitution',
     method: 'POST',
     path: '/medical_institutions/{id}/communications',
@@ -208,6 +241,7 @@ export const communicationEndpoints = {
   }),
   searchForMedicalInstitution: endpoint({
     ...c,
+    served: true,
     id: 'communications.searchForMedicalInstitution',
     method: 'POST',
     path: '/medical_institutions/{id}/communications/search_results',
@@ -220,6 +254,7 @@ export const communicationEndpoints = {
   }),
   createComment: endpoint({
     ...c,
+    served: true,
     id: 'communications.createComment',
     method: 'POST',
     path: '/communications/{communication_id}/comments',
@@ -232,6 +267,7 @@ export const communicationEndpoints = {
   }),
   updateComment: endpoint({
     ...c,
+    served: true,
     id: 'communications.updateComment',
     method: 'PUT',
     path: '/communications/{communication_id}/comments/{id}',
@@ -244,6 +280,7 @@ export const communicationEndpoints = {
   }),
   deleteComment: endpoint({
     ...c,
+    served: true,
     id: 'communications.deleteComment',
     method: 'DELETE',
     path: '/communications/{communication_id}/comments/{id}',
@@ -255,6 +292,7 @@ export const communicationEndpoints = {
   }),
   like: endpoint({
     ...c,
+    served: true,
     id: 'communications.like',
     method: 'PUT',
     path: '/communications/{communication_id}/likes',
@@ -266,6 +304,7 @@ export const communicationEndpoints = {
   }),
   unlike: endpoint({
     ...c,
+    served: true,
     id: 'communications.unlike',
     method: 'DELETE',
     path: '/communications/{communication_id}/likes',

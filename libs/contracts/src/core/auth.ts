@@ -21,6 +21,8 @@ export const AccessTokenClaims = z.object({
   tid: z.string().uuid(),
   role: Role,
   features: z.array(FeatureKey),
+  /** The vendor's support account; absent on everyone else's tokens. */
+  cs: z.boolean().optional(),
   tfp: z.string().optional(),
   aud: z.union([z.string(), z.array(z.string())]),
   iss: z.string(),

@@ -41,8 +41,13 @@ export interface EndpointContract<
   readonly successStatus: 200 | 201 | 202 | 204;
   /** Feature flag (spec §3 enumeration) that must be on for the tenant; null when always available. */
   readonly feature: FeatureKey | null;
-  /** Only owners may call it. */
+  /** Only owners may call it (the roles matrix of docs/decisions.md; members get 403). */
   readonly ownerOnly?: boolean;
+  /**
+   * The vendor's support account (`cs_account`): `only` — no one else may call it (tenant settings);
+   * `denied` — it may not, whatever its role (patient-level rows). Absent: as its role allows.
+   */
+  readonly csAccount?: 'only' | 'denied';
   /** multipart/form-data request. */
   readonly multipart?: boolean;
   /** Streams a file (CSV) instead of JSON. */

@@ -1,6 +1,9 @@
 // Plain values only (no zod): the web's entry chunk imports these through `@renkei/contracts/client`.
 export const ipNotAllowedSubCode = 'IP_NOT_ALLOWED';
 
+/** A 403 for the caller's role (spec §6, the permission reading; the IP reading has its own sub_code). */
+export const permissionRequiredMessage = 'ページを表示するには、アクセス権限が必要です。';
+
 export const errorMessages = {
   400: 'リクエストが正しくありません。',
   401: '認証が必要です。',

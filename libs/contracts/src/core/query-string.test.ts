@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { decodeQuery, encodeQuery, invalidQueryKey, maxQueryArrayIndex } from './query-string.ts';
+import { decodeQuery, encodeQuery, invalidQueryKey, maxQueryArrayIndex, repairPercentEscapes } from './query-string.ts';
 import { queryArray, queryBoolean, queryInt } from './zod-helpers.ts';
 
 describe('encodeQuery', () => {
@@ -108,5 +108,19 @@ describe('decodeQuery on hostile or malformed input', () => {
     const big = maxQueryArrayIndex + 1;
     const decoded = decodeQuery(`a[${big}][x]=1`);
     expect(decoded).toEqual({ [invalidQueryKey]: [`a[${big}][x]=1`] });
+  });
+});
+
+describe('repairPercentEscapes', () => {
+  it('escapes the % of malformed and non-UTF-8 escapes and leaves valid ones alone', () => {
+    expect(repairPercentEscapes('/api/tags?page=%ZZ')).toBe('/api/tags?page=%25ZZ');
+    expect(repairPercentEscapes('/api/th%ZZ/x?a=%')).toBe('/api/th%25ZZ/x?a=%25');
+    expect(repairPercentEscapes('/api/x?k=%E3%81')).toBe('/api/x?k=%25E3%2581');
+    const valid = '/api/x?keyword=%E7%97%85%E9%99%A2&a=%2F&b=%00';
+    expect(repairPercentEscapes(valid)).toBe(valid);
+    for (const url of ['/api/tags?page=%ZZ', '/a%E3%81?x=%FF%', '/%%%']) {
+      expect(() => decodeURIComponent(repairPercentEscapes(url))).not.toThrow();
+    }
+    expect(decodeQuery(repairPercentEscapes('?page=%ZZ').slice(1))).toEqual(decodeQuery('page=%ZZ'));
   });
 });

@@ -130,3 +130,22 @@ function assign(target: any, path: string[], value: string): boolean {
   else if (Array.isArray(existing) && existing.some((v: unknown) => typeof v === 'string')) return false;
   return assign(target[head], rest, value);
 }
+
+/**
+ * The URL with every `%` that does not start a valid escape written as `%25`, so a malformed escape
+ * (`?page=%ZZ`, `/tags/%E3`) reads as the text it is instead of failing URL decoding in the router or a
+ * proxy before the service could answer with its own error body. A well-formed URL is returned as is.
+ */
+export function repairPercentEscapes(url: string): string {
+  if (!url.includes('%')) return url;
+  const repaired = url.replace(/%(?![0-9A-Fa-f]{2})/g, '%25');
+  // Escapes that are hex but not UTF-8 (`%E3%81` cut short, `%FF`) fail decoding too: escape their `%`.
+  return repaired.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      decodeURIComponent(run);
+      return run;
+    } catch {
+      return run.replace(/%/g, '%25');
+    }
+  });
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Id } from './zod-helpers.ts';
+import { Id, inputDate } from './zod-helpers.ts';
 
 /** A person as shown next to data they created or changed. */
 export const UserRef = z.object({ id: Id, name: z.string() });
@@ -29,8 +29,8 @@ export type CsvEncoding = z.infer<typeof CsvEncoding>;
 /** A period filter; both ends inclusive. */
 export const Period = z
   .object({
-    from: z.iso.date({ error: '開始日はYYYY-MM-DD形式で入力してください' }),
-    to: z.iso.date({ error: '終了日はYYYY-MM-DD形式で入力してください' }),
+    from: inputDate('開始日はYYYY-MM-DD形式で入力してください'),
+    to: inputDate('終了日はYYYY-MM-DD形式で入力してください'),
   })
   .refine((p) => p.from <= p.to, { message: '終了日は開始日以降の日付を指定してください', path: ['to'] });
 export type Period = z.infer<typeof Period>;

@@ -38,5 +38,19 @@ export const paged = <T extends z.ZodType>(item: T) => z.object({ data: z.array(
 export const IsoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, '日付はYYYY-MM-DD形式で入力してください');
 export const IsoDateTime = z.string().datetime({ offset: true });
 
+/**
+ * Dates a user enters (business dates: activities, referrals, deadlines, filters) lie within these
+ * bounds. Anything outside is a typo, and Postgres cannot even store year 0000.
+ */
+export const businessDateRange = { from: '1900-01-01', to: '2100-12-31' } as const;
+
+/** A date in a request: a real calendar date `YYYY-MM-DD` (`formatMessage` otherwise) in `businessDateRange`. */
+export const inputDate = (formatMessage: string) =>
+  z.iso
+    .date({ error: formatMessage })
+    .refine((v) => !/^\d{4}-/.test(v) || (v >= businessDateRange.from && v <= businessDateRange.to), {
+      message: '日付は1900年1月1日から2100年12月31日の間で入力してください',
+    });
+
 export const Empty = z.object({}).strict();
 export const NoContent = z.null();

@@ -18,6 +18,8 @@ export const Email = z.object({
   main_content: z.string(),
   attachment_id: Id.nullable(),
   attachment_name: z.string().nullable(),
+  /** Renkei addition (spec §3 lists no such field): the chosen doctors, so the editor can show them again. */
+  doctor_ids: z.array(Id),
   sent_at: IsoDateTime.nullable(),
   created_by: UserRef.nullable(),
   created_at: IsoDateTime,
@@ -95,11 +97,11 @@ export const SendForTestInput = z.object({
     .max(5, 'テスト送信は5件までです'),
 });
 
-const e = { area: 'emails', feature: 'emails', served: false } as const;
+const served = { area: 'emails', feature: 'emails', served: true } as const;
 
 export const emailEndpoints = {
   listEmails: endpoint({
-    ...e,
+    ...served,
     id: 'emails.list',
     method: 'GET',
     path: '/emails',
@@ -110,7 +112,7 @@ export const emailEndpoints = {
     successStatus: 200,
   }),
   createEmail: endpoint({
-    ...e,
+    ...served,
     id: 'emails.create',
     method: 'POST',
     path: '/emails',
@@ -122,7 +124,7 @@ export const emailEndpoints = {
     multipart: true,
   }),
   getEmail: endpoint({
-    ...e,
+    ...served,
     id: 'emails.get',
     method: 'GET',
     path: '/emails/{id}',
@@ -133,7 +135,7 @@ export const emailEndpoints = {
     successStatus: 200,
   }),
   updateEmail: endpoint({
-    ...e,
+    ...served,
     id: 'emails.update',
     method: 'PUT',
     path: '/emails/{id}',
@@ -146,7 +148,7 @@ export const emailEndpoints = {
     multipart: true,
   }),
   deleteEmail: endpoint({
-    ...e,
+    ...served,
     id: 'emails.delete',
     method: 'DELETE',
     path: '/emails/{id}',
@@ -157,7 +159,7 @@ export const emailEndpoints = {
     successStatus: 204,
   }),
   listEmailReports: endpoint({
-    ...e,
+    ...served,
     id: 'emails.listReports',
     method: 'GET',
     path: '/emails/{id}/reports',
@@ -169,7 +171,7 @@ export const emailEndpoints = {
     successStatus: 200,
   }),
   getEmailStats: endpoint({
-    ...e,
+    ...served,
     id: 'emails.stats',
     method: 'GET',
     path: '/emails/{id}/stats',
@@ -180,7 +182,7 @@ export const emailEndpoints = {
     successStatus: 200,
   }),
   copyEmail: endpoint({
-    ...e,
+    ...served,
     id: 'emails.copy',
     method: 'POST',
     path: '/emails/{id}/copy',
@@ -191,7 +193,7 @@ export const emailEndpoints = {
     successStatus: 201,
   }),
   sendEmail: endpoint({
-    ...e,
+    ...served,
     id: 'emails.send',
     method: 'POST',
     path: '/emails/{id}/send',
@@ -202,7 +204,7 @@ export const emailEndpoints = {
     successStatus: 202,
   }),
   sendEmailForTest: endpoint({
-    ...e,
+    ...served,
     id: 'emails.sendForTest',
     method: 'POST',
     path: '/emails/{id}/send_for_test',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { endpoint } from '../core/endpoint.ts';
-import { Id, IdParams, NoContent } from '../core/zod-helpers.ts';
+import { Id, IdParams, NoContent, inputDate } from '../core/zod-helpers.ts';
 import { PrefectureCode } from '../core/refs.ts';
 
 /** Spec §9. */
@@ -179,7 +179,7 @@ export const LabelValueInput = z.object({
     .max(2147483647)
     .nullable()
     .default(null),
-  date_value: z.iso.date({ error: '日付はYYYY-MM-DD形式で入力してください' }).nullable().default(null),
+  date_value: inputDate('日付はYYYY-MM-DD形式で入力してください').nullable().default(null),
   time_value: z
     .string()
     .regex(/^([01]\d|2[0-3]):[0-5]\d$/, '時刻はHH:MM形式で入力してください')
@@ -204,7 +204,7 @@ export const labelEndpoints = {
     response: z.array(CommunicationLabel),
     successStatus: 200,
     feature: 'communication_labels',
-    served: false,
+    served: true,
   }),
   createCommunicationLabel: endpoint({
     id: 'labels.createCommunicationLabel',
@@ -217,7 +217,8 @@ export const labelEndpoints = {
     response: CommunicationLabel,
     successStatus: 201,
     feature: 'communication_labels',
-    served: false,
+    ownerOnly: true,
+    served: true,
   }),
   updateCommunicationLabel: endpoint({
     id: 'labels.updateCommunicationLabel',
@@ -231,7 +232,8 @@ export const labelEndpoints = {
     response: CommunicationLabel,
     successStatus: 200,
     feature: 'communication_labels',
-    served: false,
+    ownerOnly: true,
+    served: true,
   }),
   deleteCommunicationLabel: endpoint({
     id: 'labels.deleteCommunicationLabel',
@@ -244,7 +246,8 @@ export const labelEndpoints = {
     response: NoContent,
     successStatus: 204,
     feature: 'communication_labels',
-    served: false,
+    ownerOnly: true,
+    served: true,
   }),
   orderCommunicationLabels: endpoint({
     id: 'labels.orderCommunicationLabels',
@@ -257,7 +260,8 @@ export const labelEndpoints = {
     response: z.array(CommunicationLabel),
     successStatus: 200,
     feature: 'communication_labels',
-    served: false,
+    ownerOnly: true,
+    served: true,
   }),
   listMedicalInstitutionLabels: endpoint({
     id: 'labels.listMedicalInstitutionLabels',
@@ -282,6 +286,7 @@ export const labelEndpoints = {
     response: MedicalInstitutionLabel,
     successStatus: 201,
     feature: 'medical_institution_labels',
+    ownerOnly: true,
     served: true,
   }),
   updateMedicalInstitutionLabel: endpoint({
@@ -296,6 +301,7 @@ export const labelEndpoints = {
     response: MedicalInstitutionLabel,
     successStatus: 200,
     feature: 'medical_institution_labels',
+    ownerOnly: true,
     served: true,
   }),
   deleteMedicalInstitutionLabel: endpoint({
@@ -309,6 +315,7 @@ export const labelEndpoints = {
     response: NoContent,
     successStatus: 204,
     feature: 'medical_institution_labels',
+    ownerOnly: true,
     served: true,
   }),
   orderMedicalInstitutionLabels: endpoint({
@@ -322,6 +329,7 @@ export const labelEndpoints = {
     response: z.array(MedicalInstitutionLabel),
     successStatus: 200,
     feature: 'medical_institution_labels',
+    ownerOnly: true,
     served: true,
   }),
 };

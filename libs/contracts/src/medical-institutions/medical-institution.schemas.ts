@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { endpoint } from '../core/endpoint.ts';
-import { Id, IdParams, PageQuery, SortDirection, paged, IsoDateTime, queryInt } from '../core/zod-helpers.ts';
+import {
+  Id,
+  IdParams,
+  PageQuery,
+  SortDirection,
+  paged,
+  IsoDateTime,
+  queryInt,
+  inputDate,
+} from '../core/zod-helpers.ts';
 import { CsvEncoding, MasterCode, Period, PrefectureCode, UserRef } from '../core/refs.ts';
 import { Department, FacilityType } from '../reference-data/reference-data.schemas.ts';
 import { LabelValue, LabelValueInput } from '../labels/label.schemas.ts';
@@ -85,8 +94,8 @@ export const LabelFilter = z.object({
   text: z.string().trim().max(100, 'ラベルの検索文字列は100文字以内で入力してください').optional(),
   integer_min: z.number().int().optional(),
   integer_max: z.number().int().optional(),
-  date_from: z.iso.date({ error: '日付はYYYY-MM-DD形式で入力してください' }).optional(),
-  date_to: z.iso.date({ error: '日付はYYYY-MM-DD形式で入力してください' }).optional(),
+  date_from: inputDate('日付はYYYY-MM-DD形式で入力してください').optional(),
+  date_to: inputDate('日付はYYYY-MM-DD形式で入力してください').optional(),
   selection_ids: z.array(Id).max(100).optional(),
   own_department_ids: z.array(Id).max(100).optional(),
   area_ids: z.array(Id).max(100).optional(),

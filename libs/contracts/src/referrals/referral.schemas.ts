@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { endpoint } from '../core/endpoint.ts';
-import { Id, IdParams, IsoDateTime, PageQuery, paged, queryArray } from '../core/zod-helpers.ts';
+import { Id, IdParams, IsoDateTime, PageQuery, paged, queryArray, inputDate } from '../core/zod-helpers.ts';
 
 /** One hospital stay that followed a referral (from the DPC files; domain research §1.7). */
 export const HospitalAdmission = z.object({
@@ -42,7 +42,7 @@ const optionalName = (label: string) =>
 
 /** A referral entered by hand (imports bring the rest). */
 export const ReferralInput = z.object({
-  referral_date: z.iso.date({ error: '紹介日はYYYY-MM-DD形式で入力してください' }),
+  referral_date: inputDate('紹介日はYYYY-MM-DD形式で入力してください'),
   patient_id: z.string().trim().min(1, '患者IDを入力してください').max(50, '患者IDは50文字以内で入力してください'),
   doctor_name_to: optionalName('紹介先医師名'),
   doctor_name_from: optionalName('紹介元医師名'),
@@ -66,7 +66,7 @@ export const ReverseReferral = z.object({
 export type ReverseReferral = z.infer<typeof ReverseReferral>;
 
 export const ReverseReferralInput = z.object({
-  reverse_referral_date: z.iso.date({ error: '逆紹介日はYYYY-MM-DD形式で入力してください' }),
+  reverse_referral_date: inputDate('逆紹介日はYYYY-MM-DD形式で入力してください'),
   patient_id: z.string().trim().min(1, '患者IDを入力してください').max(50, '患者IDは50文字以内で入力してください'),
   specialty_id: Id.nullable().default(null),
 });
@@ -126,6 +126,7 @@ export const referralEndpoints = {
   listMedicalInstitutionReferrals: endpoint({
     ...r,
     id: 'referrals.listForMedicalInstitution',
+    served: true,
     method: 'GET',
     path: '/medical_institutions/{id}/referrals',
     service: 'query',
@@ -134,6 +135,8 @@ export const referralEndpoints = {
     query: PageQuery,
     response: paged(Referral),
     successStatus: 200,
+    // Patient-level rows: not for the vendor's support account (docs/decisions.md "Roles").
+    csAccount: 'denied',
     feature: 'medical_institutions_search',
   }),
   createMedicalInstitutionReferral: endpoint({
@@ -165,6 +168,7 @@ export const referralEndpoints = {
   firstReferrals: endpoint({
     ...r,
     id: 'referrals.first',
+    served: true,
     method: 'GET',
     path: '/referrals/first',
     service: 'query',
@@ -177,6 +181,7 @@ export const referralEndpoints = {
   lastReferrals: endpoint({
     ...r,
     id: 'referrals.last',
+    served: true,
     method: 'GET',
     path: '/referrals/last',
     service: 'query',
@@ -200,6 +205,7 @@ export const referralEndpoints = {
   lastReverseReferrals: endpoint({
     ...r,
     id: 'referrals.lastReverse',
+    served: true,
     method: 'GET',
     path: '/reverse_referrals/last',
     service: 'query',

@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { endpoint } from '../core/endpoint.ts';
-import { Id, IdParams, IsoDateTime, NoContent, PageQuery, SortDirection, paged } from '../core/zod-helpers.ts';
+import {
+  Id,
+  IdParams,
+  IsoDateTime,
+  NoContent,
+  PageQuery,
+  SortDirection,
+  paged,
+  inputDate,
+} from '../core/zod-helpers.ts';
 import { UserRef } from '../core/refs.ts';
 import { Department } from '../reference-data/reference-data.schemas.ts';
 import { RunningStatus } from '../medical-institutions/medical-institution.schemas.ts';
@@ -36,7 +45,7 @@ const title = z
   .trim()
   .min(1, 'タイトルを入力してください')
   .max(100, 'タイトルは100文字以内で入力してください');
-const deadline = z.iso.date({ error: '期限はYYYY-MM-DD形式で入力してください' }).nullable().default(null);
+const deadline = inputDate('期限はYYYY-MM-DD形式で入力してください').nullable().default(null);
 
 export const TaskCreateInput = z.object({
   title,
@@ -64,7 +73,7 @@ export const TaskListQuery = PageQuery.extend({
 });
 export type TaskListQuery = z.infer<typeof TaskListQuery>;
 
-const t = { area: 'tasks', feature: 'tasks', served: false } as const;
+const t = { area: 'tasks', feature: 'tasks', served: true } as const;
 
 export const taskEndpoints = {
   listTasks: endpoint({

@@ -183,6 +183,7 @@ function operation(contract: EndpointContract): JsonSchema {
     'x-service': contract.service,
     'x-feature': contract.feature,
     'x-owner-only': contract.ownerOnly ?? false,
+    'x-cs-account': contract.csAccount ?? null,
     'x-served': contract.served,
   };
   const body = requestBody(contract);

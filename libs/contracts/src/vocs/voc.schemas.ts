@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { endpoint } from '../core/endpoint.ts';
-import { Id, IdParams, IsoDateTime, NoContent } from '../core/zod-helpers.ts';
+import { Id, IdParams, IsoDateTime, NoContent, inputDate } from '../core/zod-helpers.ts';
 import { UserRef } from '../core/refs.ts';
 
 /** Spec §4. */
@@ -33,7 +33,7 @@ export const VocInput = z.object({
   medical_institution_id: Id,
   title: z.string().trim().min(1, 'タイトルを入力してください').max(100, 'タイトルは100文字以内で入力してください'),
   /** Spec §5: a date only. */
-  reported_date: z.iso.date({ error: '報告日はYYYY-MM-DD形式で入力してください' }),
+  reported_date: inputDate('報告日はYYYY-MM-DD形式で入力してください'),
   status: VocStatus.default('NOT_STARTED'),
   priority: VocPriority.default('MIDDLE'),
   detail_text: z.string().max(5000, '内容は5000文字以内で入力してください').default(''),
@@ -118,5 +118,6 @@ export const vocEndpoints = {
     body: VocGroupsInput,
     response: z.array(VocGroup),
     successStatus: 200,
+    ownerOnly: true,
   }),
 };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FeatureKey, Plan, Role } from '@renkei/contracts';
+import { eventParser } from '../event-union.ts';
 
 /**
  * Events the identity service publishes so read models can show names and enforce tenant limits.
@@ -21,6 +22,11 @@ export const TenantRegistered = z.object({
   limits: TenantLimits,
   /** Added later: registrations stored before it carried no flag, and phases were off then. */
   enabled_phase: z.boolean().default(false),
+  /**
+   * Senders allowed for email campaigns when the tenant has `email_sender_restricted`. Added later:
+   * events stored before it carried none.
+   */
+  email_sender_allowed_addresses: z.array(z.string()).default([]),
 });
 export type TenantRegistered = z.infer<typeof TenantRegistered>;
 
@@ -56,3 +62,8 @@ export const identityEventSchemas = {
   AccountUpdated,
 } as const;
 export type IdentityEventType = keyof typeof identityEventSchemas;
+
+/** A stored event of a `tenant-<uuid>` stream; anything else throws. */
+export const parseTenantEvent = eventParser('tenant', { TenantRegistered, TenantSettingsChanged });
+/** A stored event of an `account-<uuid>` stream; anything else throws. */
+export const parseAccountEvent = eventParser('account', { AccountRegistered, AccountUpdated });

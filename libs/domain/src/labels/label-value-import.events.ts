@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { eventParser } from '../event-union.ts';
 
 /**
  * An import of institution label values from a CSV file: stream
@@ -50,3 +51,11 @@ export type LabelValueImportEvent =
   | { type: 'LabelValueImportStarted'; data: LabelValueImportStarted }
   | { type: 'LabelValueImportChunkProcessed'; data: LabelValueImportChunkProcessed }
   | { type: 'LabelValueImportFinished'; data: LabelValueImportFinished };
+
+/** A stored event of a label-value import stream as its typed union; anything else throws. */
+export const parseLabelValueImportEvent = eventParser(labelValueImportAggregate, {
+  LabelValueImportRequested,
+  LabelValueImportStarted,
+  LabelValueImportChunkProcessed,
+  LabelValueImportFinished,
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkLabelValues, type LabelDefinition } from './label-values.ts';
+import { checkLabelValues, isStorableDate, type LabelDefinition } from './label-values.ts';
 import type { LabelValueData } from './label.events.ts';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -73,5 +73,26 @@ describe('checkLabelValues', () => {
       [2, 'selection_id'],
     ]);
     expect(r.values).toHaveLength(1);
+  });
+});
+
+describe('dates a label value may carry', () => {
+  it('accepts only real dates of years 0001–9999, what a Postgres date column stores', () => {
+    expect(isStorableDate('2026-11-24')).toBe(true);
+    expect(isStorableDate('0001-01-01')).toBe(true);
+    expect(isStorableDate('2024-02-29')).toBe(true);
+    expect(isStorableDate('0000-01-01')).toBe(false);
+    expect(isStorableDate('2023-02-29')).toBe(false);
+    expect(isStorableDate('2026-13-01')).toBe(false);
+    expect(isStorableDate('2026-1-01')).toBe(false);
+  });
+
+  it('refuses a date label value of year 0000 instead of letting it reach the read model', () => {
+    const dated = new Map<string, LabelDefinition>([
+      [id(4), { id: id(4), name: '協定締結日', componentType: 'date', selections: [], areas: [] }],
+    ]);
+    const result = checkLabelValues([v(id(4), { date_value: '0000-01-01' })], dated, new Set());
+    expect(result.values).toEqual([]);
+    expect(result.problems).toEqual([expect.objectContaining({ index: 0, field: 'date_value' })]);
   });
 });

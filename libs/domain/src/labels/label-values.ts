@@ -1,5 +1,19 @@
 import type { LabelAreaData, LabelComponentTypeData, LabelSelectionData, LabelValueData } from './label.events.ts';
 
+/**
+ * A real calendar date in years 0001–9999: what a Postgres `date` column stores and reads back the
+ * same. Year 0000 does not exist there, so an event carrying it could never be projected.
+ */
+export function isStorableDate(value: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (year < 1) return false;
+  const d = new Date(Date.UTC(2000, month - 1, day));
+  d.setUTCFullYear(year);
+  return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
+}
+
 /** What checking a value needs to know about its label. */
 export interface LabelDefinition {
   id: string;
@@ -78,6 +92,8 @@ export function checkLabelValues(
         break;
       case 'date':
         if (input.date_value === null) return problem('date_value', `「${label.name}」には日付を入力してください`);
+        if (!isStorableDate(input.date_value))
+          return problem('date_value', `「${label.name}」は0001-01-01から9999-12-31までの日付で入力してください`);
         out.date_value = input.date_value;
         break;
       case 'time':

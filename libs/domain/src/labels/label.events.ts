@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { eventParser } from '../event-union.ts';
 
 /**
  * Institution labels of a tenant: stream `medical_institution_label-<label id>`; their display order is
@@ -52,6 +53,17 @@ export type MedicalInstitutionLabelEvent =
   | { type: 'MedicalInstitutionLabelUpdated'; data: MedicalInstitutionLabelDefined }
   | { type: 'MedicalInstitutionLabelDeleted'; data: MedicalInstitutionLabelDeleted }
   | { type: 'MedicalInstitutionLabelsReordered'; data: MedicalInstitutionLabelsReordered };
+
+/** A stored event of a label stream as its typed union; anything else throws. */
+export const parseLabelEvent = eventParser(medicalInstitutionLabelAggregate, {
+  MedicalInstitutionLabelCreated: MedicalInstitutionLabelDefined,
+  MedicalInstitutionLabelUpdated: MedicalInstitutionLabelDefined,
+  MedicalInstitutionLabelDeleted,
+});
+/** A stored event of a tenant's label-order stream. */
+export const parseLabelOrderEvent = eventParser(medicalInstitutionLabelOrderAggregate, {
+  MedicalInstitutionLabelsReordered,
+});
 
 /** One stored label value: only the field(s) of the label's component type are set. */
 export const LabelValueData = z.object({

@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { eventParser } from '../event-union.ts';
+import { uuidV5 } from '../uuid-v5.ts';
 import { LabelValueData } from '../labels/label.events.ts';
 
 /**
@@ -19,21 +20,14 @@ export const ownDepartmentsAggregate = 'own_departments';
 export const phaseMastersAggregate = 'phase_masters';
 
 // Never change: stream ids derived from it are stored.
-const crmKeyNamespace = Buffer.from('9d3c6f0e2b1a4c7d8e5f60718293a4b5', 'hex');
+const crmKeyNamespace = '9d3c6f0e2b1a4c7d8e5f60718293a4b5';
 
 /**
  * The key of a tenant's streams about one institution (UUIDv5 of tenant and institution): every
  * writer (command service, import reactor) derives the same stream, and no two tenants share one.
  */
 export function medicalInstitutionCrmKey(tenantId: string, medicalInstitutionId: string): string {
-  const hash = createHash('sha1')
-    .update(crmKeyNamespace)
-    .update(`${tenantId}\u0000${medicalInstitutionId}`, 'utf8')
-    .digest();
-  hash[6] = (hash[6]! & 0x0f) | 0x50;
-  hash[8] = (hash[8]! & 0x3f) | 0x80;
-  const hex = hash.subarray(0, 16).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return uuidV5(crmKeyNamespace, `${tenantId}\u0000${medicalInstitutionId}`);
 }
 
 const uuid = z.string().uuid();
@@ -127,3 +121,23 @@ export const medicalInstitutionCrmEventTypes = [
   'OwnDepartmentsReplaced',
   'PhaseMastersReplaced',
 ] as const satisfies readonly MedicalInstitutionCrmEvent['type'][];
+
+/** Parsers of each stream family's stored events: an unknown type or version throws. */
+export const parseMemoEvent = eventParser(medicalInstitutionMemoAggregate, {
+  MedicalInstitutionMemoChanged: MedicalInstitutionNoteChanged,
+});
+export const parseSpecialNoteEvent = eventParser(medicalInstitutionSpecialNoteAggregate, {
+  MedicalInstitutionSpecialNoteChanged: MedicalInstitutionNoteChanged,
+});
+export const parseCrmEvent = eventParser(medicalInstitutionCrmAggregate, {
+  MedicalInstitutionPhaseChanged,
+  MedicalInstitutionTagsChanged,
+  MedicalInstitutionLabelValuesChanged,
+});
+export const parseDoctorEvent = eventParser(doctorAggregate, {
+  DoctorAdded: DoctorFields,
+  DoctorUpdated: DoctorFields,
+  DoctorRemoved,
+});
+export const parseOwnDepartmentsEvent = eventParser(ownDepartmentsAggregate, { OwnDepartmentsReplaced });
+export const parsePhaseMastersEvent = eventParser(phaseMastersAggregate, { PhaseMastersReplaced });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { createHash } from 'node:crypto';
+import { eventParser } from '../event-union.ts';
+import { uuidV5 } from '../uuid-v5.ts';
 
 /**
  * Tags of a tenant. Stream `tag-<uuid>` (see `streamId`); the stream revision is the record's
@@ -30,6 +31,9 @@ export type TagEvent =
 
 export const tagAggregate = 'tag';
 
+/** A stored event of a tag stream as its typed union; anything else throws. */
+export const parseTagEvent = eventParser(tagAggregate, tagEventSchemas);
+
 /**
  * The form under which two tag names are the same: trimmed, NFKC-normalised (so 全角 and 半角 variants
  * of letters, digits and katakana coincide), inner whitespace collapsed. Letter case is kept: the spec only merges width variants.
@@ -44,15 +48,8 @@ export function normalizeTagName(name: string): string {
  * of its tags.
  */
 export function tagGroupId(tenantId: string, groupName: string): string {
-  const hash = createHash('sha1')
-    .update(tagGroupNamespace)
-    .update(`${tenantId}\u0000${normalizeTagName(groupName)}`, 'utf8')
-    .digest();
-  hash[6] = (hash[6]! & 0x0f) | 0x50;
-  hash[8] = (hash[8]! & 0x3f) | 0x80;
-  const hex = hash.subarray(0, 16).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return uuidV5(tagGroupNamespace, `${tenantId}\u0000${normalizeTagName(groupName)}`);
 }
 
 /** Never change: group ids derived from it are shown to clients. */
-const tagGroupNamespace = Buffer.from('2b7e1c5a9f0d4c3e8a6b5d4c3b2a1f0e', 'hex');
+const tagGroupNamespace = '2b7e1c5a9f0d4c3e8a6b5d4c3b2a1f0e';

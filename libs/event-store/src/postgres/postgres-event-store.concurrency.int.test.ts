@@ -58,7 +58,8 @@ describe('Postgres event store under concurrent writers', () => {
       return written;
     };
 
-    // The follower's view, and for contrast a naive reader that trusts the position alone.
+    // The follower's view, and a naive reader that trusts the position alone: positions are drawn in
+    // commit order, so it must see every event too (before that, it missed 0.05-0.09% of them).
     const seen: string[] = [];
     const naiveSeen = new Set<string>();
     const follower = async () => {
@@ -102,10 +103,11 @@ describe('Postgres event store under concurrent writers', () => {
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen).toHaveLength(total);
     expect(seen).toEqual(final);
+    expect(naiveSeen.size).toBe(total);
 
     console.log(
       `[event-store] concurrency: ${total} events, follower saw ${seen.length} exactly once in final order; ` +
-        `a position-only cursor missed ${total - naiveSeen.size}`,
+        `a position-only cursor saw ${naiveSeen.size}`,
     );
   });
 });

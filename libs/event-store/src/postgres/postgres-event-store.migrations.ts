@@ -230,4 +230,52 @@ export const eventStoreMigrations: ModuleMigrations = {
       `.execute(db);
     },
   },
+  '0005_commit_ordered_positions': {
+    async up(db) {
+      // Global positions in commit order, so a reader never waits on the server-wide snapshot horizon
+      // (pg_snapshot_xmin), which any transaction of any database on the server holding an xid held
+      // back. Every insert into es.events first takes one advisory lock of this database (a
+      // transaction-level lock: released at commit, after the commit became visible), and only then
+      // draws its global positions (the column default runs after BEFORE STATEMENT triggers). So a
+      // transaction draws positions only after every earlier appender became visible, and what a
+      // snapshot sees of es.events is always a prefix in position order: nothing can appear below a
+      // position a reader has passed. The lock is held from the insert to the commit only; group
+      // commit makes that once per batch.
+      //
+      // Positions stay pairs comparable with those already handed out (checkpoints, X-Min-Position):
+      // rows from now on carry a fixed first half, the epoch, above the xid of every row already
+      // stored, so (epoch, global_position) sorts after every older (xid, global_position) and the
+      // keyset cursor and its index stay as they are. Taken under an exclusive lock, which waits for
+      // every append in flight and keeps new ones out until the trigger and the default are in place:
+      // every row below the epoch is then final, and the next snapshot's xmax is above all of them.
+      await sql`LOCK TABLE es.events IN ACCESS EXCLUSIVE MODE`.execute(db);
+      await sql`
+        CREATE FUNCTION es.take_append_order() RETURNS trigger LANGUAGE plpgsql AS $fn$
+        BEGIN
+          -- 25971 is 'es'; the two-key form never meets the one-key locks of other modules.
+          PERFORM pg_advisory_xact_lock(25971, 1);
+          RETURN NULL;
+        END
+        $fn$
+      `.execute(db);
+      await sql`
+        CREATE TRIGGER events_append_order BEFORE INSERT ON es.events
+          FOR EACH STATEMENT EXECUTE FUNCTION es.take_append_order()
+      `.execute(db);
+      await sql`
+        DO $do$
+        DECLARE
+          v_epoch xid8 := pg_snapshot_xmax(pg_current_snapshot());
+        BEGIN
+          EXECUTE format('ALTER TABLE es.events ALTER COLUMN transaction_id SET DEFAULT %L::xid8', v_epoch);
+          EXECUTE format(
+            'COMMENT ON COLUMN es.events.transaction_id IS %L',
+            'First half of the position: the writing transaction''s xid for rows stored before migration '
+              || '0005, the epoch ' || v_epoch || ' for every row since (ordered by global_position, which '
+              || 'is commit order).');
+        END
+        $do$
+      `.execute(db);
+    },
+  },
 };

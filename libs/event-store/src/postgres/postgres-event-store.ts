@@ -72,23 +72,20 @@ const READ_STREAM_SQL = `
               tenant_id::text, created_at
          FROM es.events WHERE stream_id = $1 ORDER BY revision`;
 
-// One statement, so the page and the visible head come from the same snapshot. Rows whose transaction
-// is older than the snapshot's xmin are final: no transaction can still add one.
-const READ_ALL_SQL = `WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
-       page AS (
+// One statement, so the page and the head come from the same snapshot. Every row a snapshot sees is
+// final: appends draw positions in commit order (migration 0005), so none can still commit below it.
+const READ_ALL_SQL = `WITH page AS (
          SELECT e.global_position, e.transaction_id, e.stream_id, e.revision, e.event_id, e.type, e.data,
                 e.metadata, e.created_at
-           FROM es.events e, horizon h
-          WHERE e.transaction_id < h.xmin
-            AND (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
+           FROM es.events e
+          WHERE (e.transaction_id, e.global_position) > ($1::text::xid8, $2::bigint)
             AND ($3::text[] IS NULL OR e.type = ANY($3::text[]))
           ORDER BY e.transaction_id, e.global_position
           LIMIT $4
        ),
        head AS (
          SELECT e.global_position, e.transaction_id
-           FROM es.events e, horizon h
-          WHERE e.transaction_id < h.xmin
+           FROM es.events e
           ORDER BY e.transaction_id DESC, e.global_position DESC
           LIMIT 1
        )
@@ -123,9 +120,10 @@ interface EventRow {
 }
 
 /**
- * The default event store: one `es.events` table. Global order is the pair (writing transaction id,
- * global position), read only below the oldest running transaction, so a reader never passes a
- * position that a slower transaction is still about to commit.
+ * The default event store: one `es.events` table. Global order is the pair (epoch, global position),
+ * with positions drawn in commit order (migration 0005; rows stored before it keep their writing
+ * transaction's id as the first half), so whatever a reader sees is final and no other transaction,
+ * of this database or another, delays it.
  */
 export async function createPostgresEventStore(
   db: Database,
@@ -326,6 +324,29 @@ export async function createPostgresEventStore(
     return rows.map(toRecordedEvent);
   }
 
+  async function readStreams(
+    streams: readonly string[],
+    options: { tenantId: string },
+  ): Promise<Map<string, RecordedEvent[]>> {
+    const result = new Map<string, RecordedEvent[]>();
+    if (streams.length === 0) return result;
+    const { rows } = await pool.query<EventRow & { tenant_id: string }>(
+      `SELECT global_position, transaction_id::text, stream_id, revision, event_id, type, data, metadata,
+              tenant_id::text, created_at
+         FROM es.events WHERE stream_id = ANY($1::text[]) ORDER BY stream_id, revision`,
+      [[...new Set(streams)]],
+    );
+    const tenant = options.tenantId.toLowerCase();
+    for (const row of rows) {
+      if (row.tenant_id !== tenant) continue;
+      const list = result.get(row.stream_id);
+      const event = toRecordedEvent(row);
+      if (list) list.push(event);
+      else result.set(row.stream_id, [event]);
+    }
+    return result;
+  }
+
   async function readAll(
     from: Position,
     options: { limit?: number; types?: readonly string[] } = {},
@@ -355,10 +376,10 @@ export async function createPostgresEventStore(
 
   async function headPosition(): Promise<Position> {
     const { rows } = await pool.query<{ transaction_id: string; global_position: string }>(
-      `SELECT transaction_id::text, global_position::text
-         FROM es.events
-        WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-        ORDER BY transaction_id DESC, global_position DESC
+      // Qualified: a bare name in ORDER BY is the output column, here text, and '9' > '25'.
+      `SELECT e.transaction_id::text, e.global_position::text
+         FROM es.events e
+        ORDER BY e.transaction_id DESC, e.global_position DESC
         LIMIT 1`,
     );
     const row = rows[0];
@@ -368,8 +389,7 @@ export async function createPostgresEventStore(
   async function countAfter(from: Position): Promise<number> {
     const { rows } = await pool.query<{ n: string }>(
       `SELECT count(*)::text AS n FROM es.events
-        WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-          AND (transaction_id, global_position) > ($1::text::xid8, $2::bigint)`,
+        WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint)`,
       [from.primary.toString(), from.secondary.toString()],
     );
     return Number(rows[0]?.n ?? 0);
@@ -386,6 +406,7 @@ export async function createPostgresEventStore(
     countAfter,
     onAppend,
     readStream,
+    readStreams,
     readAll,
     headPosition,
     subscribe(from, handler, options = {}) {

@@ -1,32 +1,22 @@
 import { sql } from 'kysely';
 import { defineProjection } from '@renkei/projections';
-import type { LabelValueImportEvent } from '@renkei/domain';
+import { eventDecoder, labelValueImportEventSchemas } from '@renkei/domain';
+import { createTables, tableNames } from '../shared/table.ts';
+import { labelValueImportsTable } from './label-value-imports.tables.ts';
+
+const decode = eventDecoder(labelValueImportEventSchemas);
 
 /** `rm.label_value_imports`: one row per label-value import with its progress, for the import page. */
 export const labelValueImportsProjection = defineProjection({
   name: 'label_value_imports',
   version: 1,
-  eventTypes: [
-    'LabelValueImportRequested',
-    'LabelValueImportStarted',
-    'LabelValueImportChunkProcessed',
-    'LabelValueImportFinished',
-  ],
-  tables: ['label_value_imports'],
-  async setup(trx, t) {
-    await sql`
-      CREATE TABLE ${sql.table(t.label_value_imports)} (
-        tenant_id uuid NOT NULL, id uuid NOT NULL, filename text NOT NULL, status text NOT NULL,
-        error_messages jsonb NOT NULL DEFAULT '[]', total_row_count int NOT NULL DEFAULT 0,
-        imported_row_count int NOT NULL DEFAULT 0, failed_row_count int NOT NULL DEFAULT 0,
-        unprocessed_row_count int NOT NULL DEFAULT 0, abortion_row_number int,
-        created_at timestamptz NOT NULL, created_by uuid, PRIMARY KEY (tenant_id, id))`.execute(trx);
-    await sql`CREATE INDEX ON ${sql.table(t.label_value_imports)} (tenant_id, created_at DESC, id)`.execute(trx);
-  },
+  eventTypes: decode.types,
+  tables: tableNames([labelValueImportsTable]),
+  setup: (trx, t) => createTables(trx, [labelValueImportsTable], t),
   async handle(trx, events, t) {
     const table = sql.table(t.label_value_imports);
     for (const recorded of events) {
-      const event = { type: recorded.type, data: recorded.data } as LabelValueImportEvent;
+      const event = decode(recorded);
       const tenantId = recorded.metadata.tenant_id;
       switch (event.type) {
         case 'LabelValueImportRequested':

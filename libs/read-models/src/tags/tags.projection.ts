@@ -1,23 +1,23 @@
 import { sql } from 'kysely';
 import { defineProjection } from '@renkei/projections';
 import {
+  eventDecoder,
+  MedicalInstitutionTagsChanged,
   normalizeTagName,
+  tagEventSchemas,
   tagGroupId,
-  type MedicalInstitutionTagsChanged,
-  type TagCreated,
-  type TagEvent,
 } from '@renkei/domain';
+import { createTables, tableNames, type WriteRow } from '../shared/table.ts';
+import { tagsTable } from './tags.tables.ts';
 
-interface TagRow {
-  tenant_id: string;
-  id: string;
-  name: string;
-  description: string;
-  group_id: string | null;
-  group_name: string | null;
-  version: number;
+type TagRow = Omit<
+  WriteRow<typeof tagsTable>,
+  'normalized_name' | 'medical_institution_count' | 'created_at' | 'updated_at'
+> & {
   changed_at: Date;
-}
+};
+
+const decode = eventDecoder({ ...tagEventSchemas, MedicalInstitutionTagsChanged });
 
 /**
  * `rm.tags`: one row per live tag of every tenant. `medical_institution_count` belongs to the
@@ -26,28 +26,9 @@ interface TagRow {
 export const tagsProjection = defineProjection({
   name: 'tags',
   version: 2,
-  eventTypes: ['TagCreated', 'TagUpdated', 'TagDeleted', 'MedicalInstitutionTagsChanged'],
-  tables: ['tags'],
-  async setup(trx, t) {
-    await sql`
-      CREATE TABLE ${sql.table(t.tags)} (
-        tenant_id uuid NOT NULL,
-        id uuid NOT NULL,
-        name text NOT NULL,
-        normalized_name text NOT NULL,
-        description text NOT NULL,
-        group_id uuid,
-        group_name text,
-        medical_institution_count int NOT NULL DEFAULT 0,
-        version int NOT NULL,
-        created_at timestamptz NOT NULL,
-        updated_at timestamptz NOT NULL,
-        PRIMARY KEY (tenant_id, id)
-      )
-    `.execute(trx);
-    await sql`CREATE INDEX ON ${sql.table(t.tags)} (tenant_id, name, id)`.execute(trx);
-    await sql`CREATE INDEX ON ${sql.table(t.tags)} (tenant_id, group_id)`.execute(trx);
-  },
+  eventTypes: decode.types,
+  tables: tableNames([tagsTable]),
+  setup: (trx, t) => createTables(trx, [tagsTable], t),
   async handle(trx, events, t) {
     // Fold the batch per tag first: one upsert and one delete statement per batch.
     const latest = new Map<string, TagRow | { deleted: true; tenant_id: string; id: string }>();
@@ -55,28 +36,28 @@ export const tagsProjection = defineProjection({
     // the tags themselves (so a count never lands on a tag row that does not exist yet).
     const countDeltas = new Map<string, { tenant_id: string; id: string; delta: number }>();
     for (const recorded of events) {
-      if (recorded.type === 'MedicalInstitutionTagsChanged') {
-        const changed = recorded.data as MedicalInstitutionTagsChanged;
+      const event = decode(recorded);
+      const tenantId = recorded.metadata.tenant_id;
+      if (event.type === 'MedicalInstitutionTagsChanged') {
+        const changed = event.data;
         for (const [ids, delta] of [
           [changed.added_tag_ids, 1],
           [changed.removed_tag_ids, -1],
         ] as const) {
           for (const id of ids) {
-            const key = `${recorded.metadata.tenant_id}:${id}`;
-            const entry = countDeltas.get(key) ?? { tenant_id: recorded.metadata.tenant_id, id, delta: 0 };
+            const key = `${tenantId}:${id}`;
+            const entry = countDeltas.get(key) ?? { tenant_id: tenantId, id, delta: 0 };
             entry.delta += delta;
             countDeltas.set(key, entry);
           }
         }
         continue;
       }
-      const event = { type: recorded.type, data: recorded.data } as TagEvent;
-      const tenantId = recorded.metadata.tenant_id;
       const key = `${tenantId}:${event.data.tag_id}`;
       switch (event.type) {
         case 'TagCreated':
         case 'TagUpdated': {
-          const data: TagCreated = event.data;
+          const data = event.data;
           latest.set(key, {
             tenant_id: tenantId,
             id: data.tag_id,

@@ -1,50 +1,36 @@
 import { sql } from 'kysely';
 import { defineProjection } from '@renkei/projections';
-import type { TenantRegistered, TenantSettingsChanged } from '@renkei/domain';
+import { eventDecoder, TenantRegistered, TenantSettingsChanged } from '@renkei/domain';
+import { createTables, tableNames, type WriteRow } from '../shared/table.ts';
+import { tenantSettingsTable } from './tenant-settings.tables.ts';
 
-interface SettingsRow {
-  tenant_id: string;
-  enabled_phase: boolean;
-  medical_institution_id: string | null;
-  group_medical_institution_ids: string[];
-  version: number;
-  changed_at: Date;
-}
+type SettingsRow = Omit<WriteRow<typeof tenantSettingsTable>, 'created_at' | 'updated_at'> & { changed_at: Date };
+
+const decode = eventDecoder({ TenantRegistered, TenantSettingsChanged });
 
 /**
  * `rm.tenant_settings`: the settings of every tenant that query-side pages need, as the identity
- * service last published them (one row per tenant, the tenant stream's last event wins). Events are
- * read without a parse, so fields an older event lacks take the schemas' defaults here.
+ * service last published them (one row per tenant, the tenant stream's last event wins). Fields an
+ * older event lacks take the schemas' defaults when the event is decoded.
  */
 export const tenantSettingsProjection = defineProjection({
   name: 'tenant_settings',
   version: 1,
-  eventTypes: ['TenantRegistered', 'TenantSettingsChanged'],
-  tables: ['tenant_settings'],
-  async setup(trx, t) {
-    await sql`
-      CREATE TABLE ${sql.table(t.tenant_settings)} (
-        tenant_id uuid PRIMARY KEY,
-        enabled_phase boolean NOT NULL,
-        medical_institution_id text,
-        group_medical_institution_ids uuid[] NOT NULL,
-        version int NOT NULL,
-        created_at timestamptz NOT NULL,
-        updated_at timestamptz NOT NULL
-      )
-    `.execute(trx);
-  },
+  eventTypes: decode.types,
+  tables: tableNames([tenantSettingsTable]),
+  setup: (trx, t) => createTables(trx, [tenantSettingsTable], t),
   async handle(trx, events, t) {
     const latest = new Map<string, SettingsRow>();
     for (const recorded of events) {
-      const data = recorded.data as Partial<TenantSettingsChanged> & Partial<TenantRegistered>;
+      const event = decode(recorded);
       const tenantId = recorded.metadata.tenant_id.toLowerCase();
       // A registration carries neither institution field: the tenant has none yet.
+      const registered = event.type === 'TenantRegistered';
       latest.set(tenantId, {
         tenant_id: tenantId,
-        enabled_phase: data.enabled_phase ?? false,
-        medical_institution_id: data.medical_institution_id ?? null,
-        group_medical_institution_ids: data.group_medical_institution_ids ?? [],
+        enabled_phase: event.data.enabled_phase,
+        medical_institution_id: registered ? null : event.data.medical_institution_id,
+        group_medical_institution_ids: registered ? [] : event.data.group_medical_institution_ids,
         version: recorded.revision,
         changed_at: recorded.created_at,
       });

@@ -1,1 +1,2 @@
 export * from './test-auth.ts';
+export * from './roles-walk.ts';

@@ -8,6 +8,8 @@ export interface TestTokenClaims {
   accountId?: string;
   role?: Role;
   features?: readonly FeatureKey[];
+  /** The vendor's support account (`cs` claim). */
+  csAccount?: boolean;
   /** Defaults to the audience the test auth was made for. */
   audience?: string;
   issuer?: string;
@@ -42,6 +44,7 @@ export async function createTestAuth(options: { audience?: string } = {}): Promi
       role: claims.role ?? 'owner',
       features: [...(claims.features ?? featureKeys)],
       tfp: 'B2C_1_signin',
+      ...(claims.csAccount ? { cs: true } : {}),
     })
       .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
       .setSubject(claims.accountId ?? randomUUID())

@@ -1,30 +1,22 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import { pipeline } from 'node:stream/promises';
-import multipart from '@fastify/multipart';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HttpError, endpoints, type ImportRecord } from '@renkei/contracts';
+import type { FastifyInstance } from 'fastify';
+import { endpoints, type ImportRecord } from '@renkei/contracts';
 import { labelValueImportAggregate } from '@renkei/domain';
 import { streamId, type EventStore } from '@renkei/event-store';
 import { registerEndpoint } from '@renkei/service-kit';
-import { eventMetadata } from '../shared/command-context.ts';
-import { callerRef } from '../medical-institutions/crm-support.ts';
+import { stagedUploads } from '../data-uploads/staged-upload.ts';
+import { handleCommand } from '../shared/command-handler.ts';
+import { callerRef } from '../shared/facts.ts';
+import { labelValueImportDecider } from './label-value-import.decider.ts';
 
 export interface LabelValueImportDeps {
   store: EventStore;
   /** Where uploaded files are kept (immutable): `<importsDir>/<tenant>/<import id>/<file>`. */
   importsDir: string;
-  /** Largest accepted file (default 50 MiB). */
+  /** Largest accepted file (default RENKEI_LABEL_VALUE_IMPORT_MAX_BYTES, else 50 MiB). */
   maxFileBytes?: number;
 }
 
-interface StagedFile {
-  path: string;
-  filename: string;
-  truncated: boolean;
-}
-const staged = new WeakMap<FastifyRequest, StagedFile>();
+const defaultMaxFileBytes = 50 * 1024 * 1024;
 
 /**
  * POST /imports/medical_institution_label_values: the upload is streamed to disk (never held in
@@ -32,70 +24,27 @@ const staged = new WeakMap<FastifyRequest, StagedFile>();
  * worker's reactor does the parsing.
  */
 export async function registerLabelValueImportRoutes(app: FastifyInstance, deps: LabelValueImportDeps): Promise<void> {
-  const staging = path.join(deps.importsDir, '.staging');
-  fs.mkdirSync(staging, { recursive: true });
-  // Own encapsulated context: this multipart setup (stream to disk) applies to these routes only.
+  const maxFileBytes =
+    deps.maxFileBytes ?? (Number(process.env.RENKEI_LABEL_VALUE_IMPORT_MAX_BYTES) || defaultMaxFileBytes);
   await app.register(async (child) => {
-    await child.register(multipart, {
-      attachFieldsToBody: 'keyValues',
-      limits: { files: 1, fileSize: deps.maxFileBytes ?? 50 * 1024 * 1024, fields: 10 },
-      async onFile(this: FastifyRequest, part) {
-        if (part.fieldname !== 'file') {
-          part.file.resume();
-          return;
-        }
-        const target = path.join(staging, randomUUID());
-        await pipeline(part.file, fs.createWriteStream(target, { flags: 'wx' }));
-        staged.set(this, {
-          path: target,
-          filename: path.basename(part.filename || 'upload.csv'),
-          truncated: part.file.truncated,
-        });
-        part.value = '';
-      },
-    });
-    // A request that failed after the upload (validation, auth) leaves no file behind.
-    child.addHook('onResponse', async (request) => {
-      const file = staged.get(request);
-      if (file) fs.rmSync(file.path, { force: true });
-    });
+    const uploads = await stagedUploads(child, { importsDir: deps.importsDir, maxFileBytes });
     registerEndpoint(child, endpoints.importLabelValues, async ({ body, auth, request, reply }) => {
-      const file = staged.get(request);
-      if (!file)
-        throw new HttpError(422, undefined, { errors: [{ field: 'file', message: 'ファイルを選択してください' }] });
-      if (file.truncated || fs.statSync(file.path).size === 0) {
-        fs.rmSync(file.path, { force: true });
-        throw new HttpError(422, undefined, {
-          errors: [{ field: 'file', message: file.truncated ? 'ファイルが大きすぎます' : 'ファイルが空です' }],
-        });
-      }
-      const importId = randomUUID();
-      const dir = path.join(deps.importsDir, auth.tenantId, importId);
-      fs.mkdirSync(dir, { recursive: true });
-      const stored = path.join(dir, file.filename.replace(/[/\\]/g, '_'));
-      fs.renameSync(file.path, stored);
-      fs.chmodSync(stored, 0o444);
+      const { importId, filename, storedPath: stored } = uploads.keep(request, auth.tenantId);
       const createdBy = await callerRef(deps.store, auth);
-      const result = await deps.store.append(
-        streamId(labelValueImportAggregate, importId),
-        [
-          {
-            type: 'LabelValueImportRequested',
-            data: {
-              import_id: importId,
-              filename: file.filename,
-              stored_path: stored,
-              encoding: body?.encoding ?? null,
-            },
-            metadata: eventMetadata(auth, request.id),
-          },
-        ],
-        { expectedRevision: 'no_stream' },
+      const result = await handleCommand(
+        { store: deps.store, auth, requestId: request.id },
+        {
+          stream: streamId(labelValueImportAggregate, importId),
+          decider: labelValueImportDecider,
+          command: { importId, filename, storedPath: stored, encoding: body?.encoding ?? null },
+          isNew: true,
+          onRace: 'conflict',
+        },
       );
-      reply.position(result.position);
+      if (result.position) reply.position(result.position);
       const record: ImportRecord = {
         id: importId,
-        filename: file.filename,
+        filename,
         status: 'waiting',
         error_messages: [],
         imported_row_count: 0,

@@ -1,9 +1,17 @@
 import {
+  checkLabelValues,
+  parseCrmEvent,
+  parseMemoEvent,
+  parseSpecialNoteEvent,
   stableJson,
+  type LabelDefinition,
   type LabelValueData,
-  type MedicalInstitutionCrmEvent,
-  type MedicalInstitutionNoteChanged,
 } from '@renkei/domain';
+import { invalid, type Decider, type Decision } from '../shared/decider.ts';
+
+export type CrmEvent = ReturnType<typeof parseCrmEvent>;
+export type MemoEvent = ReturnType<typeof parseMemoEvent>;
+export type SpecialNoteEvent = ReturnType<typeof parseSpecialNoteEvent>;
 
 /** A tenant's phase, tags and label values for one institution, folded from its crm stream. */
 export interface CrmState {
@@ -13,14 +21,39 @@ export interface CrmState {
   labelValues: Map<string, LabelValueData>;
 }
 
-export const initialCrmState = (): CrmState => ({
+const initialCrmState = (): CrmState => ({
   phaseMasterId: null,
   phaseName: null,
   tagIds: [],
   labelValues: new Map(),
 });
 
-export function evolveCrm(state: CrmState, event: MedicalInstitutionCrmEvent): CrmState {
+/**
+ * Commands on the crm stream. Each carries the facts it is checked against, read by the route from
+ * their own streams: the tenant's phase masters, the named tags, the labels and own departments.
+ */
+export type CrmCommand =
+  | {
+      type: 'ChangePhase';
+      medicalInstitutionId: string;
+      phaseMasterId: string | null;
+      phaseMasters: readonly { id: string; name: string }[];
+    }
+  | {
+      type: 'ChangeTags';
+      medicalInstitutionId: string;
+      /** The tags named, in input order; `name` null for a tag that does not exist (or was deleted). */
+      tags: readonly { id: string; name: string | null }[];
+    }
+  | {
+      type: 'ChangeLabelValues';
+      medicalInstitutionId: string;
+      values: readonly LabelValueData[];
+      labels: ReadonlyMap<string, LabelDefinition>;
+      ownDepartmentIds: ReadonlySet<string>;
+    };
+
+function evolveCrm(state: CrmState, event: CrmEvent): CrmState {
   switch (event.type) {
     case 'MedicalInstitutionPhaseChanged':
       return { ...state, phaseMasterId: event.data.phase_master_id, phaseName: event.data.phase_name };
@@ -32,41 +65,18 @@ export function evolveCrm(state: CrmState, event: MedicalInstitutionCrmEvent): C
       for (const v of event.data.values) labelValues.set(v.label_id, v);
       return { ...state, labelValues };
     }
-    default:
-      return state;
+    default: {
+      const never: never = event;
+      return never;
+    }
   }
 }
 
-export function foldCrm(events: readonly { type: string; data: unknown }[]): CrmState {
-  return events.reduce((s, e) => evolveCrm(s, e as MedicalInstitutionCrmEvent), initialCrmState());
-}
-
-/** Memo / special note: the latest content (empty while never written). */
-export function foldNote(events: readonly { data: unknown }[]): string {
-  const last = events[events.length - 1];
-  return last ? (last.data as MedicalInstitutionNoteChanged).content : '';
-}
-
-export function decideNote(
-  kind: 'memo' | 'special_note',
-  medicalInstitutionId: string,
-  current: string,
-  content: string,
-): MedicalInstitutionCrmEvent[] {
-  if (current === content) return [];
-  const data = { medical_institution_id: medicalInstitutionId, content, previous_content: current };
-  return [
-    kind === 'memo'
-      ? { type: 'MedicalInstitutionMemoChanged', data }
-      : { type: 'MedicalInstitutionSpecialNoteChanged', data },
-  ];
-}
-
-export function decidePhase(
+function decidePhase(
   state: CrmState,
   medicalInstitutionId: string,
   phase: { id: string; name: string } | null,
-): MedicalInstitutionCrmEvent[] {
+): CrmEvent[] {
   if ((phase?.id ?? null) === state.phaseMasterId) return [];
   return [
     {
@@ -82,11 +92,7 @@ export function decidePhase(
   ];
 }
 
-export function decideTags(
-  state: CrmState,
-  medicalInstitutionId: string,
-  tagIds: readonly string[],
-): MedicalInstitutionCrmEvent[] {
+function decideTags(state: CrmState, medicalInstitutionId: string, tagIds: readonly string[]): CrmEvent[] {
   const before = new Set(state.tagIds);
   const after = new Set(tagIds);
   const added = [...after].filter((id) => !before.has(id));
@@ -108,13 +114,13 @@ export function decideTags(
 const same = (a: LabelValueData | undefined, b: LabelValueData) => a !== undefined && stableJson(a) === stableJson(b);
 
 /** Only labels whose value really changes are recorded; the rest of the institution's values stay. */
-export function decideLabelValues(
+function decideLabelValues(
   state: CrmState,
   medicalInstitutionId: string,
   values: readonly LabelValueData[],
   removedLabelIds: readonly string[],
   importId: string | null = null,
-): MedicalInstitutionCrmEvent[] {
+): CrmEvent[] {
   const changed = values.filter((v) => !same(state.labelValues.get(v.label_id), v));
   const removed = removedLabelIds.filter((id) => state.labelValues.has(id));
   if (changed.length === 0 && removed.length === 0) return [];
@@ -134,3 +140,80 @@ export function decideLabelValues(
     },
   ];
 }
+
+function decideCrm(state: CrmState, command: CrmCommand): Decision<CrmEvent> {
+  switch (command.type) {
+    case 'ChangePhase': {
+      if (command.phaseMasterId === null) return decidePhase(state, command.medicalInstitutionId, null);
+      const phase = command.phaseMasters.find((p) => p.id === command.phaseMasterId);
+      if (!phase) return invalid({ field: 'phase_master_id', message: 'フェーズが見つかりません' });
+      return decidePhase(state, command.medicalInstitutionId, { id: phase.id, name: phase.name });
+    }
+    case 'ChangeTags': {
+      const missing = command.tags.flatMap((t, i) =>
+        t.name === null ? [{ field: `tag_ids.${i}`, message: 'タグが見つかりません' }] : [],
+      );
+      if (missing.length > 0) return invalid(...missing);
+      return decideTags(
+        state,
+        command.medicalInstitutionId,
+        command.tags.map((t) => t.id),
+      );
+    }
+    case 'ChangeLabelValues': {
+      const checked = checkLabelValues(command.values, command.labels, command.ownDepartmentIds);
+      if (checked.problems.length > 0)
+        return invalid(
+          ...checked.problems.map((p) => ({ field: `label_values.${p.index}.${p.field}`, message: p.message })),
+        );
+      return decideLabelValues(state, command.medicalInstitutionId, checked.values, checked.removedLabelIds);
+    }
+    default: {
+      const never: never = command;
+      return never;
+    }
+  }
+}
+
+export const crmDecider: Decider<CrmState, CrmCommand, CrmEvent> = {
+  initialState: initialCrmState,
+  evolve: evolveCrm,
+  decide: decideCrm,
+  parse: parseCrmEvent,
+};
+
+/** Memo and special note: one text each; the latest content (empty while never written). */
+export interface NoteCommand {
+  medicalInstitutionId: string;
+  content: string;
+}
+
+export const memoDecider: Decider<string, NoteCommand, MemoEvent> = {
+  initialState: () => '',
+  evolve: (_content, event) => event.data.content,
+  decide: (current, { medicalInstitutionId, content }) =>
+    current === content
+      ? []
+      : [
+          {
+            type: 'MedicalInstitutionMemoChanged',
+            data: { medical_institution_id: medicalInstitutionId, content, previous_content: current },
+          },
+        ],
+  parse: parseMemoEvent,
+};
+
+export const specialNoteDecider: Decider<string, NoteCommand, SpecialNoteEvent> = {
+  initialState: () => '',
+  evolve: (_content, event) => event.data.content,
+  decide: (current, { medicalInstitutionId, content }) =>
+    current === content
+      ? []
+      : [
+          {
+            type: 'MedicalInstitutionSpecialNoteChanged',
+            data: { medical_institution_id: medicalInstitutionId, content, previous_content: current },
+          },
+        ],
+  parse: parseSpecialNoteEvent,
+};

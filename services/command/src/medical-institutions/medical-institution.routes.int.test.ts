@@ -76,6 +76,66 @@ async function enablePhase(tenantId: string) {
   );
 }
 
+describe('no accepted write carries what a read model cannot store', () => {
+  it('refuses phase masters naming one id twice, and writes nothing', async () => {
+    const t = { ...newTenant(), role: 'owner' as const };
+    await enablePhase(t.tenantId);
+    const saved = await call(t, 'PUT', '/api/phase_masters', { phase_masters: [{ name: '訪問済' }] });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const id = saved.json()[0].id;
+    const before = await eventCount(t.tenantId);
+    const dup = await call(t, 'PUT', '/api/phase_masters', {
+      phase_masters: [
+        { id, name: '訪問済' },
+        { id, name: '連携中' },
+      ],
+    });
+    expect(dup.statusCode, dup.body).toBe(422);
+    expect(dup.json().errors).toEqual([expect.objectContaining({ field: 'phase_masters.1.id' })]);
+    expect(await eventCount(t.tenantId)).toBe(before);
+  });
+
+  it('refuses own departments naming one id twice, and writes nothing', async () => {
+    const t = { ...newTenant(), role: 'owner' as const };
+    const saved = await call(t, 'PUT', '/api/own_medical_institution/departments', {
+      own_departments: [{ name: '内科', department_id: null }],
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const id = saved.json()[0].id;
+    const before = await eventCount(t.tenantId);
+    const dup = await call(t, 'PUT', '/api/own_medical_institution/departments', {
+      own_departments: [
+        { id, name: '内科', department_id: null },
+        { id, name: '外科', department_id: null },
+      ],
+    });
+    expect(dup.statusCode, dup.body).toBe(422);
+    expect(dup.json().errors).toEqual([expect.objectContaining({ field: 'own_departments.1.id' })]);
+    expect(await eventCount(t.tenantId)).toBe(before);
+  });
+
+  it('refuses a date label value of year 0000 (a member can send it), and writes nothing', async () => {
+    const t = newTenant();
+    const label = await call(t, 'POST', '/api/medical_institution_labels', {
+      name: '協定締結日',
+      component_type: 'date',
+    });
+    expect(label.statusCode, label.body).toBe(201);
+    const before = await eventCount(t.tenantId);
+    const bad = await call(
+      { ...t, role: 'member' },
+      'POST',
+      `/api/medical_institutions/${institutions[4]}/label_values`,
+      {
+        label_values: [{ label_id: label.json().id, date_value: '0000-01-01' }],
+      },
+    );
+    expect(bad.statusCode, bad.body).toBe(422);
+    expect(bad.json().errors[0].field).toBe('label_values.0.date_value');
+    expect(await eventCount(t.tenantId)).toBe(before);
+  });
+});
+
 describe('memo and special note', () => {
   it('saves a memo with who and version, and answers the concurrent loser 409 without losing the winner', async () => {
     const t = newTenant();
@@ -196,6 +256,24 @@ describe('phase, tags and label values', () => {
     expect(bad.statusCode).toBe(422);
     expect(bad.json().errors[0].field).toBe('tag_ids.0');
     expect(await eventCount(t.tenantId)).toBe(before);
+  });
+
+  it('a tag write answers how many institutions carry the tag, counted by the command side', async () => {
+    const t = newTenant();
+    const tag = (await call(t, 'POST', '/api/tags', { name: '紹介元' })).json();
+    const other = (await call(t, 'POST', '/api/tags', { name: '逆紹介先' })).json();
+    for (const i of [5, 6, 7])
+      expect(
+        (await call(t, 'PUT', `/api/medical_institutions/${institutions[i]}/tags`, { tag_ids: [tag.id] })).statusCode,
+      ).toBe(200);
+    // Replacing an institution's tags moves both counts; a repeat of the same set moves nothing.
+    await call(t, 'PUT', `/api/medical_institutions/${institutions[7]}/tags`, { tag_ids: [other.id] });
+    await call(t, 'PUT', `/api/medical_institutions/${institutions[7]}/tags`, { tag_ids: [other.id] });
+    const renamed = await call(t, 'PUT', `/api/tags/${tag.id}`, { name: '紹介元（重点）', description: '' });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(renamed.json().medical_institution_count).toBe(2);
+    const second = await call(t, 'PUT', `/api/tags/${other.id}`, { name: '逆紹介先', description: '説明' });
+    expect(second.json().medical_institution_count).toBe(1);
   });
 
   it('creates labels, checks values per component type, and keeps other labels’ values', async () => {

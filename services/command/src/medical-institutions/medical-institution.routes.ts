@@ -1,90 +1,48 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { HttpError, endpoints, type FieldError, type LabelValue, type MedicalInstitutionNote } from '@renkei/contracts';
+import type { FastifyInstance } from 'fastify';
+import { HttpError, endpoints, type LabelValue, type MedicalInstitutionNote, type UserRef } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import {
-  checkLabelValues,
   medicalInstitutionCrmAggregate,
+  medicalInstitutionCrmKey,
   medicalInstitutionMemoAggregate,
   medicalInstitutionSpecialNoteAggregate,
   ownDepartmentsAggregate,
   phaseMastersAggregate,
   tagAggregate,
   type LabelDefinition,
-  type OwnDepartmentsReplaced,
-  type PhaseMastersReplaced,
-  type TagEvent,
 } from '@renkei/domain';
-import type { EventStore, NewEvent } from '@renkei/event-store';
+import { streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
 import { etagOf, readIfMatch } from '../shared/command-context.ts';
-import { loadLabel } from '../labels/label.routes.ts';
+import { handleCommand } from '../shared/command-handler.ts';
+import { assertInstitutionExists, callerRef, phaseEnabled, readState } from '../shared/facts.ts';
+import { loadLabel } from '../labels/label-names.ts';
 import { toLabelDefinition } from '../labels/label.decider.ts';
-import {
-  appendDecided,
-  assertInstitutionExists,
-  callerRef,
-  crmStreamKey,
-  phaseEnabled,
-  readOwnStream,
-  withRetry,
-} from './crm-support.ts';
-import {
-  decideLabelValues,
-  decideNote,
-  decidePhase,
-  decideTags,
-  foldCrm,
-  foldNote,
-} from './medical-institution.decider.ts';
+import { ownDepartmentsDecider, phaseMastersDecider } from '../phases/phase-master.decider.ts';
+import { tagDecider } from '../tags/tag.decider.ts';
+import { createTagUsage } from '../tags/tag-usage.ts';
+import { crmDecider, memoDecider, specialNoteDecider } from './medical-institution.decider.ts';
 
 export interface MedicalInstitutionRouteDeps {
   db: Database;
   store: EventStore;
 }
 
-/** The tenant's phase masters as last replaced, with the stream revision a replacement appends at. */
-export async function readPhaseMasters(store: EventStore, tenantId: string) {
-  const { events, revision } = await readOwnStream(store, phaseMastersAggregate, tenantId, tenantId);
-  const last = events[events.length - 1];
-  return { list: last ? (last.data as PhaseMastersReplaced).phase_masters : [], revision };
-}
-
-/** The tenant's own departments as last replaced, with the stream revision a replacement appends at. */
-export async function readOwnDepartments(store: EventStore, tenantId: string) {
-  const { events, revision } = await readOwnStream(store, ownDepartmentsAggregate, tenantId, tenantId);
-  const last = events[events.length - 1];
-  return { list: last ? (last.data as OwnDepartmentsReplaced).own_departments : [], revision };
-}
+/** Who made the last of these events, as shown beside it (the caller's name is the one known here). */
+const lastChange = (event: RecordedEvent | undefined, auth: AuthContext, caller: UserRef) =>
+  event
+    ? {
+        by: {
+          id: event.metadata.account_id ?? '',
+          name: event.metadata.account_id === auth.accountId ? caller.name : '',
+        },
+        at: event.created_at.toISOString(),
+      }
+    : null;
 
 export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: MedicalInstitutionRouteDeps): void {
   const { db, store } = deps;
-
-  /**
-   * One decision on the tenant's CRM stream of an institution: read it, decide on the folded state and
-   * append what was decided at the revision read (the caller's withRetry runs it again on a conflict).
-   */
-  async function decideOnCrm<D extends Omit<NewEvent, 'metadata'>>(
-    auth: AuthContext,
-    institutionId: string,
-    requestId: string,
-    reply: FastifyReply,
-    decide: (state: ReturnType<typeof foldCrm>) => D[],
-  ) {
-    const key = crmStreamKey(auth.tenantId, institutionId);
-    const { events, revision } = await readOwnStream(store, medicalInstitutionCrmAggregate, key, auth.tenantId);
-    const decided = decide(foldCrm(events));
-    if (decided.length > 0) {
-      const result = await appendDecided(
-        store,
-        { aggregate: medicalInstitutionCrmAggregate, id: key, revision },
-        decided,
-        auth,
-        requestId,
-      );
-      reply.position(result.position);
-    }
-    return { events, decided };
-  }
+  const tagUsage = createTagUsage(db, store);
 
   async function putNote(
     kind: 'memo' | 'special_note',
@@ -92,108 +50,128 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
     requestId: string,
     institutionId: string,
     content: string,
-    ifMatch: number | null,
-    reply: { position(p: import('@renkei/event-store').Position): unknown; header(k: string, v: string): unknown },
-  ): Promise<MedicalInstitutionNote> {
+    ifMatchHeader: string | string[] | undefined,
+  ): Promise<{ note: MedicalInstitutionNote; position: RecordedEvent['position'] | null }> {
     await assertInstitutionExists(db, institutionId);
-    const aggregate = kind === 'memo' ? medicalInstitutionMemoAggregate : medicalInstitutionSpecialNoteAggregate;
-    const key = crmStreamKey(auth.tenantId, institutionId);
-    const { events, revision } = await readOwnStream(store, aggregate, key, auth.tenantId);
-    const version = revision + 1;
-    // The version the editor started from: anything else means someone saved in between.
-    if (ifMatch !== null && ifMatch !== version) throw new HttpError(409);
-    const decided = decideNote(kind, institutionId, foldNote(events), content);
-    const user = await callerRef(store, auth);
-    if (decided.length === 0) {
-      const last = events[events.length - 1];
-      void reply.header('etag', etagOf(version));
-      return {
+    // The version the editor started from is the number of saves (revision + 1): anything else means
+    // someone saved in between.
+    const ifMatch = readIfMatch(ifMatchHeader);
+    const key = medicalInstitutionCrmKey(auth.tenantId, institutionId);
+    const request = {
+      command: { medicalInstitutionId: institutionId, content },
+      ifMatch: ifMatch === null ? null : { matches: (_: string, revision: number) => revision + 1 === ifMatch },
+      onRace: 'conflict' as const,
+    };
+    const result =
+      kind === 'memo'
+        ? await handleCommand(
+            { store, auth, requestId },
+            { ...request, stream: streamId(medicalInstitutionMemoAggregate, key), decider: memoDecider },
+          )
+        : await handleCommand(
+            { store, auth, requestId },
+            { ...request, stream: streamId(medicalInstitutionSpecialNoteAggregate, key), decider: specialNoteDecider },
+          );
+    const caller = await callerRef(store, auth);
+    const last = result.position
+      ? { by: caller, at: new Date().toISOString() }
+      : lastChange(result.stored.at(-1), auth, caller);
+    const version = result.revision + 1;
+    return {
+      note: {
         medical_institution_id: institutionId,
         content,
-        updated_by: last
-          ? { id: last.metadata.account_id ?? '', name: last.metadata.account_id === auth.accountId ? user.name : '' }
-          : null,
-        updated_at: last ? last.created_at.toISOString() : null,
+        updated_by: last?.by ?? null,
+        updated_at: last?.at ?? null,
         version,
-      };
-    }
-    const result = await appendDecided(store, { aggregate: aggregate, id: key, revision }, decided, auth, requestId);
-    reply.position(result.position);
-    void reply.header('etag', etagOf(result.revision + 1));
-    return {
-      medical_institution_id: institutionId,
-      content,
-      updated_by: user,
-      updated_at: new Date().toISOString(),
-      version: result.revision + 1,
+      },
+      position: result.position,
     };
   }
 
-  registerEndpoint(app, endpoints.updateMemo, async ({ params, body, auth, request, reply }) =>
-    putNote('memo', auth, request.id, params.id, body.content, readIfMatch(request.headers['if-match']), reply),
-  );
-  registerEndpoint(app, endpoints.updateSpecialNote, async ({ params, body, auth, request, reply }) =>
-    putNote('special_note', auth, request.id, params.id, body.content, readIfMatch(request.headers['if-match']), reply),
-  );
+  for (const [endpoint, kind] of [
+    [endpoints.updateMemo, 'memo'],
+    [endpoints.updateSpecialNote, 'special_note'],
+  ] as const) {
+    registerEndpoint(app, endpoint, async ({ params, body, auth, request, reply }) => {
+      const { note, position } = await putNote(
+        kind,
+        auth,
+        request.id,
+        params.id,
+        body.content,
+        request.headers['if-match'],
+      );
+      if (position) reply.position(position);
+      void reply.header('etag', etagOf(note.version));
+      return note;
+    });
+  }
+
+  const crmStream = (auth: AuthContext, institutionId: string) =>
+    streamId(medicalInstitutionCrmAggregate, medicalInstitutionCrmKey(auth.tenantId, institutionId));
 
   registerEndpoint(app, endpoints.updatePhase, async ({ params, body, auth, request, reply }) => {
     if (!(await phaseEnabled(store, auth.tenantId))) throw new HttpError(403, 'フェーズ機能が有効になっていません。');
     await assertInstitutionExists(db, params.id);
-    let phase: { id: string; name: string } | null = null;
-    if (body.phase_master_id !== null) {
-      phase = (await readPhaseMasters(store, auth.tenantId)).list.find((p) => p.id === body.phase_master_id) ?? null;
-      if (!phase)
-        throw new HttpError(422, undefined, {
-          errors: [{ field: 'phase_master_id', message: 'フェーズが見つかりません' }],
-        });
-    }
-    const user = await callerRef(store, auth);
-    return withRetry(async () => {
-      const { events, decided } = await decideOnCrm(auth, params.id, request.id, reply, (state) =>
-        decidePhase(state, params.id, phase),
-      );
-      let changedAt: string | null = null;
-      let changedUser = null;
-      if (decided.length > 0) {
-        changedAt = new Date().toISOString();
-        changedUser = user;
-      } else {
-        const last = [...events].reverse().find((e) => e.type === 'MedicalInstitutionPhaseChanged');
-        changedAt = last ? last.created_at.toISOString() : null;
-        changedUser = last
-          ? { id: last.metadata.account_id ?? '', name: last.metadata.account_id === auth.accountId ? user.name : '' }
-          : null;
-      }
-      return {
-        medical_institution_id: params.id,
-        phase_master_id: phase?.id ?? null,
-        phase_name: phase?.name ?? null,
-        changed_user: changedUser,
-        changed_at: changedAt,
-      };
-    });
+    const phaseMasters =
+      body.phase_master_id === null
+        ? []
+        : (await readState(store, auth.tenantId, streamId(phaseMastersAggregate, auth.tenantId), phaseMastersDecider))
+            .state;
+    const caller = await callerRef(store, auth);
+    const result = await handleCommand(
+      { store, auth, requestId: request.id },
+      {
+        stream: crmStream(auth, params.id),
+        decider: crmDecider,
+        command: {
+          type: 'ChangePhase',
+          medicalInstitutionId: params.id,
+          phaseMasterId: body.phase_master_id,
+          phaseMasters,
+        },
+        // The phase is replaced whole: deciding again on a newer stream is what the user asked for.
+        onRace: 'recompute',
+      },
+    );
+    if (result.position) reply.position(result.position);
+    const last = result.position
+      ? { by: caller, at: new Date().toISOString() }
+      : lastChange(
+          result.stored.findLast((e) => e.type === 'MedicalInstitutionPhaseChanged'),
+          auth,
+          caller,
+        );
+    return {
+      medical_institution_id: params.id,
+      phase_master_id: body.phase_master_id,
+      phase_name: phaseMasters.find((p) => p.id === body.phase_master_id)?.name ?? null,
+      changed_user: last?.by ?? null,
+      changed_at: last?.at ?? null,
+    };
   });
 
   registerEndpoint(app, endpoints.updateTags, async ({ params, body, auth, request, reply }) => {
     await assertInstitutionExists(db, params.id);
     const tags = await Promise.all(
       body.tag_ids.map(async (id) => {
-        const { events } = await readOwnStream(store, tagAggregate, id, auth.tenantId);
-        let name: string | null = null;
-        for (const e of events as unknown as TagEvent[]) {
-          if (e.type === 'TagCreated' || e.type === 'TagUpdated') name = e.data.name;
-          if (e.type === 'TagDeleted') name = null;
-        }
-        return { id, name };
+        const { state } = await readState(store, auth.tenantId, streamId(tagAggregate, id), tagDecider);
+        return { id, name: state.status === 'active' ? state.name : null };
       }),
     );
-    const errors: FieldError[] = tags.flatMap((t, i) =>
-      t.name === null ? [{ field: `tag_ids.${i}`, message: 'タグが見つかりません' }] : [],
+    const result = await handleCommand(
+      { store, auth, requestId: request.id },
+      {
+        stream: crmStream(auth, params.id),
+        decider: crmDecider,
+        command: { type: 'ChangeTags', medicalInstitutionId: params.id, tags },
+        onRace: 'recompute',
+        append: (events, expectedRevision) =>
+          tagUsage.append(crmStream(auth, params.id), auth.tenantId, events, expectedRevision),
+      },
     );
-    if (errors.length > 0) throw new HttpError(422, undefined, { errors });
-    await withRetry(() =>
-      decideOnCrm(auth, params.id, request.id, reply, (state) => decideTags(state, params.id, body.tag_ids)),
-    );
+    if (result.position) reply.position(result.position);
     return tags.map((t) => ({ id: t.id, name: t.name! }));
   });
 
@@ -205,19 +183,29 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
       const { state } = await loadLabel(store, auth.tenantId, id);
       if (state.status === 'active') labels.set(id, toLabelDefinition(state.definition!));
     }
-    const ownDepartments = new Set((await readOwnDepartments(store, auth.tenantId)).list.map((d) => d.id));
-    const checked = checkLabelValues(body.label_values, labels, ownDepartments);
-    if (checked.problems.length > 0) {
-      throw new HttpError(422, undefined, {
-        errors: checked.problems.map((p) => ({ field: `label_values.${p.index}.${p.field}`, message: p.message })),
-      });
-    }
-    return withRetry(async () => {
-      const { events, decided } = await decideOnCrm(auth, institutionId, request.id, reply, (state) =>
-        decideLabelValues(state, institutionId, checked.values, checked.removedLabelIds),
-      );
-      const after = foldCrm([...events, ...decided.map((e) => ({ type: e.type, data: e.data }))]);
-      return [...after.labelValues.values()] as LabelValue[];
-    });
+    const ownDepartments = await readState(
+      store,
+      auth.tenantId,
+      streamId(ownDepartmentsAggregate, auth.tenantId),
+      ownDepartmentsDecider,
+    );
+    const result = await handleCommand(
+      { store, auth, requestId: request.id },
+      {
+        stream: crmStream(auth, institutionId),
+        decider: crmDecider,
+        command: {
+          type: 'ChangeLabelValues',
+          medicalInstitutionId: institutionId,
+          values: body.label_values,
+          labels,
+          ownDepartmentIds: new Set(ownDepartments.state.map((d) => d.id)),
+        },
+        onRace: 'recompute',
+      },
+    );
+    if (result.position) reply.position(result.position);
+    const values: LabelValue[] = [...result.after.labelValues.values()];
+    return values;
   });
 }

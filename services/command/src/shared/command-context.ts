@@ -22,3 +22,11 @@ export function readIfMatch(header: string | string[] | undefined): number | nul
 }
 
 export const etagOf = (version: number): string => `"${version}"`;
+
+/** If-Match on a stream revision (`3`, `"3"`, `W/"3"`); null when the client sent none. */
+export function revisionIfMatch(
+  header: string | string[] | undefined,
+): { matches: (_: unknown, revision: number) => boolean } | null {
+  const expected = readIfMatch(header);
+  return expected === null ? null : { matches: (_state, revision) => revision === expected };
+}

@@ -174,4 +174,127 @@ export const commandMigrations: ModuleMigrations = {
       `.execute(db);
     },
   },
+  '0005_label_names': {
+    async up(db) {
+      // Institution label names, unique per tenant and kind after NFKC and trimming (an import header
+      // names its label by it), held by the command side: it never reads the query side's tables. A
+      // row per live label, so the rows are also the tenant's labels (the reorder's completeness
+      // check) and their display order as the projection computes it (appended last, then reordered).
+      await sql`
+        CREATE TABLE cmd.label_names (
+          tenant_id uuid NOT NULL,
+          kind text NOT NULL,
+          normalized_name text NOT NULL,
+          label_id uuid NOT NULL,
+          sort_order int NOT NULL,
+          reserved_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (tenant_id, kind, normalized_name)
+        )
+      `.execute(db);
+      await sql`CREATE INDEX label_names_label_idx ON cmd.label_names (tenant_id, label_id)`.execute(db);
+      // Labels stored before: from the Postgres store's events when it holds them (an EventStoreDB
+      // install starts empty; its existing labels hold their names from their next save). Of two
+      // labels already sharing a name the older keeps it.
+      const { rows } = await sql<{ present: boolean }>`SELECT to_regclass('es.events') IS NOT NULL AS present`.execute(
+        db,
+      );
+      if (!rows[0]?.present) return;
+      await sql`
+        WITH last AS (
+          SELECT DISTINCT ON (stream_id) stream_id, tenant_id, type, data, global_position
+            FROM es.events
+           WHERE stream_id LIKE 'medical_institution_label-%'
+           ORDER BY stream_id, revision DESC
+        ), live AS (
+          SELECT tenant_id, (data->>'label_id')::uuid AS label_id, btrim(normalize(data->>'name', NFKC)) AS name,
+                 (SELECT min(e.global_position) FROM es.events e WHERE e.stream_id = last.stream_id) AS created
+            FROM last
+           WHERE type <> 'MedicalInstitutionLabelDeleted'
+        ), ordered AS (
+          SELECT DISTINCT ON (stream_id) tenant_id, data->'label_ids' AS ids
+            FROM es.events
+           WHERE stream_id LIKE 'medical_institution_label_order-%'
+           ORDER BY stream_id, revision DESC
+        ), ranked AS (
+          SELECT live.*,
+                 (SELECT x.i FROM ordered o, jsonb_array_elements_text(o.ids) WITH ORDINALITY x(id, i)
+                   WHERE o.tenant_id = live.tenant_id AND x.id = live.label_id::text LIMIT 1) AS listed
+            FROM live
+        )
+        INSERT INTO cmd.label_names (tenant_id, kind, normalized_name, label_id, sort_order)
+        SELECT tenant_id, 'medical_institution', name, label_id,
+               (row_number() OVER (PARTITION BY tenant_id ORDER BY listed NULLS LAST, created))::int - 1
+          FROM ranked
+         ORDER BY created
+        ON CONFLICT DO NOTHING
+      `.execute(db);
+    },
+  },
+  '0006_tag_usage': {
+    async up(db) {
+      // How many institutions carry each tag, kept by the command side so a tag write answers the real
+      // count without reading the query side's tables. On Postgres it moves in the transaction of the
+      // MedicalInstitutionTagsChanged it counts (a guard of es.append_batch); EventStoreDB installs
+      // update it right after the append.
+      await sql`
+        CREATE TABLE cmd.tag_usage (
+          tenant_id uuid NOT NULL,
+          tag_id uuid NOT NULL,
+          medical_institution_count int NOT NULL,
+          PRIMARY KEY (tenant_id, tag_id)
+        )
+      `.execute(db);
+      // Arguments: { tenant, added: uuid[], removed: uuid[] }. Never refuses: answers no rows.
+      await sql`
+        CREATE FUNCTION cmd.tag_usage_guard(p_args json)
+        RETURNS TABLE (item int, ok boolean, detail json)
+        LANGUAGE plpgsql AS $fn$
+        #variable_conflict use_column
+        BEGIN
+          -- Rows in tenant and tag order, so concurrent batches never lock them in a cycle.
+          INSERT INTO cmd.tag_usage AS u (tenant_id, tag_id, medical_institution_count)
+          SELECT (a.arg->>'tenant')::uuid, t.tag::uuid, sum(t.delta)::int
+            FROM json_to_recordset(p_args) AS a(item int, arg json),
+                 LATERAL (
+                   SELECT x, 1 FROM json_array_elements_text(a.arg->'added') x
+                   UNION ALL
+                   SELECT x, -1 FROM json_array_elements_text(a.arg->'removed') x
+                 ) AS t(tag, delta)
+           GROUP BY 1, 2
+           ORDER BY 1, 2
+          ON CONFLICT (tenant_id, tag_id)
+            DO UPDATE SET medical_institution_count = u.medical_institution_count + excluded.medical_institution_count;
+        END
+        $fn$
+      `.execute(db);
+      const { rows } = await sql<{ present: boolean }>`SELECT to_regclass('es.events') IS NOT NULL AS present`.execute(
+        db,
+      );
+      if (!rows[0]?.present) return;
+      await sql`
+        INSERT INTO cmd.tag_usage (tenant_id, tag_id, medical_institution_count)
+        SELECT last.tenant_id, tag.id::uuid, count(*)::int
+          FROM (
+            SELECT DISTINCT ON (stream_id) tenant_id, data
+              FROM es.events
+             WHERE type = 'MedicalInstitutionTagsChanged'
+             ORDER BY stream_id, revision DESC
+          ) last,
+          jsonb_array_elements_text(last.data->'tag_ids') AS tag(id)
+         GROUP BY 1, 2
+      `.execute(db);
+    },
+  },
+  '0007_communication_tasks': {
+    // Which communication a task was entered with: its birth lives in that record's stream.
+    async up(db) {
+      await sql`
+        CREATE TABLE cmd.communication_tasks (
+          tenant_id uuid NOT NULL,
+          task_id uuid NOT NULL,
+          communication_id uuid NOT NULL,
+          PRIMARY KEY (tenant_id, task_id)
+        )`.execute(db);
+    },
+  },
 };

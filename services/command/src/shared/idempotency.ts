@@ -1,20 +1,23 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import { HttpError } from '@renkei/contracts';
+import { formatPosition, type Position } from '@renkei/event-store';
+import { deterministicId } from './deterministic-id.ts';
 
-export const idempotencyKeyHeader = 'idempotency-key';
+const idempotencyKeyHeader = 'idempotency-key';
 
-export interface StoredResponse {
+interface StoredResponse {
   body: unknown;
   position: string | null;
 }
 
-export type IdempotencyClaim =
+type IdempotencyClaim =
   | { kind: 'new' }
   /** Seen before with the same request; `stored` is null while the first attempt has not finished. */
   | { kind: 'retry'; stored: StoredResponse | null };
 
-export function readIdempotencyKey(header: string | string[] | undefined): string | null {
+function readIdempotencyKey(header: string | string[] | undefined): string | null {
   const value = Array.isArray(header) ? header[0] : header;
   if (value === undefined) return null;
   if (!/^[\x21-\x7e]{1,200}$/.test(value)) {
@@ -25,7 +28,7 @@ export function readIdempotencyKey(header: string | string[] | undefined): strin
   return value;
 }
 
-export function requestHash(body: unknown): string {
+function requestHash(body: unknown): string {
   return createHash('sha256').update(JSON.stringify(body)).digest('hex');
 }
 
@@ -33,7 +36,7 @@ export function requestHash(body: unknown): string {
  * Records that (tenant, endpoint, key) belongs to this request. The same key with another body is a
  * client bug (422); the same key with the same body is a retry.
  */
-export async function claimIdempotencyKey(
+async function claimIdempotencyKey(
   db: Kysely<any>,
   claim: { tenantId: string; endpoint: string; key: string; hash: string; resourceId: string },
 ): Promise<IdempotencyClaim> {
@@ -55,7 +58,7 @@ export async function claimIdempotencyKey(
   return { kind: 'retry', stored: row.response === null ? null : { body: row.response, position: row.position } };
 }
 
-export async function storeIdempotentResponse(
+async function storeIdempotentResponse(
   db: Kysely<any>,
   claim: { tenantId: string; endpoint: string; key: string },
   response: StoredResponse,
@@ -69,7 +72,7 @@ export async function storeIdempotentResponse(
  * Frees a key whose first request failed before it had an answer, so the client may send the key
  * again with a corrected body. Keys with a stored answer stay bound to it.
  */
-export async function releaseIdempotencyKey(
+async function releaseIdempotencyKey(
   db: Kysely<any>,
   claim: { tenantId: string; endpoint: string; key: string },
 ): Promise<void> {
@@ -78,4 +81,63 @@ export async function releaseIdempotencyKey(
      WHERE tenant_id = ${claim.tenantId} AND endpoint = ${claim.endpoint} AND key = ${claim.key} AND response IS NULL`.execute(
     db,
   );
+}
+
+export interface CreateAnswer<T> {
+  body: T;
+  position: Position | null;
+}
+
+/**
+ * A create honouring `Idempotency-Key`: with a key, the new record's id derives from (tenant,
+ * endpoint, key) and `create` is told so (`retryable`: its event ids must derive from it too, so a
+ * retry appends the very same events); a retry of a finished request answers what the first one
+ * did, the same key with another request is a 422. Without a key the id is random and nothing is
+ * looked up. `hashed` is what identifies the request (the body, plus path parameters where the
+ * endpoint has them).
+ */
+export async function idempotentCreate<T>(
+  db: Kysely<any>,
+  options: {
+    request: FastifyRequest;
+    reply: FastifyReply;
+    tenantId: string;
+    endpoint: string;
+    hashed: unknown;
+    etag: (answer: T) => string;
+  },
+  create: (id: string, retryable: { hash: string } | null) => Promise<CreateAnswer<T>>,
+): Promise<T> {
+  const { request, reply, tenantId, endpoint } = options;
+  const key = readIdempotencyKey(request.headers[idempotencyKeyHeader]);
+  if (!key) return answerCreated(reply, await create(randomUUID(), null), options.etag);
+  const claim = { tenantId, endpoint, key };
+  const hash = requestHash(options.hashed);
+  const id = deterministicId(tenantId, endpoint, key);
+  const claimed = await claimIdempotencyKey(db, { ...claim, hash, resourceId: id });
+  if (claimed.kind === 'retry' && claimed.stored) {
+    // Stored as the first request answered it.
+    const stored = claimed.stored.body as T;
+    if (claimed.stored.position) void reply.header('x-position', claimed.stored.position);
+    void reply.header('etag', options.etag(stored));
+    return stored;
+  }
+  let created: CreateAnswer<T>;
+  try {
+    created = await create(id, { hash });
+  } catch (error) {
+    await releaseIdempotencyKey(db, claim);
+    throw error;
+  }
+  await storeIdempotentResponse(db, claim, {
+    body: created.body,
+    position: created.position ? formatPosition(created.position) : null,
+  });
+  return answerCreated(reply, created, options.etag);
+}
+
+function answerCreated<T>(reply: FastifyReply, created: CreateAnswer<T>, etag: (answer: T) => string): T {
+  if (created.position) reply.position(created.position);
+  void reply.header('etag', etag(created.body));
+  return created.body;
 }

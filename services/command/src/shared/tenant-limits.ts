@@ -1,4 +1,4 @@
-import { TenantLimits } from '@renkei/domain';
+import { parseTenantEvent, type TenantLimits } from '@renkei/domain';
 import {
   StreamNotFoundError,
   streamId,
@@ -23,15 +23,8 @@ export interface TenantLimitsCacheOptions {
 }
 
 /** Folds a tenant stream to its current limits (the last registration or settings change wins). */
-export function foldTenantLimits(events: readonly RecordedEvent[]): TenantLimits | null {
-  let limits: TenantLimits | null = null;
-  for (const e of events) {
-    if ((tenantEventTypes as readonly string[]).includes(e.type)) {
-      const parsed = TenantLimits.safeParse((e.data as { limits?: unknown }).limits);
-      if (parsed.success) limits = parsed.data;
-    }
-  }
-  return limits;
+function foldTenantLimits(events: readonly RecordedEvent[]): TenantLimits | null {
+  return events.map(parseTenantEvent).at(-1)?.data.limits ?? null;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { normalizeTagName, type TagEvent } from '@renkei/domain';
+import { normalizeTagName, parseTagEvent, type TagEvent } from '@renkei/domain';
+import { invalid, notFound, type Decider, type Decision } from '../shared/decider.ts';
 
 export interface TagState {
   status: 'absent' | 'active' | 'deleted';
@@ -8,7 +9,7 @@ export interface TagState {
   groupName: string | null;
 }
 
-export const initialTagState: TagState = {
+const initialTagState: TagState = {
   status: 'absent',
   name: '',
   normalizedName: '',
@@ -21,14 +22,7 @@ export type TagCommand =
   | { type: 'UpdateTag'; tagId: string; name: string; description: string; groupName: string | null }
   | { type: 'DeleteTag'; tagId: string };
 
-/** A command the tag's current state does not allow. */
-export class TagRejected extends Error {
-  constructor(readonly reason: 'not_found' | 'already_exists') {
-    super(reason);
-  }
-}
-
-export function evolve(state: TagState, event: TagEvent): TagState {
+function evolve(state: TagState, event: TagEvent): TagState {
   switch (event.type) {
     case 'TagCreated':
     case 'TagUpdated':
@@ -54,12 +48,12 @@ export function foldTag(events: readonly TagEvent[]): TagState {
 
 /**
  * Pure decisions on one tag. Name uniqueness and the tenant's tag limit span many tags and are
- * checked by the routes (reservations); this only knows one tag's history.
+ * held with the append (tag-names.ts); this only knows one tag's history.
  */
-export function decide(state: TagState, command: TagCommand): TagEvent[] {
+function decide(state: TagState, command: TagCommand): Decision<TagEvent> {
   switch (command.type) {
     case 'CreateTag':
-      if (state.status !== 'absent') throw new TagRejected('already_exists');
+      if (state.status !== 'absent') return invalid({ field: 'id', message: 'このタグは既に登録されています。' });
       return [
         {
           type: 'TagCreated',
@@ -72,7 +66,7 @@ export function decide(state: TagState, command: TagCommand): TagEvent[] {
         },
       ];
     case 'UpdateTag': {
-      if (state.status !== 'active') throw new TagRejected('not_found');
+      if (state.status !== 'active') return notFound();
       // Saving the same values again is not a change: no event, no new version.
       if (
         state.name === command.name &&
@@ -94,7 +88,7 @@ export function decide(state: TagState, command: TagCommand): TagEvent[] {
       ];
     }
     case 'DeleteTag':
-      if (state.status !== 'active') throw new TagRejected('not_found');
+      if (state.status !== 'active') return notFound();
       return [{ type: 'TagDeleted', data: { tag_id: command.tagId } }];
     default: {
       const never: never = command;
@@ -102,3 +96,10 @@ export function decide(state: TagState, command: TagCommand): TagEvent[] {
     }
   }
 }
+
+export const tagDecider: Decider<TagState, TagCommand, TagEvent> = {
+  initialState: () => initialTagState,
+  evolve,
+  decide,
+  parse: parseTagEvent,
+};

@@ -316,7 +316,11 @@ describe.each([
         payload: { name: 'x' },
       });
       expect(off.statusCode).toBe(403);
-      expect(off.json()).toEqual({ status: 403, message: 'アクセス権限がありません。' });
+      expect(off.json()).toEqual({
+        status: 403,
+        message: 'アクセス権限がありません。',
+        request_id: expect.any(String),
+      });
     });
 
     it('answers a thrown bug with a 500 body carrying only the request id', async () => {

@@ -2,6 +2,41 @@ import { describe, expect, it } from 'vitest';
 import { formatProjectionStatus, formatReactorStatus } from './format.ts';
 
 describe('projection status table', () => {
+  it('lists the parked tenants under the table', () => {
+    const now = new Date();
+    const text = formatProjectionStatus([
+      {
+        name: 'medical_institution_crm',
+        version: 3,
+        suffix: 'v3',
+        state: 'live',
+        checkpoint: { primary: 9n, secondary: 90n },
+        events_processed: 90,
+        lag_events: 0,
+        lag_ms: 0,
+        rate_events_per_s: 0,
+        started_at: now,
+        updated_at: now,
+        last_error: null,
+        parked_tenants: [
+          {
+            tenant_id: 't-1',
+            event_id: 'e-1',
+            event_type: 'PhaseMastersReplaced',
+            position: { primary: 5n, secondary: 50n },
+            error: 'error: duplicate key',
+            skipped_events: 4,
+            parked_at: now,
+          },
+        ],
+      },
+    ]);
+    expect(text).toContain('停止中のテナント');
+    expect(text).toMatch(
+      /medical_institution_crm \(live\): tenant t-1 parked at PhaseMastersReplaced e-1 \(5\/50\), 4 later events skipped: error: duplicate key/,
+    );
+  });
+
   it('prints one aligned row per build', () => {
     const now = new Date();
     const text = formatProjectionStatus([
@@ -18,6 +53,7 @@ describe('projection status table', () => {
         started_at: now,
         updated_at: now,
         last_error: null,
+        parked_tenants: [],
       },
       {
         name: 'medical_institutions',
@@ -32,6 +68,7 @@ describe('projection status table', () => {
         started_at: now,
         updated_at: now,
         last_error: 'boom',
+        parked_tenants: [],
       },
     ]);
     const lines = text.split('\n');

@@ -25,7 +25,20 @@ export function formatProjectionStatus(rows: readonly ProjectionStatus[]): strin
     r.rate_events_per_s.toFixed(1),
     r.last_error ?? '',
   ]);
-  return table(header, body);
+  const parked = rows.flatMap((r) =>
+    r.parked_tenants.map(
+      (p) =>
+        `  ${r.name} (${r.state}): tenant ${p.tenant_id} parked at ${p.event_type} ${p.event_id} ` +
+        `(${p.position.primary}/${p.position.secondary}), ${p.skipped_events} later events skipped: ${p.error}`,
+    ),
+  );
+  if (parked.length === 0) return table(header, body);
+  return [
+    table(header, body),
+    '',
+    '停止中のテナント (このテナントの以降のイベントは適用されていません。原因を修正して rebuild してください):',
+    ...parked,
+  ].join('\n');
 }
 
 /** The reactors' part of `pnpm ops projections status` (file imports, the Kafka relay …). */

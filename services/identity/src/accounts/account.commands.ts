@@ -1,13 +1,13 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { hash } from '@node-rs/argon2';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
-import { conflict, unprocessable, type FieldError, type Role } from '@renkei/contracts';
+import { conflict, maxPasswordLength, unprocessable, type FieldError, type Role } from '@renkei/contracts';
 import type { AdminDeps } from '../deps.ts';
 import type { Position } from '@renkei/event-store';
 import { accountRegisteredData, accountUpdatedData, enqueueIdentityEvent, publishQueued } from '../identity.events.ts';
 import { clearSignInFailures } from '../oidc/sign-in-lockout.ts';
-import { countAccounts, findAccountById, type AccountRow } from './account.queries.ts';
+import { countAccounts, type AccountRow } from './account.queries.ts';
 
 export const minPasswordLength = 8;
 
@@ -15,7 +15,8 @@ export interface NewAccount {
   username: string;
   email?: string | null | undefined;
   loginName?: string | null | undefined;
-  password: string;
+  /** Absent for an invitation: the person sets it through the sign-up link (needs an email). */
+  password?: string | undefined;
   role?: Role | undefined;
   isConfirmed?: boolean | undefined;
   csAccount?: boolean | undefined;
@@ -26,7 +27,7 @@ export interface NewAccount {
 const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const loginNamePattern = /^[A-Za-z0-9._-]{3,64}$/;
 
-export function validateNewAccount(input: NewAccount): FieldError[] {
+function validateNewAccount(input: NewAccount): FieldError[] {
   const errors: FieldError[] = [];
   if (!input.username.trim()) errors.push({ field: 'username', message: '氏名を入力してください' });
   if (!input.email && !input.loginName) {
@@ -41,8 +42,17 @@ export function validateNewAccount(input: NewAccount): FieldError[] {
       message: 'ログインIDは半角英数字と「._-」の3〜64文字で入力してください',
     });
   }
-  if (input.password.length < minPasswordLength) {
+  if (input.password === undefined) {
+    if (!input.email) {
+      errors.push({
+        field: 'password',
+        message: 'メールアドレスのないアカウントは招待メールを送れないため、パスワードを入力してください',
+      });
+    }
+  } else if (input.password.length < minPasswordLength) {
     errors.push({ field: 'password', message: `パスワードは${minPasswordLength}文字以上で入力してください` });
+  } else if (input.password.length > maxPasswordLength) {
+    errors.push({ field: 'password', message: `パスワードは${maxPasswordLength}文字以内で入力してください` });
   }
   return errors;
 }
@@ -81,7 +91,8 @@ export async function insertAccount(trx: Kysely<any>, tenantId: string, input: N
     email,
     login_name: loginName,
     role: input.role ?? 'member',
-    password_hash: await hashPassword(input.password),
+    // An invited account has a password no one knows until its sign-up link sets one.
+    password_hash: await hashPassword(input.password ?? randomBytes(32).toString('base64url')),
     is_confirmed: input.isConfirmed ?? true,
     cs_account: input.csAccount ?? false,
     enabled_mc_map: input.enabledMcMap ?? false,
@@ -143,6 +154,9 @@ export async function setPassword(deps: AdminDeps, accountId: string, password: 
   if (password.length < minPasswordLength) {
     throw unprocessable([{ field: 'password', message: `パスワードは${minPasswordLength}文字以上で入力してください` }]);
   }
+  if (password.length > maxPasswordLength) {
+    throw unprocessable([{ field: 'password', message: `パスワードは${maxPasswordLength}文字以内で入力してください` }]);
+  }
   const passwordHash = await hashPassword(password);
   await deps.db.kysely.transaction().execute(async (trx) => {
     await trx
@@ -162,5 +176,3 @@ export async function recordLogin(deps: AdminDeps, accountId: string): Promise<v
     .where('id', '=', accountId)
     .execute();
 }
-
-export { findAccountById };

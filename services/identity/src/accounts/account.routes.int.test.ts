@@ -86,6 +86,27 @@ describe('/api/accounts', () => {
     expect(overLimit.json().errors[0].message).toContain('上限');
   });
 
+  it('refuses a NUL in any string, an overlong password and a malformed escape with 422/404 bodies', async () => {
+    const nul = await call('POST', '/api/accounts', ownerToken, {
+      username: '山田\u0000太郎',
+      login_name: 'yamada',
+      password: 'yamada-pass-1',
+    });
+    expect(nul.statusCode).toBe(422);
+    expect(nul.json().errors).toEqual([{ field: 'username', message: '使用できない文字が含まれています。' }]);
+    const long = await call('POST', '/api/accounts', ownerToken, {
+      username: '山田 太郎',
+      login_name: 'yamada',
+      password: 'x'.repeat(500_000),
+    });
+    expect(long.statusCode).toBe(422);
+    expect(long.json().errors).toEqual([{ field: 'password', message: 'パスワードは128文字以内で入力してください' }]);
+    const escape = await call('GET', '/api/accounts?page=%ZZ', memberToken);
+    expect(escape.statusCode).toBe(422);
+    expect(escape.json()).toMatchObject({ status: 422, errors: [{ field: 'page' }] });
+    expect(escape.headers['cache-control']).toBe('no-store');
+  });
+
   it('updates and deactivates within the tenant only; another tenant id is 404', async () => {
     const kaedeMember = kaede.memberIds[0]!;
     const body = { username: 'x', email: 'x@kaede.example', role: 'member' };

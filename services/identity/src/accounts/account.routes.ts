@@ -1,16 +1,18 @@
-import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { sql, type Kysely } from 'kysely';
 import { conflict, identityEndpoints, notFound, unprocessable, type Account } from '@renkei/contracts';
 import { registerEndpoint } from '@renkei/service-kit';
 import type { IdentityDeps } from '../deps.ts';
 import { publishQueued } from '../identity.events.ts';
 import { clearSignInFailures } from '../oidc/sign-in-lockout.ts';
+import type { Mailer } from '../mail/mailer.ts';
+import { sendInvitation } from './account-invitation.ts';
 import { addAccount, enqueueAccountUpdated, hashPassword } from './account.commands.ts';
 import type { AccountRow } from './account.queries.ts';
 
 const UNIQUE_VIOLATION = '23505';
 
-export function accountOf(row: AccountRow): Account {
+function accountOf(row: AccountRow): Account {
   return {
     id: row.id,
     username: row.username,
@@ -37,8 +39,22 @@ function duplicateMessage(error: unknown): string | null {
  * The tenant's accounts. CS (vendor support) accounts are not the tenant's to list or edit; deleting
  * deactivates, so names in history stay resolvable, and ends the account's sessions and tokens.
  */
-export function registerAccountRoutes(app: FastifyInstance, deps: IdentityDeps): void {
+export function registerAccountRoutes(app: FastifyInstance, deps: IdentityDeps & { mailer: Mailer }): void {
   const db = deps.db.kysely;
+
+  const invite = async (row: AccountRow, request: FastifyRequest) => {
+    const tenant = await db
+      .selectFrom('identity.tenants')
+      .select('name')
+      .where('id', '=', row.tenant_id)
+      .executeTakeFirstOrThrow();
+    try {
+      await sendInvitation(deps, deps.mailer, row, tenant.name as string);
+    } catch (error) {
+      // The account exists either way; the owner sees it unconfirmed and can resend.
+      request.log.warn({ err: error, accountId: row.id }, 'invitation mail not sent');
+    }
+  };
 
   const loadEditable = async (tenantId: string, id: string): Promise<AccountRow> => {
     const row = (await db
@@ -53,13 +69,17 @@ export function registerAccountRoutes(app: FastifyInstance, deps: IdentityDeps):
     return row;
   };
 
-  const otherOwners = async (tenantId: string, id: string) => {
-    const row = await db
+  const otherOwners = async (trx: Kysely<any>, tenantId: string, id: string) => {
+    // The tenant row is the lock two owners demoting each other at once queue on.
+    await trx.selectFrom('identity.tenants').select('id').where('id', '=', tenantId).forUpdate().execute();
+    const row = await trx
       .selectFrom('identity.accounts')
       .select(sql<string>`count(*)`.as('n'))
       .where('tenant_id', '=', tenantId)
       .where('role', '=', 'owner')
       .where('active', '=', true)
+      // The vendor's support account does not keep a tenant administrable.
+      .where('cs_account', '=', false)
       .where('id', '!=', id)
       .executeTakeFirstOrThrow();
     return Number(row.n);
@@ -91,7 +111,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: IdentityDeps):
     };
   });
 
-  registerEndpoint(app, identityEndpoints.createAccount, async ({ auth, body, reply }) => {
+  registerEndpoint(app, identityEndpoints.createAccount, async ({ auth, body, reply, request }) => {
     const { accountId, position } = await addAccount(deps, {
       tenantId: auth.tenantId,
       username: body.username,
@@ -104,7 +124,21 @@ export function registerAccountRoutes(app: FastifyInstance, deps: IdentityDeps):
       isConfirmed: false,
     });
     if (position) reply.position(position);
-    return accountOf(await loadEditable(auth.tenantId, accountId));
+    const row = await loadEditable(auth.tenantId, accountId);
+    if (body.password === undefined) await invite(row, request);
+    return accountOf(row);
+  });
+
+  registerEndpoint(app, identityEndpoints.resendInvitation, async ({ auth, params, request }) => {
+    const row = await loadEditable(auth.tenantId, params.id);
+    if (row.is_confirmed) {
+      throw unprocessable([{ field: 'id', message: 'このアカウントは登録が完了しているため、招待メールは送れません' }]);
+    }
+    if (!row.email) {
+      throw unprocessable([{ field: 'email', message: 'メールアドレスのないアカウントには招待メールを送れません' }]);
+    }
+    await invite(row, request);
+    return accountOf(row);
   });
 
   registerEndpoint(app, identityEndpoints.updateAccount, async ({ auth, params, body, reply }) => {
@@ -112,14 +146,18 @@ export function registerAccountRoutes(app: FastifyInstance, deps: IdentityDeps):
     if (!body.email && !body.login_name) {
       throw unprocessable([{ field: 'email', message: 'メールアドレスまたはログインIDを入力してください' }]);
     }
-    if (before.role === 'owner' && body.role !== 'owner' && (await otherOwners(auth.tenantId, before.id)) === 0) {
-      throw unprocessable([{ field: 'role', message: 'オーナーが1人もいなくなるため、権限を変更できません' }]);
-    }
     const passwordHash = body.password ? await hashPassword(body.password) : undefined;
     let updated: AccountRow;
     let eventId: string;
     try {
       ({ updated, eventId } = await db.transaction().execute(async (trx) => {
+        if (
+          before.role === 'owner' &&
+          body.role !== 'owner' &&
+          (await otherOwners(trx, auth.tenantId, before.id)) === 0
+        ) {
+          throw unprocessable([{ field: 'role', message: 'オーナーが1人もいなくなるため、権限を変更できません' }]);
+        }
         const updated = (await trx
           .updateTable('identity.accounts')
           .set({
@@ -156,6 +194,9 @@ export function registerAccountRoutes(app: FastifyInstance, deps: IdentityDeps):
       throw unprocessable([{ field: 'id', message: '自分自身のアカウントは削除できません' }]);
     }
     const eventId = await db.transaction().execute(async (trx) => {
+      if (before.role === 'owner' && (await otherOwners(trx, auth.tenantId, before.id)) === 0) {
+        throw unprocessable([{ field: 'id', message: 'オーナーが1人もいなくなるため、削除できません' }]);
+      }
       const updated = (await trx
         .updateTable('identity.accounts')
         .set({ active: false, updated_at: sql`now()` })

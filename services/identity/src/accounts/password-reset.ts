@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
-import type { FieldError } from '@renkei/contracts';
+import { maxPasswordLength, type FieldError } from '@renkei/contracts';
 import type { IdentityDeps } from '../deps.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { publishQueued } from '../identity.events.ts';
@@ -10,11 +10,11 @@ import { findAccountByLogin, type AccountRow } from './account.queries.ts';
 
 const resetTtlMs = 60 * 60 * 1000;
 
-function hashToken(token: string): string {
+export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-export function resetUrl(publicOrigin: string, token: string): string {
+function resetUrl(publicOrigin: string, token: string): string {
   return `${publicOrigin}/oidc/password/reset?token=${encodeURIComponent(token)}`;
 }
 
@@ -47,19 +47,27 @@ export async function requestPasswordReset(deps: IdentityDeps, mailer: Mailer, e
   return true;
 }
 
-async function findValidReset(deps: IdentityDeps, token: string) {
+/** A password link is a reset (1 h) or a sign-up invitation (`invitationTtlMs`); each opens its own page. */
+export type PasswordLinkPurpose = 'reset' | 'invitation';
+
+async function findValidReset(deps: IdentityDeps, token: string, purpose: PasswordLinkPurpose) {
   if (!token) return undefined;
   return deps.db.kysely
     .selectFrom('identity.password_resets')
     .select(['token_hash', 'account_id'])
     .where('token_hash', '=', hashToken(token))
+    .where('purpose', '=', purpose)
     .where('used_at', 'is', null)
     .where('expires_at', '>', sql<Date>`now()`)
     .executeTakeFirst();
 }
 
-export async function isResetTokenValid(deps: IdentityDeps, token: string): Promise<boolean> {
-  return (await findValidReset(deps, token)) !== undefined;
+export async function isResetTokenValid(
+  deps: IdentityDeps,
+  token: string,
+  purpose: PasswordLinkPurpose = 'reset',
+): Promise<boolean> {
+  return (await findValidReset(deps, token, purpose)) !== undefined;
 }
 
 export type ResetResult = { ok: true } | { ok: false; invalidToken: boolean; errors: FieldError[] };
@@ -67,10 +75,13 @@ export type ResetResult = { ok: true } | { ok: false; invalidToken: boolean; err
 export async function resetPassword(
   deps: IdentityDeps,
   input: { token: string; password: string; passwordConfirmation: string },
+  purpose: PasswordLinkPurpose = 'reset',
 ): Promise<ResetResult> {
   const errors: FieldError[] = [];
   if (input.password.length < minPasswordLength) {
     errors.push({ field: 'password', message: `パスワードは${minPasswordLength}文字以上で入力してください。` });
+  } else if (input.password.length > maxPasswordLength) {
+    errors.push({ field: 'password', message: `パスワードは${maxPasswordLength}文字以内で入力してください。` });
   } else if (input.password !== input.passwordConfirmation) {
     errors.push({ field: 'password_confirmation', message: 'パスワード（確認）が一致しません。' });
   }
@@ -82,11 +93,19 @@ export async function resetPassword(
       .updateTable('identity.password_resets')
       .set({ used_at: sql`now()` })
       .where('token_hash', '=', hashToken(input.token))
+      .where('purpose', '=', purpose)
       .where('used_at', 'is', null)
       .where('expires_at', '>', sql<Date>`now()`)
       .returning('account_id')
       .executeTakeFirst();
     if (!reset) return null;
+    // The other links of the account end with this one: a password is set once per link sent.
+    await trx
+      .updateTable('identity.password_resets')
+      .set({ used_at: sql`now()` })
+      .where('account_id', '=', reset.account_id)
+      .where('used_at', 'is', null)
+      .execute();
     const before = await trx
       .selectFrom('identity.accounts')
       .select('is_confirmed')

@@ -152,6 +152,29 @@ export const identityMigrations: ModuleMigrations = {
       await sql`DELETE FROM identity.secrets WHERE name = 'oidc_jwks'`.execute(db);
     },
   },
+  '0005_invitations': {
+    async up(db: Kysely<any>) {
+      // A sign-up link is a password link with another lifetime and another page: one table, one rule
+      // (only the token's hash, used once).
+      await sql`ALTER TABLE identity.password_resets ADD COLUMN purpose text NOT NULL DEFAULT 'reset'`.execute(db);
+    },
+  },
+  '0006_tenant_setting_changes': {
+    async up(db: Kysely<any>) {
+      // What changed in a tenant's settings, by whom: written in the transaction of the change.
+      await sql`
+        CREATE TABLE identity.tenant_setting_changes (
+          seq bigserial PRIMARY KEY,
+          tenant_id uuid NOT NULL REFERENCES identity.tenants(id),
+          account_id uuid,
+          changes jsonb NOT NULL,
+          changed_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+      await sql`CREATE INDEX tenant_setting_changes_tenant_idx ON identity.tenant_setting_changes (tenant_id, seq)`.execute(
+        db,
+      );
+    },
+  },
 };
 
 /** Creates or upgrades identity's tables; idempotent, so the ops CLI and the seed may call it first. */

@@ -9,7 +9,11 @@ import { findAccountByLogin } from '../accounts/account.queries.ts';
 import { isResetTokenValid, requestPasswordReset, resetPassword } from '../accounts/password-reset.ts';
 import { lockedOutMessage, signInPage, wrongCredentialsMessage } from '../pages/sign-in.page.ts';
 import { clearSignInFailures, isLockedOut, lockoutKey, recordSignInFailure } from './sign-in-lockout.ts';
+import { confirmationPath, invitationTtlDays } from '../accounts/account-invitation.ts';
 import {
+  confirmationDonePage,
+  confirmationPage,
+  invalidConfirmationLinkPage,
   forgotPasswordPage,
   forgotPasswordSentPage,
   invalidResetLinkPage,
@@ -59,6 +63,12 @@ export async function registerOidcRoutes(
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request: FastifyRequest, _payload: IncomingMessage, done) => done(null));
     const handOver = (request: FastifyRequest, reply: FastifyReply) => {
+      // oidc-provider answers a CORS preflight before it knows the client, echoing any Origin; only
+      // the public origin (the SPA's) may call the provider from a browser (clientBasedCORS too).
+      const origin = request.headers.origin;
+      if (request.method === 'OPTIONS' && origin !== undefined && origin !== config.publicOrigin) {
+        return reply.code(204).header('vary', 'Origin').send();
+      }
       reply.hijack();
       const raw = request.raw as IncomingMessage & { originalUrl?: string };
       raw.originalUrl = raw.url;
@@ -186,6 +196,30 @@ export async function registerOidcRoutes(
       if (result.ok) return html(reply, resetPasswordDonePage({ appUrl }));
       if (result.invalidToken) return html(reply, invalidResetLinkPage({ forgotUrl }), 400);
       return html(reply, resetPasswordPage({ action: resetUrlPath, token, error: result.errors[0]!.message }), 422);
+    });
+
+    const invalidConfirmation = (reply: FastifyReply) =>
+      html(reply, invalidConfirmationLinkPage({ ttlDays: invitationTtlDays, appUrl }), 400);
+    scope.get<{ Querystring: { token?: string } }>(confirmationPath, async (request, reply) => {
+      const token = String(request.query.token ?? '');
+      if (!(await isResetTokenValid(deps, token, 'invitation'))) return invalidConfirmation(reply);
+      return html(reply, confirmationPage({ action: confirmationPath, token }));
+    });
+
+    scope.post<{ Body: Form }>(confirmationPath, async (request, reply) => {
+      const token = String(request.body?.token ?? '');
+      const result = await resetPassword(
+        deps,
+        {
+          token,
+          password: String(request.body?.password ?? ''),
+          passwordConfirmation: String(request.body?.password_confirmation ?? ''),
+        },
+        'invitation',
+      );
+      if (result.ok) return html(reply, confirmationDonePage({ appUrl }));
+      if (result.invalidToken) return invalidConfirmation(reply);
+      return html(reply, confirmationPage({ action: confirmationPath, token, error: result.errors[0]!.message }), 422);
     });
   });
 }

@@ -17,6 +17,8 @@ export interface TokenClaimsSource {
   role: string;
   features: string[];
   tfp: string;
+  /** Only on the vendor's support accounts, so the services can apply the matrix's cs rules. */
+  cs?: true;
 }
 
 /** The claims every access token carries besides sub, iss, aud and exp (AccessTokenClaims in contracts). */
@@ -29,7 +31,8 @@ export async function accessTokenClaimsFor(
   if (!account || !account.active) return undefined;
   const tenant = await findTenantById(db, account.tenant_id);
   if (!tenant) return undefined;
-  return { tid: tenant.id, role: account.role, features: tenantFeatures(tenant), tfp: config.signInPolicy };
+  const claims = { tid: tenant.id, role: account.role, features: tenantFeatures(tenant), tfp: config.signInPolicy };
+  return account.cs_account ? { ...claims, cs: true } : claims;
 }
 
 function resourceScopes(config: IdentityConfig): Map<string, string> {

@@ -2,9 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { SigningJwk } from './signing-keys.ts';
 
-export type { SigningJwk } from './signing-keys.ts';
-export { publicJwk } from './signing-keys.ts';
-
 export interface ProviderSecrets {
   /** Private signing keys (signing-keys.ts); the first one signs. */
   jwks: { keys: SigningJwk[] };

@@ -87,6 +87,23 @@ describe('the OpenID provider', () => {
     expect(JSON.parse(jwks.body).keys[0].d).toBeUndefined();
   });
 
+  it('answers a CORS preflight of the token endpoint for the public origin only', async () => {
+    const preflight = (requestOrigin: string) =>
+      f.identity.app.inject({
+        method: 'OPTIONS',
+        url: '/oidc/token',
+        headers: {
+          origin: requestOrigin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
+      });
+    const foreign = await preflight('https://evil.example');
+    expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+    const own = await preflight(origin);
+    expect(own.headers['access-control-allow-origin']).toBe(origin);
+  });
+
   it('shows a Japanese sign-in page and refuses a wrong password', async () => {
     const browser = new TestBrowser(f.identity.app);
     const { page } = await startSignIn(browser);

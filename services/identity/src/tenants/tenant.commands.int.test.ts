@@ -123,6 +123,13 @@ describe('group institutions', () => {
     expect((await tenantEvents()).at(-1)!.data).toMatchObject({ group_medical_institution_ids: [] });
   });
 
+  it('publishes the allowed email senders, which the command side checks campaigns against', async () => {
+    await updateTenant(f, 'minato', { emailSenderAllowedAddresses: ['renkei@example.jp'] });
+    expect((await tenantEvents()).at(-1)!.data).toMatchObject({
+      email_sender_allowed_addresses: ['renkei@example.jp'],
+    });
+  });
+
   it('reads settings changes stored before the field existed as having no group', () => {
     const older = {
       tenant_id: tenantId,

@@ -140,6 +140,39 @@ export interface TenantChanges {
   groupMedicalInstitutionIds?: string[];
   /** Exactly these features are switched off by override (see `withFeaturesOff`). */
   featuresOff?: string[];
+  isGroup?: boolean;
+}
+
+/** Who changes the settings: recorded in the change history and the event's metadata. */
+export interface TenantChangeOptions {
+  by?: string | null;
+}
+
+/** The settings the change history compares, as the screen names them. */
+const historyFields = {
+  name: (t: TenantRow) => t.name,
+  plan: (t: TenantRow) => t.plan,
+  feature_overrides: (t: TenantRow) =>
+    Object.entries(t.feature_overrides)
+      .filter(([, on]) => on === false)
+      .map(([key]) => key)
+      .sort()
+      .join(', '),
+  medical_institution_id: (t: TenantRow) => t.medical_institution_id ?? '',
+  group_medical_institutions: (t: TenantRow) => t.group_medical_institutions.map((g) => g.name).join(', '),
+  is_group: (t: TenantRow) => String(t.is_group),
+  enabled_phase: (t: TenantRow) => String(t.enabled_phase),
+  max_account_count: (t: TenantRow) => (t.max_account_count === null ? '' : String(t.max_account_count)),
+  max_tag_count: (t: TenantRow) => (t.max_tag_count === null ? '' : String(t.max_tag_count)),
+  email_sender_allowed_addresses: (t: TenantRow) => t.email_sender_allowed_addresses.join(', '),
+  ip_allow_list: (t: TenantRow) => t.ip_allow_list.join(', '),
+} satisfies Record<string, (t: TenantRow) => string>;
+
+function settingChanges(before: TenantRow, after: TenantRow) {
+  return Object.entries(historyFields).flatMap(([field, read]) => {
+    const [b, a] = [read(before), read(after)];
+    return b === a ? [] : [{ field, before: b, after: a }];
+  });
 }
 
 const maxGroupMedicalInstitutions = 100;
@@ -161,7 +194,11 @@ function validateGroupIds(ids: readonly string[]): FieldError[] {
  * dropped), named from the institution master, which shares identity's database in every
  * deployment. An id the master does not hold is a 422.
  */
-async function groupInstitutions(trx: Kysely<any>, ids: readonly string[]): Promise<{ id: string; name: string }[]> {
+export async function groupInstitutions(
+  trx: Kysely<any>,
+  ids: readonly string[],
+  field: string = groupField,
+): Promise<{ id: string; name: string }[]> {
   const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (wanted.length === 0) return [];
   // Before the first master import the table does not exist yet: then no id is known.
@@ -180,7 +217,8 @@ async function groupInstitutions(trx: Kysely<any>, ids: readonly string[]): Prom
       ? []
       : [
           {
-            field: `${groupField}.${ids.findIndex((given) => given.toLowerCase() === id)}`,
+            field:
+              field === groupField ? `${groupField}.${ids.findIndex((given) => given.toLowerCase() === id)}` : field,
             message: `医療機関マスタにない医療機関です: ${id}`,
           },
         ],
@@ -194,7 +232,12 @@ async function groupInstitutions(trx: Kysely<any>, ids: readonly string[]): Prom
  * TenantSettingsChanged so read models that enforce limits, gate features or mark group institutions
  * follow. Answers the tenant as changed.
  */
-export async function updateTenant(deps: AdminDeps, slug: string, changes: TenantChanges): Promise<TenantRow> {
+export async function updateTenant(
+  deps: AdminDeps,
+  slug: string,
+  changes: TenantChanges,
+  options: TenantChangeOptions = {},
+): Promise<TenantRow> {
   const errors = validateTenant({
     slug,
     name: changes.name ?? 'unchanged',
@@ -219,6 +262,7 @@ export async function updateTenant(deps: AdminDeps, slug: string, changes: Tenan
   if (changes.maxTagCount !== undefined) set.max_tag_count = changes.maxTagCount;
   if (changes.ipAllowList !== undefined) set.ip_allow_list = JSON.stringify(changes.ipAllowList);
   if (changes.enabledPhase !== undefined) set.enabled_phase = changes.enabledPhase;
+  if (changes.isGroup !== undefined) set.is_group = changes.isGroup;
   if (changes.medicalInstitutionId !== undefined) set.medical_institution_id = changes.medicalInstitutionId;
   if (changes.prefecture !== undefined) set.prefecture = changes.prefecture;
   if (changes.latitude !== undefined) set.latitude = changes.latitude;
@@ -245,6 +289,10 @@ export async function updateTenant(deps: AdminDeps, slug: string, changes: Tenan
     if (changes.groupMedicalInstitutionIds !== undefined) {
       set.group_medical_institutions = JSON.stringify(await groupInstitutions(trx, changes.groupMedicalInstitutionIds));
     }
+    if (changes.medicalInstitutionId) {
+      const [own] = await groupInstitutions(trx, [changes.medicalInstitutionId], 'medical_institution_id');
+      set.medical_institution_id = own!.id;
+    }
     const tenant = (await trx
       .updateTable('identity.tenants')
       .set({ ...set, updated_at: new Date() })
@@ -262,8 +310,15 @@ export async function updateTenant(deps: AdminDeps, slug: string, changes: Tenan
         medical_institution_id: tenant.medical_institution_id,
         group_medical_institution_ids: tenant.group_medical_institutions.map((g) => g.id),
       },
-      { tenantId: tenant.id, accountId: null },
+      { tenantId: tenant.id, accountId: options.by ?? null },
     );
+    const diff = settingChanges(current, tenant);
+    if (diff.length) {
+      await trx
+        .insertInto('identity.tenant_setting_changes')
+        .values({ tenant_id: tenant.id, account_id: options.by ?? null, changes: JSON.stringify(diff) })
+        .execute();
+    }
     return { tenant, eventId };
   });
   await publishQueued(deps, [eventId]);
@@ -274,7 +329,7 @@ export async function updateTenant(deps: AdminDeps, slug: string, changes: Tenan
  * The overrides with exactly `off` switched off: a feature switched off before and not listed now
  * is back to what the plan says; features switched on stay on unless listed.
  */
-export function withFeaturesOff(overrides: FeatureOverrides, off: readonly FeatureKey[]): FeatureOverrides {
+function withFeaturesOff(overrides: FeatureOverrides, off: readonly FeatureKey[]): FeatureOverrides {
   const next: FeatureOverrides = {};
   for (const [key, value] of Object.entries(overrides) as [FeatureKey, boolean | undefined][]) {
     if (value === true) next[key] = true;

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { ReadModels } from '@renkei/read-models';
 import type { FastifyInstance } from 'fastify';
 import { endpoints, type Doctor } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
@@ -6,11 +7,31 @@ import { registerEndpoint } from '@renkei/service-kit';
 import { medicalInstitutionCrmProjection } from '@renkei/read-models';
 import { assertInstitution } from '../medical-institutions/medical-institutions.routes.ts';
 
-export async function listDoctors(db: Database, tenantId: string, institutionId: string): Promise<Doctor[]> {
-  const { rows } = await sql<Omit<Doctor, 'updated_date'> & { updated_at: Date }>`
-    SELECT id, medical_institution_id, division, position, name, honorific, email, phone_number, profile, memo, updated_at, version
-      FROM rm.mi_doctors WHERE tenant_id = ${tenantId} AND medical_institution_id = ${institutionId}
-     ORDER BY division, position, name, id`.execute(db.kysely);
+async function listDoctors(db: Database, tenantId: string, institutionId: string): Promise<Doctor[]> {
+  const rows = await db
+    .typed<ReadModels>()
+    .selectFrom('rm.mi_doctors')
+    .select([
+      'id',
+      'medical_institution_id',
+      'division',
+      'position',
+      'name',
+      'honorific',
+      'email',
+      'phone_number',
+      'profile',
+      'memo',
+      'updated_at',
+      'version',
+    ])
+    .where('tenant_id', '=', tenantId)
+    .where('medical_institution_id', '=', institutionId)
+    .orderBy('division')
+    .orderBy('position')
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
   return rows.map(({ updated_at, ...r }) => ({ ...r, updated_date: new Date(updated_at).toISOString() }));
 }
 
@@ -30,7 +51,7 @@ export function registerDoctorQueryRoutes(app: FastifyInstance, deps: { db: Data
       const where = sql.join(conds, sql` AND `);
       const from = sql`rm.mi_doctors d JOIN ref.medical_institutions m ON m.id = d.medical_institution_id`;
       const [counted, page] = await Promise.all([
-        sql<{ n: number }>`SELECT count(*)::int AS n FROM ${from} WHERE ${where}`.execute(deps.db.kysely),
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM ${from} WHERE ${where}`.execute(deps.db.typed<ReadModels>()),
         sql<{
           id: string;
           name: string;
@@ -43,7 +64,7 @@ export function registerDoctorQueryRoutes(app: FastifyInstance, deps: { db: Data
         }>`
           SELECT d.id, d.name, d.honorific, d.email, d.division, d.position, m.id AS mi_id, m.name AS mi_name
             FROM ${from} WHERE ${where} ORDER BY m.kana, d.division, d.position, d.name, d.id
-           LIMIT ${query.per_page} OFFSET ${(query.page - 1) * query.per_page}`.execute(deps.db.kysely),
+           LIMIT ${query.per_page} OFFSET ${(query.page - 1) * query.per_page}`.execute(deps.db.typed<ReadModels>()),
       ]);
       const total = counted.rows[0]?.n ?? 0;
       return {

@@ -1,4 +1,5 @@
 import iconv from 'iconv-lite';
+import type { ReadModels } from '@renkei/read-models';
 import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import { endpoints, type ImportRecord } from '@renkei/contracts';
@@ -23,7 +24,7 @@ export function registerLabelValueImportQueryRoutes(app: FastifyInstance, deps: 
     app,
     endpoints.listLabelValueImports,
     async ({ query, auth }) => {
-      const db = deps.db.kysely;
+      const db = deps.db.typed<ReadModels>();
       const [counted, page] = await Promise.all([
         sql<{
           n: number;

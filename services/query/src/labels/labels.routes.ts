@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { ReadModels } from '@renkei/read-models';
 import type { FastifyInstance } from 'fastify';
 import { endpoints, type MedicalInstitutionLabel } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
@@ -7,10 +8,14 @@ import { medicalInstitutionCrmProjection } from '@renkei/read-models';
 import { fromClause, labelValuesOf, searchConditions } from '../medical-institutions/medical-institutions.queries.ts';
 
 export async function listMedicalInstitutionLabels(db: Database, tenantId: string): Promise<MedicalInstitutionLabel[]> {
-  const { rows } = await sql<MedicalInstitutionLabel>`
-    SELECT id, name, description, component_type, sort_order AS order, selections, areas, version
-      FROM rm.medical_institution_labels WHERE tenant_id = ${tenantId} ORDER BY sort_order, id`.execute(db.kysely);
-  return rows;
+  return db
+    .typed<ReadModels>()
+    .selectFrom('rm.medical_institution_labels')
+    .select(['id', 'name', 'description', 'component_type', 'sort_order as order', 'selections', 'areas', 'version'])
+    .where('tenant_id', '=', tenantId)
+    .orderBy('sort_order')
+    .orderBy('id')
+    .execute();
 }
 
 export function registerLabelQueryRoutes(app: FastifyInstance, deps: { db: Database }): void {
@@ -28,7 +33,7 @@ export function registerLabelQueryRoutes(app: FastifyInstance, deps: { db: Datab
     app,
     endpoints.searchForLabels,
     async ({ body, auth }) => {
-      const db = deps.db.kysely;
+      const db = deps.db.typed<ReadModels>();
       const where = await searchConditions(db, auth.tenantId, body);
       const [counted, page] = await Promise.all([
         sql<{ n: number }>`SELECT count(*)::int AS n FROM ${fromClause(auth.tenantId)} WHERE ${where}`.execute(db),

@@ -8,7 +8,7 @@ import { registerLabelValueImportQueryRoutes } from '../imports/label-value-impo
 import { registerReferenceDataRoutes } from '../reference-data/reference-data.routes.ts';
 import { registerMedicalInstitutionQueryRoutes } from './medical-institutions.routes.ts';
 
-export { medicalInstitutionCrmProjection, labelValueImportsProjection } from '@renkei/read-models';
+export { medicalInstitutionCrmProjection } from '@renkei/read-models';
 
 /** Every read about institutions: search, CSV export, CRM data, doctors, labels, history, reference data. */
 export async function registerInstitutionQueryRoutes(app: FastifyInstance, deps: { db: Database }): Promise<void> {

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import type { ReadModels } from '@renkei/read-models';
 import iconv from 'iconv-lite';
 import { sql } from 'kysely';
 import type {
@@ -12,6 +13,7 @@ import {
   accountJoin,
   detailColumns,
   fromClause,
+  referralJoin,
   orderBy,
   searchConditions,
   toMedicalInstitution,
@@ -87,10 +89,11 @@ export function exportMedicalInstitutions(
 
   async function* generate(): AsyncGenerator<Buffer> {
     yield encode((body.encoding === 'shift_jis' ? '' : '\ufeff') + line(columns.map((c) => headers[c])));
-    const where = await searchConditions(db.kysely, tenantId, body);
+    const where = await searchConditions(db.typed<ReadModels>(), tenantId, body);
     const query = sql<InstitutionRow>`
-      SELECT ${detailColumns(tenantId)} FROM ${fromClause(tenantId)} ${accountJoin(tenantId)}
-       WHERE ${where} ORDER BY ${orderBy(body.sort_by, body.sort)}`.compile(db.kysely);
+      SELECT ${detailColumns(tenantId)}, rf.referral_count, rf.comparison_referral_count
+        FROM ${fromClause(tenantId)} ${referralJoin(tenantId, body)} ${accountJoin(tenantId)}
+       WHERE ${where} ORDER BY ${orderBy(body.sort_by, body.sort)}`.compile(db.typed<ReadModels>());
     const toChunk = (rows: InstitutionRow[]) =>
       encode(rows.map((r) => line(columns.map((c) => cell(toMedicalInstitution(r), c)))).join(''));
     if (db.kind === 'postgres') {

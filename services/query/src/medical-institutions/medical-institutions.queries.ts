@@ -1,9 +1,11 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { ReadModels } from '@renkei/read-models';
 import type {
   MedicalInstitution,
   MedicalInstitutionSearchConditions,
   MedicalInstitutionSortKey,
   LabelValue,
+  Period,
 } from '@renkei/contracts';
 import {
   departments,
@@ -17,7 +19,7 @@ const departmentById = new Map(departments.map((d) => [d.id, d]));
 const facilityTypeById = new Map(facilityTypes.map((t) => [t.id, t]));
 
 /** Master codes travel as strings (`"01"`); the master stores integers. */
-export const departmentCode = (id: number) => String(id).padStart(2, '0');
+const departmentCode = (id: number) => String(id).padStart(2, '0');
 const codeToInt = (codes: readonly string[]) => codes.map(Number).filter((n) => Number.isInteger(n));
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -27,7 +29,7 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
  * (phase `ph`, tags, label values) is reached through this tenant's rows only.
  */
 export async function searchConditions(
-  db: Kysely<any>,
+  db: Kysely<ReadModels>,
   tenantId: string,
   c: MedicalInstitutionSearchConditions,
 ): Promise<RawBuilder<unknown>> {
@@ -121,7 +123,7 @@ function keywordCondition(k: string): RawBuilder<unknown> {
 
 /** Areas of `area` labels name prefectures and cities; an institution is in the area when its address is. */
 async function areaCondition(
-  db: Kysely<any>,
+  db: Kysely<ReadModels>,
   tenantId: string,
   areaIds: readonly string[],
 ): Promise<RawBuilder<unknown>> {
@@ -151,11 +153,11 @@ const sortColumns: Record<MedicalInstitutionSortKey, RawBuilder<unknown>> = {
   address: sql`m.address`,
   running_status: sql`m.running_status`,
   phase: sql`pm.sort_order`,
-  // Referral and visit figures come from later modules; until then these sort like kana.
-  referral_count: sql`m.kana`,
-  comparison_referral_count: sql`m.kana`,
-  rate_of_referral_change: sql`m.kana`,
-  last_visit_date: sql`m.kana`,
+  // From the referral rollups (referralJoin) and the last visits.
+  referral_count: sql`rf.referral_count`,
+  comparison_referral_count: sql`rf.comparison_referral_count`,
+  rate_of_referral_change: sql`((rf.referral_count - rf.comparison_referral_count)::numeric / nullif(rf.comparison_referral_count, 0))`,
+  last_visit_date: sql`lv.last_visit_date`,
 };
 
 /**
@@ -170,18 +172,40 @@ export function orderBy(
   selective = false,
 ): RawBuilder<unknown> {
   const dir = direction === 'desc' ? sql`DESC` : sql`ASC`;
-  const column = selective && sortBy !== 'phase' ? sql`(${sortColumns[sortBy]} || '')` : sortColumns[sortBy];
+  const textual = !['phase', 'referral_count', 'comparison_referral_count', 'rate_of_referral_change'].includes(sortBy);
+  const column = selective && textual ? sql`(${sortColumns[sortBy]} || '')` : sortColumns[sortBy];
   return sql`${column} ${dir} NULLS LAST, m.id ${dir}`;
 }
 
 /** Whether the keyword can use the trigram index (pg_trgm needs 3 characters to extract a trigram). */
-export const selectiveKeyword = (keyword: string | undefined) =>
+const selectiveKeyword = (keyword: string | undefined) =>
   keyword !== undefined && [...normalizeKeyword(keyword)].length >= 3;
 
 export const fromClause = (tenantId: string) => sql`
   ref.medical_institutions m
   LEFT JOIN rm.mi_phases ph ON ph.tenant_id = ${tenantId} AND ph.medical_institution_id = m.id
-  LEFT JOIN rm.phase_masters pm ON pm.tenant_id = ${tenantId} AND pm.id = ph.phase_master_id`;
+  LEFT JOIN rm.phase_masters pm ON pm.tenant_id = ${tenantId} AND pm.id = ph.phase_master_id
+  LEFT JOIN rm.mi_last_visits lv ON lv.tenant_id = ${tenantId} AND lv.medical_institution_id = m.id`;
+
+/**
+ * `rf`: an institution's referrals in the search's referral period and comparison period, summed from
+ * the monthly rollups (a period counts the whole months it touches). Without periods the figures are
+ * null, as before, and nothing is read.
+ */
+export function referralJoin(
+  tenantId: string,
+  periods: { referral_period?: Period | undefined; comparison_referral_period?: Period | undefined },
+) {
+  const { referral_period: p, comparison_referral_period: c } = periods;
+  if (!p && !c)
+    return sql`LEFT JOIN LATERAL (SELECT NULL::int AS referral_count, NULL::int AS comparison_referral_count) rf ON true`;
+  const within = (period: Period | undefined) =>
+    period ? sql`r.month >= date_trunc('month', ${period.from}::date) AND r.month <= ${period.to}::date` : sql`false`;
+  return sql`LEFT JOIN LATERAL (
+    SELECT ${p ? sql`coalesce(sum(r.referral_count) FILTER (WHERE ${within(p)}), 0)::int` : sql`NULL::int`} AS referral_count,
+           ${c ? sql`coalesce(sum(r.referral_count) FILTER (WHERE ${within(c)}), 0)::int` : sql`NULL::int`} AS comparison_referral_count
+      FROM rm.referral_monthly_rollups r WHERE r.tenant_id = ${tenantId} AND r.medical_institution_id = m.id) rf ON true`;
+}
 
 export interface InstitutionRow {
   id: string;
@@ -207,8 +231,11 @@ export interface InstitutionRow {
   phase_changed_by_name: string | null;
   phase_changed_at: Date | null;
   tags: { id: string; name: string }[];
+  last_visit_date: string | null;
   memo_content: string | null;
   special_note_content: string | null;
+  referral_count?: number | null;
+  comparison_referral_count?: number | null;
 }
 
 /** Everything a result row shows, for the given ids of one page (tenant data of this tenant only). */
@@ -216,7 +243,7 @@ export const detailColumns = (tenantId: string) => sql`
   m.id, m.code, m.name, m.kana, m.running_status, m.postal_code, m.prefecture_code, m.city, m.address, m.tel,
   m.administrator_name, m.founder, m.longitude, m.latitude, m.facility_type_id, m.bed_count, m.department_ids,
   ph.phase_master_id, pm.name AS phase_name, ph.changed_by AS phase_changed_by, acc.name AS phase_changed_by_name,
-  ph.changed_at AS phase_changed_at,
+  ph.changed_at AS phase_changed_at, to_char(lv.last_visit_date, 'YYYY-MM-DD') AS last_visit_date,
   coalesce((SELECT json_agg(json_build_object('id', tg.id, 'name', tg.name) ORDER BY tg.name, tg.id)
               FROM rm.mi_tags x JOIN rm.tags tg ON tg.tenant_id = x.tenant_id AND tg.id = x.tag_id
              WHERE x.tenant_id = ${tenantId} AND x.medical_institution_id = m.id), '[]'::json) AS tags,
@@ -260,10 +287,13 @@ export function toMedicalInstitution(r: InstitutionRow): MedicalInstitution {
           changed_at: r.phase_changed_at ? new Date(r.phase_changed_at).toISOString() : null,
         }
       : null,
-    referral_count: null,
-    comparison_referral_count: null,
-    rate_of_referral_change: null,
-    last_visit_date: null,
+    referral_count: r.referral_count ?? null,
+    comparison_referral_count: r.comparison_referral_count ?? null,
+    rate_of_referral_change:
+      r.referral_count != null && r.comparison_referral_count
+        ? (r.referral_count - r.comparison_referral_count) / r.comparison_referral_count
+        : null,
+    last_visit_date: r.last_visit_date,
     memo_content: r.memo_content,
     special_note_content: r.special_note_content,
   };
@@ -275,7 +305,7 @@ export function toMedicalInstitution(r: InstitutionRow): MedicalInstitution {
  * and spent 15–160 ms compiling (measured on 180,000 institutions) for a statement that then ran in
  * 10–50 ms. `SET LOCAL` needs a transaction; its two extra round trips cost well under a millisecond.
  */
-async function withoutJit<R>(db: Kysely<any>, query: RawBuilder<R>) {
+async function withoutJit<R>(db: Kysely<ReadModels>, query: RawBuilder<R>) {
   return db.transaction().execute(async (trx) => {
     await sql`SET LOCAL jit = off`.execute(trx);
     return query.execute(trx);
@@ -283,9 +313,11 @@ async function withoutJit<R>(db: Kysely<any>, query: RawBuilder<R>) {
 }
 
 export async function searchMedicalInstitutions(
-  db: Kysely<any>,
+  db: Kysely<ReadModels>,
   tenantId: string,
   body: MedicalInstitutionSearchConditions & {
+    referral_period?: Period | undefined;
+    comparison_referral_period?: Period | undefined;
     sort_by: MedicalInstitutionSortKey;
     sort: 'asc' | 'desc';
     page: number;
@@ -300,11 +332,11 @@ export async function searchMedicalInstitutions(
       sql<InstitutionRow>`
       WITH page AS (
         SELECT m.id, row_number() OVER () AS rn FROM (
-          SELECT m.id FROM ${fromClause(tenantId)} WHERE ${where}
+          SELECT m.id FROM ${fromClause(tenantId)} ${referralJoin(tenantId, body)} WHERE ${where}
            ORDER BY ${orderBy(body.sort_by, body.sort, selectiveKeyword(body.keyword ?? undefined))}
            LIMIT ${body.per_page} OFFSET ${(body.page - 1) * body.per_page}) m)
-      SELECT ${detailColumns(tenantId)}
-        FROM page JOIN ${fromClause(tenantId)} ON m.id = page.id ${accountJoin(tenantId)}
+      SELECT ${detailColumns(tenantId)}, rf.referral_count, rf.comparison_referral_count
+        FROM page JOIN ${fromClause(tenantId)} ON m.id = page.id ${referralJoin(tenantId, body)} ${accountJoin(tenantId)}
        ORDER BY page.rn`,
     ),
   ]);
@@ -321,7 +353,7 @@ export async function searchMedicalInstitutions(
 }
 
 /** Label values of one institution for this tenant, live labels only, in label order. */
-export async function labelValuesOf(db: Kysely<any>, tenantId: string, institutionIds: readonly string[]) {
+export async function labelValuesOf(db: Kysely<ReadModels>, tenantId: string, institutionIds: readonly string[]) {
   const { rows } = await sql<LabelValue & { medical_institution_id: string; date_value: string | null }>`
     SELECT v.medical_institution_id, v.label_id, v.text_value, v.integer_value, to_char(v.date_value, 'YYYY-MM-DD') AS date_value,
            v.time_value, v.selection_id, v.selection_ids, v.own_department_id, v.area_id

@@ -1,9 +1,14 @@
 import { sql } from 'kysely';
+import type { ReadModels } from '@renkei/read-models';
 import type { FastifyInstance } from 'fastify';
 import { HttpError, endpoints, type MedicalInstitutionNote } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { registerEndpoint } from '@renkei/service-kit';
-import { medicalInstitutionCrmProjection, tenantSettingsProjection } from '@renkei/read-models';
+import {
+  communicationsProjection,
+  medicalInstitutionCrmProjection,
+  tenantSettingsProjection,
+} from '@renkei/read-models';
 import { exportMedicalInstitutions } from './medical-institutions.export.ts';
 import {
   accountJoin,
@@ -17,7 +22,7 @@ import {
 
 /** The institution must be in the shared master; an unknown id is a 404. */
 export async function assertInstitution(db: Database, id: string): Promise<void> {
-  const { rows } = await sql`SELECT 1 FROM ref.medical_institutions WHERE id = ${id}`.execute(db.kysely);
+  const { rows } = await sql`SELECT 1 FROM ref.medical_institutions WHERE id = ${id}`.execute(db.typed<ReadModels>());
   if (rows.length === 0) throw new HttpError(404);
 }
 
@@ -37,7 +42,7 @@ async function note(
     SELECT n.content, n.updated_by, a.name, n.updated_at, n.version FROM rm.mi_notes n
       LEFT JOIN rm.mi_accounts a ON a.tenant_id = n.tenant_id AND a.account_id = n.updated_by
      WHERE n.tenant_id = ${tenantId} AND n.medical_institution_id = ${institutionId} AND n.kind = ${kind}`.execute(
-    db.kysely,
+    db.typed<ReadModels>(),
   );
   const r = rows[0];
   return {
@@ -51,12 +56,13 @@ async function note(
 
 export function registerMedicalInstitutionQueryRoutes(app: FastifyInstance, deps: { db: Database }): void {
   const { db } = deps;
-  const reads = [medicalInstitutionCrmProjection.name, 'tags'];
+  // Last visit dates come from the communications projection.
+  const reads = [medicalInstitutionCrmProjection.name, 'tags', communicationsProjection.name];
 
   registerEndpoint(
     app,
     endpoints.searchMedicalInstitutions,
-    async ({ body, auth }) => searchMedicalInstitutions(db.kysely, auth.tenantId, body),
+    async ({ body, auth }) => searchMedicalInstitutions(db.typed<ReadModels>(), auth.tenantId, body),
     {
       reads,
     },
@@ -82,21 +88,21 @@ export function registerMedicalInstitutionQueryRoutes(app: FastifyInstance, deps
     async ({ params, auth }) => {
       const { rows } = await sql<InstitutionRow>`
         SELECT ${detailColumns(auth.tenantId)} FROM ${fromClause(auth.tenantId)} ${accountJoin(auth.tenantId)}
-         WHERE m.id = ${params.id}`.execute(db.kysely);
+         WHERE m.id = ${params.id}`.execute(db.typed<ReadModels>());
       if (!rows[0]) throw new HttpError(404);
       const [memo, specialNote, values, doctors, group] = await Promise.all([
         note(db, auth.tenantId, params.id, 'memo'),
         note(db, auth.tenantId, params.id, 'special_note'),
-        labelValuesOf(db.kysely, auth.tenantId, [params.id]),
+        labelValuesOf(db.typed<ReadModels>(), auth.tenantId, [params.id]),
         sql<{
           n: number;
         }>`SELECT count(*)::int AS n FROM rm.mi_doctors WHERE tenant_id = ${auth.tenantId} AND medical_institution_id = ${params.id}`.execute(
-          db.kysely,
+          db.typed<ReadModels>(),
         ),
         sql<{ group: boolean }>`
           SELECT EXISTS (SELECT 1 FROM rm.tenant_settings
                           WHERE tenant_id = ${auth.tenantId} AND ${params.id}::uuid = ANY(group_medical_institution_ids))
-                 AS "group"`.execute(db.kysely),
+                 AS "group"`.execute(db.typed<ReadModels>()),
       ]);
       return {
         ...toMedicalInstitution(rows[0]),
@@ -130,7 +136,7 @@ export function registerMedicalInstitutionQueryRoutes(app: FastifyInstance, deps
       const { rows } = await sql<{ id: string; name: string }>`
         SELECT tg.id, tg.name FROM rm.mi_tags x JOIN rm.tags tg ON tg.tenant_id = x.tenant_id AND tg.id = x.tag_id
          WHERE x.tenant_id = ${auth.tenantId} AND x.medical_institution_id = ${params.id} ORDER BY tg.name, tg.id`.execute(
-        db.kysely,
+        db.typed<ReadModels>(),
       );
       return rows;
     },
@@ -143,7 +149,7 @@ export function registerMedicalInstitutionQueryRoutes(app: FastifyInstance, deps
     async ({ params, auth }) => {
       await assertInstitution(db, params.medical_institution_id);
       return (
-        (await labelValuesOf(db.kysely, auth.tenantId, [params.medical_institution_id])).get(
+        (await labelValuesOf(db.typed<ReadModels>(), auth.tenantId, [params.medical_institution_id])).get(
           params.medical_institution_id,
         ) ?? []
       );

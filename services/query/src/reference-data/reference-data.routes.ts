@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import type { ReadModels } from '@renkei/read-models';
 import type { FastifyInstance } from 'fastify';
 import { endpoints, listVersion, ownDepartmentsVersion } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
@@ -41,9 +41,14 @@ export function registerReferenceDataRoutes(app: FastifyInstance, deps: { db: Da
     app,
     endpoints.listOwnDepartments,
     async ({ auth, reply }) => {
-      const { rows } = await sql<{ id: string; name: string; department_id: string | null; order: number }>`
-        SELECT id, name, department_id, sort_order AS order FROM rm.own_departments
-         WHERE tenant_id = ${auth.tenantId} ORDER BY sort_order, id`.execute(deps.db.kysely);
+      const rows = await deps.db
+        .typed<ReadModels>()
+        .selectFrom('rm.own_departments')
+        .select(['id', 'name', 'department_id', 'sort_order as order'])
+        .where('tenant_id', '=', auth.tenantId)
+        .orderBy('sort_order')
+        .orderBy('id')
+        .execute();
       // The version a PUT /own_medical_institution/departments based on this list sends back as If-Match.
       void reply.header('etag', `"${ownDepartmentsVersion(rows)}"`);
       return rows;
@@ -54,9 +59,14 @@ export function registerReferenceDataRoutes(app: FastifyInstance, deps: { db: Da
     app,
     endpoints.listPhaseMasters,
     async ({ auth, reply }) => {
-      const { rows } = await sql<{ id: string; name: string; description: string; order: number }>`
-        SELECT id, name, description, sort_order AS order FROM rm.phase_masters
-         WHERE tenant_id = ${auth.tenantId} ORDER BY sort_order, id`.execute(deps.db.kysely);
+      const rows = await deps.db
+        .typed<ReadModels>()
+        .selectFrom('rm.phase_masters')
+        .select(['id', 'name', 'description', 'sort_order as order'])
+        .where('tenant_id', '=', auth.tenantId)
+        .orderBy('sort_order')
+        .orderBy('id')
+        .execute();
       // The version a PUT /phase_masters based on this list sends back as If-Match.
       void reply.header('etag', `"${listVersion(rows)}"`);
       return rows;

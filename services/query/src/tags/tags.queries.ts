@@ -1,15 +1,17 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Tag, TagGroup } from '@renkei/contracts';
+import type { ReadModels } from '@renkei/read-models';
 
-interface TagRecord {
-  id: string;
-  name: string;
-  description: string;
-  medical_institution_count: number;
-  group_id: string | null;
-  group_name: string | null;
-  version: number;
-}
+const tagColumns = [
+  'id',
+  'name',
+  'description',
+  'medical_institution_count',
+  'group_id',
+  'group_name',
+  'version',
+] as const;
+type TagRecord = Pick<Selectable<ReadModels['rm.tags']>, (typeof tagColumns)[number]>;
 
 const toTag = (r: TagRecord): Tag => ({
   id: r.id,
@@ -21,26 +23,29 @@ const toTag = (r: TagRecord): Tag => ({
 });
 
 export async function listTags(
-  db: Kysely<any>,
+  db: Kysely<ReadModels>,
   tenantId: string,
   query: { page: number; per_page: number; sort: 'asc' | 'desc' },
 ): Promise<{ data: Tag[]; meta: { total_count: number; page: number; per_page: number; total_pages: number } }> {
-  const direction = query.sort === 'desc' ? sql`DESC` : sql`ASC`;
-  const { rows } = await sql<TagRecord & { total_count: string }>`
-    SELECT id, name, description, medical_institution_count, group_id, group_name, version,
-           count(*) OVER () AS total_count
-      FROM rm.tags
-     WHERE tenant_id = ${tenantId}
-     ORDER BY name ${direction}, id ${direction}
-     LIMIT ${query.per_page} OFFSET ${(query.page - 1) * query.per_page}
-  `.execute(db);
+  const rows = await db
+    .selectFrom('rm.tags')
+    .select(tagColumns)
+    .select((eb) => eb.fn.countAll<string>().over().as('total_count'))
+    .where('tenant_id', '=', tenantId)
+    .orderBy('name', query.sort)
+    .orderBy('id', query.sort)
+    .limit(query.per_page)
+    .offset((query.page - 1) * query.per_page)
+    .execute();
   let total = rows.length > 0 ? Number(rows[0]!.total_count) : 0;
   if (rows.length === 0 && query.page > 1) {
     // Past the last page: still tell the client how many there are.
-    const counted = await sql<{ n: string }>`SELECT count(*) AS n FROM rm.tags WHERE tenant_id = ${tenantId}`.execute(
-      db,
-    );
-    total = Number(counted.rows[0]!.n);
+    const counted = await db
+      .selectFrom('rm.tags')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirstOrThrow();
+    total = Number(counted.n);
   }
   return {
     data: rows.map(toTag),
@@ -54,13 +59,17 @@ export async function listTags(
 }
 
 /** Groups with their tags, by name; tags in no group are not listed here (they are on GET /tags). */
-export async function listTagGroups(db: Kysely<any>, tenantId: string): Promise<TagGroup[]> {
-  const { rows } = await sql<TagRecord>`
-    SELECT id, name, description, medical_institution_count, group_id, group_name, version
-      FROM rm.tags
-     WHERE tenant_id = ${tenantId} AND group_id IS NOT NULL
-     ORDER BY group_name, group_id, name, id
-  `.execute(db);
+export async function listTagGroups(db: Kysely<ReadModels>, tenantId: string): Promise<TagGroup[]> {
+  const rows = await db
+    .selectFrom('rm.tags')
+    .select(tagColumns)
+    .where('tenant_id', '=', tenantId)
+    .where('group_id', 'is not', null)
+    .orderBy('group_name')
+    .orderBy('group_id')
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
   const groups = new Map<string, TagGroup>();
   for (const row of rows) {
     let group = groups.get(row.group_id!);

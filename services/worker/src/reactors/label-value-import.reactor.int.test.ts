@@ -18,7 +18,7 @@ let dir: string;
 const tenant = randomUUID();
 const code = (n: number) =>
   buildInstitutionCode({ prefectureCode: 22, scoreTable: 1, districtNumber: 2, institutionNumber: 1000 + n });
-const labels = { level: randomUUID(), doctors: randomUUID(), since: randomUUID() };
+const labels = { level: randomUUID(), doctors: randomUUID(), since: randomUUID(), memo: randomUUID() };
 const choiceA = randomUUID();
 
 beforeAll(async () => {
@@ -51,6 +51,7 @@ beforeAll(async () => {
   await label(labels.level, '重点度', 'select', [{ id: choiceA, label: 'A', order: 0 }]);
   await label(labels.doctors, '医師数', 'integer');
   await label(labels.since, '連携開始日', 'date');
+  await label(labels.memo, '備考', 'text');
 });
 
 afterAll(async () => {
@@ -162,5 +163,32 @@ describe('label value import', () => {
     expect(
       (await labelEvents(2)).map((e) => (e.data as { values: { integer_value: number }[] }).values[0]!.integer_value),
     ).toEqual([5]);
+  });
+
+  it('rejects, by row number, cells no event may carry (NUL, controls, out-of-range numbers and dates) and imports the rest', async () => {
+    const csv = [
+      '医療機関コード,備考,医師数,連携開始日,重点度',
+      `${code(1)},a\u0000b,,,`,
+      `${code(2)},,,,x\u0000y`,
+      `${code(3)},bell\u0007,,,`,
+      `${code(1)},escape \u001b[31m,,,`,
+      `${code(2)},,9999999999,,`,
+      `${code(3)},,,0000-01-01,`,
+      `${code(1)}\u0000,ok,,,`,
+      `${code(2)},"改行は\r\n使えます",12,2024-04-01,A`,
+    ].join('\n');
+    const { finished, events } = await run(Buffer.from(csv));
+    expect(finished).toMatchObject({ status: 'completed', imported_row_count: 1, failed_row_count: 7 });
+    const errors = events
+      .filter((e) => e.type === 'LabelValueImportChunkProcessed')
+      .flatMap((e) => (e.data as { errors: { row_number: number; message: string }[] }).errors);
+    expect(errors.map((e) => e.row_number)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(errors[0]!.message).toBe('1行目: 「備考」に使用できない文字（制御文字など）が含まれています');
+    expect(errors[1]!.message).toContain('「重点度」に使用できない文字');
+    expect(errors[4]!.message).toContain('「医師数」は-2147483648から2147483647までの整数で入力してください');
+    expect(errors[5]!.message).toContain('「連携開始日」は西暦1000年以降の日付で入力してください');
+    expect(errors[6]!.message).toContain('「医療機関コード」に使用できない文字');
+    const last = (await labelEvents(2)).at(-1)!.data as { values: { label_id: string; text_value: string | null }[] };
+    expect(last.values.find((v) => v.label_id === labels.memo)!.text_value).toBe('改行は\r\n使えます');
   });
 });

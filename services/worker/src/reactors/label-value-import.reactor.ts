@@ -11,29 +11,60 @@ import {
   labelValueImportAggregate,
   medicalInstitutionCrmAggregate,
   medicalInstitutionCrmKey,
+  parseCrmEvent,
+  parseLabelValueImportEvent,
   type LabelDefinition,
   type LabelValueData,
+  type LabelValueImportChunkProcessed,
   type LabelValueImportRequested,
-  type MedicalInstitutionCrmEvent,
 } from '@renkei/domain';
 import {
-  StreamNotFoundError,
+  readStreamOrEmpty,
   WrongExpectedRevisionError,
   streamId,
   type EventMetadata,
   type EventStore,
+  type NewEvent,
   type RecordedEvent,
 } from '@renkei/event-store';
 import { detectEncoding } from '@renkei/institution-master';
 import { defineReactor, waitForPosition } from '@renkei/projections';
 import { medicalInstitutionCrmProjection } from '@renkei/read-models';
+import {
+  createImportQueue,
+  ImportInterruptedError,
+  ImportNotReadyError,
+  type ImportQueueOptions,
+  type ImportRunControl,
+} from './import-queue.ts';
 
 /** Rows per chunk: progress is recorded after each. */
-export const importChunkSize = 500;
+const importChunkSize = 500;
 const codeHeader = '医療機関コード';
 const ignoredHeaders = new Set(['医療機関名', '名称']);
 
 const nfkc = (s: string) => s.normalize('NFKC').trim();
+
+/**
+ * Characters Postgres cannot store in text or jsonb (NUL), other C0/C1 controls except tab and line
+ * breaks (a textarea value may hold those), and UTF-16 halves without their partner.
+ */
+const unstorable =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const unstorableAll = new RegExp(unstorable.source, 'g');
+
+/** Whether a cell holds a character that no event may carry. */
+function hasUnstorableCharacter(cell: string): boolean {
+  return unstorable.test(cell);
+}
+
+/** A message for the user that quotes file content: the characters no event may carry are dropped. */
+function storable(text: string): string {
+  return text.replace(unstorableAll, '');
+}
+
+const int4 = { min: -2147483648, max: 2147483647 };
 
 /** Ids of events the reactor appends derive from the import and the row, so a repeated run appends nothing new. */
 function eventId(...parts: (string | number)[]): string {
@@ -43,15 +74,6 @@ function eventId(...parts: (string | number)[]): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-async function readStreamOrEmpty(store: EventStore, stream: string, tenantId: string): Promise<RecordedEvent[]> {
-  try {
-    return await store.readStream(stream, { tenantId });
-  } catch (error) {
-    if (error instanceof StreamNotFoundError) return [];
-    throw error;
-  }
-}
-
 interface TenantLabels {
   byName: Map<string, LabelDefinition>;
   all: Map<string, LabelDefinition>;
@@ -59,7 +81,7 @@ interface TenantLabels {
 }
 
 /** How long one run waits for the read model before it gives up and the reactor retries the upload. */
-export const labelsCatchUpTimeoutMs = 30_000;
+const labelsCatchUpTimeoutMs = 30_000;
 
 /**
  * The tenant's labels and own departments as of the upload: the read model is waited on until it has
@@ -75,8 +97,8 @@ async function loadTenantLabels(db: Database, requested: RecordedEvent): Promise
     labelsCatchUpTimeoutMs,
   );
   if (!reached)
-    throw new Error(
-      `label value import ${(requested.data as LabelValueImportRequested).import_id}: the ${medicalInstitutionCrmProjection.name} read model has not reached the upload yet`,
+    throw new ImportNotReadyError(
+      `label value import ${requestOf(requested).import_id}: the ${medicalInstitutionCrmProjection.name} read model has not reached the upload yet`,
     );
   const tenantId = requested.metadata.tenant_id;
   const labels = await sql<{
@@ -108,7 +130,7 @@ async function loadTenantLabels(db: Database, requested: RecordedEvent): Promise
 }
 
 /** One CSV cell → the label value it means, or a message for the user. */
-export function parseCell(
+function parseCell(
   cell: string,
   label: LabelDefinition,
   ownDepartments: ReadonlyMap<string, string>,
@@ -124,6 +146,9 @@ export function parseCell(
     case 'integer':
       if (!/^[-+]?\d{1,10}$/.test(s.replace(/,/g, ''))) return `「${label.name}」は整数で入力してください`;
       v.integer_value = Number(s.replace(/,/g, ''));
+      // The read model keeps it as a Postgres int.
+      if (v.integer_value < int4.min || v.integer_value > int4.max)
+        return `「${label.name}」は${int4.min}から${int4.max}までの整数で入力してください`;
       return v;
     case 'date': {
       const m = /^(\d{4})[-/]?(\d{1,2})[-/]?(\d{1,2})$/.exec(s);
@@ -131,6 +156,8 @@ export function parseCell(
       const d = new Date(`${iso}T00:00:00Z`);
       if (!m || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== iso)
         return `「${label.name}」はYYYY-MM-DD形式の日付で入力してください`;
+      // Year 0 is a valid ISO date but no Postgres date; before 1000 is a typing slip in practice.
+      if (Number(m[1]) < 1000) return `「${label.name}」は西暦1000年以降の日付で入力してください`;
       v.date_value = iso;
       return v;
     }
@@ -187,17 +214,28 @@ async function countDataLines(filePath: string): Promise<number> {
   return Math.max(lines - 1, 0);
 }
 
+const alone: ImportRunControl = { turn: (work) => work() };
+
 /**
- * Runs one import: the file is parsed streamed, row by row; a row with any problem is reported by its
- * number and applied not at all; a valid row becomes one label-values change on its institution. A
- * problem with the file itself (no code column, unknown label, broken CSV) stops the run there.
+ * Runs one import: the file is parsed streamed, in chunks of rows; a row with any problem is reported
+ * by its number and applied not at all; a valid row becomes one label-values change on its
+ * institution. A problem with the file itself (no code column, unknown label, broken CSV) stops the
+ * run there. Every event has an id derived from the import and the row or chunk, and chunks already
+ * recorded are skipped, so a run cut short anywhere resumes without a duplicate.
  */
-export async function runLabelValueImport(db: Database, store: EventStore, requested: RecordedEvent): Promise<void> {
-  const data = requested.data as LabelValueImportRequested;
+export async function runLabelValueImport(
+  db: Database,
+  store: EventStore,
+  requested: RecordedEvent,
+  control: ImportRunControl = alone,
+): Promise<void> {
+  const data = requestOf(requested);
   const tenantId = requested.metadata.tenant_id;
   const importStream = streamId(labelValueImportAggregate, data.import_id);
-  const history = await readStreamOrEmpty(store, importStream, tenantId);
+  const history = (await readStreamOrEmpty(store, importStream, tenantId)).map(parseLabelValueImportEvent);
   if (history.some((e) => e.type === 'LabelValueImportFinished')) return;
+  const recordedChunks = new Map<number, LabelValueImportChunkProcessed>();
+  for (const e of history) if (e.type === 'LabelValueImportChunkProcessed') recordedChunks.set(e.data.chunk, e.data);
   const metadata: EventMetadata = {
     tenant_id: tenantId,
     account_id: requested.metadata.account_id,
@@ -248,7 +286,7 @@ export async function runLabelValueImport(db: Database, store: EventStore, reque
       failed_row_count: failed,
       unprocessed_row_count: status === 'completed' ? 0 : Math.max(total - processed, 0),
       abortion_row_number: abortion,
-      error: error ? { row_number: abortion, message: error } : null,
+      error: error ? { row_number: abortion, message: storable(error) } : null,
     });
   };
 
@@ -260,68 +298,87 @@ export async function runLabelValueImport(db: Database, store: EventStore, reque
   let rowNumber = -1;
   let pending: { rowNumber: number; cells: string[] }[] = [];
 
-  const applyChunk = async () => {
-    const codes = [...new Set(pending.map((r) => nfkc(r.cells[columns!.indexOf('code')] ?? '')))];
-    const { rows } = await sql<{ code: string; id: string }>`
-      SELECT code, id FROM ref.medical_institutions WHERE code = ANY(${sql.val(codes)}::text[])`.execute(db.kysely);
-    const idByCode = new Map(rows.map((r) => [r.code, r.id]));
-    // Valid rows are grouped by institution: each group is appended in file order, groups side by side.
-    const groups = new Map<string, { rowNumber: number; values: LabelValueData[] }[]>();
-    for (const row of pending) {
-      processed++;
-      const problems: string[] = [];
-      const code = nfkc(row.cells[columns!.indexOf('code')] ?? '');
-      const institutionId = idByCode.get(code);
-      if (!institutionId)
-        problems.push(code ? `医療機関コード「${code}」は登録されていません` : '医療機関コードを入力してください');
-      const values: LabelValueData[] = [];
-      columns!.forEach((col, i) => {
-        if (col === null || col === 'code') return;
-        const cell = row.cells[i] ?? '';
-        if (cell.trim() === '') return;
-        const parsed = parseCell(cell, col, labels.ownDepartments);
-        if (typeof parsed === 'string') problems.push(parsed);
-        else values.push(parsed);
-      });
-      if (problems.length === 0) {
-        const checked = checkLabelValues(values, labels.all, new Set(labels.ownDepartments.values()));
-        problems.push(...checked.problems.map((p) => p.message));
-      }
-      if (problems.length > 0 || !institutionId) {
-        failed++;
-        chunkFailed++;
-        chunkErrors.push({ row_number: row.rowNumber, message: `${row.rowNumber}行目: ${problems.join('、')}` });
-        continue;
-      }
-      const group = groups.get(institutionId) ?? [];
-      group.push({ rowNumber: row.rowNumber, values });
-      groups.set(institutionId, group);
-      imported++;
-      chunkImported++;
-    }
-    const queue = [...groups.entries()];
-    const workers = db.kind === 'postgres' ? 8 : 1;
-    await Promise.all(
-      Array.from({ length: workers }, async () => {
-        for (let next = queue.shift(); next; next = queue.shift()) {
-          const [institutionId, rowsOfInstitution] = next;
-          for (const r of rowsOfInstitution)
-            await applyRow(
-              store,
-              metadata,
-              tenantId,
-              institutionId,
-              r.values,
-              eventId(data.import_id, 'row', r.rowNumber),
-              data.import_id,
-            );
-        }
-      }),
+  const validate = (row: { rowNumber: number; cells: string[] }, idByCode: Map<string, string>) => {
+    const cols = columns!;
+    const codeCell = row.cells[cols.indexOf('code')] ?? '';
+    const problems: string[] = [];
+    const unstorableIn = cols.flatMap((col, i) =>
+      col !== null && hasUnstorableCharacter(row.cells[i] ?? '') ? [col === 'code' ? codeHeader : col.name] : [],
     );
-    pending = [];
-    await flush();
+    if (unstorableIn.length > 0) {
+      problems.push(`「${unstorableIn.join('」「')}」に使用できない文字（制御文字など）が含まれています`);
+      return { problems, institutionId: undefined, values: [] };
+    }
+    const code = nfkc(codeCell);
+    const institutionId = idByCode.get(code);
+    if (!institutionId)
+      problems.push(code ? `医療機関コード「${code}」は登録されていません` : '医療機関コードを入力してください');
+    const values: LabelValueData[] = [];
+    cols.forEach((col, i) => {
+      if (col === null || col === 'code') return;
+      const cell = row.cells[i] ?? '';
+      if (cell.trim() === '') return;
+      const parsed = parseCell(cell, col, labels.ownDepartments);
+      if (typeof parsed === 'string') problems.push(parsed);
+      else values.push(parsed);
+    });
+    if (problems.length === 0) {
+      const checked = checkLabelValues(values, labels.all, new Set(labels.ownDepartments.values()));
+      problems.push(...checked.problems.map((p) => p.message));
+    }
+    return { problems, institutionId, values };
   };
 
+  const applyChunk = async () => {
+    if (control.signal?.aborted) throw new ImportInterruptedError();
+    const rows = pending;
+    pending = [];
+    const done = recordedChunks.get(chunk);
+    if (done) {
+      // Recorded by an earlier run that was cut short: its rows are in already.
+      processed += rows.length;
+      imported += done.imported_row_count;
+      failed += done.failed_row_count;
+      chunk++;
+      return;
+    }
+    await control.turn(async () => {
+      const codes = [
+        ...new Set(
+          rows.map((r) => nfkc(r.cells[columns!.indexOf('code')] ?? '')).filter((c) => !hasUnstorableCharacter(c)),
+        ),
+      ];
+      const found = await sql<{ code: string; id: string }>`
+        SELECT code, id FROM ref.medical_institutions WHERE code = ANY(${sql.val(codes)}::text[])`.execute(db.kysely);
+      const idByCode = new Map(found.rows.map((r) => [r.code, r.id]));
+      // Valid rows are grouped by institution: each group is appended in file order, groups side by side.
+      const groups = new Map<string, { rowNumber: number; values: LabelValueData[] }[]>();
+      for (const row of rows) {
+        processed++;
+        const { problems, institutionId, values } = validate(row, idByCode);
+        if (problems.length > 0 || !institutionId) {
+          failed++;
+          chunkFailed++;
+          chunkErrors.push({
+            row_number: row.rowNumber,
+            message: storable(`${row.rowNumber}行目: ${problems.join('、')}`),
+          });
+          continue;
+        }
+        const group = groups.get(institutionId) ?? [];
+        group.push({ rowNumber: row.rowNumber, values });
+        groups.set(institutionId, group);
+        imported++;
+        chunkImported++;
+      }
+      await applyGroups(store, metadata, tenantId, data.import_id, groups);
+      await flush();
+    });
+    // Let requests and other imports in between chunks.
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  let readingFailed: unknown = null;
   try {
     for await (const cells of parser as AsyncIterable<string[]>) {
       rowNumber++;
@@ -341,20 +398,126 @@ export async function runLabelValueImport(db: Database, store: EventStore, reque
         continue;
       }
       pending.push({ rowNumber, cells });
-      if (pending.length >= importChunkSize) await applyChunk();
+      if (pending.length >= importChunkSize) {
+        // Parsing pauses while the chunk is applied; a failure there is the store's, not the file's.
+        try {
+          await applyChunk();
+        } catch (error) {
+          parser.destroy();
+          throw Object.assign(new Error('apply failed'), { applyError: error });
+        }
+      }
     }
-    if (columns === null) return await finish('failed', 0, 'ファイルにデータがありません');
-    await applyChunk();
-    await finish('completed', null, null);
   } catch (error) {
+    const applyError = (error as { applyError?: unknown }).applyError;
+    if (applyError !== undefined) throw applyError;
+    readingFailed = error;
+  }
+  if (readingFailed !== null) {
     // A broken file (unbalanced quotes, undecodable bytes): rows before stay imported, the rest are unprocessed.
     if (pending.length > 0) await applyChunk();
-    await finish(
+    return await finish(
       'failed',
       rowNumber + 1,
-      `${rowNumber + 1}行目でファイルを読み取れませんでした: ${(error as Error).message}`,
+      `${rowNumber + 1}行目でファイルを読み取れませんでした: ${(readingFailed as Error).message}`,
     );
   }
+  if (columns === null) return await finish('failed', 0, 'ファイルにデータがありません');
+  if (pending.length > 0) await applyChunk();
+  await finish('completed', null, null);
+}
+
+/** What a group's rows change on top of the stream as it is: one event per row that changes anything. */
+function planRows(
+  existing: RecordedEvent[],
+  rows: { rowNumber: number; values: LabelValueData[] }[],
+  institutionId: string,
+  importId: string,
+  metadata: EventMetadata,
+): NewEvent[] {
+  const stored = new Set(existing.map((e) => e.id));
+  const current = new Map<string, LabelValueData>();
+  for (const e of existing.map(parseCrmEvent)) {
+    if (e.type !== 'MedicalInstitutionLabelValuesChanged') continue;
+    for (const r of e.data.removed_label_ids) current.delete(r);
+    for (const v of e.data.values) current.set(v.label_id, v);
+  }
+  const planned: NewEvent[] = [];
+  for (const row of rows) {
+    const id = eventId(importId, 'row', row.rowNumber);
+    if (stored.has(id)) continue;
+    const changed = row.values.filter((v) => stableJson(current.get(v.label_id)) !== stableJson(v));
+    if (changed.length === 0) continue;
+    const previous = changed.map((v) => current.get(v.label_id)).filter((v): v is LabelValueData => v !== undefined);
+    for (const v of changed) current.set(v.label_id, v);
+    planned.push({
+      id,
+      type: 'MedicalInstitutionLabelValuesChanged',
+      data: {
+        medical_institution_id: institutionId,
+        values: changed,
+        removed_label_ids: [],
+        previous,
+        import_id: importId,
+      },
+      metadata,
+    });
+  }
+  return planned;
+}
+
+/**
+ * Applies a chunk's rows: every institution's stream is read in one round trip, and each
+ * institution's rows go in one append, all appends at once (the store's group commit puts many in
+ * one statement). An institution changed meanwhile by someone else is redone row by row.
+ */
+async function applyGroups(
+  store: EventStore,
+  metadata: EventMetadata,
+  tenantId: string,
+  importId: string,
+  groups: Map<string, { rowNumber: number; values: LabelValueData[] }[]>,
+): Promise<void> {
+  if (groups.size === 0) return;
+  const entries = [...groups.entries()].map(([institutionId, rows]) => ({
+    institutionId,
+    rows,
+    stream: streamId(medicalInstitutionCrmAggregate, medicalInstitutionCrmKey(tenantId, institutionId)),
+  }));
+  const existing = store.readStreams
+    ? await store.readStreams(
+        entries.map((e) => e.stream),
+        { tenantId },
+      )
+    : new Map(
+        await Promise.all(
+          entries.map(async (e) => [e.stream, await readStreamOrEmpty(store, e.stream, tenantId)] as const),
+        ),
+      );
+  await Promise.all(
+    entries.map(async ({ institutionId, rows, stream }) => {
+      const events = existing.get(stream) ?? [];
+      const planned = planRows(events, rows, institutionId, importId, metadata);
+      if (planned.length === 0) return;
+      try {
+        await store.append(stream, planned, {
+          expectedRevision: events.length === 0 ? 'no_stream' : events[events.length - 1]!.revision,
+        });
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        for (const r of rows)
+          await applyRow(
+            store,
+            metadata,
+            tenantId,
+            institutionId,
+            r.values,
+            eventId(importId, 'row', r.rowNumber),
+            importId,
+          );
+      }
+    }),
+  );
 }
 
 async function applyRow(
@@ -369,35 +532,15 @@ async function applyRow(
   const stream = streamId(medicalInstitutionCrmAggregate, medicalInstitutionCrmKey(tenantId, institutionId));
   for (let attempt = 0; ; attempt++) {
     const events = await readStreamOrEmpty(store, stream, tenantId);
-    if (events.some((e) => e.id === id)) return;
-    const current = new Map<string, LabelValueData>();
-    for (const e of events as unknown as (RecordedEvent & MedicalInstitutionCrmEvent)[]) {
-      if (e.type !== 'MedicalInstitutionLabelValuesChanged') continue;
-      for (const r of e.data.removed_label_ids) current.delete(r);
-      for (const v of e.data.values) current.set(v.label_id, v);
-    }
-    const changed = values.filter((v) => stableJson(current.get(v.label_id)) !== stableJson(v));
-    if (changed.length === 0) return;
-    const previous = changed.map((v) => current.get(v.label_id)).filter((v): v is LabelValueData => v !== undefined);
+    const [event] = planRows(events, [{ rowNumber: -1, values }], institutionId, importId, metadata).map((e) => ({
+      ...e,
+      id,
+    }));
+    if (!event || events.some((e) => e.id === id)) return;
     try {
-      await store.append(
-        stream,
-        [
-          {
-            id,
-            type: 'MedicalInstitutionLabelValuesChanged',
-            data: {
-              medical_institution_id: institutionId,
-              values: changed,
-              removed_label_ids: [],
-              previous,
-              import_id: importId,
-            },
-            metadata,
-          },
-        ],
-        { expectedRevision: events.length === 0 ? 'no_stream' : events[events.length - 1]!.revision },
-      );
+      await store.append(stream, [event], {
+        expectedRevision: events.length === 0 ? 'no_stream' : events[events.length - 1]!.revision,
+      });
       return;
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError) || attempt >= 3) throw error;
@@ -405,11 +548,77 @@ async function applyRow(
   }
 }
 
-export const labelValueImportReactor = defineReactor({
-  name: 'medical_institution_label_value_import',
-  eventTypes: ['LabelValueImportRequested'],
-  batchSize: 1,
-  async handle(events, ctx) {
-    for (const e of events) await runLabelValueImport(ctx.db, ctx.store, e);
-  },
-});
+/** The upload an import run starts from, read through its schema like every other event. */
+function requestOf(requested: RecordedEvent): LabelValueImportRequested {
+  const event = parseLabelValueImportEvent(requested);
+  if (event.type !== 'LabelValueImportRequested') throw new Error(`${requested.type} does not start an import`);
+  return event.data;
+}
+
+/** Marks an import that failed for good as failed, with the rows recorded so far counted. */
+async function failImport(store: EventStore, requested: RecordedEvent): Promise<void> {
+  const data = requestOf(requested);
+  const tenantId = requested.metadata.tenant_id;
+  const importStream = streamId(labelValueImportAggregate, data.import_id);
+  const history = (await readStreamOrEmpty(store, importStream, tenantId)).map(parseLabelValueImportEvent);
+  if (history.some((e) => e.type === 'LabelValueImportFinished')) return;
+  let started: { total_row_count: number } | undefined;
+  const chunks: LabelValueImportChunkProcessed[] = [];
+  for (const e of history) {
+    if (e.type === 'LabelValueImportStarted') started = e.data;
+    if (e.type === 'LabelValueImportChunkProcessed') chunks.push(e.data);
+  }
+  const imported = chunks.reduce((n, c) => n + c.imported_row_count, 0);
+  const failed = chunks.reduce((n, c) => n + c.failed_row_count, 0);
+  const message =
+    '取り込み中に予期しないエラーが発生したため中断しました。ファイルの内容を確認して、もう一度取り込んでください。';
+  await store.append(
+    importStream,
+    [
+      {
+        id: eventId(data.import_id, 'finished'),
+        type: 'LabelValueImportFinished',
+        data: {
+          import_id: data.import_id,
+          status: 'failed',
+          imported_row_count: imported,
+          failed_row_count: failed,
+          unprocessed_row_count: Math.max((started?.total_row_count ?? 0) - imported - failed, 0),
+          abortion_row_number: null,
+          error: { row_number: null, message },
+        },
+        metadata: {
+          tenant_id: tenantId,
+          account_id: requested.metadata.account_id,
+          correlation_id: data.import_id,
+          causation_id: requested.id,
+          schema_version: 1,
+        },
+      },
+    ],
+    { expectedRevision: 'any' },
+  );
+}
+
+/**
+ * Records each upload as a job of the import queue (per tenant, round-robin by chunk, parked after
+ * repeated failures; see import-queue.ts); the queue runs beside the reactor loop and stops with it.
+ */
+export function createLabelValueImportReactor(
+  options: Pick<ImportQueueOptions, 'maxAttempts' | 'retryBaseMs' | 'chunkSlots' | 'maxActive' | 'pollIntervalMs'> = {},
+) {
+  const queue = createImportQueue({
+    ...options,
+    name: 'medical_institution_label_value_import',
+    run: (event, control, ctx) => runLabelValueImport(ctx.db, ctx.store, event, control),
+    onParked: (event, _error, ctx) => failImport(ctx.store, event),
+  });
+  return defineReactor({
+    name: 'medical_institution_label_value_import',
+    eventTypes: ['LabelValueImportRequested'],
+    handle: (events, ctx) => queue.enqueue(events, ctx),
+    background: (ctx) => queue.background(ctx),
+  });
+}
+
+export const labelValueImportReactor = createLabelValueImportReactor();

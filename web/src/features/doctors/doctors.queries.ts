@@ -1,8 +1,8 @@
-import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { queryOptions } from '@tanstack/react-query';
 import type { DoctorInput } from '@renkei/contracts';
 import type { z } from 'zod';
 import type { ApiClient } from '../../api/api-client.ts';
-import { useServices } from '../../app/services-context.tsx';
+import { useApiMutation } from '../../api/useApiMutation.ts';
 
 export const doctorQueries = {
   all: ['doctors'] as const,
@@ -16,44 +16,28 @@ export const doctorQueries = {
 
 export type DoctorInputValues = z.input<typeof DoctorInput>;
 
-function useInvalidateDoctors(institutionId: string) {
-  const queryClient = useQueryClient();
-  return () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: doctorQueries.byInstitution(institutionId) }),
-      // The history timeline and doctor count of the CRM page change with every doctor edit.
-      queryClient.invalidateQueries({ queryKey: ['medical-institutions', 'detail', institutionId] }),
-    ]);
-}
+const changedBy = (institutionId: string) => [
+  doctorQueries.byInstitution(institutionId),
+  // The history timeline and doctor count of the CRM page change with every doctor edit.
+  ['medical-institutions', 'detail', institutionId],
+];
 
-export function useCreateDoctor(institutionId: string) {
-  const { api } = useServices();
-  const invalidate = useInvalidateDoctors(institutionId);
-  return useMutation({
-    mutationFn: (body: DoctorInputValues) => api.createDoctor({ params: { id: institutionId }, body }),
-    onSuccess: invalidate,
-    meta: { handlesErrors: true },
-  });
-}
+export const useCreateDoctor = (institutionId: string) =>
+  useApiMutation(
+    (api, body: DoctorInputValues) => api.createDoctor({ params: { id: institutionId }, body }),
+    changedBy(institutionId),
+  );
 
-export function useUpdateDoctor(institutionId: string) {
-  const { api } = useServices();
-  const invalidate = useInvalidateDoctors(institutionId);
-  return useMutation({
-    mutationFn: ({ id, version, body }: { id: string; version: number; body: DoctorInputValues }) =>
+export const useUpdateDoctor = (institutionId: string) =>
+  useApiMutation(
+    (api, { id, version, body }: { id: string; version: number; body: DoctorInputValues }) =>
       api.updateDoctor({ params: { medical_institution_id: institutionId, id }, body, ifMatch: version }),
-    onSuccess: invalidate,
-    meta: { handlesErrors: true },
-  });
-}
+    changedBy(institutionId),
+  );
 
-export function useDeleteDoctor(institutionId: string) {
-  const { api } = useServices();
-  const invalidate = useInvalidateDoctors(institutionId);
-  return useMutation({
-    mutationFn: ({ id, version }: { id: string; version: number }) =>
+export const useDeleteDoctor = (institutionId: string) =>
+  useApiMutation(
+    (api, { id, version }: { id: string; version: number }) =>
       api.deleteDoctor({ params: { medical_institution_id: institutionId, id }, ifMatch: version }),
-    onSuccess: invalidate,
-    meta: { handlesErrors: true },
-  });
-}
+    changedBy(institutionId),
+  );

@@ -1,8 +1,8 @@
-import { keepPreviousData, queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, queryOptions } from '@tanstack/react-query';
 import type { LabelValueInput, MedicalInstitutionSearchBody } from '@renkei/contracts';
 import type { z } from 'zod';
 import type { ApiClient } from '../../api/api-client.ts';
-import { useServices } from '../../app/services-context.tsx';
+import { useApiMutation } from '../../api/useApiMutation.ts';
 
 /** One key factory for institutions; the CRM page's mutations invalidate only these keys. */
 export const institutionQueries = {
@@ -38,66 +38,38 @@ export const institutionQueries = {
     }),
 };
 
-function useInvalidateInstitution(id: string) {
-  const queryClient = useQueryClient();
-  return () =>
-    Promise.all([
-      queryClient.invalidateQueries({ queryKey: institutionQueries.detail(id) }),
-      queryClient.invalidateQueries({ queryKey: institutionQueries.searches() }),
-    ]);
-}
+const changedBy = (id: string) => [institutionQueries.detail(id), institutionQueries.searches()];
 
-export function useUpdateMemo(id: string) {
-  const { api } = useServices();
-  const invalidate = useInvalidateInstitution(id);
-  return useMutation({
-    mutationFn: ({ content, version }: { content: string; version: number }) =>
+export const useUpdateMemo = (id: string) =>
+  useApiMutation(
+    (api, { content, version }: { content: string; version: number }) =>
       api.updateMemo({ params: { id }, body: { content }, ifMatch: version }),
-    onSuccess: invalidate,
-    meta: { handlesErrors: true },
-  });
-}
+    changedBy(id),
+  );
 
-export function useUpdateSpecialNote(id: string) {
-  const { api } = useServices();
-  const invalidate = useInvalidateInstitution(id);
-  return useMutation({
-    mutationFn: ({ content, version }: { content: string; version: number }) =>
+export const useUpdateSpecialNote = (id: string) =>
+  useApiMutation(
+    (api, { content, version }: { content: string; version: number }) =>
       api.updateSpecialNote({ params: { id }, body: { content }, ifMatch: version }),
-    onSuccess: invalidate,
-    meta: { handlesErrors: true },
-  });
-}
+    changedBy(id),
+  );
 
-export function useUpdatePhase(id: string) {
-  const { api } = useServices();
-  const invalidate = useInvalidateInstitution(id);
-  return useMutation({
-    mutationFn: (phase_master_id: string | null) => api.updatePhase({ params: { id }, body: { phase_master_id } }),
-    onSuccess: invalidate,
-    meta: { handlesErrors: true },
-  });
-}
+export const useUpdatePhase = (id: string) =>
+  useApiMutation(
+    (api, phase_master_id: string | null) => api.updatePhase({ params: { id }, body: { phase_master_id } }),
+    changedBy(id),
+  );
 
-export function useUpdateInstitutionTags(id: string) {
-  const { api } = useServices();
-  const queryClient = useQueryClient();
-  const invalidate = useInvalidateInstitution(id);
-  return useMutation({
-    mutationFn: (tag_ids: string[]) => api.updateTags({ params: { id }, body: { tag_ids } }),
+export const useUpdateInstitutionTags = (id: string) =>
+  useApiMutation(
+    (api, tag_ids: string[]) => api.updateTags({ params: { id }, body: { tag_ids } }),
     // Tag counts (medical_institution_count) change with this.
-    onSuccess: () => Promise.all([invalidate(), queryClient.invalidateQueries({ queryKey: ['tags'] })]),
-    meta: { handlesErrors: true },
-  });
-}
+    [...changedBy(id), ['tags']],
+  );
 
-export function useUpdateLabelValues(id: string) {
-  const { api } = useServices();
-  const invalidate = useInvalidateInstitution(id);
-  return useMutation({
-    mutationFn: (label_values: z.input<typeof LabelValueInput>[]) =>
+export const useUpdateLabelValues = (id: string) =>
+  useApiMutation(
+    (api, label_values: z.input<typeof LabelValueInput>[]) =>
       api.updateLabelValues({ params: { medical_institution_id: id }, body: { label_values } }),
-    onSuccess: invalidate,
-    meta: { handlesErrors: true },
-  });
-}
+    changedBy(id),
+  );

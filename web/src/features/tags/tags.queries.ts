@@ -1,8 +1,8 @@
-import { queryOptions, useMutation, useQueryClient } from '@tanstack/react-query';
+import { queryOptions } from '@tanstack/react-query';
 import type { TagInput } from '@renkei/contracts';
 import type { z } from 'zod';
 import type { ApiClient } from '../../api/api-client.ts';
-import { useServices } from '../../app/services-context.tsx';
+import { useApiMutation } from '../../api/useApiMutation.ts';
 
 export interface TagListParams {
   page: number;
@@ -28,39 +28,18 @@ export const tagQueries = {
 
 export type TagInputValues = z.input<typeof TagInput>;
 
-function useInvalidateTags() {
-  const queryClient = useQueryClient();
-  return () => queryClient.invalidateQueries({ queryKey: tagQueries.all });
-}
+export const useCreateTag = () =>
+  useApiMutation((api, body: TagInputValues) => api.createTag({ body }), [tagQueries.all]);
 
-export function useCreateTag() {
-  const { api } = useServices();
-  const invalidate = useInvalidateTags();
-  return useMutation({
-    mutationFn: (body: TagInputValues) => api.createTag({ body }),
-    onSuccess: invalidate,
-    meta: { handlesErrors: true },
-  });
-}
-
-export function useUpdateTag() {
-  const { api } = useServices();
-  const invalidate = useInvalidateTags();
-  return useMutation({
-    mutationFn: ({ id, version, body }: { id: string; version: number; body: TagInputValues }) =>
+export const useUpdateTag = () =>
+  useApiMutation(
+    (api, { id, version, body }: { id: string; version: number; body: TagInputValues }) =>
       api.updateTag({ params: { id }, body, ifMatch: version }),
-    onSuccess: invalidate,
-    meta: { handlesErrors: true },
-  });
-}
+    [tagQueries.all],
+  );
 
-export function useDeleteTag() {
-  const { api } = useServices();
-  const invalidate = useInvalidateTags();
-  return useMutation({
-    mutationFn: ({ id, version }: { id: string; version: number }) =>
-      api.deleteTag({ params: { id }, ifMatch: version }),
-    onSuccess: invalidate,
-    meta: { handlesErrors: true },
-  });
-}
+export const useDeleteTag = () =>
+  useApiMutation(
+    (api, { id, version }: { id: string; version: number }) => api.deleteTag({ params: { id }, ifMatch: version }),
+    [tagQueries.all],
+  );

@@ -3,7 +3,7 @@ import { createFileRoute } from '@tanstack/react-router';
 import { enumParam, type SearchInput } from '../../app/search-params.ts';
 import { ApiError } from '../../api/api-errors.ts';
 import { useServices } from '../../app/services-context.tsx';
-import { requireFeature } from '../../features/require-feature.ts';
+import { requireFeature } from '../../features/current-user/require-feature.ts';
 import { CrmPage } from '../../features/medical-institutions/components/CrmPage.tsx';
 import { PartnerChart } from '../../features/medical-institutions/components/PartnerChart.tsx';
 import { institutionQueries } from '../../features/medical-institutions/medical-institutions.queries.ts';

@@ -5,7 +5,7 @@ import { topPagePath, viewportOf } from '../../frame/menu.ts';
 export const Route = createFileRoute('/_authenticated/')({
   beforeLoad: ({ context }) => {
     throw redirect({
-      to: topPagePath(context.user.features, viewportOf(window.innerWidth), context.isRouteAvailable),
+      to: topPagePath(context.user, viewportOf(window.innerWidth), context.isRouteAvailable),
       replace: true,
     });
   },

@@ -7,7 +7,7 @@ import { InstitutionLabelsPanel } from '../../features/labels/components/Institu
 import { labelQueries } from '../../features/labels/labels.queries.ts';
 import { PhaseMastersPanel } from '../../features/phase-masters/components/PhaseMastersPanel.tsx';
 import { referenceDataQueries } from '../../features/reference-data/reference-data.queries.ts';
-import { requireFeature } from '../../features/require-feature.ts';
+import { requireFeature } from '../../features/current-user/require-feature.ts';
 
 // Communication labels get their tab when their module lands. Phase masters live here too: the spec
 // gives them no page, and they are the same kind of tenant vocabulary as labels (docs/decisions.md).
@@ -57,7 +57,7 @@ function LabelsRoute() {
           )}
         </Tabs.List>
         <Tabs.Panel value="MedicalInstitutionLabels" pt="md">
-          <InstitutionLabelsPanel />
+          <InstitutionLabelsPanel canEdit={user.role === 'owner'} />
         </Tabs.Panel>
         {tenant.enabled_phase && (
           <Tabs.Panel value="PhaseMasters" pt="md">

@@ -1,5 +1,5 @@
 import { createFileRoute, stripSearchParams } from '@tanstack/react-router';
-import { requireFeature } from '../../features/require-feature.ts';
+import { requireFeature } from '../../features/current-user/require-feature.ts';
 import { MedicalInstitutionsSearchPage } from '../../features/medical-institutions/components/MedicalInstitutionsSearchPage.tsx';
 import { institutionQueries } from '../../features/medical-institutions/medical-institutions.queries.ts';
 import {

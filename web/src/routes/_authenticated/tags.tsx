@@ -1,6 +1,6 @@
 import { createFileRoute } from '@tanstack/react-router';
 import { enumParam, intParam, type SearchInput } from '../../app/search-params.ts';
-import { requireFeature } from '../../features/require-feature.ts';
+import { requireFeature } from '../../features/current-user/require-feature.ts';
 import { TagsPage } from '../../features/tags/components/TagsPage.tsx';
 import { tagQueries } from '../../features/tags/tags.queries.ts';
 

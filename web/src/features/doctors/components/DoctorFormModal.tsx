@@ -1,7 +1,8 @@
-import { Button, Group, Modal, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
+import { Modal, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
 import { DoctorInput, type Doctor } from '@renkei/contracts';
-import { useEffect, useState, type FormEvent } from 'react';
-import { fieldErrorsOf } from '../../../api/api-errors.ts';
+import { useEffect, useState } from 'react';
+import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
+import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
 import type { DoctorInputValues } from '../doctors.queries.ts';
 
 interface FormValues {
@@ -26,12 +27,12 @@ const blank: FormValues = {
   memo: '',
 };
 
-export function toDoctorInput(v: FormValues): DoctorInputValues {
+function toDoctorInput(v: FormValues): DoctorInputValues {
   return { ...v, email: v.email.trim() || null, phone_number: v.phone_number.trim() || null };
 }
 
 /** Client-side check with the contract's own schema, so the messages match the server's. */
-export function validateDoctor(v: FormValues): Record<string, string> {
+function validateDoctor(v: FormValues): Record<string, string> {
   const parsed = DoctorInput.safeParse(toDoctorInput(v));
   const out: Record<string, string> = {};
   if (!parsed.success) for (const issue of parsed.error.issues) out[String(issue.path[0])] ??= issue.message;
@@ -47,8 +48,11 @@ export interface DoctorFormModalProps {
 
 export function DoctorFormModal({ opened, doctor, onClose, onSubmit }: DoctorFormModalProps) {
   const [values, setValues] = useState<FormValues>(blank);
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [saving, setSaving] = useState(false);
+  const { errors, setErrors, saving, submit } = useFormSubmit({
+    values,
+    validate: validateDoctor,
+    save: (v) => onSubmit(toDoctorInput(v)),
+  });
 
   useEffect(() => {
     if (!opened) return;
@@ -67,22 +71,7 @@ export function DoctorFormModal({ opened, doctor, onClose, onSubmit }: DoctorFor
           }
         : blank,
     );
-  }, [opened, doctor]);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const local = validateDoctor(values);
-    setErrors(local);
-    if (Object.keys(local).length > 0) return;
-    setSaving(true);
-    try {
-      await onSubmit(toDoctorInput(values));
-    } catch (error) {
-      setErrors(fieldErrorsOf(error));
-    } finally {
-      setSaving(false);
-    }
-  };
+  }, [opened, doctor, setErrors]);
 
   const field = (key: keyof FormValues) => ({
     value: values[key],
@@ -107,14 +96,7 @@ export function DoctorFormModal({ opened, doctor, onClose, onSubmit }: DoctorFor
           </SimpleGrid>
           <Textarea label="プロフィール" autosize minRows={2} {...field('profile')} />
           <Textarea label="メモ" autosize minRows={2} {...field('memo')} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              キャンセル
-            </Button>
-            <Button type="submit" loading={saving}>
-              保存
-            </Button>
-          </Group>
+          <SaveCancelButtons saving={saving} onCancel={onClose} />
         </Stack>
       </form>
     </Modal>

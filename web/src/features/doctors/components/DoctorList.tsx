@@ -2,6 +2,9 @@ import { Anchor, Button, Group, Paper, Stack, Text, Title } from '@mantine/core'
 import { useQuery } from '@tanstack/react-query';
 import type { Doctor } from '@renkei/contracts';
 import { useServices } from '../../../app/services-context.tsx';
+import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
+import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
+import { useRecordDialogs } from '../../../ui/useRecordDialogs.ts';
 import {
   doctorQueries,
   useCreateDoctor,
@@ -9,8 +12,6 @@ import {
   useUpdateDoctor,
   type DoctorInputValues,
 } from '../doctors.queries.ts';
-import { ConfirmDeleteModal } from '../../ConfirmDeleteModal.tsx';
-import { useRecordDialogs } from '../../use-record-dialogs.ts';
 import { DoctorFormModal } from './DoctorFormModal.tsx';
 
 /** Doctors by division, in the server's order (division, then position) within each. */
@@ -90,14 +91,7 @@ export function DoctorList({ institutionId, onError }: { institutionId: string; 
                       </Text>
                     )}
                   </Stack>
-                  <Group gap={4} wrap="nowrap">
-                    <Button size="compact-xs" variant="subtle" onClick={() => setEditing({ record: d })}>
-                      編集
-                    </Button>
-                    <Button size="compact-xs" variant="subtle" color="red" onClick={() => setDeleting(d)}>
-                      削除
-                    </Button>
-                  </Group>
+                  <EditDeleteButtons compact onEdit={() => setEditing({ record: d })} onDelete={() => setDeleting(d)} />
                 </Group>
               </Paper>
             ))}

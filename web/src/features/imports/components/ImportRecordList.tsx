@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Paper, Progress, Stack, Table, Text } from '@mantine/core';
+import { Badge, Button, Paper, Progress, Stack, Table, Text } from '@mantine/core';
 import type { ImportErrorMessage, ImportRecord, ImportStatus } from '@renkei/contracts';
 import { useState } from 'react';
 import { formatDateTime } from '../../../app/dates.ts';
@@ -117,14 +117,5 @@ export function ImportRecordList({ records }: { records: ImportRecord[] }) {
         </Table.Tbody>
       </Table>
     </Table.ScrollContainer>
-  );
-}
-
-export function ImportSummaryLine({ record }: { record: ImportRecord }) {
-  return (
-    <Group gap="xs">
-      <Text size="sm">{record.filename}</Text>
-      <Badge color={statusColor[record.status]}>{statusLabel[record.status]}</Badge>
-    </Group>
   );
 }

@@ -5,7 +5,8 @@ import { useEffect, useRef, useState } from 'react';
 import { fieldErrorsOf, isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
-import { handleCrmMutationError } from '../../medical-institutions/mutation-errors.ts';
+import { reloadedConflictMessage } from '../../../errors/mutation-errors.ts';
+import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { downloadFile, uploadFile } from '../file-transfer.ts';
 import { importQueries, isRunning } from '../imports.queries.ts';
 import { ImportRecordList } from './ImportRecordList.tsx';
@@ -20,7 +21,7 @@ export function LabelValueImportPage() {
   const [encoding, setEncoding] = useState<'auto' | CsvEncoding>('auto');
   const [error, setError] = useState<string | undefined>();
   const [uploading, setUploading] = useState(false);
-  const onError = (e: unknown) => handleCrmMutationError(e, () => void services.logout());
+  const onError = useMutationErrorHandler({ conflictMessage: reloadedConflictMessage });
 
   const anyRunning = list.data?.data.some(isRunning) ?? false;
   const awaitedShown = awaitedId !== null && (list.data?.data.some((r) => r.id === awaitedId) ?? false);

@@ -1,12 +1,14 @@
 import { Badge, Button, Group, Stack, Table, Text } from '@mantine/core';
-import { EditDeleteButtons } from '../../EditDeleteButtons.tsx';
-import { ReorderButtons } from '../../ReorderButtons.tsx';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import type { MedicalInstitutionLabel } from '@renkei/contracts';
-import { useCallback } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
+import { reloadedConflictMessage } from '../../../errors/mutation-errors.ts';
+import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
+import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
+import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
+import { ReorderButtons } from '../../../ui/ReorderButtons.tsx';
+import { useRecordDialogs } from '../../../ui/useRecordDialogs.ts';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
-import { handleCrmMutationError } from '../../medical-institutions/mutation-errors.ts';
 import { prefectureName } from '../../reference-data/prefectures.ts';
 import { componentTypeLabel } from '../label-values.ts';
 import {
@@ -17,8 +19,6 @@ import {
   useUpdateInstitutionLabel,
   type InstitutionLabelInputValues,
 } from '../labels.queries.ts';
-import { ConfirmDeleteModal } from '../../ConfirmDeleteModal.tsx';
-import { useRecordDialogs } from '../../use-record-dialogs.ts';
 import { LabelFormModal } from './LabelFormModal.tsx';
 
 function detailOf(label: MedicalInstitutionLabel): string {
@@ -36,12 +36,13 @@ function detailOf(label: MedicalInstitutionLabel): string {
     .join('、');
 }
 
-export function InstitutionLabelsPanel() {
-  const { api, logout } = useServices();
+/** `canEdit`: owners change the tenant's labels (docs/decisions.md "Roles"); members see them read-only. */
+export function InstitutionLabelsPanel({ canEdit }: { canEdit: boolean }) {
+  const { api } = useServices();
   const { data: labels } = useSuspenseQuery(labelQueries.institutionLabels(api));
   const remove = useDeleteInstitutionLabel();
   const order = useOrderInstitutionLabels();
-  const onError = useCallback((e: unknown) => handleCrmMutationError(e, () => void logout()), [logout]);
+  const onError = useMutationErrorHandler({ conflictMessage: reloadedConflictMessage });
   const { editing, setEditing, deleting, setDeleting, save, confirmDelete } = useRecordDialogs<
     MedicalInstitutionLabel,
     InstitutionLabelInputValues
@@ -71,45 +72,54 @@ export function InstitutionLabelsPanel() {
         <Text size="sm" c="dimmed">
           医療機関ごとに記録する項目です。上から順に医療機関ページに表示されます。
         </Text>
-        <Group gap="xs">
-          <ButtonLink to="/labels/medical_institutions/import" variant="default" size="xs" data-testid="open-import">
-            ラベル値のインポート
-          </ButtonLink>
-          <Button size="xs" onClick={() => setEditing({ record: null })} data-testid="create-label">
-            新規作成
-          </Button>
-        </Group>
+        {canEdit ? (
+          <Group gap="xs">
+            <ButtonLink to="/labels/medical_institutions/import" variant="default" size="xs" data-testid="open-import">
+              ラベル値のインポート
+            </ButtonLink>
+            <Button size="xs" onClick={() => setEditing({ record: null })} data-testid="create-label">
+              新規作成
+            </Button>
+          </Group>
+        ) : (
+          <Text size="sm" c="dimmed">
+            ラベルの作成・変更はオーナーのみ行えます。
+          </Text>
+        )}
       </Group>
       {sorted.length === 0 ? (
         <Text c="dimmed" py="lg" ta="center">
-          医療機関ラベルはまだありません。「新規作成」から、医療機関ごとに記録したい項目（例:
-          紹介窓口、連携協定の有無）を作成してください。
+          {canEdit
+            ? '医療機関ラベルはまだありません。「新規作成」から、医療機関ごとに記録したい項目（例: 紹介窓口、連携協定の有無）を作成してください。'
+            : '医療機関ラベルはまだありません。オーナーが作成すると、ここに表示されます。'}
         </Text>
       ) : (
         <Table.ScrollContainer minWidth={720}>
           <Table striped data-testid="label-table">
             <Table.Thead>
               <Table.Tr>
-                <Table.Th w={90}>並び順</Table.Th>
+                {canEdit && <Table.Th w={90}>並び順</Table.Th>}
                 <Table.Th>ラベル名</Table.Th>
                 <Table.Th>入力形式</Table.Th>
                 <Table.Th>選択肢・エリア</Table.Th>
                 <Table.Th>説明</Table.Th>
-                <Table.Th w={140}>操作</Table.Th>
+                {canEdit && <Table.Th w={140}>操作</Table.Th>}
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
               {sorted.map((l, i) => (
                 <Table.Tr key={l.id} data-label-name={l.name}>
-                  <Table.Td>
-                    <ReorderButtons
-                      name={l.name}
-                      index={i}
-                      count={sorted.length}
-                      disabled={order.isPending}
-                      onMove={(from, to) => void moveLabel(from, to)}
-                    />
-                  </Table.Td>
+                  {canEdit && (
+                    <Table.Td>
+                      <ReorderButtons
+                        name={l.name}
+                        index={i}
+                        count={sorted.length}
+                        disabled={order.isPending}
+                        onMove={(from, to) => void moveLabel(from, to)}
+                      />
+                    </Table.Td>
+                  )}
                   <Table.Td fw={600}>{l.name}</Table.Td>
                   <Table.Td>
                     <Badge variant="light" size="sm">
@@ -126,9 +136,11 @@ export function InstitutionLabelsPanel() {
                       {l.description}
                     </Text>
                   </Table.Td>
-                  <Table.Td>
-                    <EditDeleteButtons onEdit={() => setEditing({ record: l })} onDelete={() => setDeleting(l)} />
-                  </Table.Td>
+                  {canEdit && (
+                    <Table.Td>
+                      <EditDeleteButtons onEdit={() => setEditing({ record: l })} onDelete={() => setDeleting(l)} />
+                    </Table.Td>
+                  )}
                 </Table.Tr>
               ))}
             </Table.Tbody>

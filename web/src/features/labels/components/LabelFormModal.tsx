@@ -12,8 +12,9 @@ import {
   Textarea,
 } from '@mantine/core';
 import { LabelComponentType, MedicalInstitutionLabelInput, type MedicalInstitutionLabel } from '@renkei/contracts';
-import { useEffect, useState, type FormEvent } from 'react';
-import { fieldErrorsOf } from '../../../api/api-errors.ts';
+import { useEffect, useState } from 'react';
+import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
+import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
 import { prefectures } from '../../reference-data/prefectures.ts';
 import { componentTypeLabel } from '../label-values.ts';
 import type { InstitutionLabelInputValues } from '../labels.queries.ts';
@@ -37,7 +38,7 @@ interface LabelDraft {
 
 const choiceTypes: LabelComponentType[] = ['select', 'radio', 'checkbox'];
 
-export function toLabelInput(d: LabelDraft): InstitutionLabelInputValues {
+function toLabelInput(d: LabelDraft): InstitutionLabelInputValues {
   return {
     name: d.name,
     description: d.description,
@@ -49,7 +50,7 @@ export function toLabelInput(d: LabelDraft): InstitutionLabelInputValues {
 }
 
 /** Issues keyed by their dotted path (`selections.0.label`), as the server's 422 names them. */
-export function validateLabel(d: LabelDraft): Record<string, string> {
+function validateLabel(d: LabelDraft): Record<string, string> {
   const parsed = MedicalInstitutionLabelInput.safeParse(toLabelInput(d));
   const out: Record<string, string> = {};
   if (!parsed.success) for (const issue of parsed.error.issues) out[issue.path.join('.')] ??= issue.message;
@@ -79,8 +80,11 @@ export function LabelFormModal({ opened, label, onClose, onSubmit }: LabelFormMo
     selections: [],
     areas: [],
   });
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [saving, setSaving] = useState(false);
+  const { errors, setErrors, saving, submit } = useFormSubmit({
+    values: draft,
+    validate: validateLabel,
+    save: (d) => onSubmit(toLabelInput(d)),
+  });
 
   useEffect(() => {
     if (!opened) return;
@@ -98,22 +102,7 @@ export function LabelFormModal({ opened, label, onClose, onSubmit }: LabelFormMo
           }
         : { name: '', description: '', component_type: 'text', selections: [], areas: [] },
     );
-  }, [opened, label]);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const local = validateLabel(draft);
-    setErrors(local);
-    if (Object.keys(local).length > 0) return;
-    setSaving(true);
-    try {
-      await onSubmit(toLabelInput(draft));
-    } catch (error) {
-      setErrors(fieldErrorsOf(error));
-    } finally {
-      setSaving(false);
-    }
-  };
+  }, [opened, label, setErrors]);
 
   const setSelections = (selections: SelectionDraft[]) => setDraft((d) => ({ ...d, selections }));
   const setAreas = (areas: AreaDraft[]) => setDraft((d) => ({ ...d, areas }));
@@ -322,14 +311,7 @@ export function LabelFormModal({ opened, label, onClose, onSubmit }: LabelFormMo
               ))}
             </Alert>
           )}
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              キャンセル
-            </Button>
-            <Button type="submit" loading={saving} data-testid="save-label">
-              保存
-            </Button>
-          </Group>
+          <SaveCancelButtons saving={saving} onCancel={onClose} testId="save-label" />
         </Stack>
       </form>
     </Modal>

@@ -47,16 +47,36 @@ export function CrmHeader({
               {mi.kana}・医療機関コード {mi.code}
             </Text>
           </Stack>
-          <ButtonLink
-            to="/crms/$id"
-            params={{ id: mi.id }}
-            search={{ view: 'karte' }}
-            variant="default"
-            size="xs"
-            data-testid="open-karte"
-          >
-            連携先カルテ
-          </ButtonLink>
+          <Group gap="xs">
+            <ButtonLink
+              to="/crms/$id/referrals"
+              params={{ id: mi.id }}
+              variant="default"
+              size="xs"
+              data-testid="open-referrals"
+            >
+              紹介実績
+            </ButtonLink>
+            <ButtonLink
+              to="/crms/$id/communications"
+              params={{ id: mi.id }}
+              search={{ page: 1, sort: 'desc' }}
+              variant="default"
+              size="xs"
+            >
+              コミュニケーション
+            </ButtonLink>
+            <ButtonLink
+              to="/crms/$id"
+              params={{ id: mi.id }}
+              search={{ view: 'karte' }}
+              variant="default"
+              size="xs"
+              data-testid="open-karte"
+            >
+              連携先カルテ
+            </ButtonLink>
+          </Group>
         </Group>
         <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }} spacing="xs">
           <Fact label="住所">
@@ -68,6 +88,7 @@ export function CrmHeader({
           </Fact>
           <Fact label="電話番号">{mi.tel && <Anchor href={`tel:${mi.tel}`}>{mi.tel}</Anchor>}</Fact>
           <Fact label="管理者">{mi.administrator_name}</Fact>
+          <Fact label="最終訪問日">{mi.last_visit_date?.replaceAll('-', '/')}</Fact>
           <Fact label="施設区分">
             {mi.facility_type?.name}
             {mi.bed_count !== null && `（${mi.bed_count}床）`}

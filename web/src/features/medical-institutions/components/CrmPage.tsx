@@ -3,25 +3,26 @@ import { useQuery, useQueryClient, useSuspenseQuery } from '@tanstack/react-quer
 import type { MedicalInstitutionNote, MedicalInstitutionSummary } from '@renkei/contracts';
 import { useCallback } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
+import { reloadedConflictMessage } from '../../../errors/mutation-errors.ts';
+import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { DoctorList } from '../../doctors/components/DoctorList.tsx';
 import { HistoryTimeline } from '../../histories/components/HistoryTimeline.tsx';
 import { labelQueries } from '../../labels/labels.queries.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { institutionQueries, useUpdateMemo, useUpdateSpecialNote } from '../medical-institutions.queries.ts';
-import { handleCrmMutationError } from '../mutation-errors.ts';
 import { CrmHeader } from './CrmHeader.tsx';
 import { InstitutionLabelValues } from './InstitutionLabelValues.tsx';
 import { NoteEditor } from './NoteEditor.tsx';
 
 export function CrmPage({ id }: { id: string }) {
-  const { api, logout } = useServices();
+  const { api } = useServices();
   const queryClient = useQueryClient();
   const { data: mi } = useSuspenseQuery(institutionQueries.summary(api, id));
   const tenant = useQuery(referenceDataQueries.tenant(api));
   const labels = useQuery({ ...labelQueries.institutionLabels(api), retry: false });
   const memo = useUpdateMemo(id);
   const specialNote = useUpdateSpecialNote(id);
-  const onError = useCallback((e: unknown) => handleCrmMutationError(e, () => void logout()), [logout]);
+  const onError = useMutationErrorHandler({ conflictMessage: reloadedConflictMessage });
   // The winning write may come from another browser, so this page's read-your-writes position does not
   // cover it: read again until the note's version has moved past the one that was refused.
   const reloadPast = useCallback(

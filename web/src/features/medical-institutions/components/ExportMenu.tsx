@@ -10,12 +10,14 @@ import {
   type InstitutionColumnKey,
   type InstitutionSearchState,
 } from '../search-state.ts';
-import { handleCrmMutationError } from '../mutation-errors.ts';
+import { reloadedConflictMessage } from '../../../errors/mutation-errors.ts';
+import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 
 /** Exports the whole result (every page) of the current conditions, in the order on screen. */
 export function ExportMenu({ state, columns }: { state: InstitutionSearchState; columns: InstitutionColumnKey[] }) {
   const services = useServices();
   const [busy, setBusy] = useState(false);
+  const onError = useMutationErrorHandler({ conflictMessage: reloadedConflictMessage });
   const run = async (encoding: CsvEncoding) => {
     setBusy(true);
     try {
@@ -30,7 +32,7 @@ export function ExportMenu({ state, columns }: { state: InstitutionSearchState; 
         fallbackName: 'medical_institutions.csv',
       });
     } catch (error) {
-      handleCrmMutationError(error, () => void services.logout());
+      onError(error);
       if (error instanceof Error && 'status' in error && error.status === 422) toast.error(error.message);
     } finally {
       setBusy(false);

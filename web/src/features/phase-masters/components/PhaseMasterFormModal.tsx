@@ -1,5 +1,6 @@
-import { Button, Group, Modal, Stack, TextInput, Textarea } from '@mantine/core';
+import { Modal, Stack, TextInput, Textarea } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
+import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
 import { maxPhaseDescriptionLength, maxPhaseNameLength, type PhaseMasterDraft } from '../phase-masters.queries.ts';
 
 export type PhaseFormErrors = Partial<Record<'name' | 'description', string>>;
@@ -70,14 +71,7 @@ export function PhaseMasterFormModal({
             error={errors.description}
             data-testid="phase-description-input"
           />
-          <Group justify="flex-end" mt="sm">
-            <Button variant="default" onClick={onClose}>
-              キャンセル
-            </Button>
-            <Button type="submit" loading={saving} data-testid="save-phase">
-              保存
-            </Button>
-          </Group>
+          <SaveCancelButtons saving={saving} onCancel={onClose} testId="save-phase" mt="sm" />
         </Stack>
       </form>
     </Modal>

@@ -1,13 +1,13 @@
 import { Alert, Button, Group, Stack, Table, Text } from '@mantine/core';
-import { EditDeleteButtons } from '../../EditDeleteButtons.tsx';
-import { ReorderButtons } from '../../ReorderButtons.tsx';
 import { useSuspenseQuery } from '@tanstack/react-query';
-import { useCallback, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
-import { ConfirmDeleteModal } from '../../ConfirmDeleteModal.tsx';
-import { handleCrmMutationError } from '../../medical-institutions/mutation-errors.ts';
+import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
+import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
+import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
+import { ReorderButtons } from '../../../ui/ReorderButtons.tsx';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import {
   maxPhaseMasters,
@@ -36,10 +36,10 @@ function rowErrors(error: unknown, index: number): PhaseFormErrors {
  * them. Owners add, rename, reorder and delete; members see the list only.
  */
 export function PhaseMastersPanel({ canEdit }: { canEdit: boolean }) {
-  const { api, logout } = useServices();
+  const { api } = useServices();
   const { data } = useSuspenseQuery(referenceDataQueries.phaseMasters(api));
   const replace = useReplacePhaseMasters();
-  const onError = useCallback((e: unknown) => handleCrmMutationError(e, () => void logout()), [logout]);
+  const onError = useMutationErrorHandler();
   // `{ index: null }` is the form open for a new phase; `null` is the form closed.
   const [editing, setEditing] = useState<{ index: number | null } | null>(null);
   const [deleting, setDeleting] = useState<number | null>(null);
@@ -53,9 +53,8 @@ export function PhaseMastersPanel({ canEdit }: { canEdit: boolean }) {
       toast.success(success);
       return null;
     } catch (error) {
-      // Another owner saved first: say so in the server's words; the list reloads with their change.
-      if (isApiError(error) && error.status === 409) toast.error(error.message);
-      else if (!isApiError(error) || error.status !== 422) onError(error);
+      // A 409 (another owner saved first) is said in the server's words; the list reloads with their change.
+      onError(error);
       return error;
     }
   };

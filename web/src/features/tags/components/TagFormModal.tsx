@@ -1,7 +1,8 @@
-import { Autocomplete, Button, Group, Modal, Stack, TextInput, Textarea } from '@mantine/core';
+import { Autocomplete, Modal, Stack, TextInput, Textarea } from '@mantine/core';
 import type { Tag } from '@renkei/contracts';
-import { useEffect, useState, type FormEvent } from 'react';
-import { fieldErrorsOf } from '../../../api/api-errors.ts';
+import { useEffect, useState } from 'react';
+import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
+import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
 
 export interface TagFormValues {
   name: string;
@@ -20,28 +21,14 @@ export interface TagFormModalProps {
 
 export function TagFormModal({ opened, tag, groupNames, onClose, onSubmit }: TagFormModalProps) {
   const [values, setValues] = useState<TagFormValues>({ name: '', description: '', group_name: '' });
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [saving, setSaving] = useState(false);
+  // The server's 422 messages go on their fields; other failures are handled by the caller.
+  const { errors, setErrors, saving, submit } = useFormSubmit({ values, save: onSubmit });
 
   useEffect(() => {
     if (!opened) return;
     setValues({ name: tag?.name ?? '', description: tag?.description ?? '', group_name: tag?.group_name ?? '' });
     setErrors({});
-  }, [opened, tag]);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setSaving(true);
-    setErrors({});
-    try {
-      await onSubmit(values);
-    } catch (error) {
-      // The server's 422 messages go on their fields; other failures are handled by the caller.
-      setErrors(fieldErrorsOf(error));
-    } finally {
-      setSaving(false);
-    }
-  };
+  }, [opened, tag, setErrors]);
 
   const set = (key: keyof TagFormValues) => (value: string) => setValues((v) => ({ ...v, [key]: value }));
 
@@ -73,14 +60,7 @@ export function TagFormModal({ opened, tag, groupNames, onClose, onSubmit }: Tag
             onChange={set('group_name')}
             error={errors.group_name}
           />
-          <Group justify="flex-end" mt="sm">
-            <Button variant="default" onClick={onClose}>
-              キャンセル
-            </Button>
-            <Button type="submit" loading={saving}>
-              保存
-            </Button>
-          </Group>
+          <SaveCancelButtons saving={saving} onCancel={onClose} mt="sm" />
         </Stack>
       </form>
     </Modal>

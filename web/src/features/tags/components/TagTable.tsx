@@ -1,5 +1,5 @@
 import { Text, UnstyledButton } from '@mantine/core';
-import { EditDeleteButtons } from '../../EditDeleteButtons.tsx';
+import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
 import { FlexRender, tableFeatures, useTable, type ColumnDef } from '@tanstack/react-table';
 import type { Tag } from '@renkei/contracts';
 import { useMemo } from 'react';

@@ -3,6 +3,8 @@ import { useSuspenseQuery } from '@tanstack/react-query';
 import type { Tag } from '@renkei/contracts';
 import { lazy, Suspense, useCallback } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
+import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
+import { useRecordDialogs } from '../../../ui/useRecordDialogs.ts';
 import {
   tagQueries,
   useCreateTag,
@@ -11,15 +13,15 @@ import {
   type TagInputValues,
   type TagListParams,
 } from '../tags.queries.ts';
-import { useRecordDialogs } from '../../use-record-dialogs.ts';
-import { handleTagMutationError } from '../tag-mutation-errors.ts';
 import type { TagFormValues } from './TagFormModal.tsx';
 import { TagGroupList } from './TagGroupList.tsx';
 import { TagTable } from './TagTable.tsx';
 
 // The dialogs (and their inputs) load when first opened, not with the list.
 const TagFormModal = lazy(() => import('./TagFormModal.tsx').then((m) => ({ default: m.TagFormModal })));
-const DeleteTagModal = lazy(() => import('./DeleteTagModal.tsx').then((m) => ({ default: m.DeleteTagModal })));
+const ConfirmDeleteModal = lazy(() =>
+  import('../../../ui/ConfirmDeleteModal.tsx').then((m) => ({ default: m.ConfirmDeleteModal })),
+);
 
 export function TagsPage({
   params,
@@ -28,16 +30,16 @@ export function TagsPage({
   params: TagListParams;
   onParamsChange: (next: Partial<TagListParams>) => void;
 }) {
-  const { api, logout } = useServices();
+  const { api } = useServices();
   const { data: list } = useSuspenseQuery(tagQueries.list(api, params));
   const { data: groups } = useSuspenseQuery(tagQueries.groups(api));
-  const onError = useCallback((error: unknown) => handleTagMutationError(error, () => void logout()), [logout]);
-  const { editing, setEditing, deleting, setDeleting, save, remove } = useRecordDialogs<Tag, TagInputValues>({
+  const deleteTag = useDeleteTag();
+  const { editing, setEditing, deleting, setDeleting, save, confirmDelete } = useRecordDialogs<Tag, TagInputValues>({
     create: useCreateTag(),
     update: useUpdateTag(),
-    remove: useDeleteTag(),
+    remove: deleteTag,
     messages: { created: 'タグを作成しました', updated: 'タグを更新しました', deleted: 'タグを削除しました' },
-    onError,
+    onError: useMutationErrorHandler(),
   });
 
   const onToggleSort = useCallback(
@@ -82,7 +84,21 @@ export function TagsPage({
             }
           />
         )}
-        {deleting && <DeleteTagModal tag={deleting} onClose={() => setDeleting(null)} onConfirm={remove} />}
+        {deleting && (
+          <ConfirmDeleteModal
+            opened
+            title="タグを削除"
+            message={<>タグ「{deleting.name}」を削除しますか？</>}
+            detail={
+              deleting.medical_institution_count > 0 &&
+              `このタグが付いている${deleting.medical_institution_count}件の医療機関からも外れます。`
+            }
+            confirmLabel="削除する"
+            pending={deleteTag.isPending}
+            onClose={() => setDeleting(null)}
+            onConfirm={() => void confirmDelete()}
+          />
+        )}
       </Suspense>
     </Stack>
   );

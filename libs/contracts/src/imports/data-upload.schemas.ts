@@ -1,0 +1,171 @@
+import { z } from 'zod';
+import { endpoint } from '../core/endpoint.ts';
+import { Id, IdParams, Meta, PageQuery } from '../core/zod-helpers.ts';
+import { ImportRecord } from './import.schemas.ts';
+
+/** Spec §4: the referral data files (issue 12 §1). */
+export const DataUploadType = z.enum([
+  'referral',
+  'reverse_referral',
+  'ff1_file',
+  'd_file',
+  'outpatient_ef_file',
+  'hospital_admission_ef_file',
+]);
+export type DataUploadType = z.infer<typeof DataUploadType>;
+
+/** The two lists without a national standard: their columns are mapped onto canonical ones. */
+export const MappedListType = z.enum(['referral', 'reverse_referral']);
+export type MappedListType = z.infer<typeof MappedListType>;
+
+/**
+ * Canonical columns of the two lists (docs/referral-files.md), what the mapping step offers; `required`
+ * groups name columns of which one must be mapped. libs/referral-files reads by the same names (a test
+ * in the command service keeps the two equal).
+ */
+export const listColumns = {
+  referral: {
+    columns: [
+      '紹介日',
+      '患者ID',
+      '紹介元医療機関コード',
+      '紹介元医療機関名',
+      '紹介元診療科',
+      '紹介元医師名',
+      '紹介先診療科',
+      '紹介先医師名',
+      '紹介目的',
+      '初診',
+      '管理番号',
+    ],
+    required: [['紹介日'], ['患者ID'], ['紹介元医療機関コード', '紹介元医療機関名']],
+  },
+  reverse_referral: {
+    columns: ['逆紹介日', '患者ID', '逆紹介先医療機関コード', '逆紹介先医療機関名', '自院診療科', '管理番号'],
+    required: [['逆紹介日'], ['患者ID'], ['逆紹介先医療機関コード', '逆紹介先医療機関名']],
+  },
+} as const satisfies Record<MappedListType, { columns: readonly string[]; required: readonly (readonly string[])[] }>;
+
+/** An institution of a list that matched no 医療機関コード or name of the master (kept, counted, listed). */
+export const UnmatchedInstitution = z.object({
+  code: z.string().nullable(),
+  name: z.string().nullable(),
+  row_count: z.number().int(),
+});
+
+/**
+ * The import record of spec §3 with what a re-upload needs to show: rows new, updated and already
+ * present (by record identity, docs/referral-files.md), and rows whose institution matched nothing.
+ */
+export const DataUploadRecord = ImportRecord.extend({
+  import_type: DataUploadType,
+  total_row_count: z.number().int(),
+  new_record_count: z.number().int(),
+  updated_record_count: z.number().int(),
+  unchanged_record_count: z.number().int(),
+  unmatched_row_count: z.number().int(),
+  unmatched_institutions: z.array(UnmatchedInstitution),
+});
+export type DataUploadRecord = z.infer<typeof DataUploadRecord>;
+
+export const DataUploadListQuery = PageQuery.extend({ import_type: DataUploadType.optional() });
+
+/** Multipart fields besides `file`. */
+export const DataUploadFields = z.object({
+  import_type: DataUploadType,
+  /** For the two lists: the saved mapping to read the file with; without it, columns are matched by name. */
+  mapping_profile_id: Id.optional(),
+});
+
+const headerName = z.string().trim().min(1).max(100);
+
+/** A hospital's own export mapped once onto the canonical columns (canonical column → the file's header name). */
+export const MappingProfile = z.object({
+  id: Id,
+  import_type: MappedListType,
+  name: z.string().trim().min(1, '名前を入力してください').max(50, '名前は50文字以内で入力してください'),
+  mapping: z.record(z.string(), headerName),
+});
+export type MappingProfile = z.infer<typeof MappingProfile>;
+
+export const MappingProfilesInput = z.object({
+  profiles: z.array(MappingProfile).max(50, '対応付けは50件まで保存できます'),
+});
+export type MappingProfilesInput = z.infer<typeof MappingProfilesInput>;
+
+export const MappingProfiles = z.object({ profiles: z.array(MappingProfile), version: z.number().int() });
+
+export const DataUploadTemplateParams = z.object({ import_type: MappedListType });
+
+const d = { area: 'imports', feature: 'data_uploads', ownerOnly: true, served: true } as const;
+
+/** Issue 12 §1: the spec shows the data-upload screen and the import record but no call. */
+export const dataUploadEndpoints = {
+  createDataUpload: endpoint({
+    ...d,
+    id: 'imports.createDataUpload',
+    method: 'POST',
+    path: '/data_uploads',
+    service: 'command',
+    summary: '紹介データ・DPCファイルのアップロード（独自追加）',
+    body: DataUploadFields,
+    response: DataUploadRecord,
+    successStatus: 202,
+    multipart: true,
+  }),
+  listDataUploads: endpoint({
+    ...d,
+    id: 'imports.listDataUploads',
+    method: 'GET',
+    path: '/data_uploads',
+    service: 'query',
+    summary: 'データアップロード履歴（独自追加）',
+    query: DataUploadListQuery,
+    response: z.object({ data: z.array(DataUploadRecord), meta: Meta }),
+    successStatus: 200,
+  }),
+  dataUploadTemplate: endpoint({
+    ...d,
+    id: 'imports.dataUploadTemplate',
+    method: 'GET',
+    path: '/data_uploads/templates/{import_type}',
+    service: 'query',
+    summary: '紹介・逆紹介リストのテンプレートCSV（独自追加）',
+    params: DataUploadTemplateParams,
+    response: z.string(),
+    successStatus: 200,
+    download: true,
+  }),
+  listMappingProfiles: endpoint({
+    ...d,
+    id: 'imports.listMappingProfiles',
+    method: 'GET',
+    path: '/data_uploads/mapping_profiles',
+    service: 'query',
+    summary: '紹介・逆紹介リストの列の対応付け（独自追加）',
+    response: MappingProfiles,
+    successStatus: 200,
+  }),
+  replaceMappingProfiles: endpoint({
+    ...d,
+    id: 'imports.replaceMappingProfiles',
+    method: 'PUT',
+    path: '/data_uploads/mapping_profiles',
+    service: 'command',
+    summary: '紹介・逆紹介リストの列の対応付けの保存（独自追加）',
+    body: MappingProfilesInput,
+    response: MappingProfiles,
+    successStatus: 200,
+  }),
+  getDataUpload: endpoint({
+    ...d,
+    id: 'imports.getDataUpload',
+    method: 'GET',
+    path: '/data_uploads/{id}',
+    service: 'query',
+    summary: 'データアップロードの結果（行番号付きのエラー）（独自追加）',
+    params: IdParams,
+    response: DataUploadRecord,
+    successStatus: 200,
+  }),
+};

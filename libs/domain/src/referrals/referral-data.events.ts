@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { eventParser } from '../event-union.ts';
+
+/**
+ * An upload of referral data (issue 12): stream `referral_data_import-<import id>`. The file is kept
+ * unchanged under the data directory (`stored_path`), the source of truth for a replay; the worker
+ * parses it in chunks and appends one facts event per chunk to this stream. A chunk event's id derives
+ * from the import and the chunk number, and its records carry their identity (docs/referral-files.md),
+ * so a resumed run appends nothing twice and a re-upload of the same rows updates instead of doubling.
+ */
+export const referralDataImportAggregate = 'referral_data_import';
+
+/** Owners' saved column mappings of the two lists: stream `data_upload_mapping_profiles-<tenant id>`. */
+export const mappingProfilesAggregate = 'data_upload_mapping_profiles';
+
+export const ReferralDataImportType = z.enum([
+  'referral',
+  'reverse_referral',
+  'ff1_file',
+  'd_file',
+  'outpatient_ef_file',
+  'hospital_admission_ef_file',
+]);
+export type ReferralDataImportType = z.infer<typeof ReferralDataImportType>;
+
+export const ReferralDataImportRequested = z.object({
+  import_id: z.uuid(),
+  import_type: ReferralDataImportType,
+  filename: z.string(),
+  stored_path: z.string(),
+  /** For the lists: canonical column → the file's header name; null: matched by header names. */
+  mapping: z.record(z.string(), z.string()).nullable(),
+});
+export type ReferralDataImportRequested = z.infer<typeof ReferralDataImportRequested>;
+
+export const ReferralDataImportStarted = z.object({ import_id: z.uuid(), total_row_count: z.number().int() });
+
+const RowError = z.object({ row_number: z.number().int().nullable(), message: z.string() });
+
+/** What every chunk event carries besides its records (counts are the chunk's rows). */
+const chunk = {
+  import_id: z.uuid(),
+  chunk: z.number().int(),
+  imported_row_count: z.number().int(),
+  failed_row_count: z.number().int(),
+  errors: z.array(RowError),
+};
+
+const InstitutionRef = {
+  /** Null when neither the code nor the normalised name matched the master: kept and listed. */
+  medical_institution_id: z.uuid().nullable(),
+  institution_code: z.string().nullable(),
+  institution_name: z.string().nullable(),
+};
+
+export const ReferralFact = z.object({
+  identity: z.string(),
+  row_number: z.number().int(),
+  referral_date: z.iso.date(),
+  patient_id: z.string(),
+  patient_key: z.string(),
+  ...InstitutionRef,
+  from_department: z.string().nullable(),
+  from_doctor: z.string().nullable(),
+  /** 紹介先診療科 as written; `own_department_id` when it names one of the tenant's own departments. */
+  to_department: z.string().nullable(),
+  own_department_id: z.uuid().nullable(),
+  to_doctor: z.string().nullable(),
+  purpose: z.string().nullable(),
+  first_visit: z.boolean().nullable(),
+  source_id: z.string().nullable(),
+});
+export type ReferralFact = z.infer<typeof ReferralFact>;
+
+export const ReverseReferralFact = z.object({
+  identity: z.string(),
+  row_number: z.number().int(),
+  reverse_referral_date: z.iso.date(),
+  patient_id: z.string(),
+  patient_key: z.string(),
+  ...InstitutionRef,
+  own_department: z.string().nullable(),
+  own_department_id: z.uuid().nullable(),
+  source_id: z.string().nullable(),
+});
+export type ReverseReferralFact = z.infer<typeof ReverseReferralFact>;
+
+/** One stay (domain research §1.7), what referrals are joined to. */
+export const HospitalAdmissionFact = z.object({
+  /** 施設コード|データ識別番号 (no leading zeros)|入院年月日|回数管理番号. */
+  identity: z.string(),
+  patient_key: z.string(),
+  admission_date: z.iso.date(),
+  discharge_date: z.iso.date().nullable(),
+  department_code: z.string().nullable(),
+  icd10_code: z.string().nullable(),
+  icd10_name: z.string().nullable(),
+  kcode: z.string().nullable(),
+  operation_name: z.string().nullable(),
+  operation_date: z.iso.date().nullable(),
+  anesthesia: z.string().nullable(),
+  dpc_code: z.string().nullable(),
+  dpc_name: z.string().nullable(),
+  scores: z.record(z.string(), z.array(z.string())),
+  admission_route_code: z.string().nullable(),
+  referral_in: z.boolean().nullable(),
+  discharge_destination_code: z.string().nullable(),
+  discharge_outcome_code: z.string().nullable(),
+});
+export type HospitalAdmissionFact = z.infer<typeof HospitalAdmissionFact>;
+
+export const ReferralsImported = z.object({ ...chunk, referrals: z.array(ReferralFact) });
+export type ReferralsImported = z.infer<typeof ReferralsImported>;
+export const ReverseReferralsImported = z.object({ ...chunk, reverse_referrals: z.array(ReverseReferralFact) });
+export type ReverseReferralsImported = z.infer<typeof ReverseReferralsImported>;
+export const HospitalAdmissionsImported = z.object({ ...chunk, admissions: z.array(HospitalAdmissionFact) });
+export type HospitalAdmissionsImported = z.infer<typeof HospitalAdmissionsImported>;
+
+export const ReferralDataImportFinished = z.object({
+  import_id: z.uuid(),
+  status: z.enum(['completed', 'failed']),
+  imported_row_count: z.number().int(),
+  failed_row_count: z.number().int(),
+  unprocessed_row_count: z.number().int(),
+  abortion_row_number: z.number().int().nullable(),
+  /** The file-level problem, when it failed. */
+  error: RowError.nullable(),
+});
+export type ReferralDataImportFinished = z.infer<typeof ReferralDataImportFinished>;
+
+export const referralDataImportEventSchemas = {
+  ReferralDataImportRequested,
+  ReferralDataImportStarted,
+  ReferralsImported,
+  ReverseReferralsImported,
+  HospitalAdmissionsImported,
+  ReferralDataImportFinished,
+} as const;
+
+/** A stored event of a referral-data import stream as its typed union; anything else throws. */
+export const parseReferralDataImportEvent = eventParser(referralDataImportAggregate, referralDataImportEventSchemas);
+
+export const MappingProfileData = z.object({
+  id: z.uuid(),
+  import_type: z.enum(['referral', 'reverse_referral']),
+  name: z.string(),
+  mapping: z.record(z.string(), z.string()),
+});
+export type MappingProfileData = z.infer<typeof MappingProfileData>;
+
+export const MappingProfilesReplaced = z.object({ profiles: z.array(MappingProfileData) });
+
+export const mappingProfileEventSchemas = { MappingProfilesReplaced } as const;
+
+export const parseMappingProfileEvent = eventParser(mappingProfilesAggregate, mappingProfileEventSchemas);

@@ -1,0 +1,393 @@
+import { sql } from 'kysely';
+import { defineProjection } from '@renkei/projections';
+import {
+  communicationEventSchemas,
+  communicationLabelEventSchemas,
+  eventDecoder,
+  type CommunicationFields,
+  type CommunicationLabelDefinition,
+} from '@renkei/domain';
+import { normalizeKeyword } from '@renkei/institution-master';
+import { createTables, insertRows, tableNames, type WriteRow } from '../shared/table.ts';
+import {
+  communicationCommentsTable,
+  communicationLabelsTable,
+  communicationLikesTable,
+  communicationsTable,
+  lastVisitsTable,
+} from './communications.tables.ts';
+
+const decode = eventDecoder({ ...communicationEventSchemas, ...communicationLabelEventSchemas });
+const tables = [
+  communicationsTable,
+  communicationCommentsTable,
+  communicationLikesTable,
+  communicationLabelsTable,
+  lastVisitsTable,
+] as const;
+
+/** Labels created after the last reorder sort after every reordered one, in creation order. */
+const NEW_LABEL_ORDER = 1_000_000;
+const visitTypes = ['visit', 'new_visit'];
+
+interface RecordEntry {
+  tenantId: string;
+  fields: CommunicationFields | null;
+  /** Created in this batch: the row is new and its version is the number of updates seen. */
+  created: boolean;
+  updates: number;
+  deleted: boolean;
+  revision: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+interface LabelEntry {
+  tenantId: string;
+  labelId: string;
+  definition: CommunicationLabelDefinition | null;
+  created: boolean;
+  updates: number;
+  deleted: boolean;
+  createdOrder: number;
+}
+
+const searchText = (f: CommunicationFields) => [f.story, f.memo, f.other_memo].map(normalizeKeyword).join('\u0001');
+
+/**
+ * `rm.communications` with comments, likes and the tenant's communication labels, plus each
+ * institution's last visit (visit and new_visit), recomputed from the rows for the institutions a
+ * batch touched. The batch is folded per record first; every table gets a fixed number of statements.
+ */
+export const communicationsProjection = defineProjection({
+  name: 'communications',
+  version: 1,
+  eventTypes: decode.types,
+  tables: tableNames(tables),
+  setup: (trx, t) => createTables(trx, tables, t),
+  async handle(trx, events, t) {
+    const records = new Map<string, RecordEntry>();
+    const comments = new Map<
+      string,
+      {
+        tenantId: string;
+        id: string;
+        communicationId: string;
+        userId: string | null;
+        comment: string | null;
+        createdAt: Date;
+        deleted: boolean;
+      }
+    >();
+    const likes = new Map<
+      string,
+      { tenantId: string; communicationId: string; userId: string; liked: boolean; at: Date }
+    >();
+    const labels = new Map<string, LabelEntry>();
+    const reorders = new Map<string, string[]>();
+    const touchedInstitutions = new Map<string, { tenantId: string; id: string }>();
+    const deletedRecords: { tenantId: string; id: string }[] = [];
+
+    for (const recorded of events) {
+      const event = decode(recorded);
+      const tenantId = recorded.metadata.tenant_id;
+      switch (event.type) {
+        case 'CommunicationCreated':
+        case 'CommunicationUpdated': {
+          const { tasks: _tasks, ...fields } = { tasks: [], ...event.data };
+          const key = `${tenantId}:${fields.communication_id}`;
+          const entry = records.get(key) ?? {
+            tenantId,
+            fields: null,
+            created: event.type === 'CommunicationCreated',
+            updates: 0,
+            deleted: false,
+            revision: recorded.revision,
+            createdAt: recorded.created_at,
+            updatedAt: recorded.created_at,
+          };
+          if (event.type === 'CommunicationUpdated') entry.updates++;
+          entry.fields = fields;
+          entry.revision = recorded.revision;
+          entry.updatedAt = recorded.created_at;
+          records.set(key, entry);
+          // An update may move the record to another type: the old and new institution both count.
+          touchedInstitutions.set(`${tenantId}:${fields.medical_institution_id}`, {
+            tenantId,
+            id: fields.medical_institution_id,
+          });
+          break;
+        }
+        case 'CommunicationDeleted': {
+          const key = `${tenantId}:${event.data.communication_id}`;
+          const entry = records.get(key);
+          if (entry) entry.deleted = true;
+          deletedRecords.push({ tenantId, id: event.data.communication_id });
+          touchedInstitutions.set(`${tenantId}:${event.data.medical_institution_id}`, {
+            tenantId,
+            id: event.data.medical_institution_id,
+          });
+          break;
+        }
+        case 'CommunicationCommentAdded':
+          comments.set(`${tenantId}:${event.data.comment_id}`, {
+            tenantId,
+            id: event.data.comment_id,
+            communicationId: event.data.communication_id,
+            userId: event.data.user_id,
+            comment: event.data.comment,
+            createdAt: recorded.created_at,
+            deleted: false,
+          });
+          break;
+        case 'CommunicationCommentEdited': {
+          const key = `${tenantId}:${event.data.comment_id}`;
+          const entry = comments.get(key) ?? {
+            tenantId,
+            id: event.data.comment_id,
+            communicationId: event.data.communication_id,
+            userId: null,
+            comment: null,
+            createdAt: recorded.created_at,
+            deleted: false,
+          };
+          entry.comment = event.data.comment;
+          comments.set(key, entry);
+          break;
+        }
+        case 'CommunicationCommentDeleted': {
+          const key = `${tenantId}:${event.data.comment_id}`;
+          const entry = comments.get(key);
+          comments.set(key, {
+            tenantId,
+            id: event.data.comment_id,
+            communicationId: event.data.communication_id,
+            userId: entry?.userId ?? null,
+            comment: null,
+            createdAt: recorded.created_at,
+            deleted: true,
+          });
+          break;
+        }
+        case 'CommunicationLiked':
+        case 'CommunicationUnliked':
+          likes.set(`${tenantId}:${event.data.communication_id}:${event.data.user_id}`, {
+            tenantId,
+            communicationId: event.data.communication_id,
+            userId: event.data.user_id,
+            liked: event.type === 'CommunicationLiked',
+            at: recorded.created_at,
+          });
+          break;
+        case 'CommunicationLabelCreated':
+        case 'CommunicationLabelUpdated': {
+          const key = `${tenantId}:${event.data.label_id}`;
+          const entry = labels.get(key) ?? {
+            tenantId,
+            labelId: event.data.label_id,
+            definition: null,
+            created: event.type === 'CommunicationLabelCreated',
+            updates: 0,
+            deleted: false,
+            createdOrder: NEW_LABEL_ORDER + recorded.revision,
+          };
+          if (event.type === 'CommunicationLabelUpdated') entry.updates++;
+          entry.definition = event.data;
+          labels.set(key, entry);
+          break;
+        }
+        case 'CommunicationLabelDeleted': {
+          const key = `${tenantId}:${event.data.label_id}`;
+          labels.set(key, {
+            tenantId,
+            labelId: event.data.label_id,
+            definition: null,
+            created: false,
+            updates: 0,
+            deleted: true,
+            createdOrder: 0,
+          });
+          break;
+        }
+        case 'CommunicationLabelsReordered':
+          reorders.set(tenantId, event.data.label_ids);
+          break;
+        default: {
+          const never: never = event;
+          throw new Error(`communications projection: unexpected event ${JSON.stringify(never)}`);
+        }
+      }
+    }
+
+    const live = [...records.values()].filter((r) => !r.deleted && r.fields);
+    const rows: WriteRow<typeof communicationsTable>[] = live.map((r) => {
+      const f = r.fields!;
+      return {
+        tenant_id: r.tenantId,
+        id: f.communication_id,
+        medical_institution_id: f.medical_institution_id,
+        communication_type: f.communication_type,
+        acted_date: f.acted_date,
+        category: f.category,
+        purpose: f.purpose,
+        story: f.story,
+        event_name: f.event_name,
+        memo: f.memo,
+        other_memo: f.other_memo,
+        person_in_charge_hospital: f.person_in_charge_hospital,
+        attendee: f.attendee,
+        is_doctor_attended: f.is_doctor_attended,
+        user_id: f.user_id,
+        label_values: f.label_values,
+        search_text: searchText(f),
+        // A new row counts its updates; an existing one adds them (ON CONFLICT below).
+        version: r.updates,
+        revision: r.revision,
+        created_at: r.createdAt.toISOString(),
+        updated_at: r.updatedAt.toISOString(),
+      };
+    });
+    await insertRows(trx, t.communications, communicationsTable, rows, {
+      onConflict: sql`ON CONFLICT (tenant_id, id) DO UPDATE SET
+        communication_type = excluded.communication_type, acted_date = excluded.acted_date,
+        category = excluded.category, purpose = excluded.purpose, story = excluded.story,
+        event_name = excluded.event_name, memo = excluded.memo, other_memo = excluded.other_memo,
+        person_in_charge_hospital = excluded.person_in_charge_hospital, attendee = excluded.attendee,
+        is_doctor_attended = excluded.is_doctor_attended, user_id = excluded.user_id,
+        label_values = excluded.label_values, search_text = excluded.search_text,
+        version = ${sql.table(t.communications)}.version + excluded.version,
+        revision = excluded.revision, updated_at = excluded.updated_at
+        WHERE ${sql.table(t.communications)}.revision < excluded.revision`,
+    });
+    if (deletedRecords.length > 0) {
+      const tenantIds = sql.val(deletedRecords.map((d) => d.tenantId));
+      const ids = sql.val(deletedRecords.map((d) => d.id));
+      for (const table of [t.communications, t.communication_comments, t.communication_likes]) {
+        const idColumn = table === t.communications ? sql.ref('cur.id') : sql.ref('cur.communication_id');
+        await sql`
+          DELETE FROM ${sql.table(table)} AS cur USING unnest(${tenantIds}::uuid[], ${ids}::uuid[]) AS d(tenant_id, id)
+           WHERE cur.tenant_id = d.tenant_id AND ${idColumn} = d.id`.execute(trx);
+      }
+    }
+
+    const deletedIds = new Set(deletedRecords.map((d) => `${d.tenantId}:${d.id}`));
+    const commentList = [...comments.values()].filter((c) => !deletedIds.has(`${c.tenantId}:${c.communicationId}`));
+    const newComments = commentList.filter((c) => !c.deleted && c.userId !== null);
+    await insertRows(
+      trx,
+      t.communication_comments,
+      communicationCommentsTable,
+      newComments.map((c) => ({
+        tenant_id: c.tenantId,
+        id: c.id,
+        communication_id: c.communicationId,
+        user_id: c.userId!,
+        comment: c.comment!,
+        created_at: c.createdAt.toISOString(),
+      })),
+      { onConflict: sql`ON CONFLICT (tenant_id, id) DO UPDATE SET comment = excluded.comment` },
+    );
+    const edits = commentList.filter((c) => !c.deleted && c.userId === null);
+    if (edits.length > 0) {
+      await sql`
+        UPDATE ${sql.table(t.communication_comments)} AS cur SET comment = e.comment
+          FROM unnest(${sql.val(edits.map((c) => c.tenantId))}::uuid[], ${sql.val(edits.map((c) => c.id))}::uuid[],
+                      ${sql.val(edits.map((c) => c.comment))}::text[]) AS e(tenant_id, id, comment)
+         WHERE cur.tenant_id = e.tenant_id AND cur.id = e.id`.execute(trx);
+    }
+    const removed = commentList.filter((c) => c.deleted);
+    if (removed.length > 0) {
+      await sql`
+        DELETE FROM ${sql.table(t.communication_comments)} AS cur
+         USING unnest(${sql.val(removed.map((c) => c.tenantId))}::uuid[], ${sql.val(removed.map((c) => c.id))}::uuid[])
+               AS d(tenant_id, id)
+         WHERE cur.tenant_id = d.tenant_id AND cur.id = d.id`.execute(trx);
+    }
+
+    const likeList = [...likes.values()].filter((l) => !deletedIds.has(`${l.tenantId}:${l.communicationId}`));
+    await insertRows(
+      trx,
+      t.communication_likes,
+      communicationLikesTable,
+      likeList
+        .filter((l) => l.liked)
+        .map((l) => ({
+          tenant_id: l.tenantId,
+          communication_id: l.communicationId,
+          user_id: l.userId,
+          created_at: l.at.toISOString(),
+        })),
+      { onConflict: sql`ON CONFLICT DO NOTHING` },
+    );
+    const unliked = likeList.filter((l) => !l.liked);
+    if (unliked.length > 0) {
+      await sql`
+        DELETE FROM ${sql.table(t.communication_likes)} AS cur
+         USING unnest(${sql.val(unliked.map((l) => l.tenantId))}::uuid[],
+                      ${sql.val(unliked.map((l) => l.communicationId))}::uuid[],
+                      ${sql.val(unliked.map((l) => l.userId))}::uuid[]) AS d(tenant_id, communication_id, user_id)
+         WHERE cur.tenant_id = d.tenant_id AND cur.communication_id = d.communication_id AND cur.user_id = d.user_id`.execute(
+        trx,
+      );
+    }
+
+    const touched = [...touchedInstitutions.values()];
+    if (touched.length > 0) {
+      const tenantIds = sql.val(touched.map((x) => x.tenantId));
+      const ids = sql.val(touched.map((x) => x.id));
+      await sql`
+        DELETE FROM ${sql.table(t.mi_last_visits)} AS cur USING unnest(${tenantIds}::uuid[], ${ids}::uuid[]) AS d(tenant_id, id)
+         WHERE cur.tenant_id = d.tenant_id AND cur.medical_institution_id = d.id`.execute(trx);
+      await sql`
+        INSERT INTO ${sql.table(t.mi_last_visits)} (tenant_id, medical_institution_id, last_visit_date)
+        SELECT c.tenant_id, c.medical_institution_id, max(c.acted_date)
+          FROM unnest(${tenantIds}::uuid[], ${ids}::uuid[]) AS d(tenant_id, id)
+          JOIN ${sql.table(t.communications)} c ON c.tenant_id = d.tenant_id AND c.medical_institution_id = d.id
+         WHERE c.communication_type = ANY(${sql.val(visitTypes)}::text[])
+         GROUP BY c.tenant_id, c.medical_institution_id`.execute(trx);
+    }
+
+    const labelList = [...labels.values()];
+    await insertRows(
+      trx,
+      t.communication_labels,
+      communicationLabelsTable,
+      labelList
+        .filter((l) => !l.deleted && l.definition)
+        .map((l) => ({
+          tenant_id: l.tenantId,
+          id: l.definition!.label_id,
+          name: l.definition!.name,
+          communication_type: l.definition!.communication_type,
+          component_type: l.definition!.component_type,
+          description: l.definition!.description,
+          selections: l.definition!.selections,
+          is_required: l.definition!.is_required,
+          sort_order: l.createdOrder,
+          version: l.updates,
+        })),
+      {
+        onConflict: sql`ON CONFLICT (tenant_id, id) DO UPDATE SET name = excluded.name,
+          description = excluded.description, selections = excluded.selections, is_required = excluded.is_required,
+          version = ${sql.table(t.communication_labels)}.version + excluded.version`,
+      },
+    );
+    const deletedLabels = labelList.filter((l) => l.deleted);
+    if (deletedLabels.length > 0) {
+      await sql`
+        DELETE FROM ${sql.table(t.communication_labels)} AS cur
+         USING unnest(${sql.val(deletedLabels.map((l) => l.tenantId))}::uuid[],
+                      ${sql.val(deletedLabels.map((l) => l.labelId))}::uuid[])
+               AS d(tenant_id, id)
+         WHERE cur.tenant_id = d.tenant_id AND cur.id = d.id`.execute(trx);
+    }
+    const orders = [...reorders.entries()].flatMap(([tenantId, ids]) => ids.map((id, i) => ({ tenantId, id, i })));
+    if (orders.length > 0) {
+      await sql`
+        UPDATE ${sql.table(t.communication_labels)} AS cur SET sort_order = o.i
+          FROM unnest(${sql.val(orders.map((o) => o.tenantId))}::uuid[], ${sql.val(orders.map((o) => o.id))}::uuid[],
+                      ${sql.val(orders.map((o) => o.i))}::int[]) AS o(tenant_id, id, i)
+         WHERE cur.tenant_id = o.tenant_id AND cur.id = o.id`.execute(trx);
+    }
+  },
+});

@@ -1,0 +1,102 @@
+import type { LabelSelectionData, LabelValueData } from '@renkei/domain';
+import { column, defineTable, type KyselyTables } from '../shared/table.ts';
+
+/** One row per live communication of every tenant. */
+export const communicationsTable = defineTable({
+  name: 'communications',
+  columns: {
+    tenant_id: column.uuid(),
+    id: column.uuid(),
+    medical_institution_id: column.uuid(),
+    communication_type: column.text(),
+    acted_date: column.date(),
+    category: column.text().nullable(),
+    purpose: column.text().nullable(),
+    story: column.text(),
+    event_name: column.text().nullable(),
+    memo: column.text(),
+    other_memo: column.text(),
+    person_in_charge_hospital: column.text().nullable(),
+    attendee: column.text().nullable(),
+    is_doctor_attended: column.boolean(),
+    user_id: column.uuid(),
+    label_values: column.jsonb<LabelValueData[]>(),
+    /** Story, memo and other memo normalised like the partner search (normalizeKeyword), for the keyword. */
+    search_text: column.text(),
+    /** Saves of the record itself, the If-Match of its edits. */
+    version: column.int(),
+    /** Revision of the last event applied (comments and likes included): replays never go backwards. */
+    revision: column.int(),
+    created_at: column.timestamptz(),
+    updated_at: column.timestamptz(),
+  },
+  primaryKey: ['tenant_id', 'id'],
+  indexes: [
+    ['tenant_id', 'acted_date DESC', 'id'],
+    ['tenant_id', 'medical_institution_id', 'acted_date DESC'],
+    ['tenant_id', 'user_id', 'acted_date DESC'],
+  ],
+});
+
+export const communicationCommentsTable = defineTable({
+  name: 'communication_comments',
+  columns: {
+    tenant_id: column.uuid(),
+    id: column.uuid(),
+    communication_id: column.uuid(),
+    user_id: column.uuid(),
+    comment: column.text(),
+    created_at: column.timestamptz(),
+  },
+  primaryKey: ['tenant_id', 'id'],
+  indexes: [['tenant_id', 'communication_id']],
+});
+
+export const communicationLikesTable = defineTable({
+  name: 'communication_likes',
+  columns: {
+    tenant_id: column.uuid(),
+    communication_id: column.uuid(),
+    user_id: column.uuid(),
+    created_at: column.timestamptz(),
+  },
+  primaryKey: ['tenant_id', 'communication_id', 'user_id'],
+});
+
+/** The tenant's communication labels, in display order. */
+export const communicationLabelsTable = defineTable({
+  name: 'communication_labels',
+  columns: {
+    tenant_id: column.uuid(),
+    id: column.uuid(),
+    name: column.text(),
+    communication_type: column.text(),
+    component_type: column.text(),
+    description: column.text(),
+    selections: column.jsonb<LabelSelectionData[]>(),
+    is_required: column.boolean(),
+    sort_order: column.int(),
+    version: column.int(),
+  },
+  primaryKey: ['tenant_id', 'id'],
+});
+
+/** The last visit (visit or new_visit) of each institution a tenant has visited. */
+export const lastVisitsTable = defineTable({
+  name: 'mi_last_visits',
+  columns: {
+    tenant_id: column.uuid(),
+    medical_institution_id: column.uuid(),
+    last_visit_date: column.date(),
+  },
+  primaryKey: ['tenant_id', 'medical_institution_id'],
+  indexes: [['tenant_id', 'last_visit_date']],
+});
+
+export type CommunicationsTables = KyselyTables<
+  | typeof communicationsTable
+  | typeof communicationCommentsTable
+  | typeof communicationLikesTable
+  | typeof communicationLabelsTable
+  | typeof lastVisitsTable
+>;

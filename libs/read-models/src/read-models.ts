@@ -1,0 +1,24 @@
+import type { TagsTables } from './tags/tags.tables.ts';
+import type { MedicalInstitutionCrmTables } from './medical-institutions/medical-institution-crm.tables.ts';
+import type { LabelValueImportsTables } from './imports/label-value-imports.tables.ts';
+import type { TenantSettingsTables } from './tenant-settings/tenant-settings.tables.ts';
+import type { EmailsTables } from './emails/emails.tables.ts';
+import type { ReferralsTables } from './referrals/referrals.tables.ts';
+import type { CommunicationsTables } from './communications/communications.tables.ts';
+import type { TasksTables } from './tasks/tasks.tables.ts';
+
+/**
+ * The Kysely `Database` of the read side: every read-model table as its view `rm.<table>` (the live
+ * build), composed from the features' tables files. Projections write through the same definitions;
+ * the query service reads with `Kysely<ReadModels>`.
+ */
+export interface ReadModels
+  extends
+    TagsTables,
+    MedicalInstitutionCrmTables,
+    LabelValueImportsTables,
+    TenantSettingsTables,
+    CommunicationsTables,
+    TasksTables,
+    EmailsTables,
+    ReferralsTables {}

@@ -1,0 +1,434 @@
+import { sql, type Transaction } from 'kysely';
+import { defineProjection, type ProjectionTables } from '@renkei/projections';
+import {
+  eventDecoder,
+  referralDataImportEventSchemas,
+  mappingProfileEventSchemas,
+  stableJson,
+  uuidV5,
+  type HospitalAdmissionFact,
+  type ReferralFact,
+  type ReverseReferralFact,
+} from '@renkei/domain';
+import { createTables, insertRows, tableNames, type WriteRow } from '../shared/table.ts';
+import {
+  hospitalAdmissionsTable,
+  mappingProfilesTable,
+  referralDataImportsTable,
+  referralMonthlyRollupsTable,
+  referralsTable,
+  reverseReferralsTable,
+} from './referrals.tables.ts';
+
+const decode = eventDecoder({ ...referralDataImportEventSchemas, ...mappingProfileEventSchemas });
+const tables = [
+  referralDataImportsTable,
+  referralsTable,
+  reverseReferralsTable,
+  hospitalAdmissionsTable,
+  referralMonthlyRollupsTable,
+  mappingProfilesTable,
+] as const;
+type T = ProjectionTables<(typeof tables)[number]['name']>;
+
+/**
+ * Days after a referral within which a stay of the same patient counts as following it (the tenant
+ * field `max_referral_hospital_admission_period`, default 90). Tenant settings do not carry it as an
+ * event yet, so every tenant has the default (docs/decisions.md, Referral data).
+ */
+export const referralAdmissionPeriodDays = 90;
+/** `own_department_id` of a rollup row without an own department (a primary key column cannot be null). */
+export const noDepartment = '00000000-0000-0000-0000-000000000000';
+// Namespace of fact row ids (uuidV5 of tenant and identity): the same referral keeps its id across uploads.
+const factIdNamespace = '3b0c5e1d9a7f4c2e8d6b4a2f1e3c5d7b';
+
+type Kind = 'referral' | 'reverse' | 'admission';
+type FactRow =
+  | { kind: 'referral'; row: WriteRow<typeof referralsTable> }
+  | { kind: 'reverse'; row: WriteRow<typeof reverseReferralsTable> }
+  | { kind: 'admission'; row: WriteRow<typeof hospitalAdmissionsTable> };
+interface Existing {
+  content: string;
+  patient_key: string;
+  medical_institution_id: string | null;
+  own_department_id: string | null;
+  date: string;
+}
+interface ImportPatch {
+  tenant_id: string;
+  id: string;
+  status: string | null;
+  total_row_count: number | null;
+  imported: number;
+  failed: number;
+  new_records: number;
+  updated: number;
+  unchanged: number;
+  unmatched: number;
+  unmatched_institutions: Record<string, number>;
+  errors: { row_number: number | null; message: string }[];
+  finished: { imported: number; failed: number; unprocessed: number; abortion: number | null } | null;
+}
+
+const month = (isoDate: string) => `${isoDate.slice(0, 7)}-01`;
+
+function toRow(
+  kind: Kind,
+  tenantId: string,
+  importId: string,
+  fact: ReferralFact | ReverseReferralFact | HospitalAdmissionFact,
+): FactRow {
+  const id = uuidV5(factIdNamespace, `${tenantId}\u0000${fact.identity}`);
+  // What a re-upload compares: everything the row says except where in which file it was read.
+  const { row_number: _rowNumber, ...content } = fact as ReferralFact;
+  const base = { tenant_id: tenantId, id, import_id: importId, content: stableJson(content) };
+  if (kind === 'referral') return { kind, row: { ...base, ...(content as Omit<ReferralFact, 'row_number'>) } };
+  if (kind === 'reverse')
+    return { kind, row: { ...base, ...(content as unknown as Omit<ReverseReferralFact, 'row_number'>) } };
+  const a = fact as HospitalAdmissionFact;
+  return { kind, row: { ...base, ...a, referral_id: null } };
+}
+
+const dateOf = (f: FactRow) =>
+  f.kind === 'referral'
+    ? f.row.referral_date
+    : f.kind === 'reverse'
+      ? f.row.reverse_referral_date
+      : f.row.admission_date;
+
+/**
+ * Referral data (issue 12): the import records of /data_uploads, the facts (referrals, reverse
+ * referrals, stays) keyed by their identity, the join of stays to referrals, and the monthly rollups.
+ * Per batch and set-based: the facts of every chunk event are folded in memory against what the tables
+ * hold (new / updated / already present counted on the import), written with one upsert per table,
+ * then the stays of every patient touched are re-linked and the rollup rows those patients and rows
+ * touch are recomputed from the facts, so late data links both ways and a rebuild gives the same rows.
+ */
+export const referralsProjection = defineProjection({
+  name: 'referrals',
+  version: 1,
+  eventTypes: decode.types,
+  tables: tableNames(tables),
+  setup: (trx, t) => createTables(trx, tables, t),
+  async handle(trx, events, t) {
+    const imports = new Map<string, ImportPatch>();
+    const importColumns = [
+      'tenant_id',
+      'id',
+      'import_type',
+      'filename',
+      'status',
+      'abortion_row_number',
+      'created_at',
+      'created_by',
+    ] as const;
+    const newImports: Pick<WriteRow<typeof referralDataImportsTable>, (typeof importColumns)[number]>[] = [];
+    const facts: {
+      kind: Kind;
+      tenantId: string;
+      importId: string;
+      fact: ReferralFact | ReverseReferralFact | HospitalAdmissionFact;
+    }[] = [];
+    const patch = (tenantId: string, id: string) => {
+      const key = `${tenantId}:${id}`;
+      let p = imports.get(key);
+      if (!p) {
+        p = {
+          tenant_id: tenantId,
+          id,
+          status: null,
+          total_row_count: null,
+          imported: 0,
+          failed: 0,
+          new_records: 0,
+          updated: 0,
+          unchanged: 0,
+          unmatched: 0,
+          unmatched_institutions: {},
+          errors: [],
+          finished: null,
+        };
+        imports.set(key, p);
+      }
+      return p;
+    };
+    const profiles = new Map<string, WriteRow<typeof mappingProfilesTable>>();
+    for (const recorded of events) {
+      const event = decode(recorded);
+      const tenantId = recorded.metadata.tenant_id;
+      switch (event.type) {
+        case 'MappingProfilesReplaced':
+          profiles.set(tenantId, { tenant_id: tenantId, profiles: event.data.profiles, version: recorded.revision });
+          break;
+        case 'ReferralDataImportRequested':
+          newImports.push({
+            tenant_id: tenantId,
+            id: event.data.import_id,
+            import_type: event.data.import_type,
+            filename: event.data.filename,
+            status: 'waiting',
+            abortion_row_number: null,
+            created_at: recorded.created_at.toISOString(),
+            created_by: recorded.metadata.account_id,
+          });
+          break;
+        case 'ReferralDataImportStarted': {
+          const p = patch(tenantId, event.data.import_id);
+          p.status = 'processing';
+          p.total_row_count = event.data.total_row_count;
+          break;
+        }
+        case 'ReferralsImported':
+        case 'ReverseReferralsImported':
+        case 'HospitalAdmissionsImported': {
+          const d = event.data;
+          const p = patch(tenantId, d.import_id);
+          p.imported += d.imported_row_count;
+          p.failed += d.failed_row_count;
+          p.errors.push(...d.errors);
+          const [kind, list]: [Kind, (ReferralFact | ReverseReferralFact | HospitalAdmissionFact)[]] =
+            event.type === 'ReferralsImported'
+              ? ['referral', event.data.referrals]
+              : event.type === 'ReverseReferralsImported'
+                ? ['reverse', event.data.reverse_referrals]
+                : ['admission', event.data.admissions];
+          for (const fact of list) facts.push({ kind, tenantId, importId: d.import_id, fact });
+          break;
+        }
+        case 'ReferralDataImportFinished': {
+          const d = event.data;
+          const p = patch(tenantId, d.import_id);
+          p.status = d.status;
+          p.finished = {
+            imported: d.imported_row_count,
+            failed: d.failed_row_count,
+            unprocessed: d.unprocessed_row_count,
+            abortion: d.abortion_row_number,
+          };
+          if (d.error) p.errors.push(d.error);
+          break;
+        }
+        default: {
+          const never: never = event;
+          throw new Error(`referrals projection: unexpected event ${JSON.stringify(never)}`);
+        }
+      }
+    }
+
+    await insertRows(trx, t.referral_data_imports, referralDataImportsTable, newImports, {
+      columns: importColumns,
+      onConflict: sql`ON CONFLICT DO NOTHING`,
+    });
+    await insertRows(trx, t.data_upload_mapping_profiles, mappingProfilesTable, [...profiles.values()], {
+      onConflict: sql`ON CONFLICT (tenant_id) DO UPDATE SET profiles = excluded.profiles, version = excluded.version`,
+    });
+    if (facts.length > 0) await applyFacts(trx, t, facts, patch);
+    await applyImportPatches(trx, t, [...imports.values()]);
+  },
+});
+
+async function applyFacts(
+  trx: Transaction<unknown>,
+  t: T,
+  facts: {
+    kind: Kind;
+    tenantId: string;
+    importId: string;
+    fact: ReferralFact | ReverseReferralFact | HospitalAdmissionFact;
+  }[],
+  patch: (tenantId: string, importId: string) => ImportPatch,
+): Promise<void> {
+  const physical: Record<Kind, string> = {
+    referral: t.referrals,
+    reverse: t.reverse_referrals,
+    admission: t.hospital_admissions,
+  };
+  const dateColumn: Record<Kind, string> = {
+    referral: 'referral_date',
+    reverse: 'reverse_referral_date',
+    admission: 'admission_date',
+  };
+  // What the tables hold for the batch's identities: one statement per kind.
+  const existing = new Map<string, Existing>();
+  for (const kind of ['referral', 'reverse', 'admission'] as const) {
+    const keys = facts.filter((f) => f.kind === kind);
+    if (keys.length === 0) continue;
+    const { rows } = await sql<Existing & { tenant_id: string; identity: string }>`
+      SELECT c.tenant_id, c.identity, c.content, c.patient_key,
+             ${kind === 'admission' ? sql`NULL::uuid` : sql`c.medical_institution_id`} AS medical_institution_id,
+             ${kind === 'admission' ? sql`NULL::uuid` : sql`c.own_department_id`} AS own_department_id,
+             to_char(c.${sql.ref(dateColumn[kind])}, 'YYYY-MM-DD') AS date
+        FROM ${sql.table(physical[kind])} c
+        JOIN unnest(${sql.val(keys.map((k) => k.tenantId))}::uuid[], ${sql.val(keys.map((k) => k.fact.identity))}::text[]) AS k(tenant_id, identity)
+          ON c.tenant_id = k.tenant_id AND c.identity = k.identity`.execute(trx);
+    for (const r of rows) existing.set(`${kind}|${r.tenant_id}|${r.identity}`, r);
+  }
+
+  const latest = new Map<string, FactRow>();
+  const rollupKeys = new Map<
+    string,
+    { tenant_id: string; medical_institution_id: string; own_department_id: string; month: string }
+  >();
+  const addKey = (tenantId: string, institution: string | null, department: string | null, date: string) => {
+    if (!institution) return;
+    const k = {
+      tenant_id: tenantId,
+      medical_institution_id: institution,
+      own_department_id: department ?? noDepartment,
+      month: month(date),
+    };
+    rollupKeys.set(`${k.tenant_id}|${k.medical_institution_id}|${k.own_department_id}|${k.month}`, k);
+  };
+  const patients = new Map<string, { tenant_id: string; patient_key: string }>();
+  const touch = (tenantId: string, patientKey: string) =>
+    patients.set(`${tenantId}|${patientKey}`, { tenant_id: tenantId, patient_key: patientKey });
+
+  for (const { kind, tenantId, importId, fact } of facts) {
+    const key = `${kind}|${tenantId}|${fact.identity}`;
+    const next = toRow(kind, tenantId, importId, fact);
+    const before = latest.get(key);
+    const prev: Existing | undefined = before
+      ? {
+          content: before.row.content,
+          patient_key: before.row.patient_key,
+          medical_institution_id: before.kind === 'admission' ? null : before.row.medical_institution_id,
+          own_department_id: before.kind === 'admission' ? null : before.row.own_department_id,
+          date: dateOf(before),
+        }
+      : existing.get(key);
+    const p = patch(tenantId, importId);
+    if (kind !== 'admission' && !(fact as ReferralFact).medical_institution_id) {
+      const f = fact as ReferralFact;
+      p.unmatched++;
+      const name = `${f.institution_code ?? ''}|${f.institution_name ?? ''}`;
+      p.unmatched_institutions[name] = (p.unmatched_institutions[name] ?? 0) + 1;
+    }
+    if (prev && prev.content === next.row.content) {
+      p.unchanged++;
+      continue;
+    }
+    if (prev) p.updated++;
+    else p.new_records++;
+    latest.set(key, next);
+    if (prev) {
+      touch(tenantId, prev.patient_key);
+      if (kind !== 'admission') addKey(tenantId, prev.medical_institution_id, prev.own_department_id, prev.date);
+    }
+    touch(tenantId, next.row.patient_key);
+    if (next.kind !== 'admission')
+      addKey(tenantId, next.row.medical_institution_id, next.row.own_department_id, dateOf(next));
+  }
+
+  const changed = [...latest.values()];
+  const upsert = <K extends Kind>(kind: K, table: (typeof tables)[number]) => {
+    const rows = changed.filter((f) => f.kind === kind).map((f) => f.row);
+    const columns = Object.keys(table.columns).filter(
+      (c) => c !== 'tenant_id' && c !== 'identity' && c !== 'referral_id',
+    );
+    return insertRows(trx, physical[kind], table, rows as never[], {
+      onConflict: sql`ON CONFLICT (tenant_id, identity) DO UPDATE SET ${sql.raw(columns.map((c) => `${c} = excluded.${c}`).join(', '))}`,
+    });
+  };
+  await upsert('referral', referralsTable);
+  await upsert('reverse', reverseReferralsTable);
+  await upsert('admission', hospitalAdmissionsTable);
+  if (patients.size === 0 && rollupKeys.size === 0) return;
+
+  const affected = [...patients.values()];
+  // Each stay of a touched patient follows the latest referral it qualifies for, never two.
+  await sql`
+    UPDATE ${sql.table(t.hospital_admissions)} AS a SET referral_id = (
+      SELECT r.id FROM ${sql.table(t.referrals)} r
+       WHERE r.tenant_id = a.tenant_id AND r.patient_key = a.patient_key
+         AND a.admission_date BETWEEN r.referral_date AND r.referral_date + ${referralAdmissionPeriodDays}::int
+       ORDER BY r.referral_date DESC, r.id DESC LIMIT 1)
+      FROM unnest(${sql.val(affected.map((p) => p.tenant_id))}::uuid[], ${sql.val(affected.map((p) => p.patient_key))}::text[]) AS p(tenant_id, patient_key)
+     WHERE a.tenant_id = p.tenant_id AND a.patient_key = p.patient_key`.execute(trx);
+
+  // The rollup rows of touched patients' referrals and of the rows changed, recomputed from the facts.
+  const keys = [...rollupKeys.values()];
+  await sql`
+    WITH keys AS (
+      SELECT DISTINCT * FROM (
+        SELECT k.tenant_id, k.medical_institution_id, k.own_department_id, k.month
+          FROM jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS k(tenant_id uuid, medical_institution_id uuid, own_department_id uuid, month date)
+        UNION ALL
+        SELECT r.tenant_id, r.medical_institution_id, coalesce(r.own_department_id, ${noDepartment}::uuid), date_trunc('month', r.referral_date)::date
+          FROM ${sql.table(t.referrals)} r
+          JOIN unnest(${sql.val(affected.map((p) => p.tenant_id))}::uuid[], ${sql.val(affected.map((p) => p.patient_key))}::text[]) AS p(tenant_id, patient_key)
+            ON r.tenant_id = p.tenant_id AND r.patient_key = p.patient_key
+         WHERE r.medical_institution_id IS NOT NULL) u
+    )
+    INSERT INTO ${sql.table(t.referral_monthly_rollups)} AS cur
+      (tenant_id, medical_institution_id, own_department_id, month, referral_count, first_visit_count, admitted_count, operated_count, reverse_referral_count)
+    SELECT k.tenant_id, k.medical_institution_id, k.own_department_id, k.month,
+           coalesce(f.referrals, 0), coalesce(f.first_visits, 0), coalesce(f.admitted, 0), coalesce(f.operated, 0), coalesce(v.reverse, 0)
+      FROM keys k
+      LEFT JOIN LATERAL (
+        SELECT count(*)::int AS referrals,
+               count(*) FILTER (WHERE r.first_visit)::int AS first_visits,
+               count(*) FILTER (WHERE EXISTS (SELECT 1 FROM ${sql.table(t.hospital_admissions)} a
+                                               WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id))::int AS admitted,
+               count(*) FILTER (WHERE EXISTS (SELECT 1 FROM ${sql.table(t.hospital_admissions)} a
+                                               WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id AND a.kcode IS NOT NULL))::int AS operated
+          FROM ${sql.table(t.referrals)} r
+         WHERE r.tenant_id = k.tenant_id AND r.medical_institution_id = k.medical_institution_id
+           AND coalesce(r.own_department_id, ${noDepartment}::uuid) = k.own_department_id
+           AND r.referral_date >= k.month AND r.referral_date < (k.month + interval '1 month')::date) f ON true
+      LEFT JOIN LATERAL (
+        SELECT count(*)::int AS reverse FROM ${sql.table(t.reverse_referrals)} v
+         WHERE v.tenant_id = k.tenant_id AND v.medical_institution_id = k.medical_institution_id
+           AND coalesce(v.own_department_id, ${noDepartment}::uuid) = k.own_department_id
+           AND v.reverse_referral_date >= k.month AND v.reverse_referral_date < (k.month + interval '1 month')::date) v ON true
+    ON CONFLICT (tenant_id, medical_institution_id, own_department_id, month) DO UPDATE SET
+      referral_count = excluded.referral_count, first_visit_count = excluded.first_visit_count,
+      admitted_count = excluded.admitted_count, operated_count = excluded.operated_count,
+      reverse_referral_count = excluded.reverse_referral_count`.execute(trx);
+}
+
+async function applyImportPatches(trx: Transaction<unknown>, t: T, patches: ImportPatch[]): Promise<void> {
+  if (patches.length === 0) return;
+  const rows = patches.map((p) => ({
+    tenant_id: p.tenant_id,
+    id: p.id,
+    status: p.status,
+    total_row_count: p.total_row_count,
+    imported: p.imported,
+    failed: p.failed,
+    new_records: p.new_records,
+    updated: p.updated,
+    unchanged: p.unchanged,
+    unmatched: p.unmatched,
+    unmatched_institutions: p.unmatched_institutions,
+    errors: p.errors,
+    finished: p.finished !== null,
+    final_imported: p.finished?.imported ?? null,
+    final_failed: p.finished?.failed ?? null,
+    final_unprocessed: p.finished?.unprocessed ?? null,
+    abortion: p.finished?.abortion ?? null,
+  }));
+  await sql`
+    UPDATE ${sql.table(t.referral_data_imports)} AS i SET
+      status = coalesce(p.status, i.status),
+      total_row_count = coalesce(p.total_row_count, i.total_row_count),
+      imported_row_count = CASE WHEN p.finished THEN p.final_imported ELSE i.imported_row_count + p.imported END,
+      failed_row_count = CASE WHEN p.finished THEN p.final_failed ELSE i.failed_row_count + p.failed END,
+      unprocessed_row_count = CASE WHEN p.finished THEN p.final_unprocessed
+        ELSE greatest(coalesce(p.total_row_count, i.total_row_count) - i.imported_row_count - i.failed_row_count - p.imported - p.failed, 0) END,
+      abortion_row_number = CASE WHEN p.finished THEN p.abortion ELSE i.abortion_row_number END,
+      new_record_count = i.new_record_count + p.new_records,
+      updated_record_count = i.updated_record_count + p.updated,
+      unchanged_record_count = i.unchanged_record_count + p.unchanged,
+      unmatched_row_count = i.unmatched_row_count + p.unmatched,
+      unmatched_institutions = (
+        SELECT coalesce(jsonb_object_agg(key, total), '{}'::jsonb) FROM (
+          SELECT key, sum(value::int) AS total FROM (
+            SELECT * FROM jsonb_each_text(i.unmatched_institutions) UNION ALL SELECT * FROM jsonb_each_text(p.unmatched_institutions)) e
+          GROUP BY key) s),
+      error_messages = i.error_messages || p.errors
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS p(
+        tenant_id uuid, id uuid, status text, total_row_count int, imported int, failed int, new_records int, updated int,
+        unchanged int, unmatched int, unmatched_institutions jsonb, errors jsonb, finished boolean, final_imported int,
+        final_failed int, final_unprocessed int, abortion int)
+     WHERE i.tenant_id = p.tenant_id AND i.id = p.id`.execute(trx);
+}

@@ -1,0 +1,219 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@renkei/db';
+import type { RecordedEvent } from '@renkei/event-store';
+import type { HospitalAdmissionFact, ReferralFact, ReverseReferralFact } from '@renkei/domain';
+import { physicalTables } from '@renkei/projections';
+import { referralAdmissionPeriodDays, referralsProjection } from './referrals.projection.ts';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase({ poolMax: 2 });
+  await sql`CREATE SCHEMA IF NOT EXISTS rm`.execute(db.kysely);
+});
+afterAll(() => db?.close());
+
+const institutions = [randomUUID(), randomUUID(), randomUUID()];
+const departments = [randomUUID(), randomUUID()];
+const day = (offset: number) => new Date(Date.UTC(2024, 0, 1) + offset * 86_400_000).toISOString().slice(0, 10);
+
+type Op =
+  | { kind: 'referral'; fact: ReferralFact }
+  | { kind: 'admission'; fact: HospitalAdmissionFact }
+  | { kind: 'reverse'; fact: ReverseReferralFact };
+
+// Small pools of identities, patients and dates, so re-uploads, corrections, ties and late links happen often.
+const patient = fc.integer({ min: 1, max: 4 });
+const date = fc.integer({ min: 0, max: 420 });
+const institution = fc.option(fc.constantFrom(...institutions), { nil: null, freq: 6 });
+const department = fc.option(fc.constantFrom(...departments), { nil: null });
+const referralOp = fc
+  .record({
+    id: fc.integer({ min: 1, max: 10 }),
+    patient,
+    date,
+    institution,
+    department,
+    first: fc.option(fc.boolean(), { nil: null }),
+  })
+  .map((r): Op => ({
+    kind: 'referral',
+    fact: {
+      identity: `referral:${r.id}`,
+      row_number: 1,
+      referral_date: day(r.date),
+      patient_id: `000${r.patient}`,
+      patient_key: String(r.patient),
+      medical_institution_id: r.institution,
+      institution_code: null,
+      institution_name: 'x',
+      from_department: null,
+      from_doctor: null,
+      to_department: null,
+      own_department_id: r.department,
+      to_doctor: null,
+      purpose: null,
+      first_visit: r.first,
+      source_id: null,
+    },
+  }));
+const admissionOp = fc
+  .record({ id: fc.integer({ min: 1, max: 8 }), patient, date, operated: fc.boolean() })
+  .map((a): Op => ({
+    kind: 'admission',
+    fact: {
+      identity: `stay:${a.id}`,
+      patient_key: String(a.patient),
+      admission_date: day(a.date),
+      discharge_date: null,
+      department_code: null,
+      icd10_code: null,
+      icd10_name: null,
+      kcode: a.operated ? 'K6335' : null,
+      operation_name: null,
+      operation_date: null,
+      anesthesia: null,
+      dpc_code: null,
+      dpc_name: null,
+      scores: {},
+      admission_route_code: null,
+      referral_in: null,
+      discharge_destination_code: null,
+      discharge_outcome_code: null,
+    },
+  }));
+const reverseOp = fc
+  .record({ id: fc.integer({ min: 1, max: 5 }), patient, date, institution, department })
+  .map((v): Op => ({
+    kind: 'reverse',
+    fact: {
+      identity: `reverse:${v.id}`,
+      row_number: 1,
+      reverse_referral_date: day(v.date),
+      patient_id: String(v.patient),
+      patient_key: String(v.patient),
+      medical_institution_id: v.institution,
+      institution_code: null,
+      institution_name: 'x',
+      own_department: null,
+      own_department_id: v.department,
+      source_id: null,
+    },
+  }));
+
+const eventOf = (op: Op, n: number) => {
+  const base = { import_id: randomUUID(), chunk: 0, imported_row_count: 1, failed_row_count: 0, errors: [] };
+  if (op.kind === 'referral') return { type: 'ReferralsImported', data: { ...base, referrals: [op.fact] } };
+  if (op.kind === 'admission') return { type: 'HospitalAdmissionsImported', data: { ...base, admissions: [op.fact] } };
+  void n;
+  return { type: 'ReverseReferralsImported', data: { ...base, reverse_referrals: [op.fact] } };
+};
+
+const addDays = (iso: string, days: number) => new Date(Date.parse(iso) + days * 86_400_000).toISOString().slice(0, 10);
+
+/** The same figures straight from the final facts, by the rule of issue 12 §4. */
+function expected(ops: Op[], ids: Map<string, string>, from: string, to: string) {
+  const last = <K extends Op['kind']>(kind: K) =>
+    [...new Map(ops.filter((o) => o.kind === kind).map((o) => [o.fact.identity, o.fact])).values()] as Extract<
+      Op,
+      { kind: K }
+    >['fact'][];
+  const referrals = last('referral');
+  const admissions = last('admission');
+  const links = new Map<string, HospitalAdmissionFact[]>();
+  for (const a of admissions) {
+    const candidates = referrals
+      .filter(
+        (r) =>
+          r.patient_key === a.patient_key &&
+          r.referral_date <= a.admission_date &&
+          a.admission_date <= addDays(r.referral_date, referralAdmissionPeriodDays),
+      )
+      .sort((x, y) =>
+        x.referral_date === y.referral_date
+          ? ids.get(x.identity)! < ids.get(y.identity)!
+            ? 1
+            : -1
+          : x.referral_date < y.referral_date
+            ? 1
+            : -1,
+      );
+    const chosen = candidates[0];
+    if (chosen) links.set(chosen.identity, [...(links.get(chosen.identity) ?? []), a]);
+  }
+  const inPeriod = (d: string) => d.slice(0, 7) >= from && d.slice(0, 7) <= to;
+  const out = new Map<string, number[]>();
+  const add = (inst: string | null, i: number) => {
+    if (!inst) return;
+    const v = out.get(inst) ?? [0, 0, 0, 0, 0];
+    v[i]!++;
+    out.set(inst, v);
+  };
+  for (const r of referrals.filter((r) => inPeriod(r.referral_date))) {
+    add(r.medical_institution_id, 0);
+    if (r.first_visit) add(r.medical_institution_id, 1);
+    const linked = links.get(r.identity) ?? [];
+    if (linked.length > 0) add(r.medical_institution_id, 2);
+    if (linked.some((a) => a.kcode)) add(r.medical_institution_id, 3);
+  }
+  for (const v of last('reverse').filter((v) => inPeriod(v.reverse_referral_date))) add(v.medical_institution_id, 4);
+  return Object.fromEntries([...out].filter(([, v]) => v.some((x) => x > 0)));
+}
+
+describe('referral rollups', () => {
+  it('answer every period exactly as the facts do, whatever the order and batching of uploads', async () => {
+    const tenantId = randomUUID();
+    const months = fc.integer({ min: 0, max: 13 }).map((m) => day(m * 31).slice(0, 7));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(referralOp, referralOp, admissionOp, reverseOp), { minLength: 1, maxLength: 40 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.array(fc.tuple(months, months), { minLength: 1, maxLength: 4 }),
+        async (ops, batches, periods) => {
+          const t = physicalTables(referralsProjection, `p${randomBytes(4).toString('hex')}`);
+          await db.kysely.transaction().execute((trx) => referralsProjection.setup(trx, t));
+          const events: RecordedEvent[] = ops.map((op, i) => ({
+            ...eventOf(op, i),
+            id: randomUUID(),
+            stream: `referral_data_import-${i}`,
+            revision: 0,
+            position: { primary: BigInt(i + 1), secondary: BigInt(i + 1) },
+            metadata: {
+              tenant_id: tenantId,
+              account_id: null,
+              correlation_id: tenantId,
+              causation_id: null,
+              schema_version: 1,
+            },
+            created_at: new Date(),
+          }));
+          const size = Math.ceil(events.length / batches);
+          for (let i = 0; i < events.length; i += size)
+            await db.kysely
+              .transaction()
+              .execute((trx) => referralsProjection.handle(trx, events.slice(i, i + size), t));
+          const idRows = await sql<{
+            identity: string;
+            id: string;
+          }>`SELECT identity, id FROM ${sql.table(t.referrals)}`.execute(db.kysely);
+          const ids = new Map(idRows.rows.map((r) => [r.identity, r.id]));
+          for (const [a, b] of periods) {
+            const [from, to] = a <= b ? [a, b] : [b, a];
+            const { rows } = await sql<{ id: string; v: number[] }>`
+              SELECT medical_institution_id AS id,
+                     ARRAY[sum(referral_count), sum(first_visit_count), sum(admitted_count), sum(operated_count), sum(reverse_referral_count)]::int[] AS v
+                FROM ${sql.table(t.referral_monthly_rollups)}
+               WHERE tenant_id = ${tenantId} AND month >= ${`${from}-01`}::date AND month <= ${`${to}-01`}::date
+               GROUP BY medical_institution_id`.execute(db.kysely);
+            const actual = Object.fromEntries(rows.filter((r) => r.v.some((x) => x > 0)).map((r) => [r.id, r.v]));
+            expect(actual).toEqual(expected(ops, ids, from, to));
+          }
+          await sql`DROP TABLE ${sql.raw(Object.values<string>(t).join(', '))}`.execute(db.kysely);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  }, 120_000);
+});

@@ -1,0 +1,165 @@
+import type { MappingProfileData, ReferralDataImportType } from '@renkei/domain';
+import { column, defineTable, type KyselyTables } from '../shared/table.ts';
+
+/** One row per referral-data upload with its progress and what it changed, for /data_uploads. */
+export const referralDataImportsTable = defineTable({
+  name: 'referral_data_imports',
+  columns: {
+    tenant_id: column.uuid(),
+    id: column.uuid(),
+    import_type: column.text<ReferralDataImportType>(),
+    filename: column.text(),
+    status: column.text<'waiting' | 'processing' | 'completed' | 'failed'>(),
+    error_messages: column.jsonb<{ row_number: number | null; message: string }[]>().default(`'[]'`),
+    total_row_count: column.int().default('0'),
+    imported_row_count: column.int().default('0'),
+    failed_row_count: column.int().default('0'),
+    unprocessed_row_count: column.int().default('0'),
+    abortion_row_number: column.int().nullable(),
+    new_record_count: column.int().default('0'),
+    updated_record_count: column.int().default('0'),
+    unchanged_record_count: column.int().default('0'),
+    unmatched_row_count: column.int().default('0'),
+    /** `"code|name"` → rows, of the rows whose institution matched nothing. */
+    unmatched_institutions: column.jsonb<Record<string, number>>().default(`'{}'`),
+    created_at: column.timestamptz(),
+    created_by: column.uuid().nullable(),
+  },
+  primaryKey: ['tenant_id', 'id'],
+  indexes: [['tenant_id', 'created_at DESC', 'id']],
+});
+
+/** The owners' saved column mappings of the two lists, the whole list per tenant. */
+export const mappingProfilesTable = defineTable({
+  name: 'data_upload_mapping_profiles',
+  columns: {
+    tenant_id: column.uuid(),
+    profiles: column.jsonb<MappingProfileData[]>(),
+    version: column.int(),
+  },
+  primaryKey: ['tenant_id'],
+});
+
+/** One row per referral (identity: docs/referral-files.md); a re-upload updates it. */
+export const referralsTable = defineTable({
+  name: 'referrals',
+  columns: {
+    tenant_id: column.uuid(),
+    identity: column.text(),
+    id: column.uuid(),
+    referral_date: column.date(),
+    patient_id: column.text(),
+    patient_key: column.text(),
+    medical_institution_id: column.uuid().nullable(),
+    institution_code: column.text().nullable(),
+    institution_name: column.text().nullable(),
+    from_department: column.text().nullable(),
+    from_doctor: column.text().nullable(),
+    to_department: column.text().nullable(),
+    own_department_id: column.uuid().nullable(),
+    to_doctor: column.text().nullable(),
+    purpose: column.text().nullable(),
+    first_visit: column.boolean().nullable(),
+    source_id: column.text().nullable(),
+    import_id: column.uuid(),
+    content: column.text(),
+  },
+  primaryKey: ['tenant_id', 'identity'],
+  indexes: [
+    ['tenant_id', 'medical_institution_id', 'referral_date DESC'],
+    ['tenant_id', 'patient_key', 'referral_date'],
+    ['tenant_id', 'id'],
+  ],
+});
+
+export const reverseReferralsTable = defineTable({
+  name: 'reverse_referrals',
+  columns: {
+    tenant_id: column.uuid(),
+    identity: column.text(),
+    id: column.uuid(),
+    reverse_referral_date: column.date(),
+    patient_id: column.text(),
+    patient_key: column.text(),
+    medical_institution_id: column.uuid().nullable(),
+    institution_code: column.text().nullable(),
+    institution_name: column.text().nullable(),
+    own_department: column.text().nullable(),
+    own_department_id: column.uuid().nullable(),
+    source_id: column.text().nullable(),
+    import_id: column.uuid(),
+    content: column.text(),
+  },
+  primaryKey: ['tenant_id', 'identity'],
+  indexes: [
+    ['tenant_id', 'medical_institution_id', 'reverse_referral_date DESC'],
+    ['tenant_id', 'patient_key', 'reverse_referral_date'],
+  ],
+});
+
+/** One row per stay (§1.7); `referral_id` is the referral it followed, kept by the join. */
+export const hospitalAdmissionsTable = defineTable({
+  name: 'hospital_admissions',
+  columns: {
+    tenant_id: column.uuid(),
+    identity: column.text(),
+    id: column.uuid(),
+    patient_key: column.text(),
+    admission_date: column.date(),
+    discharge_date: column.date().nullable(),
+    department_code: column.text().nullable(),
+    icd10_code: column.text().nullable(),
+    icd10_name: column.text().nullable(),
+    kcode: column.text().nullable(),
+    operation_name: column.text().nullable(),
+    operation_date: column.date().nullable(),
+    anesthesia: column.text().nullable(),
+    dpc_code: column.text().nullable(),
+    dpc_name: column.text().nullable(),
+    scores: column.jsonb<Record<string, string[]>>(),
+    admission_route_code: column.text().nullable(),
+    referral_in: column.boolean().nullable(),
+    discharge_destination_code: column.text().nullable(),
+    discharge_outcome_code: column.text().nullable(),
+    referral_id: column.uuid().nullable(),
+    import_id: column.uuid(),
+    content: column.text(),
+  },
+  primaryKey: ['tenant_id', 'identity'],
+  indexes: [
+    ['tenant_id', 'patient_key', 'admission_date'],
+    ['tenant_id', 'referral_id'],
+  ],
+});
+
+/**
+ * Monthly figures per (tenant, institution, own department, month): what charts, rankings, the partner
+ * search and reports read instead of the facts. A referral counts in its own month (admitted / operated
+ * when a stay followed it, whenever that stay's data arrived); a reverse referral in its month, under
+ * the institution it went to. `own_department_id` is the nil uuid for "no own department".
+ */
+export const referralMonthlyRollupsTable = defineTable({
+  name: 'referral_monthly_rollups',
+  columns: {
+    tenant_id: column.uuid(),
+    medical_institution_id: column.uuid(),
+    own_department_id: column.uuid(),
+    month: column.date(),
+    referral_count: column.int(),
+    first_visit_count: column.int(),
+    admitted_count: column.int(),
+    operated_count: column.int(),
+    reverse_referral_count: column.int(),
+  },
+  primaryKey: ['tenant_id', 'medical_institution_id', 'own_department_id', 'month'],
+  indexes: [['tenant_id', 'month']],
+});
+
+export type ReferralsTables = KyselyTables<
+  | typeof referralDataImportsTable
+  | typeof referralsTable
+  | typeof reverseReferralsTable
+  | typeof hospitalAdmissionsTable
+  | typeof referralMonthlyRollupsTable
+  | typeof mappingProfilesTable
+>;

@@ -1,0 +1,212 @@
+import { describe, it } from 'vitest';
+import { CommunicationCreateInput, CommunicationUpdateInput } from '@renkei/contracts';
+import type { CommunicationLabelDefinition } from '@renkei/domain';
+import { invalid, notFound } from '../shared/decider.ts';
+import { given } from '../shared/given-when-then.ts';
+import {
+  communicationDecider,
+  type CommunicationCommand,
+  type CommunicationEvent,
+  type CommunicationFacts,
+} from './communication.decider.ts';
+
+const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const communicationId = id(1);
+const institutionId = id(2);
+const caller = id(3);
+const other = id(4);
+const labelId = id(5);
+const choice = id(6);
+const commentId = id(7);
+
+const requiredLabel: CommunicationLabelDefinition = {
+  label_id: labelId,
+  name: '面談相手',
+  communication_type: 'visit',
+  component_type: 'select',
+  description: '',
+  selections: [{ id: choice, label: '院長', order: 0 }],
+  is_required: true,
+};
+const facts = (labels: CommunicationLabelDefinition[] = []): CommunicationFacts => ({
+  labels,
+  ownDepartmentIds: new Set(),
+  accountIds: new Set([caller, other]),
+});
+const taskIds = () => {
+  let n = 100;
+  return () => id(n++);
+};
+const create = (body: unknown, labels: CommunicationLabelDefinition[] = []): CommunicationCommand => ({
+  type: 'CreateCommunication',
+  communicationId,
+  medicalInstitutionId: institutionId,
+  callerId: caller,
+  input: CommunicationCreateInput.parse(body),
+  facts: facts(labels),
+  newTaskId: taskIds(),
+});
+const baseFields = {
+  communication_id: communicationId,
+  medical_institution_id: institutionId,
+  communication_type: 'visit' as const,
+  acted_date: '2026-03-31',
+  category: null,
+  purpose: null,
+  story: '院長と面談',
+  event_name: null,
+  memo: '',
+  other_memo: '',
+  person_in_charge_hospital: null,
+  attendee: null,
+  is_doctor_attended: true,
+  user_id: caller,
+  attachment_ids: [],
+  label_values: [],
+};
+const created: CommunicationEvent = { type: 'CommunicationCreated', data: { ...baseFields, tasks: [] } };
+const visit = { communication_type: 'visit', acted_date: '2026-03-31', story: '院長と面談', is_doctor_attended: true };
+const selected = {
+  label_id: labelId,
+  text_value: null,
+  integer_value: null,
+  date_value: null,
+  time_value: null,
+  selection_id: choice,
+  selection_ids: [],
+  own_department_id: null,
+  area_id: null,
+};
+
+describe('communication decider', () => {
+  it('creates a record acted by the caller, with its tasks', () => {
+    given(communicationDecider)
+      .when(create({ ...visit, tasks: [{ title: '資料送付', staff_id: other, deadline: '2026-04-07' }] }))
+      .then([
+        {
+          type: 'CommunicationCreated',
+          data: {
+            ...baseFields,
+            tasks: [{ task_id: id(100), title: '資料送付', staff_id: other, deadline: '2026-04-07' }],
+          },
+        },
+      ]);
+  });
+
+  it('refuses a whole create when one task names an unknown staff member', () => {
+    given(communicationDecider)
+      .when(create({ ...visit, tasks: [{ title: '資料送付', staff_id: id(99) }] }))
+      .thenRejected(invalid({ field: 'tasks.0.staff_id', message: 'タスクの担当者が見つかりません' }));
+  });
+
+  it('names a required label of the type that has no value', () => {
+    given(communicationDecider)
+      .when(create(visit, [requiredLabel]))
+      .thenRejected(invalid({ field: 'label_values', message: '「面談相手」を入力してください' }));
+  });
+
+  it('requires labels only of the record’s own type', () => {
+    given(communicationDecider)
+      .when(create({ ...visit, communication_type: 'phone' }, [requiredLabel]))
+      .thenMatches([{ type: 'CommunicationCreated', data: { communication_type: 'phone', label_values: [] } }]);
+  });
+
+  it('keeps a label value that fits its label, and refuses one that does not', () => {
+    given(communicationDecider)
+      .when(create({ ...visit, label_values: [{ label_id: labelId, selection_id: choice }] }, [requiredLabel]))
+      .then([{ type: 'CommunicationCreated', data: { ...baseFields, label_values: [selected], tasks: [] } }]);
+    given(communicationDecider)
+      .when(create({ ...visit, label_values: [{ label_id: labelId, selection_id: id(98) }] }, [requiredLabel]))
+      .thenRejected(invalid({ field: 'label_values.0.selection_id', message: '「面談相手」の選択肢を選んでください' }));
+  });
+
+  it('refuses an acting staff member of another tenant and attachments that do not exist', () => {
+    given(communicationDecider)
+      .when(create({ ...visit, user_id: id(99), attachment_ids: [id(98)] }))
+      .thenRejected(
+        invalid(
+          { field: 'user_id', message: '担当者が見つかりません' },
+          { field: 'attachment_ids.0', message: '添付ファイルが見つかりません' },
+        ),
+      );
+  });
+
+  const update = (body: unknown): CommunicationCommand => ({
+    type: 'UpdateCommunication',
+    communicationId,
+    callerId: other,
+    input: CommunicationUpdateInput.parse(body),
+    facts: facts(),
+  });
+
+  it('updates the fields and keeps who acted when the edit names nobody', () => {
+    given(communicationDecider, [created])
+      .when(update({ ...visit, memo: '次回は部長にも' }))
+      .then([{ type: 'CommunicationUpdated', data: { ...baseFields, memo: '次回は部長にも' } }]);
+  });
+
+  it('saves nothing when nothing changed, and nothing of a deleted record', () => {
+    given(communicationDecider, [created]).when(update(visit)).then([]);
+    given(communicationDecider, [
+      created,
+      {
+        type: 'CommunicationDeleted',
+        data: { communication_id: communicationId, medical_institution_id: institutionId },
+      },
+    ])
+      .when(update(visit))
+      .thenRejected(notFound());
+  });
+
+  it('deletes a live record once', () => {
+    given(communicationDecider, [created])
+      .when({ type: 'DeleteCommunication', communicationId })
+      .then([
+        {
+          type: 'CommunicationDeleted',
+          data: { communication_id: communicationId, medical_institution_id: institutionId },
+        },
+      ]);
+    given(communicationDecider).when({ type: 'DeleteCommunication', communicationId }).thenRejected(notFound());
+  });
+
+  const commented: CommunicationEvent = {
+    type: 'CommunicationCommentAdded',
+    data: { communication_id: communicationId, comment_id: commentId, user_id: caller, comment: 'お疲れさまです' },
+  };
+
+  it('adds, edits and deletes comments', () => {
+    given(communicationDecider, [created])
+      .when({ type: 'AddComment', communicationId, commentId, userId: caller, comment: 'お疲れさまです' })
+      .then([commented]);
+    given(communicationDecider, [created, commented])
+      .when({ type: 'EditComment', communicationId, commentId, comment: '追記' })
+      .then([
+        {
+          type: 'CommunicationCommentEdited',
+          data: { communication_id: communicationId, comment_id: commentId, comment: '追記' },
+        },
+      ]);
+    given(communicationDecider, [created, commented])
+      .when({ type: 'DeleteComment', communicationId, commentId })
+      .then([
+        { type: 'CommunicationCommentDeleted', data: { communication_id: communicationId, comment_id: commentId } },
+      ]);
+    given(communicationDecider, [created])
+      .when({ type: 'DeleteComment', communicationId, commentId })
+      .thenRejected(notFound());
+  });
+
+  it('counts one like per user, however often it is sent', () => {
+    const liked: CommunicationEvent = {
+      type: 'CommunicationLiked',
+      data: { communication_id: communicationId, user_id: other },
+    };
+    given(communicationDecider, [created]).when({ type: 'Like', communicationId, userId: other }).then([liked]);
+    given(communicationDecider, [created, liked]).when({ type: 'Like', communicationId, userId: other }).then([]);
+    given(communicationDecider, [created]).when({ type: 'Unlike', communicationId, userId: other }).then([]);
+    given(communicationDecider, [created, liked])
+      .when({ type: 'Unlike', communicationId, userId: other })
+      .then([{ type: 'CommunicationUnliked', data: liked.data }]);
+  });
+});

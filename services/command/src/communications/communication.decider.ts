@@ -1,0 +1,265 @@
+import type { CommunicationCreateInput, CommunicationUpdateInput, FieldError } from '@renkei/contracts';
+import {
+  checkLabelValues,
+  parseCommunicationEvent,
+  stableJson,
+  type CommunicationFields,
+  type CommunicationLabelDefinition,
+  type CommunicationTaskData,
+} from '@renkei/domain';
+import { invalid, notFound, type Decider, type Decision } from '../shared/decider.ts';
+import { toLabelDefinition } from './communication-label.decider.ts';
+
+export type CommunicationEvent = ReturnType<typeof parseCommunicationEvent>;
+
+export interface CommunicationComment {
+  comment_id: string;
+  user_id: string;
+  comment: string;
+}
+
+export interface CommunicationState {
+  status: 'absent' | 'active' | 'deleted';
+  fields: CommunicationFields | null;
+  tasks: CommunicationTaskData[];
+  /** Saves of the record itself (0 after the create): its `version`, the If-Match a client sends. */
+  version: number;
+  comments: CommunicationComment[];
+  likes: string[];
+}
+
+/** Facts from other streams that a record's fields are checked against (read by the route). */
+export interface CommunicationFacts {
+  /** The tenant's communication labels (all types; the record's type picks its own). */
+  labels: readonly CommunicationLabelDefinition[];
+  ownDepartmentIds: ReadonlySet<string>;
+  /** Accounts of the tenant among the ids the input names. */
+  accountIds: ReadonlySet<string>;
+}
+
+export type CommunicationCommand =
+  | {
+      type: 'CreateCommunication';
+      communicationId: string;
+      medicalInstitutionId: string;
+      /** The staff member who acted when the input names nobody: the caller. */
+      callerId: string;
+      input: CommunicationCreateInput;
+      facts: CommunicationFacts;
+      newTaskId: () => string;
+    }
+  | {
+      type: 'UpdateCommunication';
+      communicationId: string;
+      callerId: string;
+      input: CommunicationUpdateInput;
+      facts: CommunicationFacts;
+    }
+  | { type: 'DeleteCommunication'; communicationId: string }
+  | { type: 'AddComment'; communicationId: string; commentId: string; userId: string; comment: string }
+  | { type: 'EditComment'; communicationId: string; commentId: string; comment: string }
+  | { type: 'DeleteComment'; communicationId: string; commentId: string }
+  | { type: 'Like'; communicationId: string; userId: string }
+  | { type: 'Unlike'; communicationId: string; userId: string };
+
+function evolve(state: CommunicationState, event: CommunicationEvent): CommunicationState {
+  switch (event.type) {
+    case 'CommunicationCreated': {
+      const { tasks, ...fields } = event.data;
+      return { ...state, status: 'active', fields, tasks, version: 0 };
+    }
+    case 'CommunicationUpdated':
+      return { ...state, fields: event.data, version: state.version + 1 };
+    case 'CommunicationDeleted':
+      return { ...state, status: 'deleted' };
+    case 'CommunicationCommentAdded':
+      return {
+        ...state,
+        comments: [
+          ...state.comments,
+          { comment_id: event.data.comment_id, user_id: event.data.user_id, comment: event.data.comment },
+        ],
+      };
+    case 'CommunicationCommentEdited':
+      return {
+        ...state,
+        comments: state.comments.map((c) =>
+          c.comment_id === event.data.comment_id ? { ...c, comment: event.data.comment } : c,
+        ),
+      };
+    case 'CommunicationCommentDeleted':
+      return { ...state, comments: state.comments.filter((c) => c.comment_id !== event.data.comment_id) };
+    case 'CommunicationLiked':
+      return { ...state, likes: [...state.likes, event.data.user_id] };
+    case 'CommunicationUnliked':
+      return { ...state, likes: state.likes.filter((id) => id !== event.data.user_id) };
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+/**
+ * The record's fields from its input, checked against the facts: the acting staff member and task
+ * staff must be accounts of the tenant, label values must fit the labels of the record's type, and
+ * every required label of that type must have a value.
+ */
+function fieldsOf(
+  communicationId: string,
+  medicalInstitutionId: string,
+  callerId: string,
+  input: CommunicationUpdateInput,
+  facts: CommunicationFacts,
+): { fields: CommunicationFields } | { errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const userId = input.user_id ?? callerId;
+  if (!facts.accountIds.has(userId)) errors.push({ field: 'user_id', message: '担当者が見つかりません' });
+  // Uploaded files come with the attachments slice; until then no id can name one.
+  input.attachment_ids.forEach((_, i) =>
+    errors.push({ field: `attachment_ids.${i}`, message: '添付ファイルが見つかりません' }),
+  );
+  const labels = facts.labels.filter((l) => l.communication_type === input.communication_type);
+  const checked = checkLabelValues(
+    input.label_values,
+    new Map(labels.map((l) => [l.label_id, toLabelDefinition(l)])),
+    facts.ownDepartmentIds,
+  );
+  for (const p of checked.problems) errors.push({ field: `label_values.${p.index}.${p.field}`, message: p.message });
+  const answered = new Set(checked.values.map((v) => v.label_id));
+  for (const label of labels) {
+    if (label.is_required && !answered.has(label.label_id) && !checked.problems.length)
+      errors.push({ field: 'label_values', message: `「${label.name}」を入力してください` });
+  }
+  if (errors.length > 0) return { errors };
+  return {
+    fields: {
+      communication_id: communicationId,
+      medical_institution_id: medicalInstitutionId,
+      communication_type: input.communication_type,
+      acted_date: input.acted_date,
+      category: input.category || null,
+      purpose: input.purpose || null,
+      story: input.story,
+      event_name: input.event_name || null,
+      memo: input.memo,
+      other_memo: input.other_memo,
+      person_in_charge_hospital: input.person_in_charge_hospital || null,
+      attendee: input.attendee || null,
+      is_doctor_attended: input.is_doctor_attended,
+      user_id: userId,
+      attachment_ids: input.attachment_ids,
+      label_values: checked.values,
+    },
+  };
+}
+
+const isLive = (state: CommunicationState) => state.status === 'active';
+
+function decide(state: CommunicationState, command: CommunicationCommand): Decision<CommunicationEvent> {
+  switch (command.type) {
+    case 'CreateCommunication': {
+      if (state.status !== 'absent') return invalid({ field: 'id', message: 'この活動記録は既に登録されています' });
+      const { input, facts } = command;
+      const result = fieldsOf(command.communicationId, command.medicalInstitutionId, command.callerId, input, facts);
+      const errors = 'errors' in result ? [...result.errors] : [];
+      input.tasks.forEach((t, i) => {
+        if (t.staff_id !== null && !facts.accountIds.has(t.staff_id))
+          errors.push({ field: `tasks.${i}.staff_id`, message: 'タスクの担当者が見つかりません' });
+      });
+      if (errors.length > 0 || !('fields' in result)) return invalid(...errors);
+      const tasks = input.tasks.map((t) => ({
+        task_id: command.newTaskId(),
+        title: t.title,
+        staff_id: t.staff_id,
+        deadline: t.deadline,
+      }));
+      return [{ type: 'CommunicationCreated', data: { ...result.fields, tasks } }];
+    }
+    case 'UpdateCommunication': {
+      if (!isLive(state)) return notFound();
+      const prev = state.fields!;
+      const result = fieldsOf(
+        command.communicationId,
+        prev.medical_institution_id,
+        command.callerId,
+        // An edit that names nobody keeps who acted, not the editor.
+        { ...command.input, user_id: command.input.user_id ?? prev.user_id },
+        command.facts,
+      );
+      if ('errors' in result) return invalid(...result.errors);
+      if (stableJson(prev) === stableJson(result.fields)) return [];
+      return [{ type: 'CommunicationUpdated', data: result.fields }];
+    }
+    case 'DeleteCommunication':
+      if (!isLive(state)) return notFound();
+      return [
+        {
+          type: 'CommunicationDeleted',
+          data: {
+            communication_id: command.communicationId,
+            medical_institution_id: state.fields!.medical_institution_id,
+          },
+        },
+      ];
+    case 'AddComment':
+      if (!isLive(state)) return notFound();
+      return [
+        {
+          type: 'CommunicationCommentAdded',
+          data: {
+            communication_id: command.communicationId,
+            comment_id: command.commentId,
+            user_id: command.userId,
+            comment: command.comment,
+          },
+        },
+      ];
+    case 'EditComment': {
+      const comment = findComment(state, command.commentId);
+      if (!comment) return notFound();
+      if (comment.comment === command.comment) return [];
+      return [
+        {
+          type: 'CommunicationCommentEdited',
+          data: { communication_id: command.communicationId, comment_id: command.commentId, comment: command.comment },
+        },
+      ];
+    }
+    case 'DeleteComment':
+      if (!findComment(state, command.commentId)) return notFound();
+      return [
+        {
+          type: 'CommunicationCommentDeleted',
+          data: { communication_id: command.communicationId, comment_id: command.commentId },
+        },
+      ];
+    case 'Like':
+      if (!isLive(state)) return notFound();
+      if (state.likes.includes(command.userId)) return [];
+      return [
+        { type: 'CommunicationLiked', data: { communication_id: command.communicationId, user_id: command.userId } },
+      ];
+    case 'Unlike':
+      if (!isLive(state)) return notFound();
+      if (!state.likes.includes(command.userId)) return [];
+      return [
+        { type: 'CommunicationUnliked', data: { communication_id: command.communicationId, user_id: command.userId } },
+      ];
+    default: {
+      const never: never = command;
+      return never;
+    }
+  }
+}
+
+/** A comment of a live record (a deleted record's comments are gone with it). */
+export const findComment = (state: CommunicationState, commentId: string): CommunicationComment | undefined =>
+  isLive(state) ? state.comments.find((c) => c.comment_id === commentId) : undefined;
+
+export const communicationDecider: Decider<CommunicationState, CommunicationCommand, CommunicationEvent> = {
+  initialState: () => ({ status: 'absent', fields: null, tasks: [], version: 0, comments: [], likes: [] }),
+  evolve,
+  decide,
+  parse: parseCommunicationEvent,
+};

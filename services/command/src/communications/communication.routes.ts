@@ -1,0 +1,319 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { HttpError, endpoints, type Communication, type CommunicationComment, type UserRef } from '@renkei/contracts';
+import type { Database } from '@renkei/db';
+import { communicationAggregate, parseCommunicationEvent } from '@renkei/domain';
+import { streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
+import { registerEndpoint } from '@renkei/service-kit';
+import { etagOf, readIfMatch } from '../shared/command-context.ts';
+import { handleCommand } from '../shared/command-handler.ts';
+import { deterministicId } from '../shared/deterministic-id.ts';
+import { assertInstitutionExists } from '../shared/facts.ts';
+import { idempotentCreate } from '../shared/idempotency.ts';
+import { accountRefs, communicationFacts } from './communication-facts.ts';
+import { recordTaskOrigins } from '../tasks/task-origins.ts';
+import { communicationDecider, findComment, type CommunicationState } from './communication.decider.ts';
+
+export interface CommunicationRouteDeps {
+  db: Database;
+  store: EventStore;
+}
+
+/** If-Match on the record's number of saves (comments and likes do not make an edit stale). */
+function versionIfMatch(header: string | string[] | undefined) {
+  const expected = readIfMatch(header);
+  return expected === null
+    ? null
+    : {
+        matches: (state: CommunicationState) => state.version === expected,
+        message: 'この活動記録は他のユーザーによって更新されています。最新の内容を読み込んでから保存してください。',
+      };
+}
+
+const saveTypes = new Set(['CommunicationCreated', 'CommunicationUpdated']);
+
+/** The record as the API answers it, from its folded state and the stored events' times. */
+function toCommunication(
+  state: CommunicationState,
+  stored: readonly RecordedEvent[],
+  institutionName: string,
+  users: Map<string, UserRef>,
+  now: Date,
+): Communication {
+  const f = state.fields!;
+  const ref = (id: string | null) => (id === null ? null : (users.get(id) ?? { id, name: '' }));
+  const commentTimes = new Map<string, Date>();
+  for (const e of stored) {
+    const event = parseCommunicationEvent(e);
+    if (event.type === 'CommunicationCommentAdded') commentTimes.set(event.data.comment_id, e.created_at);
+  }
+  const saves = stored.filter((e) => saveTypes.has(e.type));
+  return {
+    id: f.communication_id,
+    communication_type: f.communication_type,
+    acted_date: f.acted_date,
+    category: f.category,
+    purpose: f.purpose,
+    story: f.story,
+    email: null,
+    attachments: [],
+    event_name: f.event_name,
+    memo: f.memo,
+    other_memo: f.other_memo,
+    user: ref(f.user_id),
+    person_in_charge_hospital: f.person_in_charge_hospital,
+    attendee: f.attendee,
+    is_doctor_attended: f.is_doctor_attended,
+    medical_institution: { id: f.medical_institution_id, name: institutionName },
+    tasks: state.tasks.map((t) => ({
+      id: t.task_id,
+      title: t.title,
+      status: 'incomplete',
+      deadline: t.deadline,
+      staff: ref(t.staff_id),
+    })),
+    comments: state.comments.map((c) =>
+      toComment(c.comment_id, c.user_id, c.comment, commentTimes.get(c.comment_id) ?? now, users),
+    ),
+    likes: state.likes.map((id) => ({ user: ref(id)! })),
+    label_values: f.label_values,
+    vocs: [],
+    created_at: (saves[0]?.created_at ?? now).toISOString(),
+    updated_at: (saves.length > state.version ? saves.at(-1)!.created_at : now).toISOString(),
+    version: state.version,
+  };
+}
+
+const toComment = (
+  commentId: string,
+  userId: string,
+  comment: string,
+  createdAt: Date,
+  users: Map<string, UserRef>,
+): CommunicationComment => ({
+  id: commentId,
+  user: users.get(userId) ?? { id: userId, name: '' },
+  created_date: createdAt.toISOString(),
+  comment,
+});
+
+const peopleOf = (state: CommunicationState): string[] => [
+  state.fields!.user_id,
+  ...state.tasks.flatMap((t) => (t.staff_id ? [t.staff_id] : [])),
+  ...state.comments.map((c) => c.user_id),
+  ...state.likes,
+];
+
+export function registerCommunicationRoutes(app: FastifyInstance, deps: CommunicationRouteDeps): void {
+  const { db, store } = deps;
+
+  /** The answer after a command: names of the institution and of everyone the record shows. */
+  async function answer(
+    tenantId: string,
+    result: { after: CommunicationState; stored: RecordedEvent[] },
+    known: Map<string, UserRef> = new Map(),
+  ): Promise<Communication> {
+    const missing = peopleOf(result.after).filter((id) => !known.has(id));
+    const [institution, users] = await Promise.all([
+      assertInstitutionExists(db, result.after.fields!.medical_institution_id),
+      accountRefs(store, tenantId, missing),
+    ]);
+    return toCommunication(result.after, result.stored, institution.name, new Map([...known, ...users]), new Date());
+  }
+
+  registerEndpoint(app, endpoints.createForMedicalInstitution, async ({ params, body, auth, request, reply }) => {
+    const institution = await assertInstitutionExists(db, params.id);
+    return idempotentCreate(
+      db.kysely,
+      {
+        request,
+        reply,
+        tenantId: auth.tenantId,
+        endpoint: endpoints.createForMedicalInstitution.id,
+        hashed: { medical_institution_id: params.id, body },
+        etag: (c: Communication) => etagOf(c.version),
+      },
+      async (communicationId, retryable) => {
+        const people = [body.user_id ?? auth.accountId, ...body.tasks.flatMap((t) => (t.staff_id ? [t.staff_id] : []))];
+        const facts = await communicationFacts(store, auth.tenantId, people);
+        // Under an Idempotency-Key a retry derives the same task ids.
+        const taskIds = body.tasks.map((_, i) =>
+          retryable ? deterministicId(communicationId, 'task', String(i)) : randomUUID(),
+        );
+        // Where each task was born, for its later changes; a row whose record never got stored names
+        // a stream without that task, which reads as not found.
+        await recordTaskOrigins(db, auth.tenantId, communicationId, taskIds);
+        let n = 0;
+        const result = await handleCommand(
+          { store, auth, requestId: request.id },
+          {
+            stream: streamId(communicationAggregate, communicationId),
+            decider: communicationDecider,
+            command: {
+              type: 'CreateCommunication',
+              communicationId,
+              medicalInstitutionId: params.id,
+              callerId: auth.accountId,
+              input: body,
+              facts,
+              newTaskId: () => taskIds[n++]!,
+            },
+            isNew: true,
+            onRace: 'conflict',
+            ...(retryable
+              ? { eventId: (i: number) => deterministicId(communicationId, 'create', retryable.hash, String(i)) }
+              : {}),
+          },
+        );
+        const now = new Date();
+        return {
+          body: toCommunication(result.after, [], institution.name, facts.accounts, now),
+          position: result.position,
+        };
+      },
+    );
+  });
+
+  registerEndpoint(app, endpoints.updateCommunication, async ({ params, body, auth, request, reply }) => {
+    const people = [body.user_id ?? auth.accountId];
+    const facts = await communicationFacts(store, auth.tenantId, people);
+    const result = await handleCommand(
+      { store, auth, requestId: request.id },
+      {
+        stream: streamId(communicationAggregate, params.id),
+        decider: communicationDecider,
+        command: {
+          type: 'UpdateCommunication',
+          communicationId: params.id,
+          callerId: auth.accountId,
+          input: body,
+          facts,
+        },
+        ifMatch: versionIfMatch(request.headers['if-match']),
+        onRace: 'conflict',
+      },
+    );
+    if (result.position) reply.position(result.position);
+    void reply.header('etag', etagOf(result.after.version));
+    return answer(auth.tenantId, result, facts.accounts);
+  });
+
+  registerEndpoint(app, endpoints.deleteCommunication, async ({ params, auth, request, reply }) => {
+    const result = await handleCommand(
+      { store, auth, requestId: request.id },
+      {
+        stream: streamId(communicationAggregate, params.id),
+        decider: communicationDecider,
+        command: { type: 'DeleteCommunication', communicationId: params.id },
+        ifMatch: versionIfMatch(request.headers['if-match']),
+        onRace: 'conflict',
+      },
+    );
+    if (result.position) reply.position(result.position);
+    return null;
+  });
+
+  registerEndpoint(app, endpoints.createComment, async ({ params, body, auth, request, reply }) => {
+    const commentId = randomUUID();
+    const result = await handleCommand(
+      { store, auth, requestId: request.id },
+      {
+        stream: streamId(communicationAggregate, params.communication_id),
+        decider: communicationDecider,
+        command: {
+          type: 'AddComment',
+          communicationId: params.communication_id,
+          commentId,
+          userId: auth.accountId,
+          comment: body.comment,
+        },
+        // Comments of others in between change nothing about this one.
+        onRace: 'recompute',
+      },
+    );
+    if (result.position) reply.position(result.position);
+    const users = await accountRefs(store, auth.tenantId, [auth.accountId]);
+    return toComment(commentId, auth.accountId, body.comment, new Date(), users);
+  });
+
+  /** Only the author edits or deletes a comment: anyone else is refused before anything is decided. */
+  const authorOnly =
+    <C>(commentId: string, accountId: string, command: C) =>
+    (state: CommunicationState): C => {
+      const comment = findComment(state, commentId);
+      if (comment && comment.user_id !== accountId) throw new HttpError(403);
+      return command;
+    };
+
+  registerEndpoint(app, endpoints.updateComment, async ({ params, body, auth, request, reply }) => {
+    const result = await handleCommand(
+      { store, auth, requestId: request.id },
+      {
+        stream: streamId(communicationAggregate, params.communication_id),
+        decider: communicationDecider,
+        command: authorOnly(params.id, auth.accountId, {
+          type: 'EditComment' as const,
+          communicationId: params.communication_id,
+          commentId: params.id,
+          comment: body.comment,
+        }),
+        onRace: 'recompute',
+      },
+    );
+    if (result.position) reply.position(result.position);
+    const createdAt =
+      result.stored.find((e) => {
+        const event = parseCommunicationEvent(e);
+        return event.type === 'CommunicationCommentAdded' && event.data.comment_id === params.id;
+      })?.created_at ?? new Date();
+    const users = await accountRefs(store, auth.tenantId, [auth.accountId]);
+    return toComment(params.id, auth.accountId, body.comment, createdAt, users);
+  });
+
+  registerEndpoint(app, endpoints.deleteComment, async ({ params, auth, request, reply }) => {
+    const result = await handleCommand(
+      { store, auth, requestId: request.id },
+      {
+        stream: streamId(communicationAggregate, params.communication_id),
+        decider: communicationDecider,
+        command: authorOnly(params.id, auth.accountId, {
+          type: 'DeleteComment' as const,
+          communicationId: params.communication_id,
+          commentId: params.id,
+        }),
+        onRace: 'recompute',
+      },
+    );
+    if (result.position) reply.position(result.position);
+    return null;
+  });
+
+  registerEndpoint(app, endpoints.like, async ({ params, auth, request, reply }) => {
+    const result = await handleCommand(
+      { store, auth, requestId: request.id },
+      {
+        stream: streamId(communicationAggregate, params.communication_id),
+        decider: communicationDecider,
+        command: { type: 'Like', communicationId: params.communication_id, userId: auth.accountId },
+        onRace: 'recompute',
+      },
+    );
+    if (result.position) reply.position(result.position);
+    const users = await accountRefs(store, auth.tenantId, result.after.likes);
+    return result.after.likes.map((id) => ({ user: users.get(id) ?? { id, name: '' } }));
+  });
+
+  registerEndpoint(app, endpoints.unlike, async ({ params, auth, request, reply }) => {
+    const result = await handleCommand(
+      { store, auth, requestId: request.id },
+      {
+        stream: streamId(communicationAggregate, params.communication_id),
+        decider: communicationDecider,
+        command: { type: 'Unlike', communicationId: params.communication_id, userId: auth.accountId },
+        onRace: 'recompute',
+      },
+    );
+    if (result.position) reply.position(result.position);
+    return null;
+  });
+}

@@ -1,0 +1,113 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { featureKeys } from '@renkei/contracts';
+import { createTestDatabase, type TestDatabase } from '@renkei/db';
+import { createPostgresEventStore, readStreamOrEmpty, streamId, type EventStore } from '@renkei/event-store';
+import type { TestAuth } from '@renkei/service-kit/testing';
+import { buildTestCommandApp, injectAs, tenantEventCount } from '../testing.ts';
+
+let db: TestDatabase;
+let store: EventStore;
+let app: FastifyInstance;
+let testAuth: TestAuth;
+let dataDir: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = await createPostgresEventStore(db);
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-data-upload-'));
+  process.env.RENKEI_DATA_DIR = dataDir;
+  ({ app, testAuth } = await buildTestCommandApp(db, store));
+});
+
+afterAll(async () => {
+  await app?.close();
+  await store?.close();
+  await db?.close();
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+function multipart(fields: Record<string, string>, content: Buffer) {
+  const boundary = '----renkei' + randomUUID();
+  const parts = Object.entries(fields).map(
+    ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+  );
+  return {
+    boundary,
+    payload: Buffer.concat([
+      Buffer.from(
+        `${parts.join('')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="紹介.csv"\r\nContent-Type: text/csv\r\n\r\n`,
+      ),
+      content,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]),
+  };
+}
+
+const csv = Buffer.from('紹介年月日,カルテ番号,紹介元\r\nR6.4.1,123,みなと内科\r\n');
+
+async function upload(tenantId: string, fields: Record<string, string>, role: 'owner' | 'member' = 'owner') {
+  const token = await testAuth.token({ tenantId, accountId: randomUUID(), role, features: [...featureKeys] });
+  const body = multipart(fields, csv);
+  return app.inject({
+    method: 'POST',
+    url: '/api/data_uploads',
+    payload: body.payload,
+    headers: { 'content-type': `multipart/form-data; boundary=${body.boundary}`, authorization: `Bearer ${token}` },
+  });
+}
+
+describe('POST /data_uploads', () => {
+  it('keeps the file and opens the import with the saved mapping it names', async () => {
+    const tenantId = randomUUID();
+    const profile = {
+      id: randomUUID(),
+      import_type: 'referral',
+      name: '電子カルテ',
+      mapping: { 紹介日: '紹介年月日', 患者ID: 'カルテ番号', 紹介元医療機関名: '紹介元' },
+    };
+    const saved = await injectAs(
+      { app, testAuth },
+      { tenantId, accountId: randomUUID(), role: 'owner' },
+      'PUT',
+      '/api/data_uploads/mapping_profiles',
+      {
+        profiles: [profile],
+      },
+    );
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect(saved.json()).toEqual({ profiles: [profile], version: 0 });
+
+    const res = await upload(tenantId, { import_type: 'referral', mapping_profile_id: profile.id });
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json()).toMatchObject({
+      status: 'waiting',
+      import_type: 'referral',
+      filename: '紹介.csv',
+      new_record_count: 0,
+    });
+    const [requested] = await readStreamOrEmpty(store, streamId('referral_data_import', res.json().id), tenantId);
+    expect(requested!.data).toMatchObject({ mapping: profile.mapping });
+    expect(fs.readFileSync((requested!.data as { stored_path: string }).stored_path)).toEqual(csv);
+  });
+
+  it('refuses members, an unknown mapping and a type it cannot import yet, keeping nothing', async () => {
+    const tenantId = randomUUID();
+    expect((await upload(tenantId, { import_type: 'referral' }, 'member')).statusCode).toBe(403);
+    const unknown = await upload(tenantId, { import_type: 'referral', mapping_profile_id: randomUUID() });
+    expect(unknown.statusCode).toBe(422);
+    expect(unknown.json().errors).toEqual([{ field: 'mapping_profile_id', message: '列の対応付けが見つかりません' }]);
+    const ef = await upload(tenantId, { import_type: 'hospital_admission_ef_file' });
+    expect(ef.statusCode).toBe(422);
+    expect(ef.json().errors[0].field).toBe('import_type');
+    const bad = await upload(tenantId, { import_type: 'x' });
+    expect(bad.statusCode).toBe(422);
+    expect(await tenantEventCount(db, tenantId)).toBe(0);
+    // The refused upload's directory is gone with its file.
+    expect(fs.readdirSync(path.join(dataDir, 'imports', tenantId))).toEqual([]);
+  });
+});

@@ -1,0 +1,98 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { endpoints, type DataUploadRecord } from '@renkei/contracts';
+import { mappingProfilesAggregate, referralDataImportAggregate } from '@renkei/domain';
+import { streamId, type EventStore } from '@renkei/event-store';
+import { registerEndpoint } from '@renkei/service-kit';
+import { handleCommand } from '../shared/command-handler.ts';
+import { callerRef, readState } from '../shared/facts.ts';
+import { dataUploadDecider, mappingProfilesDecider } from './data-upload.decider.ts';
+import { stagedUploads } from './staged-upload.ts';
+
+export interface DataUploadDeps {
+  store: EventStore;
+  /** Where uploaded files are kept (immutable): `<importsDir>/<tenant>/<import id>/<file>`. */
+  importsDir?: string | undefined;
+  /** Largest accepted file (default 99 MiB: the gateway takes 100 MiB of multipart, framing included). */
+  maxFileBytes?: number | undefined;
+}
+
+const defaultMaxFileBytes = 99 * 1024 * 1024;
+
+/**
+ * POST /data_uploads (the referral data files of issue 12) and the saved column mappings of the two
+ * lists. Owners only (the registry says so): an upload changes every figure of the tenant.
+ */
+export async function registerDataUploadRoutes(app: FastifyInstance, deps: DataUploadDeps): Promise<void> {
+  const { store } = deps;
+  const importsDir = deps.importsDir ?? path.join(process.env.RENKEI_DATA_DIR ?? path.resolve('.data'), 'imports');
+  const profilesStream = (tenantId: string) => streamId(mappingProfilesAggregate, tenantId);
+
+  registerEndpoint(app, endpoints.replaceMappingProfiles, async ({ body, auth, request, reply }) => {
+    const result = await handleCommand(
+      { store, auth, requestId: request.id },
+      {
+        stream: profilesStream(auth.tenantId),
+        decider: mappingProfilesDecider,
+        command: { profiles: body.profiles },
+        onRace: 'conflict',
+      },
+    );
+    if (result.position) reply.position(result.position);
+    return { profiles: result.after, version: result.revision };
+  });
+
+  await app.register(async (child) => {
+    const uploads = await stagedUploads(child, { importsDir, maxFileBytes: deps.maxFileBytes ?? defaultMaxFileBytes });
+    registerEndpoint(child, endpoints.createDataUpload, async ({ body, auth, request, reply }) => {
+      const { importId, filename, storedPath } = uploads.keep(request, auth.tenantId);
+      const [createdBy, profiles] = await Promise.all([
+        callerRef(store, auth),
+        readState(store, auth.tenantId, profilesStream(auth.tenantId), mappingProfilesDecider),
+      ]);
+      const result = await handleCommand(
+        { store, auth, requestId: request.id },
+        {
+          stream: streamId(referralDataImportAggregate, importId),
+          decider: dataUploadDecider,
+          command: {
+            importId,
+            importType: body.import_type,
+            filename,
+            storedPath,
+            mappingProfileId: body.mapping_profile_id ?? null,
+            profiles: profiles.state,
+          },
+          isNew: true,
+          onRace: 'conflict',
+        },
+      ).catch((error: unknown) => {
+        // A refused upload (an unknown mapping) keeps no file.
+        fs.rmSync(path.dirname(storedPath), { recursive: true, force: true });
+        throw error;
+      });
+      if (result.position) reply.position(result.position);
+      const record: DataUploadRecord = {
+        id: importId,
+        filename,
+        status: 'waiting',
+        error_messages: [],
+        imported_row_count: 0,
+        failed_row_count: 0,
+        unprocessed_row_count: 0,
+        abortion_row_number: null,
+        created_at: new Date().toISOString(),
+        created_by: createdBy,
+        import_type: body.import_type,
+        total_row_count: 0,
+        new_record_count: 0,
+        updated_record_count: 0,
+        unchanged_record_count: 0,
+        unmatched_row_count: 0,
+        unmatched_institutions: [],
+      };
+      return record;
+    });
+  });
+}

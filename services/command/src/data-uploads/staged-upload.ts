@@ -1,0 +1,103 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { HttpError } from '@renkei/contracts';
+
+/** File names longer than this are refused (the name is shown on the import page and kept in the event). */
+const maxFilenameLength = 255;
+// What no event may carry (NUL) and what has no place in a file name (controls, UTF-16 halves).
+const unstorable =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
+  /[\u0000-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+const megabytes = (bytes: number) => `${Math.floor((bytes / (1024 * 1024)) * 10) / 10} MB`;
+
+interface StagedFile {
+  path: string;
+  filename: string;
+}
+
+export interface KeptUpload {
+  filename: string;
+  storedPath: string;
+  importId: string;
+}
+
+/**
+ * Multipart uploads streamed to disk inside `child` (an encapsulated context: this multipart setup
+ * applies to its routes only). The file part `file` is written to a staging file while it arrives and
+ * is never held in memory; over `maxFileBytes` the stream ends at once and the answer is 413 with the
+ * staging file removed. A request that fails after the upload (validation, auth) leaves no file behind.
+ * `keep` checks the file and moves it, read-only, to `<importsDir>/<tenant>/<import id>/<name>`, the
+ * import's source of truth.
+ */
+export async function stagedUploads(child: FastifyInstance, options: { importsDir: string; maxFileBytes: number }) {
+  const staging = path.join(options.importsDir, '.staging');
+  fs.mkdirSync(staging, { recursive: true });
+  const staged = new WeakMap<FastifyRequest, StagedFile>();
+  // A multipart body without a boundary cannot be read at all: say so before the parser fails on it.
+  child.addHook('preValidation', async (request) => {
+    const type = request.headers['content-type'] ?? '';
+    if (/^multipart\//i.test(type) && !/;\s*boundary=/i.test(type))
+      throw new HttpError(400, 'ファイルを送信できませんでした（multipart の boundary がありません）。');
+  });
+  await child.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    limits: { files: 1, fileSize: options.maxFileBytes, fields: 10, fieldSize: 1024 },
+    async onFile(this: FastifyRequest, part) {
+      if (part.fieldname !== 'file') {
+        part.file.resume();
+        return;
+      }
+      const target = path.join(staging, randomUUID());
+      // Recorded first, so the file goes whatever happens below.
+      staged.set(this, { path: target, filename: (part.filename || 'upload.csv').replace(unstorable, '') });
+      try {
+        await pipeline(part.file, fs.createWriteStream(target, { flags: 'wx' }));
+      } catch {
+        fs.rmSync(target, { force: true });
+        throw new HttpError(400, 'ファイルの送信が途中で途切れました。もう一度お試しください。');
+      }
+      if (part.file.truncated) {
+        fs.rmSync(target, { force: true });
+        throw new HttpError(413, `ファイルが大きすぎます（上限 ${megabytes(options.maxFileBytes)}）。`);
+      }
+      part.value = '';
+    },
+  });
+  child.addHook('onResponse', async (request) => {
+    const file = staged.get(request);
+    if (file) fs.rmSync(file.path, { force: true });
+  });
+
+  return {
+    keep(request: FastifyRequest, tenantId: string): KeptUpload {
+      const file = staged.get(request);
+      if (!file)
+        throw new HttpError(422, undefined, { errors: [{ field: 'file', message: 'ファイルを選択してください' }] });
+      if (!fs.existsSync(file.path) || fs.statSync(file.path).size === 0) {
+        fs.rmSync(file.path, { force: true });
+        throw new HttpError(422, undefined, { errors: [{ field: 'file', message: 'ファイルが空です' }] });
+      }
+      const filename = path.basename(file.filename.replace(/\\/g, '/')) || 'upload.csv';
+      if (filename.length > maxFilenameLength)
+        throw new HttpError(422, undefined, {
+          errors: [{ field: 'file', message: `ファイル名は${maxFilenameLength}文字以内にしてください` }],
+        });
+      const importId = randomUUID();
+      const dir = path.join(options.importsDir, tenantId, importId);
+      fs.mkdirSync(dir, { recursive: true });
+      // Most file systems allow 255 bytes per name: a longer (Japanese) name is kept in the event only.
+      const storedPath = path.join(
+        dir,
+        Buffer.byteLength(filename) <= 200 ? filename : `upload${path.extname(filename).slice(0, 10)}`,
+      );
+      fs.renameSync(file.path, storedPath);
+      fs.chmodSync(storedPath, 0o444);
+      return { filename, storedPath, importId };
+    },
+  };
+}

@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import iconv from 'iconv-lite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { featureKeys, type FeatureKey } from '@renkei/contracts';
+import { createTestDatabase, type TestDatabase } from '@renkei/db';
+import { createPostgresEventStore, newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
+import type { TestAuth } from '@renkei/service-kit/testing';
+import { buildTestCommandApp, tenantEventCount } from '../testing.ts';
+
+let db: TestDatabase;
+let store: EventStore;
+let app: FastifyInstance;
+let testAuth: TestAuth;
+// Every feature, without the sender restriction (a test of its own turns it on).
+const unrestrictedFeatures = featureKeys.filter((f) => f !== 'email_sender_restricted');
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = await createPostgresEventStore(db);
+  ({ app, testAuth } = await buildTestCommandApp(db, store));
+});
+
+afterAll(async () => {
+  await app?.close();
+  await store?.close();
+  await db?.close();
+});
+
+const content = {
+  title: '新任医師のご案内',
+  sender_name: '地域連携室',
+  sender_email: 'renkei@example.jp',
+  main_content: '<p>ご案内です<script>alert(1)</script></p>',
+};
+
+function multipart(json: unknown, file?: Buffer) {
+  const boundary = '----renkei' + randomUUID();
+  const parts: Buffer[] = [
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="stringified"\r\n\r\n${typeof json === 'string' ? json : JSON.stringify(json)}\r\n`,
+    ),
+  ];
+  if (file)
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="recipients_file"; filename="list.csv"\r\nContent-Type: text/csv\r\n\r\n`,
+      ),
+      file,
+      Buffer.from('\r\n'),
+    );
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+interface Caller {
+  tenantId: string;
+  features?: readonly FeatureKey[];
+}
+
+async function call(
+  caller: Caller,
+  method: 'POST' | 'PUT' | 'DELETE',
+  url: string,
+  body?: { payload: Buffer; contentType: string } | object,
+  headers: Record<string, string> = {},
+) {
+  const token = await testAuth.token({ tenantId: caller.tenantId, features: caller.features ?? unrestrictedFeatures });
+  const isMultipart = body && 'contentType' in body && Buffer.isBuffer(body.payload);
+  return app.inject({
+    method,
+    url,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(isMultipart ? { 'content-type': (body as { contentType: string }).contentType } : {}),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { payload: isMultipart ? (body as { payload: Buffer }).payload : (body as object) }),
+  });
+}
+
+const sjisList = iconv.encode(
+  'メールアドレス,氏名,医療機関コード\r\na@example.jp,山田 太郎,1311234567\r\nA@Example.JP,重複,\r\nだめ,佐藤,\r\nb@example.jp,鈴木,\r\n',
+  'cp932',
+);
+
+describe('email commands', () => {
+  it('creates a draft from a Shift_JIS file: sanitised, duplicates removed, bad rows counted', async () => {
+    const tenant = { tenantId: randomUUID() };
+    const res = await call(tenant, 'POST', '/api/emails', multipart(content, sjisList));
+    expect(res.statusCode).toBe(201);
+    expect(res.headers.etag).toBe('"0"');
+    expect(res.headers['x-position']).toBeTruthy();
+    expect(res.json()).toMatchObject({
+      title: '新任医師のご案内',
+      status: 'unsent',
+      destination_count: 2,
+      invalid_destination_count: 1,
+      main_content: '<p>ご案内です</p>',
+      sent_at: null,
+      version: 0,
+    });
+  });
+
+  it('answers 422 naming the field, and writes nothing', async () => {
+    const tenant = { tenantId: randomUUID() };
+    const bad = await call(tenant, 'POST', '/api/emails', multipart({ ...content, title: '' }));
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().errors).toEqual([expect.objectContaining({ field: 'stringified.title' })]);
+    const broken = await call(tenant, 'POST', '/api/emails', multipart('{"title":'));
+    expect(broken.statusCode).toBe(422);
+    const noColumn = await call(tenant, 'POST', '/api/emails', multipart(content, Buffer.from('氏名\n山田\n')));
+    expect(noColumn.statusCode).toBe(422);
+    expect(noColumn.json().errors[0].field).toBe('recipients_file');
+    const unknownDoctor = await call(
+      tenant,
+      'POST',
+      '/api/emails',
+      multipart({ ...content, doctor_ids: [randomUUID()] }),
+    );
+    expect(unknownDoctor.statusCode).toBe(422);
+    expect(unknownDoctor.json().errors[0].field).toBe('stringified.doctor_ids.0');
+    expect(await tenantEventCount(db, tenant.tenantId)).toBe(0);
+  });
+
+  it('restricts the sender to the allowed addresses when the tenant has email_sender_restricted', async () => {
+    const tenantId = randomUUID();
+    await store.append(
+      streamId('tenant', tenantId),
+      [
+        {
+          type: 'TenantRegistered',
+          data: {
+            tenant_id: tenantId,
+            slug: 't' + tenantId.slice(0, 8),
+            name: 'テスト病院',
+            plan: 'basic',
+            features: [...featureKeys],
+            limits: { max_account_count: null, max_tag_count: null },
+            email_sender_allowed_addresses: ['Renkei@Example.jp'],
+          },
+          metadata: newEventMetadata(tenantId),
+        },
+      ],
+      { expectedRevision: 'any' },
+    );
+    const restricted = { tenantId, features: featureKeys };
+    const refused = await call(
+      restricted,
+      'POST',
+      '/api/emails',
+      multipart({ ...content, sender_email: 'x@example.jp' }),
+    );
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().errors).toEqual([
+      { field: 'stringified.sender_email', message: '差出人メールアドレスは許可されたアドレスから選択してください' },
+    ]);
+    expect((await call(restricted, 'POST', '/api/emails', multipart(content, sjisList))).statusCode).toBe(201);
+    const unrestricted = { tenantId, features: unrestrictedFeatures };
+    const free = await call(
+      unrestricted,
+      'POST',
+      '/api/emails',
+      multipart({ ...content, sender_email: 'x@example.jp' }),
+    );
+    expect(free.statusCode).toBe(201);
+  });
+
+  it('updates a draft keeping its file recipients, copies it, sends once, refuses to delete or edit it after', async () => {
+    const tenant = { tenantId: randomUUID() };
+    const created = (await call(tenant, 'POST', '/api/emails', multipart(content, sjisList))).json();
+    const url = `/api/emails/${created.id}`;
+    const stale = await call(tenant, 'PUT', url, multipart({ ...content, title: '改題' }), { 'if-match': '"5"' });
+    expect(stale.statusCode).toBe(409);
+    const updated = await call(tenant, 'PUT', url, multipart({ ...content, title: '改題' }), { 'if-match': '"0"' });
+    expect(updated.statusCode).toBe(200);
+    expect(updated.json()).toMatchObject({
+      title: '改題',
+      destination_count: 2,
+      invalid_destination_count: 1,
+      version: 1,
+    });
+
+    const copy = await call(tenant, 'POST', `${url}/copy`);
+    expect(copy.statusCode).toBe(201);
+    expect(copy.json()).toMatchObject({ title: '改題', status: 'unsent', destination_count: 2 });
+    expect(copy.json().id).not.toBe(created.id);
+
+    const test = await call(tenant, 'POST', `${url}/send_for_test`, { email_addresses: ['me@example.jp'] });
+    expect(test.statusCode).toBe(202);
+    expect(test.json()).toEqual({ count: 1 });
+
+    const before = await tenantEventCount(db, tenant.tenantId);
+    const sent = await call(tenant, 'POST', `${url}/send`);
+    expect(sent.statusCode).toBe(202);
+    expect(sent.json()).toMatchObject({ status: 'sent' });
+    expect(sent.json().sent_at).toBeTruthy();
+    const again = await call(tenant, 'POST', `${url}/send`);
+    expect(again.statusCode).toBe(202);
+    expect(again.json().sent_at).toBe(sent.json().sent_at);
+    expect(await tenantEventCount(db, tenant.tenantId)).toBe(before + 1);
+
+    const del = await call(tenant, 'DELETE', url);
+    expect(del.statusCode).toBe(422);
+    expect(del.json().errors[0].message).toBe('送信済みのメールは削除できません');
+    expect((await call(tenant, 'PUT', url, multipart(content))).statusCode).toBe(422);
+
+    expect((await call(tenant, 'DELETE', `/api/emails/${copy.json().id}`)).statusCode).toBe(204);
+    expect((await call(tenant, 'DELETE', `/api/emails/${copy.json().id}`)).statusCode).toBe(404);
+  });
+
+  it("answers 404 for another tenant's email on every call, writing nothing", async () => {
+    const owner = { tenantId: randomUUID() };
+    const other = { tenantId: randomUUID() };
+    const created = (await call(owner, 'POST', '/api/emails', multipart(content, sjisList))).json();
+    const url = `/api/emails/${created.id}`;
+    for (const [method, path, body] of [
+      ['PUT', url, multipart(content)],
+      ['DELETE', url, undefined],
+      ['POST', `${url}/copy`, undefined],
+      ['POST', `${url}/send`, undefined],
+      ['POST', `${url}/send_for_test`, { email_addresses: ['me@example.jp'] }],
+    ] as const) {
+      const res = await call(other, method, path, body);
+      expect(res.statusCode, `${method} ${path}`).toBe(404);
+    }
+    expect(await tenantEventCount(db, other.tenantId)).toBe(0);
+  });
+
+  it('refuses to send a draft without recipients', async () => {
+    const tenant = { tenantId: randomUUID() };
+    const created = (await call(tenant, 'POST', '/api/emails', multipart(content))).json();
+    const res = await call(tenant, 'POST', `/api/emails/${created.id}/send`);
+    expect(res.statusCode).toBe(422);
+  });
+});

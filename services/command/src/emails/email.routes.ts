@@ -1,0 +1,286 @@
+import { randomUUID } from 'node:crypto';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { HttpError, endpoints, type Email, type EmailInput, type UserRef } from '@renkei/contracts';
+import type { Database } from '@renkei/db';
+import { doctorAggregate, emailAggregate } from '@renkei/domain';
+import { streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
+import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
+import { doctorDecider } from '../doctors/doctor.decider.ts';
+import { etagOf, revisionIfMatch } from '../shared/command-context.ts';
+import { handleCommand } from '../shared/command-handler.ts';
+import { deterministicId } from '../shared/deterministic-id.ts';
+import { callerRef, emailSenderAllowed, readState } from '../shared/facts.ts';
+import { idempotentCreate } from '../shared/idempotency.ts';
+import { sanitizeEmailHtml } from './email-content.ts';
+import { readRecipientsFile } from './email-recipients-file.ts';
+import { emailDecider, type DoctorFact, type EmailDraftInput, type EmailState } from './email.decider.ts';
+
+export interface EmailRouteDeps {
+  db: Database;
+  store: EventStore;
+  /** Largest recipients file (default 5 MiB: 10,000 rows of address, name and code fit many times). */
+  maxRecipientsFileBytes?: number;
+}
+
+const recipientsFiles = new WeakMap<FastifyRequest, Buffer>();
+
+/** The record as the command side knows it; `created_by` is the writer of the stream's first event. */
+async function toEmail(
+  store: EventStore,
+  auth: AuthContext,
+  emailId: string,
+  state: EmailState,
+  stored: RecordedEvent[],
+  revision: number,
+): Promise<Email> {
+  const draft = state.draft!;
+  const now = new Date();
+  const first = stored[0];
+  const creatorId = first?.metadata.account_id ?? auth.accountId;
+  const createdBy: UserRef = await callerRef(store, { ...auth, accountId: creatorId });
+  return {
+    id: emailId,
+    title: draft.title,
+    status: state.status === 'sent' ? 'sent' : 'unsent',
+    destination_count: draft.recipients.length,
+    invalid_destination_count: draft.invalid_recipients.length,
+    sender_name: draft.sender_name,
+    sender_email: draft.sender_email,
+    main_content: draft.main_content,
+    attachment_id: draft.attachment_id,
+    // Attachments (POST /uploaded_files) are not built yet: the name is unknown here.
+    attachment_name: null,
+    doctor_ids: draft.doctor_ids,
+    sent_at: state.sentAt,
+    created_by: createdBy,
+    created_at: (first?.created_at ?? now).toISOString(),
+    updated_at: now.toISOString(),
+    version: revision,
+  };
+}
+
+/** Each chosen doctor from its own stream (null: not a doctor of this tenant, or removed). */
+async function doctorFacts(store: EventStore, tenantId: string, ids: readonly string[]) {
+  const facts = new Map<string, DoctorFact | null>();
+  const unique = [...new Set(ids)];
+  // A few streams at a time: a campaign may name thousands of doctors.
+  for (let i = 0; i < unique.length; i += 16) {
+    await Promise.all(
+      unique.slice(i, i + 16).map(async (id) => {
+        const { state } = await readState(store, tenantId, streamId(doctorAggregate, id), doctorDecider);
+        facts.set(
+          id,
+          state.status === 'active' && state.fields
+            ? {
+                name: state.fields.name,
+                email: state.fields.email,
+                medicalInstitutionId: state.fields.medical_institution_id,
+              }
+            : null,
+        );
+      }),
+    );
+  }
+  return facts;
+}
+
+async function draftInput(
+  store: EventStore,
+  auth: AuthContext,
+  input: EmailInput,
+  file: Buffer | undefined,
+): Promise<EmailDraftInput> {
+  let fileRows: EmailDraftInput['fileRows'] = null;
+  if (file) {
+    const read = readRecipientsFile(file);
+    if ('errors' in read) throw new HttpError(422, undefined, { errors: read.errors });
+    fileRows = read.rows;
+  }
+  return {
+    title: input.title,
+    senderName: input.sender_name,
+    senderEmail: input.sender_email,
+    mainContent: sanitizeEmailHtml(input.main_content),
+    attachmentId: input.attachment_id,
+    doctorIds: input.doctor_ids,
+    doctors: await doctorFacts(store, auth.tenantId, input.doctor_ids),
+    fileRows,
+    senderAllowed: await emailSenderAllowed(store, auth, input.sender_email),
+  };
+}
+
+/**
+ * Email campaigns (spec §3): drafts written as multipart (`stringified` + an optional
+ * `recipients_file`), copy, delete of unsent ones, send (once) and test sends. Delivery is the
+ * worker's (email-delivery reactor).
+ */
+export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRouteDeps): Promise<void> {
+  const { db, store } = deps;
+  const maxFileBytes = deps.maxRecipientsFileBytes ?? 5 * 1024 * 1024;
+
+  await app.register(async (child) => {
+    child.addHook('preValidation', async (request) => {
+      const type = request.headers['content-type'] ?? '';
+      if (/^multipart\//i.test(type) && !/;\s*boundary=/i.test(type))
+        throw new HttpError(400, 'ファイルを送信できませんでした（multipart の boundary がありません）。');
+    });
+    await child.register(multipart, {
+      attachFieldsToBody: 'keyValues',
+      limits: { files: 1, fileSize: maxFileBytes, fields: 5, fieldSize: 1024 * 1024 },
+      async onFile(this: FastifyRequest, part) {
+        if (part.fieldname !== 'recipients_file') {
+          part.file.resume();
+          return;
+        }
+        const chunks: Buffer[] = [];
+        for await (const chunk of part.file) chunks.push(chunk as Buffer);
+        if (part.file.truncated)
+          throw new HttpError(
+            413,
+            `送信先ファイルが大きすぎます（上限 ${Math.floor(maxFileBytes / 1024 / 1024)} MB）。`,
+          );
+        recipientsFiles.set(this, Buffer.concat(chunks));
+        part.value = '';
+      },
+    });
+
+    registerEndpoint(child, endpoints.createEmail, async ({ body, auth, request, reply }) => {
+      const file = recipientsFiles.get(request);
+      const input = await draftInput(store, auth, body.stringified, file);
+      return idempotentCreate(
+        db.kysely,
+        {
+          request,
+          reply,
+          tenantId: auth.tenantId,
+          endpoint: endpoints.createEmail.id,
+          hashed: { body, file: file?.toString('base64') ?? null },
+          etag: (m: Email) => etagOf(m.version),
+        },
+        async (emailId, retryable) => {
+          const result = await handleCommand(
+            { store, auth, requestId: request.id },
+            {
+              stream: streamId(emailAggregate, emailId),
+              decider: emailDecider,
+              command: { type: 'CreateEmail', emailId, input },
+              isNew: true,
+              onRace: 'conflict',
+              ...(retryable
+                ? { eventId: (i: number) => deterministicId(emailId, 'create', retryable.hash, String(i)) }
+                : {}),
+            },
+          );
+          return {
+            body: await toEmail(store, auth, emailId, result.after, [], result.revision),
+            position: result.position,
+          };
+        },
+      );
+    });
+
+    registerEndpoint(child, endpoints.updateEmail, async ({ params, body, auth, request, reply }) => {
+      const input = await draftInput(store, auth, body.stringified, recipientsFiles.get(request));
+      const result = await handleCommand(
+        { store, auth, requestId: request.id },
+        {
+          stream: streamId(emailAggregate, params.id),
+          decider: emailDecider,
+          command: { type: 'UpdateEmail', emailId: params.id, input },
+          ifMatch: revisionIfMatch(request.headers['if-match']),
+          onRace: 'conflict',
+        },
+      );
+      if (result.position) reply.position(result.position);
+      void reply.header('etag', etagOf(result.revision));
+      return toEmail(store, auth, params.id, result.after, result.stored, result.revision);
+    });
+  });
+
+  registerEndpoint(app, endpoints.deleteEmail, async ({ params, auth, request, reply }) => {
+    const result = await handleCommand(
+      { store, auth, requestId: request.id },
+      {
+        stream: streamId(emailAggregate, params.id),
+        decider: emailDecider,
+        command: { type: 'DeleteEmail', emailId: params.id },
+        ifMatch: revisionIfMatch(request.headers['if-match']),
+        onRace: 'conflict',
+      },
+    );
+    if (result.position) reply.position(result.position);
+    return null;
+  });
+
+  registerEndpoint(app, endpoints.copyEmail, async ({ params, auth, request, reply }) => {
+    const source = await readState(store, auth.tenantId, streamId(emailAggregate, params.id), emailDecider);
+    const sourceDraft = source.state.status === 'draft' || source.state.status === 'sent' ? source.state.draft : null;
+    if (!sourceDraft) throw new HttpError(404);
+    return idempotentCreate(
+      db.kysely,
+      {
+        request,
+        reply,
+        tenantId: auth.tenantId,
+        endpoint: endpoints.copyEmail.id,
+        hashed: { source: params.id },
+        etag: (m: Email) => etagOf(m.version),
+      },
+      async (emailId, retryable) => {
+        const result = await handleCommand(
+          { store, auth, requestId: request.id },
+          {
+            stream: streamId(emailAggregate, emailId),
+            decider: emailDecider,
+            command: { type: 'CopyEmail', emailId, source: sourceDraft },
+            isNew: true,
+            onRace: 'conflict',
+            ...(retryable
+              ? { eventId: (i: number) => deterministicId(emailId, 'copy', retryable.hash, String(i)) }
+              : {}),
+          },
+        );
+        return {
+          body: await toEmail(store, auth, emailId, result.after, [], result.revision),
+          position: result.position,
+        };
+      },
+    );
+  });
+
+  registerEndpoint(app, endpoints.sendEmail, async ({ params, auth, request, reply }) => {
+    const result = await handleCommand(
+      { store, auth, requestId: request.id },
+      {
+        stream: streamId(emailAggregate, params.id),
+        decider: emailDecider,
+        command: { type: 'SendEmail', emailId: params.id },
+        // A second send is no change whatever the client last saw: If-Match is not asked for.
+        onRace: 'recompute',
+      },
+    );
+    if (result.position) reply.position(result.position);
+    void reply.header('etag', etagOf(result.revision));
+    return toEmail(store, auth, params.id, result.after, result.stored, result.revision);
+  });
+
+  registerEndpoint(app, endpoints.sendEmailForTest, async ({ params, body, auth, request, reply }) => {
+    const result = await handleCommand(
+      { store, auth, requestId: request.id },
+      {
+        stream: streamId(emailAggregate, params.id),
+        decider: emailDecider,
+        command: {
+          type: 'SendEmailForTest',
+          emailId: params.id,
+          testId: randomUUID(),
+          emailAddresses: [...new Set(body.email_addresses.map((a) => a.trim()))],
+        },
+        onRace: 'recompute',
+      },
+    );
+    if (result.position) reply.position(result.position);
+    return { count: result.events[0]?.type === 'EmailTestSent' ? result.events[0].data.email_addresses.length : 0 };
+  });
+}

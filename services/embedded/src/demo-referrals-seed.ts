@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import { buildCommandApp } from '@renkei/command';
+import type { Database } from '@renkei/db';
+import type { EventStore } from '@renkei/event-store';
+import { issueAccessToken, updateTenant, type IdentityConfig } from '@renkei/identity';
+import { generateDemoReferralFiles } from '@renkei/referral-files';
+import type { AuthOptions } from '@renkei/service-kit';
+
+export interface DemoReferralSeedDeps {
+  db: Database;
+  store: EventStore;
+  dataDir: string;
+  identityConfig: IdentityConfig;
+  commandAuth: AuthOptions;
+  tenantSlug: string;
+  ownerEmail: string;
+  logger?: Logger | undefined;
+  /** Referrals in the first fiscal year (the generator's trends change later years). */
+  referralsPerYear?: number | undefined;
+}
+
+/** The current fiscal year (年度, from April) in Japan. */
+function currentFiscalYear(now = new Date()): number {
+  const tokyo = new Date(now.getTime() + 9 * 3_600_000);
+  return tokyo.getUTCMonth() >= 3 ? tokyo.getUTCFullYear() : tokyo.getUTCFullYear() - 1;
+}
+
+/**
+ * The demo tenant's referral data: three fiscal years of a 紹介 list and a 逆紹介 list in the hospital's
+ * own column names, and an FF1 per year for the same patients (libs/referral-files' generator), sent
+ * through the same calls an owner uses — the column mappings saved (PUT /data_uploads/mapping_profiles)
+ * and each file uploaded (POST /data_uploads) — so the worker imports them as any upload. Once per
+ * install (a marker file after the last upload); the D and EF files are not uploaded (not imported yet).
+ */
+export async function seedDemoReferrals(deps: DemoReferralSeedDeps): Promise<{ uploads: number } | undefined> {
+  const dir = path.join(deps.dataDir, 'demo', 'referrals');
+  const marker = path.join(dir, '.uploaded');
+  if (fs.existsSync(marker) || deps.identityConfig.externalAuthority) return undefined;
+  const { db } = deps;
+
+  // The demo hospital is the largest open hospital of the generated master: its prefecture completes
+  // the 7-digit codes of the 逆紹介 list, and it never refers to itself.
+  const own = (
+    await sql<{ id: string; code: string }>`
+      SELECT id, code FROM ref.medical_institutions WHERE running_status = 'open' AND substr(code, 3, 1) = '1'
+       ORDER BY bed_count DESC NULLS LAST, code LIMIT 1`.execute(db.kysely)
+  ).rows[0];
+  if (!own) return undefined;
+  const tenant = (
+    await sql<{ medical_institution_id: string | null }>`
+      SELECT medical_institution_id FROM identity.tenants WHERE slug = ${deps.tenantSlug}`.execute(db.kysely)
+  ).rows[0];
+  if (tenant && !tenant.medical_institution_id)
+    await updateTenant({ db, store: deps.store }, deps.tenantSlug, { medicalInstitutionId: own.id });
+  // Referrers: open 医科 institutions of the demo region (the generator gives them sizes and trends).
+  const { rows: institutions } = await sql<{ code: string; name: string }>`
+    SELECT code, name FROM ref.medical_institutions
+     WHERE running_status = 'open' AND substr(code, 3, 1) = '1' AND id <> ${own.id}
+     ORDER BY code LIMIT 400`.execute(db.kysely);
+
+  const fy = currentFiscalYear();
+  const demo = await generateDemoReferralFiles(dir, {
+    seed: 1,
+    institutions,
+    ownInstitutionCode: own.code,
+    fiscalYears: [fy - 2, fy - 1, fy],
+    referralsPerYear: deps.referralsPerYear ?? 3000,
+    otherAdmissionsPerYear: 800,
+  });
+
+  const app = await buildCommandApp({
+    db,
+    store: deps.store,
+    auth: deps.commandAuth,
+    logger: false,
+    rateLimit: false,
+    underPressure: false,
+  });
+  let uploads = 0;
+  try {
+    const token = await issueAccessToken(
+      { db, config: deps.identityConfig },
+      { tenantSlug: deps.tenantSlug, email: deps.ownerEmail, audience: 'command' },
+    );
+    const authorization = `Bearer ${token}`;
+    const profiles = [
+      { id: randomUUID(), import_type: 'referral', name: '紹介リストの対応付け', mapping: demo.referralMapping },
+      {
+        id: randomUUID(),
+        import_type: 'reverse_referral',
+        name: '逆紹介リストの対応付け',
+        mapping: demo.reverseReferralMapping,
+      },
+    ] as const;
+    const saved = await app.inject({
+      method: 'PUT',
+      url: '/api/data_uploads/mapping_profiles',
+      headers: { authorization },
+      payload: { profiles },
+    });
+    if (saved.statusCode !== 200)
+      throw new Error(`demo seed: mapping profiles answered ${saved.statusCode}: ${saved.body}`);
+    // FF1 first, then the lists: the join works in either order, and the referral page fills as each lands.
+    const order = ['ff1_file', 'referral', 'reverse_referral'];
+    const files = demo.files
+      .filter((f) => order.includes(f.kind))
+      .sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));
+    for (const file of files) {
+      const boundary = `----renkei-demo-${randomUUID()}`;
+      const profile = profiles.find((p) => p.import_type === file.kind);
+      const fields = [
+        `import_type\r\n\r\n${file.kind}`,
+        ...(profile ? [`mapping_profile_id\r\n\r\n${profile.id}`] : []),
+      ];
+      const payload = Buffer.concat([
+        Buffer.from(
+          fields
+            .map(
+              (f) =>
+                `--${boundary}\r\nContent-Disposition: form-data; name="${f.split('\r\n')[0]}"\r\n\r\n${f.split('\r\n\r\n')[1]}\r\n`,
+            )
+            .join(''),
+        ),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${path.basename(file.path)}"\r\nContent-Type: text/csv\r\n\r\n`,
+        ),
+        fs.readFileSync(file.path),
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/data_uploads',
+        headers: { authorization, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        payload,
+      });
+      if (res.statusCode !== 202)
+        throw new Error(`demo seed: upload of ${file.kind} answered ${res.statusCode}: ${res.body}`);
+      uploads++;
+    }
+  } finally {
+    await app.close();
+  }
+  fs.writeFileSync(marker, new Date().toISOString());
+  deps.logger?.info({ uploads }, 'demo referral data uploaded; the worker imports it');
+  return { uploads };
+}

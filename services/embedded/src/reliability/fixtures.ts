@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+
+/** Ids of one record and of the records its path nests under, by resource kind. */
+export type RecordIds = Readonly<Record<string, string>>;
+
+/** What a fixture may do: call an endpoint of the registry as the tenant's owner. */
+export interface FixtureApi {
+  readonly tenant: { slug: string; canary: string };
+  /** A few institutions of the shared public master. */
+  readonly institutionIds: readonly string[];
+  call(
+    id: string,
+    input: { params?: Record<string, string>; body?: unknown; rawBody?: Buffer; headers?: Record<string, string> },
+  ): Promise<{ status: number; json: any }>;
+}
+
+export interface Fixture {
+  /**
+   * Records of a public master every tenant reads (medical institutions): another tenant's id of this
+   * kind is not a secret, so the isolation attack on such a param checks the tenant's own data about
+   * the record instead (the canary writes of the victim tenant).
+   */
+  readonly shared?: boolean;
+  /** Creates a fresh record through the API and answers its id and its parents' ids. */
+  create(api: FixtureApi): Promise<RecordIds>;
+}
+
+const unique = () => randomUUID().slice(0, 8);
+
+async function created(api: FixtureApi, id: string, input: Parameters<FixtureApi['call']>[1]) {
+  const res = await api.call(id, input);
+  if (res.status >= 300 || typeof res.json?.id !== 'string') {
+    throw new Error(`fixture ${id} for ${api.tenant.slug} answered ${res.status}: ${JSON.stringify(res.json)}`);
+  }
+  return res.json.id as string;
+}
+
+/**
+ * How to make a record of each kind a path param names. The kind of a param is the path segment
+ * before it (`/tags/{id}` → `tags`, `/medical_institutions/{medical_institution_id}/…` →
+ * `medical_institutions`). A served endpoint whose param kind is missing here fails the run: add the
+ * kind, and every attack covers the new endpoint.
+ */
+export const fixtures: Record<string, Fixture> = {
+  medical_institutions: {
+    shared: true,
+    create: async (api) => ({ medical_institutions: api.institutionIds[0]! }),
+  },
+  tags: {
+    create: async (api) => ({
+      tags: await created(api, 'tags.createTag', { body: { name: `${api.tenant.canary} タグ ${unique()}` } }),
+    }),
+  },
+  medical_institution_labels: {
+    create: async (api) => ({
+      medical_institution_labels: await created(api, 'labels.createMedicalInstitutionLabel', {
+        body: { name: `${api.tenant.canary} ラベル ${unique()}`, component_type: 'text' },
+      }),
+    }),
+  },
+  doctors: {
+    create: async (api) => {
+      const institution = api.institutionIds[0]!;
+      const doctor = await created(api, 'doctors.create', {
+        params: { id: institution },
+        body: { name: `${api.tenant.canary} 医師 ${unique()}` },
+      });
+      return { medical_institutions: institution, doctors: doctor };
+    },
+  },
+  communication_labels: {
+    create: async (api) => ({
+      communication_labels: await created(api, 'labels.createCommunicationLabel', {
+        body: {
+          name: `${api.tenant.canary} 活動ラベル ${unique()}`,
+          communication_type: 'visit',
+          component_type: 'text',
+        },
+      }),
+    }),
+  },
+  communications: {
+    create: async (api) => {
+      const institution = api.institutionIds[0]!;
+      const communication = await created(api, 'communications.createForMedicalInstitution', {
+        params: { id: institution },
+        body: { communication_type: 'visit', acted_date: '2026-11-20', story: `${api.tenant.canary} 訪問記録` },
+      });
+      return { medical_institutions: institution, communications: communication };
+    },
+  },
+  comments: {
+    create: async (api) => {
+      const { communications } = await fixtures.communications!.create(api);
+      const comment = await created(api, 'communications.createComment', {
+        params: { communication_id: communications! },
+        body: { comment: `${api.tenant.canary} コメント` },
+      });
+      return { communications: communications!, comments: comment };
+    },
+  },
+  tasks: {
+    create: async (api) => ({
+      tasks: await created(api, 'tasks.create', {
+        body: { title: `${api.tenant.canary} 次回訪問の調整`, deadline: '2026-12-01' },
+      }),
+    }),
+  },
+  // A template names a list type, not a record of the tenant: nothing to isolate.
+  templates: {
+    shared: true,
+    create: async () => ({ templates: 'referral' }),
+  },
+  data_uploads: {
+    create: async (api) => {
+      const boundary = `----renkei${unique()}`;
+      const csv = `紹介日,患者ID,紹介元医療機関名\r\n2026-11-01,${unique()},${api.tenant.canary} クリニック\r\n`;
+      const part = (name: string, value: string) =>
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+      const rawBody = Buffer.concat([
+        Buffer.from(part('import_type', 'referral')),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="referrals.csv"\r\nContent-Type: text/csv\r\n\r\n`,
+        ),
+        Buffer.from(csv),
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      const id = await created(api, 'imports.createDataUpload', {
+        rawBody,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      });
+      // The worker imports it in the background: a fixture is ready once its record is settled, so no
+      // write of the import lands inside a block that checks that nothing was written.
+      for (let tries = 0; tries < 600; tries++) {
+        const res = await api.call('imports.getDataUpload', { params: { id } });
+        if (res.status === 200 && !['waiting', 'processing'].includes(res.json?.status)) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return { data_uploads: id };
+    },
+  },
+  emails: {
+    // The multipart create's fields as a JSON body (the same fields; the recipients file is optional).
+    create: async (api) => ({
+      emails: await created(api, 'emails.create', {
+        body: {
+          stringified: JSON.stringify({
+            title: `${api.tenant.canary} メール ${unique()}`,
+            sender_name: `${api.tenant.canary} 連携室`,
+            sender_email: `renkei-${unique()}@${api.tenant.slug}.example`,
+            main_content: `<p>${api.tenant.canary}</p>`,
+          }),
+        },
+      }),
+    }),
+  },
+  accounts: {
+    create: async (api) => ({
+      accounts: await created(api, 'accounts.createAccount', {
+        body: {
+          username: `${api.tenant.canary} 職員`,
+          email: `staff-${unique()}@${api.tenant.slug}.example`,
+          password: 'staff-pass-2026',
+          role: 'member',
+        },
+      }),
+    }),
+  },
+};
+
+/** Body fields that name a record of the tenant, by the kind of record. */
+export const bodyRefs: Record<string, string> = {
+  tag_ids: 'tags',
+  label_id: 'medical_institution_labels',
+  label_ids: 'medical_institution_labels',
+};
+
+/** `{name}` placeholders of a path with the kind each names. */
+export function pathParamKinds(path: string): { name: string; kind: string }[] {
+  const result: { name: string; kind: string }[] = [];
+  const segments = path.split('/').filter(Boolean);
+  segments.forEach((segment, i) => {
+    const m = /^\{([a-z_]+)\}$/.exec(segment);
+    if (m) result.push({ name: m[1]!, kind: segments[i - 1] ?? '' });
+  });
+  return result;
+}
+
+/** The kind whose fixture fills every param of a path: the innermost one (it knows its parents). */
+export function innermostKind(path: string): string | undefined {
+  return pathParamKinds(path).at(-1)?.kind;
+}
+
+/** Path params for a path from one fixture's ids. */
+export function paramsFrom(path: string, ids: RecordIds): Record<string, string> {
+  return Object.fromEntries(pathParamKinds(path).map((p) => [p.name, ids[p.kind] ?? '']));
+}

@@ -1,0 +1,242 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import {
+  audienceOf,
+  fillPath,
+  minPositionHeader,
+  positionHeader,
+  registry,
+  type Audience,
+  type EndpointContract,
+} from '@renkei/contracts';
+import { validArbitrary } from './arbitraries.ts';
+import type { SuiteResponse } from './client.ts';
+import { Coverage } from './coverage.ts';
+import {
+  bodyRefs,
+  fixtures,
+  innermostKind,
+  paramsFrom,
+  pathParamKinds,
+  type FixtureApi,
+  type RecordIds,
+} from './fixtures.ts';
+import { settledState, type TenantState } from './state.ts';
+import { startSuiteSystem, type SuiteSystem, type SuiteTenant } from './system.ts';
+
+/** `pnpm test:reliability --long` sets this: many more generated inputs per endpoint. */
+const long = process.env.RELIABILITY_LONG === '1';
+/** Valid inputs per endpoint; invalid variants per mutation kind are all sent once per sample. */
+export const fuzzRuns = { valid: long ? 500 : 12, invalidSamples: long ? 20 : 1 };
+
+export const served: readonly EndpointContract[] = registry.filter((e) => e.served);
+
+export interface Caller {
+  readonly tenant: SuiteTenant;
+  readonly email: string;
+}
+
+export interface CallInput {
+  params?: Record<string, string>;
+  /** Inserted into the path unencoded (attacks send malformed escapes on purpose). */
+  rawParams?: boolean;
+  query?: Record<string, unknown>;
+  rawQuery?: string;
+  body?: unknown;
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+  timeoutMs?: number;
+  /** Overrides the caller's token (auth attacks); null sends no Authorization header. */
+  token?: string | null;
+}
+
+function queryString(query: Record<string, unknown> | undefined): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) {
+      params.append(key, typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+    }
+  }
+  return params.toString();
+}
+
+/** The running system, its tenants and callers, and what the run covered. */
+export class Suite {
+  system!: SuiteSystem;
+  readonly coverage = new Coverage();
+  readonly canary = { a: `CNRYA${randomUUID().slice(0, 6)}`, b: `CNRYB${randomUUID().slice(0, 6)}` };
+  owner!: { a: Caller; b: Caller; limited: Caller };
+  member!: Caller;
+  /** One long-lived record per kind per tenant (reads, isolation); write attacks make their own. */
+  records!: { a: Record<string, RecordIds>; b: Record<string, RecordIds> };
+  private readonly tokens = new Map<string, Promise<string>>();
+  private readonly positions = new Map<string, string>();
+  /** Every label id per tenant, as the order endpoint needs them all. */
+  readonly labelOrder = new Map<string, string[]>();
+
+  async refreshLabelOrder(caller: Caller): Promise<void> {
+    const res = await this.call(caller, 'labels.listMedicalInstitutionLabels');
+    const list = (Array.isArray(res.json) ? res.json : (res.json?.data ?? [])) as { id: string }[];
+    this.labelOrder.set(
+      caller.tenant.id,
+      list.map((l) => l.id),
+    );
+  }
+
+  async start(): Promise<void> {
+    this.system = await startSuiteSystem();
+    const { a, b, limited } = this.system.tenants;
+    this.owner = {
+      a: { tenant: a, email: a.ownerEmail },
+      b: { tenant: b, email: b.ownerEmail },
+      limited: { tenant: limited, email: limited.ownerEmail },
+    };
+    const created = await this.call(this.owner.a, 'accounts.createAccount', {
+      body: { username: '一般 職員', email: `member@${a.slug}.example`, password: 'member-pass-2026', role: 'member' },
+    });
+    if (created.status !== 201) throw new Error(`member account: ${created.status} ${created.text}`);
+    this.member = { tenant: a, email: `member@${a.slug}.example` };
+    this.records = { a: {}, b: {} };
+    for (const kind of Object.keys(fixtures)) {
+      this.records.a[kind] = await this.create(this.owner.a, kind);
+      this.records.b[kind] = await this.create(this.owner.b, kind);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.system?.client.close();
+    await this.system?.stop();
+  }
+
+  token(caller: Caller, audience: Audience): Promise<string> {
+    const key = `${caller.tenant.slug}|${caller.email}|${audience}`;
+    let token = this.tokens.get(key);
+    if (!token) {
+      token = this.system.token(caller.tenant, audience, caller.email);
+      this.tokens.set(key, token);
+    }
+    return token;
+  }
+
+  canaryOf(caller: Caller): string {
+    return caller.tenant === this.system.tenants.b ? this.canary.b : this.canary.a;
+  }
+
+  fixtureApi(caller: Caller): FixtureApi {
+    return {
+      tenant: { slug: caller.tenant.slug, canary: this.canaryOf(caller) },
+      institutionIds: this.system.institutionIds,
+      call: (id, input) => this.call(caller, id, input),
+    };
+  }
+
+  /** A fresh record of a kind (and its parents) for the caller's tenant. */
+  async create(caller: Caller, kind: string): Promise<RecordIds> {
+    const fixture = fixtures[kind];
+    if (!fixture) throw new Error(`no fixture for the resource kind "${kind}"`);
+    return fixture.create(this.fixtureApi(caller));
+  }
+
+  /** Path params of an endpoint filled from one record of its innermost kind. */
+  paramsFor(e: EndpointContract, ids: RecordIds): Record<string, string> {
+    return paramsFrom(e.path, ids);
+  }
+
+  /** A fresh record when the endpoint deletes or changes it, else the tenant's long-lived one. */
+  async recordFor(e: EndpointContract, caller: Caller, fresh = e.method === 'DELETE'): Promise<RecordIds> {
+    const kind = innermostKind(e.path);
+    if (!kind) return {};
+    const own = caller.tenant === this.system.tenants.b ? this.records.b : this.records.a;
+    if (fresh || !own[kind]) return this.create(caller, kind);
+    return own[kind]!;
+  }
+
+  url(e: EndpointContract, input: CallInput): string {
+    const path = input.rawParams
+      ? e.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => input.params?.[name] ?? '')
+      : fillPath(e.path, input.params ?? {});
+    const qs = input.rawQuery ?? queryString(input.query);
+    return `/api${path}${qs ? `?${qs}` : ''}`;
+  }
+
+  async call(caller: Caller, id: string | EndpointContract, input: CallInput = {}): Promise<SuiteResponse> {
+    const contract = typeof id === 'string' ? registry.find((x) => x.id === id) : id;
+    if (!contract) throw new Error(`no endpoint ${String(id)} in the registry`);
+    const token = input.token === undefined ? await this.token(caller, audienceOf[contract.service]) : input.token;
+    const headers: Record<string, string> = { ...(token !== null ? { authorization: `Bearer ${token}` } : {}) };
+    const position = this.positions.get(caller.tenant.id);
+    if (contract.service === 'query' && position) headers[minPositionHeader] = position;
+    let body: string | Buffer | undefined;
+    if (input.rawBody !== undefined) body = input.rawBody;
+    else if (input.body !== undefined) {
+      body = JSON.stringify(input.body);
+      headers['content-type'] = 'application/json';
+    } else if (contract.method !== 'GET' && contract.method !== 'DELETE' && contract.body) {
+      body = '{}';
+      headers['content-type'] = 'application/json';
+    }
+    const res = await this.system.client.request({
+      method: contract.method,
+      path: this.url(contract, input),
+      headers: { ...headers, ...input.headers },
+      ...(input.timeoutMs ? { timeoutMs: input.timeoutMs } : {}),
+      ...(body !== undefined ? { body } : {}),
+    });
+    const written = res.headers[positionHeader];
+    if (typeof written === 'string' && res.status < 300) this.remember(caller.tenant.id, written);
+    return res;
+  }
+
+  private remember(tenantId: string, position: string): void {
+    // Positions are opaque to the client; the latest answer is the furthest one.
+    this.positions.set(tenantId, position);
+  }
+
+  /** Valid params, query and body for an endpoint, generated from its schemas. */
+  validInputs(e: EndpointContract, count: number, seed: number): { query: any; body: any }[] {
+    const q = e.query ? fc.sample(validArbitrary(e.query), { numRuns: count, seed }) : [];
+    const b = e.body ? fc.sample(validArbitrary(e.body), { numRuns: count, seed: seed + 1 }) : [];
+    return Array.from({ length: count }, (_, i) => ({
+      query: e.query ? q[i] : undefined,
+      body: e.body ? b[i] : undefined,
+    }));
+  }
+
+  /**
+   * Ids in a generated body that name the tenant's records (`tag_ids`, `label_id` …, see
+   * `bodyRefs`) replaced by real ones: random uuids there would only ever test the 422 path.
+   */
+  withOwnRefs(body: unknown, caller: Caller): unknown {
+    if (Array.isArray((body as { label_ids?: unknown })?.label_ids) && this.labelOrder.has(caller.tenant.id)) {
+      // A new order must name every label exactly once.
+      return { ...(body as object), label_ids: [...this.labelOrder.get(caller.tenant.id)!].reverse() };
+    }
+    const own = caller.tenant === this.system.tenants.b ? this.records.b : this.records.a;
+    const swap = (v: unknown, key?: string): unknown => {
+      const kind = key ? bodyRefs[key] : undefined;
+      if (kind && own[kind]?.[kind]) {
+        const id = own[kind]![kind]!;
+        if (typeof v === 'string') return id;
+        if (Array.isArray(v)) return v.length ? [id] : v;
+      }
+      if (Array.isArray(v)) return v.map((x) => swap(x));
+      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, swap(x, k)]));
+      return v;
+    };
+    return swap(body);
+  }
+
+  state(tenant: 'a' | 'b'): Promise<TenantState> {
+    return settledState(this.system.db, this.system.tenants[tenant].id);
+  }
+
+  /** Param kinds of served endpoints that have no fixture: the run fails on each. */
+  static missingFixtures(): string[] {
+    return served.flatMap((e) =>
+      pathParamKinds(e.path)
+        .filter((p) => !fixtures[p.kind])
+        .map((p) => `${e.id}: {${p.name}} names "${p.kind}"`),
+    );
+  }
+}

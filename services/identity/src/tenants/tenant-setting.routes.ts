@@ -1,0 +1,128 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import {
+  HttpError,
+  identityEndpoints,
+  ipSelfExclusionSubCode,
+  notFound,
+  unprocessable,
+  type FeatureKey,
+  type TenantSetting,
+} from '@renkei/contracts';
+import { registerEndpoint } from '@renkei/service-kit';
+import type { IdentityDeps } from '../deps.ts';
+import { isIpAllowed, isValidCidr } from './ip-allow-list.ts';
+import { groupInstitutions, updateTenant } from './tenant.commands.ts';
+import { findTenantById, tenantFeatures, type TenantRow } from './tenant.queries.ts';
+
+/**
+ * `/tenant_setting`: the vendor's support account sets up a tenant (the registry lets no one else in).
+ * Every change is the TenantSettingsChanged event plus a row of the change history.
+ */
+export function registerTenantSettingRoutes(app: FastifyInstance, deps: IdentityDeps): void {
+  const db = deps.db.kysely;
+
+  const load = async (tenantId: string): Promise<TenantRow> => {
+    const tenant = await findTenantById(db, tenantId);
+    if (!tenant) throw notFound();
+    return tenant;
+  };
+
+  const settingOf = async (tenant: TenantRow, clientIp: string): Promise<TenantSetting> => {
+    const own = tenant.medical_institution_id
+      ? await groupInstitutions(db, [tenant.medical_institution_id], 'medical_institution_id').catch(() => [
+          // An id set before the master held it still shows, unnamed.
+          { id: tenant.medical_institution_id!, name: '' },
+        ])
+      : [];
+    return {
+      name: tenant.name,
+      plan: tenant.plan,
+      features: tenantFeatures(tenant),
+      features_off: (Object.entries(tenant.feature_overrides) as [FeatureKey, boolean | undefined][])
+        .filter(([, on]) => on === false)
+        .map(([key]) => key),
+      medical_institution: own[0] ?? null,
+      group_medical_institutions: tenant.group_medical_institutions,
+      is_group: tenant.is_group,
+      enabled_phase: tenant.enabled_phase,
+      max_account_count: tenant.max_account_count,
+      max_tag_count: tenant.max_tag_count,
+      email_sender_allowed_addresses: tenant.email_sender_allowed_addresses,
+      ip_allow_list: tenant.ip_allow_list,
+      client_ip: clientIp,
+    };
+  };
+
+  registerEndpoint(app, identityEndpoints.getTenantSetting, async ({ auth, request }) =>
+    settingOf(await load(auth.tenantId), request.ip),
+  );
+
+  registerEndpoint(app, identityEndpoints.updateTenantSetting, async ({ auth, body, request }) => {
+    const tenant = await load(auth.tenantId);
+    const malformed = body.ip_allow_list.flatMap((cidr, i) =>
+      isValidCidr(cidr)
+        ? []
+        : [{ field: `ip_allow_list.${i}`, message: `IPアドレスの形式が正しくありません: ${cidr}` }],
+    );
+    if (malformed.length) throw unprocessable(malformed);
+    // Nobody locks everyone out by mistake: a list without the caller's own address is saved only
+    // once the caller confirmed it, having been told which address that is.
+    if (!body.confirm_ip_exclusion && !isIpAllowed(request.ip, body.ip_allow_list)) {
+      throw new HttpError(422, undefined, {
+        sub_code: ipSelfExclusionSubCode,
+        errors: [
+          {
+            field: 'ip_allow_list',
+            message: `現在の接続元IPアドレス（${request.ip}）が含まれていません。このまま保存すると、このアドレスからはアクセスできなくなります。`,
+          },
+        ],
+      });
+    }
+    const updated = await updateTenant(
+      deps,
+      tenant.slug,
+      {
+        name: body.name,
+        plan: body.plan,
+        featuresOff: body.features_off,
+        medicalInstitutionId: body.medical_institution_id,
+        groupMedicalInstitutionIds: body.group_medical_institution_ids,
+        isGroup: body.is_group,
+        enabledPhase: body.enabled_phase,
+        maxAccountCount: body.max_account_count,
+        maxTagCount: body.max_tag_count,
+        emailSenderAllowedAddresses: body.email_sender_allowed_addresses,
+        ipAllowList: body.ip_allow_list,
+      },
+      { by: auth.accountId },
+    );
+    return settingOf(updated, request.ip);
+  });
+
+  registerEndpoint(app, identityEndpoints.listTenantSettingHistories, async ({ auth, query }) => {
+    const base = db.selectFrom('identity.tenant_setting_changes as c').where('c.tenant_id', '=', auth.tenantId);
+    const { n } = await base.select(sql<string>`count(*)`.as('n')).executeTakeFirstOrThrow();
+    const rows = await base
+      .leftJoin('identity.accounts as a', 'a.id', 'c.account_id')
+      .select(['c.changed_at', 'c.changes', 'a.username'])
+      .orderBy('c.seq', 'desc')
+      .limit(query.per_page)
+      .offset((query.page - 1) * query.per_page)
+      .execute();
+    const total = Number(n);
+    return {
+      data: rows.map((r) => ({
+        changed_at: new Date(r.changed_at as string).toISOString(),
+        changed_by: (r.username as string | null) ?? null,
+        changes: r.changes as { field: string; before: string; after: string }[],
+      })),
+      meta: {
+        total_count: total,
+        page: query.page,
+        per_page: query.per_page,
+        total_pages: Math.ceil(total / query.per_page),
+      },
+    };
+  });
+}

@@ -1,0 +1,238 @@
+import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import type {
+  Communication,
+  CommunicationLabel,
+  CommunicationSearchBody,
+  CommunicationType,
+  LabelComponentType,
+  MedicalInstitutionCommunicationSearchBody,
+  TaskStatus,
+  UserRef,
+} from '@renkei/contracts';
+import { normalizeKeyword } from '@renkei/institution-master';
+import type { ReadModels } from '@renkei/read-models';
+
+type CommunicationRow = Selectable<ReadModels['rm.communications']>;
+type SearchBody = (CommunicationSearchBody | MedicalInstitutionCommunicationSearchBody) & {
+  medical_institution_id?: string;
+  medical_institution_ids?: string[];
+  tag_ids?: string[];
+};
+
+/** A `date` column comes back as a local-midnight Date; its calendar day is what was stored. */
+const dateOnly = (d: Date | string): string =>
+  typeof d === 'string'
+    ? d.slice(0, 10)
+    : `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+
+function conditions(tenantId: string, body: SearchBody): Expression<SqlBool>[] {
+  const where: Expression<SqlBool>[] = [sql<SqlBool>`c.tenant_id = ${tenantId}`];
+  if (body.medical_institution_id) where.push(sql`c.medical_institution_id = ${body.medical_institution_id}`);
+  if (body.period) where.push(sql`c.acted_date BETWEEN ${body.period.from}::date AND ${body.period.to}::date`);
+  if (body.communication_types?.length)
+    where.push(sql`c.communication_type = ANY(${sql.val(body.communication_types)}::text[])`);
+  if (body.user_ids?.length) where.push(sql`c.user_id = ANY(${sql.val(body.user_ids)}::uuid[])`);
+  if (body.medical_institution_ids?.length)
+    where.push(sql`c.medical_institution_id = ANY(${sql.val(body.medical_institution_ids)}::uuid[])`);
+  if (body.tag_ids?.length)
+    where.push(sql`EXISTS (SELECT 1 FROM rm.mi_tags x WHERE x.tenant_id = c.tenant_id
+      AND x.medical_institution_id = c.medical_institution_id AND x.tag_id = ANY(${sql.val(body.tag_ids)}::uuid[]))`);
+  if (body.is_doctor_attended !== undefined) where.push(sql`c.is_doctor_attended = ${body.is_doctor_attended}`);
+  if (body.keyword) {
+    const k = normalizeKeyword(body.keyword);
+    if (k) where.push(sql`strpos(c.search_text, ${k}) > 0`);
+  }
+  for (const f of body.label_filters ?? []) {
+    const value = sql`(SELECT v FROM jsonb_array_elements(c.label_values) v WHERE v->>'label_id' = ${f.label_id} LIMIT 1)`;
+    if (f.is_empty) {
+      where.push(sql`${value} IS NULL`);
+      continue;
+    }
+    const parts = [];
+    if (f.text)
+      parts.push(
+        sql`strpos(coalesce(${value}->>'text_value', ${value}->>'integer_value', ${value}->>'date_value', ${value}->>'time_value'), ${f.text}) > 0`,
+      );
+    if (f.selection_ids?.length)
+      parts.push(sql`(${value}->>'selection_id' = ANY(${sql.val(f.selection_ids)}::text[])
+        OR (${value}->'selection_ids') ?| ${sql.val(f.selection_ids)}::text[])`);
+    if (f.own_department_ids?.length)
+      parts.push(sql`${value}->>'own_department_id' = ANY(${sql.val(f.own_department_ids)}::text[])`);
+    where.push(parts.length ? sql`(${sql.join(parts, sql` AND `)})` : sql`${value} IS NOT NULL`);
+  }
+  return where;
+}
+
+const sortColumns = { acted_date: sql`c.acted_date`, created_at: sql`c.created_at`, updated_at: sql`c.updated_at` };
+
+/** The records of one page with everything they show: names, tasks, comments, likes. */
+async function withDetails(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  rows: CommunicationRow[],
+): Promise<Communication[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const [institutions, comments, likes, tasks] = await Promise.all([
+    sql<{ id: string; name: string }>`
+      SELECT id, name FROM ref.medical_institutions
+       WHERE id = ANY(${sql.val([...new Set(rows.map((r) => r.medical_institution_id))])}::uuid[])`.execute(db),
+    db
+      .selectFrom('rm.communication_comments')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('communication_id', 'in', ids)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute(),
+    db
+      .selectFrom('rm.communication_likes')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('communication_id', 'in', ids)
+      .orderBy('created_at')
+      .execute(),
+    db
+      .selectFrom('rm.tasks')
+      .selectAll()
+      .where('tenant_id', '=', tenantId)
+      .where('communication_id', 'in', ids)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute(),
+  ]);
+  const people = new Set<string>([
+    ...rows.map((r) => r.user_id),
+    ...comments.map((c) => c.user_id),
+    ...likes.map((l) => l.user_id),
+    ...tasks.flatMap((t) => (t.staff_id ? [t.staff_id] : [])),
+  ]);
+  const users = await userRefs(db, tenantId, [...people]);
+  const ref = (id: string): UserRef => users.get(id) ?? { id, name: '' };
+  const institutionName = new Map(institutions.rows.map((i) => [i.id, i.name]));
+  const group = <T extends { communication_id: string | null }>(list: T[]) => {
+    const by = new Map<string, T[]>();
+    for (const item of list) by.set(item.communication_id!, [...(by.get(item.communication_id!) ?? []), item]);
+    return by;
+  };
+  const [commentsOf, likesOf, tasksOf] = [group(comments), group(likes), group(tasks)];
+  return rows.map((r) => ({
+    id: r.id,
+    communication_type: r.communication_type as CommunicationType,
+    acted_date: dateOnly(r.acted_date),
+    category: r.category,
+    purpose: r.purpose,
+    story: r.story,
+    email: null,
+    attachments: [],
+    event_name: r.event_name,
+    memo: r.memo,
+    other_memo: r.other_memo,
+    user: ref(r.user_id),
+    person_in_charge_hospital: r.person_in_charge_hospital,
+    attendee: r.attendee,
+    is_doctor_attended: r.is_doctor_attended,
+    medical_institution: { id: r.medical_institution_id, name: institutionName.get(r.medical_institution_id) ?? '' },
+    tasks: (tasksOf.get(r.id) ?? []).map((t) => ({
+      id: t.id,
+      title: t.title,
+      status: t.status as TaskStatus,
+      deadline: t.deadline ? dateOnly(t.deadline) : null,
+      staff: t.staff_id ? ref(t.staff_id) : null,
+    })),
+    comments: (commentsOf.get(r.id) ?? []).map((c) => ({
+      id: c.id,
+      user: ref(c.user_id),
+      created_date: new Date(c.created_at).toISOString(),
+      comment: c.comment,
+    })),
+    likes: (likesOf.get(r.id) ?? []).map((l) => ({ user: ref(l.user_id) })),
+    label_values: r.label_values,
+    vocs: [],
+    created_at: new Date(r.created_at).toISOString(),
+    updated_at: new Date(r.updated_at).toISOString(),
+    version: r.version,
+  }));
+}
+
+/** Names of the tenant's accounts (from identity's events, kept by the CRM projection). */
+async function userRefs(db: Kysely<ReadModels>, tenantId: string, ids: string[]): Promise<Map<string, UserRef>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('rm.mi_accounts')
+    .select(['account_id', 'name'])
+    .where('tenant_id', '=', tenantId)
+    .where('account_id', 'in', ids)
+    .execute();
+  return new Map(rows.map((r) => [r.account_id, { id: r.account_id, name: r.name }]));
+}
+
+export async function searchCommunications(db: Kysely<ReadModels>, tenantId: string, body: SearchBody) {
+  const dir = body.sort === 'asc' ? sql`ASC` : sql`DESC`;
+  const where = sql.join(conditions(tenantId, body), sql` AND `);
+  const { rows } = await sql<CommunicationRow & { total_count: string }>`
+    SELECT c.*, count(*) OVER () AS total_count
+      FROM rm.communications c
+     WHERE ${where}
+     ORDER BY ${sortColumns[body.sort_by]} ${dir}, c.created_at ${dir}, c.id ${dir}
+     LIMIT ${body.per_page} OFFSET ${(body.page - 1) * body.per_page}`.execute(db);
+  let total = rows.length > 0 ? Number(rows[0]!.total_count) : 0;
+  if (rows.length === 0 && body.page > 1) {
+    // Past the last page: still tell the client how many there are.
+    const counted = await sql<{ n: string }>`SELECT count(*) AS n FROM rm.communications c WHERE ${where}`.execute(db);
+    total = Number(counted.rows[0]!.n);
+  }
+  return {
+    data: await withDetails(db, tenantId, rows),
+    meta: {
+      total_count: total,
+      page: body.page,
+      per_page: body.per_page,
+      total_pages: Math.ceil(total / body.per_page),
+    },
+  };
+}
+
+export async function getCommunication(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  id: string,
+): Promise<Communication | null> {
+  const row = await db
+    .selectFrom('rm.communications')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) return null;
+  return (await withDetails(db, tenantId, [row]))[0]!;
+}
+
+export async function listCommunicationLabels(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  communicationType: CommunicationType | undefined,
+): Promise<CommunicationLabel[]> {
+  // `order` is the place among all the tenant's labels, as the command side answers it.
+  const rows = await db
+    .selectFrom('rm.communication_labels')
+    .selectAll()
+    .select(sql<number>`(row_number() OVER (ORDER BY sort_order, id) - 1)::int`.as('position'))
+    .where('tenant_id', '=', tenantId)
+    .orderBy('sort_order')
+    .orderBy('id')
+    .execute();
+  return rows
+    .filter((r) => !communicationType || r.communication_type === communicationType)
+    .map((r) => ({
+      id: r.id,
+      name: r.name,
+      communication_type: r.communication_type as CommunicationType,
+      component_type: r.component_type as LabelComponentType,
+      order: r.position,
+      description: r.description,
+      selections: r.selections,
+      is_required: r.is_required,
+      version: r.version,
+    }));
+}

@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { HttpError, endpoints } from '@renkei/contracts';
+import type { Database } from '@renkei/db';
+import { registerEndpoint } from '@renkei/service-kit';
+import {
+  communicationsProjection,
+  medicalInstitutionCrmProjection,
+  tasksProjection,
+  type ReadModels,
+} from '@renkei/read-models';
+import { exportCommunications } from './communications.export.ts';
+import { getCommunication, listCommunicationLabels, searchCommunications } from './communications.queries.ts';
+
+export function registerCommunicationQueryRoutes(app: FastifyInstance, deps: { db: Database }): void {
+  const db = () => deps.db.typed<ReadModels>();
+  // Names of staff come from the CRM projection's accounts, tasks from their own projection.
+  const reads = [communicationsProjection.name, tasksProjection.name, medicalInstitutionCrmProjection.name];
+
+  registerEndpoint(
+    app,
+    endpoints.searchCommunications,
+    async ({ body, auth }) => searchCommunications(db(), auth.tenantId, body),
+    { reads },
+  );
+
+  registerEndpoint(
+    app,
+    endpoints.exportCommunications,
+    async ({ body, auth, reply }) => {
+      void reply
+        .header('content-type', `text/csv; charset=${body.encoding === 'shift_jis' ? 'Shift_JIS' : 'UTF-8'}`)
+        .header('content-disposition', 'attachment; filename="communications.csv"');
+      // A stream is sent as it is produced (no serialisation of the whole body).
+      return exportCommunications(db(), auth.tenantId, body) as unknown as string;
+    },
+    { reads },
+  );
+
+  registerEndpoint(
+    app,
+    endpoints.searchForMedicalInstitution,
+    async ({ params, body, auth }) => {
+      const { rows } = await sql`SELECT 1 FROM ref.medical_institutions WHERE id = ${params.id}`.execute(db());
+      if (rows.length === 0) throw new HttpError(404);
+      return searchCommunications(db(), auth.tenantId, { ...body, medical_institution_id: params.id });
+    },
+    { reads },
+  );
+
+  registerEndpoint(
+    app,
+    endpoints.getCommunication,
+    async ({ params, auth }) => {
+      const found = await getCommunication(db(), auth.tenantId, params.id);
+      if (!found) throw new HttpError(404);
+      return found;
+    },
+    { reads },
+  );
+
+  registerEndpoint(
+    app,
+    endpoints.listCommunicationLabels,
+    async ({ query, auth }) => listCommunicationLabels(db(), auth.tenantId, query.communication_type),
+    { reads: [communicationsProjection.name] },
+  );
+}

@@ -1,0 +1,133 @@
+import type { FastifyInstance } from 'fastify';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { HttpError, endpoints, type DataUploadRecord } from '@renkei/contracts';
+import type { Database } from '@renkei/db';
+import { referralsProjection, type ReadModels } from '@renkei/read-models';
+import { referralColumns, reverseReferralColumns } from '@renkei/referral-files';
+import { registerEndpoint } from '@renkei/service-kit';
+import { csvField } from '../medical-institutions/medical-institutions.export.ts';
+
+type ImportRow = Omit<DataUploadRecord, 'created_at' | 'created_by' | 'unmatched_institutions'> & {
+  created_at: Date;
+  created_by: string | null;
+  creator_name: string | null;
+  unmatched_institutions: Record<string, number>;
+};
+
+function toRecord({
+  creator_name,
+  created_by,
+  created_at,
+  unmatched_institutions,
+  ...row
+}: ImportRow): DataUploadRecord {
+  return {
+    ...row,
+    created_at: new Date(created_at).toISOString(),
+    created_by: created_by ? { id: created_by, name: creator_name ?? '' } : null,
+    unmatched_institutions: Object.entries(unmatched_institutions)
+      .map(([key, row_count]) => {
+        const [code, ...name] = key.split('|');
+        return { code: code || null, name: name.join('|') || null, row_count };
+      })
+      .sort((a, b) => b.row_count - a.row_count),
+  };
+}
+
+const templateExample: Record<'referral' | 'reverse_referral', string[]> = {
+  referral: [
+    '2026/04/01',
+    '0001234',
+    '2210110009',
+    '駿河クリニック',
+    '内科',
+    '山田 太郎',
+    '外科',
+    '佐藤 花子',
+    '精査加療',
+    '1',
+    '',
+  ],
+  reverse_referral: ['2026/04/15', '0001234', '2210110009', '駿河クリニック', '外科', ''],
+};
+
+/** /data_uploads: the upload history with counts and row errors, templates, saved mappings (owners only). */
+export function registerDataUploadQueryRoutes(app: FastifyInstance, deps: { db: Database }): void {
+  const reads = { reads: [referralsProjection.name] };
+  const select = (db: Kysely<ReadModels>, where: RawBuilder<unknown>) =>
+    sql<ImportRow>`
+    SELECT i.id, i.import_type, i.filename, i.status, i.error_messages, i.total_row_count, i.imported_row_count,
+           i.failed_row_count, i.unprocessed_row_count, i.abortion_row_number, i.new_record_count,
+           i.updated_record_count, i.unchanged_record_count, i.unmatched_row_count, i.unmatched_institutions,
+           i.created_at, i.created_by, a.name AS creator_name
+      FROM rm.referral_data_imports i
+      LEFT JOIN rm.mi_accounts a ON a.tenant_id = i.tenant_id AND a.account_id = i.created_by
+     WHERE ${where}`.execute(db);
+
+  registerEndpoint(
+    app,
+    endpoints.listDataUploads,
+    async ({ query, auth }) => {
+      const db = deps.db.typed<ReadModels>();
+      const type = query.import_type ?? null;
+      const filter = sql`i.tenant_id = ${auth.tenantId} AND (${type}::text IS NULL OR i.import_type = ${type})`;
+      const [counted, page] = await Promise.all([
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM rm.referral_data_imports i WHERE ${filter}`.execute(db),
+        select(
+          db,
+          sql`${filter} ORDER BY i.created_at DESC, i.id DESC LIMIT ${query.per_page} OFFSET ${(query.page - 1) * query.per_page}`,
+        ),
+      ]);
+      const total = counted.rows[0]?.n ?? 0;
+      return {
+        data: page.rows.map(toRecord),
+        meta: {
+          total_count: total,
+          page: query.page,
+          per_page: query.per_page,
+          total_pages: Math.ceil(total / query.per_page),
+        },
+      };
+    },
+    reads,
+  );
+
+  registerEndpoint(
+    app,
+    endpoints.getDataUpload,
+    async ({ params, auth }) => {
+      const { rows } = await select(
+        deps.db.typed<ReadModels>(),
+        sql`i.tenant_id = ${auth.tenantId} AND i.id = ${params.id}`,
+      );
+      if (!rows[0]) throw new HttpError(404);
+      return toRecord(rows[0]);
+    },
+    reads,
+  );
+
+  registerEndpoint(app, endpoints.dataUploadTemplate, async ({ params, reply }) => {
+    const header = params.import_type === 'referral' ? referralColumns : reverseReferralColumns;
+    const text =
+      [header, templateExample[params.import_type]].map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n';
+    void reply
+      .header('content-type', 'text/csv; charset=UTF-8')
+      .header('content-disposition', `attachment; filename="${params.import_type}_template.csv"`);
+    return Buffer.from('\ufeff' + text, 'utf8') as unknown as string;
+  });
+
+  registerEndpoint(
+    app,
+    endpoints.listMappingProfiles,
+    async ({ auth }) => {
+      const row = await deps.db
+        .typed<ReadModels>()
+        .selectFrom('rm.data_upload_mapping_profiles')
+        .select(['profiles', 'version'])
+        .where('tenant_id', '=', auth.tenantId)
+        .executeTakeFirst();
+      return { profiles: row?.profiles ?? [], version: row?.version ?? -1 };
+    },
+    reads,
+  );
+}

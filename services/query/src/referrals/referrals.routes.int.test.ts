@@ -1,0 +1,241 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { defaultResources, featureKeys } from '@renkei/contracts';
+import { createTestDatabase, type TestDatabase } from '@renkei/db';
+import { createPostgresEventStore, formatPosition, streamId, type EventStore } from '@renkei/event-store';
+import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
+import { startProjections } from '@renkei/projections';
+import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
+import { buildQueryApp, queryProjections } from '../index.ts';
+
+let db: TestDatabase;
+let store: EventStore;
+let app: FastifyInstance;
+let testAuth: TestAuth;
+let projections: { stop(): Promise<void> };
+const code = buildInstitutionCode({ prefectureCode: 22, scoreTable: 1, districtNumber: 2, institutionNumber: 1001 });
+const clinic = institutionIdFromCode(code);
+const tenant = randomUUID();
+const importId = randomUUID();
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = await createPostgresEventStore(db);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-referrals-'));
+  fs.writeFileSync(path.join(dir, 'm.csv'), `${code},みなと内科,,,静岡県静岡市葵区追手町1,,,,診療所,0,内科,,,開設\n`);
+  await importInstitutionMaster(db, path.join(dir, 'm.csv'));
+  fs.rmSync(dir, { recursive: true, force: true });
+  projections = startProjections({ db, store, projections: queryProjections });
+  testAuth = await createTestAuth({ audience: defaultResources.query });
+  app = await buildQueryApp({
+    db,
+    auth: testAuth.auth,
+    logger: false,
+    rateLimit: false,
+    underPressure: false,
+    minPositionTimeoutMs: 10_000,
+  });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await projections?.stop();
+  await store?.close();
+  await db?.close();
+});
+
+const chunk = { import_id: importId, chunk: 0, failed_row_count: 0 };
+async function record() {
+  const metadata = {
+    tenant_id: tenant,
+    account_id: null,
+    correlation_id: importId,
+    causation_id: null,
+    schema_version: 1,
+  };
+  const result = await store.append(
+    streamId('referral_data_import', importId),
+    [
+      {
+        type: 'ReferralDataImportRequested',
+        data: { import_id: importId, import_type: 'referral', filename: '紹介.csv', stored_path: '/x', mapping: null },
+        metadata,
+      },
+      { type: 'ReferralDataImportStarted', data: { import_id: importId, total_row_count: 3 }, metadata },
+      {
+        type: 'ReferralsImported',
+        data: {
+          ...chunk,
+          imported_row_count: 2,
+          failed_row_count: 1,
+          errors: [{ row_number: 4, message: '4行目: 紹介日がありません' }],
+          referrals: ['2024-04-01', '2024-05-01'].map((date, i) => ({
+            identity: `referral:${i}`,
+            row_number: i + 2,
+            referral_date: date,
+            patient_id: `00${i}`,
+            patient_key: String(i),
+            medical_institution_id: i === 0 ? clinic : null,
+            institution_code: i === 0 ? code : null,
+            institution_name: i === 0 ? 'みなと内科' : '不明医院',
+            from_department: null,
+            from_doctor: '山田',
+            to_department: '外科',
+            own_department_id: null,
+            to_doctor: null,
+            purpose: '精査',
+            first_visit: true,
+            source_id: null,
+          })),
+        },
+        metadata,
+      },
+      {
+        type: 'HospitalAdmissionsImported',
+        data: {
+          ...chunk,
+          chunk: 1,
+          imported_row_count: 0,
+          errors: [],
+          admissions: [
+            {
+              identity: '1|0|20240410|0',
+              patient_key: '0',
+              admission_date: '2024-04-10',
+              discharge_date: '2024-04-20',
+              department_code: '100',
+              icd10_code: 'K359',
+              icd10_name: '急性虫垂炎',
+              kcode: 'K718-21',
+              operation_name: '腹腔鏡下虫垂切除術',
+              operation_date: '2024-04-11',
+              anesthesia: 'L008',
+              dpc_code: null,
+              dpc_name: null,
+              scores: { JCS0010: ['0'] },
+              admission_route_code: '1',
+              referral_in: true,
+              discharge_destination_code: '1',
+              discharge_outcome_code: '1',
+            },
+          ],
+        },
+        metadata,
+      },
+      {
+        type: 'ReferralDataImportFinished',
+        data: {
+          import_id: importId,
+          status: 'completed',
+          imported_row_count: 2,
+          failed_row_count: 1,
+          unprocessed_row_count: 0,
+          abortion_row_number: null,
+          error: null,
+        },
+        metadata,
+      },
+    ],
+    { expectedRevision: 'no_stream' },
+  );
+  return formatPosition(result.position);
+}
+
+async function get(url: string, tenantId = tenant, position?: string, role: 'owner' | 'member' = 'owner') {
+  const token = await testAuth.token({ tenantId, accountId: randomUUID(), role, features: [...featureKeys] });
+  return app.inject({
+    method: 'GET',
+    url,
+    headers: { authorization: `Bearer ${token}`, ...(position ? { 'x-min-position': position } : {}) },
+  });
+}
+
+describe('referral reads', () => {
+  it('serve the upload record, the institution referrals with their stays, and first/last marks; other tenants see nothing', async () => {
+    const position = await record();
+    const list = await get('/api/data_uploads?import_type=referral', tenant, position);
+    expect(list.statusCode, list.body).toBe(200);
+    expect(list.json().data).toEqual([
+      expect.objectContaining({
+        id: importId,
+        status: 'completed',
+        imported_row_count: 2,
+        failed_row_count: 1,
+        new_record_count: 3,
+        unmatched_row_count: 1,
+        unmatched_institutions: [{ code: null, name: '不明医院', row_count: 1 }],
+        error_messages: [{ row_number: 4, message: '4行目: 紹介日がありません' }],
+      }),
+    ]);
+    expect((await get(`/api/data_uploads/${importId}`)).json()).toMatchObject({ id: importId });
+    expect((await get(`/api/data_uploads/${importId}`, randomUUID())).statusCode).toBe(404);
+    expect((await get(`/api/data_uploads/${importId}`, tenant, undefined, 'member')).statusCode).toBe(403);
+
+    const referrals = await get(`/api/medical_institutions/${clinic}/referrals`);
+    expect(referrals.statusCode, referrals.body).toBe(200);
+    expect(referrals.json()).toMatchObject({
+      meta: { total_count: 1 },
+      data: [
+        {
+          referral_date: '2024-04-01',
+          patient_id: '000',
+          doctor_name_from: '山田',
+          reason_for_presenting: '精査',
+          hospital_admissions: [{ admission_date: '2024-04-10', kcode: 'K718-21', scores: { JCS0010: 0 } }],
+          reverse_referral: null,
+        },
+      ],
+    });
+    expect((await get(`/api/medical_institutions/${clinic}/referrals`, randomUUID())).json().data).toEqual([]);
+    expect((await get(`/api/medical_institutions/${randomUUID()}/referrals`)).statusCode).toBe(404);
+
+    const last = await get(`/api/referrals/last?medical_institution_ids[]=${clinic}`);
+    expect(last.json()).toEqual([
+      expect.objectContaining({ referral_date: '2024-04-01', medical_institution_id: clinic, first_visit_flag: true }),
+    ]);
+    expect((await get(`/api/reverse_referrals/last?medical_institution_ids[]=${clinic}`)).json()).toEqual([]);
+    const token = await testAuth.token({ tenantId: tenant, accountId: randomUUID(), features: [...featureKeys] });
+    const search = await app.inject({
+      method: 'POST',
+      url: '/api/medical_institutions/search_results',
+      headers: { authorization: `Bearer ${token}` },
+      payload: {
+        referral_period: { from: '2024-04-15', to: '2024-05-31' },
+        comparison_referral_period: { from: '2023-04-01', to: '2024-03-31' },
+        sort_by: 'referral_count',
+        sort: 'desc',
+      },
+    });
+    expect(search.statusCode, search.body).toBe(200);
+    expect(search.json().data[0]).toMatchObject({
+      id: clinic,
+      referral_count: 1,
+      comparison_referral_count: 0,
+      rate_of_referral_change: null,
+    });
+    const chart = async (period_unit: string) =>
+      app.inject({
+        method: 'POST',
+        url: `/api/charts/medical_institutions/${clinic}/referrals`,
+        headers: { authorization: `Bearer ${token}` },
+        payload: { period: { from: '2024-03-01', to: '2024-05-31' }, period_unit },
+      });
+    expect((await chart('month')).json()).toEqual({
+      labels: ['2024年3月', '2024年4月', '2024年5月'],
+      series: [
+        { key: 'referrals', name: '紹介', values: [0, 1, 0] },
+        { key: 'admitted', name: '入院', values: [0, 1, 0] },
+        { key: 'operated', name: '手術', values: [0, 1, 0] },
+        { key: 'reverse_referrals', name: '逆紹介', values: [0, 0, 0] },
+      ],
+    });
+    expect((await chart('fiscal_year')).json().labels).toEqual(['2023年度', '2024年度']);
+    expect((await chart('week')).statusCode).toBe(422);
+    const template = await get('/api/data_uploads/templates/referral');
+    expect(template.body).toContain('紹介日,患者ID,紹介元医療機関コード');
+  });
+});

@@ -1,0 +1,169 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@renkei/db';
+import { emailUnsubscribedEventId } from '@renkei/domain';
+import {
+  createPostgresEventStore,
+  newEventMetadata,
+  readStreamOrEmpty,
+  streamId,
+  type EventStore,
+} from '@renkei/event-store';
+import { createMailTransport, listMails, startMailCatcher, verifyTracking, emailTrackingKey } from '@renkei/mail';
+import { createEmailDeliveryReactor } from './email-delivery.reactor.ts';
+
+let db: TestDatabase;
+let store: EventStore;
+let dir: string;
+let catcher: { port: number; close(): Promise<void> };
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = await createPostgresEventStore(db);
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-mail-'));
+  catcher = await startMailCatcher(dir, 0);
+});
+
+afterAll(async () => {
+  await catcher?.close();
+  await store?.close();
+  await db?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const addresses = ['a@example.jp', 'b@example.jp', 'c@example.jp', 'd@example.jp', 'e@example.jp'];
+
+async function campaign(tenantId: string) {
+  const emailId = randomUUID();
+  await store.append(
+    streamId('email', emailId),
+    [
+      {
+        type: 'EmailCreated',
+        data: {
+          email_id: emailId,
+          title: '【ご案内】勉強会のお知らせ',
+          sender_name: '地域連携室',
+          sender_email: 'renkei@example.jp',
+          main_content: '<p>勉強会を開催します。<a href="https://example.jp/seminar">詳細</a></p>',
+          attachment_id: null,
+          doctor_ids: [],
+          recipients: addresses.map((email_address) => ({
+            email_address,
+            name: null,
+            institution_code: null,
+            doctor_id: null,
+            medical_institution_id: null,
+          })),
+          invalid_recipients: [],
+        },
+        metadata: newEventMetadata(tenantId),
+      },
+      {
+        type: 'EmailSent',
+        data: { email_id: emailId, sent_at: new Date().toISOString() },
+        metadata: newEventMetadata(tenantId),
+      },
+    ],
+    { expectedRevision: 'no_stream' },
+  );
+  const events = await readStreamOrEmpty(store, streamId('email', emailId), tenantId);
+  return { emailId, sent: events.filter((e) => e.type === 'EmailSent') };
+}
+
+const mailsTo = async (address: string, subject: string) =>
+  (await listMails(dir)).filter((m) => m.to === address && m.subject === subject);
+
+describe('email delivery reactor', () => {
+  it('mails each recipient exactly once across a failure in the middle, and skips unsubscribed addresses', async () => {
+    const tenantId = randomUUID();
+    await store.append(
+      streamId('email_unsubscribes', tenantId),
+      [
+        {
+          id: emailUnsubscribedEventId(tenantId, 'E@example.jp'),
+          type: 'EmailUnsubscribed',
+          data: { email_address: 'E@example.jp', email_id: randomUUID() },
+          metadata: newEventMetadata(tenantId),
+        },
+      ],
+      { expectedRevision: 'any' },
+    );
+    const { emailId, sent } = await campaign(tenantId);
+    const real = createMailTransport({ catcherPort: catcher.port });
+    let calls = 0;
+    // The third mail fails as a dying connection would; the reactor repeats the batch (at-least-once).
+    const flaky = {
+      sendMail: async (options: Parameters<typeof real.sendMail>[0]) => {
+        if (++calls === 3) throw new Error('connection lost');
+        return real.sendMail(options);
+      },
+    } as unknown as typeof real;
+    const reactor = createEmailDeliveryReactor({
+      publicOrigin: 'https://renkei.example.jp',
+      dataDir: dir,
+      ratePerMinute: 60_000,
+      transport: () => flaky,
+    });
+    const ctx = { db, store };
+    await expect(reactor.handle(sent, ctx)).rejects.toThrow('connection lost');
+    await reactor.handle(sent, ctx);
+    await reactor.handle(sent, ctx);
+
+    const subject = '【ご案内】勉強会のお知らせ';
+    for (const address of addresses.slice(0, 4)) expect(await mailsTo(address, subject), address).toHaveLength(1);
+    expect(await mailsTo('e@example.jp', subject)).toHaveLength(0);
+    const outcomes = await readStreamOrEmpty(store, streamId('email_delivery', emailId), tenantId);
+    expect(outcomes.map((e) => e.type).sort()).toEqual([
+      ...Array(4).fill('EmailRecipientDelivered'),
+      'EmailRecipientSkipped',
+    ]);
+
+    // The mail's links are signed for that recipient and that link only.
+    const [mail] = await mailsTo('a@example.jp', subject);
+    const click = /href="https:\/\/renkei\.example\.jp\/t\/c\/([^"]+)"/.exec(mail!.html!)![1]!;
+    expect(verifyTracking(emailTrackingKey(dir, undefined), click)).toEqual({
+      t: tenantId,
+      e: emailId,
+      r: 'a@example.jp',
+      u: 'https://example.jp/seminar',
+      s: expect.any(Number),
+    });
+    expect(mail!.html).toMatch(/src="https:\/\/renkei\.example\.jp\/t\/o\/[^"]+"/);
+    expect(mail!.text).toContain('配信停止: https://renkei.example.jp/t/u/');
+    real.close();
+  });
+
+  it('sends a test to the given addresses, marked as a test and without tracking', async () => {
+    const tenantId = randomUUID();
+    const { emailId } = await campaign(tenantId);
+    const test = await store.append(
+      streamId('email', emailId),
+      [
+        {
+          type: 'EmailTestSent',
+          data: { email_id: emailId, test_id: randomUUID(), email_addresses: ['me@example.jp'] },
+          metadata: newEventMetadata(tenantId),
+        },
+      ],
+      { expectedRevision: 'any' },
+    );
+    const events = (await readStreamOrEmpty(store, streamId('email', emailId), tenantId)).filter(
+      (e) => e.revision === test.revision,
+    );
+    const reactor = createEmailDeliveryReactor({
+      publicOrigin: 'https://renkei.example.jp',
+      dataDir: dir,
+      ratePerMinute: 60_000,
+      transport: () => createMailTransport({ catcherPort: catcher.port }),
+    });
+    await reactor.handle(events, { db, store });
+    const [mail] = await mailsTo('me@example.jp', '[テスト送信] 【ご案内】勉強会のお知らせ');
+    expect(mail).toBeDefined();
+    expect(mail!.html).toContain('href="https://example.jp/seminar"');
+    expect(mail!.html).not.toContain('/t/o/');
+  });
+});

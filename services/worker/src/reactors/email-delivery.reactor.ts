@@ -1,0 +1,199 @@
+import path from 'node:path';
+import {
+  emailAddressKey,
+  emailAggregate,
+  emailDeliveryAggregate,
+  emailDeliveryEventId,
+  emailUnsubscribesAggregate,
+  parseEmailEvent,
+  type EmailDraftSaved,
+} from '@renkei/domain';
+import { readStreamOrEmpty, streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
+import {
+  buildCampaignMail,
+  createMailTransport,
+  emailTrackingKey,
+  signTracking,
+  type MailTransport,
+} from '@renkei/mail';
+import { defineReactor, type Reactor } from '@renkei/projections';
+
+export interface EmailDeliveryOptions {
+  /** The public https origin of the tracking and unsubscribe links (PUBLIC_ORIGIN). */
+  publicOrigin?: string;
+  /** Where the tracking key is kept when RENKEI_EMAIL_TRACKING_SECRET is not set (RENKEI_DATA_DIR). */
+  dataDir?: string;
+  /** Mails per minute at most (RENKEI_EMAIL_RATE_PER_MINUTE, default 600). */
+  ratePerMinute?: number;
+  /** The SMTP transport; default SMTP_URL or the local catcher. */
+  transport?: () => MailTransport;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Spaces sends evenly: at most `perMinute` a minute, without bursts. */
+function pacer(perMinute: number) {
+  const interval = 60_000 / perMinute;
+  let next = 0;
+  return async () => {
+    const now = Date.now();
+    next = Math.max(next, now);
+    const wait = next - now;
+    next += interval;
+    if (wait > 0) await sleep(wait);
+  };
+}
+
+interface Job {
+  tenantId: string;
+  emailId: string;
+  /** 'send' for the campaign, the test's id for a test send. */
+  sendId: string;
+  test: boolean;
+  recipients: { address: string; name: string | null }[];
+}
+
+async function draftOf(store: EventStore, tenantId: string, emailId: string): Promise<EmailDraftSaved | null> {
+  const events = await readStreamOrEmpty(store, streamId(emailAggregate, emailId), tenantId);
+  let draft: EmailDraftSaved | null = null;
+  for (const event of events.map(parseEmailEvent)) {
+    if (event.type === 'EmailCreated' || event.type === 'EmailUpdated') draft = event.data;
+    if (event.type === 'EmailDeleted') draft = null;
+  }
+  return draft;
+}
+
+async function unsubscribed(store: EventStore, tenantId: string): Promise<Set<string>> {
+  const events = await readStreamOrEmpty(store, streamId(emailUnsubscribesAggregate, tenantId), tenantId);
+  return new Set(events.map((e) => emailAddressKey((e.data as { email_address: string }).email_address)));
+}
+
+/**
+ * Delivers campaigns and test sends mail by mail. Exactly one mail per recipient across crashes:
+ * each recipient's outcome is an event whose id derives from the email, the send and the address,
+ * so a repeated batch (the reactor is at-least-once) finds it in the delivery stream and skips the
+ * recipient. The one window left: the SMTP server accepted a mail and the worker died before the
+ * event was stored; that recipient (one at most per crash) gets the mail again, with the same
+ * Message-ID (docs/decisions.md, "Email campaigns").
+ */
+export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): Reactor {
+  let transport: MailTransport | null = null;
+  let key: Buffer | null = null;
+  const publicOrigin = () =>
+    (options.publicOrigin ?? process.env.PUBLIC_ORIGIN ?? 'https://localhost:3000').replace(/\/$/, '');
+  const trackingKey = () =>
+    (key ??= emailTrackingKey(
+      options.dataDir ?? path.resolve(process.env.RENKEI_DATA_DIR ?? '.data'),
+      process.env.RENKEI_EMAIL_TRACKING_SECRET,
+    ));
+  const pace = pacer(options.ratePerMinute ?? (Number(process.env.RENKEI_EMAIL_RATE_PER_MINUTE) || 600));
+
+  async function deliver(store: EventStore, job: Job, draft: EmailDraftSaved) {
+    const deliveryStream = streamId(emailDeliveryAggregate, job.emailId);
+    const done = new Set((await readStreamOrEmpty(store, deliveryStream, job.tenantId)).map((e) => e.id));
+    const skip = job.test ? new Set<string>() : await unsubscribed(store, job.tenantId);
+    const mailer = (transport ??= options.transport
+      ? options.transport()
+      : createMailTransport({
+          smtpUrl: process.env.SMTP_URL,
+          pool: true,
+          fallbackPort: Number(process.env.SMTP_PORT ?? 2525),
+        }));
+    const origin = publicOrigin();
+    const metadata = {
+      tenant_id: job.tenantId,
+      account_id: null,
+      correlation_id: job.emailId,
+      causation_id: null,
+      schema_version: 1,
+    };
+    for (const recipient of job.recipients) {
+      const id = emailDeliveryEventId(job.emailId, job.sendId, recipient.address);
+      if (done.has(id)) continue;
+      const address = emailAddressKey(recipient.address);
+      if (skip.has(address)) {
+        await store.append(
+          deliveryStream,
+          [
+            {
+              id,
+              type: 'EmailRecipientSkipped',
+              data: { email_id: job.emailId, email_address: recipient.address, reason: 'unsubscribed' },
+              metadata,
+            },
+          ],
+          { expectedRevision: 'any' },
+        );
+        continue;
+      }
+      const claims = { t: job.tenantId, e: job.emailId, r: address, s: Math.floor(Date.now() / 1000) };
+      const token = (u?: string) => signTracking(trackingKey(), u ? { ...claims, u } : claims);
+      await pace();
+      await mailer.sendMail(
+        buildCampaignMail({
+          from: { name: draft.sender_name, address: draft.sender_email },
+          to: { name: recipient.name, address: recipient.address },
+          subject: job.test ? `[テスト送信] ${draft.title}` : draft.title,
+          html: draft.main_content,
+          unsubscribeUrl: `${origin}/t/u/${token()}`,
+          // A test send is never counted: no pixel, links left as they are.
+          openUrl: job.test ? null : `${origin}/t/o/${token()}`,
+          clickUrl: job.test ? null : (href) => `${origin}/t/c/${token(href)}`,
+          messageId: `<${id}@renkei>`,
+        }),
+      );
+      await store.append(
+        deliveryStream,
+        [
+          {
+            id,
+            type: 'EmailRecipientDelivered',
+            data: {
+              email_id: job.emailId,
+              email_address: recipient.address,
+              delivered_at: new Date().toISOString(),
+              test: job.test,
+            },
+            metadata,
+          },
+        ],
+        { expectedRevision: 'any' },
+      );
+    }
+  }
+
+  return defineReactor({
+    name: 'email_delivery',
+    eventTypes: ['EmailSent', 'EmailTestSent'],
+    // Mails are side effects: a worker meeting this reactor for the first time does not send history.
+    startAt: 'head',
+    batchSize: 1,
+    async handle(events: RecordedEvent[], ctx) {
+      for (const recorded of events) {
+        const event = parseEmailEvent(recorded);
+        const tenantId = recorded.metadata.tenant_id;
+        if (event.type !== 'EmailSent' && event.type !== 'EmailTestSent') continue;
+        const emailId = event.data.email_id;
+        const draft = await draftOf(ctx.store, tenantId, emailId);
+        if (!draft) continue;
+        const job: Job =
+          event.type === 'EmailSent'
+            ? {
+                tenantId,
+                emailId,
+                sendId: 'send',
+                test: false,
+                recipients: draft.recipients.map((r) => ({ address: r.email_address, name: r.name })),
+              }
+            : {
+                tenantId,
+                emailId,
+                sendId: event.data.test_id,
+                test: true,
+                recipients: event.data.email_addresses.map((address) => ({ address, name: null })),
+              };
+        await deliver(ctx.store, job, draft);
+      }
+    },
+  });
+}

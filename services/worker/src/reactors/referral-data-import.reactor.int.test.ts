@@ -1,0 +1,234 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import iconv from 'iconv-lite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { createTestDatabase, type TestDatabase } from '@renkei/db';
+import type { ReferralDataImportType, ReferralsImported } from '@renkei/domain';
+import {
+  createPostgresEventStore,
+  readStreamOrEmpty,
+  streamId,
+  type EventStore,
+  type RecordedEvent,
+} from '@renkei/event-store';
+import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
+import { migrateProjections, physicalTables } from '@renkei/projections';
+import { referralsProjection } from '@renkei/read-models';
+import { generateDemoReferralFiles } from '@renkei/referral-files';
+import { ImportInterruptedError } from './import-queue.ts';
+import { runReferralDataImport } from './referral-data-import.reactor.ts';
+
+let db: TestDatabase;
+let store: EventStore;
+let dir: string;
+const tenant = randomUUID();
+const surgery = randomUUID();
+const code = (n: number) =>
+  buildInstitutionCode({ prefectureCode: 22, scoreTable: 1, districtNumber: 2, institutionNumber: 1000 + n });
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = await createPostgresEventStore(db);
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-referral-import-'));
+  const master = path.join(dir, 'master.csv');
+  const names = ['医療法人社団 駿河会 さくらクリニック', '静岡ヶ丘病院', 'みなと内科'];
+  fs.writeFileSync(
+    master,
+    [...names.map((name, i) => [code(i + 1), name]), [code(9), '駿河総合医療センター']]
+      .map(([c, name], i) => `${c},${name},,,静岡県静岡市葵区追手町${i},,,,一般病院,100,内科,,,開設`)
+      .join('\n'),
+  );
+  await importInstitutionMaster(db, master);
+  await sql`CREATE SCHEMA IF NOT EXISTS rm`.execute(db.kysely);
+  await sql`CREATE TABLE rm.own_departments (tenant_id uuid, id uuid, name text)`.execute(db.kysely);
+  await sql`INSERT INTO rm.own_departments VALUES (${tenant}, ${surgery}, '外科')`.execute(db.kysely);
+  // The tenant's own hospital gives the prefecture that completes 7-digit codes.
+  await sql`CREATE TABLE rm.tenant_settings (tenant_id uuid, medical_institution_id text)`.execute(db.kysely);
+  await sql`INSERT INTO rm.tenant_settings VALUES (${tenant}, ${institutionIdFromCode(code(9))})`.execute(db.kysely);
+  // The reactor waits for the CRM read model to pass the upload: this checkpoint stands for one that has.
+  await migrateProjections(db);
+  await sql`
+    INSERT INTO rm.projection_checkpoints (name, suffix, version, state, tables, position_primary, position_secondary)
+    VALUES ('medical_institution_crm', 'v1', 1, 'live', '{}', 9223372036854775807, 0)`.execute(db.kysely);
+});
+
+afterAll(async () => {
+  await store?.close();
+  await db?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function upload(
+  file: string,
+  importType: ReferralDataImportType,
+  mapping: Record<string, string> | null,
+  run: (requested: RecordedEvent) => Promise<void> = (requested) => runReferralDataImport(db, store, requested),
+) {
+  const importId = randomUUID();
+  const stream = streamId('referral_data_import', importId);
+  const metadata = {
+    tenant_id: tenant,
+    account_id: null,
+    correlation_id: importId,
+    causation_id: null,
+    schema_version: 1,
+  };
+  await store.append(
+    stream,
+    [
+      {
+        type: 'ReferralDataImportRequested',
+        data: {
+          import_id: importId,
+          import_type: importType,
+          filename: path.basename(file),
+          stored_path: file,
+          mapping,
+        },
+        metadata,
+      },
+    ],
+    { expectedRevision: 'no_stream' },
+  );
+  const requested = (await readStreamOrEmpty(store, stream, tenant))[0]!;
+  await run(requested);
+  return { importId, stream, requested, events: () => readStreamOrEmpty(store, stream, tenant) };
+}
+
+describe('referral data import', () => {
+  it('reads a Shift_JIS list in the hospital’s own columns, matches institutions by code and by name, keeps the unmatched and reports bad rows', async () => {
+    const file = path.join(dir, 'list.csv');
+    const text = [
+      '紹介年月日,カルテ番号,紹介元コード,紹介元病院名,受診科',
+      `R6.4.1,00123,${code(3)},みなと内科,外科`,
+      '2024/04/02,456,,駿河会　さくらクリニック,内科',
+      '2024/04/03,789,,静岡ケ丘病院,外科',
+      '2024/04/04,790,,どこにもない医院,外科',
+      '2024/13/40,791,,みなと内科,外科',
+    ].join('\r\n');
+    fs.writeFileSync(file, iconv.encode(text, 'cp932'));
+    const run = await upload(file, 'referral', {
+      紹介日: '紹介年月日',
+      患者ID: 'カルテ番号',
+      紹介元医療機関コード: '紹介元コード',
+      紹介元医療機関名: '紹介元病院名',
+      紹介先診療科: '受診科',
+    });
+    const events = await run.events();
+    expect(events.map((e) => e.type)).toEqual([
+      'ReferralDataImportRequested',
+      'ReferralDataImportStarted',
+      'ReferralsImported',
+      'ReferralDataImportFinished',
+    ]);
+    const chunk = events[2]!.data as ReferralsImported;
+    expect(chunk.referrals.map((r) => [r.patient_key, r.medical_institution_id, r.own_department_id])).toEqual([
+      ['123', institutionIdFromCode(code(3)), surgery],
+      ['456', institutionIdFromCode(code(1)), null],
+      ['789', institutionIdFromCode(code(2)), surgery],
+      ['790', null, surgery],
+    ]);
+    expect(chunk.errors).toEqual([{ row_number: 6, message: expect.stringMatching(/^6行目: 紹介日「2024\/13\/40」/) }]);
+    expect(events[3]!.data).toMatchObject({ status: 'completed', imported_row_count: 4, failed_row_count: 1 });
+
+    // A second run (a worker restarted after the end) appends nothing.
+    await runReferralDataImport(db, store, run.requested);
+    expect((await run.events()).length).toBe(4);
+  });
+
+  it('resumes a run stopped between chunks without a duplicate, and a re-upload of the same rows adds nothing', async () => {
+    const file = path.join(dir, 'big.csv');
+    const rows = Array.from(
+      { length: 1730 },
+      (_, i) => `2024/05/${String((i % 28) + 1).padStart(2, '0')},P${i},,みなと内科`,
+    );
+    fs.writeFileSync(file, ['紹介日,患者ID,紹介元医療機関コード,紹介元医療機関名', ...rows].join('\n'));
+    // The worker stops after two chunks (as on SIGTERM; a kill -9 leaves the same recorded chunks).
+    const stop = new AbortController();
+    let turns = 0;
+    const control = {
+      signal: stop.signal,
+      turn: async <T>(work: () => Promise<T>) => {
+        if (++turns > 2) stop.abort();
+        if (stop.signal.aborted) throw new ImportInterruptedError();
+        return work();
+      },
+    };
+    const run = await upload(file, 'referral', null, (requested) =>
+      expect(runReferralDataImport(db, store, requested, control)).rejects.toThrow(ImportInterruptedError),
+    );
+    expect((await run.events()).filter((e) => e.type === 'ReferralsImported')).toHaveLength(2);
+    await runReferralDataImport(db, store, run.requested);
+    const events = await run.events();
+    const chunks = events.filter((e) => e.type === 'ReferralsImported').map((e) => e.data as ReferralsImported);
+    expect(chunks.map((c) => c.chunk)).toEqual([0, 1, 2, 3]);
+    expect(chunks.flatMap((c) => c.referrals).length).toBe(1730);
+    expect(new Set(chunks.flatMap((c) => c.referrals.map((r) => r.identity))).size).toBe(1730);
+    expect(events.at(-1)!.data).toMatchObject({ status: 'completed', imported_row_count: 1730, failed_row_count: 0 });
+
+    // The same file again: the projection counts every record as already present.
+    const again = await upload(file, 'referral', null);
+    const t = physicalTables(referralsProjection, 'resume');
+    await db.kysely.transaction().execute((trx) => referralsProjection.setup(trx, t));
+    await db.kysely
+      .transaction()
+      .execute(async (trx) => referralsProjection.handle(trx, [...events, ...(await again.events())], t));
+    const { rows: counts } = await sql<{ n: number; u: number }>`
+      SELECT new_record_count AS n, unchanged_record_count AS u FROM ${sql.table(t.referral_data_imports)} ORDER BY created_at`.execute(
+      db.kysely,
+    );
+    expect(counts).toEqual([
+      { n: 1730, u: 0 },
+      { n: 0, u: 1730 },
+    ]);
+  });
+
+  it('fails a file of the wrong kind at once, saying what was expected', async () => {
+    const file = path.join(dir, 'wrong.csv');
+    fs.writeFileSync(file, 'a\tb\tc\n1\t2\t3\n');
+    const run = await upload(file, 'ff1_file', null);
+    const finished = (await run.events()).at(-1)!;
+    expect(finished.type).toBe('ReferralDataImportFinished');
+    expect(finished.data).toMatchObject({ status: 'failed', error: { message: expect.stringMatching(/様式1/) } });
+  });
+
+  it('imports the demo files end to end: referrals joined to the FF1 stays in the rollups', async () => {
+    const demo = await generateDemoReferralFiles(path.join(dir, 'demo'), {
+      seed: 7,
+      institutions: [1, 2, 3].map((n) => ({ code: code(n), name: `テスト病院${n}` })),
+      ownInstitutionCode: code(9),
+      fiscalYears: [2024],
+      referralsPerYear: 300,
+      otherAdmissionsPerYear: 50,
+    });
+    const fileOf = (kind: string) => demo.files.find((f) => f.kind === kind)!.path;
+    const runs = [
+      await upload(fileOf('ff1_file'), 'ff1_file', null),
+      await upload(fileOf('referral'), 'referral', demo.referralMapping),
+      await upload(fileOf('reverse_referral'), 'reverse_referral', demo.reverseReferralMapping),
+    ];
+    const all: RecordedEvent[] = [];
+    for (const run of runs) all.push(...(await run.events()));
+    for (const run of runs)
+      expect((await run.events()).at(-1)!.data).toMatchObject({
+        status: 'completed',
+        failed_row_count: 0,
+        error: null,
+      });
+    const t = physicalTables(referralsProjection, 'e2e');
+    await db.kysely.transaction().execute((trx) => referralsProjection.setup(trx, t));
+    await db.kysely.transaction().execute((trx) => referralsProjection.handle(trx, all, t));
+    const { rows } = await sql<{ referrals: number; admitted: number; operated: number; reverse: number }>`
+      SELECT sum(referral_count)::int AS referrals, sum(admitted_count)::int AS admitted,
+             sum(operated_count)::int AS operated, sum(reverse_referral_count)::int AS reverse
+        FROM ${sql.table(t.referral_monthly_rollups)}`.execute(db.kysely);
+    const totals = rows[0]!;
+    expect(totals.referrals).toBeGreaterThan(250);
+    expect(totals.admitted).toBeGreaterThan(totals.referrals / 5);
+    expect(totals.operated).toBeGreaterThan(0);
+    expect(totals.reverse).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,462 @@
+import fs from 'node:fs';
+import { sql } from 'kysely';
+import type { Database } from '@renkei/db';
+import {
+  parseReferralDataImportEvent,
+  referralDataImportAggregate,
+  uuidV5,
+  type HospitalAdmissionFact,
+  type ReferralDataImportRequested,
+  type ReferralFact,
+  type ReverseReferralFact,
+} from '@renkei/domain';
+import {
+  readStreamOrEmpty,
+  streamId,
+  type EventMetadata,
+  type EventStore,
+  type RecordedEvent,
+} from '@renkei/event-store';
+import { defineReactor, waitForPosition } from '@renkei/projections';
+import {
+  FileKindError,
+  parseFf1,
+  parseReferralList,
+  parseReverseReferralList,
+  readListHeader,
+  StayAssembler,
+  suggestMapping,
+  type HospitalStay,
+  type Parsed,
+  type ReferralRecord,
+  type ReverseReferralRecord,
+} from '@renkei/referral-files';
+import { medicalInstitutionCrmProjection } from '@renkei/read-models';
+import {
+  createImportQueue,
+  ImportInterruptedError,
+  ImportNotReadyError,
+  type ImportRunControl,
+} from './import-queue.ts';
+
+/** Records per chunk event: progress is recorded after each, and each commits on its own. */
+const chunkSize = 500;
+/** Row errors one chunk event carries at most (a file of nothing but bad rows stays readable). */
+const maxErrorsPerChunk = 500;
+// Namespace of this reactor's event ids (uuidV5); an id derived once must keep it forever.
+const eventIdNamespace = '6d1f3c4e2b8a4f0e9c7d5a3b1e2f4a6c';
+
+/** Every event the run appends has an id derived from the import and its place in it: a rerun appends nothing twice. */
+const eventId = (importId: string, ...parts: (string | number)[]) =>
+  uuidV5(eventIdNamespace, [importId, ...parts].join('\u0000'));
+
+const nfkc = (s: string) => s.normalize('NFKC').trim();
+
+/**
+ * Names are compared without width, spacing, ヶ/ケ and the legal-form prefix the master often has and
+ * a referral list often drops (医療法人社団 …). Postgres normalises the master's side the same way.
+ */
+const corporatePrefix =
+  '^(医療法人社団|医療法人財団|特定医療法人|社会医療法人|医療法人|一般財団法人|公益財団法人|一般社団法人|公益社団法人|社会福祉法人|独立行政法人)';
+function normalizeInstitutionName(name: string): string {
+  return name
+    .normalize('NFKC')
+    .replace(/\s/g, '')
+    .replace(/[ヶヵ]/g, 'ケ')
+    .replace(new RegExp(corporatePrefix), '');
+}
+
+interface TenantFacts {
+  prefectureCode: number | undefined;
+  ownDepartments: Map<string, string>;
+}
+
+async function loadTenantFacts(db: Database, requested: RecordedEvent): Promise<TenantFacts> {
+  // Own departments come from the CRM read model: wait until it has seen everything before the upload.
+  const reached = await waitForPosition(db, [medicalInstitutionCrmProjection.name], requested.position, 30_000);
+  if (!reached) throw new ImportNotReadyError('referral data import: own departments read model behind the upload');
+  const tenantId = requested.metadata.tenant_id;
+  const departments = await sql<{ id: string; name: string }>`
+    SELECT id, name FROM rm.own_departments WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+  const own = await sql<{ prefecture_code: number | null }>`
+    SELECT m.prefecture_code FROM rm.tenant_settings s JOIN ref.medical_institutions m ON m.id::text = s.medical_institution_id
+     WHERE s.tenant_id = ${tenantId}`
+    .execute(db.kysely)
+    .catch(() => ({ rows: [] as { prefecture_code: number | null }[] }));
+  return {
+    prefectureCode: own.rows[0]?.prefecture_code ?? undefined,
+    ownDepartments: new Map(departments.rows.map((d) => [nfkc(d.name), d.id])),
+  };
+}
+
+/** Institution ids by 医療機関コード, then by normalised name (a unique match only); remembered for the run. */
+function institutionMatcher(db: Database) {
+  const byCode = new Map<string, string | null>();
+  const byName = new Map<string, string | null>();
+  return async (refs: { code: string | null; name: string | null }[]) => {
+    const codes = [...new Set(refs.flatMap((r) => (r.code && !byCode.has(r.code) ? [r.code] : [])))];
+    if (codes.length > 0) {
+      const { rows } = await sql<{ code: string; id: string }>`
+        SELECT code, id FROM ref.medical_institutions WHERE code = ANY(${sql.val(codes)}::text[])`.execute(db.kysely);
+      for (const c of codes) byCode.set(c, null);
+      for (const r of rows) byCode.set(r.code, r.id);
+    }
+    const unmatchedNames = [
+      ...new Set(
+        refs.flatMap((r) =>
+          (!r.code || !byCode.get(r.code)) && r.name && !byName.has(normalizeInstitutionName(r.name))
+            ? [normalizeInstitutionName(r.name)]
+            : [],
+        ),
+      ),
+    ];
+    if (unmatchedNames.length > 0) {
+      const { rows } = await sql<{ key: string; ids: string[] }>`
+        SELECT key, array_agg(id::text) AS ids FROM (
+          SELECT id, regexp_replace(translate(regexp_replace(normalize(name, NFKC), '\\s', '', 'g'), 'ヶヵ', 'ケケ'), ${corporatePrefix}, '') AS key
+            FROM ref.medical_institutions) m
+         WHERE key = ANY(${sql.val(unmatchedNames)}::text[]) GROUP BY key`.execute(db.kysely);
+      for (const n of unmatchedNames) byName.set(n, null);
+      for (const r of rows) byName.set(r.key, r.ids.length === 1 ? r.ids[0]! : null);
+    }
+    return (ref: { code: string | null; name: string | null }): string | null =>
+      (ref.code ? byCode.get(ref.code) : null) ??
+      (ref.name ? (byName.get(normalizeInstitutionName(ref.name)) ?? null) : null);
+  };
+}
+
+async function countDataLines(filePath: string): Promise<number> {
+  let lines = 0;
+  let lastByte = 0x0a;
+  for await (const chunk of fs.createReadStream(filePath) as AsyncIterable<Buffer>) {
+    for (const b of chunk) if (b === 0x0a) lines++;
+    lastByte = chunk[chunk.length - 1] ?? lastByte;
+  }
+  return lastByte !== 0x0a ? lines + 1 : lines;
+}
+
+const alone: ImportRunControl = { turn: (work) => work() };
+
+type ChunkCounts = { imported_row_count: number; failed_row_count: number };
+
+function admissionFact(stay: HospitalStay): HospitalAdmissionFact {
+  return {
+    identity: stay.identity,
+    patient_key: stay.patientKey,
+    admission_date: stay.admissionDate,
+    discharge_date: stay.dischargeDate,
+    department_code: stay.departmentCode,
+    icd10_code: stay.icd10Code,
+    icd10_name: stay.diseaseName,
+    kcode: stay.kcode,
+    operation_name: stay.operationName,
+    operation_date: stay.operationDate,
+    anesthesia: stay.anesthesia ? (stay.anesthesia.name ?? stay.anesthesia.code) : null,
+    dpc_code: stay.dpcCode,
+    dpc_name: stay.dpcName,
+    scores: stay.scores,
+    admission_route_code: stay.admissionRoute,
+    referral_in: stay.referralIn,
+    discharge_destination_code: stay.dischargeDestination,
+    discharge_outcome_code: stay.outcome,
+  };
+}
+
+/**
+ * Runs one upload: the file is parsed streamed (libs/referral-files), in chunks; each chunk becomes
+ * one facts event on the import's stream (`ReferralsImported`, `ReverseReferralsImported`,
+ * `HospitalAdmissionsImported`) carrying its records with their identities, its row counts and its
+ * row-numbered errors. Institutions are matched here (code, then normalised name; unmatched rows are
+ * kept with a null id), own departments by name. Chunks already recorded are skipped, so a run cut
+ * short anywhere resumes without a duplicate. The file being of the wrong kind stops the run at once.
+ */
+export async function runReferralDataImport(
+  db: Database,
+  store: EventStore,
+  requested: RecordedEvent,
+  control: ImportRunControl = alone,
+): Promise<void> {
+  const data = uploadOf(requested);
+  const importId = data.import_id;
+  const tenantId = requested.metadata.tenant_id;
+  const importStream = streamId(referralDataImportAggregate, importId);
+  const history = (await readStreamOrEmpty(store, importStream, tenantId)).map(parseReferralDataImportEvent);
+  if (history.some((e) => e.type === 'ReferralDataImportFinished')) return;
+  const recorded = new Map<number, ChunkCounts>();
+  for (const e of history)
+    if (
+      e.type === 'ReferralsImported' ||
+      e.type === 'ReverseReferralsImported' ||
+      e.type === 'HospitalAdmissionsImported'
+    )
+      recorded.set(e.data.chunk, e.data);
+  const metadata: EventMetadata = {
+    tenant_id: tenantId,
+    account_id: requested.metadata.account_id,
+    correlation_id: importId,
+    causation_id: requested.id,
+    schema_version: 1,
+  };
+  const append = (id: string, type: string, payload: unknown) =>
+    store.append(importStream, [{ id, type, data: payload, metadata }], { expectedRevision: 'any' });
+
+  const facts = await loadTenantFacts(db, requested);
+  const match = institutionMatcher(db);
+  const lines = await countDataLines(data.stored_path);
+  let total = lines;
+  let imported = 0;
+  let failed = 0;
+  let chunk = 0;
+
+  const finish = async (status: 'completed' | 'failed', abortion: number | null, error: string | null) =>
+    append(eventId(importId, 'finished'), 'ReferralDataImportFinished', {
+      import_id: importId,
+      status,
+      imported_row_count: imported,
+      failed_row_count: failed,
+      unprocessed_row_count: status === 'completed' ? 0 : Math.max(total - imported - failed, 0),
+      abortion_row_number: abortion,
+      error: error ? { row_number: abortion, message: error } : null,
+    });
+
+  /** Appends one chunk's event unless an earlier run did; `build` runs only when it is needed. */
+  const emitChunk = async (
+    type: string,
+    counts: ChunkCounts & { errors: { row_number: number | null; message: string }[] },
+    build: () => Promise<Record<string, unknown>>,
+  ) => {
+    if (control.signal?.aborted) throw new ImportInterruptedError();
+    const done = recorded.get(chunk);
+    if (!done) {
+      await control.turn(async () => {
+        const records = await build();
+        await append(eventId(importId, 'chunk', chunk), type, {
+          import_id: importId,
+          chunk,
+          ...counts,
+          errors: counts.errors.slice(0, maxErrorsPerChunk),
+          ...records,
+        });
+      });
+      // Let requests and other imports in between chunks.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    imported += counts.imported_row_count;
+    failed += counts.failed_row_count;
+    chunk++;
+  };
+
+  const inChunks = async <T>(
+    items: AsyncIterable<Parsed<T>>,
+    type: string,
+    build: (records: { rowNumber: number; record: T }[]) => Promise<Record<string, unknown>>,
+  ) => {
+    let held: Parsed<T>[] = [];
+    const flush = async () => {
+      const records = held.flatMap((p) => (p.kind === 'record' ? [{ rowNumber: p.rowNumber, record: p.record }] : []));
+      const errors = held.flatMap((p) =>
+        p.kind === 'rejected' ? [{ row_number: p.rowNumber, message: `${p.rowNumber}行目: ${p.reason}` }] : [],
+      );
+      held = [];
+      await emitChunk(type, { imported_row_count: records.length, failed_row_count: errors.length, errors }, () =>
+        build(records),
+      );
+    };
+    for await (const item of items) {
+      held.push(item);
+      if (held.length >= chunkSize) await flush();
+    }
+    if (held.length > 0) await flush();
+  };
+
+  await append(eventId(importId, 'started'), 'ReferralDataImportStarted', {
+    import_id: importId,
+    total_row_count: total,
+  });
+  try {
+    switch (data.import_type) {
+      case 'referral':
+      case 'reverse_referral': {
+        const header = await readListHeader(data.stored_path);
+        total = Math.max(lines - (header.hasHeader ? 1 : 0), 0);
+        const mapping =
+          data.mapping ?? (header.headerNames ? suggestMapping(header.headerNames, data.import_type) : {});
+        const options = { mapping, hasHeader: header.hasHeader, prefectureCode: facts.prefectureCode };
+        const department = (name: string | null) => (name ? (facts.ownDepartments.get(nfkc(name)) ?? null) : null);
+        if (data.import_type === 'referral')
+          await inChunks<ReferralRecord>(
+            parseReferralList(data.stored_path, options),
+            'ReferralsImported',
+            async (rows) => {
+              const resolve = await match(
+                rows.map((r) => ({ code: r.record.institutionCode, name: r.record.institutionName })),
+              );
+              const referrals: ReferralFact[] = rows.map(({ rowNumber, record: r }) => ({
+                identity: r.identity,
+                row_number: rowNumber,
+                referral_date: r.referralDate,
+                patient_id: r.patientId,
+                patient_key: r.patientKey,
+                medical_institution_id: resolve({ code: r.institutionCode, name: r.institutionName }),
+                institution_code: r.institutionCode,
+                institution_name: r.institutionName,
+                from_department: r.fromDepartment,
+                from_doctor: r.fromDoctor,
+                to_department: r.toDepartment,
+                own_department_id: department(r.toDepartment),
+                to_doctor: r.toDoctor,
+                purpose: r.purpose,
+                first_visit: r.firstVisit,
+                source_id: r.sourceId,
+              }));
+              return { referrals };
+            },
+          );
+        else
+          await inChunks<ReverseReferralRecord>(
+            parseReverseReferralList(data.stored_path, options),
+            'ReverseReferralsImported',
+            async (rows) => {
+              const resolve = await match(
+                rows.map((r) => ({ code: r.record.institutionCode, name: r.record.institutionName })),
+              );
+              const reverse: ReverseReferralFact[] = rows.map(({ rowNumber, record: r }) => ({
+                identity: r.identity,
+                row_number: rowNumber,
+                reverse_referral_date: r.reverseReferralDate,
+                patient_id: r.patientId,
+                patient_key: r.patientKey,
+                medical_institution_id: resolve({ code: r.institutionCode, name: r.institutionName }),
+                institution_code: r.institutionCode,
+                institution_name: r.institutionName,
+                own_department: r.ownDepartment,
+                own_department_id: department(r.ownDepartment),
+                source_id: r.sourceId,
+              }));
+              return { reverse_referrals: reverse };
+            },
+          );
+        break;
+      }
+      case 'ff1_file': {
+        // Stays need every row of the file first (one stay spans many rows); the assembler holds one entry per stay.
+        const assembler = new StayAssembler();
+        const errors: { row_number: number; message: string }[] = [];
+        let rows = 0;
+        for await (const item of parseFf1(data.stored_path)) {
+          if (item.kind === 'record') {
+            rows++;
+            assembler.addFf1(item.record);
+          } else errors.push({ row_number: item.rowNumber, message: `${item.rowNumber}行目: ${item.reason}` });
+        }
+        total = rows + errors.length;
+        const stays = assembler.stays();
+        for (let i = 0; i === 0 || i < stays.length; i += chunkSize) {
+          // The rows are counted on the first chunk; the stays follow in chunks.
+          const first = i === 0;
+          await emitChunk(
+            'HospitalAdmissionsImported',
+            {
+              imported_row_count: first ? rows : 0,
+              failed_row_count: first ? errors.length : 0,
+              errors: first ? errors : [],
+            },
+            async () => ({ admissions: stays.slice(i, i + chunkSize).map(admissionFact) }),
+          );
+        }
+        break;
+      }
+      case 'd_file':
+      case 'outpatient_ef_file':
+      case 'hospital_admission_ef_file':
+        // Refused at upload (see data-upload.decider.ts); an old request would end here.
+        await finish('failed', 0, 'この種類のファイルの取り込みにはまだ対応していません。');
+        return;
+      default: {
+        const never: never = data.import_type;
+        throw new Error(`unknown import type ${String(never)}`);
+      }
+    }
+  } catch (error) {
+    if (error instanceof FileKindError) {
+      await finish('failed', 0, error.message);
+      return;
+    }
+    throw error;
+  }
+  await finish('completed', null, null);
+}
+
+/** The upload an import run starts from, read through its schema. */
+function uploadOf(requested: RecordedEvent): ReferralDataImportRequested {
+  const event = parseReferralDataImportEvent(requested);
+  if (event.type !== 'ReferralDataImportRequested') throw new Error(`${requested.type} does not start an import`);
+  return event.data;
+}
+
+/** Marks an upload that failed for good as failed, with the chunks recorded so far counted. */
+async function failImport(store: EventStore, requested: RecordedEvent): Promise<void> {
+  const data = uploadOf(requested);
+  const tenantId = requested.metadata.tenant_id;
+  const importStream = streamId(referralDataImportAggregate, data.import_id);
+  const history = (await readStreamOrEmpty(store, importStream, tenantId)).map(parseReferralDataImportEvent);
+  if (history.some((e) => e.type === 'ReferralDataImportFinished')) return;
+  const counts = { i: 0, f: 0 };
+  let total: number | undefined;
+  for (const e of history) {
+    if (
+      e.type === 'ReferralsImported' ||
+      e.type === 'ReverseReferralsImported' ||
+      e.type === 'HospitalAdmissionsImported'
+    ) {
+      counts.i += e.data.imported_row_count;
+      counts.f += e.data.failed_row_count;
+    }
+    if (e.type === 'ReferralDataImportStarted') total = e.data.total_row_count;
+  }
+  await store.append(
+    importStream,
+    [
+      {
+        id: eventId(data.import_id, 'finished'),
+        type: 'ReferralDataImportFinished',
+        data: {
+          import_id: data.import_id,
+          status: 'failed',
+          imported_row_count: counts.i,
+          failed_row_count: counts.f,
+          unprocessed_row_count: Math.max((total ?? 0) - counts.i - counts.f, 0),
+          abortion_row_number: null,
+          error: {
+            row_number: null,
+            message:
+              '取り込み中に予期しないエラーが発生したため中断しました。ファイルの内容を確認して、もう一度取り込んでください。',
+          },
+        },
+        metadata: {
+          tenant_id: tenantId,
+          account_id: requested.metadata.account_id,
+          correlation_id: data.import_id,
+          causation_id: requested.id,
+          schema_version: 1,
+        },
+      },
+    ],
+    { expectedRevision: 'any' },
+  );
+}
+
+/** Records each upload as a job of the shared per-tenant import queue (import-queue.ts). */
+export const referralDataImportReactor = (() => {
+  const queue = createImportQueue({
+    name: 'referral_data_import',
+    run: (event, control, ctx) => runReferralDataImport(ctx.db, ctx.store, event, control),
+    onParked: (event, _error, ctx) => failImport(ctx.store, event),
+  });
+  return defineReactor({
+    name: 'referral_data_import',
+    eventTypes: ['ReferralDataImportRequested'],
+    handle: (events, ctx) => queue.enqueue(events, ctx),
+    background: (ctx) => queue.background(ctx),
+  });
+})();

@@ -1,0 +1,58 @@
+import { expect, test } from '@playwright/test';
+import { app, screenshot, signIn } from './fixtures.ts';
+
+test.describe('communications on a phone', () => {
+  test.use({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+
+  test('log a visit with a label value and a task, see it on the timelines, complete the task', async ({ page }) => {
+    const n = Date.now() % 100000;
+    const story = `e2e訪問-${n} 院長と面談`;
+    const taskTitle = `資料送付-${n}`;
+    await signIn(page, undefined, '/communications');
+    await expect(page.getByTestId('communication-card').first()).toBeVisible();
+
+    await page.getByRole('button', { name: '活動を記録' }).click();
+    const dialog = page.getByRole('dialog', { name: '活動の記録' });
+    // Nothing picked: refused before anything is sent.
+    await dialog.getByRole('button', { name: '記録する' }).click();
+    await expect(dialog.getByText('医療機関を選んでください')).toBeVisible();
+    await dialog.getByLabel('医療機関').fill('病院');
+    await page.getByRole('option').first().click();
+    const institutionName = (await dialog.getByTestId('picked-institution').textContent())!;
+    await dialog.getByLabel('内容').fill(story);
+    await dialog.getByLabel('面談相手').click();
+    await page.getByRole('option', { name: '院長' }).click();
+    await dialog.getByRole('button', { name: 'タスクを追加' }).click();
+    await dialog.getByLabel('タスク1', { exact: true }).fill(taskTitle);
+    await dialog.getByLabel('期限', { exact: true }).fill('2026-01-05');
+    await screenshot(page, 'communications-form-phone');
+    await dialog.getByRole('button', { name: '記録する' }).click();
+    await expect(dialog).toBeHidden();
+
+    const card = page.getByTestId('communication-card').filter({ hasText: story });
+    await expect(card).toBeVisible();
+    await expect(card.getByText('面談相手: 院長')).toBeVisible();
+    await expect(card.getByText(taskTitle)).toBeVisible();
+    await screenshot(page, 'communications-timeline-phone');
+    await page.reload();
+    await expect(card).toBeVisible();
+
+    // The institution's own timeline.
+    const href = await card.getByRole('link', { name: institutionName }).getAttribute('href');
+    const institutionId = /\/crms\/([^/?]+)/.exec(href!)![1]!;
+    await page.goto(app(`/crms/${institutionId}/communications`));
+    await expect(page.getByTestId('communication-card').filter({ hasText: story })).toBeVisible();
+
+    // /tasks is a desktop page (spec §2).
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(app('/tasks'));
+    const row = page.getByTestId('task-row').filter({ hasText: taskTitle });
+    await expect(row).toBeVisible();
+    await expect(row.getByText('期限切れ')).toBeVisible();
+    await row.getByRole('checkbox', { name: `${taskTitle}を完了にする` }).click();
+    await expect(row).toBeHidden();
+    await page.getByText('完了', { exact: true }).click();
+    await expect(page.getByTestId('task-row').filter({ hasText: taskTitle })).toBeVisible();
+    await screenshot(page, 'tasks-finished');
+  });
+});

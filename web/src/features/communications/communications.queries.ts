@@ -1,0 +1,91 @@
+import { queryOptions } from '@tanstack/react-query';
+import type {
+  CommunicationCreateInput,
+  CommunicationSearchBody,
+  CommunicationType,
+  MedicalInstitutionCommunicationSearchBody,
+} from '@renkei/contracts';
+import type { z } from 'zod';
+import type { ApiClient } from '../../api/api-client.ts';
+import { useApiMutation } from '../../api/useApiMutation.ts';
+import { taskQueries } from '../tasks/tasks.queries.ts';
+
+export type CommunicationSearchInput = z.input<typeof CommunicationSearchBody>;
+export type InstitutionCommunicationSearchInput = z.input<typeof MedicalInstitutionCommunicationSearchBody>;
+
+/** One key factory for communications; its mutations invalidate only these keys (and tasks, below). */
+export const communicationQueries = {
+  all: ['communications'] as const,
+  search: (api: ApiClient, body: CommunicationSearchInput) =>
+    queryOptions({
+      queryKey: [...communicationQueries.all, 'search', body] as const,
+      queryFn: ({ signal }) => api.searchCommunications({ body, signal }),
+    }),
+  institutionSearch: (api: ApiClient, id: string, body: InstitutionCommunicationSearchInput) =>
+    queryOptions({
+      queryKey: [...communicationQueries.all, 'institution', id, body] as const,
+      queryFn: ({ signal }) => api.searchForMedicalInstitution({ params: { id }, body, signal }),
+    }),
+  labels: (api: ApiClient) =>
+    queryOptions({
+      queryKey: [...communicationQueries.all, 'labels'] as const,
+      queryFn: ({ signal }) => api.listCommunicationLabels({ query: {}, signal }),
+    }),
+  staffs: (api: ApiClient) =>
+    queryOptions({
+      queryKey: [...communicationQueries.all, 'staffs'] as const,
+      queryFn: ({ signal }) => api.listStaffs({ query: {}, signal }),
+      staleTime: 5 * 60_000,
+    }),
+};
+
+export type CommunicationCreateValues = z.input<typeof CommunicationCreateInput>;
+
+export const useCreateCommunication = () =>
+  useApiMutation(
+    (
+      api,
+      {
+        institutionId,
+        body,
+        idempotencyKey,
+      }: { institutionId: string; body: CommunicationCreateValues; idempotencyKey: string },
+    ) => api.createForMedicalInstitution({ params: { id: institutionId }, body, idempotencyKey }),
+    // Tasks entered with the record show on /tasks; the CRM page shows the last visit.
+    [communicationQueries.all, taskQueries.all, ['medical-institutions']],
+  );
+
+export const useAddComment = () =>
+  useApiMutation(
+    (api, { id, comment }: { id: string; comment: string }) =>
+      api.createComment({ params: { communication_id: id }, body: { comment } }),
+    [communicationQueries.all],
+  );
+
+export const useDeleteComment = () =>
+  useApiMutation(
+    (api, { id, commentId }: { id: string; commentId: string }) =>
+      api.deleteComment({ params: { communication_id: id, id: commentId } }),
+    [communicationQueries.all],
+  );
+
+export const useToggleLike = () =>
+  useApiMutation(
+    (api, { id, liked }: { id: string; liked: boolean }) =>
+      liked
+        ? api.unlike({ params: { communication_id: id } }).then(() => null)
+        : api.like({ params: { communication_id: id } }),
+    [communicationQueries.all],
+  );
+
+export const communicationTypeLabels: Record<CommunicationType, string> = {
+  visit: '訪問',
+  new_visit: '新規訪問',
+  phone: '電話',
+  email: 'メール',
+  postal_item: '郵送物',
+  event_attendance: 'イベント参加',
+  referral_acceptance: '紹介受入',
+  refused_referral: '紹介お断り',
+  other: 'その他',
+};

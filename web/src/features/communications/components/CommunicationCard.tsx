@@ -1,0 +1,155 @@
+import { ActionIcon, Badge, Button, Card, Group, Stack, Text, TextInput } from '@mantine/core';
+import type { Communication, CommunicationLabel, LabelValue } from '@renkei/contracts';
+import { useState } from 'react';
+import { formatDateTime } from '../../../app/dates.ts';
+import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
+import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
+import { communicationTypeLabels, useAddComment, useDeleteComment, useToggleLike } from '../communications.queries.ts';
+
+/** A calendar date as stored (no time zone to apply). */
+const formatDay = (day: string) => day.replaceAll('-', '/');
+
+function labelText(value: LabelValue, label: CommunicationLabel | undefined): string {
+  const choice = (id: string) => label?.selections.find((s) => s.id === id)?.label ?? '';
+  if (value.text_value !== null) return value.text_value;
+  if (value.integer_value !== null) return String(value.integer_value);
+  if (value.date_value !== null) return value.date_value;
+  if (value.time_value !== null) return value.time_value;
+  if (value.selection_id !== null) return choice(value.selection_id);
+  return value.selection_ids.map(choice).join('、');
+}
+
+/** One record of the timeline: what happened, its labels and tasks, then comments and likes. */
+export function CommunicationCard({
+  communication: c,
+  labels,
+  currentUserId,
+}: {
+  communication: Communication;
+  labels: CommunicationLabel[];
+  currentUserId: string;
+}) {
+  const [comment, setComment] = useState('');
+  const addComment = useAddComment();
+  const deleteComment = useDeleteComment();
+  const toggleLike = useToggleLike();
+  const onError = useMutationErrorHandler();
+  const liked = c.likes.some((l) => l.user.id === currentUserId);
+  const labelById = new Map(labels.map((l) => [l.id, l]));
+  // Values of a deleted label are kept in the record but no longer shown (docs/decisions.md).
+  const shownValues = c.label_values.filter((v) => labelById.has(v.label_id));
+
+  const send = async () => {
+    const text = comment.trim();
+    if (!text) return;
+    try {
+      await addComment.mutateAsync({ id: c.id, comment: text });
+      setComment('');
+    } catch (error) {
+      onError(error);
+    }
+  };
+
+  return (
+    <Card withBorder padding="sm" data-testid="communication-card">
+      <Stack gap={6}>
+        <Group justify="space-between" wrap="wrap" gap="xs">
+          <Group gap="xs">
+            <Badge variant="light">{communicationTypeLabels[c.communication_type]}</Badge>
+            <Text fw={600}>{formatDay(c.acted_date)}</Text>
+            {c.is_doctor_attended && (
+              <Badge color="teal" variant="outline">
+                医師面談
+              </Badge>
+            )}
+          </Group>
+          <Text size="sm" c="dimmed">
+            {c.user?.name ?? ''}
+          </Text>
+        </Group>
+        {c.medical_institution && (
+          <AnchorLink to="/crms/$id" params={{ id: c.medical_institution.id }} fw={500}>
+            {c.medical_institution.name}
+          </AnchorLink>
+        )}
+        {c.story && <Text style={{ whiteSpace: 'pre-wrap' }}>{c.story}</Text>}
+        {c.memo && (
+          <Text size="sm" c="dimmed" style={{ whiteSpace: 'pre-wrap' }}>
+            メモ: {c.memo}
+          </Text>
+        )}
+        {shownValues.length > 0 && (
+          <Group gap="xs">
+            {shownValues.map((v) => (
+              <Badge key={v.label_id} variant="default" tt="none">
+                {labelById.get(v.label_id)!.name}: {labelText(v, labelById.get(v.label_id))}
+              </Badge>
+            ))}
+          </Group>
+        )}
+        {c.tasks.length > 0 && (
+          <Stack gap={2}>
+            {c.tasks.map((t) => (
+              <Text key={t.id} size="sm" td={t.status === 'finished' ? 'line-through' : undefined}>
+                タスク: {t.title}
+                {t.deadline ? `（期限 ${formatDay(t.deadline)}）` : ''}
+                {t.staff ? ` / ${t.staff.name}` : ''}
+              </Text>
+            ))}
+          </Stack>
+        )}
+        <Group gap="xs">
+          <Button
+            size="compact-sm"
+            variant={liked ? 'filled' : 'light'}
+            aria-pressed={liked}
+            loading={toggleLike.isPending}
+            onClick={() => toggleLike.mutateAsync({ id: c.id, liked }).catch(onError)}
+          >
+            いいね {c.likes.length}
+          </Button>
+        </Group>
+        {c.comments.map((m) => (
+          <Group key={m.id} gap="xs" wrap="nowrap" align="flex-start">
+            <Text size="sm" style={{ flex: 1, whiteSpace: 'pre-wrap' }}>
+              <Text span fw={600} size="sm">
+                {m.user?.name ?? ''}
+              </Text>{' '}
+              {m.comment}{' '}
+              <Text span size="xs" c="dimmed">
+                {formatDateTime(m.created_date)}
+              </Text>
+            </Text>
+            {m.user?.id === currentUserId && (
+              <ActionIcon
+                variant="subtle"
+                color="red"
+                aria-label="コメントを削除"
+                onClick={() => deleteComment.mutateAsync({ id: c.id, commentId: m.id }).catch(onError)}
+              >
+                ×
+              </ActionIcon>
+            )}
+          </Group>
+        ))}
+        <Group gap="xs" wrap="nowrap">
+          <TextInput
+            style={{ flex: 1 }}
+            size="sm"
+            placeholder="コメントを書く"
+            aria-label="コメント"
+            value={comment}
+            maxLength={2000}
+            onChange={(e) => setComment(e.currentTarget.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && !e.nativeEvent.isComposing) void send();
+            }}
+          />
+          <Button size="sm" variant="light" loading={addComment.isPending} onClick={() => void send()}>
+            送信
+          </Button>
+        </Group>
+      </Stack>
+    </Card>
+  );
+}

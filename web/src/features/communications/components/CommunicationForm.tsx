@@ -1,0 +1,317 @@
+import {
+  ActionIcon,
+  Button,
+  Card,
+  Checkbox,
+  Group,
+  Select,
+  Stack,
+  Text,
+  TextInput,
+  Textarea,
+  Title,
+} from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import type { CommunicationType } from '@renkei/contracts';
+import { useRef, useState } from 'react';
+import { useServices } from '../../../app/services-context.tsx';
+import { toast } from '../../../app/toast.ts';
+import { ApiError } from '../../../api/api-errors.ts';
+import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
+import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
+import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
+import { communicationQueries, communicationTypeLabels, useCreateCommunication } from '../communications.queries.ts';
+import { LabelValueField, type LabelValueValues } from './LabelValueField.tsx';
+
+interface TaskDraft {
+  title: string;
+  deadline: string;
+  staff_id: string | null;
+}
+
+interface FormValues {
+  institution: { id: string; name: string } | null;
+  communication_type: CommunicationType;
+  acted_date: string;
+  story: string;
+  memo: string;
+  event_name: string;
+  person_in_charge_hospital: string;
+  is_doctor_attended: boolean;
+  labelValues: Record<string, LabelValueValues>;
+  tasks: TaskDraft[];
+}
+
+/** Today in Asia/Tokyo as YYYY-MM-DD (the acted date a visit defaults to). */
+const todayInTokyo = () => new Date().toLocaleDateString('sv-SE', { timeZone: 'Asia/Tokyo' });
+const typeOptions = Object.entries(communicationTypeLabels).map(([value, label]) => ({ value, label }));
+/** Types with an institution-side contact and a doctor to meet. */
+const metInPerson: CommunicationType[] = ['visit', 'new_visit', 'event_attendance'];
+
+/**
+ * Logging a contact, built for a phone in one hand: large inputs, the type's own labels, tasks inline.
+ * One Idempotency-Key per form: a retry after a timeout never makes a second record.
+ */
+export function CommunicationForm({
+  institution,
+  onSaved,
+  heading = false,
+}: {
+  institution: { id: string; name: string } | null;
+  onSaved: (institutionId: string) => void;
+  /** The page shows its own heading; a dialog has its title. */
+  heading?: boolean;
+}) {
+  const { api } = useServices();
+  const idempotencyKey = useRef(crypto.randomUUID());
+  const create = useCreateCommunication();
+  const onError = useMutationErrorHandler();
+  const labels = useQuery(communicationQueries.labels(api));
+  const staffs = useQuery(communicationQueries.staffs(api));
+  const ownDepartments = useQuery(referenceDataQueries.ownDepartments(api));
+  const [keyword, setKeyword] = useState('');
+  const institutions = useQuery({
+    queryKey: ['communications', 'institution-picker', keyword],
+    queryFn: ({ signal }) => api.searchMedicalInstitutions({ body: { keyword, per_page: 20 }, signal }),
+    enabled: keyword.trim().length > 0,
+  });
+  const [values, setValues] = useState<FormValues>({
+    institution,
+    communication_type: 'visit',
+    acted_date: todayInTokyo(),
+    story: '',
+    memo: '',
+    event_name: '',
+    person_in_charge_hospital: '',
+    is_doctor_attended: false,
+    labelValues: {},
+    tasks: [],
+  });
+  const typeLabels = (labels.data ?? []).filter((l) => l.communication_type === values.communication_type);
+
+  const { errors, saving, submit } = useFormSubmit({
+    values,
+    validate: (v): Record<string, string> => (v.institution ? {} : { institution: '医療機関を選んでください' }),
+    save: async (v) => {
+      try {
+        const saved = await create.mutateAsync({
+          institutionId: v.institution!.id,
+          idempotencyKey: idempotencyKey.current,
+          body: {
+            communication_type: v.communication_type,
+            acted_date: v.acted_date,
+            story: v.story,
+            memo: v.memo,
+            event_name: v.event_name || null,
+            person_in_charge_hospital: v.person_in_charge_hospital || null,
+            is_doctor_attended: v.is_doctor_attended,
+            label_values: typeLabels.flatMap((l) => (v.labelValues[l.id] ? [v.labelValues[l.id]!] : [])),
+            tasks: v.tasks.map((t) => ({ title: t.title, deadline: t.deadline || null, staff_id: t.staff_id })),
+          },
+        });
+        toast.success('活動を記録しました');
+        onSaved(saved.medical_institution?.id ?? v.institution!.id);
+      } catch (error) {
+        // A 422 goes to the fields (useFormSubmit); anything else is reported here.
+        if (!(error instanceof ApiError && error.status === 422)) onError(error);
+        throw error;
+      }
+    },
+  });
+  const set = <K extends keyof FormValues>(key: K, value: FormValues[K]) => setValues((v) => ({ ...v, [key]: value }));
+  const setTask = (i: number, patch: Partial<TaskDraft>) =>
+    set(
+      'tasks',
+      values.tasks.map((t, j) => (j === i ? { ...t, ...patch } : t)),
+    );
+  const labelError = (labelId: string) => {
+    const index = typeLabels.filter((l) => values.labelValues[l.id]).findIndex((l) => l.id === labelId);
+    const prefix = `label_values.${index}.`;
+    return index >= 0 ? Object.entries(errors).find(([k]) => k.startsWith(prefix))?.[1] : undefined;
+  };
+
+  return (
+    <form onSubmit={(e) => void submit(e)} noValidate>
+      <Stack gap="md" maw={720}>
+        {heading && (
+          <Title order={2} size="h3">
+            活動を記録
+          </Title>
+        )}
+        {values.institution ? (
+          <Group justify="space-between" wrap="nowrap">
+            <Text fw={600} data-testid="picked-institution">
+              {values.institution.name}
+            </Text>
+            {!institution && (
+              <Button variant="subtle" onClick={() => set('institution', null)}>
+                変更
+              </Button>
+            )}
+          </Group>
+        ) : (
+          <Select
+            label="医療機関"
+            required
+            size="md"
+            searchable
+            placeholder="名称・カナ・住所で検索"
+            searchValue={keyword}
+            onSearchChange={setKeyword}
+            data={(institutions.data?.data ?? []).map((m) => ({ value: m.id, label: m.name }))}
+            onChange={(id) => {
+              const picked = institutions.data?.data.find((m) => m.id === id);
+              if (picked) set('institution', { id: picked.id, name: picked.name });
+            }}
+            nothingFoundMessage={keyword ? '見つかりません' : '名称を入力してください'}
+            filter={({ options }) => options}
+            error={errors.institution}
+          />
+        )}
+        <Select
+          label="種別"
+          size="md"
+          data={typeOptions}
+          value={values.communication_type}
+          onChange={(v) =>
+            v && setValues((prev) => ({ ...prev, communication_type: v as CommunicationType, labelValues: {} }))
+          }
+          allowDeselect={false}
+          error={errors.communication_type}
+        />
+        <TextInput
+          label="活動日"
+          type="date"
+          size="md"
+          required
+          value={values.acted_date}
+          onChange={(e) => set('acted_date', e.currentTarget.value)}
+          error={errors.acted_date}
+        />
+        {values.communication_type === 'event_attendance' && (
+          <TextInput
+            label="イベント名"
+            size="md"
+            value={values.event_name}
+            onChange={(e) => set('event_name', e.currentTarget.value)}
+            error={errors.event_name}
+          />
+        )}
+        {metInPerson.includes(values.communication_type) && (
+          <>
+            <TextInput
+              label="先方担当者"
+              size="md"
+              value={values.person_in_charge_hospital}
+              onChange={(e) => set('person_in_charge_hospital', e.currentTarget.value)}
+              error={errors.person_in_charge_hospital}
+            />
+            <Checkbox
+              label="医師と面談した"
+              size="md"
+              checked={values.is_doctor_attended}
+              onChange={(e) => set('is_doctor_attended', e.currentTarget.checked)}
+            />
+          </>
+        )}
+        <Textarea
+          label="内容"
+          size="md"
+          autosize
+          minRows={3}
+          value={values.story}
+          onChange={(e) => set('story', e.currentTarget.value)}
+          error={errors.story}
+        />
+        <Textarea
+          label="メモ"
+          size="md"
+          autosize
+          minRows={2}
+          value={values.memo}
+          onChange={(e) => set('memo', e.currentTarget.value)}
+          error={errors.memo}
+        />
+        {typeLabels.map((label) => (
+          <LabelValueField
+            key={label.id}
+            label={label}
+            value={values.labelValues[label.id]}
+            onChange={(value) => set('labelValues', { ...values.labelValues, [label.id]: value })}
+            error={labelError(label.id)}
+            ownDepartments={ownDepartments.data ?? []}
+          />
+        ))}
+        {errors.label_values && (
+          <Text c="red" size="sm" role="alert">
+            {errors.label_values}
+          </Text>
+        )}
+        <Stack gap="xs">
+          <Text fw={600}>タスク</Text>
+          {values.tasks.map((task, i) => (
+            <Card key={i} withBorder padding="xs">
+              <Stack gap="xs">
+                <Group gap="xs" wrap="nowrap">
+                  <TextInput
+                    style={{ flex: 1 }}
+                    size="md"
+                    label={`タスク${i + 1}`}
+                    value={task.title}
+                    onChange={(e) => setTask(i, { title: e.currentTarget.value })}
+                    error={errors[`tasks.${i}.title`]}
+                  />
+                  <ActionIcon
+                    variant="subtle"
+                    color="red"
+                    size="lg"
+                    mt={24}
+                    aria-label={`タスク${i + 1}を削除`}
+                    onClick={() =>
+                      set(
+                        'tasks',
+                        values.tasks.filter((_, j) => j !== i),
+                      )
+                    }
+                  >
+                    ×
+                  </ActionIcon>
+                </Group>
+                <Group gap="xs" grow>
+                  <TextInput
+                    type="date"
+                    size="md"
+                    label="期限"
+                    value={task.deadline}
+                    onChange={(e) => setTask(i, { deadline: e.currentTarget.value })}
+                    error={errors[`tasks.${i}.deadline`]}
+                  />
+                  <Select
+                    size="md"
+                    label="担当者"
+                    data={(staffs.data ?? []).map((s) => ({ value: s.id, label: s.name }))}
+                    value={task.staff_id}
+                    onChange={(v) => setTask(i, { staff_id: v })}
+                    clearable
+                    error={errors[`tasks.${i}.staff_id`]}
+                  />
+                </Group>
+              </Stack>
+            </Card>
+          ))}
+          <Button
+            variant="light"
+            size="md"
+            onClick={() => set('tasks', [...values.tasks, { title: '', deadline: '', staff_id: null }])}
+            disabled={values.tasks.length >= 20}
+          >
+            タスクを追加
+          </Button>
+        </Stack>
+        <Button type="submit" size="lg" loading={saving} fullWidth>
+          記録する
+        </Button>
+      </Stack>
+    </form>
+  );
+}

@@ -1,0 +1,136 @@
+import { Badge, Button, Paper, Progress, ScrollArea, Stack, Table, Text } from '@mantine/core';
+import type { DataUploadRecord, ImportStatus } from '@renkei/contracts';
+import { useState } from 'react';
+import { formatDateTime } from '../../../app/dates.ts';
+import { errorLine } from '../../imports/components/ImportRecordList.tsx';
+import { isRunning, progressOf } from '../../imports/imports.queries.ts';
+import { uploadTypeLabel } from './labels.ts';
+
+const statusLabel: Record<ImportStatus, string> = {
+  waiting: '待機中',
+  processing: '処理中',
+  completed: '完了',
+  failed: '失敗',
+};
+const statusColor: Record<ImportStatus, string> = {
+  waiting: 'gray',
+  processing: 'blue',
+  completed: 'teal',
+  failed: 'red',
+};
+
+function UploadRow({ record }: { record: DataUploadRecord }) {
+  const [open, setOpen] = useState(false);
+  const details = record.error_messages.length + record.unmatched_institutions.length;
+  return (
+    <>
+      <Table.Tr data-upload-filename={record.filename} data-upload-status={record.status}>
+        <Table.Td>{formatDateTime(record.created_at)}</Table.Td>
+        <Table.Td>{uploadTypeLabel[record.import_type]}</Table.Td>
+        <Table.Td>
+          <Text size="sm" fw={500}>
+            {record.filename}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {record.created_by?.name ?? ''}
+          </Text>
+        </Table.Td>
+        <Table.Td>
+          <Stack gap={4}>
+            <Badge color={statusColor[record.status]} variant="light">
+              {statusLabel[record.status]}
+            </Badge>
+            {isRunning(record) && (
+              <Progress
+                value={progressOf(record)}
+                size="sm"
+                animated
+                striped
+                aria-label="取り込みの進み具合"
+                data-testid="upload-progress"
+              />
+            )}
+          </Stack>
+        </Table.Td>
+        <Table.Td ta="right">{record.imported_row_count}</Table.Td>
+        <Table.Td ta="right" c={record.failed_row_count > 0 ? 'red' : undefined}>
+          {record.failed_row_count}
+        </Table.Td>
+        <Table.Td ta="right">{record.new_record_count}</Table.Td>
+        <Table.Td ta="right">{record.updated_record_count}</Table.Td>
+        <Table.Td ta="right">{record.unchanged_record_count}</Table.Td>
+        <Table.Td ta="right" c={record.unmatched_row_count > 0 ? 'orange' : undefined}>
+          {record.unmatched_row_count}
+        </Table.Td>
+        <Table.Td>
+          {details > 0 && (
+            <Button size="compact-xs" variant="subtle" onClick={() => setOpen((o) => !o)}>
+              {open ? '閉じる' : '詳細'}
+            </Button>
+          )}
+        </Table.Td>
+      </Table.Tr>
+      {open && (
+        <Table.Tr>
+          <Table.Td colSpan={11} p={0}>
+            <Paper p="xs" data-testid="upload-details">
+              {record.unmatched_institutions.length > 0 && (
+                <>
+                  <Text size="xs" fw={600}>
+                    照合できなかった医療機関（行は取り込み済み。医療機関コードを付けて再度取り込むと照合されます）
+                  </Text>
+                  {record.unmatched_institutions.map((u, i) => (
+                    <Text key={i} size="xs">
+                      {[u.code, u.name].filter(Boolean).join(' ')}（{u.row_count}行）
+                    </Text>
+                  ))}
+                </>
+              )}
+              {record.error_messages.map((e, i) => (
+                <Text key={i} size="xs" c="red">
+                  {errorLine(e)}
+                </Text>
+              ))}
+            </Paper>
+          </Table.Td>
+        </Table.Tr>
+      )}
+    </>
+  );
+}
+
+/** The uploads, newest first: status and progress, rows read and refused, records new / updated / already there, unmatched. */
+export function DataUploadHistory({ records }: { records: DataUploadRecord[] }) {
+  if (records.length === 0)
+    return (
+      <Text size="sm" c="dimmed">
+        まだアップロードはありません。上のカードからファイルを選んでアップロードしてください。
+      </Text>
+    );
+  return (
+    <ScrollArea>
+      <Table striped fz="sm" data-testid="upload-history">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>日時</Table.Th>
+            <Table.Th>種類</Table.Th>
+            <Table.Th>ファイル</Table.Th>
+            <Table.Th>状態</Table.Th>
+            <Table.Th ta="right">取込行</Table.Th>
+            <Table.Th ta="right">エラー行</Table.Th>
+            <Table.Th ta="right">新規</Table.Th>
+            <Table.Th ta="right">更新</Table.Th>
+            <Table.Th ta="right">登録済み</Table.Th>
+            <Table.Th ta="right">医療機関未照合</Table.Th>
+            <Table.Th />
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {records.map((r) => (
+            <UploadRow key={r.id} record={r} />
+          ))}
+        </Table.Tbody>
+      </Table>
+    </ScrollArea>
+  );
+}

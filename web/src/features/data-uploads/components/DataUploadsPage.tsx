@@ -1,0 +1,197 @@
+import {
+  Badge,
+  Button,
+  Card,
+  FileInput,
+  Group,
+  Pagination,
+  Paper,
+  SimpleGrid,
+  Stack,
+  Text,
+  Title,
+} from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  endpoints,
+  fillPath,
+  listColumns,
+  type DataUploadType,
+  type MappedListType,
+  type MappingProfile,
+} from '@renkei/contracts';
+import { useEffect, useState } from 'react';
+import { fieldErrorsOf, isApiError } from '../../../api/api-errors.ts';
+import { useServices } from '../../../app/services-context.tsx';
+import { toast } from '../../../app/toast.ts';
+import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
+import { downloadFile, uploadFile } from '../../imports/file-transfer.ts';
+import { dataUploadQueries, useSaveMappingProfiles } from '../data-uploads.queries.ts';
+import { readFileHead, sameNameMapping, type FileHead } from '../file-head.ts';
+import { DataUploadHistory } from './DataUploadHistory.tsx';
+import { MappingStep } from './MappingStep.tsx';
+import { uploadTypes } from './labels.ts';
+
+const isList = (type: DataUploadType): type is MappedListType => type === 'referral' || type === 'reverse_referral';
+
+export function DataUploadsPage() {
+  const services = useServices();
+  const queryClient = useQueryClient();
+  const [page, setPage] = useState(1);
+  const [awaitedId, setAwaitedId] = useState<string | null>(null);
+  const list = useQuery(dataUploadQueries.list(services.api, { page }, awaitedId));
+  const profiles = useQuery(dataUploadQueries.profiles(services.api));
+  const saveProfiles = useSaveMappingProfiles();
+  const onError = useMutationErrorHandler();
+  const [files, setFiles] = useState<Partial<Record<DataUploadType, File | null>>>({});
+  const [errors, setErrors] = useState<Partial<Record<DataUploadType, string>>>({});
+  const [mapping, setMapping] = useState<{ type: MappedListType; file: File; head: FileHead } | null>(null);
+  const [busy, setBusy] = useState<DataUploadType | null>(null);
+
+  useEffect(() => {
+    if (awaitedId !== null && list.data?.data.some((r) => r.id === awaitedId)) setAwaitedId(null);
+  }, [awaitedId, list.data]);
+
+  const send = async (type: DataUploadType, file: File, mappingProfileId?: string) => {
+    setBusy(type);
+    setErrors((e) => ({ ...e, [type]: undefined }));
+    try {
+      const record = await uploadFile(services, endpoints.createDataUpload, file, {
+        import_type: type,
+        mapping_profile_id: mappingProfileId,
+      });
+      setAwaitedId(record.id);
+      toast.success('アップロードしました。取り込みを開始します');
+      setFiles((f) => ({ ...f, [type]: null }));
+      setMapping(null);
+      setPage(1);
+      await queryClient.invalidateQueries({ queryKey: dataUploadQueries.all });
+    } catch (e) {
+      if (isApiError(e) && e.status === 422)
+        setErrors((x) => ({ ...x, [type]: Object.values(fieldErrorsOf(e))[0] ?? e.message }));
+      else onError(e);
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  const profileOf = (type: MappedListType): MappingProfile | undefined =>
+    profiles.data?.profiles.find((p) => p.import_type === type);
+
+  const start = async (type: DataUploadType) => {
+    const file = files[type];
+    if (!file) {
+      setErrors((e) => ({ ...e, [type]: 'ファイルを選択してください' }));
+      return;
+    }
+    if (!isList(type)) return send(type, file);
+    const head = await readFileHead(file);
+    setMapping({ type, file, head });
+  };
+
+  /** One saved mapping per list: the last one the owner confirmed, offered again for the next file. */
+  const saveAndSend = async (type: MappedListType, file: File, chosen: Record<string, string>) => {
+    const current = profiles.data?.profiles ?? [];
+    const profile: MappingProfile = {
+      id: profileOf(type)?.id ?? crypto.randomUUID(),
+      import_type: type,
+      name: type === 'referral' ? '紹介リストの対応付け' : '逆紹介リストの対応付け',
+      mapping: chosen,
+    };
+    try {
+      await saveProfiles.mutateAsync({ profiles: [...current.filter((p) => p.import_type !== type), profile] });
+    } catch (e) {
+      onError(e);
+      return;
+    }
+    await send(type, file, profile.id);
+  };
+
+  const initialMapping = (type: MappedListType, head: FileHead) => {
+    const saved = profileOf(type)?.mapping ?? {};
+    const header = head.header ?? [];
+    const kept = Object.fromEntries(Object.entries(saved).filter(([, h]) => header.includes(h)));
+    return { ...sameNameMapping(listColumns[type].columns, header), ...kept };
+  };
+
+  const template = (type: MappedListType) =>
+    downloadFile(
+      services,
+      { ...endpoints.dataUploadTemplate, path: fillPath(endpoints.dataUploadTemplate.path, { import_type: type }) },
+      { fallbackName: `${type}_template.csv` },
+    ).catch(onError);
+
+  return (
+    <Stack gap="md">
+      <Title order={2} fz="xl">
+        データアップロード
+      </Title>
+      <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="md">
+        {uploadTypes.map(({ type, label, expects, supported }) => (
+          <Card key={type} withBorder padding="md" data-testid={`upload-card-${type}`}>
+            <Stack gap="xs">
+              <Group justify="space-between">
+                <Text fw={600}>{label}</Text>
+                {!supported && <Badge color="gray">準備中</Badge>}
+              </Group>
+              <Text size="xs" c="dimmed">
+                {expects}
+              </Text>
+              {supported && (
+                <>
+                  <FileInput
+                    aria-label={`${label}のファイル`}
+                    placeholder="ファイルを選択"
+                    value={files[type] ?? null}
+                    onChange={(file) => setFiles((f) => ({ ...f, [type]: file }))}
+                    error={errors[type]}
+                    clearable
+                    size="xs"
+                  />
+                  <Group gap="xs">
+                    <Button size="xs" onClick={() => void start(type)} loading={busy === type}>
+                      {isList(type) ? '列を確認してアップロード' : 'アップロード'}
+                    </Button>
+                    {isList(type) && (
+                      <Button size="xs" variant="default" onClick={() => void template(type)}>
+                        テンプレート
+                      </Button>
+                    )}
+                  </Group>
+                </>
+              )}
+            </Stack>
+          </Card>
+        ))}
+      </SimpleGrid>
+      {mapping && (
+        <Paper withBorder p="md">
+          <Title order={3} fz="md" mb="sm">
+            列の対応付け: {mapping.file.name}
+          </Title>
+          <MappingStep
+            key={mapping.file.name + mapping.type}
+            type={mapping.type}
+            head={mapping.head}
+            initial={initialMapping(mapping.type, mapping.head)}
+            saving={busy === mapping.type || saveProfiles.isPending}
+            onCancel={() => setMapping(null)}
+            onSubmit={(chosen) => void saveAndSend(mapping.type, mapping.file, chosen)}
+          />
+        </Paper>
+      )}
+      <Paper withBorder p="md">
+        <Stack gap="sm">
+          <Title order={3} fz="md">
+            アップロード履歴
+          </Title>
+          {list.isError && <Text c="red">アップロード履歴を読み込めませんでした。</Text>}
+          {list.data && <DataUploadHistory records={list.data.data} />}
+          {list.data && list.data.meta.total_pages > 1 && (
+            <Pagination total={list.data.meta.total_pages} value={page} onChange={setPage} aria-label="ページ" />
+          )}
+        </Stack>
+      </Paper>
+    </Stack>
+  );
+}

@@ -1,0 +1,41 @@
+import type { DataUploadType } from '@renkei/contracts';
+
+export const uploadTypes: { type: DataUploadType; label: string; expects: string; supported: boolean }[] = [
+  {
+    type: 'referral',
+    label: '紹介リスト',
+    expects:
+      '紹介日・患者ID・紹介元医療機関（コードまたは名称）のある一覧。列名は自院の形式のままで、初回に対応付けます。',
+    supported: true,
+  },
+  {
+    type: 'reverse_referral',
+    label: '逆紹介リスト',
+    expects: '逆紹介日・患者ID・逆紹介先医療機関（コードまたは名称）のある一覧。列名は初回に対応付けます。',
+    supported: true,
+  },
+  {
+    type: 'ff1_file',
+    label: '様式1（FF1）',
+    expects: 'DPC様式1の縦持ち形式（タブ区切り17列）または横持ち形式（FL00001）。入院ごとの手術・診断を取り込みます。',
+    supported: true,
+  },
+  { type: 'd_file', label: 'Dファイル', expects: 'DPC包括の診断群分類（30列）。', supported: false },
+  {
+    type: 'hospital_admission_ef_file',
+    label: 'EFファイル（入院）',
+    expects: '入院EF統合ファイル（31列）。手術・麻酔の行だけを使います。',
+    supported: false,
+  },
+  {
+    type: 'outpatient_ef_file',
+    label: 'EFファイル（外来）',
+    expects: '外来EF統合ファイル（31列）。',
+    supported: false,
+  },
+];
+
+export const uploadTypeLabel = Object.fromEntries(uploadTypes.map((t) => [t.type, t.label])) as Record<
+  DataUploadType,
+  string
+>;

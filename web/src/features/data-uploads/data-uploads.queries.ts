@@ -1,0 +1,32 @@
+import { queryOptions } from '@tanstack/react-query';
+import type { DataUploadType, MappingProfilesInput } from '@renkei/contracts';
+import type { ApiClient } from '../../api/api-client.ts';
+import { useApiMutation } from '../../api/useApiMutation.ts';
+import { isRunning, pollIntervalMs } from '../imports/imports.queries.ts';
+
+export const dataUploadQueries = {
+  all: ['data-uploads'] as const,
+  /** Polled while an upload of the list runs, or until `awaitedId` (just uploaded) shows. */
+  list: (
+    api: ApiClient,
+    params: { page: number; import_type?: DataUploadType | undefined },
+    awaitedId: string | null = null,
+  ) =>
+    queryOptions({
+      queryKey: [...dataUploadQueries.all, 'list', params] as const,
+      queryFn: ({ signal }) => api.listDataUploads({ query: { ...params, per_page: 20 }, signal }),
+      refetchInterval: (query) => {
+        const rows = query.state.data?.data ?? [];
+        const waiting = awaitedId !== null && !rows.some((r) => r.id === awaitedId);
+        return waiting || rows.some(isRunning) ? pollIntervalMs : false;
+      },
+    }),
+  profiles: (api: ApiClient) =>
+    queryOptions({
+      queryKey: [...dataUploadQueries.all, 'profiles'] as const,
+      queryFn: ({ signal }) => api.listMappingProfiles({ signal }),
+    }),
+};
+
+export const useSaveMappingProfiles = () =>
+  useApiMutation((api, body: MappingProfilesInput) => api.replaceMappingProfiles({ body }), [dataUploadQueries.all]);

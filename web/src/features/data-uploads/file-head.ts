@@ -1,0 +1,76 @@
+/** The start of a list file as the mapping step shows it: header cells and the first rows. */
+export interface FileHead {
+  header: string[] | null;
+  rows: string[][];
+}
+
+/** One CSV/TSV line into cells (double quotes as in RFC 4180; a quoted line break is not expected in a preview). */
+function splitLine(line: string, delimiter: string): string[] {
+  const cells: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quoted) {
+      if (c === '"' && line[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === delimiter) {
+      cells.push(cell);
+      cell = '';
+    } else cell += c;
+  }
+  cells.push(cell);
+  return cells.map((s) => s.trim());
+}
+
+const looksLikeData = (cell: string) =>
+  /^(\d{4}[/.-]?\d{1,2}|[RHSrhs]\d|令和|平成|昭和|\d{6,})/.test(cell.normalize('NFKC'));
+
+// FileReader rather than Blob.arrayBuffer: the same in every browser and in the test DOM.
+const readBytes = (blob: Blob) =>
+  new Promise<ArrayBuffer>((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result as ArrayBuffer);
+    reader.onerror = () => reject(reader.error ?? new Error('read failed'));
+    reader.readAsArrayBuffer(blob);
+  });
+
+/**
+ * Reads the first 64 KiB of a file: UTF-8 when it decodes as such, else Shift_JIS (what hospital
+ * exports are); tab- or comma-separated; the first row is a header unless it holds a date or a long number.
+ */
+export async function readFileHead(file: Blob, previewRows = 5): Promise<FileHead> {
+  const bytes = new Uint8Array(await readBytes(file.slice(0, 64 * 1024)));
+  // Up to the last line end, so a character cut at 64 KiB does not spoil the decoding.
+  const end = bytes.length === file.size ? bytes.length : bytes.lastIndexOf(0x0a) + 1;
+  const head = bytes.subarray(0, end > 0 ? end : bytes.length);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(head);
+  } catch {
+    text = new TextDecoder('shift_jis').decode(head);
+  }
+  const lines = text
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .filter((l) => l.trim() !== '');
+  const delimiter = (lines[0] ?? '').includes('\t') ? '\t' : ',';
+  const table = lines.slice(0, previewRows + 1).map((l) => splitLine(l, delimiter));
+  const hasHeader = table.length > 0 && !table[0]!.some(looksLikeData);
+  return { header: hasHeader ? table[0]! : null, rows: hasHeader ? table.slice(1) : table.slice(0, previewRows) };
+}
+
+/** Canonical column → the file's column of the same name (width and spacing aside). */
+export function sameNameMapping(columns: readonly string[], header: readonly string[]): Record<string, string> {
+  const norm = (s: string) => s.normalize('NFKC').replace(/\s/g, '');
+  const mapping: Record<string, string> = {};
+  for (const column of columns) {
+    const found = header.find((h) => norm(h) === norm(column));
+    if (found) mapping[column] = found;
+  }
+  return mapping;
+}

@@ -1,0 +1,52 @@
+import { Stack, Table, Text } from '@mantine/core';
+import type { Referral } from '@renkei/contracts';
+import { formatDate } from '../../../app/dates.ts';
+
+/** Each referral with the stays that followed it (department, diagnosis, operation, DPC) and its reverse referral. */
+export function ReferralList({ referrals }: { referrals: Referral[] }) {
+  if (referrals.length === 0)
+    return (
+      <Text size="sm" c="dimmed">
+        この医療機関からの紹介はまだありません。紹介リストは「データアップロード」から取り込めます。
+      </Text>
+    );
+  return (
+    <Table striped fz="sm" data-testid="referral-list">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>紹介日</Table.Th>
+          <Table.Th>患者ID</Table.Th>
+          <Table.Th>紹介先診療科</Table.Th>
+          <Table.Th>紹介元医師</Table.Th>
+          <Table.Th>入院・手術</Table.Th>
+          <Table.Th>逆紹介</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {referrals.map((r) => (
+          <Table.Tr key={r.id} data-testid="referral-row">
+            <Table.Td>{formatDate(r.referral_date)}</Table.Td>
+            <Table.Td>{r.patient_id}</Table.Td>
+            <Table.Td>{r.referral_department?.name ?? ''}</Table.Td>
+            <Table.Td>{r.doctor_name_from ?? ''}</Table.Td>
+            <Table.Td>
+              <Stack gap={2}>
+                {r.hospital_admissions.map((a) => (
+                  <Text key={a.id} size="xs">
+                    {formatDate(a.admission_date)}入院
+                    {a.discharge_date ? `〜${formatDate(a.discharge_date)}` : ''}
+                    {a.icd10_name ? ` ${a.icd10_name}` : ''}
+                    {a.icd10_code ? `（${a.icd10_code}）` : ''}
+                    {a.kcode ? ` 手術 ${a.kcode} ${a.operation_name ?? ''}` : ''}
+                    {a.dpc_code ? ` DPC ${a.dpc_code}` : ''}
+                  </Text>
+                ))}
+              </Stack>
+            </Table.Td>
+            <Table.Td>{r.reverse_referral ? formatDate(r.reverse_referral.reverse_referral_date) : ''}</Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}

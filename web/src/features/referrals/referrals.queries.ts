@@ -1,0 +1,30 @@
+import { queryOptions } from '@tanstack/react-query';
+import type { ApiClient } from '../../api/api-client.ts';
+
+/** The current fiscal year (年度, from April) in Japan. */
+export function currentFiscalYear(now = new Date()): number {
+  const tokyo = new Date(now.getTime() + 9 * 3_600_000);
+  return tokyo.getUTCMonth() >= 3 ? tokyo.getUTCFullYear() : tokyo.getUTCFullYear() - 1;
+}
+
+/** The last three fiscal years, this one included: what the institution's referral page charts. */
+export function lastThreeFiscalYears(now = new Date()) {
+  const fy = currentFiscalYear(now);
+  return { from: `${fy - 2}-04-01`, to: `${fy + 1}-03-31` };
+}
+
+export const referralQueries = {
+  all: ['referrals'] as const,
+  monthly: (api: ApiClient, id: string, period: { from: string; to: string }) =>
+    queryOptions({
+      queryKey: [...referralQueries.all, 'monthly', id, period] as const,
+      queryFn: ({ signal }) =>
+        api.medicalInstitutionReferrals({ params: { id }, body: { period, period_unit: 'month' }, signal }),
+    }),
+  list: (api: ApiClient, id: string, page: number) =>
+    queryOptions({
+      queryKey: [...referralQueries.all, 'list', id, page] as const,
+      queryFn: ({ signal }) =>
+        api.listMedicalInstitutionReferrals({ params: { id }, query: { page, per_page: 20 }, signal }),
+    }),
+};

@@ -1,0 +1,78 @@
+import { MantineProvider } from '@mantine/core';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import type { TenantSetting, TenantSettingInput } from '@renkei/contracts';
+import { Suspense } from 'react';
+import { describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../../api/api-errors.ts';
+import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
+import { testServices } from '../../../test/render-app.tsx';
+import { TenantSettingPage } from './TenantSettingPage.tsx';
+
+const setting: TenantSetting = {
+  name: 'さくら総合病院',
+  plan: 'standard202211',
+  features: ['tags'],
+  features_off: [],
+  medical_institution: null,
+  group_medical_institutions: [],
+  is_group: false,
+  enabled_phase: false,
+  max_account_count: null,
+  max_tag_count: null,
+  email_sender_allowed_addresses: [],
+  ip_allow_list: [],
+  client_ip: '198.51.100.7',
+};
+const exclusion =
+  '現在の接続元IPアドレス（198.51.100.7）が含まれていません。このまま保存すると、このアドレスからはアクセスできなくなります。';
+
+function renderPage() {
+  const update = vi.fn(async ({ body }: { body: TenantSettingInput }) => {
+    if (!body.confirm_ip_exclusion && !body.ip_allow_list.includes('198.51.100.7/32')) {
+      throw new ApiError(422, '入力内容に誤りがあります。', 'IP_SELF_EXCLUDED', [
+        { field: 'ip_allow_list', message: exclusion },
+      ]);
+    }
+    return { ...setting, ip_allow_list: body.ip_allow_list };
+  });
+  const api = {
+    getTenantSetting: vi.fn(async () => setting),
+    updateTenantSetting: update,
+    listTenantSettingHistories: vi.fn(async () => ({
+      data: [],
+      meta: { total_count: 0, page: 1, per_page: 20, total_pages: 0 },
+    })),
+  };
+  const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  render(
+    <MantineProvider>
+      <ServicesProvider value={services}>
+        <QueryClientProvider client={client}>
+          <Suspense fallback={null}>
+            <TenantSettingPage />
+          </Suspense>
+        </QueryClientProvider>
+      </ServicesProvider>
+    </MantineProvider>,
+  );
+  return update;
+}
+
+describe('tenant settings', () => {
+  it('asks before saving an allow-list without the current address, naming it, and saves once confirmed', async () => {
+    const update = renderPage();
+    await userEvent.type(await screen.findByLabelText(/許可するIPアドレス/), '203.0.113.0/24');
+    await userEvent.click(screen.getByRole('button', { name: '保存' }));
+    expect(await screen.findByText(exclusion)).toBeInTheDocument();
+    expect(update).toHaveBeenCalledTimes(1);
+    await userEvent.click(screen.getByRole('button', { name: 'このまま保存する' }));
+    await waitFor(() => expect(update).toHaveBeenCalledTimes(2));
+    expect(update.mock.calls[1]![0].body).toMatchObject({
+      ip_allow_list: ['203.0.113.0/24'],
+      confirm_ip_exclusion: true,
+    });
+  });
+});
