@@ -9,7 +9,10 @@ import { createPostgresEventStore } from './postgres-event-store.ts';
 
 const APPENDS = 40;
 const APPEND_EVERY_MS = 50;
-const MAX_LAG_MS = 1000;
+// What is asserted is behaviour, not speed: every append reaches the follower while the other
+// transaction is still open (before the fix, none did until it ended). The lag is printed as a figure
+// and measured in `pnpm bench`; a loaded CI machine must not turn a slow second into a failure.
+const HOLD_DEADLINE_MS = 30_000;
 
 /**
  * A follower polling like another process (no local wake-up), measuring for each append the time
@@ -46,7 +49,7 @@ async function lagWhileHeld(store: EventStore, hold: pg.Client): Promise<{ deliv
       await new Promise((resolve) => setTimeout(resolve, APPEND_EVERY_MS));
     }
     // Still holding: whatever has not arrived by now waited on the other transaction.
-    const deadline = performance.now() + MAX_LAG_MS;
+    const deadline = performance.now() + HOLD_DEADLINE_MS;
     while (lagsSoFar().length < APPENDS && performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -76,7 +79,7 @@ describe('Postgres event store: readers do not wait for unrelated transactions',
   it.each([
     ['in another database on the same server', () => other.url],
     ['in the same database, writing elsewhere (a rebuild, an import)', () => db.url],
-  ])('a long-lived transaction %s: every append reaches a follower within 1 s', async (_label, url) => {
+  ])('a long-lived transaction %s: every append reaches a follower while it is still open', async (_label, url) => {
     const hold = new pg.Client({ connectionString: url() });
     await hold.connect();
     try {
@@ -88,7 +91,6 @@ describe('Postgres event store: readers do not wait for unrelated transactions',
           `max ${lags[lags.length - 1]?.toFixed(0)} ms`,
       );
       expect(delivered).toBe(APPENDS);
-      expect(lags[lags.length - 1]).toBeLessThan(MAX_LAG_MS);
     } finally {
       await hold.end();
     }
