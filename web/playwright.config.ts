@@ -19,10 +19,9 @@ export default defineConfig({
   // One system, one browser at a time: the machine has two cores shared with the services under test.
   workers: 1,
   fullyParallel: false,
-  // One retry, as a stopgap and reported as flaky by Playwright: while the demo's referral uploads are
-  // still importing after start, a page's refresh can remount an open dialog or step and lose its state
-  // (seen on the tags dialog and the referral mapping step). The cause is open in issue 12's note.
-  retries: 1,
+  // No retries: a flaky test is a failing test. (The last flake, a page losing its open dialog or step,
+  // was the frame remounting the page while a full-page screenshot narrowed the viewport.)
+  retries: 0,
   timeout: 90_000,
   expect: { timeout: 20_000 },
   outputDir: './test-results/artifacts',

@@ -57,7 +57,20 @@ describe('application frame', () => {
     setViewportWidth(375);
     renderFrame('/tags', testUser(), pages);
     expect(await screen.findByText(phoneUnsupportedMessage)).toBeInTheDocument();
-    expect(screen.queryByText('タグ一覧の本文')).not.toBeInTheDocument();
+    expect(screen.queryByText('タグ一覧の本文')).not.toBeVisible();
+  });
+
+  it('keeps the page mounted, with its state, while a narrowed viewport shows the phone notice', async () => {
+    renderFrame('/tags', testUser(), pages);
+    const page = await screen.findByText('タグ一覧の本文');
+    setViewportWidth(375);
+    expect(await screen.findByText(phoneUnsupportedMessage)).toBeInTheDocument();
+    expect(page).not.toBeVisible();
+    setViewportWidth(1280);
+    await waitFor(() => expect(screen.queryByText(phoneUnsupportedMessage)).not.toBeInTheDocument());
+    // The same element: a remount would have made a new one (and reset every state of the page).
+    expect(screen.getByText('タグ一覧の本文')).toBe(page);
+    expect(page).toBeVisible();
   });
 
   it('on a phone, shows /crms/{id} itself and a back link on its sub-pages', async () => {

@@ -52,12 +52,20 @@ export function AppFrame({ user }: { user: SignedInUser }) {
     errorPageStore.clear();
   }, [location.pathname, closeDrawer]);
 
-  const content = shownError ? (
+  const notice = shownError ? (
     <ErrorPage status={shownError.status} subCode={shownError.subCode} />
   ) : isPhone && !isPhoneSupported(location.pathname) ? (
     <PhoneUnsupportedNotice />
-  ) : (
-    <Outlet />
+  ) : null;
+  // The page stays mounted, only hidden, under a notice: a viewport that briefly narrows (a tablet turned,
+  // a window resized, a full-page screenshot) must not remount it and lose a half-filled form or dialog.
+  const content = (
+    <>
+      {notice}
+      <div style={notice ? { display: 'none' } : undefined} data-testid="page-outlet">
+        <Outlet />
+      </div>
+    </>
   );
 
   if (kind === 'none') return <main>{content}</main>;

@@ -8,7 +8,7 @@ import {
   RouterProvider,
   type AnyRoute,
 } from '@tanstack/react-router';
-import { render } from '@testing-library/react';
+import { act, render } from '@testing-library/react';
 import { vi } from 'vitest';
 import { readConfig } from '../app/config.ts';
 import { ServicesProvider, type AppServices } from '../app/services-context.tsx';
@@ -90,4 +90,5 @@ export function renderFrame(
 
 export function setViewportWidth(width: number) {
   (globalThis as { __viewportWidth?: number }).__viewportWidth = width;
+  act(() => (globalThis as { __notifyViewport?: () => void }).__notifyViewport?.());
 }

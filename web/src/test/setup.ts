@@ -6,20 +6,39 @@ afterEach(() => cleanup());
 
 // jsdom has no layout: Mantine needs these browser APIs to exist.
 const width = () => (globalThis as { __viewportWidth?: number }).__viewportWidth ?? 1280;
+type MediaListener = (event: { matches: boolean; media: string }) => void;
+const mediaListeners = new Set<{ query: string; listener: MediaListener; matches: boolean }>();
+const queryMatches = (query: string) => {
+  const max = /max-width:\s*(\d+)px/.exec(query);
+  const min = /min-width:\s*(\d+)px/.exec(query);
+  return (max ? width() <= Number(max[1]) : true) && (min ? width() >= Number(min[1]) : true);
+};
+/** A viewport change as the browser reports it: the change listeners of the queries whose answer changed. */
+(globalThis as { __notifyViewport?: () => void }).__notifyViewport = () => {
+  for (const entry of mediaListeners) {
+    const now = queryMatches(entry.query);
+    if (now !== entry.matches) {
+      entry.matches = now;
+      entry.listener({ matches: now, media: entry.query });
+    }
+  }
+};
 Object.defineProperty(window, 'matchMedia', {
   writable: true,
   value: vi.fn().mockImplementation((query: string) => {
-    const max = /max-width:\s*(\d+)px/.exec(query);
-    const min = /min-width:\s*(\d+)px/.exec(query);
-    const matches = (max ? width() <= Number(max[1]) : true) && (min ? width() >= Number(min[1]) : true);
+    const add = (_type: string, listener: MediaListener) =>
+      mediaListeners.add({ query, listener, matches: queryMatches(query) });
+    const remove = (_type: string, listener: MediaListener) => {
+      for (const entry of mediaListeners) if (entry.listener === listener) mediaListeners.delete(entry);
+    };
     return {
-      matches,
+      matches: queryMatches(query),
       media: query,
       onchange: null,
-      addListener: vi.fn(),
-      removeListener: vi.fn(),
-      addEventListener: vi.fn(),
-      removeEventListener: vi.fn(),
+      addListener: (listener: MediaListener) => add('change', listener),
+      removeListener: (listener: MediaListener) => remove('change', listener),
+      addEventListener: add,
+      removeEventListener: remove,
       dispatchEvent: vi.fn(),
     };
   }),
