@@ -80,3 +80,16 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
   await page.getByRole('link', { name: '医療機関ページへ戻る' }).click();
   await expect(page.getByTestId('crm-name')).toHaveText(institution.name);
 });
+
+test('data sync status: the last upload of each type and every read model, from the side menu', async ({ page }) => {
+  await signIn(page, undefined, '/tags');
+  await page.getByRole('link', { name: 'データ連携状況' }).click();
+  await expect(page.getByRole('heading', { name: 'データ連携状況' })).toBeVisible();
+  // The demo's referral list was uploaded on first start and has been imported.
+  const referral = page.locator('[data-import-type="referral"]');
+  await expect(referral).toContainText('完了', { timeout: 150_000 });
+  await expect(page.getByTestId('master-sync')).toContainText('件');
+  await expect(page.locator('[data-projection="referrals"]')).toBeVisible();
+  await expect(page.locator('[data-projection][data-status="stopped"]')).toHaveCount(0);
+  await screenshot(page, 'data-sync-statuses');
+});

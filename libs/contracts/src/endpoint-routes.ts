@@ -180,6 +180,7 @@ export const endpointRoutes = {
   },
   uploadFile: { method: 'POST', path: '/uploaded_files', service: 'command', body: true },
   createDataUpload: { method: 'POST', path: '/data_uploads', service: 'command', body: true },
+  dataSyncStatuses: { method: 'GET', path: '/data_sync_statuses', service: 'query', body: false },
   listDataUploads: { method: 'GET', path: '/data_uploads', service: 'query', body: false },
   dataUploadTemplate: { method: 'GET', path: '/data_uploads/templates/{import_type}', service: 'query', body: false },
   listMappingProfiles: { method: 'GET', path: '/data_uploads/mapping_profiles', service: 'query', body: false },

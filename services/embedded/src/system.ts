@@ -115,6 +115,7 @@ export async function startEmbedded(
     const commandUrl = await listenInternal(command);
 
     const query = await buildQueryApp({
+      store,
       db,
       auth: auth(identityConfig.resources.query),
       logger: logger.child({ service: 'query' }),

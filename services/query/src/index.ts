@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { buildOpenApiDocument } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
+import { createPostgresEventStore, type EventStore } from '@renkei/event-store';
 import { waitForPosition } from '@renkei/projections';
 import { createServiceApp, type AuthOptions, type ServiceAppOptions, type WaitForPosition } from '@renkei/service-kit';
 import { registerTagQueryRoutes } from './tags/tags.routes.ts';
@@ -11,6 +12,7 @@ import { registerReferralQueryRoutes } from './referrals/referrals.routes.ts';
 import { registerDataUploadQueryRoutes } from './data-uploads/data-uploads.routes.ts';
 import { registerCommunicationQueryRoutes } from './communications/communications.routes.ts';
 import { registerTaskQueryRoutes } from './tasks/tasks.routes.ts';
+import { registerDataSyncStatusRoutes } from './data-sync-statuses/data-sync-statuses.routes.ts';
 
 export { queryProjections } from './projections.ts';
 export { tagsProjection } from '@renkei/read-models';
@@ -25,6 +27,11 @@ export interface QueryAppDeps {
   /** Defaults to polling the projections' checkpoints in `db`. */
   waitForPosition?: WaitForPosition;
   minPositionTimeoutMs?: number;
+  /**
+   * The event store, read only for the read models' lag on /data_sync_statuses. Defaults to the
+   * Postgres store in `db` (the default deployment), opened on first use.
+   */
+  store?: EventStore;
 }
 
 /** The query service: every read of the spec, from the read models the worker keeps. */
@@ -51,5 +58,11 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
   registerDataUploadQueryRoutes(app, { db: deps.db });
   registerCommunicationQueryRoutes(app, { db: deps.db });
   registerTaskQueryRoutes(app, { db: deps.db });
+  let ownStore: Promise<EventStore> | null = null;
+  const store = () => (deps.store ? Promise.resolve(deps.store) : (ownStore ??= createPostgresEventStore(deps.db)));
+  app.addHook('onClose', async () => {
+    if (ownStore) await (await ownStore).close();
+  });
+  registerDataSyncStatusRoutes(app, { db: deps.db, store });
   return app;
 }

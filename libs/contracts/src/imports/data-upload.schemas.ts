@@ -97,6 +97,54 @@ export const MappingProfiles = z.object({ profiles: z.array(MappingProfile), ver
 
 export const DataUploadTemplateParams = z.object({ import_type: MappedListType });
 
+/** What `/data_sync_statuses` shows of one import type: its last import and when one last completed. */
+export const DataSyncImportStatus = z.object({
+  import_type: z.union([DataUploadType, z.literal('label_values')]),
+  last: ImportRecord.pick({
+    id: true,
+    filename: true,
+    status: true,
+    created_at: true,
+    imported_row_count: true,
+    failed_row_count: true,
+  }).nullable(),
+  last_completed_at: z.string().nullable(),
+});
+
+/**
+ * One read model's state for this tenant. `status`: `ok` caught up (or close), `delayed` more than a few
+ * seconds behind, `rebuilding` a new build is catching up beside the live one, `stopped` one of this
+ * tenant's events could not be applied (an operator must look; `pnpm ops projections status`).
+ */
+export const DataSyncProjectionStatus = z.object({
+  name: z.string(),
+  status: z.enum(['ok', 'delayed', 'rebuilding', 'stopped']),
+  lag_events: z.number().int(),
+  lag_seconds: z.number(),
+  events_per_second: z.number(),
+  updated_at: z.string(),
+});
+
+/** The institution master's last sync (the national list of institutions every tenant shares). */
+export const InstitutionMasterSync = z.object({
+  status: z.enum(['running', 'completed', 'failed']),
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+  total_rows: z.number().int(),
+  inserted_count: z.number().int(),
+  updated_count: z.number().int(),
+  closed_count: z.number().int(),
+  failed_count: z.number().int(),
+});
+
+export const DataSyncStatuses = z.object({
+  imports: z.array(DataSyncImportStatus),
+  institution_master: InstitutionMasterSync.nullable(),
+  projections: z.array(DataSyncProjectionStatus),
+  checked_at: z.string(),
+});
+export type DataSyncStatuses = z.infer<typeof DataSyncStatuses>;
+
 const d = { area: 'imports', feature: 'data_uploads', ownerOnly: true, served: true } as const;
 
 /** Issue 12 §1: the spec shows the data-upload screen and the import record but no call. */
@@ -112,6 +160,18 @@ export const dataUploadEndpoints = {
     response: DataUploadRecord,
     successStatus: 202,
     multipart: true,
+  }),
+  dataSyncStatuses: endpoint({
+    area: 'imports',
+    feature: 'data_uploads',
+    served: true,
+    id: 'imports.dataSyncStatuses',
+    method: 'GET',
+    path: '/data_sync_statuses',
+    service: 'query',
+    summary: 'データ連携状況（独自追加）',
+    response: DataSyncStatuses,
+    successStatus: 200,
   }),
   listDataUploads: endpoint({
     ...d,

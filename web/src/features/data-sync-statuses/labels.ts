@@ -1,0 +1,35 @@
+import type { DataSyncStatuses } from '@renkei/contracts';
+import { uploadTypeLabel } from '../data-uploads/components/labels.ts';
+
+type ImportType = DataSyncStatuses['imports'][number]['import_type'];
+type ProjectionStatus = DataSyncStatuses['projections'][number]['status'];
+
+export const importTypeLabel = (type: ImportType): string =>
+  type === 'label_values' ? 'ラベル値インポート' : uploadTypeLabel[type];
+
+/** Read models by what a user knows them as; an unknown name (a newer build) shows as it is. */
+const readModelLabels: Record<string, string> = {
+  medical_institution_crm: '連携先（医療機関・タグ・ラベル）',
+  tags: 'タグ',
+  communications: 'コミュニケーション',
+  tasks: 'タスク',
+  referrals: '紹介・逆紹介・入院データ',
+  emails: 'HTMLメール',
+  label_value_imports: 'ラベル値インポート履歴',
+  tenant_settings: 'テナント設定',
+};
+export const readModelLabel = (name: string): string => readModelLabels[name] ?? name;
+
+export const projectionStatusLabel: Record<ProjectionStatus, { label: string; color: string }> = {
+  ok: { label: '最新', color: 'teal' },
+  delayed: { label: '反映待ち', color: 'yellow' },
+  rebuilding: { label: '再構築中', color: 'blue' },
+  stopped: { label: '停止（サポートへ連絡）', color: 'red' },
+};
+
+export const importStatusLabel = {
+  waiting: { label: '待機中', color: 'gray' },
+  processing: { label: '取込中', color: 'blue' },
+  completed: { label: '完了', color: 'teal' },
+  failed: { label: '失敗', color: 'red' },
+} as const;
