@@ -44,7 +44,7 @@ export const VocInput = z.object({
 });
 export type VocInput = z.infer<typeof VocInput>;
 
-/** The whole list is replaced; a group left out is deleted (its VOCs keep no group). */
+/** The whole list is replaced; a group left out is deleted, unless VOCs use it (422 naming it). */
 export const VocGroupsInput = z.object({
   voc_groups: z
     .array(
@@ -61,7 +61,7 @@ export const VocGroupsInput = z.object({
 });
 export type VocGroupsInput = z.infer<typeof VocGroupsInput>;
 
-const v = { area: 'vocs', feature: 'communications', served: false } as const;
+const v = { area: 'vocs', feature: 'communications', served: true } as const;
 
 export const vocEndpoints = {
   createVoc: endpoint({
@@ -100,6 +100,7 @@ export const vocEndpoints = {
   }),
   listVocGroups: endpoint({
     ...v,
+    served: false,
     id: 'vocs.listGroups',
     method: 'GET',
     path: '/voc_groups',
