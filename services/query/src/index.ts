@@ -11,6 +11,7 @@ import { registerReferralQueryRoutes } from './referrals/referrals.routes.ts';
 import { registerDataUploadQueryRoutes } from './data-uploads/data-uploads.routes.ts';
 import { registerCommunicationQueryRoutes } from './communications/communications.routes.ts';
 import { registerTaskQueryRoutes } from './tasks/tasks.routes.ts';
+import { registerVocQueryRoutes } from './vocs/vocs.routes.ts';
 
 export { queryProjections } from './projections.ts';
 export { tagsProjection } from '@renkei/read-models';
@@ -51,5 +52,6 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
   registerDataUploadQueryRoutes(app, { db: deps.db });
   registerCommunicationQueryRoutes(app, { db: deps.db });
   registerTaskQueryRoutes(app, { db: deps.db });
+  registerVocQueryRoutes(app, { db: deps.db });
   return app;
 }
