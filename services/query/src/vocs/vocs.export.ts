@@ -6,13 +6,13 @@ import type { ReadModels } from '@renkei/read-models';
 import { csvField } from '../medical-institutions/medical-institutions.export.ts';
 import { allVocs } from './vocs.queries.ts';
 
-export const vocStatusNames: Record<VocStatus, string> = {
+const vocStatusNames: Record<VocStatus, string> = {
   NOT_STARTED: '未着手',
   IN_PROGRESS: '対応中',
   COMPLETED: '対応済',
   NO_ACTION_REQUIRED: '対応不要',
 };
-export const vocPriorityNames: Record<VocPriority, string> = { LOW: '低', MIDDLE: '中', HIGH: '高' };
+const vocPriorityNames: Record<VocPriority, string> = { LOW: '低', MIDDLE: '中', HIGH: '高' };
 const typeNames: Record<CommunicationType, string> = {
   visit: '訪問',
   new_visit: '新規訪問',

@@ -17,6 +17,22 @@ const visit = {
 };
 
 function renderModal(onSubmit: (body: unknown) => Promise<unknown>, preset: VocPreset | null) {
+  const view = (p: VocPreset | null) => (
+    <MantineProvider>
+      <QueryClientProvider client={client}>
+        <ServicesProvider value={services}>
+          <VocFormModal
+            opened
+            voc={null}
+            preset={p}
+            groups={[{ id: id(7), name: '紹介・返書' }]}
+            onClose={() => {}}
+            onSubmit={onSubmit}
+          />
+        </ServicesProvider>
+      </QueryClientProvider>
+    </MantineProvider>
+  );
   const api = {
     listStaffs: vi.fn(async () => []),
     searchForMedicalInstitution: vi.fn(async () => ({
@@ -27,23 +43,8 @@ function renderModal(onSubmit: (body: unknown) => Promise<unknown>, preset: VocP
   };
   const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  render(
-    <MantineProvider>
-      <QueryClientProvider client={client}>
-        <ServicesProvider value={services}>
-          <VocFormModal
-            opened
-            voc={null}
-            preset={preset}
-            groups={[{ id: id(7), name: '紹介・返書' }]}
-            onClose={() => {}}
-            onSubmit={onSubmit}
-          />
-        </ServicesProvider>
-      </QueryClientProvider>
-    </MantineProvider>,
-  );
-  return api;
+  const { rerender } = render(view(preset));
+  return { api, rerender: (p: VocPreset | null) => rerender(view(p)) };
 }
 
 const preset: VocPreset = { institution: { id: id(9), name: '駿河クリニック' }, communicationIds: [id(5)] };
@@ -82,6 +83,13 @@ describe('voc form', () => {
         voc_group_id: null,
       }),
     );
+  });
+
+  it('keeps what was typed when the card that opened it renders again', async () => {
+    const { rerender } = renderModal(async () => {}, preset);
+    await userEvent.type(screen.getByLabelText(/タイトル/), '予約が取りにくい');
+    rerender({ ...preset, communicationIds: [id(5)] });
+    expect(screen.getByLabelText(/タイトル/)).toHaveValue('予約が取りにくい');
   });
 
   it('shows no field message for a failure that is not a 422', async () => {

@@ -1,7 +1,7 @@
 import { Modal, MultiSelect, Select, SimpleGrid, Stack, TextInput, Textarea } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { VocInput, type VocGroup, type VocListItem, type VocPriority, type VocStatus } from '@renkei/contracts';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { InstitutionPicker, type PickedInstitution } from '../../../ui/InstitutionPicker.tsx';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
@@ -86,7 +86,7 @@ function initialValues(voc: VocListItem | null, preset: VocPreset | null): FormV
   };
 }
 
-export interface VocFormModalProps {
+interface VocFormModalProps {
   opened: boolean;
   /** The VOC being edited; null when creating. */
   voc: VocListItem | null;
@@ -96,10 +96,14 @@ export interface VocFormModalProps {
   onSubmit: (body: VocInputValues) => Promise<unknown>;
 }
 
+/**
+ * Mounted for each opening (its values start from `voc` or `preset` once): a parent re-rendering
+ * while the user types never resets the form.
+ */
 export function VocFormModal({ opened, voc, preset = null, groups, onClose, onSubmit }: VocFormModalProps) {
   const { api } = useServices();
   const [values, setValues] = useState<FormValues>(() => initialValues(voc, preset));
-  const { errors, setErrors, saving, submit } = useFormSubmit({
+  const { errors, saving, submit } = useFormSubmit({
     values,
     validate: validateVoc,
     save: (v) => onSubmit(toInput(v)),
@@ -111,12 +115,6 @@ export function VocFormModal({ opened, voc, preset = null, groups, onClose, onSu
     ...communicationQueries.institutionSearch(api, institutionId ?? '', { per_page: 50 }),
     enabled: institutionId !== null,
   });
-
-  useEffect(() => {
-    if (!opened) return;
-    setErrors({});
-    setValues(initialValues(voc, preset));
-  }, [opened, voc, preset, setErrors]);
 
   const set = <K extends keyof FormValues>(key: K, value: FormValues[K]) => setValues((v) => ({ ...v, [key]: value }));
   const communicationOptions = (communications.data?.data ?? []).map((c) => ({

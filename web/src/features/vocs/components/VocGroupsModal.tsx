@@ -1,6 +1,6 @@
 import { ActionIcon, Alert, Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import type { VocGroup } from '@renkei/contracts';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { ReorderButtons } from '../../../ui/ReorderButtons.tsx';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
 import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
@@ -27,8 +27,9 @@ export function VocGroupsModal({
   onClose: () => void;
   onSubmit: (groups: { id?: string; name: string }[]) => Promise<unknown>;
 }) {
-  const [rows, setRows] = useState<Row[]>([]);
-  const { errors, setErrors, saving, submit } = useFormSubmit({
+  // Mounted for each opening: a refetch of the groups while editing never resets the rows.
+  const [rows, setRows] = useState<Row[]>(() => groups.map((g) => ({ id: g.id, name: g.name, key: g.id })));
+  const { errors, saving, submit } = useFormSubmit({
     values: rows,
     validate: (list) => {
       const out: Record<string, string> = {};
@@ -39,12 +40,6 @@ export function VocGroupsModal({
     },
     save: (list) => onSubmit(list.map((r) => (r.id ? { id: r.id, name: r.name } : { name: r.name }))),
   });
-
-  useEffect(() => {
-    if (!opened) return;
-    setErrors({});
-    setRows(groups.map((g) => ({ id: g.id, name: g.name, key: g.id })));
-  }, [opened, groups, setErrors]);
 
   const move = (from: number, to: number) =>
     setRows((list) => {

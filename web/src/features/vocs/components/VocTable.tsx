@@ -27,7 +27,7 @@ export function VocTable({
     <div style={{ overflowX: 'auto' }}>
       <table className="renkei-table" data-testid="voc-table">
         <thead>
-          <tr>
+          <tr style={{ whiteSpace: 'nowrap' }}>
             <th>報告日</th>
             <th>タイトル</th>
             <th>医療機関</th>
@@ -58,17 +58,17 @@ export function VocTable({
                   {v.medical_institution.name}
                 </AnchorLink>
               </td>
-              <td>
+              <td style={{ whiteSpace: 'nowrap' }}>
                 <Badge color={vocStatusColors[v.status]} variant="light">
                   {vocStatusLabels[v.status]}
                 </Badge>
               </td>
-              <td>
+              <td style={{ whiteSpace: 'nowrap' }}>
                 <Badge color={vocPriorityColors[v.priority]} variant="outline">
                   {vocPriorityLabels[v.priority]}
                 </Badge>
               </td>
-              <td>{v.voc_group?.name ?? ''}</td>
+              <td style={{ whiteSpace: 'nowrap' }}>{v.voc_group?.name ?? ''}</td>
               <td style={{ whiteSpace: 'nowrap' }}>{v.user?.name ?? ''}</td>
               <td>
                 <Stack gap={0}>
