@@ -17,6 +17,7 @@ const [vocId, staff, caller, institution, otherInstitution, group, visit, call] 
   string,
 ];
 const facts: VocFacts = {
+  institutionExists: true,
   accountIds: new Set([staff, caller]),
   groupIds: new Set([group]),
   communications: new Map([
@@ -62,10 +63,11 @@ describe('voc decider', () => {
         vocId: vocId,
         callerId: caller,
         input: { ...input, user_id: id(90), voc_group_id: id(91), communication_ids: [id(92), call] },
-        facts,
+        facts: { ...facts, institutionExists: false },
       })
       .thenRejected(
         invalid(
+          { field: 'medical_institution_id', message: '医療機関が見つかりません' },
           { field: 'user_id', message: '担当者が見つかりません' },
           { field: 'voc_group_id', message: 'VOCグループが見つかりません' },
           { field: 'communication_ids.0', message: '活動記録が見つかりません' },
@@ -86,8 +88,9 @@ describe('voc decider', () => {
       { type: 'VocCreated', data: created },
       { type: 'VocDeleted', data: { voc_id: vocId, medical_institution_id: institution } },
     ];
+    // Another tenant's (or a deleted) VOC is not found, whatever its input says.
     given(vocDecider, deleted)
-      .when({ type: 'UpdateVoc', vocId: vocId, callerId: staff, input, facts })
+      .when({ type: 'UpdateVoc', vocId: vocId, callerId: staff, input, facts: { ...facts, institutionExists: false } })
       .thenRejected(notFound());
     given(vocDecider, deleted).when({ type: 'DeleteVoc', vocId: vocId }).thenRejected(notFound());
     given(vocDecider).when({ type: 'DeleteVoc', vocId: vocId }).thenRejected(notFound());

@@ -11,6 +11,8 @@ export interface VocState {
 
 /** Facts from other streams a VOC's input is checked against (read by the route). */
 export interface VocFacts {
+  /** The input's institution is in the shared master. */
+  institutionExists: boolean;
   /** Accounts of the tenant among the ids the input names. */
   accountIds: ReadonlySet<string>;
   /** The tenant's VOC groups. */
@@ -44,6 +46,7 @@ function evolve(state: VocState, event: VocEvent): VocState {
 
 function fieldsOf(vocId: string, userId: string, input: VocInput, facts: VocFacts): VocFields | FieldError[] {
   const errors: FieldError[] = [];
+  if (!facts.institutionExists) errors.push({ field: 'medical_institution_id', message: '医療機関が見つかりません' });
   if (!facts.accountIds.has(userId)) errors.push({ field: 'user_id', message: '担当者が見つかりません' });
   if (input.voc_group_id !== null && !facts.groupIds.has(input.voc_group_id))
     errors.push({ field: 'voc_group_id', message: 'VOCグループが見つかりません' });

@@ -174,6 +174,9 @@ it('replaces the groups; a group in use cannot be dropped until its VOCs move', 
   expect((await call(member, 'PUT', '/api/voc_groups', { voc_groups: [{ name: '接遇' }] })).statusCode).toBe(403);
   const saved = await call(t, 'PUT', '/api/voc_groups', { voc_groups: [{ name: '紹介・返書' }, { name: '接遇' }] });
   expect(saved.statusCode, saved.body).toBe(200);
+  expect(saved.headers.etag).toBe('"1"');
+  const stale = await call(t, 'PUT', '/api/voc_groups', { voc_groups: [] }, { 'if-match': '0' });
+  expect(stale.statusCode).toBe(409);
   const [referral, manners] = saved.json() as { id: string; name: string }[];
   expect(saved.json()).toMatchObject([{ name: '紹介・返書' }, { name: '接遇' }]);
   const id = (await call(t, 'POST', '/api/vocs', { ...voc(), voc_group_id: referral!.id })).json().id;

@@ -6,7 +6,7 @@ import type { Database } from '@renkei/db';
 import { communicationAggregate, vocAggregate, vocGroupsAggregate, type VocFields } from '@renkei/domain';
 import { comparePositions, streamId, type EventStore, type Position } from '@renkei/event-store';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
-import { etagOf, revisionIfMatch } from '../shared/command-context.ts';
+import { etagOf, readIfMatch, revisionIfMatch } from '../shared/command-context.ts';
 import { handleCommand } from '../shared/command-handler.ts';
 import { deterministicId } from '../shared/deterministic-id.ts';
 import { readState } from '../shared/facts.ts';
@@ -21,8 +21,6 @@ export interface VocRouteDeps {
   db: Database;
   store: EventStore;
 }
-
-const fieldError = (field: string, message: string) => new HttpError(422, undefined, { errors: [{ field, message }] });
 
 function toVoc(f: VocFields, version: number, updatedAt: Date, users: Map<string, UserRef>): Voc {
   return {
@@ -40,6 +38,12 @@ function toVoc(f: VocFields, version: number, updatedAt: Date, users: Map<string
     updated_at: updatedAt.toISOString(),
     version,
   };
+}
+
+/** The group list's version is its number of saves (0 before the first), answered as ETag. */
+function listIfMatch(header: string | string[] | undefined) {
+  const expected = readIfMatch(header);
+  return expected === null ? null : { matches: (_: unknown, revision: number) => revision + 1 === expected };
 }
 
 const later = (a: Position | null, b: Position | null) => (a === null || (b && comparePositions(b, a) > 0) ? b : a);
@@ -60,10 +64,9 @@ export function registerVocRoutes(app: FastifyInstance, deps: VocRouteDeps): voi
 
   /** What the input is checked against: its staff member, the tenant's groups, the communications it names. */
   async function facts(auth: AuthContext, input: VocInput): Promise<VocFacts & { users: Map<string, UserRef> }> {
-    if (!(await institutionExists(input.medical_institution_id)))
-      throw fieldError('medical_institution_id', '医療機関が見つかりません');
     const communicationIds = [...new Set(input.communication_ids)];
-    const [users, groups, communications] = await Promise.all([
+    const [known, users, groups, communications] = await Promise.all([
+      institutionExists(input.medical_institution_id),
       accountRefs(store, auth.tenantId, [input.user_id ?? auth.accountId]),
       readGroups(auth.tenantId),
       Promise.all(
@@ -82,6 +85,7 @@ export function registerVocRoutes(app: FastifyInstance, deps: VocRouteDeps): voi
     ]);
     return {
       users,
+      institutionExists: known,
       accountIds: new Set(users.keys()),
       groupIds: new Set(groups.state.map((g) => g.id)),
       communications: new Map(communications.flat()),
@@ -194,11 +198,13 @@ export function registerVocRoutes(app: FastifyInstance, deps: VocRouteDeps): voi
         stream: streamId(vocGroupsAggregate, auth.tenantId),
         decider: vocGroupsDecider,
         command: { groups: body.voc_groups, inUse, newId: randomUUID },
+        ifMatch: listIfMatch(request.headers['if-match']),
         // The usage was counted for the list read above: a list changed meanwhile is a 409.
         onRace: 'conflict',
       },
     );
     if (result.position) reply.position(result.position);
+    void reply.header('etag', etagOf(result.revision + 1));
     return result.after;
   });
 
