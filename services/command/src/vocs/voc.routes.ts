@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { HttpError, endpoints, type UserRef, type Voc, type VocInput } from '@renkei/contracts';
+import { HttpError, endpoints, listVersion, type UserRef, type Voc, type VocInput } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { communicationAggregate, vocAggregate, vocGroupsAggregate, type VocFields } from '@renkei/domain';
 import { comparePositions, streamId, type EventStore, type Position } from '@renkei/event-store';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
-import { etagOf, readIfMatch, revisionIfMatch } from '../shared/command-context.ts';
+import { etagOf, revisionIfMatch } from '../shared/command-context.ts';
 import { handleCommand } from '../shared/command-handler.ts';
 import { deterministicId } from '../shared/deterministic-id.ts';
 import { readState } from '../shared/facts.ts';
@@ -40,10 +40,18 @@ function toVoc(f: VocFields, version: number, updatedAt: Date, users: Map<string
   };
 }
 
-/** The group list's version is its number of saves (0 before the first), answered as ETag. */
+/**
+ * The group list's version is `listVersion` of its ids and names (as phase masters): the GET answers
+ * it as ETag and the browser can derive it from the list it shows.
+ */
 function listIfMatch(header: string | string[] | undefined) {
-  const expected = readIfMatch(header);
-  return expected === null ? null : { matches: (_: unknown, revision: number) => revision + 1 === expected };
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!value) return null;
+  const expected = value.replace(/^W\//, '').replace(/^"|"$/g, '');
+  return {
+    matches: (current: readonly { id: string; name: string }[]) => listVersion(current) === expected,
+    message: '他のユーザーがVOCグループを変更しました。再読み込みしてからやり直してください。',
+  };
 }
 
 const later = (a: Position | null, b: Position | null) => (a === null || (b && comparePositions(b, a) > 0) ? b : a);
@@ -204,7 +212,7 @@ export function registerVocRoutes(app: FastifyInstance, deps: VocRouteDeps): voi
       },
     );
     if (result.position) reply.position(result.position);
-    void reply.header('etag', etagOf(result.revision + 1));
+    void reply.header('etag', `"${listVersion(result.after)}"`);
     return result.after;
   });
 

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { defaultResources, featureKeys } from '@renkei/contracts';
+import { defaultResources, featureKeys, listVersion } from '@renkei/contracts';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { createPostgresEventStore, type EventStore, type Position } from '@renkei/event-store';
 import { generateInstitutionMaster, importInstitutionMaster } from '@renkei/institution-master';
@@ -218,6 +218,7 @@ describe('voc queries', () => {
       { id: groupA, name: '紹介・返書' },
       { id: groupB, name: '接遇' },
     ]);
+    expect(groups.headers.etag).toBe(`"${listVersion(groups.json())}"`);
     const linked = await request(tenant, 'GET', `/api/communications/${visit}`);
     expect(linked.json().vocs).toEqual([{ id: a, title: '返書が遅い', status: 'NOT_STARTED', priority: 'HIGH' }]);
     const csv = await request(tenant, 'GET', '/api/vocs/export?status=COMPLETED');

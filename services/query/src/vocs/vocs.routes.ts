@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { endpoints } from '@renkei/contracts';
+import { endpoints, listVersion } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { registerEndpoint } from '@renkei/service-kit';
 import {
@@ -33,7 +33,15 @@ export function registerVocQueryRoutes(app: FastifyInstance, deps: { db: Databas
     { reads },
   );
 
-  registerEndpoint(app, endpoints.listVocGroups, async ({ auth }) => listVocGroups(db(), auth.tenantId), {
-    reads: [vocsProjection.name],
-  });
+  registerEndpoint(
+    app,
+    endpoints.listVocGroups,
+    async ({ auth, reply }) => {
+      const groups = await listVocGroups(db(), auth.tenantId);
+      // The version a PUT /voc_groups based on this list sends back as If-Match.
+      void reply.header('etag', `"${listVersion(groups)}"`);
+      return groups;
+    },
+    { reads: [vocsProjection.name] },
+  );
 }

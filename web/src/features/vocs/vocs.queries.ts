@@ -1,5 +1,6 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { VocGroupsInput, VocInput, VocListQuery, VocPriority, VocStatus } from '@renkei/contracts';
+import { listVersion } from '@renkei/contracts/client';
+import type { VocGroup, VocGroupsInput, VocInput, VocListQuery, VocPriority, VocStatus } from '@renkei/contracts';
 import type { z } from 'zod';
 import type { ApiClient } from '../../api/api-client.ts';
 import { useApiMutation } from '../../api/useApiMutation.ts';
@@ -59,5 +60,10 @@ export const useDeleteVoc = () =>
     changed,
   );
 
+/** Saves the whole list, based on the list shown (`shown`): another owner's change meanwhile is a 409. */
 export const useReplaceVocGroups = () =>
-  useApiMutation((api, body: z.input<typeof VocGroupsInput>) => api.replaceVocGroups({ body }), [vocQueries.all]);
+  useApiMutation(
+    (api, { body, shown }: { body: z.input<typeof VocGroupsInput>; shown: VocGroup[] }) =>
+      api.replaceVocGroups({ body, ifMatch: listVersion(shown) }),
+    [vocQueries.all],
+  );

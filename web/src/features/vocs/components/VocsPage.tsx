@@ -85,7 +85,7 @@ export function VocsPage({
 
   const saveGroups = async (body: { id?: string; name: string }[]) => {
     try {
-      await replaceGroups.mutateAsync({ voc_groups: body });
+      await replaceGroups.mutateAsync({ body: { voc_groups: body }, shown: groups });
       toast.success('VOCグループを保存しました');
       setEditingGroups(false);
     } catch (error) {
