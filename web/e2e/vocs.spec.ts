@@ -62,4 +62,9 @@ test('vocs: create one from a communication, find it on /vocs, filter, edit its 
   await screenshot(page, 'vocs-list');
   await page.reload();
   await expect(row).toBeVisible();
+
+  // The institution's CRM page shows its latest VOCs.
+  const href = await row.getByRole('link').first().getAttribute('href');
+  await page.goto(app(href!.replace(/^\/app/, '')));
+  await expect(page.getByTestId('institution-vocs').getByText(title)).toBeVisible();
 });

@@ -10,6 +10,7 @@ const VocsSearch = (search: SearchInput): VocsParams => ({
   priority: enumParam(search.priority, ['LOW', 'MIDDLE', 'HIGH'], undefined),
   group: isUuid(search.group) ? search.group : undefined,
   communication: isUuid(search.communication) ? search.communication : undefined,
+  institution: isUuid(search.institution) ? search.institution : undefined,
 });
 
 export const Route = createFileRoute('/_authenticated/vocs')({

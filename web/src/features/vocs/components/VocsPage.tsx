@@ -34,6 +34,8 @@ export interface VocsParams {
   group?: string | undefined;
   /** VOCs linked to one communication (from its card). */
   communication?: string | undefined;
+  /** VOCs of one institution (from its CRM page). */
+  institution?: string | undefined;
 }
 
 /** What the list asks the API for, from the URL's filters (the loader uses the same). */
@@ -44,6 +46,7 @@ export const vocListQueryOf = (p: VocsParams) => ({
   ...(p.priority ? { priority: p.priority } : {}),
   ...(p.group ? { voc_group_id: p.group } : {}),
   ...(p.communication ? { communication_id: p.communication } : {}),
+  ...(p.institution ? { medical_institution_id: p.institution } : {}),
 });
 
 const statusOptions = Object.entries(vocStatusLabels).map(([value, label]) => ({ value, label }));
@@ -161,6 +164,11 @@ export function VocsPage({
             onClick={() => onParamsChange({ communication: undefined, page: 1 })}
           >
             活動記録で絞り込み中 ×
+          </Button>
+        )}
+        {params.institution && (
+          <Button size="compact-xs" variant="light" onClick={() => onParamsChange({ institution: undefined, page: 1 })}>
+            医療機関で絞り込み中 ×
           </Button>
         )}
       </Group>
