@@ -67,4 +67,5 @@ test('vocs: create one from a communication, find it on /vocs, filter, edit its 
   const href = await row.getByRole('link').first().getAttribute('href');
   await page.goto(app(href!.replace(/^\/app/, '')));
   await expect(page.getByTestId('institution-vocs').getByText(title)).toBeVisible();
+  await screenshot(page, 'vocs-crm');
 });
