@@ -20,6 +20,7 @@ import { Route as AuthenticatedProfileRouteImport } from './routes/_authenticate
 import { Route as AuthenticatedTagsRouteImport } from './routes/_authenticated/tags'
 import { Route as AuthenticatedTasksRouteImport } from './routes/_authenticated/tasks'
 import { Route as AuthenticatedTenant_settingRouteImport } from './routes/_authenticated/tenant_setting'
+import { Route as AuthenticatedVocsRouteImport } from './routes/_authenticated/vocs'
 import { Route as AccountsConfirmationRouteImport } from './routes/accounts.confirmation'
 import { Route as AuthenticatedCommunicationsIndexRouteImport } from './routes/_authenticated/communications.index'
 import { Route as AuthenticatedCommunicationsNewRouteImport } from './routes/_authenticated/communications.new'
@@ -93,6 +94,11 @@ const AuthenticatedTenant_settingRoute =
     path: '/tenant_setting',
     getParentRoute: () => AuthenticatedRoute,
   } as any)
+const AuthenticatedVocsRoute = AuthenticatedVocsRouteImport.update({
+  id: '/vocs',
+  path: '/vocs',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
 const AccountsConfirmationRoute = AccountsConfirmationRouteImport.update({
   id: '/accounts/confirmation',
   path: '/accounts/confirmation',
@@ -185,6 +191,7 @@ export interface FileRoutesByFullPath {
   '/tags': typeof AuthenticatedTagsRoute
   '/tasks': typeof AuthenticatedTasksRoute
   '/tenant_setting': typeof AuthenticatedTenant_settingRoute
+  '/vocs': typeof AuthenticatedVocsRoute
   '/accounts/confirmation': typeof AccountsConfirmationRoute
   '/communications/new': typeof AuthenticatedCommunicationsNewRoute
   '/emails/new': typeof AuthenticatedEmailsNewRoute
@@ -210,6 +217,7 @@ export interface FileRoutesByTo {
   '/tags': typeof AuthenticatedTagsRoute
   '/tasks': typeof AuthenticatedTasksRoute
   '/tenant_setting': typeof AuthenticatedTenant_settingRoute
+  '/vocs': typeof AuthenticatedVocsRoute
   '/accounts/confirmation': typeof AccountsConfirmationRoute
   '/': typeof AuthenticatedIndexRoute
   '/communications/new': typeof AuthenticatedCommunicationsNewRoute
@@ -238,6 +246,7 @@ export interface FileRoutesById {
   '/_authenticated/tags': typeof AuthenticatedTagsRoute
   '/_authenticated/tasks': typeof AuthenticatedTasksRoute
   '/_authenticated/tenant_setting': typeof AuthenticatedTenant_settingRoute
+  '/_authenticated/vocs': typeof AuthenticatedVocsRoute
   '/accounts/confirmation': typeof AccountsConfirmationRoute
   '/_authenticated/': typeof AuthenticatedIndexRoute
   '/_authenticated/communications/new': typeof AuthenticatedCommunicationsNewRoute
@@ -267,6 +276,7 @@ export interface FileRouteTypes {
     | '/tags'
     | '/tasks'
     | '/tenant_setting'
+    | '/vocs'
     | '/accounts/confirmation'
     | '/communications/new'
     | '/emails/new'
@@ -292,6 +302,7 @@ export interface FileRouteTypes {
     | '/tags'
     | '/tasks'
     | '/tenant_setting'
+    | '/vocs'
     | '/accounts/confirmation'
     | '/'
     | '/communications/new'
@@ -319,6 +330,7 @@ export interface FileRouteTypes {
     | '/_authenticated/tags'
     | '/_authenticated/tasks'
     | '/_authenticated/tenant_setting'
+    | '/_authenticated/vocs'
     | '/accounts/confirmation'
     | '/_authenticated/'
     | '/_authenticated/communications/new'
@@ -421,6 +433,13 @@ declare module '@tanstack/react-router' {
       path: '/tenant_setting'
       fullPath: '/tenant_setting'
       preLoaderRoute: typeof AuthenticatedTenant_settingRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/vocs': {
+      id: '/_authenticated/vocs'
+      path: '/vocs'
+      fullPath: '/vocs'
+      preLoaderRoute: typeof AuthenticatedVocsRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/accounts/confirmation': {
@@ -533,6 +552,7 @@ interface AuthenticatedRouteChildren {
   AuthenticatedTagsRoute: typeof AuthenticatedTagsRoute
   AuthenticatedTasksRoute: typeof AuthenticatedTasksRoute
   AuthenticatedTenant_settingRoute: typeof AuthenticatedTenant_settingRoute
+  AuthenticatedVocsRoute: typeof AuthenticatedVocsRoute
   AuthenticatedIndexRoute: typeof AuthenticatedIndexRoute
   AuthenticatedCommunicationsNewRoute: typeof AuthenticatedCommunicationsNewRoute
   AuthenticatedEmailsNewRoute: typeof AuthenticatedEmailsNewRoute
@@ -557,6 +577,7 @@ const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedTagsRoute: AuthenticatedTagsRoute,
   AuthenticatedTasksRoute: AuthenticatedTasksRoute,
   AuthenticatedTenant_settingRoute: AuthenticatedTenant_settingRoute,
+  AuthenticatedVocsRoute: AuthenticatedVocsRoute,
   AuthenticatedIndexRoute: AuthenticatedIndexRoute,
   AuthenticatedCommunicationsNewRoute: AuthenticatedCommunicationsNewRoute,
   AuthenticatedEmailsNewRoute: AuthenticatedEmailsNewRoute,

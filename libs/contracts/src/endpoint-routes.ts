@@ -272,6 +272,8 @@ export const endpointRoutes = {
   getTask: { method: 'GET', path: '/tasks/{id}', service: 'query', body: false },
   updateTask: { method: 'PUT', path: '/tasks/{id}', service: 'command', body: true },
   deleteTask: { method: 'DELETE', path: '/tasks/{id}', service: 'command', body: false },
+  listVocs: { method: 'GET', path: '/vocs', service: 'query', body: false },
+  exportVocs: { method: 'GET', path: '/vocs/export', service: 'query', body: false },
   createVoc: { method: 'POST', path: '/vocs', service: 'command', body: true },
   updateVoc: { method: 'PUT', path: '/vocs/{id}', service: 'command', body: true },
   deleteVoc: { method: 'DELETE', path: '/vocs/{id}', service: 'command', body: false },

@@ -7,6 +7,7 @@ import { emailsProjection } from './emails/emails.projection.ts';
 import { referralsProjection } from './referrals/referrals.projection.ts';
 import { communicationsProjection } from './communications/communications.projection.ts';
 import { tasksProjection } from './tasks/tasks.projection.ts';
+import { vocsProjection } from './vocs/vocs.projection.ts';
 
 export {
   tagsProjection,
@@ -17,6 +18,7 @@ export {
   referralsProjection,
   communicationsProjection,
   tasksProjection,
+  vocsProjection,
 };
 
 /**
@@ -32,6 +34,7 @@ export const readModelProjections: readonly Projection<any>[] = [
   referralsProjection,
   communicationsProjection,
   tasksProjection,
+  vocsProjection,
 ];
 
 export type { ReadModels } from './read-models.ts';

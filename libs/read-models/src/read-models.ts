@@ -6,6 +6,7 @@ import type { EmailsTables } from './emails/emails.tables.ts';
 import type { ReferralsTables } from './referrals/referrals.tables.ts';
 import type { CommunicationsTables } from './communications/communications.tables.ts';
 import type { TasksTables } from './tasks/tasks.tables.ts';
+import type { VocsTables } from './vocs/vocs.tables.ts';
 
 /**
  * The Kysely `Database` of the read side: every read-model table as its view `rm.<table>` (the live
@@ -21,4 +22,5 @@ export interface ReadModels
     CommunicationsTables,
     TasksTables,
     EmailsTables,
-    ReferralsTables {}
+    ReferralsTables,
+    VocsTables {}

@@ -14,6 +14,7 @@ import { registerDataUploadRoutes } from './data-uploads/data-upload.routes.ts';
 import { registerCommunicationRoutes } from './communications/communication.routes.ts';
 import { registerCommunicationLabelRoutes } from './communications/communication-label.routes.ts';
 import { registerTaskRoutes } from './tasks/task.routes.ts';
+import { registerVocRoutes } from './vocs/voc.routes.ts';
 
 export interface CommandAppDeps {
   db: Database;
@@ -55,5 +56,6 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
   registerCommunicationRoutes(app, { db: deps.db, store: deps.store });
   registerCommunicationLabelRoutes(app, { db: deps.db, store: deps.store });
   registerTaskRoutes(app, { db: deps.db, store: deps.store });
+  registerVocRoutes(app, { db: deps.db, store: deps.store });
   return app;
 }

@@ -68,6 +68,8 @@ describe('demo seed', { timeout: 300_000 }, () => {
     expect(counts).toMatchObject({ CommunicationCreated: 480, CommunicationLabelCreated: 2 });
     for (const type of ['TaskUpdated', 'CommunicationCommentAdded', 'CommunicationLiked'])
       expect(counts[type], type).toBeGreaterThan(0);
+    // Partner feedback in groups, heard on those communications.
+    expect(counts).toMatchObject({ VocCreated: 40, VocGroupsReplaced: 1 });
 
     expect(await seedDemo(options)).toBeUndefined();
     expect(await eventCounts(tenantId)).toEqual(counts);

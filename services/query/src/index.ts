@@ -13,6 +13,7 @@ import { registerDataUploadQueryRoutes } from './data-uploads/data-uploads.route
 import { registerCommunicationQueryRoutes } from './communications/communications.routes.ts';
 import { registerTaskQueryRoutes } from './tasks/tasks.routes.ts';
 import { registerDataSyncStatusRoutes } from './data-sync-statuses/data-sync-statuses.routes.ts';
+import { registerVocQueryRoutes } from './vocs/vocs.routes.ts';
 
 export { queryProjections } from './projections.ts';
 export { tagsProjection } from '@renkei/read-models';
@@ -64,5 +65,6 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
     if (ownStore) await (await ownStore).close();
   });
   registerDataSyncStatusRoutes(app, { db: deps.db, store });
+  registerVocQueryRoutes(app, { db: deps.db });
   return app;
 }

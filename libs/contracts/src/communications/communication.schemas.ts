@@ -316,6 +316,7 @@ export const communicationEndpoints = {
   }),
   setVocs: endpoint({
     ...c,
+    served: true,
     id: 'communications.setVocs',
     method: 'PUT',
     path: '/communications/{communication_id}/vocs',

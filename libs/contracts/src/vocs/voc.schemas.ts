@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import { endpoint } from '../core/endpoint.ts';
-import { Id, IdParams, IsoDateTime, NoContent, inputDate } from '../core/zod-helpers.ts';
-import { UserRef } from '../core/refs.ts';
+import {
+  Id,
+  IdParams,
+  IsoDateTime,
+  NoContent,
+  PageQuery,
+  SortDirection,
+  inputDate,
+  paged,
+} from '../core/zod-helpers.ts';
+import { CsvEncoding, MedicalInstitutionRef, UserRef } from '../core/refs.ts';
+import { CommunicationType } from '../labels/label.schemas.ts';
 
 /** Spec §4. */
 export const VocStatus = z.enum(['NOT_STARTED', 'IN_PROGRESS', 'COMPLETED', 'NO_ACTION_REQUIRED']);
@@ -44,7 +54,7 @@ export const VocInput = z.object({
 });
 export type VocInput = z.infer<typeof VocInput>;
 
-/** The whole list is replaced; a group left out is deleted (its VOCs keep no group). */
+/** The whole list is replaced; a group left out is deleted, unless VOCs use it (422 naming it). */
 export const VocGroupsInput = z.object({
   voc_groups: z
     .array(
@@ -61,9 +71,66 @@ export const VocGroupsInput = z.object({
 });
 export type VocGroupsInput = z.infer<typeof VocGroupsInput>;
 
-const v = { area: 'vocs', feature: 'communications', served: false } as const;
+/** A VOC as the list shows it: the spec's fields with the names it needs (an addition to the spec). */
+export const VocListItem = Voc.extend({
+  medical_institution: MedicalInstitutionRef,
+  /** Null also when the group was deleted meanwhile. */
+  voc_group: VocGroup.nullable(),
+  /** The linked communications that still exist, newest first. */
+  communications: z.array(z.object({ id: Id, communication_type: CommunicationType, acted_date: z.iso.date() })),
+});
+export type VocListItem = z.infer<typeof VocListItem>;
+
+const vocConditions = {
+  status: VocStatus.optional(),
+  priority: VocPriority.optional(),
+  voc_group_id: Id.optional(),
+  medical_institution_id: Id.optional(),
+  communication_id: Id.optional(),
+  /** Period of `reported_date`, both ends included. */
+  reported_from: inputDate('開始日はYYYY-MM-DD形式で入力してください').optional(),
+  reported_to: inputDate('終了日はYYYY-MM-DD形式で入力してください').optional(),
+  sort_by: z.enum(['reported_date', 'updated_at']).default('reported_date'),
+  sort: SortDirection.default('desc'),
+};
+const periodInOrder = (q: { reported_from?: string | undefined; reported_to?: string | undefined }) =>
+  !q.reported_from || !q.reported_to || q.reported_from <= q.reported_to;
+const periodMessage = { message: '終了日は開始日以降の日付を指定してください', path: ['reported_to'] };
+
+export const VocListQuery = PageQuery.extend(vocConditions).refine(periodInOrder, periodMessage);
+export type VocListQuery = z.infer<typeof VocListQuery>;
+
+export const VocExportQuery = z
+  .object({ ...vocConditions, encoding: CsvEncoding.default('utf-8') })
+  .refine(periodInOrder, periodMessage);
+export type VocExportQuery = z.infer<typeof VocExportQuery>;
+
+const v = { area: 'vocs', feature: 'communications', served: true } as const;
 
 export const vocEndpoints = {
+  listVocs: endpoint({
+    ...v,
+    id: 'vocs.list',
+    method: 'GET',
+    path: '/vocs',
+    service: 'query',
+    summary: 'VOC一覧（独自追加）',
+    query: VocListQuery,
+    response: paged(VocListItem),
+    successStatus: 200,
+  }),
+  exportVocs: endpoint({
+    ...v,
+    id: 'vocs.export',
+    method: 'GET',
+    path: '/vocs/export',
+    service: 'query',
+    summary: 'VOC一覧のCSV出力（独自追加）',
+    query: VocExportQuery,
+    response: z.string(),
+    successStatus: 200,
+    download: true,
+  }),
   createVoc: endpoint({
     ...v,
     id: 'vocs.create',

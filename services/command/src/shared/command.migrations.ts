@@ -297,4 +297,19 @@ export const commandMigrations: ModuleMigrations = {
         )`.execute(db);
     },
   },
+  '0008_voc_index': {
+    // Which VOCs may use a group or link a communication (candidates; their streams decide).
+    async up(db) {
+      await sql`
+        CREATE TABLE cmd.voc_index (
+          tenant_id uuid NOT NULL,
+          voc_id uuid NOT NULL,
+          group_ids uuid[] NOT NULL DEFAULT '{}',
+          communication_ids uuid[] NOT NULL DEFAULT '{}',
+          PRIMARY KEY (tenant_id, voc_id)
+        )`.execute(db);
+      await sql`CREATE INDEX voc_index_groups ON cmd.voc_index USING gin (group_ids)`.execute(db);
+      await sql`CREATE INDEX voc_index_communications ON cmd.voc_index USING gin (communication_ids)`.execute(db);
+    },
+  },
 };

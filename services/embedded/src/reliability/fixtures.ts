@@ -106,6 +106,18 @@ export const fixtures: Record<string, Fixture> = {
       }),
     }),
   },
+  vocs: {
+    create: async (api) => ({
+      vocs: await created(api, 'vocs.create', {
+        body: {
+          medical_institution_id: api.institutionIds[0]!,
+          title: `${api.tenant.canary} 返書の要望`,
+          reported_date: '2026-11-20',
+          detail_text: `${api.tenant.canary} 詳細`,
+        },
+      }),
+    }),
+  },
   // A template names a list type, not a record of the tenant: nothing to isolate.
   templates: {
     shared: true,
@@ -173,6 +185,9 @@ export const bodyRefs: Record<string, string> = {
   tag_ids: 'tags',
   label_id: 'medical_institution_labels',
   label_ids: 'medical_institution_labels',
+  voc_ids: 'vocs',
+  medical_institution_id: 'medical_institutions',
+  communication_ids: 'communications',
 };
 
 /** `{name}` placeholders of a path with the kind each names. */

@@ -49,6 +49,10 @@ const knownFailures: Record<string, string> = {
   'communications.like concurrency': 'a like is idempotent and carries no version: If-Match is not part of it (decide)',
   'communications.unlike concurrency':
     'a like is idempotent and carries no version: If-Match is not part of it (decide)',
+  'communications.setVocs concurrency':
+    'setting the VOCs of a communication is idempotent and carries no version: If-Match is not part of it (decide)',
+  'vocs.export fuzz.invalid.percentEscape':
+    'a malformed %-escape in the query is not answered as the others are (as labels.listCommunicationLabels)',
   'imports.replaceMappingProfiles concurrency':
     'PUT /data_uploads/mapping_profiles ignores If-Match although it answers a version (found by this suite)',
   'labels.listCommunicationLabels fuzz.invalid.percentEscape':

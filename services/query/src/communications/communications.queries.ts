@@ -10,6 +10,7 @@ import type {
   UserRef,
 } from '@renkei/contracts';
 import { normalizeKeyword } from '@renkei/institution-master';
+import { vocsOfCommunications } from '../vocs/vocs.queries.ts';
 import type { ReadModels } from '@renkei/read-models';
 
 type CommunicationRow = Selectable<ReadModels['rm.communications']>;
@@ -73,7 +74,7 @@ async function withDetails(
 ): Promise<Communication[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const [institutions, comments, likes, tasks] = await Promise.all([
+  const [institutions, comments, likes, tasks, vocsOf] = await Promise.all([
     sql<{ id: string; name: string }>`
       SELECT id, name FROM ref.medical_institutions
        WHERE id = ANY(${sql.val([...new Set(rows.map((r) => r.medical_institution_id))])}::uuid[])`.execute(db),
@@ -100,6 +101,7 @@ async function withDetails(
       .orderBy('created_at')
       .orderBy('id')
       .execute(),
+    vocsOfCommunications(db, tenantId, ids),
   ]);
   const people = new Set<string>([
     ...rows.map((r) => r.user_id),
@@ -148,7 +150,7 @@ async function withDetails(
     })),
     likes: (likesOf.get(r.id) ?? []).map((l) => ({ user: ref(l.user_id) })),
     label_values: r.label_values,
-    vocs: [],
+    vocs: vocsOf.get(r.id) ?? [],
     created_at: new Date(r.created_at).toISOString(),
     updated_at: new Date(r.updated_at).toISOString(),
     version: r.version,

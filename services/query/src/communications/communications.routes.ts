@@ -7,6 +7,7 @@ import {
   communicationsProjection,
   medicalInstitutionCrmProjection,
   tasksProjection,
+  vocsProjection,
   type ReadModels,
 } from '@renkei/read-models';
 import { exportCommunications } from './communications.export.ts';
@@ -15,7 +16,12 @@ import { getCommunication, listCommunicationLabels, searchCommunications } from 
 export function registerCommunicationQueryRoutes(app: FastifyInstance, deps: { db: Database }): void {
   const db = () => deps.db.typed<ReadModels>();
   // Names of staff come from the CRM projection's accounts, tasks from their own projection.
-  const reads = [communicationsProjection.name, tasksProjection.name, medicalInstitutionCrmProjection.name];
+  const reads = [
+    communicationsProjection.name,
+    tasksProjection.name,
+    medicalInstitutionCrmProjection.name,
+    vocsProjection.name,
+  ];
 
   registerEndpoint(
     app,

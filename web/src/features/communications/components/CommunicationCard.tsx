@@ -5,6 +5,7 @@ import { formatDateTime } from '../../../app/dates.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
 import { communicationTypeLabels, useAddComment, useDeleteComment, useToggleLike } from '../communications.queries.ts';
+import { CommunicationVocs } from '../../vocs/components/CommunicationVocs.tsx';
 
 /** A calendar date as stored (no time zone to apply). */
 const formatDay = (day: string) => day.replaceAll('-', '/');
@@ -98,6 +99,7 @@ export function CommunicationCard({
             ))}
           </Stack>
         )}
+        <CommunicationVocs communication={c} />
         <Group gap="xs">
           <Button
             size="compact-sm"

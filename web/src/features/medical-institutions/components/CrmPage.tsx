@@ -7,6 +7,7 @@ import { reloadedConflictMessage } from '../../../errors/mutation-errors.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { DoctorList } from '../../doctors/components/DoctorList.tsx';
 import { HistoryTimeline } from '../../histories/components/HistoryTimeline.tsx';
+import { InstitutionVocs } from '../../vocs/components/InstitutionVocs.tsx';
 import { labelQueries } from '../../labels/labels.queries.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { institutionQueries, useUpdateMemo, useUpdateSpecialNote } from '../medical-institutions.queries.ts';
@@ -73,7 +74,10 @@ export function CrmPage({ id }: { id: string }) {
           </Stack>
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 5 }}>
-          <HistoryTimeline institutionId={id} />
+          <Stack gap="md">
+            <InstitutionVocs institutionId={id} />
+            <HistoryTimeline institutionId={id} />
+          </Stack>
         </Grid.Col>
       </Grid>
     </Stack>

@@ -1,0 +1,67 @@
+import { Button, Group, Select, Text, type MantineSize } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useServices } from '../app/services-context.tsx';
+
+export interface PickedInstitution {
+  id: string;
+  name: string;
+}
+
+/**
+ * An institution picked by a typed name (the partner search's normalised keyword), or the picked one
+ * with 変更 to pick another; `locked` keeps the given one (a form opened for that institution).
+ */
+export function InstitutionPicker({
+  value,
+  onChange,
+  error,
+  locked = false,
+  size = 'sm',
+}: {
+  value: PickedInstitution | null;
+  onChange: (value: PickedInstitution | null) => void;
+  error?: string | undefined;
+  locked?: boolean;
+  size?: MantineSize;
+}) {
+  const { api } = useServices();
+  const [keyword, setKeyword] = useState('');
+  const found = useQuery({
+    queryKey: ['medical-institutions', 'picker', keyword],
+    queryFn: ({ signal }) => api.searchMedicalInstitutions({ body: { keyword, per_page: 20 }, signal }),
+    enabled: keyword.trim().length > 0,
+  });
+  if (value)
+    return (
+      <Group justify="space-between" wrap="nowrap">
+        <Text fw={600} data-testid="picked-institution">
+          {value.name}
+        </Text>
+        {!locked && (
+          <Button variant="subtle" size="compact-sm" onClick={() => onChange(null)}>
+            変更
+          </Button>
+        )}
+      </Group>
+    );
+  return (
+    <Select
+      label="医療機関"
+      required
+      size={size}
+      searchable
+      placeholder="名称・カナ・住所で検索"
+      searchValue={keyword}
+      onSearchChange={setKeyword}
+      data={(found.data?.data ?? []).map((m) => ({ value: m.id, label: m.name }))}
+      onChange={(id) => {
+        const picked = found.data?.data.find((m) => m.id === id);
+        if (picked) onChange({ id: picked.id, name: picked.name });
+      }}
+      nothingFoundMessage={keyword ? '見つかりません' : '名称を入力してください'}
+      filter={({ options }) => options}
+      error={error}
+    />
+  );
+}
