@@ -68,7 +68,7 @@ export function registerEndpoint<E extends EndpointContract>(
       const token = bearerToken(request.headers.authorization);
       if (!token) throw new HttpError(401);
       try {
-        request.auth = await verifyAccessToken(request, token, kit.auth);
+        request.auth = await verifyAccessToken(request, token, kit.auth, kit.revocations);
       } catch (error) {
         if (error instanceof TokenRejectedError) {
           request.log.info({ reason: error.message }, 'access token rejected');

@@ -116,6 +116,7 @@ export async function startEmbedded(
 
     const query = await buildQueryApp({
       db,
+      store,
       auth: auth(identityConfig.resources.query),
       logger: logger.child({ service: 'query' }),
     });

@@ -97,6 +97,7 @@ export async function buildIdentityApp(
       audience: config.resources.main,
       jwks: keys.verificationKeys,
     },
+    accountEvents: deps.store,
     openapi: buildOpenApiDocument({ service: 'identity', resources: config.resources }),
     ...(deps.logger !== undefined ? { logger: deps.logger } : {}),
     ...(deps.rateLimit === false ? { rateLimit: false } : {}),

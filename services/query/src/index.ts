@@ -2,6 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { buildOpenApiDocument } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
+import { createEventStore, type EventStore } from '@renkei/event-store';
 import { waitForPosition } from '@renkei/projections';
 import { createServiceApp, type AuthOptions, type ServiceAppOptions, type WaitForPosition } from '@renkei/service-kit';
 import { registerTagQueryRoutes } from './tags/tags.routes.ts';
@@ -18,6 +19,11 @@ export { medicalInstitutionCrmProjection } from './medical-institutions/index.ts
 
 export interface QueryAppDeps {
   db: Database;
+  /**
+   * Where identity publishes account changes (the app refuses tokens of deleted accounts). Defaults
+   * to the Postgres event store in `db`; the standalone service passes EventStoreDB when configured.
+   */
+  store?: EventStore;
   auth: AuthOptions;
   logger?: boolean | FastifyBaseLogger;
   rateLimit?: ServiceAppOptions['rateLimit'];
@@ -33,6 +39,7 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
     name: 'query',
     audience: 'query',
     auth: deps.auth,
+    accountEvents: deps.store ?? (await createEventStore({ db: deps.db })),
     logger: deps.logger,
     rateLimit: deps.rateLimit,
     underPressure: deps.underPressure,

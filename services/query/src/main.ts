@@ -1,6 +1,7 @@
 import { createRemoteJWKSet } from 'jose';
 import { defaultResources } from '@renkei/contracts';
 import { openDatabase } from '@renkei/db';
+import { createEventStore } from '@renkei/event-store';
 import { buildQueryApp } from './index.ts';
 
 /** Standalone query service (production: one deployment per service; the worker fills the read models). */
@@ -11,8 +12,11 @@ function required(name: string): string {
 }
 
 const db = await openDatabase({ url: required('DATABASE_URL'), applicationName: 'renkei-query' });
+// Account changes identity publishes (deleted accounts' tokens are refused): EventStoreDB when set.
+const store = await createEventStore({ db, eventstoreUrl: process.env.EVENTSTORE_URL || undefined });
 const app = await buildQueryApp({
   db,
+  store,
   auth: {
     issuer: required('OIDC_ISSUER'),
     audience: process.env.AUDIENCE_QUERY ?? defaultResources.query,
@@ -21,6 +25,7 @@ const app = await buildQueryApp({
 });
 const shutdown = async () => {
   await app.close();
+  await store.close();
   await db.close();
   process.exit(0);
 };

@@ -53,8 +53,6 @@ const knownFailures: Record<string, string> = {
     'PUT /data_uploads/mapping_profiles ignores If-Match although it answers a version (found by this suite)',
   'labels.listCommunicationLabels fuzz.invalid.percentEscape':
     'a malformed %-escape in the query is not answered as the others are (found by this suite)',
-  // Found by this suite's first run, not yet assigned: services trust a signed token until it expires.
-  '* auth.deletedAccount': 'a deleted account keeps its access until its token expires (found by this suite)',
   '(security headers) expect-continue':
     'Expect: 100-continue through the gateway answers 503 (known defect, being fixed)',
   'doctors.create idempotency': 'Idempotency-Key ignored: a retry creates a second doctor (known defect, being fixed)',
