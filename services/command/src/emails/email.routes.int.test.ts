@@ -209,6 +209,38 @@ describe('email commands', () => {
     expect((await call(tenant, 'DELETE', `/api/emails/${copy.json().id}`)).statusCode).toBe(404);
   });
 
+  it('answers a retried copy or test send (same Idempotency-Key, sequential or concurrent) as the first, once', async () => {
+    const tenant = { tenantId: randomUUID() };
+    const created = (await call(tenant, 'POST', '/api/emails', multipart(content, sjisList))).json();
+    const url = `/api/emails/${created.id}`;
+
+    const copyKey = { 'idempotency-key': 'copy-1' };
+    const copies = await Promise.all(
+      Array.from({ length: 5 }, () => call(tenant, 'POST', `${url}/copy`, undefined, copyKey)),
+    );
+    expect(copies.map((r) => r.statusCode)).toEqual([201, 201, 201, 201, 201]);
+    for (const r of copies) expect(r.json()).toEqual(copies[0]!.json());
+    const events = await tenantEventCount(db, tenant.tenantId);
+    const copyAgain = await call(tenant, 'POST', `${url}/copy`, undefined, copyKey);
+    expect(copyAgain.json()).toEqual(copies[0]!.json());
+    expect(await tenantEventCount(db, tenant.tenantId)).toBe(events);
+
+    const testKey = { 'idempotency-key': 'test-send-1' };
+    const body = { email_addresses: ['me@example.jp', 'you@example.jp'] };
+    const first = await call(tenant, 'POST', `${url}/send_for_test`, body, testKey);
+    expect(first.statusCode, first.body).toBeLessThan(300);
+    const afterFirst = await tenantEventCount(db, tenant.tenantId);
+    const retries = await Promise.all(
+      Array.from({ length: 3 }, () => call(tenant, 'POST', `${url}/send_for_test`, body, testKey)),
+    );
+    for (const r of retries)
+      expect({ status: r.statusCode, body: r.json() }).toEqual({ status: first.statusCode, body: first.json() });
+    // No second test mail: the retries appended nothing.
+    expect(await tenantEventCount(db, tenant.tenantId)).toBe(afterFirst);
+    const other = await call(tenant, 'POST', `${url}/send_for_test`, { email_addresses: ['x@example.jp'] }, testKey);
+    expect(other.statusCode).toBe(422);
+  });
+
   it("answers 404 for another tenant's email on every call, writing nothing", async () => {
     const owner = { tenantId: randomUUID() };
     const other = { tenantId: randomUUID() };

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError, endpoints, type Email, type EmailInput, type UserRef } from '@renkei/contracts';
@@ -265,22 +264,38 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
     return toEmail(store, auth, params.id, result.after, result.stored, result.revision);
   });
 
-  registerEndpoint(app, endpoints.sendEmailForTest, async ({ params, body, auth, request, reply }) => {
-    const result = await handleCommand(
-      { store, auth, requestId: request.id },
+  registerEndpoint(app, endpoints.sendEmailForTest, async ({ params, body, auth, request, reply }) =>
+    idempotentCreate(
+      db.kysely,
       {
-        stream: streamId(emailAggregate, params.id),
-        decider: emailDecider,
-        command: {
-          type: 'SendEmailForTest',
-          emailId: params.id,
-          testId: randomUUID(),
-          emailAddresses: [...new Set(body.email_addresses.map((a) => a.trim()))],
-        },
-        onRace: 'recompute',
+        request,
+        reply,
+        tenantId: auth.tenantId,
+        endpoint: endpoints.sendEmailForTest.id,
+        // The key names one test send of one email: a retry never mails the addresses twice.
+        hashed: { email_id: params.id, body },
       },
-    );
-    if (result.position) reply.position(result.position);
-    return { count: result.events[0]?.type === 'EmailTestSent' ? result.events[0].data.email_addresses.length : 0 };
-  });
+      async (testId, retryable) => {
+        const result = await handleCommand(
+          { store, auth, requestId: request.id },
+          {
+            stream: streamId(emailAggregate, params.id),
+            decider: emailDecider,
+            command: {
+              type: 'SendEmailForTest',
+              emailId: params.id,
+              testId,
+              emailAddresses: [...new Set(body.email_addresses.map((a) => a.trim()))],
+            },
+            onRace: 'recompute',
+            ...(retryable
+              ? { eventId: (i: number) => deterministicId(testId, 'test', retryable.hash, String(i)) }
+              : {}),
+          },
+        );
+        const count = result.events[0]?.type === 'EmailTestSent' ? result.events[0].data.email_addresses.length : 0;
+        return { body: { count }, position: result.position };
+      },
+    ),
+  );
 }

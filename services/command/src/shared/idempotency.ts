@@ -83,6 +83,28 @@ async function releaseIdempotencyKey(
   );
 }
 
+/** How long a retry waits for the attempt it overlaps before it takes that attempt's work over. */
+const inFlightWaitMs = 10_000;
+
+/**
+ * A retry that overlaps the first attempt waits for its answer, so both answer the same (a second
+ * run would answer its own timestamps, or lose a name reservation to the first and answer 422).
+ * Claims again on each look: a first attempt that failed has released the key, and this request
+ * then runs as the first. After `inFlightWaitMs` the first attempt is taken for dead (a crash
+ * between the claim and the answer) and the caller redoes its work, whose ids derive from the key.
+ */
+async function awaitFirstAttempt(
+  db: Kysely<any>,
+  claim: { tenantId: string; endpoint: string; key: string; hash: string; resourceId: string },
+): Promise<IdempotencyClaim> {
+  const deadline = Date.now() + inFlightWaitMs;
+  for (let wait = 10; ; wait = Math.min(wait * 2, 200)) {
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    const claimed = await claimIdempotencyKey(db, claim);
+    if (claimed.kind === 'new' || claimed.stored || Date.now() >= deadline) return claimed;
+  }
+}
+
 export interface CreateAnswer<T> {
   body: T;
   position: Position | null;
@@ -104,7 +126,8 @@ export async function idempotentCreate<T>(
     tenantId: string;
     endpoint: string;
     hashed: unknown;
-    etag: (answer: T) => string;
+    /** The answer's ETag, for records with a version. */
+    etag?: (answer: T) => string;
   },
   create: (id: string, retryable: { hash: string } | null) => Promise<CreateAnswer<T>>,
 ): Promise<T> {
@@ -114,12 +137,14 @@ export async function idempotentCreate<T>(
   const claim = { tenantId, endpoint, key };
   const hash = requestHash(options.hashed);
   const id = deterministicId(tenantId, endpoint, key);
-  const claimed = await claimIdempotencyKey(db, { ...claim, hash, resourceId: id });
+  let claimed = await claimIdempotencyKey(db, { ...claim, hash, resourceId: id });
+  if (claimed.kind === 'retry' && !claimed.stored)
+    claimed = await awaitFirstAttempt(db, { ...claim, hash, resourceId: id });
   if (claimed.kind === 'retry' && claimed.stored) {
     // Stored as the first request answered it.
     const stored = claimed.stored.body as T;
     if (claimed.stored.position) void reply.header('x-position', claimed.stored.position);
-    void reply.header('etag', options.etag(stored));
+    if (options.etag) void reply.header('etag', options.etag(stored));
     return stored;
   }
   let created: CreateAnswer<T>;
@@ -136,8 +161,8 @@ export async function idempotentCreate<T>(
   return answerCreated(reply, created, options.etag);
 }
 
-function answerCreated<T>(reply: FastifyReply, created: CreateAnswer<T>, etag: (answer: T) => string): T {
+function answerCreated<T>(reply: FastifyReply, created: CreateAnswer<T>, etag?: (answer: T) => string): T {
   if (created.position) reply.position(created.position);
-  void reply.header('etag', etag(created.body));
+  if (etag) void reply.header('etag', etag(created.body));
   return created.body;
 }

@@ -22,21 +22,11 @@ const knownFailures: Record<string, string> = {
     'the isolation attack sends no stringified part, so it is refused as invalid before the id is looked at (suite limitation)',
   'emails.create idempotency': 'the suite cannot yet send an accepted multipart email create (suite limitation)',
   'emails.send idempotency': 'no generated body is accepted by the endpoint (suite limitation)',
-  'emails.copy idempotency':
-    'a retry of POST /emails/{id}/copy with the same Idempotency-Key answers another body (found by this suite)',
-  'emails.sendForTest idempotency':
-    'a sequential retry of a test send with the same Idempotency-Key sends again (found by this suite)',
   // Second run, after the feature issues landed (2026-11-24): left for the next session.
   'imports.createDataUpload idempotency':
     'the suite cannot yet generate a multipart data upload the endpoint accepts (suite limitation)',
   'imports.createDataUpload uploads.overLimit':
     'the suite cannot yet generate a multipart data upload the endpoint accepts (suite limitation)',
-  'labels.createCommunicationLabel idempotency':
-    'concurrent retries with one Idempotency-Key: a later one answers 422 「既に登録されています」 instead of the first answer (found by this suite)',
-  'communications.createComment idempotency':
-    'a retry with the same Idempotency-Key answers another body than the first request (found by this suite)',
-  'tasks.create idempotency':
-    'a retry with the same Idempotency-Key answers another body than the first request (found by this suite)',
   'communications.update concurrency': 'no generated body is accepted by the endpoint (suite limitation)',
   'communications.delete concurrency': 'no generated body is accepted by the endpoint (suite limitation)',
   'communications.updateComment concurrency': 'no generated body is accepted by the endpoint (suite limitation)',
@@ -55,13 +45,10 @@ const knownFailures: Record<string, string> = {
     'a malformed %-escape in the query is not answered as the others are (found by this suite)',
   '(security headers) expect-continue':
     'Expect: 100-continue through the gateway answers 503 (known defect, being fixed)',
-  'doctors.create idempotency': 'Idempotency-Key ignored: a retry creates a second doctor (known defect, being fixed)',
   'doctors.listEmailDestinations fuzz.invalid.loneSurrogate':
     'lone surrogates answer 5xx or are stored (known defect, being fixed)',
   'identity.listStaffs fuzz.invalid.percentEscape':
     'malformed %-escapes answer 500 without a request id (known defect, being fixed)',
-  'imports.importLabelValues idempotency':
-    'Idempotency-Key ignored on the multipart import: a retry opens a second import (found by this suite)',
   'imports.labelValueImportTemplate fuzz.invalid.percentEscape':
     'malformed %-escapes answer 500 without a request id (known defect, being fixed)',
   'labels.orderMedicalInstitutionLabels concurrency':
