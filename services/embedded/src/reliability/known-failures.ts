@@ -39,8 +39,6 @@ const knownFailures: Record<string, string> = {
   'communications.like concurrency': 'a like is idempotent and carries no version: If-Match is not part of it (decide)',
   'communications.unlike concurrency':
     'a like is idempotent and carries no version: If-Match is not part of it (decide)',
-  'imports.replaceMappingProfiles concurrency':
-    'PUT /data_uploads/mapping_profiles ignores If-Match although it answers a version (found by this suite)',
   'labels.listCommunicationLabels fuzz.invalid.percentEscape':
     'a malformed %-escape in the query is not answered as the others are (found by this suite)',
   '(security headers) expect-continue':
@@ -51,12 +49,6 @@ const knownFailures: Record<string, string> = {
     'malformed %-escapes answer 500 without a request id (known defect, being fixed)',
   'imports.labelValueImportTemplate fuzz.invalid.percentEscape':
     'malformed %-escapes answer 500 without a request id (known defect, being fixed)',
-  'labels.orderMedicalInstitutionLabels concurrency':
-    'If-Match ignored (no 409 for a stale version), though the contract documents it (found by this suite)',
-  'medicalInstitutions.updatePhase concurrency':
-    'If-Match ignored (no 409 for a stale version), though the contract documents it (found by this suite)',
-  'medicalInstitutions.updateTags concurrency':
-    'If-Match ignored (no 409 for a stale version), though the contract documents it (found by this suite)',
   'referenceData.listKcodes fuzz.invalid.loneSurrogate':
     'lone surrogates answer 5xx or are stored (known defect, being fixed)',
 };
