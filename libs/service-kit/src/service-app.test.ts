@@ -193,6 +193,25 @@ describe('authentication', () => {
 });
 
 describe('validation and serialisation', () => {
+  it('answers 400 in the error body for a malformed escape in the query of an endpoint without a query', async () => {
+    const token = await testAuth.token();
+    for (const qs of ['page=%ZZ', 'keyword=%E3%81%&page=1']) {
+      const res = await app.inject({
+        method: 'GET',
+        url: `/api/reading?${qs}`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ status: 400, request_id: expect.any(String) });
+    }
+    const ignored = await app.inject({
+      method: 'GET',
+      url: '/api/reading?page=2&k=%E3%81%82',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(ignored.statusCode).toBe(200);
+  });
+
   it('validates the body with Japanese messages per field', async () => {
     const token = await testAuth.token();
     const res = await post({ authorization: `Bearer ${token}` }, { name: '  ', count: 'x' });

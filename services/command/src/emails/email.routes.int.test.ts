@@ -241,6 +241,28 @@ describe('email commands', () => {
     expect(other.statusCode).toBe(422);
   });
 
+  it('answers 400 for a multipart body cut off in any part, and writes nothing', async () => {
+    const tenant = { tenantId: randomUUID() };
+    const full = multipart(content, sjisList);
+    const other = multipart(content);
+    const otherPart = Buffer.concat([
+      other.payload.subarray(0, other.payload.length - `--${other.contentType.split('boundary=')[1]}--\r\n`.length),
+      Buffer.from(
+        `--${other.contentType.split('boundary=')[1]}\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\na,b\n1,2\n`,
+      ),
+    ]);
+    for (const [payload, contentType] of [
+      [full.payload.subarray(0, full.payload.length - 20), full.contentType],
+      [otherPart, other.contentType],
+      [other.payload.subarray(0, 120), other.contentType],
+    ] as const) {
+      const res = await call(tenant, 'POST', '/api/emails', { payload, contentType });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toMatchObject({ status: 400, request_id: expect.any(String) });
+    }
+    expect(await tenantEventCount(db, tenant.tenantId)).toBe(0);
+  });
+
   it("answers 404 for another tenant's email on every call, writing nothing", async () => {
     const owner = { tenantId: randomUUID() };
     const other = { tenantId: randomUUID() };

@@ -128,12 +128,14 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
       attachFieldsToBody: 'keyValues',
       limits: { files: 1, fileSize: maxFileBytes, fields: 5, fieldSize: 1024 * 1024 },
       async onFile(this: FastifyRequest, part) {
-        if (part.fieldname !== 'recipients_file') {
-          part.file.resume();
-          return;
-        }
         const chunks: Buffer[] = [];
-        for await (const chunk of part.file) chunks.push(chunk as Buffer);
+        try {
+          // Any other file part is read to its end and dropped: a body cut off inside it fails here too.
+          for await (const chunk of part.file) if (part.fieldname === 'recipients_file') chunks.push(chunk as Buffer);
+        } catch {
+          throw new HttpError(400, 'ファイルの送信が途中で途切れました。もう一度お試しください。');
+        }
+        if (part.fieldname !== 'recipients_file') return;
         if (part.file.truncated)
           throw new HttpError(
             413,

@@ -5,6 +5,15 @@
  * kind>` (`fuzz.invalid.<mutation>`, `uploads.<case>`), `*` for every endpoint.
  */
 const knownFailures: Record<string, string> = {
+  // The suite encodes a query with URLSearchParams, which sends a lone surrogate as U+FFFD (a valid
+  // character): the surrogate never reaches these GET endpoints, which answer 200 (suite limitation).
+  'doctors.listEmailDestinations fuzz.invalid.loneSurrogate':
+    'URLSearchParams turns the lone surrogate into U+FFFD before it is sent (suite limitation)',
+  'referenceData.listKcodes fuzz.invalid.loneSurrogate':
+    'URLSearchParams turns the lone surrogate into U+FFFD before it is sent (suite limitation)',
+  // The upload attacks send no path params: PUT /emails/undefined names no draft, and is rightly a 404.
+  'emails.update uploads.emptyFile':
+    'the upload attacks fill no path params, so the id is `undefined` (suite limitation)',
   // Once the valid-input fuzzing has created a required communication label, a fresh communication of
   // that type needs its value and the fixture (which sends none) is refused: a suite limitation.
   'communications.delete fuzz.valid':
@@ -14,10 +23,6 @@ const knownFailures: Record<string, string> = {
   'communications.unlike fuzz.valid':
     'the communication fixture meets required labels the fuzzing created (suite limitation)',
   // Found after the email issue landed (2026-11-24), left for the next session.
-  'emails.create uploads.truncatedBody':
-    'a truncated multipart body answers 500 on the email calls (found by this suite)',
-  'emails.update uploads.emptyFile':
-    'an empty recipients file on an update answers 404 instead of 422 (found by this suite; check the fixture too)',
   'emails.update isolation':
     'the isolation attack sends no stringified part, so it is refused as invalid before the id is looked at (suite limitation)',
   'emails.create idempotency': 'the suite cannot yet send an accepted multipart email create (suite limitation)',
@@ -39,18 +44,6 @@ const knownFailures: Record<string, string> = {
   'communications.like concurrency': 'a like is idempotent and carries no version: If-Match is not part of it (decide)',
   'communications.unlike concurrency':
     'a like is idempotent and carries no version: If-Match is not part of it (decide)',
-  'labels.listCommunicationLabels fuzz.invalid.percentEscape':
-    'a malformed %-escape in the query is not answered as the others are (found by this suite)',
-  '(security headers) expect-continue':
-    'Expect: 100-continue through the gateway answers 503 (known defect, being fixed)',
-  'doctors.listEmailDestinations fuzz.invalid.loneSurrogate':
-    'lone surrogates answer 5xx or are stored (known defect, being fixed)',
-  'identity.listStaffs fuzz.invalid.percentEscape':
-    'malformed %-escapes answer 500 without a request id (known defect, being fixed)',
-  'imports.labelValueImportTemplate fuzz.invalid.percentEscape':
-    'malformed %-escapes answer 500 without a request id (known defect, being fixed)',
-  'referenceData.listKcodes fuzz.invalid.loneSurrogate':
-    'lone surrogates answer 5xx or are stored (known defect, being fixed)',
 };
 
 export const isKnownFailure = (endpointId: string, kind: string): string | undefined =>
