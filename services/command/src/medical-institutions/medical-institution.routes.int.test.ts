@@ -283,6 +283,24 @@ describe('phase, tags and label values', () => {
     expect((await call(t, 'PUT', tagsUrl, { tag_ids: [] })).statusCode).toBe(200);
   });
 
+  it('answers a label-value retry (one Idempotency-Key) as the first, once; the key with another body is a 422', async () => {
+    const t = newTenant();
+    const label = (
+      await call(t, 'POST', '/api/medical_institution_labels', { name: '備考', component_type: 'text' })
+    ).json();
+    const url = `/api/medical_institutions/${institutions[5]}/label_values`;
+    const headers = { 'idempotency-key': 'values-1' };
+    const body = { label_values: [{ label_id: label.id, text_value: '初回' }] };
+    const first = await call(t, 'POST', url, body, headers);
+    expect(first.statusCode, first.body).toBe(200);
+    const before = await eventCount(t.tenantId);
+    const retry = await call(t, 'POST', url, body, headers);
+    expect(retry.json()).toEqual(first.json());
+    const other = await call(t, 'POST', url, { label_values: [{ label_id: label.id, text_value: '別' }] }, headers);
+    expect(other.statusCode).toBe(422);
+    expect(await eventCount(t.tenantId)).toBe(before);
+  });
+
   it('sets tags of this tenant only; another tenant’s tag is a 422', async () => {
     const t = newTenant();
     const other = newTenant();

@@ -14,6 +14,8 @@ import {
 import { streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
 import { etagOf, readIfMatch } from '../shared/command-context.ts';
+import { deterministicId } from '../shared/deterministic-id.ts';
+import { idempotentCreate } from '../shared/idempotency.ts';
 import { handleCommand } from '../shared/command-handler.ts';
 import { assertInstitutionExists, callerRef, phaseEnabled, readState } from '../shared/facts.ts';
 import { loadLabel } from '../labels/label-names.ts';
@@ -202,23 +204,39 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
       streamId(ownDepartmentsAggregate, auth.tenantId),
       ownDepartmentsDecider,
     );
-    const result = await handleCommand(
-      { store, auth, requestId: request.id },
+    // A replace, but a POST: a retry with the same Idempotency-Key answers the first answer, and the
+    // key with another body is a 422, as on every command POST.
+    return idempotentCreate(
+      db.kysely,
       {
-        stream: crmStream(auth, institutionId),
-        decider: crmDecider,
-        command: {
-          type: 'ChangeLabelValues',
-          medicalInstitutionId: institutionId,
-          values: body.label_values,
-          labels,
-          ownDepartmentIds: new Set(ownDepartments.state.map((d) => d.id)),
-        },
-        onRace: 'recompute',
+        request,
+        reply,
+        tenantId: auth.tenantId,
+        endpoint: endpoints.updateLabelValues.id,
+        hashed: { medical_institution_id: institutionId, body },
+      },
+      async (changeId, retryable) => {
+        const result = await handleCommand(
+          { store, auth, requestId: request.id },
+          {
+            stream: crmStream(auth, institutionId),
+            decider: crmDecider,
+            command: {
+              type: 'ChangeLabelValues',
+              medicalInstitutionId: institutionId,
+              values: body.label_values,
+              labels,
+              ownDepartmentIds: new Set(ownDepartments.state.map((d) => d.id)),
+            },
+            onRace: 'recompute',
+            ...(retryable
+              ? { eventId: (i: number) => deterministicId(changeId, 'label-values', retryable.hash, String(i)) }
+              : {}),
+          },
+        );
+        const values: LabelValue[] = [...result.after.labelValues.values()];
+        return { body: values, position: result.position };
       },
     );
-    if (result.position) reply.position(result.position);
-    const values: LabelValue[] = [...result.after.labelValues.values()];
-    return values;
   });
 }

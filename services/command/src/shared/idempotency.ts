@@ -1,11 +1,30 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sql, type Kysely } from 'kysely';
+import type { ColumnType, Generated, Kysely } from 'kysely';
 import { HttpError } from '@renkei/contracts';
 import { formatPosition, type Position } from '@renkei/event-store';
 import { deterministicId } from './deterministic-id.ts';
 
 const idempotencyKeyHeader = 'idempotency-key';
+
+/** `cmd.idempotency_keys` (command migrations): one row per (tenant, endpoint, key). */
+interface IdempotencyKeysTable {
+  tenant_id: string;
+  endpoint: string;
+  key: string;
+  request_hash: string;
+  resource_id: string;
+  /** The first answer, once there is one (jsonb, written as JSON text). */
+  response: ColumnType<unknown, string | null, string | null>;
+  position: string | null;
+  created_at: Generated<Date>;
+}
+
+interface IdempotencyTables {
+  'cmd.idempotency_keys': IdempotencyKeysTable;
+}
+
+type Db = Kysely<IdempotencyTables>;
 
 interface StoredResponse {
   body: unknown;
@@ -37,18 +56,29 @@ function requestHash(body: unknown): string {
  * client bug (422); the same key with the same body is a retry.
  */
 async function claimIdempotencyKey(
-  db: Kysely<any>,
+  db: Db,
   claim: { tenantId: string; endpoint: string; key: string; hash: string; resourceId: string },
 ): Promise<IdempotencyClaim> {
-  const inserted = await sql<{ key: string }>`
-    INSERT INTO cmd.idempotency_keys (tenant_id, endpoint, key, request_hash, resource_id)
-    VALUES (${claim.tenantId}, ${claim.endpoint}, ${claim.key}, ${claim.hash}, ${claim.resourceId})
-    ON CONFLICT DO NOTHING
-    RETURNING key`.execute(db);
-  if (inserted.rows.length > 0) return { kind: 'new' };
-  const { rows } = await sql<{ request_hash: string; response: unknown; position: string | null }>`
-    SELECT request_hash, response, position FROM cmd.idempotency_keys
-     WHERE tenant_id = ${claim.tenantId} AND endpoint = ${claim.endpoint} AND key = ${claim.key}`.execute(db);
+  const inserted = await db
+    .insertInto('cmd.idempotency_keys')
+    .values({
+      tenant_id: claim.tenantId,
+      endpoint: claim.endpoint,
+      key: claim.key,
+      request_hash: claim.hash,
+      resource_id: claim.resourceId,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .returning('key')
+    .execute();
+  if (inserted.length > 0) return { kind: 'new' };
+  const rows = await db
+    .selectFrom('cmd.idempotency_keys')
+    .select(['request_hash', 'response', 'position'])
+    .where('tenant_id', '=', claim.tenantId)
+    .where('endpoint', '=', claim.endpoint)
+    .where('key', '=', claim.key)
+    .execute();
   const row = rows[0]!;
   if (row.request_hash !== claim.hash) {
     throw new HttpError(422, undefined, {
@@ -59,13 +89,17 @@ async function claimIdempotencyKey(
 }
 
 async function storeIdempotentResponse(
-  db: Kysely<any>,
+  db: Db,
   claim: { tenantId: string; endpoint: string; key: string },
   response: StoredResponse,
 ): Promise<void> {
-  await sql`
-    UPDATE cmd.idempotency_keys SET response = ${JSON.stringify(response.body)}::jsonb, position = ${response.position}
-     WHERE tenant_id = ${claim.tenantId} AND endpoint = ${claim.endpoint} AND key = ${claim.key}`.execute(db);
+  await db
+    .updateTable('cmd.idempotency_keys')
+    .set({ response: JSON.stringify(response.body), position: response.position })
+    .where('tenant_id', '=', claim.tenantId)
+    .where('endpoint', '=', claim.endpoint)
+    .where('key', '=', claim.key)
+    .execute();
 }
 
 /**
@@ -73,14 +107,16 @@ async function storeIdempotentResponse(
  * again with a corrected body. Keys with a stored answer stay bound to it.
  */
 async function releaseIdempotencyKey(
-  db: Kysely<any>,
+  db: Db,
   claim: { tenantId: string; endpoint: string; key: string },
 ): Promise<void> {
-  await sql`
-    DELETE FROM cmd.idempotency_keys
-     WHERE tenant_id = ${claim.tenantId} AND endpoint = ${claim.endpoint} AND key = ${claim.key} AND response IS NULL`.execute(
-    db,
-  );
+  await db
+    .deleteFrom('cmd.idempotency_keys')
+    .where('tenant_id', '=', claim.tenantId)
+    .where('endpoint', '=', claim.endpoint)
+    .where('key', '=', claim.key)
+    .where('response', 'is', null)
+    .execute();
 }
 
 /** How long a retry waits for the attempt it overlaps before it takes that attempt's work over. */
@@ -94,7 +130,7 @@ const inFlightWaitMs = 10_000;
  * between the claim and the answer) and the caller redoes its work, whose ids derive from the key.
  */
 async function awaitFirstAttempt(
-  db: Kysely<any>,
+  db: Db,
   claim: { tenantId: string; endpoint: string; key: string; hash: string; resourceId: string },
 ): Promise<IdempotencyClaim> {
   const deadline = Date.now() + inFlightWaitMs;
@@ -119,7 +155,7 @@ export interface CreateAnswer<T> {
  * endpoint has them).
  */
 export async function idempotentCreate<T>(
-  db: Kysely<any>,
+  db: Db,
   options: {
     request: FastifyRequest;
     reply: FastifyReply;
