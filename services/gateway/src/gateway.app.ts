@@ -157,6 +157,10 @@ export async function buildGatewayApp(options: GatewayOptions): Promise<FastifyI
     proxy.all('/api/*', (request, reply) => {
       const match = routes.lookup(request.method, request.url);
       if (!match) return reply.code(404).send(errorBody(404, request.id));
+      // A malformed escape in the query reaches the service as text (the proxy cannot forward it as
+      // sent), where a query schema names the field; an endpoint without one would ignore it: 400.
+      if (!match.takesQuery && request.url !== request.originalUrl)
+        return reply.code(400).send(errorBody(400, request.id));
       return toService(match.service)(request, reply);
     });
   });

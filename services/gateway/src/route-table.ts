@@ -4,6 +4,8 @@ import { registry as defaultRegistry, toRoutePath, type EndpointContract, type O
 export interface RouteMatch {
   readonly service: OwningService;
   readonly endpointId: string;
+  /** Whether the endpoint reads a query string (its contract has a query schema). */
+  readonly takesQuery: boolean;
 }
 
 export interface RouteTable {
@@ -20,7 +22,7 @@ export interface RouteTable {
 export function buildRouteTable(registry: readonly EndpointContract[] = defaultRegistry): RouteTable {
   const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: false });
   for (const entry of registry) {
-    const match: RouteMatch = { service: entry.service, endpointId: entry.id };
+    const match: RouteMatch = { service: entry.service, endpointId: entry.id, takesQuery: entry.query !== undefined };
     router.on(entry.method, `/api${toRoutePath(entry.path)}`, () => undefined, match);
   }
   return {

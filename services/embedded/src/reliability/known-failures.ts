@@ -25,16 +25,10 @@ const knownFailures: Record<string, string> = {
     'some accepted generated bodies are no-ops, which answer 200 without a write (suite limitation)',
   'imports.replaceMappingProfiles concurrency':
     'the accepted generated bodies are no-ops, which answer 200 without a write (suite limitation)',
-  // Through the gateway a malformed escape reaches the service as text (the proxy cannot forward it
-  // as sent), and these endpoints take no query, so it is ignored: 200. Sent to a service directly it
-  // is a 400 (service-app.test). Decide whether the gateway should answer 400 itself.
-  'identity.listStaffs fuzz.invalid.percentEscape':
-    'the gateway repairs the escape before the service sees it; the endpoint takes no query (decide)',
-  'labels.listCommunicationLabels fuzz.invalid.percentEscape':
-    'the gateway repairs the escape before the service sees it; the endpoint takes no query (decide)',
-  // Its query has only `encoding`; the malformed `keyword` and `page` it does not read are ignored.
+  // Its query has only `encoding`: the gateway passes the malformed escapes on as text (as to every
+  // endpoint with a query), and the keys they sit in (`keyword`, `page`) are not read, so: 200.
   'imports.labelValueImportTemplate fuzz.invalid.percentEscape':
-    'the gateway repairs the escape; the malformed keys are not part of its query, so ignored (decide)',
+    'the malformed escapes sit in keys its query does not read, so they are ignored (decide)',
   // The upload attacks send no path params: PUT /emails/undefined names no draft, and is rightly a 404.
   'emails.update uploads.emptyFile':
     'the upload attacks fill no path params, so the id is `undefined` (suite limitation)',
