@@ -355,8 +355,8 @@ describe('gateway over https', () => {
     const res = await call('GET', '/api/things_paged?page=%ZZ');
     expect(res.status).toBe(200);
     expect((JSON.parse(res.body) as Echo).url).toBe('/api/things_paged?page=%25ZZ');
-    // An endpoint that reads no query would ignore the text: the malformed URL is refused instead.
-    for (const p of ['/api/things?page=%ZZ', '/api/current_user?keyword=%E3%81%']) {
+    // In a key the endpoint does not read the text would be ignored: the malformed URL is refused instead.
+    for (const p of ['/api/things?page=%ZZ', '/api/current_user?keyword=%E3%81%', '/api/things_paged?page=1&k=%ZZ']) {
       const refused = await call('GET', p);
       expect(refused.status, p).toBe(400);
       expect(JSON.parse(refused.body), p).toMatchObject({ status: 400, request_id: expect.any(String) });

@@ -25,10 +25,6 @@ const knownFailures: Record<string, string> = {
     'some accepted generated bodies are no-ops, which answer 200 without a write (suite limitation)',
   'imports.replaceMappingProfiles concurrency':
     'the accepted generated bodies are no-ops, which answer 200 without a write (suite limitation)',
-  // Its query has only `encoding`: the gateway passes the malformed escapes on as text (as to every
-  // endpoint with a query), and the keys they sit in (`keyword`, `page`) are not read, so: 200.
-  'imports.labelValueImportTemplate fuzz.invalid.percentEscape':
-    'the malformed escapes sit in keys its query does not read, so they are ignored (decide)',
   // The upload attacks send no path params: PUT /emails/undefined names no draft, and is rightly a 404.
   'emails.update uploads.emptyFile':
     'the upload attacks fill no path params, so the id is `undefined` (suite limitation)',
