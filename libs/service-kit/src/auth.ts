@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fastifyJwt from '@fastify/jwt';
 import type { CompactJWSHeaderParameters, JWTVerifyGetKey } from 'jose';
 import { AccessTokenClaims, type FeatureKey, type Role } from '@renkei/contracts';
+import type { AccountRevocations } from './revocations.ts';
 
 /** How a service verifies access tokens: one issuer, one audience (its resource), keys from JWKS. */
 export interface AuthOptions {
@@ -79,23 +80,31 @@ export async function installTokenVerification(app: FastifyInstance, options: Au
 
 /**
  * Verifies signature, issuer, audience and expiry (through @fastify/jwt, see
- * `installTokenVerification`), then the claims. A verified token is remembered (until it expires, at
- * most a minute) because clients send the same token on every call and an ES256/RS256 verification
- * costs more than the rest of a small request.
+ * `installTokenVerification`), then the claims, then that the account has not been deleted or
+ * deactivated since the token was issued (`revocations`, checked on every call, cached token or not).
+ * A verified token is remembered (until it expires, at most a minute) because clients send the same
+ * token on every call and an ES256/RS256 verification costs more than the rest of a small request.
  */
 export async function verifyAccessToken(
   request: FastifyRequest,
   token: string,
   options: AuthOptions,
+  revocations: Pick<AccountRevocations, 'isRevoked'>,
 ): Promise<AuthContext> {
   let cache = verifiedTokens.get(options);
   if (!cache) verifiedTokens.set(options, (cache = new Map()));
   const cached = cache.get(token);
-  if (cached && cached.until > Date.now()) return cached.auth;
-  const auth = await verifyUncached(request);
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(token, { auth: auth.context, until: Math.min(auth.expiresAt, Date.now() + CACHE_TTL_MS) });
-  return auth.context;
+  let auth: AuthContext;
+  if (cached && cached.until > Date.now()) {
+    auth = cached.auth;
+  } else {
+    const verified = await verifyUncached(request);
+    if (cache.size >= CACHE_LIMIT) cache.clear();
+    cache.set(token, { auth: verified.context, until: Math.min(verified.expiresAt, Date.now() + CACHE_TTL_MS) });
+    auth = verified.context;
+  }
+  if (revocations.isRevoked(auth.accountId)) throw new TokenRejectedError('account deleted or deactivated');
+  return auth;
 }
 
 /**

@@ -21,6 +21,10 @@ export function zodFieldErrors(error: ZodError): FieldError[] {
   }));
 }
 
+/** What busboy (under @fastify/multipart) reports for a body it could not read to its end. */
+const multipartParseError =
+  /^(Unexpected end of multipart data|(Part|Field) terminated early due to unexpected end of multipart data|Multipart: Boundary not found)$/;
+
 function isNamed(error: unknown, name: string): boolean {
   return typeof error === 'object' && error !== null && (error as Error).constructor?.name === name;
 }
@@ -73,6 +77,11 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
     request.log.warn({ err: error }, 'read model missing');
     void reply.header('retry-after', '1');
     return send({ status: 503, message: messageFor(503) });
+  }
+
+  // A multipart body the parser could not read (cut off, or a part never terminated): the client's.
+  if (!(error as FastifyError).statusCode && multipartParseError.test((error as Error).message ?? '')) {
+    return send({ status: 400, message: messageFor(400) });
   }
 
   const statusCode = (error as FastifyError).statusCode;

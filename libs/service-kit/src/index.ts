@@ -1,4 +1,5 @@
 export * from './auth.ts';
+export * from './revocations.ts';
 export * from './error-handler.ts';
 export * from './metrics.ts';
 export * from './service-app.ts';

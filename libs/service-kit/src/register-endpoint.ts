@@ -5,6 +5,7 @@ import {
   forbidden,
   minPositionHeader,
   permissionRequiredMessage,
+  repairPercentEscapes,
   toRoutePath,
   type BodyOf,
   type EndpointContract,
@@ -68,7 +69,7 @@ export function registerEndpoint<E extends EndpointContract>(
       const token = bearerToken(request.headers.authorization);
       if (!token) throw new HttpError(401);
       try {
-        request.auth = await verifyAccessToken(request, token, kit.auth);
+        request.auth = await verifyAccessToken(request, token, kit.auth, kit.revocations);
       } catch (error) {
         if (error instanceof TokenRejectedError) {
           request.log.info({ reason: error.message }, 'access token rejected');
@@ -80,7 +81,11 @@ export function registerEndpoint<E extends EndpointContract>(
       if (!matrixAllows(contract, request.auth)) throw forbidden(permissionRequiredMessage);
     },
     // After authentication and before the contract's schemas: no endpoint can forget the text rule.
-    preValidation: checkRequestText,
+    preValidation: async (request) => {
+      // A query the endpoint has no schema for is ignored, but not a URL that cannot be read at all.
+      if (!contract.query) refuseMalformedQuery(request);
+      await checkRequestText(request);
+    },
     preHandler: async (request) => {
       const header = request.headers[minPositionHeader];
       if (header === undefined || !options.reads?.length) return;
@@ -109,4 +114,14 @@ export function registerEndpoint<E extends EndpointContract>(
       return result;
     },
   });
+}
+
+/**
+ * A malformed percent-escape in the query (`%ZZ`, a UTF-8 sequence cut short) is read as literal text
+ * so that a query schema can name the field (422); an endpoint without one answers 400 instead.
+ */
+function refuseMalformedQuery(request: FastifyRequest): void {
+  const url = request.originalUrl;
+  const at = url.indexOf('?');
+  if (at >= 0 && repairPercentEscapes(url.slice(at)) !== url.slice(at)) throw new HttpError(400);
 }

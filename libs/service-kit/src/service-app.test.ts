@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import { endpoint, HttpError, IdParams, queryArray, type Audience } from '@renkei/contracts';
@@ -6,6 +6,7 @@ import { WrongExpectedRevisionError, type Position } from '@renkei/event-store';
 import { createServiceApp, type ServiceAppOptions } from './service-app.ts';
 import { registerEndpoint } from './register-endpoint.ts';
 import { createTestAuth, type TestAuth } from './testing/test-auth.ts';
+import { memoryAccountEvents, type MemoryAccountEvents } from './testing/account-events.ts';
 
 const audience = 'https://api.renkei.test/command';
 
@@ -66,6 +67,9 @@ const reading = endpoint({
 
 const id = '7d3c2d8e-8f4e-4a55-9a3e-1c1d1e1f1a1b';
 let testAuth: TestAuth;
+let accountEvents: MemoryAccountEvents;
+/** Deleted before the app started: the follower's first read must already know it. */
+const deletedBefore = '0b6f5a52-3c1e-4d7a-9a0c-2f4e1b7d9c11';
 let app: FastifyInstance;
 const waited: { projections: readonly string[]; position: Position }[] = [];
 let reachable = true;
@@ -75,6 +79,7 @@ async function build(extra: Partial<ServiceAppOptions> = {}): Promise<FastifyIns
     name: 'test',
     audience: 'command' as Audience,
     auth: testAuth.authFor(audience),
+    accountEvents: accountEvents.store,
     logger: false,
     openapi: { openapi: '3.1.0', info: { title: 'test', version: '1' }, paths: {} },
     waitForPosition: async (projections, position) => {
@@ -100,6 +105,8 @@ async function build(extra: Partial<ServiceAppOptions> = {}): Promise<FastifyIns
 
 beforeAll(async () => {
   testAuth = await createTestAuth({ audience });
+  accountEvents = memoryAccountEvents();
+  accountEvents.accountUpdated(deletedBefore, id, false);
   app = await build();
 });
 afterAll(async () => {
@@ -145,6 +152,25 @@ describe('authentication', () => {
     expect((await post({ authorization: `Bearer ${valid}` })).statusCode).toBe(201);
   });
 
+  it('answers 401 for a deleted account, deleted before the app started or while its token is cached', async () => {
+    const before = await testAuth.token({ accountId: deletedBefore, tenantId: id });
+    expect((await post({ authorization: `Bearer ${before}` })).statusCode).toBe(401);
+
+    const accountId = '5e0c9d3a-71b2-4f7e-8d6a-3b2c1d0e9f8a';
+    const token = await testAuth.token({ accountId, tenantId: id });
+    expect((await post({ authorization: `Bearer ${token}` })).statusCode).toBe(201);
+    accountEvents.accountUpdated(accountId, id, false);
+    const deletedAt = Date.now();
+    await vi.waitFor(async () => expect((await post({ authorization: `Bearer ${token}` })).statusCode).toBe(401), {
+      timeout: 3_000,
+      interval: 50,
+    });
+    // Promptly: within about one poll of the follower, however long the token still lives.
+    expect(Date.now() - deletedAt).toBeLessThan(2_500);
+    // Other accounts of the tenant are untouched.
+    expect((await post({ authorization: `Bearer ${await testAuth.token({ tenantId: id })}` })).statusCode).toBe(201);
+  });
+
   it('answers 403 when the feature is off or an owner-only endpoint is called by a member', async () => {
     const noFeature = await testAuth.token({ features: ['dashboard'] });
     expect((await post({ authorization: `Bearer ${noFeature}` })).statusCode).toBe(403);
@@ -167,6 +193,25 @@ describe('authentication', () => {
 });
 
 describe('validation and serialisation', () => {
+  it('answers 400 in the error body for a malformed escape in the query of an endpoint without a query', async () => {
+    const token = await testAuth.token();
+    for (const qs of ['page=%ZZ', 'keyword=%E3%81%&page=1']) {
+      const res = await app.inject({
+        method: 'GET',
+        url: `/api/reading?${qs}`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ status: 400, request_id: expect.any(String) });
+    }
+    const ignored = await app.inject({
+      method: 'GET',
+      url: '/api/reading?page=2&k=%E3%81%82',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(ignored.statusCode).toBe(200);
+  });
+
   it('validates the body with Japanese messages per field', async () => {
     const token = await testAuth.token();
     const res = await post({ authorization: `Bearer ${token}` }, { name: '  ', count: 'x' });

@@ -16,8 +16,9 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { LoggerOptions } from 'pino';
 import { z } from 'zod';
 import { decodeQuery, errorMessages, positionHeader, repairPercentEscapes, type Audience } from '@renkei/contracts';
-import { formatPosition, type Position } from '@renkei/event-store';
+import { formatPosition, type EventStore, type Position } from '@renkei/event-store';
 import { bearerToken, installTokenVerification, knownAccount, type AuthContext, type AuthOptions } from './auth.ts';
+import { followAccountRevocations, type AccountRevocations } from './revocations.ts';
 import { errorHandler } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
 
@@ -38,6 +39,11 @@ export interface ServiceAppOptions {
   name: string;
   audience: Audience;
   auth: AuthOptions;
+  /**
+   * The event store identity publishes account changes to: the app follows them and refuses the
+   * tokens of deleted or deactivated accounts before they expire (`followAccountRevocations`).
+   */
+  accountEvents: EventStore;
   /** A pino instance, pino options, or false to stay silent (tests). Default: info level. */
   logger?: boolean | FastifyBaseLogger | LoggerOptions;
   /**
@@ -61,6 +67,7 @@ export interface ServiceKitState {
   readonly name: string;
   readonly audience: Audience;
   readonly auth: AuthOptions;
+  readonly revocations: AccountRevocations;
   readonly waitForPosition: WaitForPosition | undefined;
   readonly minPositionTimeoutMs: number;
   readonly served: string[];
@@ -120,10 +127,15 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Fast
     void reply.status(404).send({ status: 404, message: errorMessages[404], request_id: request.id });
   });
 
+  const revocations = await followAccountRevocations(options.accountEvents, {
+    onError: (error) => app.log.error({ err: error }, 'account revocation follower failed; retrying'),
+  });
+  app.addHook('onClose', () => revocations.close());
   const state: ServiceKitState = {
     name: options.name,
     audience: options.audience,
     auth: options.auth,
+    revocations,
     waitForPosition: options.waitForPosition,
     minPositionTimeoutMs: options.minPositionTimeoutMs ?? MIN_POSITION_TIMEOUT_MS,
     served: [],

@@ -36,6 +36,7 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
     name: 'command',
     audience: 'command',
     auth: deps.auth,
+    accountEvents: deps.store,
     logger: deps.logger,
     rateLimit: deps.rateLimit,
     underPressure: deps.underPressure,

@@ -26,7 +26,7 @@ export const envVars: readonly EnvVar[] = [
   },
   {
     name: 'EVENTSTORE_URL',
-    readBy: ['identity', 'command', 'worker', 'embedded'],
+    readBy: ['identity', 'command', 'query', 'worker', 'embedded'],
     default: null,
     description: 'EventStoreDB connection string; without it the Postgres event store (es schema)',
   },

@@ -115,8 +115,8 @@ export async function startEmbedded(
     const commandUrl = await listenInternal(command);
 
     const query = await buildQueryApp({
-      store,
       db,
+      store,
       auth: auth(identityConfig.resources.query),
       logger: logger.child({ service: 'query' }),
     });

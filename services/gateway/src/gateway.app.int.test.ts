@@ -25,6 +25,7 @@ const entry = (id: string, method: EndpointContract['method'], p: string, servic
 
 const registry = [
   entry('things.list', 'GET', '/things', 'query'),
+  { ...entry('things.paged', 'GET', '/things_paged', 'query'), query: z.object({ page: z.string().optional() }) },
   entry('things.create', 'POST', '/things', 'command'),
   entry('things.update', 'PUT', '/things/{id}', 'command'),
   entry('things.search', 'POST', '/things/search_results', 'query'),
@@ -351,9 +352,16 @@ describe('gateway over https', () => {
   });
 
   it('passes a malformed percent-escape through as text instead of failing with a framework error', async () => {
-    const res = await call('GET', '/api/things?page=%ZZ');
+    const res = await call('GET', '/api/things_paged?page=%ZZ');
     expect(res.status).toBe(200);
-    expect((JSON.parse(res.body) as Echo).url).toBe('/api/things?page=%25ZZ');
+    expect((JSON.parse(res.body) as Echo).url).toBe('/api/things_paged?page=%25ZZ');
+    // In a key the endpoint does not read the text would be ignored: the malformed URL is refused instead.
+    for (const p of ['/api/things?page=%ZZ', '/api/current_user?keyword=%E3%81%', '/api/things_paged?page=1&k=%ZZ']) {
+      const refused = await call('GET', p);
+      expect(refused.status, p).toBe(400);
+      expect(JSON.parse(refused.body), p).toMatchObject({ status: 400, request_id: expect.any(String) });
+    }
+    expect((await call('GET', '/api/things?page=2')).status).toBe(200);
     for (const p of ['/api/th%ZZ', '/app/%E0%A4%A']) {
       const res = await call('GET', p);
       expect(res.status, p).toBe(400);

@@ -14,7 +14,7 @@ import replyFrom from '@fastify/reply-from';
 import fastifyStatic from '@fastify/static';
 import { errorMessages, type EndpointContract, type ErrorBody, type OwningService } from '@renkei/contracts';
 import { buildRouteTable } from './route-table.ts';
-import { frameworkError, installSecurityHeaders, repairQueryEscapes } from './security-headers.ts';
+import { frameworkError, installSecurityHeaders, malformedQueryKeys, repairQueryEscapes } from './security-headers.ts';
 
 export interface GatewayOptions {
   /** PEM key and certificate of the https origin. */
@@ -157,6 +157,14 @@ export async function buildGatewayApp(options: GatewayOptions): Promise<FastifyI
     proxy.all('/api/*', (request, reply) => {
       const match = routes.lookup(request.method, request.url);
       if (!match) return reply.code(404).send(errorBody(404, request.id));
+      // A malformed escape in the query reaches the service as text (the proxy cannot forward it as
+      // sent), where the query schema names its field (422); in a key the endpoint does not read it
+      // would be ignored: the malformed URL is a 400 instead.
+      if (
+        request.url !== request.originalUrl &&
+        malformedQueryKeys(request.originalUrl).some((k) => !match.readsQueryKey(k))
+      )
+        return reply.code(400).send(errorBody(400, request.id));
       return toService(match.service)(request, reply);
     });
   });

@@ -4,6 +4,8 @@ import { registry as defaultRegistry, toRoutePath, type EndpointContract, type O
 export interface RouteMatch {
   readonly service: OwningService;
   readonly endpointId: string;
+  /** Whether the endpoint reads this top-level query key (its contract's query schema). */
+  readonly readsQueryKey: (key: string) => boolean;
 }
 
 export interface RouteTable {
@@ -20,7 +22,7 @@ export interface RouteTable {
 export function buildRouteTable(registry: readonly EndpointContract[] = defaultRegistry): RouteTable {
   const router = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: false });
   for (const entry of registry) {
-    const match: RouteMatch = { service: entry.service, endpointId: entry.id };
+    const match: RouteMatch = { service: entry.service, endpointId: entry.id, readsQueryKey: queryKeyReader(entry) };
     router.on(entry.method, `/api${toRoutePath(entry.path)}`, () => undefined, match);
   }
   return {
@@ -34,4 +36,13 @@ export function buildRouteTable(registry: readonly EndpointContract[] = defaultR
       return (found?.store as RouteMatch | undefined) ?? undefined;
     },
   };
+}
+
+/** The top-level keys of an entry's query schema (an object schema); every key when its shape is unknown. */
+function queryKeyReader(entry: EndpointContract): (key: string) => boolean {
+  if (!entry.query) return () => false;
+  const shape = (entry.query as { shape?: Record<string, unknown> }).shape;
+  if (!shape) return () => true;
+  const keys = new Set(Object.keys(shape));
+  return (key) => keys.has(key);
 }

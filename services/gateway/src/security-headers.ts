@@ -102,3 +102,23 @@ export function installSecurityHeaders(app: FastifyInstance): void {
     void reply.status(status).type('application/json; charset=utf-8').send(body);
   });
 }
+
+/** The keys (before any `[`) of the query pairs of `url` that carry a malformed escape. */
+export function malformedQueryKeys(url: string): string[] {
+  const query = url.indexOf('?');
+  if (query < 0) return [];
+  return url
+    .slice(query + 1)
+    .split('&')
+    .filter((pair) => repairPercentEscapes(pair) !== pair)
+    .map((pair) => {
+      const rawKey = pair.split('=')[0]!;
+      let key = rawKey;
+      try {
+        key = decodeURIComponent(rawKey);
+      } catch {
+        // A key that is itself malformed names nothing an endpoint reads.
+      }
+      return key.split('[')[0]!;
+    });
+}

@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import type { Database } from '@renkei/db';
 import { newEventMetadata, streamId, type EventStore, type Position } from '@renkei/event-store';
 import { identityEventSchemas, type IdentityEventType } from '@renkei/domain';
@@ -6,6 +5,7 @@ import type { z } from 'zod';
 import type { AccountRow } from './accounts/account.queries.ts';
 import { tenantFeatures, type TenantRow } from './tenants/tenant.queries.ts';
 import { enqueueEvent, outboxRelay } from './outbox/outbox.ts';
+import type { IdentityDb } from './db/identity.tables.ts';
 
 type EventData<T extends IdentityEventType> = z.infer<(typeof identityEventSchemas)[T]>;
 
@@ -15,7 +15,7 @@ type EventData<T extends IdentityEventType> = z.infer<(typeof identityEventSchem
  * anything that is not part of it, so a secret can never slip into the store. Returns the event id.
  */
 export async function enqueueIdentityEvent<T extends IdentityEventType>(
-  trx: Kysely<any>,
+  trx: IdentityDb,
   aggregate: 'tenant' | 'account',
   id: string,
   type: T,

@@ -20,6 +20,7 @@ import { registerAccountRoutes } from './accounts/account.routes.ts';
 import { registerTenantSettingRoutes } from './tenants/tenant-setting.routes.ts';
 import { findTenantById } from './tenants/tenant.queries.ts';
 import { isIpAllowed } from './tenants/ip-allow-list.ts';
+import { identityDb } from './db/identity.tables.ts';
 
 export { loadIdentityConfig, issuerOf, type IdentityConfig } from './config.ts';
 export type { IdentityDeps, AdminDeps } from './deps.ts';
@@ -72,19 +73,19 @@ export async function buildIdentityApp(
 ): Promise<IdentityApp> {
   const { db, config } = deps;
   await migrateIdentity(deps);
-  const cookieKeys = await loadCookieKeys(db.kysely);
+  const cookieKeys = await loadCookieKeys(identityDb(db));
   // Interactions, sessions and grants live in the database and cookies keep their keys, so a
   // rebuilt provider carries on exactly like one after a restart.
   let provider: Provider | undefined;
   const keys = await SigningKeyRing.open({
-    db: db.kysely,
+    db: identityDb(db),
     config,
     ...(deps.clock ? { clock: deps.clock } : {}),
     onChange: (set) => {
-      provider = createProvider(db.kysely, config, { jwks: { keys: set.keys }, cookieKeys });
+      provider = createProvider(identityDb(db), config, { jwks: { keys: set.keys }, cookieKeys });
     },
   });
-  provider = createProvider(db.kysely, config, { jwks: { keys: keys.current.keys }, cookieKeys });
+  provider = createProvider(identityDb(db), config, { jwks: { keys: keys.current.keys }, cookieKeys });
   const currentProvider = () => provider!;
   const mailer = await createMailer(config);
   const issuer = issuerOf(config);
@@ -97,17 +98,18 @@ export async function buildIdentityApp(
       audience: config.resources.main,
       jwks: keys.verificationKeys,
     },
+    accountEvents: deps.store,
     openapi: buildOpenApiDocument({ service: 'identity', resources: config.resources }),
     ...(deps.logger !== undefined ? { logger: deps.logger } : {}),
     ...(deps.rateLimit === false ? { rateLimit: false } : {}),
     ...(deps.underPressure === false ? { underPressure: false } : {}),
-    readinessChecks: { database: () => sql`select 1`.execute(db.kysely) },
+    readinessChecks: { database: () => sql`select 1`.execute(identityDb(db)) },
   });
 
   // The tenant's IP allow-list guards the main API; the address is the gateway's X-Forwarded-For.
   app.addHook('preValidation', async (request) => {
     if (!request.auth) return;
-    const tenant = await findTenantById(db.kysely, request.auth.tenantId);
+    const tenant = await findTenantById(identityDb(db), request.auth.tenantId);
     if (tenant && !isIpAllowed(request.ip, tenant.ip_allow_list)) {
       throw forbidden('許可されたIPアドレス以外からのアクセスのため、ページを表示できません。', ipNotAllowedSubCode);
     }
@@ -125,9 +127,9 @@ export async function buildIdentityApp(
 
   const sweep = () =>
     Promise.all([
-      deleteExpiredPayloads(db.kysely),
-      deletePublishedOutboxRows(db.kysely),
-      deleteStaleSignInFailures(db.kysely, config.signInLockout),
+      deleteExpiredPayloads(identityDb(db)),
+      deletePublishedOutboxRows(identityDb(db)),
+      deleteStaleSignInFailures(identityDb(db), config.signInLockout),
     ]);
   const sweeper = setInterval(() => void sweep().catch(() => undefined), 10 * 60 * 1000);
   sweeper.unref();

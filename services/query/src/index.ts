@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { buildOpenApiDocument } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
-import { createPostgresEventStore, type EventStore } from '@renkei/event-store';
+import { createEventStore, type EventStore } from '@renkei/event-store';
 import { waitForPosition } from '@renkei/projections';
 import { createServiceApp, type AuthOptions, type ServiceAppOptions, type WaitForPosition } from '@renkei/service-kit';
 import { registerTagQueryRoutes } from './tags/tags.routes.ts';
@@ -21,6 +21,12 @@ export { medicalInstitutionCrmProjection } from './medical-institutions/index.ts
 
 export interface QueryAppDeps {
   db: Database;
+  /**
+   * Read only: where identity publishes account changes (the app refuses tokens of deleted accounts),
+   * and what the read models' lag on /data_sync_statuses is measured against. Defaults to the Postgres
+   * event store in `db` (closed with the app); the standalone service passes EventStoreDB when configured.
+   */
+  store?: EventStore;
   auth: AuthOptions;
   logger?: boolean | FastifyBaseLogger;
   rateLimit?: ServiceAppOptions['rateLimit'];
@@ -28,19 +34,17 @@ export interface QueryAppDeps {
   /** Defaults to polling the projections' checkpoints in `db`. */
   waitForPosition?: WaitForPosition;
   minPositionTimeoutMs?: number;
-  /**
-   * The event store, read only for the read models' lag on /data_sync_statuses. Defaults to the
-   * Postgres store in `db` (the default deployment), opened on first use.
-   */
-  store?: EventStore;
 }
 
 /** The query service: every read of the spec, from the read models the worker keeps. */
 export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance> {
+  const ownStore = deps.store ? null : await createEventStore({ db: deps.db });
+  const store = deps.store ?? ownStore!;
   const app = await createServiceApp({
     name: 'query',
     audience: 'query',
     auth: deps.auth,
+    accountEvents: store,
     logger: deps.logger,
     rateLimit: deps.rateLimit,
     underPressure: deps.underPressure,
@@ -59,10 +63,8 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
   registerDataUploadQueryRoutes(app, { db: deps.db });
   registerCommunicationQueryRoutes(app, { db: deps.db });
   registerTaskQueryRoutes(app, { db: deps.db });
-  let ownStore: Promise<EventStore> | null = null;
-  const store = () => (deps.store ? Promise.resolve(deps.store) : (ownStore ??= createPostgresEventStore(deps.db)));
   app.addHook('onClose', async () => {
-    if (ownStore) await (await ownStore).close();
+    await ownStore?.close();
   });
   registerDataSyncStatusRoutes(app, { db: deps.db, store });
   registerVocQueryRoutes(app, { db: deps.db });

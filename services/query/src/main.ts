@@ -12,7 +12,8 @@ function required(name: string): string {
 }
 
 const db = await openDatabase({ url: required('DATABASE_URL'), applicationName: 'renkei-query' });
-// Read only: the read models' lag behind it on /data_sync_statuses.
+// Read only: account changes identity publishes (deleted accounts' tokens are refused) and the read
+// models' lag on /data_sync_statuses; EventStoreDB when set.
 const store = await createEventStore({ db, eventstoreUrl: process.env.EVENTSTORE_URL || undefined });
 const app = await buildQueryApp({
   db,

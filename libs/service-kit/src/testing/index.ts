@@ -1,2 +1,3 @@
 export * from './test-auth.ts';
 export * from './roles-walk.ts';
+export * from './account-events.ts';

@@ -149,6 +149,42 @@ it('updates with If-Match: a stale version is a 409; another tenant gets 404', a
   expect((await call(t, 'PUT', `/api/communications/${id}`, visit)).statusCode).toBe(404);
 });
 
+/** Five concurrent requests with one key, then one more: every answer alike, one effect. */
+async function retried(caller: Caller, url: string, body: unknown, key: string) {
+  const headers = { 'idempotency-key': key };
+  const answers = await Promise.all(Array.from({ length: 5 }, () => call(caller, 'POST', url, body, headers)));
+  const count = await tenantEventCount(db, caller.tenantId);
+  answers.push(await call(caller, 'POST', url, body, headers));
+  expect(answers[0]!.statusCode, answers[0]!.body).toBe(201);
+  for (const r of answers)
+    expect({ status: r.statusCode, body: r.json() }).toEqual({ status: 201, body: answers[0]!.json() });
+  expect(await tenantEventCount(db, caller.tenantId)).toBe(count);
+  return answers[0]!.json();
+}
+
+it('answers retried creates of a task, a comment and a communication label (one Idempotency-Key) alike, once', async () => {
+  const t = await newTenant();
+  const before = await tenantEventCount(db, t.tenantId);
+  await retried(t, '/api/tasks', { title: '資料送付', medical_institution_id: institution }, 'task-1');
+  expect(await tenantEventCount(db, t.tenantId)).toBe(before + 1);
+
+  const id = (await call(t, 'POST', `/api/medical_institutions/${institution}/communications`, visit)).json().id;
+  const beforeComment = await tenantEventCount(db, t.tenantId);
+  await retried(t, `/api/communications/${id}/comments`, { comment: '了解です' }, 'comment-1');
+  expect(await tenantEventCount(db, t.tenantId)).toBe(beforeComment + 1);
+  const other = await call(
+    t,
+    'POST',
+    `/api/communications/${id}/comments`,
+    { comment: '別件' },
+    { 'idempotency-key': 'comment-1' },
+  );
+  expect(other.statusCode).toBe(422);
+
+  const label = { name: '同行者', communication_type: 'visit', component_type: 'text', is_required: false };
+  await retried(t, '/api/communication_labels', label, 'label-1');
+});
+
 it('lets only the author edit or delete a comment; likes are one per user', async () => {
   const t = await newTenant();
   const other = await account(t.tenantId, '地域 太郎');

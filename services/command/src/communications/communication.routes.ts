@@ -213,28 +213,45 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
     return null;
   });
 
-  registerEndpoint(app, endpoints.createComment, async ({ params, body, auth, request, reply }) => {
-    const commentId = randomUUID();
-    const result = await handleCommand(
-      { store, auth, requestId: request.id },
+  registerEndpoint(app, endpoints.createComment, async ({ params, body, auth, request, reply }) =>
+    idempotentCreate(
+      db.kysely,
       {
-        stream: streamId(communicationAggregate, params.communication_id),
-        decider: communicationDecider,
-        command: {
-          type: 'AddComment',
-          communicationId: params.communication_id,
-          commentId,
-          userId: auth.accountId,
-          comment: body.comment,
-        },
-        // Comments of others in between change nothing about this one.
-        onRace: 'recompute',
+        request,
+        reply,
+        tenantId: auth.tenantId,
+        endpoint: endpoints.createComment.id,
+        // The key names one comment on one communication.
+        hashed: { communication_id: params.communication_id, body },
       },
-    );
-    if (result.position) reply.position(result.position);
-    const users = await accountRefs(store, auth.tenantId, [auth.accountId]);
-    return toComment(commentId, auth.accountId, body.comment, new Date(), users);
-  });
+      async (commentId, retryable) => {
+        const result = await handleCommand(
+          { store, auth, requestId: request.id },
+          {
+            stream: streamId(communicationAggregate, params.communication_id),
+            decider: communicationDecider,
+            command: {
+              type: 'AddComment',
+              communicationId: params.communication_id,
+              commentId,
+              userId: auth.accountId,
+              comment: body.comment,
+            },
+            // Comments of others in between change nothing about this one.
+            onRace: 'recompute',
+            ...(retryable
+              ? { eventId: (i: number) => deterministicId(commentId, 'comment', retryable.hash, String(i)) }
+              : {}),
+          },
+        );
+        const users = await accountRefs(store, auth.tenantId, [auth.accountId]);
+        return {
+          body: toComment(commentId, auth.accountId, body.comment, new Date(), users),
+          position: result.position,
+        };
+      },
+    ),
+  );
 
   /** Only the author edits or deletes a comment: anyone else is refused before anything is decided. */
   const authorOnly =

@@ -95,6 +95,37 @@ describe('POST /data_uploads', () => {
     expect(fs.readFileSync((requested!.data as { stored_path: string }).stored_path)).toEqual(csv);
   });
 
+  it('guards the mapping profiles with If-Match (their version, -1 before the first save)', async () => {
+    const tenantId = randomUUID();
+    const owner = { tenantId, accountId: randomUUID(), role: 'owner' as const };
+    const put = (profiles: unknown[], ifMatch: string) =>
+      injectAs(
+        { app, testAuth },
+        owner,
+        'PUT',
+        '/api/data_uploads/mapping_profiles',
+        { profiles },
+        { 'if-match': ifMatch },
+      );
+    const profile = {
+      id: randomUUID(),
+      import_type: 'referral',
+      name: '電子カルテ',
+      mapping: { 紹介日: '紹介年月日', 患者ID: 'カルテ番号', 紹介元医療機関名: '紹介元' },
+    };
+    const first = await put([profile], '-1');
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json().version).toBe(0);
+    expect(first.headers.etag).toBe('"0"');
+    const before = await tenantEventCount(db, tenantId);
+    expect((await put([], '-1')).statusCode).toBe(409);
+    expect((await put([], '"987654"')).statusCode).toBe(409);
+    expect(await tenantEventCount(db, tenantId)).toBe(before);
+    const fresh = await put([], '"0"');
+    expect(fresh.statusCode, fresh.body).toBe(200);
+    expect(fresh.json().version).toBe(1);
+  });
+
   it('refuses members, an unknown mapping and a type it cannot import yet, keeping nothing', async () => {
     const tenantId = randomUUID();
     expect((await upload(tenantId, { import_type: 'referral' }, 'member')).statusCode).toBe(403);

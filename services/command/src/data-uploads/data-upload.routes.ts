@@ -5,6 +5,7 @@ import { endpoints, type DataUploadRecord } from '@renkei/contracts';
 import { mappingProfilesAggregate, referralDataImportAggregate } from '@renkei/domain';
 import { streamId, type EventStore } from '@renkei/event-store';
 import { registerEndpoint } from '@renkei/service-kit';
+import { etagOf, revisionIfMatch } from '../shared/command-context.ts';
 import { handleCommand } from '../shared/command-handler.ts';
 import { callerRef, readState } from '../shared/facts.ts';
 import { dataUploadDecider, mappingProfilesDecider } from './data-upload.decider.ts';
@@ -24,6 +25,14 @@ const defaultMaxFileBytes = 99 * 1024 * 1024;
  * POST /data_uploads (the referral data files of issue 12) and the saved column mappings of the two
  * lists. Owners only (the registry says so): an upload changes every figure of the tenant.
  */
+/** `If-Match` on the mapping profiles: their revision, `-1` (as read) before the first save. */
+function profilesIfMatch(header: string | string[] | undefined) {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value !== undefined && /^(?:W\/)?"?-1"?$/.test(value.trim()))
+    return { matches: (_: unknown, revision: number) => revision === -1 };
+  return revisionIfMatch(header);
+}
+
 export async function registerDataUploadRoutes(app: FastifyInstance, deps: DataUploadDeps): Promise<void> {
   const { store } = deps;
   const importsDir = deps.importsDir ?? path.join(process.env.RENKEI_DATA_DIR ?? path.resolve('.data'), 'imports');
@@ -36,10 +45,13 @@ export async function registerDataUploadRoutes(app: FastifyInstance, deps: DataU
         stream: profilesStream(auth.tenantId),
         decider: mappingProfilesDecider,
         command: { profiles: body.profiles },
+        // The version answered is the stream's revision (-1 before the first save).
+        ifMatch: profilesIfMatch(request.headers['if-match']),
         onRace: 'conflict',
       },
     );
     if (result.position) reply.position(result.position);
+    void reply.header('etag', etagOf(result.revision));
     return { profiles: result.after, version: result.revision };
   });
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -18,6 +18,8 @@ const megabytes = (bytes: number) => `${Math.floor((bytes / (1024 * 1024)) * 10)
 interface StagedFile {
   path: string;
   filename: string;
+  /** SHA-256 of the content, taken while it streamed in (what identifies a retried upload). */
+  sha256?: string;
 }
 
 export interface KeptUpload {
@@ -55,8 +57,19 @@ export async function stagedUploads(child: FastifyInstance, options: { importsDi
       const target = path.join(staging, randomUUID());
       // Recorded first, so the file goes whatever happens below.
       staged.set(this, { path: target, filename: (part.filename || 'upload.csv').replace(unstorable, '') });
+      const hash = createHash('sha256');
       try {
-        await pipeline(part.file, fs.createWriteStream(target, { flags: 'wx' }));
+        await pipeline(
+          part.file,
+          async function* (source: AsyncIterable<Buffer>) {
+            for await (const chunk of source) {
+              hash.update(chunk);
+              yield chunk;
+            }
+          },
+          fs.createWriteStream(target, { flags: 'wx' }),
+        );
+        staged.get(this)!.sha256 = hash.digest('hex');
       } catch {
         fs.rmSync(target, { force: true });
         throw new HttpError(400, 'ファイルの送信が途中で途切れました。もう一度お試しください。');
@@ -73,21 +86,31 @@ export async function stagedUploads(child: FastifyInstance, options: { importsDi
     if (file) fs.rmSync(file.path, { force: true });
   });
 
+  /** The staged file checked: present, not empty, its name not too long. */
+  function checked(request: FastifyRequest): StagedFile & { filename: string } {
+    const file = staged.get(request);
+    if (!file)
+      throw new HttpError(422, undefined, { errors: [{ field: 'file', message: 'ファイルを選択してください' }] });
+    if (!fs.existsSync(file.path) || fs.statSync(file.path).size === 0) {
+      fs.rmSync(file.path, { force: true });
+      throw new HttpError(422, undefined, { errors: [{ field: 'file', message: 'ファイルが空です' }] });
+    }
+    const filename = path.basename(file.filename.replace(/\\/g, '/')) || 'upload.csv';
+    if (filename.length > maxFilenameLength)
+      throw new HttpError(422, undefined, {
+        errors: [{ field: 'file', message: `ファイル名は${maxFilenameLength}文字以内にしてください` }],
+      });
+    return { ...file, filename };
+  }
+
   return {
-    keep(request: FastifyRequest, tenantId: string): KeptUpload {
-      const file = staged.get(request);
-      if (!file)
-        throw new HttpError(422, undefined, { errors: [{ field: 'file', message: 'ファイルを選択してください' }] });
-      if (!fs.existsSync(file.path) || fs.statSync(file.path).size === 0) {
-        fs.rmSync(file.path, { force: true });
-        throw new HttpError(422, undefined, { errors: [{ field: 'file', message: 'ファイルが空です' }] });
-      }
-      const filename = path.basename(file.filename.replace(/\\/g, '/')) || 'upload.csv';
-      if (filename.length > maxFilenameLength)
-        throw new HttpError(422, undefined, {
-          errors: [{ field: 'file', message: `ファイル名は${maxFilenameLength}文字以内にしてください` }],
-        });
-      const importId = randomUUID();
+    /** What identifies the upload (name and content), for an Idempotency-Key; refuses a file `keep` would. */
+    identity(request: FastifyRequest): { filename: string; sha256: string | null } {
+      const file = checked(request);
+      return { filename: file.filename, sha256: file.sha256 ?? null };
+    },
+    keep(request: FastifyRequest, tenantId: string, importId: string = randomUUID()): KeptUpload {
+      const { path: stagedPath, filename } = checked(request);
       const dir = path.join(options.importsDir, tenantId, importId);
       fs.mkdirSync(dir, { recursive: true });
       // Most file systems allow 255 bytes per name: a longer (Japanese) name is kept in the event only.
@@ -95,7 +118,7 @@ export async function stagedUploads(child: FastifyInstance, options: { importsDi
         dir,
         Buffer.byteLength(filename) <= 200 ? filename : `upload${path.extname(filename).slice(0, 10)}`,
       );
-      fs.renameSync(file.path, storedPath);
+      fs.renameSync(stagedPath, storedPath);
       fs.chmodSync(storedPath, 0o444);
       return { filename, storedPath, importId };
     },

@@ -40,6 +40,18 @@ type Caller = ReturnType<typeof newTenant>;
 const call = (caller: Caller, method: WriteMethod, url: string, payload?: unknown, headers?: Record<string, string>) =>
   injectAs({ app, testAuth }, caller, method, url, payload, headers);
 
+it('answers concurrent retries with one Idempotency-Key alike, adding one doctor', async () => {
+  const t = newTenant();
+  const url = `/api/medical_institutions/${institutions[0]}/doctors`;
+  const headers = { 'idempotency-key': 'doctor-add-concurrent' };
+  const answers = await Promise.all(
+    Array.from({ length: 5 }, () => call(t, 'POST', url, { name: '田中 一郎' }, headers)),
+  );
+  expect(answers.map((r) => r.statusCode)).toEqual([201, 201, 201, 201, 201]);
+  for (const r of answers) expect(r.json()).toEqual(answers[0]!.json());
+  expect(await tenantEventCount(db, t.tenantId)).toBe(1);
+});
+
 it('adds one doctor for three retries with one Idempotency-Key; the key with another body is a 422', async () => {
   const t = newTenant();
   const url = `/api/medical_institutions/${institutions[0]}/doctors`;

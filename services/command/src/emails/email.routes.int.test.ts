@@ -209,6 +209,60 @@ describe('email commands', () => {
     expect((await call(tenant, 'DELETE', `/api/emails/${copy.json().id}`)).statusCode).toBe(404);
   });
 
+  it('answers a retried copy or test send (same Idempotency-Key, sequential or concurrent) as the first, once', async () => {
+    const tenant = { tenantId: randomUUID() };
+    const created = (await call(tenant, 'POST', '/api/emails', multipart(content, sjisList))).json();
+    const url = `/api/emails/${created.id}`;
+
+    const copyKey = { 'idempotency-key': 'copy-1' };
+    const copies = await Promise.all(
+      Array.from({ length: 5 }, () => call(tenant, 'POST', `${url}/copy`, undefined, copyKey)),
+    );
+    expect(copies.map((r) => r.statusCode)).toEqual([201, 201, 201, 201, 201]);
+    for (const r of copies) expect(r.json()).toEqual(copies[0]!.json());
+    const events = await tenantEventCount(db, tenant.tenantId);
+    const copyAgain = await call(tenant, 'POST', `${url}/copy`, undefined, copyKey);
+    expect(copyAgain.json()).toEqual(copies[0]!.json());
+    expect(await tenantEventCount(db, tenant.tenantId)).toBe(events);
+
+    const testKey = { 'idempotency-key': 'test-send-1' };
+    const body = { email_addresses: ['me@example.jp', 'you@example.jp'] };
+    const first = await call(tenant, 'POST', `${url}/send_for_test`, body, testKey);
+    expect(first.statusCode, first.body).toBeLessThan(300);
+    const afterFirst = await tenantEventCount(db, tenant.tenantId);
+    const retries = await Promise.all(
+      Array.from({ length: 3 }, () => call(tenant, 'POST', `${url}/send_for_test`, body, testKey)),
+    );
+    for (const r of retries)
+      expect({ status: r.statusCode, body: r.json() }).toEqual({ status: first.statusCode, body: first.json() });
+    // No second test mail: the retries appended nothing.
+    expect(await tenantEventCount(db, tenant.tenantId)).toBe(afterFirst);
+    const other = await call(tenant, 'POST', `${url}/send_for_test`, { email_addresses: ['x@example.jp'] }, testKey);
+    expect(other.statusCode).toBe(422);
+  });
+
+  it('answers 400 for a multipart body cut off in any part, and writes nothing', async () => {
+    const tenant = { tenantId: randomUUID() };
+    const full = multipart(content, sjisList);
+    const other = multipart(content);
+    const otherPart = Buffer.concat([
+      other.payload.subarray(0, other.payload.length - `--${other.contentType.split('boundary=')[1]}--\r\n`.length),
+      Buffer.from(
+        `--${other.contentType.split('boundary=')[1]}\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\na,b\n1,2\n`,
+      ),
+    ]);
+    for (const [payload, contentType] of [
+      [full.payload.subarray(0, full.payload.length - 20), full.contentType],
+      [otherPart, other.contentType],
+      [other.payload.subarray(0, 120), other.contentType],
+    ] as const) {
+      const res = await call(tenant, 'POST', '/api/emails', { payload, contentType });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toMatchObject({ status: 400, request_id: expect.any(String) });
+    }
+    expect(await tenantEventCount(db, tenant.tenantId)).toBe(0);
+  });
+
   it("answers 404 for another tenant's email on every call, writing nothing", async () => {
     const owner = { tenantId: randomUUID() };
     const other = { tenantId: randomUUID() };

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError, endpoints, type Email, type EmailInput, type UserRef } from '@renkei/contracts';
@@ -129,12 +128,14 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
       attachFieldsToBody: 'keyValues',
       limits: { files: 1, fileSize: maxFileBytes, fields: 5, fieldSize: 1024 * 1024 },
       async onFile(this: FastifyRequest, part) {
-        if (part.fieldname !== 'recipients_file') {
-          part.file.resume();
-          return;
-        }
         const chunks: Buffer[] = [];
-        for await (const chunk of part.file) chunks.push(chunk as Buffer);
+        try {
+          // Any other file part is read to its end and dropped: a body cut off inside it fails here too.
+          for await (const chunk of part.file) if (part.fieldname === 'recipients_file') chunks.push(chunk as Buffer);
+        } catch {
+          throw new HttpError(400, 'ファイルの送信が途中で途切れました。もう一度お試しください。');
+        }
+        if (part.fieldname !== 'recipients_file') return;
         if (part.file.truncated)
           throw new HttpError(
             413,
@@ -265,22 +266,38 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
     return toEmail(store, auth, params.id, result.after, result.stored, result.revision);
   });
 
-  registerEndpoint(app, endpoints.sendEmailForTest, async ({ params, body, auth, request, reply }) => {
-    const result = await handleCommand(
-      { store, auth, requestId: request.id },
+  registerEndpoint(app, endpoints.sendEmailForTest, async ({ params, body, auth, request, reply }) =>
+    idempotentCreate(
+      db.kysely,
       {
-        stream: streamId(emailAggregate, params.id),
-        decider: emailDecider,
-        command: {
-          type: 'SendEmailForTest',
-          emailId: params.id,
-          testId: randomUUID(),
-          emailAddresses: [...new Set(body.email_addresses.map((a) => a.trim()))],
-        },
-        onRace: 'recompute',
+        request,
+        reply,
+        tenantId: auth.tenantId,
+        endpoint: endpoints.sendEmailForTest.id,
+        // The key names one test send of one email: a retry never mails the addresses twice.
+        hashed: { email_id: params.id, body },
       },
-    );
-    if (result.position) reply.position(result.position);
-    return { count: result.events[0]?.type === 'EmailTestSent' ? result.events[0].data.email_addresses.length : 0 };
-  });
+      async (testId, retryable) => {
+        const result = await handleCommand(
+          { store, auth, requestId: request.id },
+          {
+            stream: streamId(emailAggregate, params.id),
+            decider: emailDecider,
+            command: {
+              type: 'SendEmailForTest',
+              emailId: params.id,
+              testId,
+              emailAddresses: [...new Set(body.email_addresses.map((a) => a.trim()))],
+            },
+            onRace: 'recompute',
+            ...(retryable
+              ? { eventId: (i: number) => deterministicId(testId, 'test', retryable.hash, String(i)) }
+              : {}),
+          },
+        );
+        const count = result.events[0]?.type === 'EmailTestSent' ? result.events[0].data.email_addresses.length : 0;
+        return { body: { count }, position: result.position };
+      },
+    ),
+  );
 }

@@ -110,3 +110,34 @@ describe('label value upload limits', () => {
     expect(res.json().filename).toBe('ラベル値.csv');
   });
 });
+
+describe('label value import retries', () => {
+  it('opens one import for retries with one Idempotency-Key, sequential or concurrent; another file is a 422', async () => {
+    const tenantId = randomUUID();
+    const token = await testAuth.token({ tenantId, accountId: randomUUID(), features: [...featureKeys] });
+    const send = (content: string) => {
+      const body = multipart('values.csv', Buffer.from(content));
+      return app.inject({
+        method: 'POST',
+        url,
+        payload: body.payload,
+        headers: {
+          'content-type': `multipart/form-data; boundary=${body.boundary}`,
+          authorization: `Bearer ${token}`,
+          'idempotency-key': 'import-1',
+        },
+      });
+    };
+    const csv = '医療機関コード,紹介元\r\n2210110017,あり\r\n';
+    const first = await send(csv);
+    expect(first.statusCode, first.body).toBeLessThan(300);
+    const events = await tenantEventCount(db, tenantId);
+    const retries = await Promise.all([send(csv), send(csv), send(csv)]);
+    for (const r of retries)
+      expect({ status: r.statusCode, body: r.json() }).toEqual({ status: first.statusCode, body: first.json() });
+    expect(await tenantEventCount(db, tenantId)).toBe(events);
+    expect(fs.readdirSync(path.join(dataDir, 'imports', tenantId))).toEqual([first.json().id]);
+    expect(staged()).toEqual([]);
+    expect((await send('医療機関コード,紹介元\r\n2210110017,なし\r\n')).statusCode).toBe(422);
+  });
+});

@@ -1,14 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { endpoints, type ImportRecord } from '@renkei/contracts';
 import { labelValueImportAggregate } from '@renkei/domain';
+import type { Database } from '@renkei/db';
 import { streamId, type EventStore } from '@renkei/event-store';
 import { registerEndpoint } from '@renkei/service-kit';
 import { stagedUploads } from '../data-uploads/staged-upload.ts';
 import { handleCommand } from '../shared/command-handler.ts';
+import { deterministicId } from '../shared/deterministic-id.ts';
+import { idempotentCreate } from '../shared/idempotency.ts';
 import { callerRef } from '../shared/facts.ts';
 import { labelValueImportDecider } from './label-value-import.decider.ts';
 
 export interface LabelValueImportDeps {
+  db: Database;
   store: EventStore;
   /** Where uploaded files are kept (immutable): `<importsDir>/<tenant>/<import id>/<file>`. */
   importsDir: string;
@@ -29,33 +33,49 @@ export async function registerLabelValueImportRoutes(app: FastifyInstance, deps:
   await app.register(async (child) => {
     const uploads = await stagedUploads(child, { importsDir: deps.importsDir, maxFileBytes });
     registerEndpoint(child, endpoints.importLabelValues, async ({ body, auth, request, reply }) => {
-      const { importId, filename, storedPath: stored } = uploads.keep(request, auth.tenantId);
+      const upload = uploads.identity(request);
       const createdBy = await callerRef(deps.store, auth);
-      const result = await handleCommand(
-        { store: deps.store, auth, requestId: request.id },
+      return idempotentCreate(
+        deps.db.kysely,
         {
-          stream: streamId(labelValueImportAggregate, importId),
-          decider: labelValueImportDecider,
-          command: { importId, filename, storedPath: stored, encoding: body?.encoding ?? null },
-          isNew: true,
-          onRace: 'conflict',
+          request,
+          reply,
+          tenantId: auth.tenantId,
+          endpoint: endpoints.importLabelValues.id,
+          // The same file (name and content) with the same options is the same import.
+          hashed: { ...upload, encoding: body?.encoding ?? null },
+        },
+        async (importId, retryable) => {
+          const { filename, storedPath: stored } = uploads.keep(request, auth.tenantId, importId);
+          const result = await handleCommand(
+            { store: deps.store, auth, requestId: request.id },
+            {
+              stream: streamId(labelValueImportAggregate, importId),
+              decider: labelValueImportDecider,
+              command: { importId, filename, storedPath: stored, encoding: body?.encoding ?? null },
+              isNew: true,
+              onRace: 'conflict',
+              ...(retryable
+                ? { eventId: (i: number) => deterministicId(importId, 'import', retryable.hash, String(i)) }
+                : {}),
+            },
+          );
+          const record: ImportRecord = {
+            id: importId,
+            filename,
+            status: 'waiting',
+            error_messages: [],
+            imported_row_count: 0,
+            failed_row_count: 0,
+            unprocessed_row_count: 0,
+            abortion_row_number: null,
+            created_at: new Date().toISOString(),
+            created_by: createdBy,
+            import_type: 'medical_institution_label_value',
+          };
+          return { body: record, position: result.position };
         },
       );
-      if (result.position) reply.position(result.position);
-      const record: ImportRecord = {
-        id: importId,
-        filename,
-        status: 'waiting',
-        error_messages: [],
-        imported_row_count: 0,
-        failed_row_count: 0,
-        unprocessed_row_count: 0,
-        abortion_row_number: null,
-        created_at: new Date().toISOString(),
-        created_by: createdBy,
-        import_type: 'medical_institution_label_value',
-      };
-      return record;
     });
   });
 }

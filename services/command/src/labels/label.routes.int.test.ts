@@ -90,6 +90,24 @@ describe('medical institution labels', () => {
     expect(res.json().errors).toEqual([{ field: 'selections.1.id', message: '選択肢のIDが他の行と重複しています' }]);
   });
 
+  it('guards the order with If-Match (its number of saves): a stale one is a 409 and writes nothing', async () => {
+    const t = newTenant();
+    const a = (await call(t, 'POST', labels, select('a'))).json();
+    const b = (await call(t, 'POST', labels, select('b'))).json();
+    const first = await call(t, 'PUT', `${labels}/orders`, { label_ids: [b.id, a.id] }, { 'if-match': '"0"' });
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.headers.etag).toBe('"1"');
+    const before = await tenantEventCount(db, t.tenantId);
+    for (const version of ['"0"', '"987654"']) {
+      const stale = await call(t, 'PUT', `${labels}/orders`, { label_ids: [a.id, b.id] }, { 'if-match': version });
+      expect(stale.statusCode).toBe(409);
+    }
+    expect(await tenantEventCount(db, t.tenantId)).toBe(before);
+    const fresh = await call(t, 'PUT', `${labels}/orders`, { label_ids: [a.id, b.id] }, { 'if-match': '"1"' });
+    expect(fresh.statusCode, fresh.body).toBe(200);
+    expect(fresh.headers.etag).toBe('"2"');
+  });
+
   it('orders every label of the tenant, from the command side’s own records', async () => {
     const t = newTenant();
     const a = (await call(t, 'POST', labels, select('a'))).json();

@@ -9,7 +9,7 @@ import {
 } from '@renkei/domain';
 import { streamId, type EventStore } from '@renkei/event-store';
 import { registerEndpoint } from '@renkei/service-kit';
-import { etagOf, revisionIfMatch } from '../shared/command-context.ts';
+import { etagOf, readIfMatch, revisionIfMatch } from '../shared/command-context.ts';
 import { handleCommand } from '../shared/command-handler.ts';
 import { deterministicId } from '../shared/deterministic-id.ts';
 import { idempotentCreate } from '../shared/idempotency.ts';
@@ -31,6 +31,12 @@ const toLabel = (d: MedicalInstitutionLabelDefined, order: number, version: numb
   areas: d.areas,
   version,
 });
+
+/** `If-Match` on the label order: the number of its saves, one more than its stream's revision. */
+function orderIfMatch(header: string | string[] | undefined) {
+  const expected = readIfMatch(header);
+  return expected === null ? null : { matches: (_: unknown, revision: number) => revision + 1 === expected };
+}
 
 export function registerLabelRoutes(app: FastifyInstance, deps: LabelRouteDeps): void {
   const { db, store } = deps;
@@ -145,11 +151,14 @@ export function registerLabelRoutes(app: FastifyInstance, deps: LabelRouteDeps):
         stream: streamId(medicalInstitutionLabelOrderAggregate, auth.tenantId),
         decider: labelOrderDecider,
         command: { type: 'ReorderLabels', labelIds: body.label_ids, liveLabelIds: live },
+        // The order's version is its number of saves (0 before the first), answered as ETag.
+        ifMatch: orderIfMatch(request.headers['if-match']),
         onRace: 'conflict',
       },
     );
     await names.reorder(auth.tenantId, body.label_ids);
     if (result.position) reply.position(result.position);
+    void reply.header('etag', etagOf(result.revision + 1));
     return listed.map((l, i) => toLabel(l.state.definition!, i, l.events.at(-1)!.revision));
   });
 }

@@ -21,6 +21,7 @@ export async function registerInstitutionCommandRoutes(
   registerLabelRoutes(app, deps);
   registerPhaseMasterRoutes(app, deps);
   await registerLabelValueImportRoutes(app, {
+    db: deps.db,
     store: deps.store,
     importsDir: deps.importsDir ?? path.join(process.env.RENKEI_DATA_DIR ?? path.resolve('.data'), 'imports'),
   });

@@ -19,6 +19,12 @@ export interface CrmState {
   phaseName: string | null;
   tagIds: string[];
   labelValues: Map<string, LabelValueData>;
+  /**
+   * Saves of the phase and of the tags (their `If-Match` versions, 0 before the first): counted apart,
+   * so a colleague's tag or label edit never makes an open phase change stale, nor the reverse.
+   */
+  phaseVersion: number;
+  tagsVersion: number;
 }
 
 const initialCrmState = (): CrmState => ({
@@ -26,6 +32,8 @@ const initialCrmState = (): CrmState => ({
   phaseName: null,
   tagIds: [],
   labelValues: new Map(),
+  phaseVersion: 0,
+  tagsVersion: 0,
 });
 
 /**
@@ -56,9 +64,14 @@ export type CrmCommand =
 function evolveCrm(state: CrmState, event: CrmEvent): CrmState {
   switch (event.type) {
     case 'MedicalInstitutionPhaseChanged':
-      return { ...state, phaseMasterId: event.data.phase_master_id, phaseName: event.data.phase_name };
+      return {
+        ...state,
+        phaseMasterId: event.data.phase_master_id,
+        phaseName: event.data.phase_name,
+        phaseVersion: state.phaseVersion + 1,
+      };
     case 'MedicalInstitutionTagsChanged':
-      return { ...state, tagIds: [...event.data.tag_ids] };
+      return { ...state, tagIds: [...event.data.tag_ids], tagsVersion: state.tagsVersion + 1 };
     case 'MedicalInstitutionLabelValuesChanged': {
       const labelValues = new Map(state.labelValues);
       for (const id of event.data.removed_label_ids) labelValues.delete(id);

@@ -242,6 +242,65 @@ describe('phase, tags and label values', () => {
     expect(unknown.statusCode).toBe(422);
   });
 
+  it('guards phase and tags with If-Match on their own versions: a stale one is a 409 and writes nothing', async () => {
+    const t = newTenant();
+    await enablePhase(t.tenantId);
+    const masters = (
+      await call(t, 'PUT', '/api/phase_masters', { phase_masters: [{ name: '訪問済' }, { name: '連携中' }] })
+    ).json() as { id: string }[];
+    const tag = (await call(t, 'POST', '/api/tags', { name: '重点' })).json();
+    const phaseUrl = `/api/medical_institutions/${institutions[3]}/phase`;
+    const tagsUrl = `/api/medical_institutions/${institutions[3]}/tags`;
+
+    const phase = await call(t, 'PUT', phaseUrl, { phase_master_id: masters[0]!.id }, { 'if-match': '"0"' });
+    expect(phase.statusCode, phase.body).toBe(200);
+    expect(phase.headers.etag).toBe('"1"');
+    const tags = await call(t, 'PUT', tagsUrl, { tag_ids: [tag.id] }, { 'if-match': '"0"' });
+    expect(tags.statusCode, tags.body).toBe(200);
+    // A tags save does not make the phase stale, nor the reverse.
+    expect(tags.headers.etag).toBe('"1"');
+
+    const before = await eventCount(t.tenantId);
+    for (const [url, body] of [
+      [phaseUrl, { phase_master_id: masters[1]!.id }],
+      [tagsUrl, { tag_ids: [] }],
+    ] as const) {
+      expect((await call(t, 'PUT', url, body, { 'if-match': '"0"' })).statusCode).toBe(409);
+      expect((await call(t, 'PUT', url, body, { 'if-match': '"987654"' })).statusCode).toBe(409);
+    }
+    expect(await eventCount(t.tenantId)).toBe(before);
+
+    // Concurrent saves from the same version: one wins, the others are told 409.
+    const racers = await Promise.all(
+      masters.flatMap((m) => [
+        call(t, 'PUT', phaseUrl, { phase_master_id: m.id === masters[0]!.id ? null : m.id }, { 'if-match': '"1"' }),
+        call(t, 'PUT', phaseUrl, { phase_master_id: null }, { 'if-match': '"1"' }),
+      ]),
+    );
+    expect(racers.filter((r) => r.statusCode === 200)).toHaveLength(1);
+    expect(racers.filter((r) => r.statusCode === 409)).toHaveLength(racers.length - 1);
+    // Without If-Match the last save wins, as before.
+    expect((await call(t, 'PUT', tagsUrl, { tag_ids: [] })).statusCode).toBe(200);
+  });
+
+  it('answers a label-value retry (one Idempotency-Key) as the first, once; the key with another body is a 422', async () => {
+    const t = newTenant();
+    const label = (
+      await call(t, 'POST', '/api/medical_institution_labels', { name: '備考', component_type: 'text' })
+    ).json();
+    const url = `/api/medical_institutions/${institutions[5]}/label_values`;
+    const headers = { 'idempotency-key': 'values-1' };
+    const body = { label_values: [{ label_id: label.id, text_value: '初回' }] };
+    const first = await call(t, 'POST', url, body, headers);
+    expect(first.statusCode, first.body).toBe(200);
+    const before = await eventCount(t.tenantId);
+    const retry = await call(t, 'POST', url, body, headers);
+    expect(retry.json()).toEqual(first.json());
+    const other = await call(t, 'POST', url, { label_values: [{ label_id: label.id, text_value: '別' }] }, headers);
+    expect(other.statusCode).toBe(422);
+    expect(await eventCount(t.tenantId)).toBe(before);
+  });
+
   it('sets tags of this tenant only; another tenant’s tag is a 422', async () => {
     const t = newTenant();
     const other = newTenant();

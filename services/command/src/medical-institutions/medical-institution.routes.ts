@@ -14,6 +14,8 @@ import {
 import { streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
 import { etagOf, readIfMatch } from '../shared/command-context.ts';
+import { deterministicId } from '../shared/deterministic-id.ts';
+import { idempotentCreate } from '../shared/idempotency.ts';
 import { handleCommand } from '../shared/command-handler.ts';
 import { assertInstitutionExists, callerRef, phaseEnabled, readState } from '../shared/facts.ts';
 import { loadLabel } from '../labels/label-names.ts';
@@ -21,7 +23,7 @@ import { toLabelDefinition } from '../labels/label.decider.ts';
 import { ownDepartmentsDecider, phaseMastersDecider } from '../phases/phase-master.decider.ts';
 import { tagDecider } from '../tags/tag.decider.ts';
 import { createTagUsage } from '../tags/tag-usage.ts';
-import { crmDecider, memoDecider, specialNoteDecider } from './medical-institution.decider.ts';
+import { crmDecider, memoDecider, specialNoteDecider, type CrmState } from './medical-institution.decider.ts';
 
 export interface MedicalInstitutionRouteDeps {
   db: Database;
@@ -39,6 +41,15 @@ const lastChange = (event: RecordedEvent | undefined, auth: AuthContext, caller:
         at: event.created_at.toISOString(),
       }
     : null;
+
+/**
+ * `If-Match: <version>` on a part of the crm stream (phase, tags): a save made since is a 409. Without
+ * it the last save wins, decided again on the newer stream.
+ */
+function versionGuard(header: string | string[] | undefined, version: (state: CrmState) => number) {
+  const expected = readIfMatch(header);
+  return expected === null ? {} : { ifMatch: { matches: (state: CrmState) => version(state) === expected } };
+}
 
 export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: MedicalInstitutionRouteDeps): void {
   const { db, store } = deps;
@@ -131,11 +142,13 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
           phaseMasterId: body.phase_master_id,
           phaseMasters,
         },
+        ...versionGuard(request.headers['if-match'], (s) => s.phaseVersion),
         // The phase is replaced whole: deciding again on a newer stream is what the user asked for.
         onRace: 'recompute',
       },
     );
     if (result.position) reply.position(result.position);
+    void reply.header('etag', etagOf(result.after.phaseVersion));
     const last = result.position
       ? { by: caller, at: new Date().toISOString() }
       : lastChange(
@@ -166,12 +179,14 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
         stream: crmStream(auth, params.id),
         decider: crmDecider,
         command: { type: 'ChangeTags', medicalInstitutionId: params.id, tags },
+        ...versionGuard(request.headers['if-match'], (s) => s.tagsVersion),
         onRace: 'recompute',
         append: (events, expectedRevision) =>
           tagUsage.append(crmStream(auth, params.id), auth.tenantId, events, expectedRevision),
       },
     );
     if (result.position) reply.position(result.position);
+    void reply.header('etag', etagOf(result.after.tagsVersion));
     return tags.map((t) => ({ id: t.id, name: t.name! }));
   });
 
@@ -189,23 +204,39 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
       streamId(ownDepartmentsAggregate, auth.tenantId),
       ownDepartmentsDecider,
     );
-    const result = await handleCommand(
-      { store, auth, requestId: request.id },
+    // A replace, but a POST: a retry with the same Idempotency-Key answers the first answer, and the
+    // key with another body is a 422, as on every command POST.
+    return idempotentCreate(
+      db.kysely,
       {
-        stream: crmStream(auth, institutionId),
-        decider: crmDecider,
-        command: {
-          type: 'ChangeLabelValues',
-          medicalInstitutionId: institutionId,
-          values: body.label_values,
-          labels,
-          ownDepartmentIds: new Set(ownDepartments.state.map((d) => d.id)),
-        },
-        onRace: 'recompute',
+        request,
+        reply,
+        tenantId: auth.tenantId,
+        endpoint: endpoints.updateLabelValues.id,
+        hashed: { medical_institution_id: institutionId, body },
+      },
+      async (changeId, retryable) => {
+        const result = await handleCommand(
+          { store, auth, requestId: request.id },
+          {
+            stream: crmStream(auth, institutionId),
+            decider: crmDecider,
+            command: {
+              type: 'ChangeLabelValues',
+              medicalInstitutionId: institutionId,
+              values: body.label_values,
+              labels,
+              ownDepartmentIds: new Set(ownDepartments.state.map((d) => d.id)),
+            },
+            onRace: 'recompute',
+            ...(retryable
+              ? { eventId: (i: number) => deterministicId(changeId, 'label-values', retryable.hash, String(i)) }
+              : {}),
+          },
+        );
+        const values: LabelValue[] = [...result.after.labelValues.values()];
+        return { body: values, position: result.position };
       },
     );
-    if (result.position) reply.position(result.position);
-    const values: LabelValue[] = [...result.after.labelValues.values()];
-    return values;
   });
 }

@@ -1,11 +1,30 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sql, type Kysely } from 'kysely';
+import type { ColumnType, Generated, Kysely } from 'kysely';
 import { HttpError } from '@renkei/contracts';
 import { formatPosition, type Position } from '@renkei/event-store';
 import { deterministicId } from './deterministic-id.ts';
 
 const idempotencyKeyHeader = 'idempotency-key';
+
+/** `cmd.idempotency_keys` (command migrations): one row per (tenant, endpoint, key). */
+interface IdempotencyKeysTable {
+  tenant_id: string;
+  endpoint: string;
+  key: string;
+  request_hash: string;
+  resource_id: string;
+  /** The first answer, once there is one (jsonb, written as JSON text). */
+  response: ColumnType<unknown, string | null, string | null>;
+  position: string | null;
+  created_at: Generated<Date>;
+}
+
+interface IdempotencyTables {
+  'cmd.idempotency_keys': IdempotencyKeysTable;
+}
+
+type Db = Kysely<IdempotencyTables>;
 
 interface StoredResponse {
   body: unknown;
@@ -37,18 +56,29 @@ function requestHash(body: unknown): string {
  * client bug (422); the same key with the same body is a retry.
  */
 async function claimIdempotencyKey(
-  db: Kysely<any>,
+  db: Db,
   claim: { tenantId: string; endpoint: string; key: string; hash: string; resourceId: string },
 ): Promise<IdempotencyClaim> {
-  const inserted = await sql<{ key: string }>`
-    INSERT INTO cmd.idempotency_keys (tenant_id, endpoint, key, request_hash, resource_id)
-    VALUES (${claim.tenantId}, ${claim.endpoint}, ${claim.key}, ${claim.hash}, ${claim.resourceId})
-    ON CONFLICT DO NOTHING
-    RETURNING key`.execute(db);
-  if (inserted.rows.length > 0) return { kind: 'new' };
-  const { rows } = await sql<{ request_hash: string; response: unknown; position: string | null }>`
-    SELECT request_hash, response, position FROM cmd.idempotency_keys
-     WHERE tenant_id = ${claim.tenantId} AND endpoint = ${claim.endpoint} AND key = ${claim.key}`.execute(db);
+  const inserted = await db
+    .insertInto('cmd.idempotency_keys')
+    .values({
+      tenant_id: claim.tenantId,
+      endpoint: claim.endpoint,
+      key: claim.key,
+      request_hash: claim.hash,
+      resource_id: claim.resourceId,
+    })
+    .onConflict((oc) => oc.doNothing())
+    .returning('key')
+    .execute();
+  if (inserted.length > 0) return { kind: 'new' };
+  const rows = await db
+    .selectFrom('cmd.idempotency_keys')
+    .select(['request_hash', 'response', 'position'])
+    .where('tenant_id', '=', claim.tenantId)
+    .where('endpoint', '=', claim.endpoint)
+    .where('key', '=', claim.key)
+    .execute();
   const row = rows[0]!;
   if (row.request_hash !== claim.hash) {
     throw new HttpError(422, undefined, {
@@ -59,13 +89,17 @@ async function claimIdempotencyKey(
 }
 
 async function storeIdempotentResponse(
-  db: Kysely<any>,
+  db: Db,
   claim: { tenantId: string; endpoint: string; key: string },
   response: StoredResponse,
 ): Promise<void> {
-  await sql`
-    UPDATE cmd.idempotency_keys SET response = ${JSON.stringify(response.body)}::jsonb, position = ${response.position}
-     WHERE tenant_id = ${claim.tenantId} AND endpoint = ${claim.endpoint} AND key = ${claim.key}`.execute(db);
+  await db
+    .updateTable('cmd.idempotency_keys')
+    .set({ response: JSON.stringify(response.body), position: response.position })
+    .where('tenant_id', '=', claim.tenantId)
+    .where('endpoint', '=', claim.endpoint)
+    .where('key', '=', claim.key)
+    .execute();
 }
 
 /**
@@ -73,14 +107,38 @@ async function storeIdempotentResponse(
  * again with a corrected body. Keys with a stored answer stay bound to it.
  */
 async function releaseIdempotencyKey(
-  db: Kysely<any>,
+  db: Db,
   claim: { tenantId: string; endpoint: string; key: string },
 ): Promise<void> {
-  await sql`
-    DELETE FROM cmd.idempotency_keys
-     WHERE tenant_id = ${claim.tenantId} AND endpoint = ${claim.endpoint} AND key = ${claim.key} AND response IS NULL`.execute(
-    db,
-  );
+  await db
+    .deleteFrom('cmd.idempotency_keys')
+    .where('tenant_id', '=', claim.tenantId)
+    .where('endpoint', '=', claim.endpoint)
+    .where('key', '=', claim.key)
+    .where('response', 'is', null)
+    .execute();
+}
+
+/** How long a retry waits for the attempt it overlaps before it takes that attempt's work over. */
+const inFlightWaitMs = 10_000;
+
+/**
+ * A retry that overlaps the first attempt waits for its answer, so both answer the same (a second
+ * run would answer its own timestamps, or lose a name reservation to the first and answer 422).
+ * Claims again on each look: a first attempt that failed has released the key, and this request
+ * then runs as the first. After `inFlightWaitMs` the first attempt is taken for dead (a crash
+ * between the claim and the answer) and the caller redoes its work, whose ids derive from the key.
+ */
+async function awaitFirstAttempt(
+  db: Db,
+  claim: { tenantId: string; endpoint: string; key: string; hash: string; resourceId: string },
+): Promise<IdempotencyClaim> {
+  const deadline = Date.now() + inFlightWaitMs;
+  for (let wait = 10; ; wait = Math.min(wait * 2, 200)) {
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    const claimed = await claimIdempotencyKey(db, claim);
+    if (claimed.kind === 'new' || claimed.stored || Date.now() >= deadline) return claimed;
+  }
 }
 
 export interface CreateAnswer<T> {
@@ -97,14 +155,15 @@ export interface CreateAnswer<T> {
  * endpoint has them).
  */
 export async function idempotentCreate<T>(
-  db: Kysely<any>,
+  db: Db,
   options: {
     request: FastifyRequest;
     reply: FastifyReply;
     tenantId: string;
     endpoint: string;
     hashed: unknown;
-    etag: (answer: T) => string;
+    /** The answer's ETag, for records with a version. */
+    etag?: (answer: T) => string;
   },
   create: (id: string, retryable: { hash: string } | null) => Promise<CreateAnswer<T>>,
 ): Promise<T> {
@@ -114,12 +173,14 @@ export async function idempotentCreate<T>(
   const claim = { tenantId, endpoint, key };
   const hash = requestHash(options.hashed);
   const id = deterministicId(tenantId, endpoint, key);
-  const claimed = await claimIdempotencyKey(db, { ...claim, hash, resourceId: id });
+  let claimed = await claimIdempotencyKey(db, { ...claim, hash, resourceId: id });
+  if (claimed.kind === 'retry' && !claimed.stored)
+    claimed = await awaitFirstAttempt(db, { ...claim, hash, resourceId: id });
   if (claimed.kind === 'retry' && claimed.stored) {
     // Stored as the first request answered it.
     const stored = claimed.stored.body as T;
     if (claimed.stored.position) void reply.header('x-position', claimed.stored.position);
-    void reply.header('etag', options.etag(stored));
+    if (options.etag) void reply.header('etag', options.etag(stored));
     return stored;
   }
   let created: CreateAnswer<T>;
@@ -136,8 +197,8 @@ export async function idempotentCreate<T>(
   return answerCreated(reply, created, options.etag);
 }
 
-function answerCreated<T>(reply: FastifyReply, created: CreateAnswer<T>, etag: (answer: T) => string): T {
+function answerCreated<T>(reply: FastifyReply, created: CreateAnswer<T>, etag?: (answer: T) => string): T {
   if (created.position) reply.position(created.position);
-  void reply.header('etag', etag(created.body));
+  if (etag) void reply.header('etag', etag(created.body));
   return created.body;
 }

@@ -104,9 +104,12 @@ export class HttpsClient {
         ca: this.target.ca,
       });
       let text = '';
+      // Interim answers (`100 Continue`) come before the final one: the status is the final one's.
+      const final = () => text.replace(/^(HTTP\/1\.1 1\d\d[^\r\n]*\r\n(?:[^\r\n]+\r\n)*\r\n)+/, '');
       const done = () => {
         clearTimeout(timer);
         socket.destroy();
+        text = final();
         const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
         resolve({ status: m ? Number(m[1]) : 0, text });
       };
@@ -114,7 +117,7 @@ export class HttpsClient {
       socket.on('secureConnect', () => socket.write(bytes));
       socket.on('data', (c: Buffer) => {
         text += c.toString('utf8');
-        if (/\r\n\r\n/.test(text) && !/^HTTP\/1\.1 100/.test(text)) {
+        if (/\r\n\r\n/.test(final())) {
           // The head is enough for a status; give the body a moment to arrive for the error checks.
           setTimeout(done, 100);
         }

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { IdentityConfig } from '../config.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { oidcMountPath } from '../oidc/provider.ts';
 import type { AccountRow } from './account.queries.ts';
 import { hashToken } from './password-reset.ts';
+import type { Database } from '@renkei/db';
+import { identityDb } from '../db/identity.tables.ts';
 
 /** Seven days: an invitation sent on a Friday still works after a holiday week-end. */
 export const invitationTtlDays = 7;
@@ -17,7 +19,7 @@ export const confirmationPath = `${oidcMountPath}/accounts/confirmation`;
  * the account stop working: only the newest mail counts. Only the token's hash is stored.
  */
 export async function sendInvitation(
-  deps: { db: { kysely: Kysely<any> }; config: Pick<IdentityConfig, 'publicOrigin'> },
+  deps: { db: Database; config: Pick<IdentityConfig, 'publicOrigin'> },
   mailer: Mailer,
   account: Pick<AccountRow, 'id' | 'username' | 'email'>,
   tenantName: string,
@@ -25,24 +27,26 @@ export async function sendInvitation(
 ): Promise<void> {
   if (!account.email) throw new Error('An invitation needs an email');
   const token = randomBytes(32).toString('base64url');
-  await deps.db.kysely.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('identity.password_resets')
-      .set({ used_at: sql`now()` })
-      .where('account_id', '=', account.id)
-      .where('purpose', '=', 'invitation')
-      .where('used_at', 'is', null)
-      .execute();
-    await trx
-      .insertInto('identity.password_resets')
-      .values({
-        token_hash: hashToken(token),
-        account_id: account.id,
-        purpose: 'invitation',
-        expires_at: new Date(now.getTime() + invitationTtlMs),
-      })
-      .execute();
-  });
+  await identityDb(deps.db)
+    .transaction()
+    .execute(async (trx) => {
+      await trx
+        .updateTable('identity.password_resets')
+        .set({ used_at: sql`now()` })
+        .where('account_id', '=', account.id)
+        .where('purpose', '=', 'invitation')
+        .where('used_at', 'is', null)
+        .execute();
+      await trx
+        .insertInto('identity.password_resets')
+        .values({
+          token_hash: hashToken(token),
+          account_id: account.id,
+          purpose: 'invitation',
+          expires_at: new Date(now.getTime() + invitationTtlMs),
+        })
+        .execute();
+    });
   const expires = new Date(now.getTime() + invitationTtlMs).toLocaleString('ja-JP', {
     timeZone: 'Asia/Tokyo',
     dateStyle: 'long',

@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hash } from '@node-rs/argon2';
-import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { conflict, maxPasswordLength, unprocessable, type FieldError, type Role } from '@renkei/contracts';
 import type { AdminDeps } from '../deps.ts';
@@ -8,6 +7,7 @@ import type { Position } from '@renkei/event-store';
 import { accountRegisteredData, accountUpdatedData, enqueueIdentityEvent, publishQueued } from '../identity.events.ts';
 import { clearSignInFailures } from '../oidc/sign-in-lockout.ts';
 import { countAccounts, type AccountRow } from './account.queries.ts';
+import { identityDb, type IdentityDb } from '../db/identity.tables.ts';
 
 export const minPasswordLength = 8;
 
@@ -62,7 +62,7 @@ export function hashPassword(password: string): Promise<string> {
 }
 
 /** Inserts an account inside the caller's transaction; the caller queues its event in the same one. */
-export async function insertAccount(trx: Kysely<any>, tenantId: string, input: NewAccount): Promise<AccountRow> {
+export async function insertAccount(trx: IdentityDb, tenantId: string, input: NewAccount): Promise<AccountRow> {
   const errors = validateNewAccount(input);
   if (errors.length) throw unprocessable(errors);
   const email = input.email?.trim().toLowerCase() || null;
@@ -112,14 +112,14 @@ export async function insertAccount(trx: Kysely<any>, tenantId: string, input: N
   }
 }
 
-export function enqueueAccountRegistered(trx: Kysely<any>, account: AccountRow): Promise<string> {
+export function enqueueAccountRegistered(trx: IdentityDb, account: AccountRow): Promise<string> {
   return enqueueIdentityEvent(trx, 'account', account.id, 'AccountRegistered', accountRegisteredData(account), {
     tenantId: account.tenant_id,
     accountId: null,
   });
 }
 
-export function enqueueAccountUpdated(trx: Kysely<any>, account: AccountRow, by: string | null): Promise<string> {
+export function enqueueAccountUpdated(trx: IdentityDb, account: AccountRow, by: string | null): Promise<string> {
   return enqueueIdentityEvent(trx, 'account', account.id, 'AccountUpdated', accountUpdatedData(account), {
     tenantId: account.tenant_id,
     accountId: by,
@@ -131,22 +131,24 @@ export async function addAccount(
   deps: AdminDeps,
   input: NewAccount & { tenantId: string },
 ): Promise<{ accountId: string; position: Position | undefined }> {
-  const { account, eventId } = await deps.db.kysely.transaction().execute(async (trx) => {
-    const tenant = await trx
-      .selectFrom('identity.tenants')
-      .select(['id', 'max_account_count'])
-      .where('id', '=', input.tenantId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!tenant) throw unprocessable([{ field: 'tenant_id', message: 'テナントが見つかりません' }]);
-    if (tenant.max_account_count !== null && (await countAccounts(trx, tenant.id)) >= tenant.max_account_count) {
-      throw unprocessable([
-        { field: 'base', message: `アカウント数の上限（${tenant.max_account_count}件）に達しています` },
-      ]);
-    }
-    const account = await insertAccount(trx, tenant.id, input);
-    return { account, eventId: await enqueueAccountRegistered(trx, account) };
-  });
+  const { account, eventId } = await identityDb(deps.db)
+    .transaction()
+    .execute(async (trx) => {
+      const tenant = await trx
+        .selectFrom('identity.tenants')
+        .select(['id', 'max_account_count'])
+        .where('id', '=', input.tenantId)
+        .forUpdate()
+        .executeTakeFirst();
+      if (!tenant) throw unprocessable([{ field: 'tenant_id', message: 'テナントが見つかりません' }]);
+      if (tenant.max_account_count !== null && (await countAccounts(trx, tenant.id)) >= tenant.max_account_count) {
+        throw unprocessable([
+          { field: 'base', message: `アカウント数の上限（${tenant.max_account_count}件）に達しています` },
+        ]);
+      }
+      const account = await insertAccount(trx, tenant.id, input);
+      return { account, eventId: await enqueueAccountRegistered(trx, account) };
+    });
   return { accountId: account.id, position: await publishQueued(deps, [eventId]) };
 }
 
@@ -158,19 +160,21 @@ export async function setPassword(deps: AdminDeps, accountId: string, password: 
     throw unprocessable([{ field: 'password', message: `パスワードは${maxPasswordLength}文字以内で入力してください` }]);
   }
   const passwordHash = await hashPassword(password);
-  await deps.db.kysely.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('identity.accounts')
-      .set({ password_hash: passwordHash, updated_at: sql`now()` })
-      .where('id', '=', accountId)
-      .execute();
-    // A new password ends a lockout: whoever set it knows it.
-    await clearSignInFailures(trx, accountId);
-  });
+  await identityDb(deps.db)
+    .transaction()
+    .execute(async (trx) => {
+      await trx
+        .updateTable('identity.accounts')
+        .set({ password_hash: passwordHash, updated_at: sql`now()` })
+        .where('id', '=', accountId)
+        .execute();
+      // A new password ends a lockout: whoever set it knows it.
+      await clearSignInFailures(trx, accountId);
+    });
 }
 
 export async function recordLogin(deps: AdminDeps, accountId: string): Promise<void> {
-  await deps.db.kysely
+  await identityDb(deps.db)
     .updateTable('identity.accounts')
     .set({ last_login_date: sql`now()` })
     .where('id', '=', accountId)

@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Role } from '@renkei/contracts';
+import type { IdentityDb } from '../db/identity.tables.ts';
 
 export interface AccountRow {
   id: string;
@@ -24,13 +24,13 @@ export interface AccountRow {
   enabled_medical_institution_report_alert: boolean;
 }
 
-export async function findAccountById(db: Kysely<any>, id: string): Promise<AccountRow | undefined> {
+export async function findAccountById(db: IdentityDb, id: string): Promise<AccountRow | undefined> {
   return (await db.selectFrom('identity.accounts').selectAll().where('id', '=', id).executeTakeFirst()) as
     AccountRow | undefined;
 }
 
 /** The sign-in identifier is an email or a login name; both are unique across tenants. */
-export async function findAccountByLogin(db: Kysely<any>, login: string): Promise<AccountRow | undefined> {
+export async function findAccountByLogin(db: IdentityDb, login: string): Promise<AccountRow | undefined> {
   const value = login.trim().toLowerCase();
   if (!value) return undefined;
   return (await db
@@ -40,7 +40,7 @@ export async function findAccountByLogin(db: Kysely<any>, login: string): Promis
     .executeTakeFirst()) as AccountRow | undefined;
 }
 
-export async function countAccounts(db: Kysely<any>, tenantId: string): Promise<number> {
+export async function countAccounts(db: IdentityDb, tenantId: string): Promise<number> {
   const row = await db
     .selectFrom('identity.accounts')
     .select(sql<string>`count(*)`.as('n'))

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { streamId } from '@renkei/event-store';
 import { addTenant, issueAccessToken } from '../index.ts';
 import { createIdentityFixture, type IdentityFixture } from '../testing/identity-fixture.ts';
@@ -140,9 +140,41 @@ describe('/api/accounts', () => {
     expect((await call('DELETE', `/api/accounts/${sakura.memberIds[0]}`, ownerToken)).statusCode).toBe(204);
     const list = (await call('GET', '/api/accounts', ownerToken)).json().data as { id: string }[];
     expect(list.map((a) => a.id)).not.toContain(sakura.memberIds[0]);
-    // The deactivated account's tokens no longer reach its own data.
-    expect((await call('GET', '/api/current_user', memberToken)).statusCode).toBe(404);
+    // The deactivated account's tokens no longer reach its own data (404 until the account
+    // follower has seen the event, 401 from then on).
+    expect([401, 404]).toContain((await call('GET', '/api/current_user', memberToken)).statusCode);
     const events = await f.store.readStream(streamId('account', sakura.memberIds[0]!), { tenantId: sakura.tenantId });
     expect(events.at(-1)).toMatchObject({ type: 'AccountUpdated', data: { active: false } });
   });
 });
+
+describe('a deleted account', () => {
+  it('is refused (401) on every endpoint within seconds, though its token has not expired', async () => {
+    const created = await call('POST', '/api/accounts', await kaedeOwnerToken(), {
+      username: '山本 五郎',
+      email: 'yamamoto@kaede.example',
+      password: 'yamamoto-pass-1',
+    });
+    expect(created.statusCode).toBe(201);
+    const token = await issueAccessToken(f, {
+      tenantSlug: 'kaede',
+      email: 'yamamoto@kaede.example',
+      audience: 'main',
+    });
+    expect((await call('GET', '/api/accounts', token)).statusCode).toBe(200);
+
+    const deletedAt = Date.now();
+    expect((await call('DELETE', `/api/accounts/${created.json().id}`, await kaedeOwnerToken())).statusCode).toBe(204);
+    await vi.waitFor(async () => expect((await call('GET', '/api/accounts', token)).statusCode).toBe(401), {
+      timeout: 5_000,
+      interval: 100,
+    });
+    expect(Date.now() - deletedAt).toBeLessThan(3_000);
+    expect((await call('GET', '/api/current_user', token)).statusCode).toBe(401);
+    // The tenant's other accounts keep working.
+    expect((await call('GET', '/api/accounts', await kaedeOwnerToken())).statusCode).toBe(200);
+  });
+});
+
+const kaedeOwnerToken = () =>
+  issueAccessToken(f, { tenantSlug: 'kaede', email: 'owner@kaede.example', audience: 'main' });

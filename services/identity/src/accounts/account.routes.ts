@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { conflict, identityEndpoints, notFound, unprocessable, type Account } from '@renkei/contracts';
 import { registerEndpoint } from '@renkei/service-kit';
 import type { IdentityDeps } from '../deps.ts';
@@ -9,6 +9,7 @@ import type { Mailer } from '../mail/mailer.ts';
 import { sendInvitation } from './account-invitation.ts';
 import { addAccount, enqueueAccountUpdated, hashPassword } from './account.commands.ts';
 import type { AccountRow } from './account.queries.ts';
+import { identityDb, type IdentityDb } from '../db/identity.tables.ts';
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -40,7 +41,7 @@ function duplicateMessage(error: unknown): string | null {
  * deactivates, so names in history stay resolvable, and ends the account's sessions and tokens.
  */
 export function registerAccountRoutes(app: FastifyInstance, deps: IdentityDeps & { mailer: Mailer }): void {
-  const db = deps.db.kysely;
+  const db = identityDb(deps.db);
 
   const invite = async (row: AccountRow, request: FastifyRequest) => {
     const tenant = await db
@@ -69,7 +70,7 @@ export function registerAccountRoutes(app: FastifyInstance, deps: IdentityDeps &
     return row;
   };
 
-  const otherOwners = async (trx: Kysely<any>, tenantId: string, id: string) => {
+  const otherOwners = async (trx: IdentityDb, tenantId: string, id: string) => {
     // The tenant row is the lock two owners demoting each other at once queue on.
     await trx.selectFrom('identity.tenants').select('id').where('id', '=', tenantId).forUpdate().execute();
     const row = await trx

@@ -7,6 +7,7 @@ import { publishQueued } from '../identity.events.ts';
 import { clearSignInFailures } from '../oidc/sign-in-lockout.ts';
 import { enqueueAccountUpdated, hashPassword, minPasswordLength } from './account.commands.ts';
 import { findAccountByLogin, type AccountRow } from './account.queries.ts';
+import { identityDb } from '../db/identity.tables.ts';
 
 const resetTtlMs = 60 * 60 * 1000;
 
@@ -23,10 +24,10 @@ function resetUrl(publicOrigin: string, token: string): string {
  * stored. The caller shows the same answer either way, so nobody can probe which addresses exist.
  */
 export async function requestPasswordReset(deps: IdentityDeps, mailer: Mailer, email: string): Promise<boolean> {
-  const account = await findAccountByLogin(deps.db.kysely, email);
+  const account = await findAccountByLogin(identityDb(deps.db), email);
   if (!account || !account.active || !account.email) return false;
   const token = randomBytes(32).toString('base64url');
-  await deps.db.kysely
+  await identityDb(deps.db)
     .insertInto('identity.password_resets')
     .values({ token_hash: hashToken(token), account_id: account.id, expires_at: new Date(Date.now() + resetTtlMs) })
     .execute();
@@ -52,7 +53,7 @@ export type PasswordLinkPurpose = 'reset' | 'invitation';
 
 async function findValidReset(deps: IdentityDeps, token: string, purpose: PasswordLinkPurpose) {
   if (!token) return undefined;
-  return deps.db.kysely
+  return identityDb(deps.db)
     .selectFrom('identity.password_resets')
     .select(['token_hash', 'account_id'])
     .where('token_hash', '=', hashToken(token))
@@ -87,41 +88,43 @@ export async function resetPassword(
   }
   if (errors.length) return { ok: false, invalidToken: false, errors };
   const passwordHash = await hashPassword(input.password);
-  const used = await deps.db.kysely.transaction().execute(async (trx) => {
-    // Marking the token used in the same statement that checks it makes a link work exactly once.
-    const reset = await trx
-      .updateTable('identity.password_resets')
-      .set({ used_at: sql`now()` })
-      .where('token_hash', '=', hashToken(input.token))
-      .where('purpose', '=', purpose)
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', sql<Date>`now()`)
-      .returning('account_id')
-      .executeTakeFirst();
-    if (!reset) return null;
-    // The other links of the account end with this one: a password is set once per link sent.
-    await trx
-      .updateTable('identity.password_resets')
-      .set({ used_at: sql`now()` })
-      .where('account_id', '=', reset.account_id)
-      .where('used_at', 'is', null)
-      .execute();
-    const before = await trx
-      .selectFrom('identity.accounts')
-      .select('is_confirmed')
-      .where('id', '=', reset.account_id)
-      .executeTakeFirstOrThrow();
-    const account = (await trx
-      .updateTable('identity.accounts')
-      .set({ password_hash: passwordHash, is_confirmed: true, updated_at: sql`now()` })
-      .where('id', '=', reset.account_id)
-      .returningAll()
-      .executeTakeFirstOrThrow()) as AccountRow;
-    // Whoever holds the mailbox may sign in again at once, even while the account is locked.
-    await clearSignInFailures(trx, account.id);
-    // The mailbox is proven: an unconfirmed account becomes confirmed, which read models show.
-    return before.is_confirmed ? [] : [await enqueueAccountUpdated(trx, account, account.id)];
-  });
+  const used = await identityDb(deps.db)
+    .transaction()
+    .execute(async (trx) => {
+      // Marking the token used in the same statement that checks it makes a link work exactly once.
+      const reset = await trx
+        .updateTable('identity.password_resets')
+        .set({ used_at: sql`now()` })
+        .where('token_hash', '=', hashToken(input.token))
+        .where('purpose', '=', purpose)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', sql<Date>`now()`)
+        .returning('account_id')
+        .executeTakeFirst();
+      if (!reset) return null;
+      // The other links of the account end with this one: a password is set once per link sent.
+      await trx
+        .updateTable('identity.password_resets')
+        .set({ used_at: sql`now()` })
+        .where('account_id', '=', reset.account_id)
+        .where('used_at', 'is', null)
+        .execute();
+      const before = await trx
+        .selectFrom('identity.accounts')
+        .select('is_confirmed')
+        .where('id', '=', reset.account_id)
+        .executeTakeFirstOrThrow();
+      const account = (await trx
+        .updateTable('identity.accounts')
+        .set({ password_hash: passwordHash, is_confirmed: true, updated_at: sql`now()` })
+        .where('id', '=', reset.account_id)
+        .returningAll()
+        .executeTakeFirstOrThrow()) as AccountRow;
+      // Whoever holds the mailbox may sign in again at once, even while the account is locked.
+      await clearSignInFailures(trx, account.id);
+      // The mailbox is proven: an unconfirmed account becomes confirmed, which read models show.
+      return before.is_confirmed ? [] : [await enqueueAccountUpdated(trx, account, account.id)];
+    });
   if (!used) return { ok: false, invalidToken: true, errors: [] };
   await publishQueued(deps, used);
   return { ok: true };

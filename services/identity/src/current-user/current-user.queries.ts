@@ -1,19 +1,19 @@
-import type { Kysely } from 'kysely';
 import type { CurrentUser, Profile, Staff } from '@renkei/contracts';
 import { notFound } from '@renkei/contracts';
 import { findAccountById, type AccountRow } from '../accounts/account.queries.ts';
 import { findTenantById, tenantFeatures } from '../tenants/tenant.queries.ts';
+import type { IdentityDb } from '../db/identity.tables.ts';
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
 /** The account of the token, inside the token's tenant; anything else is "not found". */
-export async function loadOwnAccount(db: Kysely<any>, tenantId: string, accountId: string): Promise<AccountRow> {
+export async function loadOwnAccount(db: IdentityDb, tenantId: string, accountId: string): Promise<AccountRow> {
   const account = await findAccountById(db, accountId);
   if (!account || account.tenant_id !== tenantId || !account.active) throw notFound();
   return account;
 }
 
-export async function getCurrentUser(db: Kysely<any>, tenantId: string, accountId: string): Promise<CurrentUser> {
+export async function getCurrentUser(db: IdentityDb, tenantId: string, accountId: string): Promise<CurrentUser> {
   const account = await loadOwnAccount(db, tenantId, accountId);
   const tenant = await findTenantById(db, tenantId);
   if (!tenant) throw notFound();
@@ -72,7 +72,7 @@ export function profileOf(account: AccountRow): Profile {
 }
 
 export async function listStaffs(
-  db: Kysely<any>,
+  db: IdentityDb,
   tenantId: string,
   options: { includeCsAccounts: boolean; includeInactive: boolean },
 ): Promise<Staff[]> {

@@ -7,9 +7,10 @@ import { enqueueAccountUpdated } from '../accounts/account.commands.ts';
 import { publishQueued } from '../identity.events.ts';
 import type { AccountRow } from '../accounts/account.queries.ts';
 import { getCurrentUser, listStaffs, loadOwnAccount, profileOf } from './current-user.queries.ts';
+import { identityDb } from '../db/identity.tables.ts';
 
 export function registerCurrentUserRoutes(app: FastifyInstance, deps: IdentityDeps): void {
-  const db = deps.db.kysely;
+  const db = identityDb(deps.db);
 
   registerEndpoint(app, identityEndpoints.getCurrentUser, async ({ auth }) =>
     getCurrentUser(db, auth.tenantId, auth.accountId),

@@ -22,6 +22,7 @@ import {
 } from '../pages/password.page.ts';
 import { errorPage } from '../pages/provider.pages.ts';
 import { oidcMountPath } from './provider.ts';
+import { identityDb } from '../db/identity.tables.ts';
 
 type Form = Record<string, string>;
 
@@ -135,7 +136,7 @@ export async function registerOidcRoutes(
         }
         const login = String(request.body?.login ?? '').trim();
         const password = String(request.body?.password ?? '');
-        const db = deps.db.kysely;
+        const db = identityDb(deps.db);
         const account = await findAccountByLogin(db, login);
         const lockKey = lockoutKey(account, login);
         const locked = await isLockedOut(db, lockKey);

@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import type { IdentityDb } from '../db/identity.tables.ts';
 
 /**
  * oidc-provider storage in `identity.oidc_payloads`: sessions, grants, codes and refresh tokens
@@ -9,7 +9,7 @@ import type { Adapter, AdapterPayload } from 'oidc-provider';
 export class PostgresAdapter implements Adapter {
   constructor(
     private readonly type: string,
-    private readonly db: Kysely<any>,
+    private readonly db: IdentityDb,
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
@@ -82,7 +82,7 @@ export class PostgresAdapter implements Adapter {
 }
 
 /** Removes expired rows; the provider never asks for them again. */
-export async function deleteExpiredPayloads(db: Kysely<any>): Promise<void> {
+export async function deleteExpiredPayloads(db: IdentityDb): Promise<void> {
   await db
     .deleteFrom('identity.oidc_payloads')
     .where('expires_at', '<', sql<Date>`now() - interval '1 hour'`)

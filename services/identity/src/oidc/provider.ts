@@ -1,6 +1,5 @@
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import { scopeFor, type Audience } from '@renkei/contracts';
-import type { Kysely } from 'kysely';
 import { issuerOf, type IdentityConfig } from '../config.ts';
 import { findAccountById } from '../accounts/account.queries.ts';
 import { findTenantById, tenantFeatures } from '../tenants/tenant.queries.ts';
@@ -8,6 +7,7 @@ import { errorPage, loggedOutPage, logoutPage, logoutPageCsp } from '../pages/pr
 import { PostgresAdapter } from './postgres-adapter.ts';
 import type { ProviderSecrets } from './secrets.ts';
 import { idTokenTtlSeconds } from './signing-keys.ts';
+import type { IdentityDb } from '../db/identity.tables.ts';
 
 /** Mount path of the provider on the public origin. */
 export const oidcMountPath = '/oidc';
@@ -23,7 +23,7 @@ export interface TokenClaimsSource {
 
 /** The claims every access token carries besides sub, iss, aud and exp (AccessTokenClaims in contracts). */
 export async function accessTokenClaimsFor(
-  db: Kysely<any>,
+  db: IdentityDb,
   config: Pick<IdentityConfig, 'signInPolicy'>,
   accountId: string,
 ): Promise<TokenClaimsSource | undefined> {
@@ -65,7 +65,7 @@ export function withSilentConsent(querystring: string, config: Pick<IdentityConf
   return params.toString();
 }
 
-export function createProvider(db: Kysely<any>, config: IdentityConfig, secrets: ProviderSecrets): Provider {
+export function createProvider(db: IdentityDb, config: IdentityConfig, secrets: ProviderSecrets): Provider {
   const appUrl = `${config.publicOrigin}/app/`;
   const scopes = resourceScopes(config);
   const isFirstParty = (clientId: string | undefined) => clientId === config.spaClientId;

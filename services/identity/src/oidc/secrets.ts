@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { SigningJwk } from './signing-keys.ts';
+import type { IdentityDb } from '../db/identity.tables.ts';
 
 export interface ProviderSecrets {
   /** Private signing keys (signing-keys.ts); the first one signs. */
@@ -12,7 +12,7 @@ export interface ProviderSecrets {
  * Reads a secret, creating it on first use. Insert-then-read keeps it single-valued when several
  * identity instances start at once against one database.
  */
-async function getOrCreate<T>(db: Kysely<any>, name: string, create: () => T): Promise<T> {
+async function getOrCreate<T>(db: IdentityDb, name: string, create: () => T): Promise<T> {
   await db
     .insertInto('identity.secrets')
     .values({ name, value: JSON.stringify(create()) })
@@ -27,6 +27,6 @@ async function getOrCreate<T>(db: Kysely<any>, name: string, create: () => T): P
 }
 
 /** The provider's cookie keys: persistent, so sessions and interactions survive a restart. */
-export async function loadCookieKeys(db: Kysely<any>): Promise<string[]> {
+export async function loadCookieKeys(db: IdentityDb): Promise<string[]> {
   return getOrCreate(db, 'oidc_cookie_keys', () => [randomBytes(32).toString('base64url')]);
 }

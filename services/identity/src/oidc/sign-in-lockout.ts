@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
+import type { IdentityDb } from '../db/identity.tables.ts';
 
 /** Wrong passwords allowed within `windowSeconds` before the sign-in is locked for `lockSeconds`. */
 export interface LockoutPolicy {
@@ -23,7 +23,7 @@ export function lockoutKey(account: { id: string } | undefined, login: string): 
   return `login:${createHash('sha256').update(login.trim().toLowerCase()).digest('hex')}`;
 }
 
-export async function isLockedOut(db: Kysely<any>, key: string): Promise<boolean> {
+export async function isLockedOut(db: IdentityDb, key: string): Promise<boolean> {
   const row = await db
     .selectFrom('identity.sign_in_failures')
     .select(sql<boolean>`locked_until > now()`.as('locked'))
@@ -39,7 +39,7 @@ export async function isLockedOut(db: Kysely<any>, key: string): Promise<boolean
  * per `maxFailures` attempts.
  */
 export async function recordSignInFailure(
-  db: Kysely<any>,
+  db: IdentityDb,
   key: string,
   policy: LockoutPolicy = defaultLockoutPolicy,
 ): Promise<{ locked: boolean }> {
@@ -63,7 +63,7 @@ export async function recordSignInFailure(
 }
 
 /** A successful sign-in or a new password forgets the account's failures (and ends its lock). */
-export async function clearSignInFailures(db: Kysely<any>, accountId: string): Promise<void> {
+export async function clearSignInFailures(db: IdentityDb, accountId: string): Promise<void> {
   await db
     .deleteFrom('identity.sign_in_failures')
     .where('key', '=', lockoutKey({ id: accountId }, ''))
@@ -71,7 +71,7 @@ export async function clearSignInFailures(db: Kysely<any>, accountId: string): P
 }
 
 /** Rows whose window and lock have both run out count for nothing; the sweeper removes them. */
-export async function deleteStaleSignInFailures(db: Kysely<any>, policy: LockoutPolicy = defaultLockoutPolicy) {
+export async function deleteStaleSignInFailures(db: IdentityDb, policy: LockoutPolicy = defaultLockoutPolicy) {
   await db
     .deleteFrom('identity.sign_in_failures')
     .where(sql<boolean>`window_started_at <= now() - make_interval(secs => ${policy.windowSeconds})`)

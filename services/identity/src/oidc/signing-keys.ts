@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createLocalJWKSet, errors as joseErrors, type JWTVerifyGetKey } from 'jose';
-import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
+import type { IdentityDb } from '../db/identity.tables.ts';
 
 export interface SigningJwk {
   kty: 'RSA';
@@ -96,7 +96,7 @@ export function keySetAt(keys: readonly StoredSigningKey[], now: Date, retention
   return { signing: signing.jwk, keys: [signing.jwk, ...others.map((k) => k.jwk)] };
 }
 
-export async function loadSigningKeys(db: Kysely<any>): Promise<StoredSigningKey[]> {
+export async function loadSigningKeys(db: IdentityDb): Promise<StoredSigningKey[]> {
   const rows = await db.selectFrom('identity.signing_keys').select(['kid', 'jwk', 'signs_from']).execute();
   return rows.map((r) => ({ kid: r.kid, jwk: r.jwk as SigningJwk, signsFrom: new Date(r.signs_from) }));
 }
@@ -105,14 +105,14 @@ export async function loadSigningKeys(db: Kysely<any>): Promise<StoredSigningKey
  * Serialises key changes across replicas (and the ops CLI): inside, the caller sees the keys as
  * they are and nobody else adds one. Keys are generated before, so the lock is held for milliseconds.
  */
-async function underKeyLock<T>(db: Kysely<any>, work: (trx: Kysely<any>, keys: StoredSigningKey[]) => Promise<T>) {
+async function underKeyLock<T>(db: IdentityDb, work: (trx: IdentityDb, keys: StoredSigningKey[]) => Promise<T>) {
   return db.transaction().execute(async (trx) => {
     await sql`LOCK TABLE identity.signing_keys IN EXCLUSIVE MODE`.execute(trx);
     return work(trx, await loadSigningKeys(trx));
   });
 }
 
-const insertKey = (trx: Kysely<any>, jwk: SigningJwk, signsFrom: Date) =>
+const insertKey = (trx: IdentityDb, jwk: SigningJwk, signsFrom: Date) =>
   trx
     .insertInto('identity.signing_keys')
     .values({ kid: jwk.kid, jwk: JSON.stringify(jwk), signs_from: signsFrom })
@@ -133,7 +133,7 @@ function scheduledSuccessor(keys: readonly StoredSigningKey[], now: Date, policy
  * the successor of a key that is due, and deletes keys whose tokens have all expired. Idempotent.
  */
 export async function maintainSigningKeys(
-  db: Kysely<any>,
+  db: IdentityDb,
   config: { accessTokenTtlSeconds: number; signingKeys: SigningKeyPolicy },
   now: Date,
 ): Promise<StoredSigningKey[]> {
@@ -160,7 +160,7 @@ export async function maintainSigningKeys(
  * was published but never signed is dropped (nothing can carry its kid), so the new key is next.
  */
 export async function rotateSigningKey(
-  db: Kysely<any>,
+  db: IdentityDb,
   config: { signingKeys: SigningKeyPolicy },
   now: Date = new Date(),
 ): Promise<{ kid: string; signsFrom: Date; dropped: string[] }> {
@@ -188,7 +188,7 @@ export class SigningKeyRing {
   private refreshing: Promise<void> | undefined;
 
   private constructor(
-    private readonly db: Kysely<any>,
+    private readonly db: IdentityDb,
     private readonly config: { accessTokenTtlSeconds: number; signingKeys: SigningKeyPolicy },
     private readonly clock: () => Date,
     initial: KeySet,
@@ -199,7 +199,7 @@ export class SigningKeyRing {
   }
 
   static async open(options: {
-    db: Kysely<any>;
+    db: IdentityDb;
     config: { accessTokenTtlSeconds: number; signingKeys: SigningKeyPolicy };
     clock?: () => Date;
     onChange?: (set: KeySet) => void;

@@ -7,13 +7,14 @@ import { issuerOf, type IdentityConfig } from '../config.ts';
 import { findTenantBySlug } from '../tenants/tenant.queries.ts';
 import { accessTokenClaimsFor } from './provider.ts';
 import { keySetAt, loadSigningKeys, maintainSigningKeys, publicJwk, retentionSeconds } from './signing-keys.ts';
+import { identityDb } from '../db/identity.tables.ts';
 
 /**
  * The provider's public signing keys as stored (published, pending and not yet swept). A running
  * identity app serves the same through `/oidc/jwks` and `IdentityApp.verificationKeys`.
  */
 export async function getJwks(deps: { db: Database }): Promise<{ keys: ReturnType<typeof publicJwk>[] }> {
-  const keys = await loadSigningKeys(deps.db.kysely);
+  const keys = await loadSigningKeys(identityDb(deps.db));
   return { keys: keys.map((k) => publicJwk(k.jwk)) };
 }
 
@@ -32,9 +33,9 @@ export async function issueAccessToken(
       `Tokens are issued by the external provider ${config.externalAuthority}; the built-in provider does not mint them.`,
     );
   }
-  const tenant = await findTenantBySlug(db.kysely, input.tenantSlug);
+  const tenant = await findTenantBySlug(identityDb(db), input.tenantSlug);
   if (!tenant) throw new Error(`No tenant with slug "${input.tenantSlug}"`);
-  const account = await db.kysely
+  const account = await identityDb(db)
     .selectFrom('identity.accounts')
     .select('id')
     .where('tenant_id', '=', tenant.id)
@@ -46,11 +47,11 @@ export async function issueAccessToken(
     )
     .executeTakeFirst();
   if (!account) throw new Error(`No account ${input.email} in tenant "${input.tenantSlug}"`);
-  const claims = await accessTokenClaimsFor(db.kysely, config, account.id);
+  const claims = await accessTokenClaimsFor(identityDb(db), config, account.id);
   if (!claims) throw new Error(`Account ${input.email} is not active`);
   // The key the provider signs with now (creating the first one on an install that never started).
   const now = deps.clock?.() ?? new Date();
-  const jwk = keySetAt(await maintainSigningKeys(db.kysely, config, now), now, retentionSeconds(config)).signing;
+  const jwk = keySetAt(await maintainSigningKeys(identityDb(db), config, now), now, retentionSeconds(config)).signing;
   const key = await importJWK(jwk, 'RS256');
   const resource = config.resources[input.audience];
   return new SignJWT({ ...claims, scope: scopeFor(resource), client_id: config.spaClientId })

@@ -5,21 +5,24 @@ import { enqueueAccountUpdated } from '../accounts/account.commands.ts';
 import { findAccountById, type AccountRow } from '../accounts/account.queries.ts';
 import { createIdentityFixture, type IdentityFixture } from '../testing/identity-fixture.ts';
 import { OutboxRelay, outboxRelay } from './outbox.ts';
+import { identityDb } from '../db/identity.tables.ts';
 
 async function renameInTransaction(f: IdentityFixture, accountId: string, names: string[]): Promise<string[]> {
-  return f.db.kysely.transaction().execute(async (trx) => {
-    const ids: string[] = [];
-    for (const username of names) {
-      const account = (await trx
-        .updateTable('identity.accounts')
-        .set({ username })
-        .where('id', '=', accountId)
-        .returningAll()
-        .executeTakeFirstOrThrow()) as AccountRow;
-      ids.push(await enqueueAccountUpdated(trx, account, accountId));
-    }
-    return ids;
-  });
+  return identityDb(f.db)
+    .transaction()
+    .execute(async (trx) => {
+      const ids: string[] = [];
+      for (const username of names) {
+        const account = (await trx
+          .updateTable('identity.accounts')
+          .set({ username })
+          .where('id', '=', accountId)
+          .returningAll()
+          .executeTakeFirstOrThrow()) as AccountRow;
+        ids.push(await enqueueAccountUpdated(trx, account, accountId));
+      }
+      return ids;
+    });
 }
 
 const eventsOf = async (f: IdentityFixture, tenantId: string, accountId: string) =>

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Database } from '@renkei/db';
 import { formatPosition, parsePosition, type EventMetadata, type EventStore, type Position } from '@renkei/event-store';
+import { identityDb, type IdentityDb } from '../db/identity.tables.ts';
 
 /** One event waiting in `identity.outbox`, already parsed by its schema (no secret can be in it). */
 export interface OutboxEvent {
@@ -25,7 +25,7 @@ interface OutboxRow {
  * Records an event in the caller's transaction, beside the row change it describes: both commit or
  * neither does. Returns the event id, fixed now, which makes the relay's append idempotent.
  */
-export async function enqueueEvent(trx: Kysely<any>, event: OutboxEvent): Promise<string> {
+export async function enqueueEvent(trx: IdentityDb, event: OutboxEvent): Promise<string> {
   const id = randomUUID();
   await trx
     .insertInto('identity.outbox')
@@ -121,7 +121,7 @@ export class OutboxRelay {
     } finally {
       clearTimeout(timer);
     }
-    const rows = await this.db.kysely
+    const rows = await identityDb(this.db)
       .selectFrom('identity.outbox')
       .select(['seq', 'position'])
       .where('id', 'in', [...ids])
@@ -137,7 +137,7 @@ export class OutboxRelay {
     for (;;) {
       let rows: OutboxRow[];
       try {
-        rows = (await this.db.kysely
+        rows = (await identityDb(this.db)
           .selectFrom('identity.outbox')
           .select(['seq', 'id', 'stream', 'type', 'data', 'metadata'])
           .where('published_at', 'is', null)
@@ -158,7 +158,7 @@ export class OutboxRelay {
             [{ id: row.id, type: row.type, data: row.data, metadata: row.metadata }],
             { expectedRevision: 'any' },
           );
-          await this.db.kysely
+          await identityDb(this.db)
             .updateTable('identity.outbox')
             .set({ published_at: sql`now()`, position: formatPosition(result.position), last_error: null })
             .where('id', '=', row.id)
@@ -166,7 +166,7 @@ export class OutboxRelay {
         } catch (error) {
           blocked.add(row.stream);
           this.onError?.(error);
-          await this.db.kysely
+          await identityDb(this.db)
             .updateTable('identity.outbox')
             .set({ attempts: sql`attempts + 1`, last_error: String((error as Error)?.message ?? error).slice(0, 1000) })
             .where('id', '=', row.id)
@@ -194,7 +194,7 @@ export function outboxRelay(deps: { db: Database; store: EventStore }): OutboxRe
 }
 
 /** Published rows are kept a while for inspection, then removed by the identity sweeper. */
-export async function deletePublishedOutboxRows(db: Kysely<any>, olderThanDays = 7): Promise<void> {
+export async function deletePublishedOutboxRows(db: IdentityDb, olderThanDays = 7): Promise<void> {
   await db
     .deleteFrom('identity.outbox')
     .where('published_at', '<', sql<Date>`now() - make_interval(days => ${olderThanDays})`)

@@ -14,13 +14,14 @@ import type { IdentityDeps } from '../deps.ts';
 import { isIpAllowed, isValidCidr } from './ip-allow-list.ts';
 import { groupInstitutions, updateTenant } from './tenant.commands.ts';
 import { findTenantById, tenantFeatures, type TenantRow } from './tenant.queries.ts';
+import { identityDb } from '../db/identity.tables.ts';
 
 /**
  * `/tenant_setting`: the vendor's support account sets up a tenant (the registry lets no one else in).
  * Every change is the TenantSettingsChanged event plus a row of the change history.
  */
 export function registerTenantSettingRoutes(app: FastifyInstance, deps: IdentityDeps): void {
-  const db = deps.db.kysely;
+  const db = identityDb(deps.db);
 
   const load = async (tenantId: string): Promise<TenantRow> => {
     const tenant = await findTenantById(db, tenantId);
@@ -113,7 +114,7 @@ export function registerTenantSettingRoutes(app: FastifyInstance, deps: Identity
     const total = Number(n);
     return {
       data: rows.map((r) => ({
-        changed_at: new Date(r.changed_at as string).toISOString(),
+        changed_at: new Date(r.changed_at).toISOString(),
         changed_by: (r.username as string | null) ?? null,
         changes: r.changes as { field: string; before: string; after: string }[],
       })),

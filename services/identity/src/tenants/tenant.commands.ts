@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { conflict, FeatureKey, Id, notFound, Plan, unprocessable, type FieldError } from '@renkei/contracts';
 import type { AdminDeps } from '../deps.ts';
 import { migrateIdentity } from '../db/identity.migrations.ts';
@@ -9,6 +9,7 @@ import { enqueueIdentityEvent, publishQueued, tenantRegisteredData } from '../id
 import { isValidCidr } from './ip-allow-list.ts';
 import type { FeatureOverrides } from './tenant.plans.ts';
 import type { TenantRow } from './tenant.queries.ts';
+import { identityDb, type IdentityDb } from '../db/identity.tables.ts';
 
 export interface NewTenant {
   slug: string;
@@ -63,59 +64,61 @@ export async function addTenant(deps: AdminDeps, input: NewTenant): Promise<Adde
   const errors = validateTenant(input);
   if (errors.length) throw unprocessable(errors);
   await migrateIdentity(deps);
-  const { tenant, accounts, eventIds } = await deps.db.kysely.transaction().execute(async (trx) => {
-    const existing = await trx
-      .selectFrom('identity.tenants')
-      .select('id')
-      .where('slug', '=', input.slug)
-      .executeTakeFirst();
-    if (existing) throw conflict(`テナント「${input.slug}」は既に存在します。`);
-    const tenant = (await trx
-      .insertInto('identity.tenants')
-      .values({
-        id: randomUUID(),
-        slug: input.slug,
-        name: input.name.trim(),
-        plan: input.plan ?? 'standard202211',
-        feature_overrides: JSON.stringify(input.featureOverrides ?? {}),
-        max_account_count: input.maxAccountCount ?? null,
-        max_tag_count: input.maxTagCount ?? null,
-        ip_allow_list: JSON.stringify(input.ipAllowList ?? []),
-        demo: input.demo ?? false,
-        prefecture: input.prefecture ?? null,
-        latitude: input.latitude ?? null,
-        longitude: input.longitude ?? null,
-        medical_institution_id: input.medicalInstitutionId ?? null,
-        enabled_phase: input.enabledPhase ?? false,
-        email_sender_allowed_addresses: JSON.stringify(input.emailSenderAllowedAddresses ?? []),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow()) as TenantRow;
-    const people: NewAccount[] = [
-      {
-        username: input.ownerName ?? input.ownerEmail.split('@')[0] ?? input.ownerEmail,
-        email: input.ownerEmail,
-        password: input.password,
-        role: 'owner',
-      },
-      ...(input.members ?? []),
-    ];
-    if (tenant.max_account_count !== null && people.length > tenant.max_account_count) {
-      throw unprocessable([
-        { field: 'members', message: `アカウント数の上限（${tenant.max_account_count}件）を超えています` },
-      ]);
-    }
-    const accounts: AccountRow[] = [];
-    for (const person of people) accounts.push(await insertAccount(trx, tenant.id, person));
-    const eventIds = [
-      await enqueueIdentityEvent(trx, 'tenant', tenant.id, 'TenantRegistered', tenantRegisteredData(tenant), {
-        tenantId: tenant.id,
-        accountId: null,
-      }),
-    ];
-    for (const account of accounts) eventIds.push(await enqueueAccountRegistered(trx, account));
-    return { tenant, accounts, eventIds };
-  });
+  const { tenant, accounts, eventIds } = await identityDb(deps.db)
+    .transaction()
+    .execute(async (trx) => {
+      const existing = await trx
+        .selectFrom('identity.tenants')
+        .select('id')
+        .where('slug', '=', input.slug)
+        .executeTakeFirst();
+      if (existing) throw conflict(`テナント「${input.slug}」は既に存在します。`);
+      const tenant = (await trx
+        .insertInto('identity.tenants')
+        .values({
+          id: randomUUID(),
+          slug: input.slug,
+          name: input.name.trim(),
+          plan: input.plan ?? 'standard202211',
+          feature_overrides: JSON.stringify(input.featureOverrides ?? {}),
+          max_account_count: input.maxAccountCount ?? null,
+          max_tag_count: input.maxTagCount ?? null,
+          ip_allow_list: JSON.stringify(input.ipAllowList ?? []),
+          demo: input.demo ?? false,
+          prefecture: input.prefecture ?? null,
+          latitude: input.latitude ?? null,
+          longitude: input.longitude ?? null,
+          medical_institution_id: input.medicalInstitutionId ?? null,
+          enabled_phase: input.enabledPhase ?? false,
+          email_sender_allowed_addresses: JSON.stringify(input.emailSenderAllowedAddresses ?? []),
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow()) as TenantRow;
+      const people: NewAccount[] = [
+        {
+          username: input.ownerName ?? input.ownerEmail.split('@')[0] ?? input.ownerEmail,
+          email: input.ownerEmail,
+          password: input.password,
+          role: 'owner',
+        },
+        ...(input.members ?? []),
+      ];
+      if (tenant.max_account_count !== null && people.length > tenant.max_account_count) {
+        throw unprocessable([
+          { field: 'members', message: `アカウント数の上限（${tenant.max_account_count}件）を超えています` },
+        ]);
+      }
+      const accounts: AccountRow[] = [];
+      for (const person of people) accounts.push(await insertAccount(trx, tenant.id, person));
+      const eventIds = [
+        await enqueueIdentityEvent(trx, 'tenant', tenant.id, 'TenantRegistered', tenantRegisteredData(tenant), {
+          tenantId: tenant.id,
+          accountId: null,
+        }),
+      ];
+      for (const account of accounts) eventIds.push(await enqueueAccountRegistered(trx, account));
+      return { tenant, accounts, eventIds };
+    });
   await publishQueued(deps, eventIds);
   const [owner, ...members] = accounts;
   return { tenantId: tenant.id, ownerId: owner!.id, memberIds: members.map((m) => m.id) };
@@ -195,7 +198,7 @@ function validateGroupIds(ids: readonly string[]): FieldError[] {
  * deployment. An id the master does not hold is a 422.
  */
 export async function groupInstitutions(
-  trx: Kysely<any>,
+  trx: IdentityDb,
   ids: readonly string[],
   field: string = groupField,
 ): Promise<{ id: string; name: string }[]> {
@@ -272,55 +275,59 @@ export async function updateTenant(
     set.email_sender_allowed_addresses = JSON.stringify(changes.emailSenderAllowedAddresses);
   }
   if (changes.dataAvailabilities !== undefined) set.data_availabilities = JSON.stringify(changes.dataAvailabilities);
-  const { tenant, eventId } = await deps.db.kysely.transaction().execute(async (trx) => {
-    // Locked: the features-off list is applied to the overrides as they are now.
-    const current = (await trx
-      .selectFrom('identity.tenants')
-      .selectAll()
-      .where('slug', '=', slug)
-      .forUpdate()
-      .executeTakeFirst()) as TenantRow | undefined;
-    if (!current) throw notFound(`テナント「${slug}」が見つかりません。`);
-    if (changes.featuresOff !== undefined) {
-      set.feature_overrides = JSON.stringify(
-        withFeaturesOff(changes.featureOverrides ?? current.feature_overrides, changes.featuresOff as FeatureKey[]),
+  const { tenant, eventId } = await identityDb(deps.db)
+    .transaction()
+    .execute(async (trx) => {
+      // Locked: the features-off list is applied to the overrides as they are now.
+      const current = (await trx
+        .selectFrom('identity.tenants')
+        .selectAll()
+        .where('slug', '=', slug)
+        .forUpdate()
+        .executeTakeFirst()) as TenantRow | undefined;
+      if (!current) throw notFound(`テナント「${slug}」が見つかりません。`);
+      if (changes.featuresOff !== undefined) {
+        set.feature_overrides = JSON.stringify(
+          withFeaturesOff(changes.featureOverrides ?? current.feature_overrides, changes.featuresOff as FeatureKey[]),
+        );
+      }
+      if (changes.groupMedicalInstitutionIds !== undefined) {
+        set.group_medical_institutions = JSON.stringify(
+          await groupInstitutions(trx, changes.groupMedicalInstitutionIds),
+        );
+      }
+      if (changes.medicalInstitutionId) {
+        const [own] = await groupInstitutions(trx, [changes.medicalInstitutionId], 'medical_institution_id');
+        set.medical_institution_id = own!.id;
+      }
+      const tenant = (await trx
+        .updateTable('identity.tenants')
+        .set({ ...set, updated_at: new Date() })
+        .where('id', '=', current.id)
+        .returningAll()
+        .executeTakeFirstOrThrow()) as TenantRow;
+      const eventId = await enqueueIdentityEvent(
+        trx,
+        'tenant',
+        tenant.id,
+        'TenantSettingsChanged',
+        {
+          ...tenantRegisteredData(tenant),
+          enabled_phase: tenant.enabled_phase,
+          medical_institution_id: tenant.medical_institution_id,
+          group_medical_institution_ids: tenant.group_medical_institutions.map((g) => g.id),
+        },
+        { tenantId: tenant.id, accountId: options.by ?? null },
       );
-    }
-    if (changes.groupMedicalInstitutionIds !== undefined) {
-      set.group_medical_institutions = JSON.stringify(await groupInstitutions(trx, changes.groupMedicalInstitutionIds));
-    }
-    if (changes.medicalInstitutionId) {
-      const [own] = await groupInstitutions(trx, [changes.medicalInstitutionId], 'medical_institution_id');
-      set.medical_institution_id = own!.id;
-    }
-    const tenant = (await trx
-      .updateTable('identity.tenants')
-      .set({ ...set, updated_at: new Date() })
-      .where('id', '=', current.id)
-      .returningAll()
-      .executeTakeFirstOrThrow()) as TenantRow;
-    const eventId = await enqueueIdentityEvent(
-      trx,
-      'tenant',
-      tenant.id,
-      'TenantSettingsChanged',
-      {
-        ...tenantRegisteredData(tenant),
-        enabled_phase: tenant.enabled_phase,
-        medical_institution_id: tenant.medical_institution_id,
-        group_medical_institution_ids: tenant.group_medical_institutions.map((g) => g.id),
-      },
-      { tenantId: tenant.id, accountId: options.by ?? null },
-    );
-    const diff = settingChanges(current, tenant);
-    if (diff.length) {
-      await trx
-        .insertInto('identity.tenant_setting_changes')
-        .values({ tenant_id: tenant.id, account_id: options.by ?? null, changes: JSON.stringify(diff) })
-        .execute();
-    }
-    return { tenant, eventId };
-  });
+      const diff = settingChanges(current, tenant);
+      if (diff.length) {
+        await trx
+          .insertInto('identity.tenant_setting_changes')
+          .values({ tenant_id: tenant.id, account_id: options.by ?? null, changes: JSON.stringify(diff) })
+          .execute();
+      }
+      return { tenant, eventId };
+    });
   await publishQueued(deps, [eventId]);
   return tenant;
 }

@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
 import type { FeatureKey, Plan } from '@renkei/contracts';
 import { deriveFeatures, type FeatureOverrides } from './tenant.plans.ts';
+import type { IdentityDb } from '../db/identity.tables.ts';
 
 export interface TenantRow {
   id: string;
@@ -30,12 +30,12 @@ export interface TenantRow {
   email_sender_allowed_addresses: string[];
 }
 
-export async function findTenantById(db: Kysely<any>, id: string): Promise<TenantRow | undefined> {
+export async function findTenantById(db: IdentityDb, id: string): Promise<TenantRow | undefined> {
   return (await db.selectFrom('identity.tenants').selectAll().where('id', '=', id).executeTakeFirst()) as
     TenantRow | undefined;
 }
 
-export async function findTenantBySlug(db: Kysely<any>, slug: string): Promise<TenantRow | undefined> {
+export async function findTenantBySlug(db: IdentityDb, slug: string): Promise<TenantRow | undefined> {
   return (await db.selectFrom('identity.tenants').selectAll().where('slug', '=', slug).executeTakeFirst()) as
     TenantRow | undefined;
 }

@@ -33,7 +33,7 @@ interface LastImport {
  */
 export function registerDataSyncStatusRoutes(
   app: FastifyInstance,
-  deps: { db: Database; store: () => Promise<EventStore> },
+  deps: { db: Database; store: EventStore },
 ): void {
   registerEndpoint(app, endpoints.dataSyncStatuses, async ({ auth }) => {
     const db = deps.db.typed<ReadModels>();
@@ -99,10 +99,10 @@ export function registerDataSyncStatusRoutes(
 }
 
 async function readModelStates(
-  deps: { db: Database; store: () => Promise<EventStore> },
+  deps: { db: Database; store: EventStore },
   tenantId: string,
 ): Promise<ProjectionRow[]> {
-  const builds = await projectionStatus(deps.db, await deps.store());
+  const builds = await projectionStatus(deps.db, deps.store);
   const names = [...new Set(builds.map((b) => b.name))];
   return names.map((name) => {
     const live = builds.find((b) => b.name === name && b.state === 'live');
