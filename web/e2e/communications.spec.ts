@@ -55,4 +55,39 @@ test.describe('communications on a phone', () => {
     await expect(page.getByTestId('task-row').filter({ hasText: taskTitle })).toBeVisible();
     await screenshot(page, 'tasks-finished');
   });
+
+  test('a visit typed in the car park survives a reload, and one sent without a network is sent once when it returns', async ({
+    page,
+    context,
+  }) => {
+    const story = `e2eオフライン-${Date.now() % 100000} 部長と面談`;
+    await signIn(page, undefined, '/communications');
+    await expect(page.getByTestId('communication-card').first()).toBeVisible();
+    await page.getByRole('button', { name: '活動を記録' }).click();
+    let dialog = page.getByRole('dialog', { name: '活動の記録' });
+    await dialog.getByLabel('医療機関').fill('病院');
+    await page.getByRole('option').first().click();
+    await dialog.getByLabel('内容').fill(story);
+    await dialog.getByLabel('面談相手').click();
+    await page.getByRole('option', { name: '院長' }).click();
+
+    // The tab is reloaded before sending: what was typed is still there.
+    await page.reload();
+    await page.getByRole('button', { name: '活動を記録' }).click();
+    dialog = page.getByRole('dialog', { name: '活動の記録' });
+    await expect(dialog.getByTestId('communication-draft-restored')).toBeVisible();
+    await expect(dialog.getByLabel('内容')).toHaveValue(story);
+
+    // No network when it is sent: kept on the phone, sent by itself when the network is back.
+    await context.setOffline(true);
+    await dialog.getByRole('button', { name: '記録する' }).click();
+    await expect(dialog.getByTestId('communication-pending')).toBeVisible();
+    await screenshot(page, 'communications-offline-phone');
+    await context.setOffline(false);
+    await expect(dialog).toBeHidden({ timeout: 30_000 });
+    const cards = page.getByTestId('communication-card').filter({ hasText: story });
+    await expect(cards).toHaveCount(1);
+    await page.reload();
+    await expect(cards).toHaveCount(1);
+  });
 });

@@ -17,7 +17,7 @@ import {
 } from '@renkei/contracts/client';
 // Types only: zod and the registry's schemas stay out of the entry chunk (the client calls through endpointRoutes).
 import type { endpoints } from '@renkei/contracts';
-import { ApiError, RequiredParameterError } from './api-errors.ts';
+import { ApiError, RequiredParameterError, networkSubCode } from './api-errors.ts';
 
 type Input<S> = S extends z.ZodType ? z.input<S> : never;
 type ParamsPart<E> =
@@ -94,6 +94,11 @@ function createTransport(deps: ApiClientDeps): ApiTransport {
 
     let response: Response;
     try {
+      // Offline, not even a token is asked for: a token refresh would wait on the network and then
+      // try a sign-in redirect, leaving the page. The caller gets the network error at once.
+      if (typeof navigator !== 'undefined' && navigator.onLine === false) {
+        throw new ApiError(500, errorMessages[500], networkSubCode);
+      }
       const token = await deps.getToken(audienceOf[contract.service]);
       const headers: Record<string, string> = {
         authorization: `Bearer ${token}`,
@@ -116,8 +121,11 @@ function createTransport(deps: ApiClientDeps): ApiTransport {
       });
     } catch (error) {
       if (error instanceof ApiError || (error instanceof DOMException && error.name === 'AbortError')) throw error;
-      // Anything thrown that is not an answer (network failure, token failure) is a 500 to the caller.
-      throw new ApiError(500, errorMessages[500]);
+      // Anything thrown that is not an answer (network failure, token failure) is a 500 to the caller;
+      // one that never reached the server says so, so a form can keep its record and send it later.
+      const unreachable =
+        error instanceof TypeError || (typeof navigator !== 'undefined' && navigator.onLine === false);
+      throw new ApiError(500, errorMessages[500], unreachable ? networkSubCode : undefined);
     }
 
     if (response.status < 200 || response.status > 299) throw await toApiError(response);

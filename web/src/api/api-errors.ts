@@ -32,3 +32,10 @@ export function fieldErrorsOf(error: unknown): Record<string, string> {
   for (const e of error.errors) out[e.field] ??= e.message;
   return out;
 }
+
+/** What a call that never got an answer (no network, the server unreachable) carries as its sub-code. */
+export const networkSubCode = 'NETWORK';
+
+/** The request got no answer at all: whatever it was meant to do may be tried again unchanged. */
+export const isNetworkError = (error: unknown): boolean =>
+  error instanceof ApiError && error.subCode === networkSubCode;

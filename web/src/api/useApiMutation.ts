@@ -18,5 +18,8 @@ export function useApiMutation<V, R>(
     mutationFn: (variables: V) => call(api, variables),
     onSuccess: () => Promise.all(invalidates.map((queryKey) => queryClient.invalidateQueries({ queryKey }))),
     meta: { handlesErrors: true },
+    // Offline, a write fails at once with a network error (api-client) instead of waiting, paused and
+    // unsaved, for a reconnect: the screen says so, and a form that keeps its record sends it itself.
+    networkMode: 'always',
   });
 }

@@ -1,12 +1,14 @@
 import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen } from '@testing-library/react';
+import { act, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { CommunicationLabel } from '@renkei/contracts';
-import { describe, expect, it, vi } from 'vitest';
-import { ApiError } from '../../../api/api-errors.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ApiError, networkSubCode } from '../../../api/api-errors.ts';
 import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
-import { testServices } from '../../../test/render-app.tsx';
+import { testServices, testUser } from '../../../test/render-app.tsx';
+import { currentUserQueries } from '../../current-user/current-user.queries.ts';
+import { draftKey } from '../communication-draft.ts';
 import { CommunicationForm } from './CommunicationForm.tsx';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -23,7 +25,11 @@ const label = (patch: Partial<CommunicationLabel>): CommunicationLabel => ({
   ...patch,
 });
 
-function renderForm(create: (args: unknown) => Promise<unknown>) {
+const account = testUser();
+
+afterEach(() => localStorage.clear());
+
+function renderForm(create: (args: unknown) => Promise<unknown>, onSaved: (id: string) => void = () => {}) {
   const api = {
     listCommunicationLabels: vi.fn(async () => [
       label({}),
@@ -35,16 +41,17 @@ function renderForm(create: (args: unknown) => Promise<unknown>) {
   };
   const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  render(
+  client.setQueryData(currentUserQueries.detail(services.api).queryKey, account);
+  const view = render(
     <MantineProvider>
       <QueryClientProvider client={client}>
         <ServicesProvider value={services}>
-          <CommunicationForm institution={{ id: id(9), name: '駿河クリニック' }} onSaved={() => {}} />
+          <CommunicationForm institution={{ id: id(9), name: '駿河クリニック' }} onSaved={onSaved} />
         </ServicesProvider>
       </QueryClientProvider>
     </MantineProvider>,
   );
-  return api;
+  return Object.assign(api, { unmount: view.unmount });
 }
 
 describe('communication form', () => {
@@ -67,5 +74,42 @@ describe('communication form', () => {
     await userEvent.click(screen.getByRole('button', { name: '記録する' }));
     const second = api.createForMedicalInstitution.mock.calls[1]![0] as { idempotencyKey: string };
     expect(second.idempotencyKey).toBe(first.idempotencyKey);
+  });
+
+  it('keeps a record sent without a network on the device and sends it once when the network returns', async () => {
+    const unreachable = new ApiError(500, 'サーバーでエラーが発生しました', networkSubCode);
+    let online = false;
+    const onSaved = vi.fn();
+    const api = renderForm(async () => {
+      if (!online) throw unreachable;
+      return { id: id(20), medical_institution: { id: id(9) } };
+    }, onSaved);
+    await userEvent.type(await screen.findByLabelText('内容'), '院長と面談');
+    await userEvent.click(screen.getByRole('button', { name: '記録する' }));
+    expect(await screen.findByTestId('communication-pending')).toBeInTheDocument();
+    const key = draftKey(account.id, id(9));
+    expect(JSON.parse(localStorage.getItem(key)!)).toMatchObject({ pending: true, values: { story: '院長と面談' } });
+    expect(onSaved).not.toHaveBeenCalled();
+
+    online = true;
+    act(() => void window.dispatchEvent(new Event('online')));
+    await waitFor(() => expect(onSaved).toHaveBeenCalledTimes(1));
+    const keys = api.createForMedicalInstitution.mock.calls.map(
+      (c) => (c[0] as { idempotencyKey: string }).idempotencyKey,
+    );
+    expect(new Set(keys).size).toBe(1);
+    expect(localStorage.getItem(key)).toBeNull();
+  });
+
+  it('restores what was typed after the form was closed, and can discard it', async () => {
+    const first = renderForm(async () => ({}));
+    await userEvent.type(await screen.findByLabelText('内容'), '途中まで入力');
+    first.unmount();
+    renderForm(async () => ({}));
+    expect(await screen.findByTestId('communication-draft-restored')).toBeInTheDocument();
+    expect(screen.getByLabelText('内容')).toHaveValue('途中まで入力');
+    await userEvent.click(screen.getByRole('button', { name: '破棄して新しく入力' }));
+    expect(screen.getByLabelText('内容')).toHaveValue('');
+    expect(localStorage.getItem(draftKey(account.id, id(9)))).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import {
   ActionIcon,
+  Alert,
   Button,
   Card,
   Checkbox,
@@ -13,13 +14,15 @@ import {
 } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { CommunicationType } from '@renkei/contracts';
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
-import { ApiError } from '../../../api/api-errors.ts';
+import { ApiError, isNetworkError } from '../../../api/api-errors.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
+import { currentUserQueries } from '../../current-user/current-user.queries.ts';
+import { clearDraft, draftKey, loadDraft, saveDraft } from '../communication-draft.ts';
 import { communicationQueries, communicationTypeLabels, useCreateCommunication } from '../communications.queries.ts';
 import { LabelValueField, type LabelValueValues } from './LabelValueField.tsx';
 
@@ -48,9 +51,14 @@ const typeOptions = Object.entries(communicationTypeLabels).map(([value, label])
 /** Types with an institution-side contact and a doctor to meet. */
 const metInPerson: CommunicationType[] = ['visit', 'new_visit', 'event_attendance'];
 
+/** How often a record kept while offline is tried again, besides the browser's `online` event. */
+const offlineRetryMs = 10_000;
+
 /**
  * Logging a contact, built for a phone in one hand: large inputs, the type's own labels, tasks inline.
- * One Idempotency-Key per form: a retry after a timeout never makes a second record.
+ * One Idempotency-Key per form: a retry after a timeout never makes a second record. What is typed is
+ * kept on the device (communication-draft.ts) until the server has it, and a record sent without a
+ * network is sent by itself when the network returns.
  */
 export function CommunicationForm({
   institution,
@@ -63,7 +71,10 @@ export function CommunicationForm({
   heading?: boolean;
 }) {
   const { api } = useServices();
-  const idempotencyKey = useRef(crypto.randomUUID());
+  const account = useQuery({ ...currentUserQueries.detail(api), enabled: false });
+  const storageKey = account.data ? draftKey(account.data.id, institution?.id ?? null) : null;
+  const [restored] = useState(() => (storageKey ? loadDraft<FormValues>(storageKey) : null));
+  const idempotencyKey = useRef(restored?.idempotencyKey ?? crypto.randomUUID());
   const create = useCreateCommunication();
   const onError = useMutationErrorHandler();
   const labels = useQuery(communicationQueries.labels(api));
@@ -75,7 +86,7 @@ export function CommunicationForm({
     queryFn: ({ signal }) => api.searchMedicalInstitutions({ body: { keyword, per_page: 20 }, signal }),
     enabled: keyword.trim().length > 0,
   });
-  const [values, setValues] = useState<FormValues>({
+  const blank = (): FormValues => ({
     institution,
     communication_type: 'visit',
     acted_date: todayInTokyo(),
@@ -87,6 +98,10 @@ export function CommunicationForm({
     labelValues: {},
     tasks: [],
   });
+  const [values, setValues] = useState<FormValues>(() => restored?.values ?? blank());
+  const [pending, setPending] = useState(restored?.pending ?? false);
+  const [showRestored, setShowRestored] = useState(restored !== null && !restored.pending);
+  const touched = useRef(restored !== null);
   const typeLabels = (labels.data ?? []).filter((l) => l.communication_type === values.communication_type);
 
   const { errors, saving, submit } = useFormSubmit({
@@ -94,31 +109,101 @@ export function CommunicationForm({
     validate: (v): Record<string, string> => (v.institution ? {} : { institution: '医療機関を選んでください' }),
     save: async (v) => {
       try {
-        const saved = await create.mutateAsync({
-          institutionId: v.institution!.id,
-          idempotencyKey: idempotencyKey.current,
-          body: {
-            communication_type: v.communication_type,
-            acted_date: v.acted_date,
-            story: v.story,
-            memo: v.memo,
-            event_name: v.event_name || null,
-            person_in_charge_hospital: v.person_in_charge_hospital || null,
-            is_doctor_attended: v.is_doctor_attended,
-            label_values: typeLabels.flatMap((l) => (v.labelValues[l.id] ? [v.labelValues[l.id]!] : [])),
-            tasks: v.tasks.map((t) => ({ title: t.title, deadline: t.deadline || null, staff_id: t.staff_id })),
-          },
-        });
-        toast.success('活動を記録しました');
-        onSaved(saved.medical_institution?.id ?? v.institution!.id);
+        await send(v);
       } catch (error) {
+        if (isNetworkError(error) && storageKey) {
+          // Kept on the device and sent again by itself: the user may put the phone away.
+          setPending(true);
+          saveDraft(storageKey, { values: v, idempotencyKey: idempotencyKey.current, pending: true });
+          return;
+        }
         // A 422 goes to the fields (useFormSubmit); anything else is reported here.
         if (!(error instanceof ApiError && error.status === 422)) onError(error);
         throw error;
       }
     },
   });
-  const set = <K extends keyof FormValues>(key: K, value: FormValues[K]) => setValues((v) => ({ ...v, [key]: value }));
+
+  async function send(v: FormValues) {
+    const saved = await create.mutateAsync({
+      institutionId: v.institution!.id,
+      idempotencyKey: idempotencyKey.current,
+      body: {
+        communication_type: v.communication_type,
+        acted_date: v.acted_date,
+        story: v.story,
+        memo: v.memo,
+        event_name: v.event_name || null,
+        person_in_charge_hospital: v.person_in_charge_hospital || null,
+        is_doctor_attended: v.is_doctor_attended,
+        label_values: typeLabels.flatMap((l) => (v.labelValues[l.id] ? [v.labelValues[l.id]!] : [])),
+        tasks: v.tasks.map((t) => ({ title: t.title, deadline: t.deadline || null, staff_id: t.staff_id })),
+      },
+    });
+    // Saved: nothing of this form is kept any more (the effect below would write it back).
+    touched.current = false;
+    if (storageKey) clearDraft(storageKey);
+    setPending(false);
+    toast.success('活動を記録しました');
+    onSaved(saved.medical_institution?.id ?? v.institution!.id);
+  }
+
+  // Every change is kept on the device (not the untouched blank form, so opening it leaves nothing).
+  useEffect(() => {
+    if (!storageKey || !touched.current || pending) return;
+    saveDraft(storageKey, { values, idempotencyKey: idempotencyKey.current, pending: false });
+  }, [storageKey, values, pending]);
+
+  // A record kept while offline goes out when the network is back (and is retried now and then, since
+  // the browser's online flag can be wrong); the same Idempotency-Key makes any repeat the same record.
+  const sendRef = useRef(send);
+  sendRef.current = send;
+  const valuesRef = useRef(values);
+  valuesRef.current = values;
+  useEffect(() => {
+    if (!pending) return;
+    let busy = false;
+    const retry = () => {
+      if (busy || (typeof navigator !== 'undefined' && navigator.onLine === false)) return;
+      busy = true;
+      sendRef.current(valuesRef.current).then(
+        () => undefined,
+        (error: unknown) => {
+          busy = false;
+          if (isNetworkError(error)) return;
+          // The server answered with a refusal: the record stays as a draft for the user to fix.
+          setPending(false);
+          if (storageKey)
+            saveDraft(storageKey, {
+              values: valuesRef.current,
+              idempotencyKey: idempotencyKey.current,
+              pending: false,
+            });
+          onError(error);
+        },
+      );
+    };
+    retry();
+    window.addEventListener('online', retry);
+    const timer = window.setInterval(retry, offlineRetryMs);
+    return () => {
+      window.removeEventListener('online', retry);
+      window.clearInterval(timer);
+    };
+  }, [pending, storageKey, onError]);
+
+  const discardDraft = () => {
+    if (storageKey) clearDraft(storageKey);
+    idempotencyKey.current = crypto.randomUUID();
+    touched.current = false;
+    setShowRestored(false);
+    setValues(blank());
+  };
+
+  const set = <K extends keyof FormValues>(key: K, value: FormValues[K]) => {
+    touched.current = true;
+    setValues((v) => ({ ...v, [key]: value }));
+  };
   const setTask = (i: number, patch: Partial<TaskDraft>) =>
     set(
       'tasks',
@@ -137,6 +222,26 @@ export function CommunicationForm({
           <Title order={2} size="h3">
             活動を記録
           </Title>
+        )}
+        {pending && (
+          <Alert color="yellow" data-testid="communication-pending">
+            通信できないため、この記録は端末に保存しました。接続が戻ると自動で送信します（画面を閉じても、次に開いたときに送信します）。
+          </Alert>
+        )}
+        {showRestored && (
+          <Alert
+            color="blue"
+            data-testid="communication-draft-restored"
+            withCloseButton
+            onClose={() => setShowRestored(false)}
+          >
+            <Group justify="space-between" gap="xs">
+              <Text size="sm">前回入力途中の内容を復元しました。</Text>
+              <Button size="xs" variant="subtle" onClick={discardDraft}>
+                破棄して新しく入力
+              </Button>
+            </Group>
+          </Alert>
         )}
         {values.institution ? (
           <Group justify="space-between" wrap="nowrap">
