@@ -79,3 +79,25 @@ it('serves a cached entry without reading the stream, and drops it when the tena
     store.readStream = readStream;
   }
 });
+
+it('keeps an entry whose load was under way when the follower delivered the event it read', async () => {
+  const tenantId = randomUUID();
+  await publish(tenantId, 'TenantRegistered', 4);
+  let reads = 0;
+  const readStream = store.readStream;
+  // A load slower than many polls: the follower delivers the registration while it is under way.
+  store.readStream = async (...args) => {
+    reads++;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return readStream(...args);
+  };
+  try {
+    expect((await cache.get(tenantId))?.max_tag_count).toBe(4);
+    expect(reads).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 5; i++) expect((await cache.get(tenantId))?.max_tag_count).toBe(4);
+    expect(reads).toBe(1);
+  } finally {
+    store.readStream = readStream;
+  }
+});

@@ -59,8 +59,12 @@ export async function createTenantLimitsCache(
       for (const e of events) {
         const tenantId = e.metadata.tenant_id.toLowerCase();
         seen.set(tenantId, Math.max(seen.get(tenantId) ?? -1, e.revision));
-        // A load still in flight has no revision yet: dropped, it is read again.
-        if ((readAt.get(tenantId) ?? -1) < e.revision) drop(tenantId);
+        // A settled entry read before this event goes. A load still in flight is left alone: when it
+        // settles it compares its revision with `seen`, so it is kept only if it read this event too
+        // (dropping it here made a load that had read the event read it again, when the follower
+        // happened to deliver the event while the load was under way).
+        const at = readAt.get(tenantId);
+        if (at !== undefined && at < e.revision) drop(tenantId);
       }
     },
     {
