@@ -35,8 +35,9 @@ const codes = masterRows.map((r, i) =>
   }),
 );
 export const institutions = codes.map((c) => institutionIdFromCode(c));
-export const departments = [randomUUID(), randomUUID()];
-export const staff = [randomUUID(), randomUUID()];
+export const institutionName = new Map(institutions.map((id, i) => [id, masterRows[i]![0]]));
+export const departments: string[] = [randomUUID(), randomUUID()];
+export const staff: string[] = [randomUUID(), randomUUID()];
 export const tag = randomUUID();
 export const tenantA = randomUUID();
 export const tenantB = randomUUID();
