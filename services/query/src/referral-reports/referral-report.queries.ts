@@ -54,10 +54,8 @@ export async function referralAggregation(db: Kysely<ReadModels>, tenantId: stri
     const g = groupingSql[k];
     return [sql`${g.value} AS ${sql.ref(`k${i}`)}`, ...(g.id ? [sql`${g.id} AS ${sql.ref(`id${i}`)}`] : [])];
   });
-  const groupBy = keys.flatMap((k) => {
-    const g = groupingSql[k];
-    return g.id ? [g.value, g.id] : [g.value];
-  });
+  // By position: an expression with parameters is not the same expression twice to Postgres.
+  const groupBy = columns.map((_, i) => sql.lit(i + 1));
   const { rows } = await sql<Record<string, string | number | null>>`
     SELECT ${sql.join(columns)},
            sum(c.referral_count)::int AS referral_count, sum(c.admitted_count)::int AS admitted,
