@@ -39,7 +39,7 @@ export const institutionName = new Map(institutions.map((id, i) => [id, masterRo
 export const departments: string[] = [randomUUID(), randomUUID()];
 export const staff: string[] = [randomUUID(), randomUUID()];
 export const tag = randomUUID();
-export const tenantA = randomUUID();
+const tenantA = randomUUID();
 export const tenantB = randomUUID();
 /** Tenant C has no data and is not a group. */
 export const tenantC = randomUUID();

@@ -23,7 +23,7 @@ interface Ranked {
  * competition: equal scores share a rank and the next rank skips (1, 2, 2, 4). Rows of equal scores
  * are listed by name, then id, and the list stops at `limit` rows (docs/decisions.md).
  */
-export async function rank(db: Kysely<ReadModels>, scores: Map<string, number[]>, limit: number): Promise<Ranked[]> {
+async function rank(db: Kysely<ReadModels>, scores: Map<string, number[]>, limit: number): Promise<Ranked[]> {
   const compare = (a: number[], b: number[]) => {
     for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return b[i]! - a[i]!;
     return 0;
