@@ -251,6 +251,25 @@ export const bench: BenchDefinition = {
             [rows.length, rows.reduce((x, r) => x + r.a, 0)],
           ],
         },
+        {
+          label: 'referral_reports/aggregation_results (own department × month × MDC)',
+          url: '/api/referral_reports/aggregation_results',
+          body: { filter_conditions: { period: fy2025 }, grouping_conditions: ['own_department', 'month', 'mdc'] },
+          goalMs: 150,
+          baseline: {
+            text: `SELECT r.own_department_id, to_char(referral_date, 'YYYY-MM') AS m, s.mdc, count(*)::int AS n,
+                          count(s.mdc)::int AS a, count(*) FILTER (WHERE ${operated})::int AS o
+                     FROM rm.referrals r
+                     LEFT JOIN LATERAL (SELECT left(a.dpc_code, 2) AS mdc FROM rm.hospital_admissions a
+                                         WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id ORDER BY a.admission_date, a.id LIMIT 1) s ON true
+                    WHERE tenant_id = $1 AND referral_date BETWEEN $2 AND $3 GROUP BY 1, 2, 3`,
+            values: [tenantId, fy2025.from, fy2025.to],
+          },
+          same: (a, rows) => [
+            [a.data.length, a.data.reduce((x: number, d: any) => x + d.hospital_admission_count, 0)],
+            [rows.length, rows.reduce((x, r) => x + r.a, 0)],
+          ],
+        },
       ];
 
       try {

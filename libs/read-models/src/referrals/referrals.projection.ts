@@ -419,13 +419,13 @@ export async function rebuildTenantAnalysisRollups(
     INSERT INTO ${sql.table(t.referral_monthly_rollups)} AS cur
       (tenant_id, medical_institution_id, own_department_id, month, referral_count, first_visit_count, admitted_count, operated_count, reverse_referral_count)
     SELECT tenant_id, medical_institution_id, own_department_id, date_trunc('month', segment)::date,
-           sum(referral_count)::int, (sum(referral_count) FILTER (WHERE visit = 'first'))::int, sum(admitted_count)::int,
+           sum(referral_count)::int, coalesce(sum(referral_count) FILTER (WHERE visit = 'first'), 0)::int, sum(admitted_count)::int,
            sum(operated_count)::int, sum(reverse_referral_count)::int
       FROM ${sql.table(t.referral_period_rollups)}
      WHERE tenant_id = ${tenantId} AND segment >= ${range.from}::date AND segment < ${range.to}::date
      GROUP BY 1, 2, 3, 4
     ON CONFLICT (tenant_id, medical_institution_id, own_department_id, month) DO UPDATE SET
-      referral_count = excluded.referral_count, first_visit_count = coalesce(excluded.first_visit_count, 0),
+      referral_count = excluded.referral_count, first_visit_count = excluded.first_visit_count,
       admitted_count = excluded.admitted_count, operated_count = excluded.operated_count,
       reverse_referral_count = excluded.reverse_referral_count`.execute(trx);
 }
