@@ -142,7 +142,9 @@ export async function sumMeasures(
   unit: AnalysisPeriodUnit = 'month',
 ): Promise<Map<string, number[]>> {
   const reverse = measures.includes('reverse_referrals');
-  if (reverse && measures.length > 1) throw new Error('reverse referrals are summed on their own (other filters)');
+  // The referral-only filters do not apply to reverse referrals: mixed, they must not be asked.
+  if (reverse && measures.length > 1 && (!!f.department_ids?.length || (f.visit ?? 'all') !== 'all'))
+    throw new Error('reverse referrals are summed apart when referral department or visit filters apply');
   const institutionLevel =
     group === 'institution' ||
     group === 'institution_bucket' ||

@@ -7,6 +7,7 @@ import {
   coverage,
   institutionNames,
   seriesValues,
+  sumMeasures,
   sumRollups,
   widen,
 } from '../charts/analysis.queries.ts';
@@ -109,16 +110,8 @@ export async function referralRanking(
 /** Institutions by referrals, then reverse referrals, with both per month of the period. */
 export async function bothReferralsRanking(db: Kysely<ReadModels>, tenantId: string, body: RankingBody) {
   const range = widen(body.period, 'month');
-  const [referrals, reverse] = await Promise.all([
-    sumRollups(db, tenantId, body, range, 'referrals', 'institution'),
-    sumRollups(db, tenantId, body, range, 'reverse_referrals', 'institution'),
-  ]);
-  const scores = new Map(
-    [...new Set([...referrals.keys(), ...reverse.keys()])].map((id) => [
-      id,
-      [referrals.get(id) ?? 0, reverse.get(id) ?? 0],
-    ]),
-  );
+  // One pass for both: a ranking body has no referral-only filter.
+  const scores = await sumMeasures(db, tenantId, body, range, ['referrals', 'reverse_referrals'], 'institution');
   const ranked = await rank(db, scores, body.limit);
   const ids = ranked.map((r) => r.id);
   const [referralValues, reverseValues] = await Promise.all([
