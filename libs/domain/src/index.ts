@@ -14,3 +14,4 @@ export * from './referrals/referral-data.events.ts';
 export * from './communications/communication.events.ts';
 export * from './tasks/task.events.ts';
 export * from './vocs/voc.events.ts';
+export * from './analysis/periods.ts';

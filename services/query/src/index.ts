@@ -14,6 +14,9 @@ import { registerCommunicationQueryRoutes } from './communications/communication
 import { registerTaskQueryRoutes } from './tasks/tasks.routes.ts';
 import { registerDataSyncStatusRoutes } from './data-sync-statuses/data-sync-statuses.routes.ts';
 import { registerVocQueryRoutes } from './vocs/vocs.routes.ts';
+import { registerChartQueryRoutes } from './charts/charts.routes.ts';
+import { registerDataAnalysisQueryRoutes } from './data-analysis/data-analysis.routes.ts';
+import { registerReferralReportQueryRoutes } from './referral-reports/referral-report.routes.ts';
 
 export { queryProjections } from './projections.ts';
 export { tagsProjection } from '@renkei/read-models';
@@ -68,5 +71,8 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
   });
   registerDataSyncStatusRoutes(app, { db: deps.db, store });
   registerVocQueryRoutes(app, { db: deps.db });
+  registerChartQueryRoutes(app, { db: deps.db });
+  registerDataAnalysisQueryRoutes(app, { db: deps.db });
+  registerReferralReportQueryRoutes(app, { db: deps.db });
   return app;
 }
