@@ -13,6 +13,7 @@ import { Route as AuthenticatedRouteImport } from './routes/_authenticated'
 import { Route as LoginRouteImport } from './routes/login'
 import { Route as AuthenticatedIndexRouteImport } from './routes/_authenticated/index'
 import { Route as AuthenticatedAccountsRouteImport } from './routes/_authenticated/accounts'
+import { Route as AuthenticatedData_analysisRouteImport } from './routes/_authenticated/data_analysis'
 import { Route as AuthenticatedData_uploadsRouteImport } from './routes/_authenticated/data_uploads'
 import { Route as AuthenticatedMedical_institutions_searchRouteImport } from './routes/_authenticated/medical_institutions_search'
 import { Route as AuthenticatedProfileRouteImport } from './routes/_authenticated/profile'
@@ -53,6 +54,12 @@ const AuthenticatedAccountsRoute = AuthenticatedAccountsRouteImport.update({
   path: '/accounts',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
+const AuthenticatedData_analysisRoute =
+  AuthenticatedData_analysisRouteImport.update({
+    id: '/data_analysis',
+    path: '/data_analysis',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 const AuthenticatedData_uploadsRoute =
   AuthenticatedData_uploadsRouteImport.update({
     id: '/data_uploads',
@@ -171,6 +178,7 @@ export interface FileRoutesByFullPath {
   '/': typeof AuthenticatedIndexRoute
   '/login': typeof LoginRoute
   '/accounts': typeof AuthenticatedAccountsRoute
+  '/data_analysis': typeof AuthenticatedData_analysisRoute
   '/data_uploads': typeof AuthenticatedData_uploadsRoute
   '/medical_institutions_search': typeof AuthenticatedMedical_institutions_searchRoute
   '/profile': typeof AuthenticatedProfileRoute
@@ -195,6 +203,7 @@ export interface FileRoutesByFullPath {
 export interface FileRoutesByTo {
   '/login': typeof LoginRoute
   '/accounts': typeof AuthenticatedAccountsRoute
+  '/data_analysis': typeof AuthenticatedData_analysisRoute
   '/data_uploads': typeof AuthenticatedData_uploadsRoute
   '/medical_institutions_search': typeof AuthenticatedMedical_institutions_searchRoute
   '/profile': typeof AuthenticatedProfileRoute
@@ -222,6 +231,7 @@ export interface FileRoutesById {
   '/_authenticated': typeof AuthenticatedRouteWithChildren
   '/login': typeof LoginRoute
   '/_authenticated/accounts': typeof AuthenticatedAccountsRoute
+  '/_authenticated/data_analysis': typeof AuthenticatedData_analysisRoute
   '/_authenticated/data_uploads': typeof AuthenticatedData_uploadsRoute
   '/_authenticated/medical_institutions_search': typeof AuthenticatedMedical_institutions_searchRoute
   '/_authenticated/profile': typeof AuthenticatedProfileRoute
@@ -250,6 +260,7 @@ export interface FileRouteTypes {
     | '/'
     | '/login'
     | '/accounts'
+    | '/data_analysis'
     | '/data_uploads'
     | '/medical_institutions_search'
     | '/profile'
@@ -274,6 +285,7 @@ export interface FileRouteTypes {
   to:
     | '/login'
     | '/accounts'
+    | '/data_analysis'
     | '/data_uploads'
     | '/medical_institutions_search'
     | '/profile'
@@ -300,6 +312,7 @@ export interface FileRouteTypes {
     | '/_authenticated'
     | '/login'
     | '/_authenticated/accounts'
+    | '/_authenticated/data_analysis'
     | '/_authenticated/data_uploads'
     | '/_authenticated/medical_institutions_search'
     | '/_authenticated/profile'
@@ -359,6 +372,13 @@ declare module '@tanstack/react-router' {
       path: '/accounts'
       fullPath: '/accounts'
       preLoaderRoute: typeof AuthenticatedAccountsRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/data_analysis': {
+      id: '/_authenticated/data_analysis'
+      path: '/data_analysis'
+      fullPath: '/data_analysis'
+      preLoaderRoute: typeof AuthenticatedData_analysisRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/_authenticated/data_uploads': {
@@ -506,6 +526,7 @@ declare module '@tanstack/react-router' {
 
 interface AuthenticatedRouteChildren {
   AuthenticatedAccountsRoute: typeof AuthenticatedAccountsRoute
+  AuthenticatedData_analysisRoute: typeof AuthenticatedData_analysisRoute
   AuthenticatedData_uploadsRoute: typeof AuthenticatedData_uploadsRoute
   AuthenticatedMedical_institutions_searchRoute: typeof AuthenticatedMedical_institutions_searchRoute
   AuthenticatedProfileRoute: typeof AuthenticatedProfileRoute
@@ -528,6 +549,7 @@ interface AuthenticatedRouteChildren {
 
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedAccountsRoute: AuthenticatedAccountsRoute,
+  AuthenticatedData_analysisRoute: AuthenticatedData_analysisRoute,
   AuthenticatedData_uploadsRoute: AuthenticatedData_uploadsRoute,
   AuthenticatedMedical_institutions_searchRoute:
     AuthenticatedMedical_institutions_searchRoute,

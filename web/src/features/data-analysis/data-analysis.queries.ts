@@ -1,9 +1,11 @@
+import type { ReferralGroupingKey } from '@renkei/contracts';
 import { queryOptions } from '@tanstack/react-query';
+import type { z } from 'zod';
 import type { ApiClient } from '../../api/api-client.ts';
 import { comparisonOf, type AnalysisFilters, type Period } from './analysis-search.ts';
 
-/** Facts of a referral the breakdowns group by (`POST /referral_reports/aggregation_results`). */
-export type Breakdown = 'own_department' | 'referral_department' | 'prefecture' | 'facility_type' | 'medical_institution';
+/** Facts of a referral a breakdown groups by (`POST /referral_reports/aggregation_results`), at most three. */
+export type Grouping = z.infer<typeof ReferralGroupingKey>[];
 
 /** Rankings are complete up to this many institutions; beyond it a change is shown only where both sides rank. */
 export const rankingLimit = 500;
@@ -28,10 +30,10 @@ function chartBody(f: AnalysisFilters) {
   };
 }
 
-function aggregationBody(f: AnalysisFilters, period: Period, by: Breakdown) {
+function aggregationBody(f: AnalysisFilters, period: Period, by: Grouping) {
   return {
     filter_conditions: { period, own_department_ids: f.own, facility_type_ids: f.ft, tag_ids: f.tags },
-    grouping_conditions: [by],
+    grouping_conditions: by,
   };
 }
 
@@ -41,6 +43,13 @@ function rankingBody(f: AnalysisFilters, period: Period) {
 
 export const dataAnalysisQueries = {
   all: ['data-analysis'] as const,
+  /** The filter's tag choices: the first hundred (the API's page size), which covers a tenant's tags. */
+  tags: (api: ApiClient) =>
+    queryOptions({
+      queryKey: [...dataAnalysisQueries.all, 'tags'] as const,
+      queryFn: ({ signal }) => api.listTags({ query: { page: 1, per_page: 100 }, signal }),
+      staleTime: 60_000,
+    }),
   referralsMonthly: (api: ApiClient, f: AnalysisFilters) => {
     const body = chartBody(f);
     return queryOptions({
@@ -63,7 +72,7 @@ export const dataAnalysisQueries = {
     });
   },
   /** One grouping over one period; the page asks it for the period and the comparison period. */
-  aggregation: (api: ApiClient, f: AnalysisFilters, period: Period, by: Breakdown) => {
+  aggregation: (api: ApiClient, f: AnalysisFilters, period: Period, by: Grouping) => {
     const body = aggregationBody(f, period, by);
     return queryOptions({
       queryKey: [...dataAnalysisQueries.all, 'aggregation', body] as const,

@@ -1,0 +1,207 @@
+import { Alert, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import type { FeatureKey } from '@renkei/contracts';
+import { keepPreviousData, useQuery, type UseQueryResult } from '@tanstack/react-query';
+import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
+import { useServices } from '../../../app/services-context.tsx';
+import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
+import { comparisonOf, withDefaults, type AnalysisFilters, type AnalysisSearch } from '../analysis-search.ts';
+import { totalsOf } from '../breakdown.ts';
+import { dataAnalysisQueries, effectivenessComparison, periodOf, type Grouping } from '../data-analysis.queries.ts';
+import { hasData, splitComparison, sumOf } from '../figures.ts';
+import { BreakdownPanel } from './BreakdownPanel.tsx';
+import { ChartPanel } from './ChartPanel.tsx';
+import { EffectivenessPanel } from './EffectivenessPanel.tsx';
+import { comparisonLabels, FilterBar, unitLabels } from './FilterBar.tsx';
+import { KpiCards, referralKpis } from './KpiCards.tsx';
+import { RankingPanel } from './RankingPanel.tsx';
+
+// The frame has no place on paper; the page prints on A4 landscape with its filters in the header, and the
+// scrolled tables print whole.
+const printStyle = `
+@page { size: A4 landscape; margin: 10mm; }
+@media print {
+  .mantine-AppShell-header, .mantine-AppShell-navbar, .mantine-AppShell-footer, [data-print-hide] { display: none !important; }
+  .mantine-AppShell-main { padding: 0 !important; min-height: 0 !important; }
+  [data-analysis-page] .mantine-ScrollArea-root, [data-analysis-page] .mantine-ScrollArea-viewport { max-height: none !important; overflow: visible !important; }
+  body { background: #fff !important; -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+}`;
+
+const keep = { placeholderData: keepPreviousData } as const;
+const slash = (day: string) => day.replaceAll('-', '/');
+
+function useAggregation(f: AnalysisFilters, by: Grouping, enabled: boolean) {
+  const { api } = useServices();
+  const comparison = comparisonOf(periodOf(f), f.cmp);
+  const current = useQuery({ ...dataAnalysisQueries.aggregation(api, f, periodOf(f), by), ...keep, enabled });
+  const before = useQuery({
+    ...dataAnalysisQueries.aggregation(api, f, comparison ?? periodOf(f), by),
+    ...keep,
+    enabled: enabled && comparison !== null,
+  });
+  return { current, comparison: comparison ? before : null };
+}
+
+function FilterSummary({ f, names }: { f: AnalysisFilters; names: { own: string[]; ft: string[]; tags: string[] } }) {
+  const comparison = comparisonOf(periodOf(f), f.cmp);
+  const parts = [
+    `期間 ${slash(f.from)}〜${slash(f.to)}（${unitLabels[f.unit]}単位）`,
+    comparison ? `比較 ${slash(comparison.from)}〜${slash(comparison.to)}（${comparisonLabels[f.cmp]}）` : '比較なし',
+    `自院診療科 ${names.own.length ? names.own.join('・') : 'すべて'}`,
+    `施設種別 ${names.ft.length ? names.ft.join('・') : 'すべて'}`,
+    ...(names.tags.length ? [`タグ ${names.tags.join('・')}`] : []),
+  ];
+  return (
+    <Text size="sm" data-testid="analysis-conditions">
+      {parts.join('　')}
+    </Text>
+  );
+}
+
+function EmptyState({ file }: { file: string }) {
+  return (
+    <Alert color="yellow" variant="light" title="この期間のデータがありません" data-testid="analysis-empty">
+      {file}がこの期間を含んでいません。
+      <AnchorLink to="/data_uploads">データアップロード</AnchorLink>
+      画面で「{file}」のファイルをアップロードしてください。
+    </Alert>
+  );
+}
+
+/** The top page: the period's referrals at a glance, where they come from, who changed, and whether visits helped. */
+export function DataAnalysisPage({
+  search,
+  today,
+  features,
+  onSearchChange,
+}: {
+  search: AnalysisSearch;
+  today: string;
+  features: readonly FeatureKey[];
+  onSearchChange: (patch: AnalysisSearch) => void;
+}) {
+  const { api } = useServices();
+  const f = withDefaults(search, today);
+  const period = periodOf(f);
+  const comparison = comparisonOf(period, f.cmp);
+  const withReports = features.includes('report');
+  const withReverse = features.includes('reverse_referrals');
+  const withVisits = features.includes('communications');
+  const withTags = features.includes('tags');
+
+  const monthly = useQuery({ ...dataAnalysisQueries.referralsMonthly(api, f), ...keep });
+  const reverseMonthly = useQuery({
+    ...dataAnalysisQueries.reverseReferralsMonthly(api, f),
+    ...keep,
+    enabled: withReverse,
+  });
+  const both = useQuery({ ...dataAnalysisQueries.bothReferrals(api, f), ...keep, enabled: withReverse });
+  const byOwn = useAggregation(f, ['own_department'], withReports);
+  const byDepartment = useAggregation(f, ['referral_department'], withReports);
+  const byArea = useAggregation(f, ['prefecture', 'city'], withReports);
+  const byFacility = useAggregation(f, ['facility_type'], withReports);
+  const rankNow = useQuery({ ...dataAnalysisQueries.ranking(api, f, period), ...keep });
+  const rankBefore = useQuery({
+    ...dataAnalysisQueries.ranking(api, f, comparison ?? period),
+    ...keep,
+    enabled: comparison !== null,
+  });
+  const effectiveness = useQuery({ ...dataAnalysisQueries.effectiveness(api, f), ...keep, enabled: withVisits });
+
+  const ownDepartments = useQuery(referenceDataQueries.ownDepartments(api));
+  const facilityTypes = useQuery(referenceDataQueries.facilityTypeGroups(api));
+  const tags = useQuery({ ...dataAnalysisQueries.tags(api), enabled: withTags });
+  const names = {
+    own: f.own.map((id) => ownDepartments.data?.find((d) => d.id === id)?.name ?? id),
+    ft: f.ft.map((id) => facilityTypes.data?.flatMap((g) => g.facility_types).find((t) => t.id === id)?.name ?? id),
+    tags: f.tags.map((id) => tags.data?.data.find((t) => t.id === id)?.name ?? id),
+  };
+
+  const kpiLoading =
+    (withReports && (byOwn.current.isPending || (byOwn.comparison?.isPending ?? false))) ||
+    (withReverse && reverseMonthly.isPending);
+  const kpis = withReports
+    ? referralKpis(
+        byOwn.current.data ? totalsOf(byOwn.current.data) : null,
+        byOwn.comparison?.data ? totalsOf(byOwn.comparison.data) : null,
+      )
+    : [];
+  if (withReverse) {
+    const split = reverseMonthly.data ? splitComparison(reverseMonthly.data) : null;
+    kpis.splice(1, 0, {
+      key: 'reverse_referrals',
+      label: '逆紹介件数',
+      value: split?.current ? sumOf(split.current.values) : null,
+      comparison: split?.comparison ? sumOf(split.comparison.values) : null,
+    });
+  }
+
+  return (
+    <Stack gap="md" data-analysis-page>
+      <style>{printStyle}</style>
+      <Title order={1} size="h3">
+        データ分析
+      </Title>
+      <FilterBar filters={f} today={today} onChange={onSearchChange} withTags={withTags} />
+      <FilterSummary f={f} names={names} />
+      {monthly.data && !hasData(monthly.data) && <EmptyState file="紹介リスト" />}
+      {withReverse && reverseMonthly.data && !hasData(reverseMonthly.data) && <EmptyState file="逆紹介リスト" />}
+      {kpis.length > 0 && <KpiCards kpis={kpis} loading={kpiLoading} hasComparison={comparison !== null} />}
+      <ChartPanel
+        title={`紹介件数の推移（${unitLabels[f.unit]}別）`}
+        testId="trend-panel"
+        axis={unitLabels[f.unit]}
+        kind="line"
+        query={monthly}
+      />
+      {withReports ? (
+        <SimpleGrid cols={{ base: 1, lg: 2 }}>
+          <BreakdownPanel
+            title="自院診療科別"
+            testId="breakdown-own"
+            groupLabel="自院診療科"
+            by={['own_department']}
+            {...byOwn}
+          />
+          <BreakdownPanel
+            title="紹介元診療科別"
+            testId="breakdown-department"
+            groupLabel="紹介元診療科"
+            by={['referral_department']}
+            {...byDepartment}
+          />
+          <BreakdownPanel
+            title="地域別"
+            testId="breakdown-area"
+            groupLabel="地域"
+            by={['prefecture', 'city']}
+            {...byArea}
+          />
+          <BreakdownPanel
+            title="施設種別"
+            testId="breakdown-facility"
+            groupLabel="施設種別"
+            by={['facility_type']}
+            {...byFacility}
+          />
+        </SimpleGrid>
+      ) : (
+        <Text size="sm" c="dimmed">
+          診療科別・地域別・施設種別の内訳はレポート機能をご契約の場合に表示されます。
+        </Text>
+      )}
+      <RankingPanel current={rankNow} comparison={comparison ? rankBefore : null} />
+      {withReverse && (
+        <ChartPanel
+          title="紹介・逆紹介の比較"
+          testId="both-referrals-panel"
+          axis="区分"
+          kind="bar"
+          query={both as UseQueryResult<NonNullable<typeof both.data>>}
+        />
+      )}
+      {withVisits && (
+        <EffectivenessPanel query={effectiveness} period={period} comparison={effectivenessComparison(f)} />
+      )}
+    </Stack>
+  );
+}
