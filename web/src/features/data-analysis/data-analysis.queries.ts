@@ -50,11 +50,12 @@ export const dataAnalysisQueries = {
       queryFn: ({ signal }) => api.listTags({ query: { page: 1, per_page: 100 }, signal }),
       staleTime: 60_000,
     }),
-  referralsMonthly: (api: ApiClient, f: AnalysisFilters) => {
+  /** The period against the comparison period bucket by bucket, in the chosen unit. */
+  referralsTrend: (api: ApiClient, f: AnalysisFilters) => {
     const body = chartBody(f);
     return queryOptions({
-      queryKey: [...dataAnalysisQueries.all, 'referrals-monthly', body] as const,
-      queryFn: ({ signal }) => api.referralsComparisonMonthly({ body, signal }),
+      queryKey: [...dataAnalysisQueries.all, 'referrals-trend', body] as const,
+      queryFn: ({ signal }) => api.referralsComparison({ body, signal }),
     });
   },
   reverseReferralsMonthly: (api: ApiClient, f: AnalysisFilters) => {

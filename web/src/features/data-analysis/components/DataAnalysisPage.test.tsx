@@ -26,8 +26,8 @@ const months = ['4月', '5月', '6月', '7月', '8月', '9月', '10月', '11月'
 const chart = (now: (number | null)[], before: (number | null)[]): ChartData => ({
   labels: months,
   series: [
-    { key: 'current', name: '2026年度', values: now },
-    { key: 'comparison', name: '2025年度', values: before },
+    { key: 'referrals', name: '紹介（対象期間）', values: now },
+    { key: 'comparison_referrals', name: '紹介（比較期間）', values: before },
   ],
 });
 
@@ -80,13 +80,15 @@ function ranking(body: Body): RankingResult {
 
 function fakeApi(overrides: Record<string, unknown> = {}) {
   return {
-    referralsComparisonMonthly: vi.fn(async () => chart([5, 5, 5, 5, 5, 5, 5, 5], [5, 5, 5, 5, 5, 5, 5, 5])),
+    referralsComparison: vi.fn(async () => chart([5, 5, 5, 5, 5, 5, 5, 5], [5, 5, 5, 5, 5, 5, 5, 5])),
     reverseReferralsComparisonMonthly: vi.fn(async () => chart([2, 2, 2, 2, 2, 2, 2, 2], [1, 1, 1, 1, 1, 1, 1, 1])),
     bothReferralsComparison: vi.fn(async () => ({
-      labels: ['紹介', '逆紹介'],
+      labels: months,
       series: [
-        { key: 'current', name: '今期', values: [40, 16] },
-        { key: 'comparison', name: '比較期間', values: [40, 8] },
+        { key: 'referrals', name: '紹介（対象期間）', values: [5, 5, 5, 5, 5, 5, 5, 5] },
+        { key: 'comparison_referrals', name: '紹介（比較期間）', values: [5, 5, 5, 5, 5, 5, 5, 5] },
+        { key: 'reverse_referrals', name: '逆紹介（対象期間）', values: [2, 2, 2, 2, 2, 2, 2, 2] },
+        { key: 'comparison_reverse_referrals', name: '逆紹介（比較期間）', values: [1, 1, 1, 1, 1, 1, 1, 1] },
       ],
     })),
     referralReportsAggregationResults: vi.fn(async ({ body }: { body: Parameters<typeof aggregation>[0] }) =>
@@ -183,7 +185,7 @@ describe('data analysis page', () => {
 
     const period = { from: '2026-04-01', to: '2026-11-24' };
     const comparison = { from: '2025-04-01', to: '2025-11-24' };
-    expect(api.referralsComparisonMonthly).toHaveBeenCalledWith(
+    expect(api.referralsComparison).toHaveBeenCalledWith(
       expect.objectContaining({
         body: expect.objectContaining({ period, comparison_period: comparison, period_unit: 'month' }),
       }),
@@ -246,7 +248,7 @@ describe('data analysis page', () => {
     const api = fakeApi();
     renderPage(api, { search: { from: '2025-04-01', to: '2026-03-31', own: [id(52)], cmp: 'none', unit: 'quarter' } });
     await screen.findByTestId('kpi-referrals-value');
-    expect(api.referralsComparisonMonthly).toHaveBeenCalledWith(
+    expect(api.referralsComparison).toHaveBeenCalledWith(
       expect.objectContaining({
         body: expect.objectContaining({
           period: { from: '2025-04-01', to: '2026-03-31' },
@@ -270,7 +272,7 @@ describe('data analysis page', () => {
     const empty = chart(Array(8).fill(null), Array(8).fill(null));
     renderPage(
       fakeApi({
-        referralsComparisonMonthly: vi.fn(async () => empty),
+        referralsComparison: vi.fn(async () => empty),
         referralTotalCountRanking: vi.fn(() => new Promise(() => {})),
       }),
     );

@@ -88,7 +88,7 @@ export function DataAnalysisPage({
   const withVisits = features.includes('communications');
   const withTags = features.includes('tags');
 
-  const monthly = useQuery({ ...dataAnalysisQueries.referralsMonthly(api, f), ...keep });
+  const trend = useQuery({ ...dataAnalysisQueries.referralsTrend(api, f), ...keep });
   const reverseMonthly = useQuery({
     ...dataAnalysisQueries.reverseReferralsMonthly(api, f),
     ...keep,
@@ -143,7 +143,7 @@ export function DataAnalysisPage({
       </Title>
       <FilterBar filters={f} today={today} onChange={onSearchChange} withTags={withTags} />
       <FilterSummary f={f} names={names} />
-      {monthly.data && !hasData(monthly.data) && <EmptyState file="紹介リスト" />}
+      {trend.data && !hasData(trend.data) && <EmptyState file="紹介リスト" />}
       {withReverse && reverseMonthly.data && !hasData(reverseMonthly.data) && <EmptyState file="逆紹介リスト" />}
       {kpis.length > 0 && <KpiCards kpis={kpis} loading={kpiLoading} hasComparison={comparison !== null} />}
       <ChartPanel
@@ -151,7 +151,7 @@ export function DataAnalysisPage({
         testId="trend-panel"
         axis={unitLabels[f.unit]}
         kind="line"
-        query={monthly}
+        query={trend}
       />
       {withReports ? (
         <SimpleGrid cols={{ base: 1, lg: 2 }}>
@@ -194,7 +194,7 @@ export function DataAnalysisPage({
         <ChartPanel
           title="紹介・逆紹介の比較"
           testId="both-referrals-panel"
-          axis="区分"
+          axis={unitLabels[f.unit]}
           kind="bar"
           query={both as UseQueryResult<NonNullable<typeof both.data>>}
         />
