@@ -35,6 +35,3 @@ export function hasData(chart: ChartData): boolean {
 }
 
 export const formatCount = (n: number | null): string => (n === null ? '—' : n.toLocaleString('ja-JP'));
-
-export const formatChange = (n: number | null): string =>
-  n === null ? '—' : `${n > 0 ? '+' : ''}${n.toLocaleString('ja-JP')}`;

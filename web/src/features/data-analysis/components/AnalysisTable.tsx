@@ -3,7 +3,7 @@ import { AnchorLink } from '../../medical-institutions/components/router-links.t
 import type { ExportTable } from '../table-export.ts';
 
 /** How a column reads on screen; the export keeps the raw figures. */
-export type ColumnFormat = 'text' | 'count' | 'change' | 'percent' | 'rate';
+type ColumnFormat = 'text' | 'count' | 'change' | 'percent' | 'rate';
 
 export interface TableColumn {
   key: string;

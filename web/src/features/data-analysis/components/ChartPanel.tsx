@@ -9,7 +9,7 @@ import { Panel, QueryBody } from './Panel.tsx';
 const palette = ['blue.6', 'gray.5', 'teal.6', 'orange.6', 'grape.5', 'cyan.6'];
 
 /** A chart's figures as a table: one row per label, one column per series. */
-export function chartTable(name: string, axis: string, chart: ChartData) {
+function chartTable(name: string, axis: string, chart: ChartData) {
   const columns: TableColumn[] = [
     { key: 'label', label: axis },
     ...chart.series.map((s) => ({ key: `s_${s.key}`, label: s.name, format: 'count' as const })),

@@ -22,7 +22,7 @@ const columns: TableColumn[] = [
 const slash = (day: string) => day.replaceAll('-', '/');
 
 /** What the figures mean, shown with them (docs/decisions.md, visit effectiveness). */
-export function effectivenessDefinition(period: Period, comparison: Period): string {
+function effectivenessDefinition(period: Period, comparison: Period): string {
   return (
     `期間（${slash(period.from)}〜${slash(period.to)}）に訪問した医療機関について、期間の紹介件数を比較期間` +
     `（${slash(comparison.from)}〜${slash(comparison.to)}）の紹介件数と比べます。` +

@@ -29,7 +29,7 @@ export const comparisonLabels: Record<ComparisonMode, string> = {
 };
 
 /** The period choices: this 年度 to date, the four 年度 before it whole, or dates of one's own. */
-export function periodPresetOf(f: Pick<AnalysisFilters, 'from' | 'to'>, today: string): string {
+function periodPresetOf(f: Pick<AnalysisFilters, 'from' | 'to'>, today: string): string {
   const fy = fiscalYearOf(today);
   if (f.from === `${fy}-04-01` && f.to === today) return 'ytd';
   const y = Number(f.from.slice(0, 4));
