@@ -13,3 +13,4 @@ export * from './emails/email.events.ts';
 export * from './referrals/referral-data.events.ts';
 export * from './communications/communication.events.ts';
 export * from './tasks/task.events.ts';
+export * from './analysis/periods.ts';

@@ -11,6 +11,9 @@ import { registerReferralQueryRoutes } from './referrals/referrals.routes.ts';
 import { registerDataUploadQueryRoutes } from './data-uploads/data-uploads.routes.ts';
 import { registerCommunicationQueryRoutes } from './communications/communications.routes.ts';
 import { registerTaskQueryRoutes } from './tasks/tasks.routes.ts';
+import { registerChartQueryRoutes } from './charts/charts.routes.ts';
+import { registerDataAnalysisQueryRoutes } from './data-analysis/data-analysis.routes.ts';
+import { registerReferralReportQueryRoutes } from './referral-reports/referral-report.routes.ts';
 
 export { queryProjections } from './projections.ts';
 export { tagsProjection } from '@renkei/read-models';
@@ -51,5 +54,8 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
   registerDataUploadQueryRoutes(app, { db: deps.db });
   registerCommunicationQueryRoutes(app, { db: deps.db });
   registerTaskQueryRoutes(app, { db: deps.db });
+  registerChartQueryRoutes(app, { db: deps.db });
+  registerDataAnalysisQueryRoutes(app, { db: deps.db });
+  registerReferralReportQueryRoutes(app, { db: deps.db });
   return app;
 }

@@ -70,7 +70,7 @@ export const EffectivenessResult = z.object({
   }),
 });
 
-const d = { area: 'data-analysis', service: 'query', feature: 'data_analysis', served: false } as const;
+const d = { area: 'data-analysis', service: 'query', feature: 'data_analysis', served: true } as const;
 
 export const dataAnalysisEndpoints = {
   effectivenessVerification: endpoint({

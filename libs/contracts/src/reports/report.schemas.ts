@@ -366,7 +366,7 @@ export const reportEndpoints = {
   referralReportsAggregationResults: endpoint({
     area: 'reports',
     feature: 'report',
-    served: false,
+    served: true,
     id: 'referralReports.aggregationResults',
     method: 'POST',
     path: '/referral_reports/aggregation_results',

@@ -15,7 +15,9 @@ import {
   hospitalAdmissionsTable,
   mappingProfilesTable,
   referralDataImportsTable,
+  referralCaseRollupsTable,
   referralMonthlyRollupsTable,
+  referralPeriodRollupsTable,
   referralsTable,
   reverseReferralsTable,
 } from './referrals.tables.ts';
@@ -27,6 +29,8 @@ const tables = [
   reverseReferralsTable,
   hospitalAdmissionsTable,
   referralMonthlyRollupsTable,
+  referralPeriodRollupsTable,
+  referralCaseRollupsTable,
   mappingProfilesTable,
 ] as const;
 type T = ProjectionTables<(typeof tables)[number]['name']>;
@@ -106,7 +110,8 @@ const dateOf = (f: FactRow) =>
  */
 export const referralsProjection = defineProjection({
   name: 'referrals',
-  version: 1,
+  // 2: the analysis rollups (period and case mix) and the date indexes of the coverage.
+  version: 2,
   eventTypes: decode.types,
   tables: tableNames(tables),
   setup: (trx, t) => createTables(trx, tables, t),
@@ -347,8 +352,7 @@ async function applyFacts(
 
   // The rollup rows of touched patients' referrals and of the rows changed, recomputed from the facts.
   const keys = [...rollupKeys.values()];
-  await sql`
-    WITH keys AS (
+  const keySet = sql`
       SELECT DISTINCT * FROM (
         SELECT k.tenant_id, k.medical_institution_id, k.own_department_id, k.month
           FROM jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS k(tenant_id uuid, medical_institution_id uuid, own_department_id uuid, month date)
@@ -357,8 +361,9 @@ async function applyFacts(
           FROM ${sql.table(t.referrals)} r
           JOIN unnest(${sql.val(affected.map((p) => p.tenant_id))}::uuid[], ${sql.val(affected.map((p) => p.patient_key))}::text[]) AS p(tenant_id, patient_key)
             ON r.tenant_id = p.tenant_id AND r.patient_key = p.patient_key
-         WHERE r.medical_institution_id IS NOT NULL) u
-    )
+         WHERE r.medical_institution_id IS NOT NULL) u`;
+  await sql`
+    WITH keys AS (${keySet})
     INSERT INTO ${sql.table(t.referral_monthly_rollups)} AS cur
       (tenant_id, medical_institution_id, own_department_id, month, referral_count, first_visit_count, admitted_count, operated_count, reverse_referral_count)
     SELECT k.tenant_id, k.medical_institution_id, k.own_department_id, k.month,
@@ -384,6 +389,68 @@ async function applyFacts(
       referral_count = excluded.referral_count, first_visit_count = excluded.first_visit_count,
       admitted_count = excluded.admitted_count, operated_count = excluded.operated_count,
       reverse_referral_count = excluded.reverse_referral_count`.execute(trx);
+  await rebuildAnalysisRollups(trx, t, keySet);
+}
+
+/**
+ * The analysis rollups of every (tenant, institution, month) the batch touched, deleted and summed
+ * again from the facts: a row's dimensions (referral department, visit, case mix) can change with a
+ * re-upload or a late stay, so recomputing whole months is simpler than patching and as idempotent.
+ */
+async function rebuildAnalysisRollups(trx: Transaction<unknown>, t: T, keySet: ReturnType<typeof sql>) {
+  const months = sql`SELECT DISTINCT tenant_id, medical_institution_id, month FROM (${keySet}) k`;
+  const visit = sql`CASE WHEN r.first_visit THEN 'first' WHEN NOT r.first_visit THEN 'return' ELSE 'unknown' END`;
+  const segment = (column: string) =>
+    sql`greatest(date_trunc('week', ${sql.ref(column)}::timestamp), date_trunc('month', ${sql.ref(column)}::timestamp))::date`;
+  const inMonth = (alias: string, column: string) =>
+    sql`${sql.ref(`${alias}.tenant_id`)} = g.tenant_id AND ${sql.ref(`${alias}.medical_institution_id`)} = g.medical_institution_id
+        AND ${sql.ref(`${alias}.${column}`)} >= g.month AND ${sql.ref(`${alias}.${column}`)} < (g.month + interval '1 month')::date`;
+  const admitted = sql`EXISTS (SELECT 1 FROM ${sql.table(t.hospital_admissions)} a WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id)`;
+  const operated = sql`EXISTS (SELECT 1 FROM ${sql.table(t.hospital_admissions)} a WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id AND a.kcode IS NOT NULL)`;
+
+  await sql`
+    DELETE FROM ${sql.table(t.referral_period_rollups)} p USING (${months}) g
+     WHERE p.tenant_id = g.tenant_id AND p.medical_institution_id = g.medical_institution_id
+       AND p.segment >= g.month AND p.segment < (g.month + interval '1 month')::date`.execute(trx);
+  await sql`
+    INSERT INTO ${sql.table(t.referral_period_rollups)}
+      (tenant_id, medical_institution_id, own_department_id, referral_department, visit, segment,
+       referral_count, admitted_count, operated_count, reverse_referral_count)
+    SELECT tenant_id, medical_institution_id, own_department_id, referral_department, visit, segment,
+           sum(referrals)::int, sum(admitted)::int, sum(operated)::int, sum(reverse)::int
+      FROM (
+        SELECT r.tenant_id, r.medical_institution_id, coalesce(r.own_department_id, ${noDepartment}::uuid) AS own_department_id,
+               coalesce(r.from_department, '') AS referral_department, ${visit} AS visit, ${segment('r.referral_date')} AS segment,
+               1 AS referrals, (${admitted})::int AS admitted, (${operated})::int AS operated, 0 AS reverse
+          FROM ${sql.table(t.referrals)} r JOIN (${months}) g ON ${inMonth('r', 'referral_date')}
+        UNION ALL
+        SELECT v.tenant_id, v.medical_institution_id, coalesce(v.own_department_id, ${noDepartment}::uuid), '', 'unknown',
+               ${segment('v.reverse_referral_date')}, 0, 0, 0, 1
+          FROM ${sql.table(t.reverse_referrals)} v JOIN (${months}) g ON ${inMonth('v', 'reverse_referral_date')}) f
+     GROUP BY tenant_id, medical_institution_id, own_department_id, referral_department, visit, segment`.execute(trx);
+
+  await sql`
+    DELETE FROM ${sql.table(t.referral_case_rollups)} c USING (${months}) g
+     WHERE c.tenant_id = g.tenant_id AND c.medical_institution_id = g.medical_institution_id AND c.month = g.month`.execute(
+    trx,
+  );
+  await sql`
+    INSERT INTO ${sql.table(t.referral_case_rollups)}
+      (tenant_id, medical_institution_id, own_department_id, referral_department, visit, mdc, kcode, month,
+       referral_count, admitted_count, operated_count)
+    SELECT r.tenant_id, r.medical_institution_id, coalesce(r.own_department_id, ${noDepartment}::uuid),
+           coalesce(r.from_department, ''), ${visit}, coalesce(left(s.dpc_code, 2), ''), coalesce(o.kcode, ''), g.month,
+           count(*)::int, count(s.found)::int, count(o.kcode)::int
+      FROM ${sql.table(t.referrals)} r
+      JOIN (${months}) g ON ${inMonth('r', 'referral_date')}
+      LEFT JOIN LATERAL (
+        SELECT true AS found, a.dpc_code FROM ${sql.table(t.hospital_admissions)} a
+         WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id ORDER BY a.admission_date, a.id LIMIT 1) s ON true
+      LEFT JOIN LATERAL (
+        SELECT a.kcode FROM ${sql.table(t.hospital_admissions)} a
+         WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id AND a.kcode IS NOT NULL
+         ORDER BY a.admission_date, a.id LIMIT 1) o ON true
+     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`.execute(trx);
 }
 
 async function applyImportPatches(trx: Transaction<unknown>, t: T, patches: ImportPatch[]): Promise<void> {

@@ -37,6 +37,7 @@ const referralOp = fc
     institution,
     department,
     first: fc.option(fc.boolean(), { nil: null }),
+    from: fc.option(fc.constantFrom('内科', '外科'), { nil: null }),
   })
   .map((r): Op => ({
     kind: 'referral',
@@ -49,7 +50,7 @@ const referralOp = fc
       medical_institution_id: r.institution,
       institution_code: null,
       institution_name: 'x',
-      from_department: null,
+      from_department: r.from,
       from_doctor: null,
       to_department: null,
       own_department_id: r.department,
@@ -60,7 +61,13 @@ const referralOp = fc
     },
   }));
 const admissionOp = fc
-  .record({ id: fc.integer({ min: 1, max: 8 }), patient, date, operated: fc.boolean() })
+  .record({
+    id: fc.integer({ min: 1, max: 8 }),
+    patient,
+    date,
+    kcode: fc.option(fc.constantFrom('K6335', 'K718-21'), { nil: null }),
+    dpc: fc.option(fc.constantFrom('040080xx99x0xx', '060100xx01xxxx'), { nil: null }),
+  })
   .map((a): Op => ({
     kind: 'admission',
     fact: {
@@ -71,11 +78,11 @@ const admissionOp = fc
       department_code: null,
       icd10_code: null,
       icd10_name: null,
-      kcode: a.operated ? 'K6335' : null,
+      kcode: a.kcode,
       operation_name: null,
       operation_date: null,
       anesthesia: null,
-      dpc_code: null,
+      dpc_code: a.dpc,
       dpc_name: null,
       scores: {},
       admission_route_code: null,
@@ -113,8 +120,8 @@ const eventOf = (op: Op, n: number) => {
 
 const addDays = (iso: string, days: number) => new Date(Date.parse(iso) + days * 86_400_000).toISOString().slice(0, 10);
 
-/** The same figures straight from the final facts, by the rule of issue 12 §4. */
-function expected(ops: Op[], ids: Map<string, string>, from: string, to: string) {
+/** The final facts and the stays each referral is followed by, by the rule of issue 12 §4. */
+function finalFacts(ops: Op[], ids: Map<string, string>) {
   const last = <K extends Op['kind']>(kind: K) =>
     [...new Map(ops.filter((o) => o.kind === kind).map((o) => [o.fact.identity, o.fact])).values()] as Extract<
       Op,
@@ -143,6 +150,12 @@ function expected(ops: Op[], ids: Map<string, string>, from: string, to: string)
     const chosen = candidates[0];
     if (chosen) links.set(chosen.identity, [...(links.get(chosen.identity) ?? []), a]);
   }
+  return { referrals, links, reverses: last('reverse') };
+}
+
+/** The same figures straight from the final facts. */
+function expected(ops: Op[], ids: Map<string, string>, from: string, to: string) {
+  const { referrals, links, reverses } = finalFacts(ops, ids);
   const inPeriod = (d: string) => d.slice(0, 7) >= from && d.slice(0, 7) <= to;
   const out = new Map<string, number[]>();
   const add = (inst: string | null, i: number) => {
@@ -158,8 +171,59 @@ function expected(ops: Op[], ids: Map<string, string>, from: string, to: string)
     if (linked.length > 0) add(r.medical_institution_id, 2);
     if (linked.some((a) => a.kcode)) add(r.medical_institution_id, 3);
   }
-  for (const v of last('reverse').filter((v) => inPeriod(v.reverse_referral_date))) add(v.medical_institution_id, 4);
+  for (const v of reverses.filter((v) => inPeriod(v.reverse_referral_date))) add(v.medical_institution_id, 4);
   return Object.fromEntries([...out].filter(([, v]) => v.some((x) => x > 0)));
+}
+
+const noDepartment = '00000000-0000-0000-0000-000000000000';
+const visitOf = (first: boolean | null) => (first === null ? 'unknown' : first ? 'first' : 'return');
+function segmentOf(date: string) {
+  const weekday = new Date(`${date}T00:00:00Z`).getUTCDay();
+  const monday = addDays(date, -((weekday + 6) % 7));
+  const first = `${date.slice(0, 7)}-01`;
+  return monday > first ? monday : first;
+}
+
+/** The analysis rollups' rows (zero rows left out) straight from the final facts. */
+function expectedAnalysis(ops: Op[], ids: Map<string, string>) {
+  const { referrals, links, reverses } = finalFacts(ops, ids);
+  const period = new Map<string, number[]>();
+  const cases = new Map<string, number[]>();
+  const add = (map: Map<string, number[]>, key: string, values: number[]) => {
+    const v = map.get(key) ?? values.map(() => 0);
+    values.forEach((x, i) => (v[i]! += x));
+    map.set(key, v);
+  };
+  for (const r of referrals) {
+    if (!r.medical_institution_id) continue;
+    const stays = [...(links.get(r.identity) ?? [])].sort((a, b) =>
+      a.admission_date === b.admission_date
+        ? ids.get(a.identity)! < ids.get(b.identity)!
+          ? -1
+          : 1
+        : a.admission_date < b.admission_date
+          ? -1
+          : 1,
+    );
+    const dims = [
+      r.medical_institution_id,
+      r.own_department_id ?? noDepartment,
+      r.from_department ?? '',
+      visitOf(r.first_visit),
+    ];
+    const admitted = stays.length > 0 ? 1 : 0;
+    const operated = stays.some((a) => a.kcode) ? 1 : 0;
+    add(period, [...dims, segmentOf(r.referral_date)].join('|'), [1, admitted, operated, 0]);
+    const mdc = stays[0]?.dpc_code?.slice(0, 2) ?? '';
+    const kcode = stays.find((a) => a.kcode)?.kcode ?? '';
+    add(cases, [...dims, mdc, kcode, `${r.referral_date.slice(0, 7)}-01`].join('|'), [1, admitted, operated]);
+  }
+  for (const v of reverses) {
+    if (!v.medical_institution_id) continue;
+    const dims = [v.medical_institution_id, v.own_department_id ?? noDepartment, '', 'unknown'];
+    add(period, [...dims, segmentOf(v.reverse_referral_date)].join('|'), [0, 0, 0, 1]);
+  }
+  return { period: Object.fromEntries(period), cases: Object.fromEntries(cases) };
 }
 
 describe('referral rollups', () => {
@@ -197,7 +261,8 @@ describe('referral rollups', () => {
           const idRows = await sql<{
             identity: string;
             id: string;
-          }>`SELECT identity, id FROM ${sql.table(t.referrals)}`.execute(db.kysely);
+          }>`SELECT identity, id FROM ${sql.table(t.referrals)}
+              UNION ALL SELECT identity, id FROM ${sql.table(t.hospital_admissions)}`.execute(db.kysely);
           const ids = new Map(idRows.rows.map((r) => [r.identity, r.id]));
           for (const [a, b] of periods) {
             const [from, to] = a <= b ? [a, b] : [b, a];
@@ -210,6 +275,18 @@ describe('referral rollups', () => {
             const actual = Object.fromEntries(rows.filter((r) => r.v.some((x) => x > 0)).map((r) => [r.id, r.v]));
             expect(actual).toEqual(expected(ops, ids, from, to));
           }
+          const periodRows = await sql<{ k: string; v: number[] }>`
+            SELECT concat_ws('|', medical_institution_id, own_department_id, referral_department, visit, to_char(segment, 'YYYY-MM-DD')) AS k,
+                   ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
+              FROM ${sql.table(t.referral_period_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+          const caseRows = await sql<{ k: string; v: number[] }>`
+            SELECT concat_ws('|', medical_institution_id, own_department_id, referral_department, visit, mdc, kcode, to_char(month, 'YYYY-MM-DD')) AS k,
+                   ARRAY[referral_count, admitted_count, operated_count] AS v
+              FROM ${sql.table(t.referral_case_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+          expect({
+            period: Object.fromEntries(periodRows.rows.map((r) => [r.k, r.v])),
+            cases: Object.fromEntries(caseRows.rows.map((r) => [r.k, r.v])),
+          }).toEqual(expectedAnalysis(ops, ids));
           await sql`DROP TABLE ${sql.raw(Object.values<string>(t).join(', '))}`.execute(db.kysely);
         },
       ),

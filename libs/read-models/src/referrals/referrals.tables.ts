@@ -69,6 +69,8 @@ export const referralsTable = defineTable({
     ['tenant_id', 'medical_institution_id', 'referral_date DESC'],
     ['tenant_id', 'patient_key', 'referral_date'],
     ['tenant_id', 'id'],
+    // The first and last date the tenant's referral data covers (analysis: null before, 0 within).
+    ['tenant_id', 'referral_date'],
   ],
 });
 
@@ -94,6 +96,7 @@ export const reverseReferralsTable = defineTable({
   indexes: [
     ['tenant_id', 'medical_institution_id', 'reverse_referral_date DESC'],
     ['tenant_id', 'patient_key', 'reverse_referral_date'],
+    ['tenant_id', 'reverse_referral_date'],
   ],
 });
 
@@ -155,11 +158,74 @@ export const referralMonthlyRollupsTable = defineTable({
   indexes: [['tenant_id', 'month']],
 });
 
+/** How a referral was marked in its file: 初診, 再診, or not said (counted only under 'all'). */
+export type VisitKind = 'first' | 'return' | 'unknown';
+
+/**
+ * The analysis figures (charts and rankings, issue 13) per institution, own department, referral
+ * department (紹介元診療科, the file's text; '' when empty), first/return visit and segment: the part of a
+ * Monday-to-Sunday week inside one month, keyed by its first day. A segment never crosses a week or a
+ * month, so both weekly and monthly (and longer) sums are exact. Reverse referrals count under their
+ * institution and own department with referral department '' and visit 'unknown'.
+ */
+export const referralPeriodRollupsTable = defineTable({
+  name: 'referral_period_rollups',
+  columns: {
+    tenant_id: column.uuid(),
+    medical_institution_id: column.uuid(),
+    own_department_id: column.uuid(),
+    referral_department: column.text(),
+    visit: column.text<VisitKind>(),
+    segment: column.date(),
+    referral_count: column.int(),
+    admitted_count: column.int(),
+    operated_count: column.int(),
+    reverse_referral_count: column.int(),
+  },
+  primaryKey: ['tenant_id', 'medical_institution_id', 'own_department_id', 'referral_department', 'visit', 'segment'],
+  indexes: [['tenant_id', 'segment']],
+});
+
+/**
+ * The referral aggregation's figures (POST /referral_reports/aggregation_results) per month with the
+ * case mix: `mdc` is the first two characters of the DPC code of the first stay that followed the
+ * referral, `kcode` the K-code of its first stay with an operation ('' for none of either).
+ */
+export const referralCaseRollupsTable = defineTable({
+  name: 'referral_case_rollups',
+  columns: {
+    tenant_id: column.uuid(),
+    medical_institution_id: column.uuid(),
+    own_department_id: column.uuid(),
+    referral_department: column.text(),
+    visit: column.text<VisitKind>(),
+    mdc: column.text(),
+    kcode: column.text(),
+    month: column.date(),
+    referral_count: column.int(),
+    admitted_count: column.int(),
+    operated_count: column.int(),
+  },
+  primaryKey: [
+    'tenant_id',
+    'medical_institution_id',
+    'own_department_id',
+    'referral_department',
+    'visit',
+    'mdc',
+    'kcode',
+    'month',
+  ],
+  indexes: [['tenant_id', 'month']],
+});
+
 export type ReferralsTables = KyselyTables<
   | typeof referralDataImportsTable
   | typeof referralsTable
   | typeof reverseReferralsTable
   | typeof hospitalAdmissionsTable
   | typeof referralMonthlyRollupsTable
+  | typeof referralPeriodRollupsTable
+  | typeof referralCaseRollupsTable
   | typeof mappingProfilesTable
 >;

@@ -1,0 +1,89 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { ReferralReportBody } from '@renkei/contracts';
+import type { ReadModels } from '@renkei/read-models';
+import { institutionConditions, widen } from '../charts/analysis.queries.ts';
+
+type GroupingKey = ReferralReportBody['grouping_conditions'][number];
+const noDepartment = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * What each grouping key groups by (`value`, shown) and, for records, the id beside it (`id`, under
+ * `<key>_id` in the answer). `year` is the 年度; institution facts come from the master.
+ */
+const groupingSql: Record<GroupingKey, { value: RawBuilder<unknown>; id?: RawBuilder<unknown> }> = {
+  medical_institution: { value: sql`m.name`, id: sql`c.medical_institution_id::text` },
+  own_department: {
+    value: sql`CASE WHEN c.own_department_id = ${noDepartment}::uuid THEN NULL ELSE coalesce(d.name, '') END`,
+    id: sql`nullif(c.own_department_id, ${noDepartment}::uuid)::text`,
+  },
+  referral_department: { value: sql`nullif(c.referral_department, '')` },
+  month: { value: sql`to_char(c.month, 'YYYY-MM')` },
+  year: { value: sql`to_char(c.month - interval '3 months', 'YYYY') || '年度'` },
+  facility_type: { value: sql`m.facility_type_id::text` },
+  prefecture: { value: sql`nullif(m.prefecture, '')` },
+  city: { value: sql`nullif(m.city, '')` },
+  mdc: { value: sql`nullif(c.mdc, '')` },
+  kcode: { value: sql`nullif(c.kcode, '')` },
+};
+
+const rate = (part: number, whole: number) => (whole === 0 ? null : part / whole);
+
+/**
+ * The referral aggregation: referrals, the referrals a stay followed (admissions) and those with an
+ * operation, grouped by up to three keys, from the monthly case-mix rollups (the period counts the
+ * whole months it touches). Biggest referral count first, then by the keys.
+ */
+export async function referralAggregation(db: Kysely<ReadModels>, tenantId: string, body: ReferralReportBody) {
+  const f = body.filter_conditions;
+  const range = widen(f.period, 'month');
+  const keys = [...new Set(body.grouping_conditions)];
+  const where: RawBuilder<unknown>[] = [
+    sql`c.tenant_id = ${tenantId}`,
+    sql`c.month >= ${range.from}::date AND c.month <= ${range.to}::date`,
+  ];
+  if (f.own_department_ids.length > 0)
+    where.push(sql`c.own_department_id = ANY(${sql.val(f.own_department_ids)}::uuid[])`);
+  if (f.medical_institution_ids.length > 0)
+    where.push(sql`c.medical_institution_id = ANY(${sql.val(f.medical_institution_ids)}::uuid[])`);
+  if (f.mdc_ids.length > 0) where.push(sql`c.mdc = ANY(${sql.val(f.mdc_ids)}::text[])`);
+  if (f.first_visit === 'first_visit') where.push(sql`c.visit = 'first'`);
+  if (f.first_visit === 'return_visit') where.push(sql`c.visit = 'return'`);
+  where.push(...institutionConditions(tenantId, f, sql`c.medical_institution_id`));
+
+  const columns = keys.flatMap((k, i) => {
+    const g = groupingSql[k];
+    return [sql`${g.value} AS ${sql.ref(`k${i}`)}`, ...(g.id ? [sql`${g.id} AS ${sql.ref(`id${i}`)}`] : [])];
+  });
+  // By position: an expression with parameters is not the same expression twice to Postgres.
+  const groupBy = columns.map((_, i) => sql.lit(i + 1));
+  const { rows } = await sql<Record<string, string | number | null>>`
+    SELECT ${sql.join(columns)},
+           sum(c.referral_count)::int AS referral_count, sum(c.admitted_count)::int AS admitted,
+           sum(c.operated_count)::int AS operated
+      FROM rm.referral_case_rollups c
+      LEFT JOIN ref.medical_institutions m ON m.id = c.medical_institution_id
+      LEFT JOIN rm.own_departments d ON d.tenant_id = c.tenant_id AND d.id = c.own_department_id
+     WHERE ${sql.join(where, sql` AND `)}
+     GROUP BY ${sql.join(groupBy)}
+     ORDER BY referral_count DESC, ${sql.join(keys.map((_, i) => sql`${sql.ref(`k${i}`)} NULLS LAST`))}`.execute(db);
+  return {
+    data: rows.map((r) => {
+      const referrals = Number(r.referral_count);
+      const admitted = Number(r.admitted);
+      const operated = Number(r.operated);
+      const grouping: Record<string, string | null> = {};
+      keys.forEach((k, i) => {
+        grouping[k] = (r[`k${i}`] as string | null) ?? null;
+        if (groupingSql[k].id) grouping[`${k}_id`] = (r[`id${i}`] as string | null) ?? null;
+      });
+      return {
+        grouping_keys: grouping,
+        referral_count: referrals,
+        hospital_admission_count: admitted,
+        hospital_admission_rate: rate(admitted, referrals),
+        operation_count: operated,
+        operation_rate: rate(operated, referrals),
+      };
+    }),
+  };
+}
