@@ -18,8 +18,16 @@ export interface BreakdownRow extends Record<string, string | number | null> {
 
 const unset = '（未設定）';
 
-function nameOf(keys: Record<string, string | null>, by: readonly string[]): string {
-  const parts = by.map((k) => keys[k]).filter((v): v is string => v !== null && v !== undefined && v !== '');
+/** Turns a grouping value the API gives as a code (the facility type's id) into what the user reads. */
+export type GroupLabels = (key: string, value: string) => string;
+
+function nameOf(keys: Record<string, string | null>, by: readonly string[], labels: GroupLabels): string {
+  const parts = by
+    .map((k) => {
+      const v = keys[k];
+      return v === null || v === undefined || v === '' ? undefined : labels(k, v);
+    })
+    .filter((v): v is string => v !== undefined);
   return parts.length > 0 ? parts.join(' ') : unset;
 }
 
@@ -27,10 +35,15 @@ function nameOf(keys: Record<string, string | null>, by: readonly string[]): str
  * The period's groups beside the comparison period's, by the group's name; a group only in the comparison
  * period shows with 0 referrals (it had none in the period). Rates are computed from the counts, in percent.
  */
-export function breakdownRows(current: Result, comparison: Result | null, by: readonly string[]): BreakdownRow[] {
+export function breakdownRows(
+  current: Result,
+  comparison: Result | null,
+  by: readonly string[],
+  labels: GroupLabels = (_, v) => v,
+): BreakdownRow[] {
   const before = new Map<string, number>();
   for (const r of comparison?.data ?? []) {
-    const name = nameOf(r.grouping_keys, by);
+    const name = nameOf(r.grouping_keys, by, labels);
     before.set(name, (before.get(name) ?? 0) + r.referral_count);
   }
   const rows = new Map<string, BreakdownRow>();
@@ -53,7 +66,7 @@ export function breakdownRows(current: Result, comparison: Result | null, by: re
     return r;
   };
   for (const r of current.data) {
-    const target = row(nameOf(r.grouping_keys, by));
+    const target = row(nameOf(r.grouping_keys, by, labels));
     target.referrals += r.referral_count;
     target.admissions += r.hospital_admission_count;
     target.operations += r.operation_count;

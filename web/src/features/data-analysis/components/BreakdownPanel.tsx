@@ -1,7 +1,7 @@
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { ReferralReportResult } from '@renkei/contracts';
 import type { z } from 'zod';
-import { breakdownRows } from '../breakdown.ts';
+import { breakdownRows, type GroupLabels } from '../breakdown.ts';
 import { AnalysisTable, exportOf, type TableColumn } from './AnalysisTable.tsx';
 import { ExportMenu } from './ExportMenu.tsx';
 import { Panel, QueryBody } from './Panel.tsx';
@@ -33,6 +33,7 @@ export function BreakdownPanel({
   testId,
   groupLabel,
   by,
+  labels,
   current,
   comparison,
 }: {
@@ -40,12 +41,15 @@ export function BreakdownPanel({
   testId: string;
   groupLabel: string;
   by: readonly string[];
+  labels?: GroupLabels;
   current: UseQueryResult<Result>;
   comparison: UseQueryResult<Result> | null;
 }) {
   const query = combine(current, comparison);
   const columns = columnsOf(groupLabel, comparison !== null);
-  const table = query.data ? exportOf(title, columns, breakdownRows(query.data[0], query.data[1], by)) : undefined;
+  const table = query.data
+    ? exportOf(title, columns, breakdownRows(query.data[0], query.data[1], by, labels))
+    : undefined;
   return (
     <Panel title={title} testId={testId} actions={<ExportMenu table={table} testId={testId} />}>
       <QueryBody query={query} height={320}>

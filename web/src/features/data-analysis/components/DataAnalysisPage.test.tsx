@@ -9,7 +9,7 @@ import {
   Outlet,
   RouterProvider,
 } from '@tanstack/react-router';
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { configure, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../api/api-errors.ts';
@@ -43,7 +43,14 @@ function aggregation(body: { filter_conditions: { period: { from: string } }; gr
           ['内科', now ? 30 : 20, now ? 12 : 8, now ? 3 : 2],
           ['整形外科', now ? 10 : 20, now ? 4 : 6, now ? 5 : 4],
         ]
-      : [[key === 'prefecture' ? '静岡県' : `${key}-A`, now ? 40 : 40, now ? 16 : 14, now ? 8 : 6]];
+      : [
+          [
+            { prefecture: '静岡県', facility_type: 'hospital' }[key] ?? `${key}-A`,
+            now ? 40 : 40,
+            now ? 16 : 14,
+            now ? 8 : 6,
+          ],
+        ];
   return {
     data: rows.map(([name, referrals, admissions, operations]) => ({
       grouping_keys: Object.fromEntries(body.grouping_conditions.map((k, i) => [k, i === 0 ? String(name) : '静岡市'])),
@@ -167,6 +174,9 @@ function renderPage(
   return router;
 }
 
+// The page renders a dozen panels through the router; on a loaded two-core machine that takes over a second.
+configure({ asyncUtilTimeout: 5000 });
+
 afterEach(() => vi.restoreAllMocks());
 
 describe('data analysis page', () => {
@@ -212,6 +222,8 @@ describe('data analysis page', () => {
     const internal = within(own).getByRole('row', { name: /内科/ });
     expect(internal).toHaveTextContent('内科3020+10+50.0%1240.0%310.0%');
     expect(await screen.findByRole('table', { name: '地域別' })).toHaveTextContent('静岡県 静岡市');
+    // The aggregation names a facility type by its code; the page shows the master's name.
+    expect(await screen.findByRole('table', { name: '施設種別' })).toHaveTextContent('一般病院');
 
     const risers = await screen.findByTestId('ranking-risers');
     expect(within(risers).getByRole('row', { name: /駿河クリニック/ })).toHaveTextContent('+15');
@@ -228,7 +240,7 @@ describe('data analysis page', () => {
     expect(await screen.findByTestId('effectiveness-communicated-rate')).toHaveTextContent('+150%');
     expect(screen.getByTestId('effectiveness-control-rate')).toHaveTextContent('-10%');
     expect(screen.getByTestId('effectiveness-definition')).toHaveTextContent(
-      '期間（2026/04/01〜2026/11/24）に訪問した医療機関について、期間の紹介件数を比較期間（2025/04/01〜2025/11/24）',
+      '期間（2026/04/01〜2026/11/24）に訪問した医療機関（同じ日の訪問は1回と数えます）について、期間の紹介件数を比較期間（2025/04/01〜2025/11/24）',
     );
   });
 

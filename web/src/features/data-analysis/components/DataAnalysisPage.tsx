@@ -110,9 +110,12 @@ export function DataAnalysisPage({
   const ownDepartments = useQuery(referenceDataQueries.ownDepartments(api));
   const facilityTypes = useQuery(referenceDataQueries.facilityTypeGroups(api));
   const tags = useQuery({ ...dataAnalysisQueries.tags(api), enabled: withTags });
+  // The aggregation answers a facility type by its master code; the filter's master names it.
+  const facilityTypeName = (code: string) =>
+    facilityTypes.data?.flatMap((g) => g.facility_types).find((t) => t.id === code)?.name ?? code;
   const names = {
     own: f.own.map((id) => ownDepartments.data?.find((d) => d.id === id)?.name ?? id),
-    ft: f.ft.map((id) => facilityTypes.data?.flatMap((g) => g.facility_types).find((t) => t.id === id)?.name ?? id),
+    ft: f.ft.map(facilityTypeName),
     tags: f.tags.map((id) => tags.data?.data.find((t) => t.id === id)?.name ?? id),
   };
 
@@ -181,6 +184,7 @@ export function DataAnalysisPage({
             testId="breakdown-facility"
             groupLabel="施設種別"
             by={['facility_type']}
+            labels={(_, code) => facilityTypeName(code)}
             {...byFacility}
           />
         </SimpleGrid>

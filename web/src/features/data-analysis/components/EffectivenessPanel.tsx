@@ -13,7 +13,7 @@ type Result = z.infer<typeof EffectivenessResult>;
 
 const columns: TableColumn[] = [
   { key: 'name', label: '医療機関' },
-  { key: 'communications', label: '訪問回数', format: 'count' },
+  { key: 'communications', label: '訪問日数', format: 'count' },
   { key: 'referrals', label: '紹介件数', format: 'count' },
   { key: 'previous', label: '比較期間の紹介件数', format: 'count' },
   { key: 'change_rate', label: '増減率(%)', format: 'rate' },
@@ -24,9 +24,10 @@ const slash = (day: string) => day.replaceAll('-', '/');
 /** What the figures mean, shown with them (docs/decisions.md, visit effectiveness). */
 function effectivenessDefinition(period: Period, comparison: Period): string {
   return (
-    `期間（${slash(period.from)}〜${slash(period.to)}）に訪問した医療機関について、期間の紹介件数を比較期間` +
-    `（${slash(comparison.from)}〜${slash(comparison.to)}）の紹介件数と比べます。` +
-    '同じ期間に訪問しなかった医療機関の紹介件数の変化率を対照として並べ、訪問先の変化がそれを上回るかで効果をみます。'
+    `期間（${slash(period.from)}〜${slash(period.to)}）に訪問した医療機関（同じ日の訪問は1回と数えます）について、` +
+    `期間の紹介件数を比較期間（${slash(comparison.from)}〜${slash(comparison.to)}）の紹介件数と比べます` +
+    '（どちらも月単位で集計）。対照は、どちらかの期間に紹介があり訪問しなかったすべての医療機関の変化率です。' +
+    '訪問先の変化率が対照を上回れば、訪問が紹介の増加に結びついたとみます。'
   );
 }
 
