@@ -122,6 +122,10 @@ export function DataAnalysisPage({
   const kpiLoading =
     (withReports && (byOwn.current.isPending || (byOwn.comparison?.isPending ?? false))) ||
     (withReverse && reverseMonthly.isPending);
+  const kpiStale =
+    byOwn.current.isPlaceholderData ||
+    (byOwn.comparison?.isPlaceholderData ?? false) ||
+    (withReverse && reverseMonthly.isPlaceholderData);
   const kpis = withReports
     ? referralKpis(
         byOwn.current.data ? totalsOf(byOwn.current.data) : null,
@@ -148,7 +152,9 @@ export function DataAnalysisPage({
       <FilterSummary f={f} names={names} />
       {trend.data && !hasData(trend.data) && <EmptyState file="紹介リスト" />}
       {withReverse && reverseMonthly.data && !hasData(reverseMonthly.data) && <EmptyState file="逆紹介リスト" />}
-      {kpis.length > 0 && <KpiCards kpis={kpis} loading={kpiLoading} hasComparison={comparison !== null} />}
+      {kpis.length > 0 && (
+        <KpiCards kpis={kpis} loading={kpiLoading} stale={kpiStale} hasComparison={comparison !== null} />
+      )}
       <ChartPanel
         title={`紹介件数の推移（${unitLabels[f.unit]}別）`}
         testId="trend-panel"
@@ -157,7 +163,8 @@ export function DataAnalysisPage({
         query={trend}
       />
       {withReports ? (
-        <SimpleGrid cols={{ base: 1, lg: 2 }}>
+        // Nine columns each: side by side only where two tables fit without wrapping their headings.
+        <SimpleGrid cols={{ base: 1, xl: 2 }}>
           <BreakdownPanel
             title="自院診療科別"
             testId="breakdown-own"

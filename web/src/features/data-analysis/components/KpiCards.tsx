@@ -60,9 +60,25 @@ function Change({ value, comparison }: { value: number | null; comparison: numbe
 }
 
 /** One card per figure with its change against the comparison period; a placeholder of the same size while loading. */
-export function KpiCards({ kpis, loading, hasComparison }: { kpis: Kpi[]; loading: boolean; hasComparison: boolean }) {
+export function KpiCards({
+  kpis,
+  loading,
+  stale,
+  hasComparison,
+}: {
+  kpis: Kpi[];
+  loading: boolean;
+  /** The figures are those of the previous filters while the new ones load. */
+  stale: boolean;
+  hasComparison: boolean;
+}) {
   return (
-    <SimpleGrid cols={{ base: 2, md: kpis.length }} data-testid="kpi-cards">
+    <SimpleGrid
+      cols={{ base: 2, md: kpis.length }}
+      data-testid="kpi-cards"
+      aria-busy={stale}
+      style={{ opacity: stale ? 0.5 : 1, transition: 'opacity 150ms' }}
+    >
       {kpis.map((k) => (
         <Paper key={k.key} withBorder p="md" radius="md" mih={132} data-testid={`kpi-${k.key}`}>
           <Text size="sm" c="dimmed">

@@ -68,7 +68,10 @@ export function QueryBody<T>({
       </Alert>
     );
   return (
-    <div style={{ minHeight: height, opacity: query.isPlaceholderData ? 0.5 : 1, transition: 'opacity 150ms' }}>
+    <div
+      aria-busy={query.isPlaceholderData}
+      style={{ minHeight: height, opacity: query.isPlaceholderData ? 0.5 : 1, transition: 'opacity 150ms' }}
+    >
       {children(query.data as T)}
     </div>
   );
