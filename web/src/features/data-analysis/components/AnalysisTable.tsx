@@ -86,7 +86,14 @@ export function AnalysisTable({
       </Table.Tbody>
     </Table>
   );
-  return maxHeight ? <ScrollArea.Autosize mah={maxHeight}>{body}</ScrollArea.Autosize> : body;
+  // Marked so that print lifts the height limit (the page's print style): paper shows every row.
+  return maxHeight ? (
+    <div data-table-scroll>
+      <ScrollArea.Autosize mah={maxHeight}>{body}</ScrollArea.Autosize>
+    </div>
+  ) : (
+    body
+  );
 }
 
 /** The export of a table: its name, the columns shown, the rows with their raw figures. */

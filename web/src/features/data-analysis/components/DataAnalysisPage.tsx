@@ -22,7 +22,8 @@ const printStyle = `
 @media print {
   .mantine-AppShell-header, .mantine-AppShell-navbar, .mantine-AppShell-footer, [data-print-hide] { display: none !important; }
   .mantine-AppShell-main { padding: 0 !important; min-height: 0 !important; }
-  [data-analysis-page] .mantine-ScrollArea-root, [data-analysis-page] .mantine-ScrollArea-viewport { max-height: none !important; overflow: visible !important; }
+  [data-table-scroll] div { max-height: none !important; overflow: visible !important; }
+  [data-table-scroll] .mantine-ScrollArea-scrollbar { display: none !important; }
   body { background: #fff !important; -webkit-print-color-adjust: exact; print-color-adjust: exact; }
 }`;
 

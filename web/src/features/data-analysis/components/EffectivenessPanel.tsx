@@ -77,7 +77,7 @@ export function EffectivenessPanel({
       <Text size="xs" c="dimmed" mb="sm" data-testid="effectiveness-definition">
         {effectivenessDefinition(period, comparison)}
       </Text>
-      <QueryBody query={query} height={300}>
+      <QueryBody query={query} height={360}>
         {(result) => (
           <Stack>
             <SimpleGrid cols={{ base: 2, md: 4 }}>

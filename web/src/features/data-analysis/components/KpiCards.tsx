@@ -74,7 +74,7 @@ export function KpiCards({
 }) {
   return (
     <SimpleGrid
-      cols={{ base: 2, md: kpis.length }}
+      cols={{ base: 2, sm: kpis.length }}
       data-testid="kpi-cards"
       aria-busy={stale}
       style={{ opacity: stale ? 0.5 : 1, transition: 'opacity 150ms' }}

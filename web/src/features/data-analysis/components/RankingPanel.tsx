@@ -82,7 +82,8 @@ export function RankingPanel({
   const hasComparison = comparison !== null;
   return (
     <Panel title="紹介元ランキング" testId="ranking-panel">
-      <QueryBody query={query} height={420}>
+      {/* Two rows of two lists of up to 320 px each: the placeholder holds that much, so nothing below moves. */}
+      <QueryBody query={query} height={720}>
         {([now, before]) => {
           const r = joinRankings(now, before, rankingLimit);
           return (
