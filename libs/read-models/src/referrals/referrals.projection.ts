@@ -18,6 +18,8 @@ import {
   referralCaseRollupsTable,
   referralMonthlyRollupsTable,
   referralPeriodRollupsTable,
+  referralTenantCaseRollupsTable,
+  referralTenantPeriodRollupsTable,
   referralsTable,
   reverseReferralsTable,
 } from './referrals.tables.ts';
@@ -31,6 +33,8 @@ const tables = [
   referralMonthlyRollupsTable,
   referralPeriodRollupsTable,
   referralCaseRollupsTable,
+  referralTenantPeriodRollupsTable,
+  referralTenantCaseRollupsTable,
   mappingProfilesTable,
 ] as const;
 type T = ProjectionTables<(typeof tables)[number]['name']>;
@@ -110,7 +114,7 @@ const dateOf = (f: FactRow) =>
  */
 export const referralsProjection = defineProjection({
   name: 'referrals',
-  // 2: the analysis rollups (period and case mix) and the date indexes of the coverage.
+  // 2: the analysis rollups (period and case mix, per institution and per tenant) and the date indexes of the coverage.
   version: 2,
   eventTypes: decode.types,
   tables: tableNames(tables),
@@ -393,6 +397,40 @@ async function applyFacts(
 }
 
 /**
+ * The analysis rollups of every institution-month of a tenant's facts dated in [from, to): for facts
+ * written in bulk beside the events (the analysis bench), with the projection's own statements.
+ */
+export async function rebuildTenantAnalysisRollups(
+  trx: Transaction<unknown>,
+  t: T,
+  tenantId: string,
+  range: { from: string; to: string },
+): Promise<void> {
+  await rebuildAnalysisRollups(
+    trx,
+    t,
+    sql`SELECT DISTINCT tenant_id, medical_institution_id, ${noDepartment}::uuid AS own_department_id, date_trunc('month', d)::date AS month
+          FROM (SELECT tenant_id, medical_institution_id, referral_date AS d FROM ${sql.table(t.referrals)}
+                UNION ALL SELECT tenant_id, medical_institution_id, reverse_referral_date FROM ${sql.table(t.reverse_referrals)}) f
+         WHERE tenant_id = ${tenantId} AND medical_institution_id IS NOT NULL AND d >= ${range.from}::date AND d < ${range.to}::date`,
+  );
+  // The monthly rollups the events keep row by row, here summed from the period rollups just built.
+  await sql`
+    INSERT INTO ${sql.table(t.referral_monthly_rollups)} AS cur
+      (tenant_id, medical_institution_id, own_department_id, month, referral_count, first_visit_count, admitted_count, operated_count, reverse_referral_count)
+    SELECT tenant_id, medical_institution_id, own_department_id, date_trunc('month', segment)::date,
+           sum(referral_count)::int, coalesce(sum(referral_count) FILTER (WHERE visit = 'first'), 0)::int, sum(admitted_count)::int,
+           sum(operated_count)::int, sum(reverse_referral_count)::int
+      FROM ${sql.table(t.referral_period_rollups)}
+     WHERE tenant_id = ${tenantId} AND segment >= ${range.from}::date AND segment < ${range.to}::date
+     GROUP BY 1, 2, 3, 4
+    ON CONFLICT (tenant_id, medical_institution_id, own_department_id, month) DO UPDATE SET
+      referral_count = excluded.referral_count, first_visit_count = excluded.first_visit_count,
+      admitted_count = excluded.admitted_count, operated_count = excluded.operated_count,
+      reverse_referral_count = excluded.reverse_referral_count`.execute(trx);
+}
+
+/**
  * The analysis rollups of every (tenant, institution, month) the batch touched, deleted and summed
  * again from the facts: a row's dimensions (referral department, visit, case mix) can change with a
  * re-upload or a late stay, so recomputing whole months is simpler than patching and as idempotent.
@@ -451,6 +489,32 @@ async function rebuildAnalysisRollups(trx: Transaction<unknown>, t: T, keySet: R
          WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id AND a.kcode IS NOT NULL
          ORDER BY a.admission_date, a.id LIMIT 1) o ON true
      GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`.execute(trx);
+
+  // The per-tenant sums of the tenant-months touched, from the rows just written.
+  const tenantMonths = sql`SELECT DISTINCT tenant_id, month FROM (${keySet}) k`;
+  await sql`
+    DELETE FROM ${sql.table(t.referral_tenant_period_rollups)} p USING (${tenantMonths}) g
+     WHERE p.tenant_id = g.tenant_id AND p.segment >= g.month AND p.segment < (g.month + interval '1 month')::date`.execute(
+    trx,
+  );
+  await sql`
+    INSERT INTO ${sql.table(t.referral_tenant_period_rollups)}
+      (tenant_id, own_department_id, referral_department, visit, segment, referral_count, admitted_count, operated_count, reverse_referral_count)
+    SELECT p.tenant_id, p.own_department_id, p.referral_department, p.visit, p.segment, sum(p.referral_count)::int,
+           sum(p.admitted_count)::int, sum(p.operated_count)::int, sum(p.reverse_referral_count)::int
+      FROM ${sql.table(t.referral_period_rollups)} p
+      JOIN (${tenantMonths}) g ON p.tenant_id = g.tenant_id AND p.segment >= g.month AND p.segment < (g.month + interval '1 month')::date
+     GROUP BY 1, 2, 3, 4, 5`.execute(trx);
+  await sql`
+    DELETE FROM ${sql.table(t.referral_tenant_case_rollups)} c USING (${tenantMonths}) g
+     WHERE c.tenant_id = g.tenant_id AND c.month = g.month`.execute(trx);
+  await sql`
+    INSERT INTO ${sql.table(t.referral_tenant_case_rollups)}
+      (tenant_id, own_department_id, referral_department, visit, mdc, kcode, month, referral_count, admitted_count, operated_count)
+    SELECT c.tenant_id, c.own_department_id, c.referral_department, c.visit, c.mdc, c.kcode, c.month,
+           sum(c.referral_count)::int, sum(c.admitted_count)::int, sum(c.operated_count)::int
+      FROM ${sql.table(t.referral_case_rollups)} c JOIN (${tenantMonths}) g ON c.tenant_id = g.tenant_id AND c.month = g.month
+     GROUP BY 1, 2, 3, 4, 5, 6, 7`.execute(trx);
 }
 
 async function applyImportPatches(trx: Transaction<unknown>, t: T, patches: ImportPatch[]): Promise<void> {

@@ -223,7 +223,18 @@ function expectedAnalysis(ops: Op[], ids: Map<string, string>) {
     const dims = [v.medical_institution_id, v.own_department_id ?? noDepartment, '', 'unknown'];
     add(period, [...dims, segmentOf(v.reverse_referral_date)].join('|'), [0, 0, 0, 1]);
   }
-  return { period: Object.fromEntries(period), cases: Object.fromEntries(cases) };
+  // The per-tenant tables: the same rows without the institution, summed.
+  const withoutInstitution = (map: Map<string, number[]>) => {
+    const out = new Map<string, number[]>();
+    for (const [key, values] of map) add(out, key.split('|').slice(1).join('|'), values);
+    return Object.fromEntries(out);
+  };
+  return {
+    period: Object.fromEntries(period),
+    cases: Object.fromEntries(cases),
+    tenantPeriod: withoutInstitution(period),
+    tenantCases: withoutInstitution(cases),
+  };
 }
 
 describe('referral rollups', () => {
@@ -283,9 +294,19 @@ describe('referral rollups', () => {
             SELECT concat_ws('|', medical_institution_id, own_department_id, referral_department, visit, mdc, kcode, to_char(month, 'YYYY-MM-DD')) AS k,
                    ARRAY[referral_count, admitted_count, operated_count] AS v
               FROM ${sql.table(t.referral_case_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+          const tenantPeriodRows = await sql<{ k: string; v: number[] }>`
+            SELECT concat_ws('|', own_department_id, referral_department, visit, to_char(segment, 'YYYY-MM-DD')) AS k,
+                   ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
+              FROM ${sql.table(t.referral_tenant_period_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+          const tenantCaseRows = await sql<{ k: string; v: number[] }>`
+            SELECT concat_ws('|', own_department_id, referral_department, visit, mdc, kcode, to_char(month, 'YYYY-MM-DD')) AS k,
+                   ARRAY[referral_count, admitted_count, operated_count] AS v
+              FROM ${sql.table(t.referral_tenant_case_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
           expect({
             period: Object.fromEntries(periodRows.rows.map((r) => [r.k, r.v])),
             cases: Object.fromEntries(caseRows.rows.map((r) => [r.k, r.v])),
+            tenantPeriod: Object.fromEntries(tenantPeriodRows.rows.map((r) => [r.k, r.v])),
+            tenantCases: Object.fromEntries(tenantCaseRows.rows.map((r) => [r.k, r.v])),
           }).toEqual(expectedAnalysis(ops, ids));
           await sql`DROP TABLE ${sql.raw(Object.values<string>(t).join(', '))}`.execute(db.kysely);
         },

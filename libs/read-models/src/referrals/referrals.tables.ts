@@ -219,6 +219,46 @@ export const referralCaseRollupsTable = defineTable({
   indexes: [['tenant_id', 'month']],
 });
 
+/**
+ * The analysis rollups summed over institutions, per tenant: what a call reads when it neither filters
+ * nor groups by anything of the institution (the top page's trend and department charts, most
+ * aggregations), a few thousand rows a year instead of one per referral. Kept from the rows above.
+ */
+export const referralTenantPeriodRollupsTable = defineTable({
+  name: 'referral_tenant_period_rollups',
+  columns: {
+    tenant_id: column.uuid(),
+    own_department_id: column.uuid(),
+    referral_department: column.text(),
+    visit: column.text<VisitKind>(),
+    segment: column.date(),
+    referral_count: column.int(),
+    admitted_count: column.int(),
+    operated_count: column.int(),
+    reverse_referral_count: column.int(),
+  },
+  primaryKey: ['tenant_id', 'own_department_id', 'referral_department', 'visit', 'segment'],
+  indexes: [['tenant_id', 'segment']],
+});
+
+export const referralTenantCaseRollupsTable = defineTable({
+  name: 'referral_tenant_case_rollups',
+  columns: {
+    tenant_id: column.uuid(),
+    own_department_id: column.uuid(),
+    referral_department: column.text(),
+    visit: column.text<VisitKind>(),
+    mdc: column.text(),
+    kcode: column.text(),
+    month: column.date(),
+    referral_count: column.int(),
+    admitted_count: column.int(),
+    operated_count: column.int(),
+  },
+  primaryKey: ['tenant_id', 'own_department_id', 'referral_department', 'visit', 'mdc', 'kcode', 'month'],
+  indexes: [['tenant_id', 'month']],
+});
+
 export type ReferralsTables = KyselyTables<
   | typeof referralDataImportsTable
   | typeof referralsTable
@@ -227,5 +267,7 @@ export type ReferralsTables = KyselyTables<
   | typeof referralMonthlyRollupsTable
   | typeof referralPeriodRollupsTable
   | typeof referralCaseRollupsTable
+  | typeof referralTenantPeriodRollupsTable
+  | typeof referralTenantCaseRollupsTable
   | typeof mappingProfilesTable
 >;

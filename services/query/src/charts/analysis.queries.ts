@@ -81,8 +81,14 @@ export function comparisonOf(
   return { current, comparison: previousYearPeriod(current) };
 }
 
-/** The rollup rows a filter keeps, as conditions on the period rollups aliased `p`. */
-function conditions(tenantId: string, f: AnalysisFilters, range: DateRange, measure: Measure): RawBuilder<unknown> {
+/** The rollup rows a filter keeps, as conditions on the rollups aliased `p`. */
+function conditions(
+  tenantId: string,
+  f: AnalysisFilters,
+  range: DateRange,
+  reverse: boolean,
+  institutionLevel: boolean,
+): RawBuilder<unknown> {
   const parts: RawBuilder<unknown>[] = [
     sql`p.tenant_id = ${tenantId}`,
     sql`p.segment >= ${range.from}::date AND p.segment <= ${range.to}::date`,
@@ -92,12 +98,12 @@ function conditions(tenantId: string, f: AnalysisFilters, range: DateRange, meas
   if (f.medical_institution_ids?.length)
     parts.push(sql`p.medical_institution_id = ANY(${sql.val(f.medical_institution_ids)}::uuid[])`);
   // Reverse referrals have no referral department and no first/return visit: those filters are the referrals'.
-  if (measure !== 'reverse_referrals') {
+  if (!reverse) {
     if (f.department_ids?.length) parts.push(sql`p.referral_department = ANY(${sql.val(f.department_ids)}::text[])`);
     if (f.visit === 'first_visit') parts.push(sql`p.visit = 'first'`);
     if (f.visit === 'return_visit') parts.push(sql`p.visit = 'return'`);
   }
-  parts.push(...institutionConditions(tenantId, f, sql`p.medical_institution_id`));
+  if (institutionLevel) parts.push(...institutionConditions(tenantId, f, sql`p.medical_institution_id`));
   return sql.join(parts, sql` AND `);
 }
 
@@ -120,18 +126,37 @@ export function institutionConditions(
 export type Grouping = 'bucket' | 'institution' | 'institution_bucket' | 'own_department' | 'none';
 
 /**
- * Sums of measures over the period rollups, grouped by the unit's bucket, the institution or the own
- * department (`institution_bucket`: `id|bucket`); keys whose sum is 0 are left out.
+ * Sums of measures over the rollups, grouped by the unit's bucket, the institution or the own
+ * department (`institution_bucket`: `id|bucket`); keys whose sums are all 0 are left out. Reads the
+ * coarsest rollup that has every dimension the call needs: the per-tenant sums when nothing of the
+ * institution is asked, the monthly per-institution rows when neither referral department nor visit
+ * is and the period is whole months, else the per-institution segments.
  */
-export async function sumRollups(
+export async function sumMeasures(
   db: Kysely<ReadModels>,
   tenantId: string,
   f: AnalysisFilters,
   range: DateRange,
-  measure: Measure,
+  measures: Measure[],
   group: Grouping,
   unit: AnalysisPeriodUnit = 'month',
-): Promise<Map<string, number>> {
+): Promise<Map<string, number[]>> {
+  const reverse = measures.includes('reverse_referrals');
+  if (reverse && measures.length > 1) throw new Error('reverse referrals are summed on their own (other filters)');
+  const institutionLevel =
+    group === 'institution' ||
+    group === 'institution_bucket' ||
+    !!f.medical_institution_ids?.length ||
+    !!f.facility_type_ids?.length ||
+    !!f.tag_ids?.length;
+  const referralDimensions = !reverse && (!!f.department_ids?.length || (f.visit ?? 'all') !== 'all');
+  const wholeMonths = range.from.endsWith('-01') && addDays(range.to, 1).endsWith('-01');
+  const source = !institutionLevel
+    ? sql`rm.referral_tenant_period_rollups`
+    : !referralDimensions && wholeMonths
+      ? sql`(SELECT tenant_id, medical_institution_id, own_department_id, month AS segment, referral_count,
+                    admitted_count, operated_count, reverse_referral_count FROM rm.referral_monthly_rollups)`
+      : sql`rm.referral_period_rollups`;
   const key =
     group === 'bucket'
       ? bucketSql(unit)
@@ -142,12 +167,30 @@ export async function sumRollups(
           : group === 'own_department'
             ? sql`p.own_department_id::text`
             : sql`''`;
-  const { rows } = await sql<{ key: string; n: number }>`
-    SELECT ${key} AS key, sum(${sql.ref(`p.${measureColumn[measure]}`)})::int AS n
-      FROM rm.referral_period_rollups p
-     WHERE ${conditions(tenantId, f, range, measure)}
-     GROUP BY 1 HAVING sum(${sql.ref(`p.${measureColumn[measure]}`)}) > 0`.execute(db);
+  const sums = measures.map((m) => sql`sum(${sql.ref(`p.${measureColumn[m]}`)})`);
+  const { rows } = await sql<{ key: string; n: number[] }>`
+    SELECT ${key} AS key, ARRAY[${sql.join(sums)}]::int[] AS n
+      FROM ${source} p
+     WHERE ${conditions(tenantId, f, range, reverse, institutionLevel)}
+     GROUP BY 1 HAVING ${sql.join(
+       sums.map((s) => sql`${s} > 0`),
+       sql` OR `,
+     )}`.execute(db);
   return new Map(rows.map((r) => [r.key, r.n]));
+}
+
+/** `sumMeasures` of one measure. */
+export async function sumRollups(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  f: AnalysisFilters,
+  range: DateRange,
+  measure: Measure,
+  group: Grouping,
+  unit: AnalysisPeriodUnit = 'month',
+): Promise<Map<string, number>> {
+  const sums = await sumMeasures(db, tenantId, f, range, [measure], group, unit);
+  return new Map([...sums].map(([k, v]) => [k, v[0]!]));
 }
 
 /** The bucket key (`bucketKey` of the domain) of a segment, in SQL. */

@@ -9,6 +9,7 @@ import {
   institutionNames,
   ownDepartmentNames,
   seriesValues,
+  sumMeasures,
   sumRollups,
   widen,
   type AnalysisFilters,
@@ -29,19 +30,19 @@ export async function trendChart(
   db: Kysely<ReadModels>,
   tenantId: string,
   body: ChartBody,
-  measures: Measure[],
+  measures: ('referrals' | 'admitted' | 'operated')[],
 ): Promise<ChartData> {
   const buckets = analysisBuckets(body.period, body.period_unit);
   const range = widen(body.period, body.period_unit);
-  const series = await Promise.all(
-    measures.map(async (m): Promise<Series> => {
-      const [sums, covered] = await Promise.all([
-        sumRollups(db, tenantId, body, range, m, 'bucket', body.period_unit),
-        coverage(db, tenantId, coverageKind(m)),
-      ]);
-      return { key: m, name: names[m], values: seriesValues(buckets, sums, covered) };
-    }),
-  );
+  const [sums, covered] = await Promise.all([
+    sumMeasures(db, tenantId, body, range, measures, 'bucket', body.period_unit),
+    coverage(db, tenantId, 'referrals'),
+  ]);
+  const series = measures.map((m, i): Series => ({
+    key: m,
+    name: names[m],
+    values: seriesValues(buckets, new Map([...sums].map(([k, v]) => [k, v[i]!])), covered),
+  }));
   return { labels: buckets.map((b) => b.label), series };
 }
 

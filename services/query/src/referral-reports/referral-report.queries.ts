@@ -31,7 +31,7 @@ const rate = (part: number, whole: number) => (whole === 0 ? null : part / whole
 /**
  * The referral aggregation: referrals, the referrals a stay followed (admissions) and those with an
  * operation, grouped by up to three keys, from the monthly case-mix rollups (the period counts the
- * whole months it touches). Biggest referral count first, then by the keys.
+ * whole months it touches; per tenant when nothing of the institution is asked). Biggest referral count first, then by the keys.
  */
 export async function referralAggregation(db: Kysely<ReadModels>, tenantId: string, body: ReferralReportBody) {
   const f = body.filter_conditions;
@@ -48,7 +48,14 @@ export async function referralAggregation(db: Kysely<ReadModels>, tenantId: stri
   if (f.mdc_ids.length > 0) where.push(sql`c.mdc = ANY(${sql.val(f.mdc_ids)}::text[])`);
   if (f.first_visit === 'first_visit') where.push(sql`c.visit = 'first'`);
   if (f.first_visit === 'return_visit') where.push(sql`c.visit = 'return'`);
-  where.push(...institutionConditions(tenantId, f, sql`c.medical_institution_id`));
+  // Nothing of the institution asked: the per-tenant sums, a fraction of the rows.
+  const institutionKeys: GroupingKey[] = ['medical_institution', 'facility_type', 'prefecture', 'city'];
+  const institutionLevel =
+    keys.some((k) => institutionKeys.includes(k)) ||
+    f.medical_institution_ids.length > 0 ||
+    f.facility_type_ids.length > 0 ||
+    f.tag_ids.length > 0;
+  if (institutionLevel) where.push(...institutionConditions(tenantId, f, sql`c.medical_institution_id`));
 
   const columns = keys.flatMap((k, i) => {
     const g = groupingSql[k];
@@ -60,8 +67,11 @@ export async function referralAggregation(db: Kysely<ReadModels>, tenantId: stri
     SELECT ${sql.join(columns)},
            sum(c.referral_count)::int AS referral_count, sum(c.admitted_count)::int AS admitted,
            sum(c.operated_count)::int AS operated
-      FROM rm.referral_case_rollups c
-      LEFT JOIN ref.medical_institutions m ON m.id = c.medical_institution_id
+      FROM ${
+        institutionLevel
+          ? sql`rm.referral_case_rollups c LEFT JOIN ref.medical_institutions m ON m.id = c.medical_institution_id`
+          : sql`rm.referral_tenant_case_rollups c`
+      }
       LEFT JOIN rm.own_departments d ON d.tenant_id = c.tenant_id AND d.id = c.own_department_id
      WHERE ${sql.join(where, sql` AND `)}
      GROUP BY ${sql.join(groupBy)}

@@ -1,0 +1,337 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { defaultResources, featureKeys } from '../../libs/contracts/src/index.ts';
+import { createPostgresEventStore } from '../../libs/event-store/src/index.ts';
+import { generateInstitutionMaster, importInstitutionMaster } from '../../libs/institution-master/src/index.ts';
+import { catchUpProjections } from '../../libs/projections/src/index.ts';
+import {
+  rebuildTenantAnalysisRollups,
+  referralsProjection,
+} from '../../libs/read-models/src/referrals/referrals.projection.ts';
+import { createTestAuth } from '../../libs/service-kit/src/testing/index.ts';
+import { buildQueryApp, queryProjections } from '../../services/query/src/index.ts';
+import { httpClient, percentile, round } from './http-bench-support.ts';
+import { runIfMain, type BenchContext, type BenchDefinition, type BenchFigure } from './bench-context.ts';
+
+const REFERRALS = Number(process.env.BENCH_ANALYSIS_REFERRALS ?? 5_000_000);
+const INSTITUTIONS = Number(process.env.BENCH_ANALYSIS_INSTITUTIONS ?? 20_000);
+const SAMPLES = Number(process.env.BENCH_ANALYSIS_SAMPLES ?? 30);
+
+/**
+ * The facts of one tenant written straight into the referrals read model's tables (what three 年度 of
+ * monthly uploads leave there: referrals, the stays that followed 40 % of them, reverse referrals),
+ * skewed as real referrers are (a few institutions send most), then the analysis rollups built by the
+ * projection's own statement over every month. Seeding through events would take hours at this size.
+ */
+async function seed(db: Awaited<ReturnType<BenchContext['openDatabase']>>, tenantId: string, departments: string[]) {
+  const q = (text: string, values: unknown[] = []) => db.pool.query(text, values);
+  await q(
+    'CREATE TEMP TABLE bench_institutions AS SELECT row_number() OVER (ORDER BY code) - 1 AS n, id FROM ref.medical_institutions LIMIT $1',
+    [INSTITUTIONS],
+  );
+  await q('CREATE INDEX ON bench_institutions (n)');
+  const step = 500_000;
+  for (let start = 0; start < REFERRALS; start += step) {
+    const end = Math.min(REFERRALS, start + step) - 1;
+    await q(
+      `INSERT INTO rm.referrals (tenant_id, identity, id, referral_date, patient_id, patient_key, medical_institution_id,
+         institution_code, institution_name, from_department, from_doctor, to_department, own_department_id, to_doctor,
+         purpose, first_visit, source_id, import_id, content)
+       SELECT $1, 'r' || s.g, gen_random_uuid(), DATE '2023-04-01' + (random() * 1095)::int, 'p' || s.g, 'p' || s.g,
+              i.id, NULL, NULL, (ARRAY['内科','外科','整形外科','小児科', NULL])[1 + (random() * 4)::int], NULL, NULL,
+              (ARRAY[$2, $3, $4, $5, NULL]::uuid[])[1 + (random() * 4)::int], NULL, NULL,
+              (ARRAY[true, false, NULL])[1 + (random() * 2)::int], NULL, $6, ''
+         -- One draw per referral (in the join's condition it would be drawn per pair).
+         FROM (SELECT g, floor(${INSTITUTIONS} * random() ^ 3)::int AS k FROM generate_series($7::int, $8::int) g) s
+         JOIN bench_institutions i ON i.n = s.k`,
+      [tenantId, ...departments, randomUUID(), start, end],
+    );
+  }
+  await q(
+    `INSERT INTO rm.hospital_admissions (tenant_id, identity, id, patient_key, admission_date, kcode, dpc_code, scores, referral_id, import_id, content)
+     SELECT tenant_id, 'a' || identity, gen_random_uuid(), patient_key, referral_date + (random() * 30)::int,
+            CASE WHEN random() < 0.4 THEN (ARRAY['K6335','K7181','K0461','K5461'])[1 + (random() * 3)::int] END,
+            (ARRAY['04','05','06','07','11'])[1 + (random() * 4)::int] || '0080xx99x0xx', '{}', id, $2, ''
+       FROM rm.referrals WHERE tenant_id = $1 AND random() < 0.4`,
+    [tenantId, randomUUID()],
+  );
+  await q(
+    `INSERT INTO rm.reverse_referrals (tenant_id, identity, id, reverse_referral_date, patient_id, patient_key,
+       medical_institution_id, own_department_id, import_id, content)
+     SELECT tenant_id, 'v' || identity, gen_random_uuid(), referral_date + (random() * 60)::int, patient_id, patient_key,
+            medical_institution_id, own_department_id, $2, ''
+       FROM rm.referrals WHERE tenant_id = $1 AND random() < 0.4`,
+    [tenantId, randomUUID()],
+  );
+  // The live tables through their views.
+  const t = Object.fromEntries(referralsProjection.tables.map((name) => [name, `rm.${name}`])) as Parameters<
+    typeof rebuildTenantAnalysisRollups
+  >[1];
+  // One 年度 at a time, through the views of the live tables.
+  for (const fy of [2023, 2024, 2025, 2026])
+    await db.kysely
+      .transaction()
+      .execute((trx) => rebuildTenantAnalysisRollups(trx, t, tenantId, { from: `${fy}-04-01`, to: `${fy + 1}-04-01` }));
+}
+
+/**
+ * The analysis calls of /data_analysis on one tenant with REFERRALS referrals over three 年度 and
+ * INSTITUTIONS referring institutions: each call's p50/p95 over HTTP against the same figures computed
+ * by a raw GROUP BY over the facts in the same run, alternating call and baseline so both see the same
+ * machine. The answers are compared before timing. Goals (issue 13): p95 ≤ 50 ms for charts and
+ * rankings, ≤ 150 ms for a three-key aggregation, and ≥ 10× faster than the raw GROUP BY.
+ */
+export const bench: BenchDefinition = {
+  name: 'analysis',
+  description: `referral charts, rankings and aggregation on ${REFERRALS.toLocaleString()} referrals, ${INSTITUTIONS.toLocaleString()} institutions`,
+  async run(ctx: BenchContext): Promise<BenchFigure[]> {
+    const figures: BenchFigure[] = [];
+    const db = await ctx.openDatabase({ poolMax: 8 });
+    const store = await createPostgresEventStore(db);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-bench-analysis-'));
+    try {
+      const file = path.join(dir, 'master.csv');
+      await generateInstitutionMaster(file, {
+        count: INSTITUTIONS,
+        seed: 42,
+        prefecture: 'all',
+        encoding: 'shift_jis',
+      });
+      await importInstitutionMaster(db, file);
+      await catchUpProjections({
+        db,
+        store,
+        projections: queryProjections,
+        until: await store.headPosition(),
+        timeoutMs: 60_000,
+      });
+      const tenantId = randomUUID();
+      const departments = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+      const { rows: commonType } = await db.pool.query<{ id: string }>(
+        'SELECT facility_type_id::text AS id FROM ref.medical_institutions GROUP BY 1 ORDER BY count(*) DESC LIMIT 1',
+      );
+      const facilityType = commonType[0]!.id;
+      const t0 = performance.now();
+      await seed(db, tenantId, departments);
+      await db.pool.query('VACUUM ANALYZE');
+      const { rows: sizes } = await db.pool.query<{ facts: string; period: string; cases: string }>(
+        `SELECT (SELECT count(*) FROM rm.referrals) AS facts, (SELECT count(*) FROM rm.referral_period_rollups) AS period,
+                (SELECT count(*) FROM rm.referral_case_rollups) AS cases`,
+      );
+      ctx.log(
+        `seeded ${sizes[0]!.facts} referrals (rollup rows: ${sizes[0]!.period} period, ${sizes[0]!.cases} case mix) in ${round((performance.now() - t0) / 1000)} s`,
+      );
+
+      const testAuth = await createTestAuth({ audience: defaultResources.query });
+      const app = await buildQueryApp({
+        db,
+        auth: testAuth.auth,
+        logger: false,
+        rateLimit: false,
+        underPressure: false,
+      });
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const client = httpClient(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, 1);
+      const headers = { authorization: `Bearer ${await testAuth.token({ tenantId, features: [...featureKeys] })}` };
+      const fy2025 = { from: '2025-04-01', to: '2026-03-31' };
+      const admitted = `EXISTS (SELECT 1 FROM rm.hospital_admissions a WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id)`;
+      const operated = `EXISTS (SELECT 1 FROM rm.hospital_admissions a WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id AND a.kcode IS NOT NULL)`;
+
+      type Case = {
+        label: string;
+        url: string;
+        body: object;
+        goalMs: number;
+        baseline: { text: string; values: unknown[] };
+        /** The call's answer and the baseline's rows as one comparable figure each. */
+        same: (answer: any, rows: any[]) => [unknown, unknown];
+      };
+      const cases: Case[] = [
+        {
+          label: 'charts/referrals (年度 by month, 3 series)',
+          url: '/api/charts/referrals',
+          body: { period: fy2025 },
+          goalMs: 50,
+          baseline: {
+            text: `SELECT to_char(referral_date, 'YYYY-MM') AS m, count(*)::int AS n, count(*) FILTER (WHERE ${admitted})::int AS a,
+                          count(*) FILTER (WHERE ${operated})::int AS o
+                     FROM rm.referrals r WHERE tenant_id = $1 AND referral_date BETWEEN $2 AND $3 GROUP BY 1 ORDER BY 1`,
+            values: [tenantId, fy2025.from, fy2025.to],
+          },
+          same: (a, rows) => [
+            a.series.map((s: any) => s.values.reduce((x: number, v: number | null) => x + (v ?? 0), 0)),
+            ['n', 'a', 'o'].map((k) => rows.reduce((x, r) => x + r[k], 0)),
+          ],
+        },
+        {
+          label: 'charts/referrals (filtered: department, visit, facility type)',
+          url: '/api/charts/referrals',
+          body: {
+            period: fy2025,
+            own_department_ids: [departments[0]],
+            visit: 'first_visit',
+            facility_type_ids: [facilityType],
+          },
+          goalMs: 50,
+          baseline: {
+            text: `SELECT to_char(referral_date, 'YYYY-MM') AS m, count(*)::int AS n
+                     FROM rm.referrals r JOIN ref.medical_institutions m ON m.id = r.medical_institution_id
+                    WHERE tenant_id = $1 AND referral_date BETWEEN $2 AND $3 AND own_department_id = $4 AND first_visit
+                      AND m.facility_type_id::text = $5 GROUP BY 1`,
+            values: [tenantId, fy2025.from, fy2025.to, departments[0], facilityType],
+          },
+          same: (a, rows) => [
+            a.series[0].values.reduce((x: number, v: number | null) => x + (v ?? 0), 0),
+            rows.reduce((x, r) => x + r.n, 0),
+          ],
+        },
+        {
+          label: 'charts/referrals/comparison/departments (year to date)',
+          url: '/api/charts/referrals/comparison/departments',
+          body: { period: fy2025, comparison_period: { from: '2024-04-01', to: '2025-03-31' } },
+          goalMs: 50,
+          baseline: {
+            text: `SELECT own_department_id, count(*) FILTER (WHERE referral_date >= $2)::int AS n, count(*) FILTER (WHERE referral_date < $2)::int AS c
+                     FROM rm.referrals r WHERE tenant_id = $1 AND referral_date BETWEEN '2024-04-01' AND $3 GROUP BY 1`,
+            values: [tenantId, fy2025.from, fy2025.to],
+          },
+          same: (a, rows) => [
+            a.series[0].values.reduce((x: number, v: number) => x + v, 0),
+            rows.reduce((x, r) => x + r.n, 0),
+          ],
+        },
+        {
+          label: 'ranking/referral/monthly (top 50)',
+          url: '/api/data_analysis/ranking/referral/monthly',
+          body: { period: fy2025, limit: 50 },
+          goalMs: 50,
+          baseline: {
+            text: `WITH t AS (SELECT medical_institution_id, count(*)::int AS n FROM rm.referrals
+                               WHERE tenant_id = $1 AND referral_date BETWEEN $2 AND $3 GROUP BY 1 ORDER BY n DESC LIMIT 50)
+                   SELECT r.medical_institution_id, to_char(referral_date, 'YYYY-MM') AS m, count(*)::int AS n
+                     FROM rm.referrals r JOIN t USING (medical_institution_id)
+                    WHERE tenant_id = $1 AND referral_date BETWEEN $2 AND $3 GROUP BY 1, 2`,
+            values: [tenantId, fy2025.from, fy2025.to],
+          },
+          same: (a, rows) => [a.data.reduce((x: number, d: any) => x + d.total, 0), rows.reduce((x, r) => x + r.n, 0)],
+        },
+        {
+          label: 'ranking/both_referrals/monthly (top 50)',
+          url: '/api/data_analysis/ranking/both_referrals/monthly',
+          body: { period: fy2025, limit: 50 },
+          goalMs: 50,
+          baseline: {
+            text: `SELECT medical_institution_id, sum(n)::int AS n, sum(v)::int AS v FROM (
+                     SELECT medical_institution_id, 1 AS n, 0 AS v FROM rm.referrals WHERE tenant_id = $1 AND referral_date BETWEEN $2 AND $3
+                     UNION ALL SELECT medical_institution_id, 0, 1 FROM rm.reverse_referrals WHERE tenant_id = $1 AND reverse_referral_date BETWEEN $2 AND $3) f
+                    GROUP BY 1 ORDER BY 2 DESC, 3 DESC LIMIT 50`,
+            values: [tenantId, fy2025.from, fy2025.to],
+          },
+          same: (a, rows) => [a.data.map((d: any) => d.referral_total), rows.map((r) => r.n)],
+        },
+        {
+          label: 'referral_reports/aggregation_results (institution × month × MDC)',
+          url: '/api/referral_reports/aggregation_results',
+          body: { filter_conditions: { period: fy2025 }, grouping_conditions: ['medical_institution', 'month', 'mdc'] },
+          goalMs: 150,
+          baseline: {
+            text: `SELECT r.medical_institution_id, to_char(referral_date, 'YYYY-MM') AS m, s.mdc, count(*)::int AS n,
+                          count(s.mdc)::int AS a, count(*) FILTER (WHERE ${operated})::int AS o
+                     FROM rm.referrals r
+                     LEFT JOIN LATERAL (SELECT left(a.dpc_code, 2) AS mdc FROM rm.hospital_admissions a
+                                         WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id ORDER BY a.admission_date, a.id LIMIT 1) s ON true
+                    WHERE tenant_id = $1 AND referral_date BETWEEN $2 AND $3 GROUP BY 1, 2, 3`,
+            values: [tenantId, fy2025.from, fy2025.to],
+          },
+          same: (a, rows) => [
+            [a.data.length, a.data.reduce((x: number, d: any) => x + d.hospital_admission_count, 0)],
+            [rows.length, rows.reduce((x, r) => x + r.a, 0)],
+          ],
+        },
+        {
+          label: 'referral_reports/aggregation_results (own department × month × MDC)',
+          url: '/api/referral_reports/aggregation_results',
+          body: { filter_conditions: { period: fy2025 }, grouping_conditions: ['own_department', 'month', 'mdc'] },
+          goalMs: 150,
+          baseline: {
+            text: `SELECT r.own_department_id, to_char(referral_date, 'YYYY-MM') AS m, s.mdc, count(*)::int AS n,
+                          count(s.mdc)::int AS a, count(*) FILTER (WHERE ${operated})::int AS o
+                     FROM rm.referrals r
+                     LEFT JOIN LATERAL (SELECT left(a.dpc_code, 2) AS mdc FROM rm.hospital_admissions a
+                                         WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id ORDER BY a.admission_date, a.id LIMIT 1) s ON true
+                    WHERE tenant_id = $1 AND referral_date BETWEEN $2 AND $3 GROUP BY 1, 2, 3`,
+            values: [tenantId, fy2025.from, fy2025.to],
+          },
+          same: (a, rows) => [
+            [a.data.length, a.data.reduce((x: number, d: any) => x + d.hospital_admission_count, 0)],
+            [rows.length, rows.reduce((x, r) => x + r.a, 0)],
+          ],
+        },
+      ];
+
+      try {
+        for (const c of cases) {
+          const http: number[] = [];
+          const raw: number[] = [];
+          for (let i = 0; i < SAMPLES + 3; i++) {
+            let s = performance.now();
+            const res = await client.request('POST', c.url, headers, c.body);
+            const h = performance.now() - s;
+            if (res.status !== 200) throw new Error(`${c.label}: ${res.status} ${res.body}`);
+            s = performance.now();
+            const { rows } = await db.pool.query(c.baseline.text, c.baseline.values);
+            const r = performance.now() - s;
+            if (i === 0) {
+              const [mine, theirs] = c.same(JSON.parse(res.body), rows);
+              if (JSON.stringify(mine) !== JSON.stringify(theirs))
+                throw new Error(
+                  `${c.label}: the answer differs from the raw GROUP BY: ${JSON.stringify(mine)} vs ${JSON.stringify(theirs)}`,
+                );
+            }
+            // The first calls warm caches and plans on both sides.
+            if (i >= 3) {
+              http.push(h);
+              raw.push(r);
+            }
+          }
+          http.sort((a, b) => a - b);
+          raw.sort((a, b) => a - b);
+          const p95 = percentile(http, 95);
+          const rawP50 = percentile(raw, 50);
+          figures.push({
+            metric: `${c.label} p50`,
+            value: round(percentile(http, 50), 1),
+            unit: 'ms',
+            baseline: { label: 'raw GROUP BY p50', value: round(rawP50, 1), unit: 'ms' },
+            ratio: round(rawP50 / percentile(http, 50), 1),
+          });
+          figures.push({
+            metric: `${c.label} p95`,
+            value: round(p95, 1),
+            unit: 'ms',
+            baseline: { label: 'raw GROUP BY p95', value: round(percentile(raw, 95), 1), unit: 'ms' },
+            ratio: round(percentile(raw, 95) / p95, 1),
+            goal: `p95 ≤ ${c.goalMs} ms, ≥ 10× faster than raw`,
+            met: p95 <= c.goalMs && percentile(raw, 95) / p95 >= 10,
+          });
+          ctx.log(
+            `${c.label}: p50 ${round(percentile(http, 50), 1)} ms, p95 ${round(p95, 1)} ms; raw p50 ${round(rawP50, 1)} ms`,
+          );
+        }
+      } finally {
+        client.close();
+        await app.close();
+      }
+      return figures;
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      await store.close();
+      await db.close();
+    }
+  },
+};
+
+await runIfMain(bench, import.meta.url);
