@@ -50,7 +50,10 @@ export function ChartPanel({
           const common = { h: 260, data, dataKey: 'label', series, withLegend: true, tickLine: 'y' as const };
           return (
             <>
-              {kind === 'line' ? <LineChart {...common} connectNulls={false} /> : <BarChart {...common} />}
+              {/* On paper the chart stays whole; the rows of its table may run onto the next page. */}
+              <div style={{ breakInside: 'avoid' }}>
+                {kind === 'line' ? <LineChart {...common} connectNulls={false} /> : <BarChart {...common} />}
+              </div>
               <AnalysisTable columns={columns} table={table} maxHeight={150} />
             </>
           );

@@ -16,7 +16,7 @@ export function Panel({
   children: ReactNode;
 }) {
   return (
-    <Paper withBorder p="md" radius="md" data-testid={testId} style={{ breakInside: 'avoid' }}>
+    <Paper withBorder p="md" radius="md" data-testid={testId}>
       <Group justify="space-between" mb="sm" wrap="nowrap">
         <Title order={2} size="h5">
           {title}
