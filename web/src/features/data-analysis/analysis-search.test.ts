@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { analysisSearch, comparisonOf, fiscalYearOf, todayInJapan, withDefaults } from './analysis-search.ts';
+import { comparisonOf, fiscalYearOf, todayInJapan, withDefaults } from './analysis-periods.ts';
+import { analysisSearch } from './analysis-search.ts';
 
 const uuid = '00000000-0000-4000-8000-000000000001';
 

@@ -2,7 +2,8 @@ import type { ReferralGroupingKey } from '@renkei/contracts';
 import { queryOptions } from '@tanstack/react-query';
 import type { z } from 'zod';
 import type { ApiClient } from '../../api/api-client.ts';
-import { comparisonOf, type AnalysisFilters, type Period } from './analysis-search.ts';
+import { comparisonOf, type Period } from './analysis-periods.ts';
+import type { AnalysisFilters } from './analysis-search.ts';
 
 /** Facts of a referral a breakdown groups by (`POST /referral_reports/aggregation_results`), at most three. */
 export type Grouping = z.infer<typeof ReferralGroupingKey>[];

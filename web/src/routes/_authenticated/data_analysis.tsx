@@ -1,6 +1,6 @@
 import { createFileRoute } from '@tanstack/react-router';
 import { requireFeature } from '../../features/current-user/require-feature.ts';
-import { analysisSearch, todayInJapan } from '../../features/data-analysis/analysis-search.ts';
+import { analysisSearch } from '../../features/data-analysis/analysis-search.ts';
 import { DataAnalysisPage } from '../../features/data-analysis/components/DataAnalysisPage.tsx';
 
 export const Route = createFileRoute('/_authenticated/data_analysis')({
@@ -17,7 +17,6 @@ function DataAnalysisRoute() {
   return (
     <DataAnalysisPage
       search={search}
-      today={todayInJapan()}
       features={user?.features ?? []}
       onSearchChange={(patch) => void navigate({ search: (prev) => ({ ...prev, ...patch }) })}
     />

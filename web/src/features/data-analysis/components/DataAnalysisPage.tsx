@@ -4,7 +4,8 @@ import { keepPreviousData, useQuery, type UseQueryResult } from '@tanstack/react
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
 import { useServices } from '../../../app/services-context.tsx';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
-import { comparisonOf, withDefaults, type AnalysisFilters, type AnalysisSearch } from '../analysis-search.ts';
+import { comparisonOf, todayInJapan, withDefaults } from '../analysis-periods.ts';
+import type { AnalysisFilters, AnalysisSearch } from '../analysis-search.ts';
 import { totalsOf } from '../breakdown.ts';
 import { dataAnalysisQueries, effectivenessComparison, periodOf, type Grouping } from '../data-analysis.queries.ts';
 import { hasData, splitComparison, sumOf } from '../figures.ts';
@@ -71,12 +72,13 @@ function EmptyState({ file }: { file: string }) {
 /** The top page: the period's referrals at a glance, where they come from, who changed, and whether visits helped. */
 export function DataAnalysisPage({
   search,
-  today,
+  today = todayInJapan(),
   features,
   onSearchChange,
 }: {
   search: AnalysisSearch;
-  today: string;
+  /** Today in Japan unless given (tests fix it). */
+  today?: string;
   features: readonly FeatureKey[];
   onSearchChange: (patch: AnalysisSearch) => void;
 }) {

@@ -3,7 +3,7 @@ import type { EffectivenessResult } from '@renkei/contracts';
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { z } from 'zod';
 import { formatRate } from '../../medical-institutions/labels-ja.ts';
-import type { Period } from '../analysis-search.ts';
+import type { Period } from '../analysis-periods.ts';
 import { changeRate, formatCount } from '../figures.ts';
 import { AnalysisTable, exportOf, type TableColumn } from './AnalysisTable.tsx';
 import { ExportMenu } from './ExportMenu.tsx';

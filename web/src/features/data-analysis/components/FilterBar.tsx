@@ -4,13 +4,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
-import {
-  fiscalYearOf,
-  fiscalYearPeriod,
-  type AnalysisFilters,
-  type AnalysisSearch,
-  type ComparisonMode,
-} from '../analysis-search.ts';
+import { fiscalYearOf, fiscalYearPeriod } from '../analysis-periods.ts';
+import type { AnalysisFilters, AnalysisSearch, ComparisonMode } from '../analysis-search.ts';
 import { dataAnalysisQueries } from '../data-analysis.queries.ts';
 
 export const unitLabels: Record<PeriodUnit, string> = {
