@@ -15,7 +15,10 @@ export interface AnalysisFilters {
 }
 
 /** The search as the URL holds it: only what differs from the defaults, so a plain link opens the default view. */
-export type AnalysisSearch = Partial<AnalysisFilters>;
+export type AnalysisSearch = Partial<AnalysisFilters> & {
+  /** The group tab (a group tenant's institutions compared); absent: the hospital's own analysis. */
+  view?: 'group';
+};
 
 const units: readonly PeriodUnit[] = ['week', 'month', 'quarter', 'half_year', 'year', 'fiscal_year'];
 const modes: readonly ComparisonMode[] = ['last_year', 'previous', 'none'];
@@ -42,7 +45,9 @@ export function analysisSearch(search: SearchInput): AnalysisSearch {
   const own = listParam(search.own, uuid, 200);
   const ft = listParam(search.ft, masterCode, 100);
   const tags = listParam(search.tags, uuid, 100);
+  const view = enumParam(search.view, ['group'], undefined);
   return {
+    ...(view ? { view } : {}),
     ...period,
     ...(unit ? { unit } : {}),
     ...(cmp ? { cmp } : {}),

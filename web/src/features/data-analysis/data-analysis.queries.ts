@@ -73,6 +73,21 @@ export const dataAnalysisQueries = {
       queryFn: ({ signal }) => api.bothReferralsComparison({ body, signal }),
     });
   },
+  /** The group's institutions side by side (all of the tenant's group: no ids sent), totals against the comparison. */
+  groupComparison: (api: ApiClient, f: AnalysisFilters) => {
+    const body = chartBody(f);
+    return queryOptions({
+      queryKey: [...dataAnalysisQueries.all, 'group-comparison', body] as const,
+      queryFn: ({ signal }) => api.groupReferralsComparison({ body, signal }),
+    });
+  },
+  groupTrend: (api: ApiClient, f: AnalysisFilters) => {
+    const body = chartBody(f);
+    return queryOptions({
+      queryKey: [...dataAnalysisQueries.all, 'group-trend', body] as const,
+      queryFn: ({ signal }) => api.groupReferrals({ body, signal }),
+    });
+  },
   /** One grouping over one period; the page asks it for the period and the comparison period. */
   aggregation: (api: ApiClient, f: AnalysisFilters, period: Period, by: Grouping) => {
     const body = aggregationBody(f, period, by);

@@ -128,6 +128,21 @@ function fakeApi(overrides: Record<string, unknown> = {}) {
       { id: 'g1', name: '病院', facility_types: [{ id: 'hospital', name: '一般病院' }] },
     ]),
     listTags: vi.fn(async () => ({ data: [], meta: { total_count: 0, page: 1, per_page: 100 } })),
+    getCurrentUser: vi.fn(async () => ({ tenant: { is_group: false, group_medical_institutions: [] } })),
+    groupReferralsComparison: vi.fn(async () => ({
+      labels: ['駿河中央病院', '清水分院'],
+      series: [
+        { key: 'referrals', name: '紹介（対象期間）', values: [120, 45] },
+        { key: 'comparison_referrals', name: '紹介（比較期間）', values: [100, 50] },
+      ],
+    })),
+    groupReferrals: vi.fn(async () => ({
+      labels: months,
+      series: [
+        { key: id(81), name: '駿河中央病院', values: [15, 15, 15, 15, 15, 15, 15, 15] },
+        { key: id(82), name: '清水分院', values: [5, 6, 5, 6, 5, 6, 5, 6] },
+      ],
+    })),
     ...overrides,
   };
 }
@@ -319,6 +334,34 @@ describe('data analysis page', () => {
     expect(screen.queryByTestId('effectiveness-panel')).toBeNull();
     expect(api.referralReportsAggregationResults).not.toHaveBeenCalled();
     expect(api.reverseReferralsComparisonMonthly).not.toHaveBeenCalled();
+  });
+
+  it('offers a group tenant the group tab, which asks only the group calls', async () => {
+    const group = {
+      getCurrentUser: vi.fn(async () => ({
+        tenant: { is_group: true, group_medical_institutions: [{ id: id(81), name: '駿河中央病院' }] },
+      })),
+    };
+    const onSearchChange = vi.fn();
+    renderPage(fakeApi(group), { onSearchChange });
+    await userEvent.click(await screen.findByRole('tab', { name: 'グループ比較' }));
+    expect(onSearchChange).toHaveBeenLastCalledWith({ view: 'group' });
+
+    const api = fakeApi(group);
+    renderPage(api, { search: { view: 'group' } });
+    const table = await screen.findByRole('table', { name: 'グループ病院の紹介件数（期間比較）' });
+    expect(within(table).getByRole('row', { name: /清水分院/ })).toHaveTextContent('清水分院4550');
+    expect(api.groupReferrals).toHaveBeenCalledWith(
+      expect.objectContaining({ body: expect.objectContaining({ period: { from: '2026-04-01', to: '2026-11-24' } }) }),
+    );
+    expect(api.referralsComparison).not.toHaveBeenCalled();
+    expect(api.referralTotalCountRanking).not.toHaveBeenCalled();
+  });
+
+  it('shows no group tab to a hospital that is not a group', async () => {
+    renderPage(fakeApi());
+    await screen.findByTestId('kpi-referrals-value');
+    expect(screen.queryByRole('tab', { name: 'グループ比較' })).toBeNull();
   });
 
   it('exports a ranking to Excel with its figures as numbers', async () => {

@@ -1,4 +1,4 @@
-import { Alert, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
 import type { FeatureKey } from '@renkei/contracts';
 import { keepPreviousData, useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
@@ -13,6 +13,7 @@ import { BreakdownPanel } from './BreakdownPanel.tsx';
 import { ChartPanel } from './ChartPanel.tsx';
 import { EffectivenessPanel } from './EffectivenessPanel.tsx';
 import { comparisonLabels, FilterBar, unitLabels } from './FilterBar.tsx';
+import { GroupPanels } from './GroupPanels.tsx';
 import { KpiCards, referralKpis } from './KpiCards.tsx';
 import { RankingPanel } from './RankingPanel.tsx';
 
@@ -90,25 +91,34 @@ export function DataAnalysisPage({
   const withReverse = features.includes('reverse_referrals');
   const withVisits = features.includes('communications');
   const withTags = features.includes('tags');
+  const tenant = useQuery(referenceDataQueries.tenant(api));
+  const isGroup = (tenant.data?.is_group ?? false) && (tenant.data?.group_medical_institutions.length ?? 0) > 0;
+  // The group tab asks only the group calls; on a group link the own panels wait for the tenant's answer
+  // (a link to the tab of a tenant that is no longer a group opens its own analysis).
+  const own = !(search.view === 'group' && (tenant.isPending || isGroup));
 
-  const trend = useQuery({ ...dataAnalysisQueries.referralsTrend(api, f), ...keep });
+  const trend = useQuery({ ...dataAnalysisQueries.referralsTrend(api, f), ...keep, enabled: own });
   const reverseMonthly = useQuery({
     ...dataAnalysisQueries.reverseReferralsMonthly(api, f),
     ...keep,
-    enabled: withReverse,
+    enabled: own && withReverse,
   });
-  const both = useQuery({ ...dataAnalysisQueries.bothReferrals(api, f), ...keep, enabled: withReverse });
-  const byOwn = useAggregation(f, ['own_department'], withReports);
-  const byDepartment = useAggregation(f, ['referral_department'], withReports);
-  const byArea = useAggregation(f, ['prefecture', 'city'], withReports);
-  const byFacility = useAggregation(f, ['facility_type'], withReports);
-  const rankNow = useQuery({ ...dataAnalysisQueries.ranking(api, f, period), ...keep });
+  const both = useQuery({ ...dataAnalysisQueries.bothReferrals(api, f), ...keep, enabled: own && withReverse });
+  const byOwn = useAggregation(f, ['own_department'], own && withReports);
+  const byDepartment = useAggregation(f, ['referral_department'], own && withReports);
+  const byArea = useAggregation(f, ['prefecture', 'city'], own && withReports);
+  const byFacility = useAggregation(f, ['facility_type'], own && withReports);
+  const rankNow = useQuery({ ...dataAnalysisQueries.ranking(api, f, period), ...keep, enabled: own });
   const rankBefore = useQuery({
     ...dataAnalysisQueries.ranking(api, f, comparison ?? period),
     ...keep,
-    enabled: comparison !== null,
+    enabled: own && comparison !== null,
   });
-  const effectiveness = useQuery({ ...dataAnalysisQueries.effectiveness(api, f), ...keep, enabled: withVisits });
+  const effectiveness = useQuery({
+    ...dataAnalysisQueries.effectiveness(api, f),
+    ...keep,
+    enabled: own && withVisits,
+  });
 
   const ownDepartments = useQuery(referenceDataQueries.ownDepartments(api));
   const facilityTypes = useQuery(referenceDataQueries.facilityTypeGroups(api));
@@ -153,68 +163,85 @@ export function DataAnalysisPage({
       </Title>
       <FilterBar filters={f} today={today} onChange={onSearchChange} withTags={withTags} />
       <FilterSummary f={f} names={names} />
-      {trend.data && !hasData(trend.data) && <EmptyState file="紹介リスト" />}
-      {withReverse && reverseMonthly.data && !hasData(reverseMonthly.data) && <EmptyState file="逆紹介リスト" />}
-      {kpis.length > 0 && (
-        <KpiCards kpis={kpis} loading={kpiLoading} stale={kpiStale} hasComparison={comparison !== null} />
+      {isGroup && (
+        <Tabs
+          value={own ? 'own' : 'group'}
+          onChange={(v) => onSearchChange({ view: v === 'group' ? 'group' : undefined })}
+          data-print-hide
+        >
+          <Tabs.List>
+            <Tabs.Tab value="own">自院の分析</Tabs.Tab>
+            <Tabs.Tab value="group">グループ比較</Tabs.Tab>
+          </Tabs.List>
+        </Tabs>
       )}
-      <ChartPanel
-        title={`紹介件数の推移（${unitLabels[f.unit]}別）`}
-        testId="trend-panel"
-        axis={unitLabels[f.unit]}
-        kind="line"
-        query={trend}
-      />
-      {withReports ? (
-        // Nine columns each: side by side only where two tables fit without wrapping their headings.
-        <SimpleGrid cols={{ base: 1, xl: 2 }}>
-          <BreakdownPanel
-            title="自院診療科別"
-            testId="breakdown-own"
-            groupLabel="自院診療科"
-            by={['own_department']}
-            {...byOwn}
+      {!own && isGroup && <GroupPanels filters={f} />}
+      {own && (
+        <>
+          {trend.data && !hasData(trend.data) && <EmptyState file="紹介リスト" />}
+          {withReverse && reverseMonthly.data && !hasData(reverseMonthly.data) && <EmptyState file="逆紹介リスト" />}
+          {kpis.length > 0 && (
+            <KpiCards kpis={kpis} loading={kpiLoading} stale={kpiStale} hasComparison={comparison !== null} />
+          )}
+          <ChartPanel
+            title={`紹介件数の推移（${unitLabels[f.unit]}別）`}
+            testId="trend-panel"
+            axis={unitLabels[f.unit]}
+            kind="line"
+            query={trend}
           />
-          <BreakdownPanel
-            title="紹介元診療科別"
-            testId="breakdown-department"
-            groupLabel="紹介元診療科"
-            by={['referral_department']}
-            {...byDepartment}
-          />
-          <BreakdownPanel
-            title="地域別"
-            testId="breakdown-area"
-            groupLabel="地域"
-            by={['prefecture', 'city']}
-            {...byArea}
-          />
-          <BreakdownPanel
-            title="施設種別"
-            testId="breakdown-facility"
-            groupLabel="施設種別"
-            by={['facility_type']}
-            labels={(_, code) => facilityTypeName(code)}
-            {...byFacility}
-          />
-        </SimpleGrid>
-      ) : (
-        <Text size="sm" c="dimmed">
-          診療科別・地域別・施設種別の内訳はレポート機能をご契約の場合に表示されます。
-        </Text>
-      )}
-      <RankingPanel current={rankNow} comparison={comparison ? rankBefore : null} />
-      {withReverse && (
-        <ChartPanel
-          title="紹介・逆紹介の比較"
-          testId="both-referrals-panel"
-          axis={unitLabels[f.unit]}
-          kind="bar"
-          query={both as UseQueryResult<NonNullable<typeof both.data>>}
-        />
-      )}
-      {withVisits && (
-        <EffectivenessPanel query={effectiveness} period={period} comparison={effectivenessComparison(f)} />
+          {withReports ? (
+            // Nine columns each: side by side only where two tables fit without wrapping their headings.
+            <SimpleGrid cols={{ base: 1, xl: 2 }}>
+              <BreakdownPanel
+                title="自院診療科別"
+                testId="breakdown-own"
+                groupLabel="自院診療科"
+                by={['own_department']}
+                {...byOwn}
+              />
+              <BreakdownPanel
+                title="紹介元診療科別"
+                testId="breakdown-department"
+                groupLabel="紹介元診療科"
+                by={['referral_department']}
+                {...byDepartment}
+              />
+              <BreakdownPanel
+                title="地域別"
+                testId="breakdown-area"
+                groupLabel="地域"
+                by={['prefecture', 'city']}
+                {...byArea}
+              />
+              <BreakdownPanel
+                title="施設種別"
+                testId="breakdown-facility"
+                groupLabel="施設種別"
+                by={['facility_type']}
+                labels={(_, code) => facilityTypeName(code)}
+                {...byFacility}
+              />
+            </SimpleGrid>
+          ) : (
+            <Text size="sm" c="dimmed">
+              診療科別・地域別・施設種別の内訳はレポート機能をご契約の場合に表示されます。
+            </Text>
+          )}
+          <RankingPanel current={rankNow} comparison={comparison ? rankBefore : null} />
+          {withReverse && (
+            <ChartPanel
+              title="紹介・逆紹介の比較"
+              testId="both-referrals-panel"
+              axis={unitLabels[f.unit]}
+              kind="bar"
+              query={both as UseQueryResult<NonNullable<typeof both.data>>}
+            />
+          )}
+          {withVisits && (
+            <EffectivenessPanel query={effectiveness} period={period} comparison={effectivenessComparison(f)} />
+          )}
+        </>
       )}
     </Stack>
   );
