@@ -1,4 +1,4 @@
-import { ScrollArea, Table, Text } from '@mantine/core';
+import { Table, Text } from '@mantine/core';
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
 import type { ExportTable } from '../table-export.ts';
 
@@ -86,10 +86,11 @@ export function AnalysisTable({
       </Table.Tbody>
     </Table>
   );
-  // Marked so that print lifts the height limit (the page's print style): paper shows every row.
+  // A plain scrolling box rather than ScrollArea: the page's print style lifts its height limit, so paper
+  // shows every row and the panel grows with them (ScrollArea's measured height let rows spill over).
   return maxHeight ? (
-    <div data-table-scroll>
-      <ScrollArea.Autosize mah={maxHeight}>{body}</ScrollArea.Autosize>
+    <div data-table-scroll style={{ maxHeight, overflowY: 'auto' }}>
+      {body}
     </div>
   ) : (
     body

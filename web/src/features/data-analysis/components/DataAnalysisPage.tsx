@@ -18,14 +18,14 @@ import { KpiCards, referralKpis } from './KpiCards.tsx';
 import { RankingPanel } from './RankingPanel.tsx';
 
 // The frame has no place on paper; the page prints on A4 landscape with its filters in the header, and the
-// scrolled tables print whole.
+// scrolled tables print whole (their sticky headings, kept sticky, would print over other panels).
 const printStyle = `
 @page { size: A4 landscape; margin: 10mm; }
 @media print {
   .mantine-AppShell-header, .mantine-AppShell-navbar, .mantine-AppShell-footer, [data-print-hide] { display: none !important; }
   .mantine-AppShell-main { padding: 0 !important; min-height: 0 !important; }
-  [data-table-scroll] div { max-height: none !important; overflow: visible !important; }
-  [data-table-scroll] .mantine-ScrollArea-scrollbar { display: none !important; }
+  [data-table-scroll] { max-height: none !important; overflow: visible !important; }
+  [data-analysis-page] .mantine-Table-thead { position: static !important; }
   body { background: #fff !important; -webkit-print-color-adjust: exact; print-color-adjust: exact; }
 }`;
 
