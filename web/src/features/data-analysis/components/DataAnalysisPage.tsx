@@ -25,6 +25,7 @@ const printStyle = `
   .mantine-AppShell-header, .mantine-AppShell-navbar, .mantine-AppShell-footer, [data-print-hide] { display: none !important; }
   .mantine-AppShell-main { padding: 0 !important; min-height: 0 !important; }
   [data-table-scroll] { max-height: none !important; overflow: visible !important; }
+  [data-panel-body] { min-height: 0 !important; }
   [data-analysis-page] .mantine-Table-thead, [data-analysis-page] .mantine-Table-th { position: static !important; }
   body { background: #fff !important; -webkit-print-color-adjust: exact; print-color-adjust: exact; }
 }`;

@@ -69,6 +69,7 @@ export function QueryBody<T>({
     );
   return (
     <div
+      data-panel-body
       aria-busy={query.isPlaceholderData}
       style={{ minHeight: height, opacity: query.isPlaceholderData ? 0.5 : 1, transition: 'opacity 150ms' }}
     >
