@@ -13,6 +13,7 @@ import { Route as AuthenticatedRouteImport } from './routes/_authenticated'
 import { Route as LoginRouteImport } from './routes/login'
 import { Route as AuthenticatedIndexRouteImport } from './routes/_authenticated/index'
 import { Route as AuthenticatedAccountsRouteImport } from './routes/_authenticated/accounts'
+import { Route as AuthenticatedData_analysisRouteImport } from './routes/_authenticated/data_analysis'
 import { Route as AuthenticatedData_sync_statusesRouteImport } from './routes/_authenticated/data_sync_statuses'
 import { Route as AuthenticatedData_uploadsRouteImport } from './routes/_authenticated/data_uploads'
 import { Route as AuthenticatedMedical_institutions_searchRouteImport } from './routes/_authenticated/medical_institutions_search'
@@ -55,6 +56,12 @@ const AuthenticatedAccountsRoute = AuthenticatedAccountsRouteImport.update({
   path: '/accounts',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
+const AuthenticatedData_analysisRoute =
+  AuthenticatedData_analysisRouteImport.update({
+    id: '/data_analysis',
+    path: '/data_analysis',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 const AuthenticatedData_sync_statusesRoute =
   AuthenticatedData_sync_statusesRouteImport.update({
     id: '/data_sync_statuses',
@@ -184,6 +191,7 @@ export interface FileRoutesByFullPath {
   '/': typeof AuthenticatedIndexRoute
   '/login': typeof LoginRoute
   '/accounts': typeof AuthenticatedAccountsRoute
+  '/data_analysis': typeof AuthenticatedData_analysisRoute
   '/data_sync_statuses': typeof AuthenticatedData_sync_statusesRoute
   '/data_uploads': typeof AuthenticatedData_uploadsRoute
   '/medical_institutions_search': typeof AuthenticatedMedical_institutions_searchRoute
@@ -210,6 +218,7 @@ export interface FileRoutesByFullPath {
 export interface FileRoutesByTo {
   '/login': typeof LoginRoute
   '/accounts': typeof AuthenticatedAccountsRoute
+  '/data_analysis': typeof AuthenticatedData_analysisRoute
   '/data_sync_statuses': typeof AuthenticatedData_sync_statusesRoute
   '/data_uploads': typeof AuthenticatedData_uploadsRoute
   '/medical_institutions_search': typeof AuthenticatedMedical_institutions_searchRoute
@@ -239,6 +248,7 @@ export interface FileRoutesById {
   '/_authenticated': typeof AuthenticatedRouteWithChildren
   '/login': typeof LoginRoute
   '/_authenticated/accounts': typeof AuthenticatedAccountsRoute
+  '/_authenticated/data_analysis': typeof AuthenticatedData_analysisRoute
   '/_authenticated/data_sync_statuses': typeof AuthenticatedData_sync_statusesRoute
   '/_authenticated/data_uploads': typeof AuthenticatedData_uploadsRoute
   '/_authenticated/medical_institutions_search': typeof AuthenticatedMedical_institutions_searchRoute
@@ -269,6 +279,7 @@ export interface FileRouteTypes {
     | '/'
     | '/login'
     | '/accounts'
+    | '/data_analysis'
     | '/data_sync_statuses'
     | '/data_uploads'
     | '/medical_institutions_search'
@@ -295,6 +306,7 @@ export interface FileRouteTypes {
   to:
     | '/login'
     | '/accounts'
+    | '/data_analysis'
     | '/data_sync_statuses'
     | '/data_uploads'
     | '/medical_institutions_search'
@@ -323,6 +335,7 @@ export interface FileRouteTypes {
     | '/_authenticated'
     | '/login'
     | '/_authenticated/accounts'
+    | '/_authenticated/data_analysis'
     | '/_authenticated/data_sync_statuses'
     | '/_authenticated/data_uploads'
     | '/_authenticated/medical_institutions_search'
@@ -384,6 +397,13 @@ declare module '@tanstack/react-router' {
       path: '/accounts'
       fullPath: '/accounts'
       preLoaderRoute: typeof AuthenticatedAccountsRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/data_analysis': {
+      id: '/_authenticated/data_analysis'
+      path: '/data_analysis'
+      fullPath: '/data_analysis'
+      preLoaderRoute: typeof AuthenticatedData_analysisRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/_authenticated/data_sync_statuses': {
@@ -545,6 +565,7 @@ declare module '@tanstack/react-router' {
 
 interface AuthenticatedRouteChildren {
   AuthenticatedAccountsRoute: typeof AuthenticatedAccountsRoute
+  AuthenticatedData_analysisRoute: typeof AuthenticatedData_analysisRoute
   AuthenticatedData_sync_statusesRoute: typeof AuthenticatedData_sync_statusesRoute
   AuthenticatedData_uploadsRoute: typeof AuthenticatedData_uploadsRoute
   AuthenticatedMedical_institutions_searchRoute: typeof AuthenticatedMedical_institutions_searchRoute
@@ -569,6 +590,7 @@ interface AuthenticatedRouteChildren {
 
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedAccountsRoute: AuthenticatedAccountsRoute,
+  AuthenticatedData_analysisRoute: AuthenticatedData_analysisRoute,
   AuthenticatedData_sync_statusesRoute: AuthenticatedData_sync_statusesRoute,
   AuthenticatedData_uploadsRoute: AuthenticatedData_uploadsRoute,
   AuthenticatedMedical_institutions_searchRoute:

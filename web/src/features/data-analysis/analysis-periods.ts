@@ -1,0 +1,65 @@
+import type { AnalysisFilters, AnalysisSearch, ComparisonMode } from './analysis-search.ts';
+
+export interface Period {
+  from: string;
+  to: string;
+}
+
+/** Today's date in Japan (the fiscal calendar is Japan's, whatever the browser's zone). */
+export function todayInJapan(now = new Date()): string {
+  return new Date(now.getTime() + 9 * 3_600_000).toISOString().slice(0, 10);
+}
+
+/** The 年度 (April to March) a date falls in. */
+export function fiscalYearOf(day: string): number {
+  const year = Number(day.slice(0, 4));
+  return Number(day.slice(5, 7)) >= 4 ? year : year - 1;
+}
+
+export function fiscalYearPeriod(fy: number): Period {
+  return { from: `${fy}-04-01`, to: `${fy + 1}-03-31` };
+}
+
+/** Spec §9 and issue 13: by default this 年度 from April 1 to today, against the same months last 年度. */
+export function withDefaults(search: AnalysisSearch, today: string): AnalysisFilters {
+  const fy = fiscalYearOf(today);
+  return {
+    from: search.from ?? `${fy}-04-01`,
+    to: search.to ?? today,
+    unit: search.unit ?? 'month',
+    cmp: search.cmp ?? 'last_year',
+    own: search.own ?? [],
+    ft: search.ft ?? [],
+    tags: search.tags ?? [],
+  };
+}
+
+function shiftYears(day: string, years: number): string {
+  const y = Number(day.slice(0, 4)) + years;
+  const md = day.slice(5);
+  // February 29 has no twin in a common year: the comparison ends on the 28th.
+  if (md === '02-29' && !(y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0))) return `${y}-02-28`;
+  return `${y}-${md}`;
+}
+
+function addDays(day: string, n: number): string {
+  const d = new Date(`${day}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + n);
+  return d.toISOString().slice(0, 10);
+}
+
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
+/**
+ * The period compared with: the same dates one year earlier (so a 年度 to date meets the same months of the
+ * last 年度, never the whole of it), or the days just before of the same length.
+ */
+export function comparisonOf(period: Period, mode: ComparisonMode): Period | null {
+  if (mode === 'none') return null;
+  if (mode === 'last_year') return { from: shiftYears(period.from, -1), to: shiftYears(period.to, -1) };
+  const length = daysBetween(period.from, period.to);
+  const to = addDays(period.from, -1);
+  return { from: addDays(to, -length), to };
+}

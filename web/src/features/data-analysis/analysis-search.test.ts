@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { comparisonOf, fiscalYearOf, todayInJapan, withDefaults } from './analysis-periods.ts';
+import { analysisSearch } from './analysis-search.ts';
+
+const uuid = '00000000-0000-4000-8000-000000000001';
+
+describe('analysis search', () => {
+  it('defaults to this 年度 from April 1 to today against the same dates last 年度', () => {
+    const f = withDefaults({}, '2026-11-24');
+    expect(f).toMatchObject({ from: '2026-04-01', to: '2026-11-24', unit: 'month', cmp: 'last_year' });
+    expect(comparisonOf(f, f.cmp)).toEqual({ from: '2025-04-01', to: '2025-11-24' });
+    expect(withDefaults({}, '2027-02-10').from).toBe('2026-04-01');
+  });
+
+  it('keeps the valid pieces of a link and drops the bad ones alone', () => {
+    expect(
+      analysisSearch({
+        from: '2025-04-01',
+        to: '2026-03-31',
+        unit: 'quarter',
+        cmp: 'bogus',
+        own: [uuid],
+        ft: ['x'.repeat(21)],
+        tags: 'not-a-list',
+      }),
+    ).toEqual({ from: '2025-04-01', to: '2026-03-31', unit: 'quarter', own: [uuid] });
+    expect(analysisSearch({ from: '2026-02-30', to: '2026-03-01' })).toEqual({});
+    expect(analysisSearch({ from: '2026-03-02', to: '2026-03-01' })).toEqual({});
+  });
+
+  it('compares February 29 with the 28th of a common year, and the previous period by its length', () => {
+    expect(comparisonOf({ from: '2028-02-01', to: '2028-02-29' }, 'last_year')).toEqual({
+      from: '2027-02-01',
+      to: '2027-02-28',
+    });
+    expect(comparisonOf({ from: '2026-04-01', to: '2026-04-30' }, 'previous')).toEqual({
+      from: '2026-03-02',
+      to: '2026-03-31',
+    });
+    expect(comparisonOf({ from: '2026-04-01', to: '2026-04-30' }, 'none')).toBeNull();
+  });
+
+  it('reads the 年度 and today in Japan', () => {
+    expect(fiscalYearOf('2026-03-31')).toBe(2025);
+    expect(fiscalYearOf('2026-04-01')).toBe(2026);
+    expect(todayInJapan(new Date('2026-03-31T15:30:00Z'))).toBe('2026-04-01');
+  });
+});

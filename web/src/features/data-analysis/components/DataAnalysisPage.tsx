@@ -1,0 +1,249 @@
+import { Alert, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
+import type { FeatureKey } from '@renkei/contracts';
+import { keepPreviousData, useQuery, type UseQueryResult } from '@tanstack/react-query';
+import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
+import { useServices } from '../../../app/services-context.tsx';
+import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
+import { comparisonOf, todayInJapan, withDefaults } from '../analysis-periods.ts';
+import type { AnalysisFilters, AnalysisSearch } from '../analysis-search.ts';
+import { totalsOf } from '../breakdown.ts';
+import { dataAnalysisQueries, effectivenessComparison, periodOf, type Grouping } from '../data-analysis.queries.ts';
+import { hasData, splitComparison, sumOf } from '../figures.ts';
+import { BreakdownPanel } from './BreakdownPanel.tsx';
+import { ChartPanel } from './ChartPanel.tsx';
+import { EffectivenessPanel } from './EffectivenessPanel.tsx';
+import { comparisonLabels, FilterBar, unitLabels } from './FilterBar.tsx';
+import { GroupPanels } from './GroupPanels.tsx';
+import { KpiCards, referralKpis } from './KpiCards.tsx';
+import { RankingPanel } from './RankingPanel.tsx';
+
+// The frame has no place on paper; the page prints on A4 landscape with its filters in the header, and the
+// scrolled tables print whole (their sticky headings, kept sticky, would print over other panels).
+const printStyle = `
+@page { size: A4 landscape; margin: 10mm; }
+@media print {
+  .mantine-AppShell-header, .mantine-AppShell-navbar, .mantine-AppShell-footer, [data-print-hide] { display: none !important; }
+  .mantine-AppShell-main { padding: 0 !important; min-height: 0 !important; }
+  [data-table-scroll] { max-height: none !important; overflow: visible !important; }
+  [data-panel-body] { min-height: 0 !important; }
+  [data-analysis-page] .mantine-Table-thead, [data-analysis-page] .mantine-Table-th { position: static !important; }
+  body { background: #fff !important; -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+}`;
+
+const keep = { placeholderData: keepPreviousData } as const;
+const slash = (day: string) => day.replaceAll('-', '/');
+
+function useAggregation(f: AnalysisFilters, by: Grouping, enabled: boolean) {
+  const { api } = useServices();
+  const comparison = comparisonOf(periodOf(f), f.cmp);
+  const current = useQuery({ ...dataAnalysisQueries.aggregation(api, f, periodOf(f), by), ...keep, enabled });
+  const before = useQuery({
+    ...dataAnalysisQueries.aggregation(api, f, comparison ?? periodOf(f), by),
+    ...keep,
+    enabled: enabled && comparison !== null,
+  });
+  return { current, comparison: comparison ? before : null };
+}
+
+function FilterSummary({ f, names }: { f: AnalysisFilters; names: { own: string[]; ft: string[]; tags: string[] } }) {
+  const comparison = comparisonOf(periodOf(f), f.cmp);
+  const parts = [
+    `期間 ${slash(f.from)}〜${slash(f.to)}（${unitLabels[f.unit]}単位）`,
+    comparison ? `比較 ${slash(comparison.from)}〜${slash(comparison.to)}（${comparisonLabels[f.cmp]}）` : '比較なし',
+    `自院診療科 ${names.own.length ? names.own.join('・') : 'すべて'}`,
+    `施設種別 ${names.ft.length ? names.ft.join('・') : 'すべて'}`,
+    ...(names.tags.length ? [`タグ ${names.tags.join('・')}`] : []),
+  ];
+  return (
+    <Text size="sm" data-testid="analysis-conditions">
+      {parts.join('　')}
+    </Text>
+  );
+}
+
+function EmptyState({ file }: { file: string }) {
+  return (
+    <Alert color="yellow" variant="light" title="この期間のデータがありません" data-testid="analysis-empty">
+      {file}がこの期間を含んでいません。
+      <AnchorLink to="/data_uploads">データアップロード</AnchorLink>
+      画面で「{file}」のファイルをアップロードしてください。
+    </Alert>
+  );
+}
+
+/** The top page: the period's referrals at a glance, where they come from, who changed, and whether visits helped. */
+export function DataAnalysisPage({
+  search,
+  today = todayInJapan(),
+  features,
+  onSearchChange,
+}: {
+  search: AnalysisSearch;
+  /** Today in Japan unless given (tests fix it). */
+  today?: string;
+  features: readonly FeatureKey[];
+  onSearchChange: (patch: AnalysisSearch) => void;
+}) {
+  const { api } = useServices();
+  const f = withDefaults(search, today);
+  const period = periodOf(f);
+  const comparison = comparisonOf(period, f.cmp);
+  const withReports = features.includes('report');
+  const withReverse = features.includes('reverse_referrals');
+  const withVisits = features.includes('communications');
+  const withTags = features.includes('tags');
+  const tenant = useQuery(referenceDataQueries.tenant(api));
+  const isGroup = (tenant.data?.is_group ?? false) && (tenant.data?.group_medical_institutions.length ?? 0) > 0;
+  // The group tab asks only the group calls; on a group link the own panels wait for the tenant's answer
+  // (a link to the tab of a tenant that is no longer a group opens its own analysis).
+  const own = !(search.view === 'group' && (tenant.isPending || isGroup));
+
+  const trend = useQuery({ ...dataAnalysisQueries.referralsTrend(api, f), ...keep, enabled: own });
+  const reverseMonthly = useQuery({
+    ...dataAnalysisQueries.reverseReferralsMonthly(api, f),
+    ...keep,
+    enabled: own && withReverse,
+  });
+  const both = useQuery({ ...dataAnalysisQueries.bothReferrals(api, f), ...keep, enabled: own && withReverse });
+  const byOwn = useAggregation(f, ['own_department'], own && withReports);
+  const byDepartment = useAggregation(f, ['referral_department'], own && withReports);
+  const byArea = useAggregation(f, ['prefecture', 'city'], own && withReports);
+  const byFacility = useAggregation(f, ['facility_type'], own && withReports);
+  const rankNow = useQuery({ ...dataAnalysisQueries.ranking(api, f, period), ...keep, enabled: own });
+  const rankBefore = useQuery({
+    ...dataAnalysisQueries.ranking(api, f, comparison ?? period),
+    ...keep,
+    enabled: own && comparison !== null,
+  });
+  const effectiveness = useQuery({
+    ...dataAnalysisQueries.effectiveness(api, f),
+    ...keep,
+    enabled: own && withVisits,
+  });
+
+  const ownDepartments = useQuery(referenceDataQueries.ownDepartments(api));
+  const facilityTypes = useQuery(referenceDataQueries.facilityTypeGroups(api));
+  const tags = useQuery({ ...dataAnalysisQueries.tags(api), enabled: withTags });
+  // The aggregation answers a facility type by its master code; the filter's master names it.
+  const facilityTypeName = (code: string) =>
+    facilityTypes.data?.flatMap((g) => g.facility_types).find((t) => t.id === code)?.name ?? code;
+  const names = {
+    own: f.own.map((id) => ownDepartments.data?.find((d) => d.id === id)?.name ?? id),
+    ft: f.ft.map(facilityTypeName),
+    tags: f.tags.map((id) => tags.data?.data.find((t) => t.id === id)?.name ?? id),
+  };
+
+  const kpiLoading =
+    (withReports && (byOwn.current.isPending || (byOwn.comparison?.isPending ?? false))) ||
+    (withReverse && reverseMonthly.isPending);
+  const kpiStale =
+    byOwn.current.isPlaceholderData ||
+    (byOwn.comparison?.isPlaceholderData ?? false) ||
+    (withReverse && reverseMonthly.isPlaceholderData);
+  const kpis = withReports
+    ? referralKpis(
+        byOwn.current.data ? totalsOf(byOwn.current.data) : null,
+        byOwn.comparison?.data ? totalsOf(byOwn.comparison.data) : null,
+      )
+    : [];
+  if (withReverse) {
+    const split = reverseMonthly.data ? splitComparison(reverseMonthly.data) : null;
+    kpis.splice(1, 0, {
+      key: 'reverse_referrals',
+      label: '逆紹介件数',
+      value: split?.current ? sumOf(split.current.values) : null,
+      comparison: split?.comparison ? sumOf(split.comparison.values) : null,
+    });
+  }
+
+  return (
+    <Stack gap="md" data-analysis-page>
+      <style>{printStyle}</style>
+      <Title order={1} size="h3">
+        データ分析
+      </Title>
+      <FilterBar filters={f} today={today} onChange={onSearchChange} withTags={withTags} />
+      <FilterSummary f={f} names={names} />
+      {isGroup && (
+        <Tabs
+          value={own ? 'own' : 'group'}
+          onChange={(v) => onSearchChange({ view: v === 'group' ? 'group' : undefined })}
+          data-print-hide
+        >
+          <Tabs.List>
+            <Tabs.Tab value="own">自院の分析</Tabs.Tab>
+            <Tabs.Tab value="group">グループ比較</Tabs.Tab>
+          </Tabs.List>
+        </Tabs>
+      )}
+      {!own && isGroup && <GroupPanels filters={f} />}
+      {own && (
+        <>
+          {trend.data && !hasData(trend.data) && <EmptyState file="紹介リスト" />}
+          {withReverse && reverseMonthly.data && !hasData(reverseMonthly.data) && <EmptyState file="逆紹介リスト" />}
+          {kpis.length > 0 && (
+            <KpiCards kpis={kpis} loading={kpiLoading} stale={kpiStale} hasComparison={comparison !== null} />
+          )}
+          <ChartPanel
+            title={`紹介件数の推移（${unitLabels[f.unit]}別）`}
+            testId="trend-panel"
+            axis={unitLabels[f.unit]}
+            kind="line"
+            query={trend}
+          />
+          {withReports ? (
+            // Nine columns each: side by side only where two tables fit without wrapping their headings.
+            <SimpleGrid cols={{ base: 1, xl: 2 }}>
+              <BreakdownPanel
+                title="自院診療科別"
+                testId="breakdown-own"
+                groupLabel="自院診療科"
+                by={['own_department']}
+                {...byOwn}
+              />
+              <BreakdownPanel
+                title="紹介元診療科別"
+                testId="breakdown-department"
+                groupLabel="紹介元診療科"
+                by={['referral_department']}
+                {...byDepartment}
+              />
+              <BreakdownPanel
+                title="地域別"
+                testId="breakdown-area"
+                groupLabel="地域"
+                by={['prefecture', 'city']}
+                {...byArea}
+              />
+              <BreakdownPanel
+                title="施設種別"
+                testId="breakdown-facility"
+                groupLabel="施設種別"
+                by={['facility_type']}
+                labels={(_, code) => facilityTypeName(code)}
+                {...byFacility}
+              />
+            </SimpleGrid>
+          ) : (
+            <Text size="sm" c="dimmed">
+              診療科別・地域別・施設種別の内訳はレポート機能をご契約の場合に表示されます。
+            </Text>
+          )}
+          <RankingPanel current={rankNow} comparison={comparison ? rankBefore : null} />
+          {withReverse && (
+            <ChartPanel
+              title="紹介・逆紹介の比較"
+              testId="both-referrals-panel"
+              axis={unitLabels[f.unit]}
+              kind="bar"
+              query={both as UseQueryResult<NonNullable<typeof both.data>>}
+            />
+          )}
+          {withVisits && (
+            <EffectivenessPanel query={effectiveness} period={period} comparison={effectivenessComparison(f)} />
+          )}
+        </>
+      )}
+    </Stack>
+  );
+}

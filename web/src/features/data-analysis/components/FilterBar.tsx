@@ -1,0 +1,156 @@
+import { Button, Group, MultiSelect, Paper, Select, TextInput } from '@mantine/core';
+import type { PeriodUnit } from '@renkei/contracts';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useServices } from '../../../app/services-context.tsx';
+import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
+import { fiscalYearOf, fiscalYearPeriod } from '../analysis-periods.ts';
+import type { AnalysisFilters, AnalysisSearch, ComparisonMode } from '../analysis-search.ts';
+import { dataAnalysisQueries } from '../data-analysis.queries.ts';
+
+export const unitLabels: Record<PeriodUnit, string> = {
+  week: '週',
+  month: '月',
+  quarter: '四半期',
+  half_year: '半期',
+  year: '年',
+  fiscal_year: '年度',
+};
+
+export const comparisonLabels: Record<ComparisonMode, string> = {
+  last_year: '前年同期',
+  previous: '直前の同じ長さの期間',
+  none: '比較しない',
+};
+
+/** The period choices: this 年度 to date, the four 年度 before it whole, or dates of one's own. */
+function periodPresetOf(f: Pick<AnalysisFilters, 'from' | 'to'>, today: string): string {
+  const fy = fiscalYearOf(today);
+  if (f.from === `${fy}-04-01` && f.to === today) return 'ytd';
+  const y = Number(f.from.slice(0, 4));
+  const whole = fiscalYearPeriod(y);
+  if (f.from === whole.from && f.to === whole.to && y >= fy - 4 && y <= fy) return `fy${y}`;
+  return 'custom';
+}
+
+function presetOptions(today: string) {
+  const fy = fiscalYearOf(today);
+  return [
+    { value: 'ytd', label: `今年度（${fy}年度・今日まで）` },
+    ...[0, 1, 2, 3, 4].map((n) => ({ value: `fy${fy - n}`, label: `${fy - n}年度` })),
+    { value: 'custom', label: '期間を指定' },
+  ];
+}
+
+/** The one filter bar of the page; every change goes to the URL, so a link reproduces the view. */
+export function FilterBar({
+  filters,
+  today,
+  onChange,
+  withTags,
+}: {
+  filters: AnalysisFilters;
+  today: string;
+  onChange: (patch: AnalysisSearch) => void;
+  withTags: boolean;
+}) {
+  const { api } = useServices();
+  const ownDepartments = useQuery(referenceDataQueries.ownDepartments(api));
+  const facilityTypes = useQuery(referenceDataQueries.facilityTypeGroups(api));
+  const tags = useQuery({ ...dataAnalysisQueries.tags(api), enabled: withTags });
+  const [customOpen, setCustomOpen] = useState(false);
+  const preset = customOpen ? 'custom' : periodPresetOf(filters, today);
+  const choosePreset = (value: string | null) => {
+    setCustomOpen(value === 'custom');
+    if (value === 'ytd') onChange({ from: undefined, to: undefined });
+    else if (value?.startsWith('fy')) onChange(fiscalYearPeriod(Number(value.slice(2))));
+  };
+  const setDay = (key: 'from' | 'to', value: string) => {
+    const next = { from: filters.from, to: filters.to, [key]: value };
+    if (/^\d{4}-\d{2}-\d{2}$/.test(value) && next.from <= next.to) onChange(next);
+  };
+  return (
+    <Paper withBorder p="sm" radius="md" data-print-hide data-testid="analysis-filters">
+      <Group align="flex-end" gap="sm">
+        <Select
+          label="期間"
+          w={220}
+          data={presetOptions(today)}
+          value={preset}
+          onChange={choosePreset}
+          allowDeselect={false}
+        />
+        {preset === 'custom' && (
+          <>
+            <TextInput
+              type="date"
+              label="開始日"
+              value={filters.from}
+              onChange={(e) => setDay('from', e.currentTarget.value)}
+            />
+            <TextInput
+              type="date"
+              label="終了日"
+              value={filters.to}
+              onChange={(e) => setDay('to', e.currentTarget.value)}
+            />
+          </>
+        )}
+        <Select
+          label="集計単位"
+          w={110}
+          data={Object.entries(unitLabels).map(([value, label]) => ({ value, label }))}
+          value={filters.unit}
+          onChange={(v) => v && onChange({ unit: v as PeriodUnit })}
+          allowDeselect={false}
+        />
+        <Select
+          label="比較"
+          w={200}
+          data={Object.entries(comparisonLabels).map(([value, label]) => ({ value, label }))}
+          value={filters.cmp}
+          onChange={(v) => v && onChange({ cmp: v as ComparisonMode })}
+          allowDeselect={false}
+        />
+        <MultiSelect
+          label="自院診療科"
+          w={220}
+          placeholder={filters.own.length ? undefined : 'すべて'}
+          data={(ownDepartments.data ?? []).map((d) => ({ value: d.id, label: d.name }))}
+          value={filters.own}
+          onChange={(own) => onChange({ own: own.length ? own : undefined })}
+          searchable
+          clearable
+        />
+        <MultiSelect
+          label="施設種別"
+          w={220}
+          placeholder={filters.ft.length ? undefined : 'すべて'}
+          data={(facilityTypes.data ?? []).map((g) => ({
+            group: g.name,
+            items: g.facility_types.map((t) => ({ value: t.id, label: t.name })),
+          }))}
+          value={filters.ft}
+          onChange={(ft) => onChange({ ft: ft.length ? ft : undefined })}
+          searchable
+          clearable
+        />
+        {withTags && (
+          <MultiSelect
+            label="タグ"
+            w={200}
+            placeholder={filters.tags.length ? undefined : 'すべて'}
+            data={(tags.data?.data ?? []).map((t) => ({ value: t.id, label: t.name }))}
+            value={filters.tags}
+            onChange={(v) => onChange({ tags: v.length ? v : undefined })}
+            searchable
+            clearable
+          />
+        )}
+        <Button variant="default" onClick={() => window.print()}>
+          印刷
+        </Button>
+      </Group>
+    </Paper>
+  );
+}

@@ -1,0 +1,120 @@
+import { Badge, Group, Paper, SimpleGrid, Skeleton, Text } from '@mantine/core';
+import { formatRate } from '../../medical-institutions/labels-ja.ts';
+import { changeRate, formatCount, percent } from '../figures.ts';
+
+export interface Kpi {
+  key: string;
+  label: string;
+  value: number | null;
+  comparison: number | null;
+  /** A rate shown under the figure (入院率 …), in percent. */
+  rate?: { label: string; value: number | null; comparison: number | null };
+}
+
+export interface ReferralTotals {
+  referrals: number;
+  admissions: number;
+  operations: number;
+}
+
+/** The referral figures of the cards: counts and the rates computed from them. */
+export function referralKpis(now: ReferralTotals | null, before: ReferralTotals | null): Kpi[] {
+  return [
+    { key: 'referrals', label: '紹介件数', value: now?.referrals ?? null, comparison: before?.referrals ?? null },
+    {
+      key: 'admissions',
+      label: '紹介入院',
+      value: now?.admissions ?? null,
+      comparison: before?.admissions ?? null,
+      rate: {
+        label: '入院率',
+        value: now ? percent(now.admissions, now.referrals) : null,
+        comparison: before ? percent(before.admissions, before.referrals) : null,
+      },
+    },
+    {
+      key: 'operations',
+      label: '紹介手術',
+      value: now?.operations ?? null,
+      comparison: before?.operations ?? null,
+      rate: {
+        label: '手術率',
+        value: now ? percent(now.operations, now.referrals) : null,
+        comparison: before ? percent(before.operations, before.referrals) : null,
+      },
+    },
+  ];
+}
+
+function Change({ value, comparison }: { value: number | null; comparison: number | null }) {
+  if (value === null || comparison === null) return null;
+  const diff = value - comparison;
+  const rate = changeRate(value, comparison);
+  return (
+    <Badge variant="light" color={diff > 0 ? 'teal' : diff < 0 ? 'red' : 'gray'} size="sm">
+      {diff > 0 ? '+' : ''}
+      {diff.toLocaleString('ja-JP')}
+      {rate !== null ? `（${formatRate(rate)}）` : ''}
+    </Badge>
+  );
+}
+
+/** One card per figure with its change against the comparison period; a placeholder of the same size while loading. */
+export function KpiCards({
+  kpis,
+  loading,
+  stale,
+  hasComparison,
+}: {
+  kpis: Kpi[];
+  loading: boolean;
+  /** The figures are those of the previous filters while the new ones load. */
+  stale: boolean;
+  hasComparison: boolean;
+}) {
+  return (
+    <SimpleGrid
+      cols={{ base: 2, sm: kpis.length }}
+      data-testid="kpi-cards"
+      aria-busy={stale}
+      style={{ opacity: stale ? 0.5 : 1, transition: 'opacity 150ms' }}
+    >
+      {kpis.map((k) => (
+        <Paper key={k.key} withBorder p="md" radius="md" mih={132} data-testid={`kpi-${k.key}`}>
+          <Text size="sm" c="dimmed">
+            {k.label}
+          </Text>
+          {loading ? (
+            <Skeleton h={56} mt="xs" aria-busy="true" />
+          ) : (
+            <>
+              <Group gap="xs" align="baseline">
+                <Text fz={28} fw={700} data-testid={`kpi-${k.key}-value`}>
+                  {formatCount(k.value)}
+                </Text>
+                <Text size="sm">件</Text>
+                {hasComparison && <Change value={k.value} comparison={k.comparison} />}
+              </Group>
+              {hasComparison && (
+                <Text size="xs" c="dimmed">
+                  比較期間 {formatCount(k.comparison)}件
+                </Text>
+              )}
+              {k.rate && (
+                <Text size="sm">
+                  {k.rate.label} {k.rate.value === null ? '—' : `${k.rate.value.toFixed(1)}%`}
+                  {hasComparison && k.rate.comparison !== null && (
+                    <Text span size="xs" c="dimmed">
+                      {' '}
+                      （比較期間 {k.rate.comparison.toFixed(1)}%）
+                    </Text>
+                  )}
+                </Text>
+              )}
+            </>
+          )}
+        </Paper>
+      ))}
+    </SimpleGrid>
+  );
+}

@@ -1,0 +1,117 @@
+import type { ReferralGroupingKey } from '@renkei/contracts';
+import { queryOptions } from '@tanstack/react-query';
+import type { z } from 'zod';
+import type { ApiClient } from '../../api/api-client.ts';
+import { comparisonOf, type Period } from './analysis-periods.ts';
+import type { AnalysisFilters } from './analysis-search.ts';
+
+/** Facts of a referral a breakdown groups by (`POST /referral_reports/aggregation_results`), at most three. */
+export type Grouping = z.infer<typeof ReferralGroupingKey>[];
+
+/** Rankings are complete up to this many institutions; beyond it a change is shown only where both sides rank. */
+export const rankingLimit = 500;
+
+export function periodOf(f: AnalysisFilters): Period {
+  return { from: f.from, to: f.to };
+}
+
+/** Visit effectiveness needs a comparison: with none chosen it compares with the period just before. */
+export function effectivenessComparison(f: AnalysisFilters): Period {
+  return comparisonOf(periodOf(f), f.cmp) ?? comparisonOf(periodOf(f), 'previous')!;
+}
+
+function chartBody(f: AnalysisFilters) {
+  return {
+    period: periodOf(f),
+    comparison_period: comparisonOf(periodOf(f), f.cmp),
+    period_unit: f.unit,
+    own_department_ids: f.own,
+    facility_type_ids: f.ft,
+    tag_ids: f.tags,
+  };
+}
+
+function aggregationBody(f: AnalysisFilters, period: Period, by: Grouping) {
+  return {
+    filter_conditions: { period, own_department_ids: f.own, facility_type_ids: f.ft, tag_ids: f.tags },
+    grouping_conditions: by,
+  };
+}
+
+function rankingBody(f: AnalysisFilters, period: Period) {
+  return { period, own_department_ids: f.own, facility_type_ids: f.ft, tag_ids: f.tags, limit: rankingLimit };
+}
+
+export const dataAnalysisQueries = {
+  all: ['data-analysis'] as const,
+  /** The filter's tag choices: the first hundred (the API's page size), which covers a tenant's tags. */
+  tags: (api: ApiClient) =>
+    queryOptions({
+      queryKey: [...dataAnalysisQueries.all, 'tags'] as const,
+      queryFn: ({ signal }) => api.listTags({ query: { page: 1, per_page: 100 }, signal }),
+      staleTime: 60_000,
+    }),
+  /** The period against the comparison period bucket by bucket, in the chosen unit. */
+  referralsTrend: (api: ApiClient, f: AnalysisFilters) => {
+    const body = chartBody(f);
+    return queryOptions({
+      queryKey: [...dataAnalysisQueries.all, 'referrals-trend', body] as const,
+      queryFn: ({ signal }) => api.referralsComparison({ body, signal }),
+    });
+  },
+  reverseReferralsMonthly: (api: ApiClient, f: AnalysisFilters) => {
+    const body = chartBody(f);
+    return queryOptions({
+      queryKey: [...dataAnalysisQueries.all, 'reverse-referrals-monthly', body] as const,
+      queryFn: ({ signal }) => api.reverseReferralsComparisonMonthly({ body, signal }),
+    });
+  },
+  bothReferrals: (api: ApiClient, f: AnalysisFilters) => {
+    const body = chartBody(f);
+    return queryOptions({
+      queryKey: [...dataAnalysisQueries.all, 'both-referrals', body] as const,
+      queryFn: ({ signal }) => api.bothReferralsComparison({ body, signal }),
+    });
+  },
+  /** The group's institutions side by side (all of the tenant's group: no ids sent), totals against the comparison. */
+  groupComparison: (api: ApiClient, f: AnalysisFilters) => {
+    const body = chartBody(f);
+    return queryOptions({
+      queryKey: [...dataAnalysisQueries.all, 'group-comparison', body] as const,
+      queryFn: ({ signal }) => api.groupReferralsComparison({ body, signal }),
+    });
+  },
+  groupTrend: (api: ApiClient, f: AnalysisFilters) => {
+    const body = chartBody(f);
+    return queryOptions({
+      queryKey: [...dataAnalysisQueries.all, 'group-trend', body] as const,
+      queryFn: ({ signal }) => api.groupReferrals({ body, signal }),
+    });
+  },
+  /** One grouping over one period; the page asks it for the period and the comparison period. */
+  aggregation: (api: ApiClient, f: AnalysisFilters, period: Period, by: Grouping) => {
+    const body = aggregationBody(f, period, by);
+    return queryOptions({
+      queryKey: [...dataAnalysisQueries.all, 'aggregation', body] as const,
+      queryFn: ({ signal }) => api.referralReportsAggregationResults({ body, signal }),
+    });
+  },
+  ranking: (api: ApiClient, f: AnalysisFilters, period: Period) => {
+    const body = rankingBody(f, period);
+    return queryOptions({
+      queryKey: [...dataAnalysisQueries.all, 'ranking', body] as const,
+      queryFn: ({ signal }) => api.referralTotalCountRanking({ body, signal }),
+    });
+  },
+  effectiveness: (api: ApiClient, f: AnalysisFilters) => {
+    const body = {
+      period: periodOf(f),
+      comparison_period: effectivenessComparison(f),
+      own_department_ids: f.own,
+    };
+    return queryOptions({
+      queryKey: [...dataAnalysisQueries.all, 'effectiveness', body] as const,
+      queryFn: ({ signal }) => api.effectivenessVerification({ body, signal }),
+    });
+  },
+};
