@@ -31,10 +31,7 @@ interface LastImport {
  * sync and each read model's state, what an operator sees with `pnpm ops projections status`, cut to
  * what a tenant may see: another tenant's parked events and error texts stay out.
  */
-export function registerDataSyncStatusRoutes(
-  app: FastifyInstance,
-  deps: { db: Database; store: EventStore },
-): void {
+export function registerDataSyncStatusRoutes(app: FastifyInstance, deps: { db: Database; store: EventStore }): void {
   registerEndpoint(app, endpoints.dataSyncStatuses, async ({ auth }) => {
     const db = deps.db.typed<ReadModels>();
     const [imports, master, projections] = await Promise.all([
@@ -98,10 +95,7 @@ export function registerDataSyncStatusRoutes(
   });
 }
 
-async function readModelStates(
-  deps: { db: Database; store: EventStore },
-  tenantId: string,
-): Promise<ProjectionRow[]> {
+async function readModelStates(deps: { db: Database; store: EventStore }, tenantId: string): Promise<ProjectionRow[]> {
   const builds = await projectionStatus(deps.db, deps.store);
   const names = [...new Set(builds.map((b) => b.name))];
   return names.map((name) => {

@@ -2,7 +2,7 @@ import { queryOptions } from '@tanstack/react-query';
 import type { ApiClient } from '../../api/api-client.ts';
 
 /** Refreshed while the page is open: imports and read models move on their own. */
-export const syncStatusRefreshMs = 5_000;
+const syncStatusRefreshMs = 5_000;
 
 export const dataSyncStatusQueries = {
   all: ['data-sync-statuses'] as const,
