@@ -64,8 +64,6 @@ const knownFailures: Record<string, string> = {
     'a like is idempotent and carries no version: If-Match is not part of it (decide)',
   'communications.setVocs concurrency':
     'setting the VOCs of a communication is idempotent and carries no version: If-Match is not part of it (decide)',
-  'vocs.export fuzz.invalid.percentEscape':
-    'a malformed %-escape in the query is not answered as the others are (as labels.listCommunicationLabels)',
 };
 
 export const isKnownFailure = (endpointId: string, kind: string): string | undefined =>
