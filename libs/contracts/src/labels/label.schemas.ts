@@ -32,6 +32,19 @@ export const CommunicationType = z.enum([
 ]);
 export type CommunicationType = z.infer<typeof CommunicationType>;
 
+/** The types as the screens, CSV exports and reports name them. */
+export const communicationTypeNames: Record<CommunicationType, string> = {
+  visit: '訪問',
+  new_visit: '新規訪問',
+  phone: '電話',
+  email: 'メール',
+  postal_item: '郵送物',
+  event_attendance: 'イベント参加',
+  referral_acceptance: '紹介受入',
+  refused_referral: '紹介お断り',
+  other: 'その他',
+};
+
 export const LabelSelection = z.object({ id: Id, label: z.string(), order: z.number().int() });
 export type LabelSelection = z.infer<typeof LabelSelection>;
 

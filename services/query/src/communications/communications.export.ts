@@ -1,22 +1,15 @@
 import { Readable } from 'node:stream';
 import iconv from 'iconv-lite';
 import type { Kysely } from 'kysely';
-import type { Communication, CommunicationExportBody, CommunicationLabel } from '@renkei/contracts';
+import {
+  communicationTypeNames,
+  type Communication,
+  type CommunicationExportBody,
+  type CommunicationLabel,
+} from '@renkei/contracts';
 import type { ReadModels } from '@renkei/read-models';
 import { csvField } from '../medical-institutions/medical-institutions.export.ts';
 import { listCommunicationLabels, searchCommunications } from './communications.queries.ts';
-
-const typeNames: Record<Communication['communication_type'], string> = {
-  visit: '訪問',
-  new_visit: '新規訪問',
-  phone: '電話',
-  email: 'メール',
-  postal_item: '郵送物',
-  event_attendance: 'イベント参加',
-  referral_acceptance: '紹介受入',
-  refused_referral: '紹介お断り',
-  other: 'その他',
-};
 
 const batchSize = 500;
 
@@ -77,7 +70,7 @@ export function exportCommunications(
             line([
               c.id,
               c.acted_date,
-              typeNames[c.communication_type],
+              communicationTypeNames[c.communication_type],
               c.medical_institution?.name ?? '',
               c.user?.name ?? '',
               c.story,

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import iconv from 'iconv-lite';
 import type { Kysely } from 'kysely';
-import type { CommunicationType, VocExportQuery, VocPriority, VocStatus } from '@renkei/contracts';
+import { communicationTypeNames, type VocExportQuery, type VocPriority, type VocStatus } from '@renkei/contracts';
 import type { ReadModels } from '@renkei/read-models';
 import { csvField } from '../medical-institutions/medical-institutions.export.ts';
 import { allVocs } from './vocs.queries.ts';
@@ -13,18 +13,6 @@ const vocStatusNames: Record<VocStatus, string> = {
   NO_ACTION_REQUIRED: '対応不要',
 };
 const vocPriorityNames: Record<VocPriority, string> = { LOW: '低', MIDDLE: '中', HIGH: '高' };
-const typeNames: Record<CommunicationType, string> = {
-  visit: '訪問',
-  new_visit: '新規訪問',
-  phone: '電話',
-  email: 'メール',
-  postal_item: '郵送物',
-  event_attendance: 'イベント参加',
-  referral_acceptance: '紹介受入',
-  refused_referral: '紹介お断り',
-  other: 'その他',
-};
-
 /** Every VOC of the list's conditions as CSV, in the list's order, a batch at a time. */
 export function exportVocs(db: Kysely<ReadModels>, tenantId: string, query: VocExportQuery): Readable {
   const encode = (text: string) =>
@@ -61,7 +49,7 @@ export function exportVocs(db: Kysely<ReadModels>, tenantId: string, query: VocE
               v.user?.name ?? '',
               v.detail_text,
               v.action_text,
-              v.communications.map((c) => `${c.acted_date} ${typeNames[c.communication_type]}`).join('、'),
+              v.communications.map((c) => `${c.acted_date} ${communicationTypeNames[c.communication_type]}`).join('、'),
               v.updated_at,
             ]),
           )

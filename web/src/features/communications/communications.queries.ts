@@ -2,10 +2,10 @@ import { queryOptions } from '@tanstack/react-query';
 import type {
   CommunicationCreateInput,
   CommunicationSearchBody,
-  CommunicationType,
   MedicalInstitutionCommunicationSearchBody,
 } from '@renkei/contracts';
 import type { z } from 'zod';
+import { communicationTypeNames } from '@renkei/contracts';
 import type { ApiClient } from '../../api/api-client.ts';
 import { useApiMutation } from '../../api/useApiMutation.ts';
 import { taskQueries } from '../tasks/tasks.queries.ts';
@@ -78,14 +78,5 @@ export const useToggleLike = () =>
     [communicationQueries.all],
   );
 
-export const communicationTypeLabels: Record<CommunicationType, string> = {
-  visit: '訪問',
-  new_visit: '新規訪問',
-  phone: '電話',
-  email: 'メール',
-  postal_item: '郵送物',
-  event_attendance: 'イベント参加',
-  referral_acceptance: '紹介受入',
-  refused_referral: '紹介お断り',
-  other: 'その他',
-};
+/** Spec §1 types by name (one list with the server's CSV exports). */
+export const communicationTypeLabels = communicationTypeNames;
