@@ -20,6 +20,10 @@ interface StagedFile {
   filename: string;
   /** SHA-256 of the content, taken while it streamed in (what identifies a retried upload). */
   sha256?: string;
+  /** Settles once nothing writes the staging file any more (its write stream closed). */
+  settled?: Promise<unknown>;
+  /** Stops a transfer still under way (a request answered before its body ended). */
+  abort?: () => void;
 }
 
 export interface KeptUpload {
@@ -55,8 +59,17 @@ export async function stagedUploads(child: FastifyInstance, options: { importsDi
         return;
       }
       const target = path.join(staging, randomUUID());
-      // Recorded first, so the file goes whatever happens below.
-      staged.set(this, { path: target, filename: (part.filename || 'upload.csv').replace(unstorable, '') });
+      const out = fs.createWriteStream(target, { flags: 'wx' });
+      // Recorded first, so the file goes whatever happens below: the answer may be sent (a body cut off
+      // is answered by the error handler) while this transfer is still opening or writing the file, so
+      // the clean-up stops it and waits for the stream to close before removing the file.
+      const entry: StagedFile = {
+        path: target,
+        filename: (part.filename || 'upload.csv').replace(unstorable, ''),
+        settled: new Promise<void>((resolve) => out.once('close', () => resolve())),
+        abort: () => part.file.destroy(),
+      };
+      staged.set(this, entry);
       const hash = createHash('sha256');
       try {
         await pipeline(
@@ -67,9 +80,9 @@ export async function stagedUploads(child: FastifyInstance, options: { importsDi
               yield chunk;
             }
           },
-          fs.createWriteStream(target, { flags: 'wx' }),
+          out,
         );
-        staged.get(this)!.sha256 = hash.digest('hex');
+        entry.sha256 = hash.digest('hex');
       } catch {
         fs.rmSync(target, { force: true });
         throw new HttpError(400, 'ファイルの送信が途中で途切れました。もう一度お試しください。');
@@ -83,7 +96,10 @@ export async function stagedUploads(child: FastifyInstance, options: { importsDi
   });
   child.addHook('onResponse', async (request) => {
     const file = staged.get(request);
-    if (file) fs.rmSync(file.path, { force: true });
+    if (!file) return;
+    file.abort?.();
+    await file.settled;
+    fs.rmSync(file.path, { force: true });
   });
 
   /** The staged file checked: present, not empty, its name not too long. */

@@ -60,7 +60,16 @@ async function post(payload: Buffer | string, contentType: string) {
   return { res, tenantId };
 }
 
-const staged = () => fs.readdirSync(path.join(dataDir, 'imports', '.staging'));
+/**
+ * The staging files left once the requests' clean-up has run: it runs after the answer is sent, so
+ * this waits (up to 5 s) for the folder to empty; a file left behind for good still fails the test.
+ */
+async function staged(): Promise<string[]> {
+  const read = () => fs.readdirSync(path.join(dataDir, 'imports', '.staging'));
+  const until = Date.now() + 5_000;
+  while (read().length > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+  return read();
+}
 
 describe('label value upload limits', () => {
   it('answers 413 with the error body for a file over the limit, while streaming, and keeps nothing', async () => {
@@ -73,7 +82,7 @@ describe('label value upload limits', () => {
       request_id: expect.any(String),
     });
     expect(await tenantEventCount(db, tenantId)).toBe(0);
-    expect(staged()).toEqual([]);
+    expect(await staged()).toEqual([]);
     expect(fs.existsSync(path.join(dataDir, 'imports', tenantId))).toBe(false);
   });
 
@@ -84,7 +93,7 @@ describe('label value upload limits', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ status: 400, message: expect.any(String) });
     expect(await tenantEventCount(db, tenantId)).toBe(0);
-    expect(staged()).toEqual([]);
+    expect(await staged()).toEqual([]);
   });
 
   it('answers 400 for a multipart body without a boundary', async () => {
@@ -100,7 +109,7 @@ describe('label value upload limits', () => {
     expect(res.statusCode).toBe(422);
     expect(res.json().errors).toEqual([{ field: 'file', message: expect.stringContaining('ファイル名') }]);
     expect(await tenantEventCount(db, tenantId)).toBe(0);
-    expect(staged()).toEqual([]);
+    expect(await staged()).toEqual([]);
   });
 
   it('keeps a file name with control characters without them', async () => {
@@ -137,7 +146,7 @@ describe('label value import retries', () => {
       expect({ status: r.statusCode, body: r.json() }).toEqual({ status: first.statusCode, body: first.json() });
     expect(await tenantEventCount(db, tenantId)).toBe(events);
     expect(fs.readdirSync(path.join(dataDir, 'imports', tenantId))).toEqual([first.json().id]);
-    expect(staged()).toEqual([]);
+    expect(await staged()).toEqual([]);
     expect((await send('医療機関コード,紹介元\r\n2210110017,なし\r\n')).statusCode).toBe(422);
   });
 });
