@@ -140,6 +140,9 @@ export type EmailUnsubscribed = z.infer<typeof EmailUnsubscribed>;
 
 export const emailUnsubscribesAggregate = 'email_unsubscribes';
 
+/** The one way to read the tenant's unsubscribe stream: an unknown type or shape throws, never a guess. */
+export const parseEmailUnsubscribeEvent = eventParser(emailUnsubscribesAggregate, { EmailUnsubscribed });
+
 export const emailUnsubscribedEventId = (tenantId: string, address: string): string =>
   uuidV5(emailDeliveryNamespace, `unsubscribe\u0000${tenantId}\u0000${emailAddressKey(address)}`);
 

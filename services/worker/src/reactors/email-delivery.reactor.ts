@@ -5,6 +5,7 @@ import {
   emailDeliveryAggregate,
   emailDeliveryEventId,
   emailUnsubscribesAggregate,
+  parseEmailUnsubscribeEvent,
   parseEmailEvent,
   type EmailDraftSaved,
 } from '@renkei/domain';
@@ -65,7 +66,7 @@ async function draftOf(store: EventStore, tenantId: string, emailId: string): Pr
 
 async function unsubscribed(store: EventStore, tenantId: string): Promise<Set<string>> {
   const events = await readStreamOrEmpty(store, streamId(emailUnsubscribesAggregate, tenantId), tenantId);
-  return new Set(events.map((e) => emailAddressKey((e.data as { email_address: string }).email_address)));
+  return new Set(events.map((e) => emailAddressKey(parseEmailUnsubscribeEvent(e).data.email_address)));
 }
 
 /**
