@@ -1,8 +1,9 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { MedicalInstitutionLabelInput } from '@renkei/contracts';
+import type { CommunicationLabelInput, MedicalInstitutionLabelInput } from '@renkei/contracts';
 import type { z } from 'zod';
 import type { ApiClient } from '../../api/api-client.ts';
 import { useApiMutation } from '../../api/useApiMutation.ts';
+import { communicationQueries } from '../communications/communications.queries.ts';
 
 export const labelQueries = {
   all: ['labels'] as const,
@@ -39,4 +40,33 @@ export const useOrderInstitutionLabels = () =>
   useApiMutation(
     (api, label_ids: string[]) => api.orderMedicalInstitutionLabels({ body: { label_ids } }),
     [labelQueries.all],
+  );
+
+export type CommunicationLabelInputValues = z.input<typeof CommunicationLabelInput>;
+
+// The communication form reads these labels through the communications' own query, so that is what changes.
+export const useCreateCommunicationLabel = () =>
+  useApiMutation(
+    (api, body: CommunicationLabelInputValues) => api.createCommunicationLabel({ body }),
+    [communicationQueries.all],
+  );
+
+export const useUpdateCommunicationLabel = () =>
+  useApiMutation(
+    (api, { id, version, body }: { id: string; version: number; body: CommunicationLabelInputValues }) =>
+      api.updateCommunicationLabel({ params: { id }, body, ifMatch: version }),
+    [communicationQueries.all],
+  );
+
+export const useDeleteCommunicationLabel = () =>
+  useApiMutation(
+    (api, { id, version }: { id: string; version: number }) =>
+      api.deleteCommunicationLabel({ params: { id }, ifMatch: version }),
+    [communicationQueries.all],
+  );
+
+export const useOrderCommunicationLabels = () =>
+  useApiMutation(
+    (api, label_ids: string[]) => api.orderCommunicationLabels({ body: { label_ids } }),
+    [communicationQueries.all],
   );

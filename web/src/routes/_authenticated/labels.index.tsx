@@ -3,16 +3,22 @@ import { useSuspenseQuery } from '@tanstack/react-query';
 import { createFileRoute } from '@tanstack/react-router';
 import { enumParam, type SearchInput } from '../../app/search-params.ts';
 import { useServices } from '../../app/services-context.tsx';
+import { CommunicationLabelsPanel } from '../../features/labels/components/CommunicationLabelsPanel.tsx';
 import { InstitutionLabelsPanel } from '../../features/labels/components/InstitutionLabelsPanel.tsx';
+import { communicationQueries } from '../../features/communications/communications.queries.ts';
 import { labelQueries } from '../../features/labels/labels.queries.ts';
 import { PhaseMastersPanel } from '../../features/phase-masters/components/PhaseMastersPanel.tsx';
 import { referenceDataQueries } from '../../features/reference-data/reference-data.queries.ts';
 import { requireFeature } from '../../features/current-user/require-feature.ts';
 
-// Communication labels get their tab when their module lands. Phase masters live here too: the spec
-// gives them no page, and they are the same kind of tenant vocabulary as labels (docs/decisions.md).
+// Phase masters live here too: the spec gives them no page, and they are the same kind of tenant
+// vocabulary as labels (docs/decisions.md).
 const LabelsSearch = (search: SearchInput) => ({
-  tab: enumParam(search.tab, ['MedicalInstitutionLabels', 'PhaseMasters'], 'MedicalInstitutionLabels'),
+  tab: enumParam(
+    search.tab,
+    ['MedicalInstitutionLabels', 'CommunicationLabels', 'PhaseMasters'],
+    'MedicalInstitutionLabels',
+  ),
 });
 
 export const Route = createFileRoute('/_authenticated/labels/')({
@@ -30,6 +36,8 @@ export const Route = createFileRoute('/_authenticated/labels/')({
     ]);
     if (deps.tab === 'PhaseMasters' && tenant.enabled_phase)
       await context.queryClient.ensureQueryData(referenceDataQueries.phaseMasters(context.api));
+    if (deps.tab === 'CommunicationLabels' && context.user?.features.includes('communication_labels'))
+      await context.queryClient.ensureQueryData(communicationQueries.labels(context.api));
   },
   component: LabelsRoute,
 });
@@ -40,8 +48,13 @@ function LabelsRoute() {
   const { api } = useServices();
   const { data: tenant } = useSuspenseQuery(referenceDataQueries.tenant(api));
   const navigate = Route.useNavigate();
-  // A link to the phase tab of a tenant without phases opens the labels instead.
-  const tab = requested === 'PhaseMasters' && !tenant.enabled_phase ? 'MedicalInstitutionLabels' : requested;
+  const communicationLabels = user.features.includes('communication_labels');
+  // A link to a tab the tenant does not have (no phases, no communication labels) opens the labels instead.
+  const tab =
+    (requested === 'PhaseMasters' && !tenant.enabled_phase) ||
+    (requested === 'CommunicationLabels' && !communicationLabels)
+      ? 'MedicalInstitutionLabels'
+      : requested;
   return (
     <Stack gap="md">
       <Title order={2} fz="xl">
@@ -50,6 +63,11 @@ function LabelsRoute() {
       <Tabs value={tab} onChange={(v) => v && void navigate({ search: { tab: v as typeof tab } })}>
         <Tabs.List>
           <Tabs.Tab value="MedicalInstitutionLabels">医療機関ラベル</Tabs.Tab>
+          {communicationLabels && (
+            <Tabs.Tab value="CommunicationLabels" data-testid="communication-labels-tab">
+              活動ラベル
+            </Tabs.Tab>
+          )}
           {tenant.enabled_phase && (
             <Tabs.Tab value="PhaseMasters" data-testid="phase-masters-tab">
               フェーズ
@@ -59,6 +77,11 @@ function LabelsRoute() {
         <Tabs.Panel value="MedicalInstitutionLabels" pt="md">
           <InstitutionLabelsPanel canEdit={user.role === 'owner'} />
         </Tabs.Panel>
+        {communicationLabels && (
+          <Tabs.Panel value="CommunicationLabels" pt="md">
+            {tab === 'CommunicationLabels' && <CommunicationLabelsPanel canEdit={user.role === 'owner'} />}
+          </Tabs.Panel>
+        )}
         {tenant.enabled_phase && (
           <Tabs.Panel value="PhaseMasters" pt="md">
             {tab === 'PhaseMasters' && <PhaseMastersPanel canEdit={user.role === 'owner'} />}

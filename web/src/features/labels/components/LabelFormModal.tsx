@@ -2,6 +2,7 @@ import {
   ActionIcon,
   Alert,
   Button,
+  Checkbox,
   Group,
   Modal,
   Paper,
@@ -11,13 +12,21 @@ import {
   TextInput,
   Textarea,
 } from '@mantine/core';
-import { LabelComponentType, MedicalInstitutionLabelInput, type MedicalInstitutionLabel } from '@renkei/contracts';
+import {
+  CommunicationLabelInput,
+  LabelComponentType,
+  MedicalInstitutionLabelInput,
+  communicationTypeNames,
+  type CommunicationLabel,
+  type CommunicationType,
+  type MedicalInstitutionLabel,
+} from '@renkei/contracts';
 import { useEffect, useState } from 'react';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
 import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
 import { prefectures } from '../../reference-data/prefectures.ts';
 import { componentTypeLabel } from '../label-values.ts';
-import type { InstitutionLabelInputValues } from '../labels.queries.ts';
+import type { CommunicationLabelInputValues, InstitutionLabelInputValues } from '../labels.queries.ts';
 
 interface SelectionDraft {
   id?: string;
@@ -34,6 +43,9 @@ interface LabelDraft {
   component_type: LabelComponentType;
   selections: SelectionDraft[];
   areas: AreaDraft[];
+  /** Communication labels only: the record type it belongs to, and whether a record must fill it. */
+  communication_type: CommunicationType;
+  is_required: boolean;
 }
 
 const choiceTypes: LabelComponentType[] = ['select', 'radio', 'checkbox'];
@@ -49,9 +61,17 @@ function toLabelInput(d: LabelDraft): InstitutionLabelInputValues {
   };
 }
 
+function toCommunicationLabelInput(d: LabelDraft): CommunicationLabelInputValues {
+  const { areas: _areas, ...rest } = toLabelInput(d);
+  return { ...rest, communication_type: d.communication_type, is_required: d.is_required };
+}
+
 /** Issues keyed by their dotted path (`selections.0.label`), as the server's 422 names them. */
-function validateLabel(d: LabelDraft): Record<string, string> {
-  const parsed = MedicalInstitutionLabelInput.safeParse(toLabelInput(d));
+function validateLabel(kind: LabelKind, d: LabelDraft): Record<string, string> {
+  const parsed =
+    kind === 'communication'
+      ? CommunicationLabelInput.safeParse(toCommunicationLabelInput(d))
+      : MedicalInstitutionLabelInput.safeParse(toLabelInput(d));
   const out: Record<string, string> = {};
   if (!parsed.success) for (const issue of parsed.error.issues) out[issue.path.join('.')] ??= issue.message;
   return out;
@@ -65,25 +85,47 @@ function move<T>(list: T[], from: number, to: number): T[] {
   return copy;
 }
 
-export interface LabelFormModalProps {
-  opened: boolean;
-  label: MedicalInstitutionLabel | null;
-  onClose: () => void;
-  onSubmit: (body: InstitutionLabelInputValues) => Promise<unknown>;
-}
+type LabelKind = 'institution' | 'communication';
 
-export function LabelFormModal({ opened, label, onClose, onSubmit }: LabelFormModalProps) {
-  const [draft, setDraft] = useState<LabelDraft>({
-    name: '',
-    description: '',
-    component_type: 'text',
-    selections: [],
-    areas: [],
-  });
+export type LabelFormModalProps =
+  | {
+      kind?: 'institution';
+      opened: boolean;
+      label: MedicalInstitutionLabel | null;
+      onClose: () => void;
+      onSubmit: (body: InstitutionLabelInputValues) => Promise<unknown>;
+    }
+  | {
+      kind: 'communication';
+      opened: boolean;
+      label: CommunicationLabel | null;
+      /** The type a new label starts with (the one the list shows). */
+      defaultCommunicationType: CommunicationType;
+      onClose: () => void;
+      onSubmit: (body: CommunicationLabelInputValues) => Promise<unknown>;
+    };
+
+const blankDraft = (communication_type: CommunicationType): LabelDraft => ({
+  name: '',
+  description: '',
+  component_type: 'text',
+  selections: [],
+  areas: [],
+  communication_type,
+  is_required: false,
+});
+
+/** One form for both kinds of label: institution labels add areas, communication labels a type and 必須. */
+export function LabelFormModal(props: LabelFormModalProps) {
+  const { opened, label, onClose } = props;
+  const kind: LabelKind = props.kind ?? 'institution';
+  const startType = props.kind === 'communication' ? props.defaultCommunicationType : 'visit';
+  const [draft, setDraft] = useState<LabelDraft>(blankDraft(startType));
   const { errors, setErrors, saving, submit } = useFormSubmit({
     values: draft,
-    validate: validateLabel,
-    save: (d) => onSubmit(toLabelInput(d)),
+    validate: (d) => validateLabel(kind, d),
+    save: (d) =>
+      props.kind === 'communication' ? props.onSubmit(toCommunicationLabelInput(d)) : props.onSubmit(toLabelInput(d)),
   });
 
   useEffect(() => {
@@ -92,23 +134,38 @@ export function LabelFormModal({ opened, label, onClose, onSubmit }: LabelFormMo
     setDraft(
       label
         ? {
+            ...blankDraft(startType),
             name: label.name,
             description: label.description,
             component_type: label.component_type,
             selections: [...label.selections]
               .sort((a, b) => a.order - b.order)
               .map((s) => ({ id: s.id, label: s.label })),
-            areas: label.areas.map((a) => ({ id: a.id, name: a.name, addresses: a.addresses.map((x) => ({ ...x })) })),
+            areas:
+              'areas' in label
+                ? label.areas.map((a) => ({ id: a.id, name: a.name, addresses: a.addresses.map((x) => ({ ...x })) }))
+                : [],
+            ...('communication_type' in label
+              ? { communication_type: label.communication_type, is_required: label.is_required }
+              : {}),
           }
-        : { name: '', description: '', component_type: 'text', selections: [], areas: [] },
+        : blankDraft(startType),
     );
-  }, [opened, label, setErrors]);
+  }, [opened, label, setErrors, startType]);
 
   const setSelections = (selections: SelectionDraft[]) => setDraft((d) => ({ ...d, selections }));
   const setAreas = (areas: AreaDraft[]) => setDraft((d) => ({ ...d, areas }));
   const setArea = (i: number, area: AreaDraft) => setAreas(draft.areas.map((a, j) => (j === i ? area : a)));
   const isChoice = choiceTypes.includes(draft.component_type);
-  const known = new Set(['name', 'description', 'component_type', 'selections', 'areas']);
+  const known = new Set([
+    'name',
+    'description',
+    'component_type',
+    'selections',
+    'areas',
+    'communication_type',
+    'is_required',
+  ]);
   const otherErrors = Object.entries(errors).filter(([k]) => !known.has(k) && !/^(selections|areas)\.\d/.test(k));
 
   return (
@@ -131,10 +188,27 @@ export function LabelFormModal({ opened, label, onClose, onSubmit }: LabelFormMo
             error={errors.description}
             onChange={(e) => setDraft({ ...draft, description: e.currentTarget.value })}
           />
+          {kind === 'communication' && (
+            <Select
+              label="活動種別"
+              required
+              data={Object.entries(communicationTypeNames).map(([value, name]) => ({ value, label: name }))}
+              value={draft.communication_type}
+              error={errors.communication_type}
+              // The server refuses moving a label to another type: its values belong to that type's records.
+              disabled={label !== null}
+              onChange={(v) => v && setDraft({ ...draft, communication_type: v as CommunicationType })}
+              allowDeselect={false}
+              data-testid="label-communication-type"
+            />
+          )}
           <Select
             label="入力形式"
             required
-            data={LabelComponentType.options.map((t) => ({ value: t, label: componentTypeLabel[t] }))}
+            data={LabelComponentType.options
+              // Areas are for institution labels only.
+              .filter((t) => kind === 'institution' || t !== 'area')
+              .map((t) => ({ value: t, label: componentTypeLabel[t] }))}
             value={draft.component_type}
             error={errors.component_type}
             onChange={(v) => v && setDraft({ ...draft, component_type: v as LabelComponentType })}
@@ -303,6 +377,14 @@ export function LabelFormModal({ opened, label, onClose, onSubmit }: LabelFormMo
                 エリアを追加
               </Button>
             </Stack>
+          )}
+          {kind === 'communication' && (
+            <Checkbox
+              label="必須（この種別の活動を記録するときに入力が必要）"
+              checked={draft.is_required}
+              onChange={(e) => setDraft({ ...draft, is_required: e.currentTarget.checked })}
+              data-testid="label-required"
+            />
           )}
           {otherErrors.length > 0 && (
             <Alert color="red">

@@ -1,0 +1,87 @@
+import { MantineProvider } from '@mantine/core';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import type { CommunicationLabel } from '@renkei/contracts';
+import { Suspense } from 'react';
+import { describe, expect, it, vi } from 'vitest';
+import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
+import { testServices } from '../../../test/render-app.tsx';
+import { CommunicationLabelsPanel } from './CommunicationLabelsPanel.tsx';
+
+const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const label = (n: number, patch: Partial<CommunicationLabel>): CommunicationLabel => ({
+  id: id(n),
+  name: `ラベル${n}`,
+  communication_type: 'visit',
+  component_type: 'text',
+  order: n,
+  description: '',
+  selections: [],
+  is_required: false,
+  version: 0,
+  ...patch,
+});
+
+// Visit labels 1 and 3 with a phone label between them in the one order the API keeps.
+const labels = [
+  label(1, { name: '面談相手', is_required: true }),
+  label(2, { name: '電話の用件', communication_type: 'phone' }),
+  label(3, { name: '次回訪問予定' }),
+];
+
+function renderPanel(canEdit = true) {
+  const api = {
+    listCommunicationLabels: vi.fn(async () => labels),
+    orderCommunicationLabels: vi.fn(async () => labels),
+  };
+  const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  render(
+    <MantineProvider>
+      <ServicesProvider value={services}>
+        <QueryClientProvider client={client}>
+          <Suspense fallback={null}>
+            <CommunicationLabelsPanel canEdit={canEdit} />
+          </Suspense>
+        </QueryClientProvider>
+      </ServicesProvider>
+    </MantineProvider>,
+  );
+  return api;
+}
+
+describe('communication labels panel', () => {
+  it("lists one type's labels in their order, marks required ones, and switches type", async () => {
+    renderPanel();
+    const table = await screen.findByTestId('communication-label-table');
+    const names = within(table)
+      .getAllByRole('row')
+      .slice(1)
+      .map((r) => r.getAttribute('data-label-name'));
+    expect(names).toEqual(['面談相手', '次回訪問予定']);
+    expect(within(table).getByText('必須')).toBeInTheDocument();
+    await userEvent.click(screen.getByText('電話（1）'));
+    expect(await screen.findByText('電話の用件')).toBeInTheDocument();
+    expect(screen.queryByText('面談相手')).not.toBeInTheDocument();
+    await userEvent.click(screen.getByText('郵送物（0）'));
+    expect(screen.getByTestId('communication-labels-empty')).toHaveTextContent('「郵送物」のラベルはまだありません');
+  });
+
+  it("moves a label among its type's labels and keeps the other types' labels where they were", async () => {
+    const api = renderPanel();
+    await screen.findByTestId('communication-label-table');
+    await userEvent.click(screen.getByRole('button', { name: '次回訪問予定を上へ' }));
+    await waitFor(() => expect(api.orderCommunicationLabels).toHaveBeenCalled());
+    expect(api.orderCommunicationLabels.mock.calls[0]![0]).toMatchObject({
+      body: { label_ids: [id(3), id(2), id(1)] },
+    });
+  });
+
+  it('shows members the labels without the editing controls', async () => {
+    renderPanel(false);
+    await screen.findByTestId('communication-label-table');
+    expect(screen.queryByTestId('create-communication-label')).not.toBeInTheDocument();
+    expect(screen.getByText('ラベルの作成・変更はオーナーのみ行えます。')).toBeInTheDocument();
+  });
+});

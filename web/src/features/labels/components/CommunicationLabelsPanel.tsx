@@ -1,0 +1,180 @@
+import { Badge, Button, Group, SegmentedControl, Stack, Table, Text } from '@mantine/core';
+import { useSuspenseQuery } from '@tanstack/react-query';
+import { communicationTypeNames, type CommunicationLabel, type CommunicationType } from '@renkei/contracts';
+import { useState } from 'react';
+import { useServices } from '../../../app/services-context.tsx';
+import { reloadedConflictMessage } from '../../../errors/mutation-errors.ts';
+import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
+import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
+import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
+import { ReorderButtons } from '../../../ui/ReorderButtons.tsx';
+import { useRecordDialogs } from '../../../ui/useRecordDialogs.ts';
+import { communicationQueries } from '../../communications/communications.queries.ts';
+import { componentTypeLabel } from '../label-values.ts';
+import {
+  useCreateCommunicationLabel,
+  useDeleteCommunicationLabel,
+  useOrderCommunicationLabels,
+  useUpdateCommunicationLabel,
+  type CommunicationLabelInputValues,
+} from '../labels.queries.ts';
+import { LabelFormModal } from './LabelFormModal.tsx';
+
+const types = Object.entries(communicationTypeNames).map(([value, label]) => ({ value, label }));
+
+/**
+ * The items a record of each communication type asks for (spec §3 Communication label), in the order
+ * the form shows them. One order covers every type (the API takes the whole list), so moving a label
+ * among its type's labels rebuilds that list with the other types' labels where they were.
+ */
+export function CommunicationLabelsPanel({ canEdit }: { canEdit: boolean }) {
+  const { api } = useServices();
+  const { data: labels } = useSuspenseQuery(communicationQueries.labels(api));
+  const [type, setType] = useState<CommunicationType>('visit');
+  const remove = useDeleteCommunicationLabel();
+  const order = useOrderCommunicationLabels();
+  const onError = useMutationErrorHandler({ conflictMessage: reloadedConflictMessage });
+  const { editing, setEditing, deleting, setDeleting, save, confirmDelete } = useRecordDialogs<
+    CommunicationLabel,
+    CommunicationLabelInputValues
+  >({
+    create: useCreateCommunicationLabel(),
+    update: useUpdateCommunicationLabel(),
+    remove,
+    messages: { created: 'ラベルを作成しました', updated: 'ラベルを更新しました', deleted: 'ラベルを削除しました' },
+    onError,
+  });
+  const all = [...labels].sort((a, b) => a.order - b.order);
+  const shown = all.filter((l) => l.communication_type === type);
+  const counts = new Map<string, number>();
+  for (const l of labels) counts.set(l.communication_type, (counts.get(l.communication_type) ?? 0) + 1);
+
+  const moveLabel = async (from: number, to: number) => {
+    const ids = shown.map((l) => l.id);
+    const [id] = ids.splice(from, 1);
+    ids.splice(to, 0, id!);
+    // The type's slots in the whole order keep their places; only who fills them changes.
+    let next = 0;
+    const whole = all.map((l) => (l.communication_type === type ? ids[next++]! : l.id));
+    try {
+      await order.mutateAsync(whole);
+    } catch (error) {
+      onError(error);
+    }
+  };
+
+  return (
+    <Stack gap="sm">
+      <Text size="sm" c="dimmed">
+        活動の種別ごとに、記録時に入力する項目です。上から順に記録画面に表示されます。
+      </Text>
+      <Group justify="space-between" align="flex-end">
+        <SegmentedControl
+          size="xs"
+          value={type}
+          onChange={(v) => setType(v as CommunicationType)}
+          data={types.map((t) => ({ value: t.value, label: `${t.label}（${counts.get(t.value) ?? 0}）` }))}
+          data-testid="communication-label-type"
+        />
+        {canEdit ? (
+          <Button size="xs" onClick={() => setEditing({ record: null })} data-testid="create-communication-label">
+            新規作成
+          </Button>
+        ) : (
+          <Text size="sm" c="dimmed">
+            ラベルの作成・変更はオーナーのみ行えます。
+          </Text>
+        )}
+      </Group>
+      {shown.length === 0 ? (
+        <Text c="dimmed" py="lg" ta="center" data-testid="communication-labels-empty">
+          {canEdit
+            ? `「${communicationTypeNames[type]}」のラベルはまだありません。「新規作成」から、記録のたびに入力したい項目（例: 面談相手、次回訪問予定）を作成してください。`
+            : `「${communicationTypeNames[type]}」のラベルはまだありません。オーナーが作成すると、ここに表示されます。`}
+        </Text>
+      ) : (
+        <Table.ScrollContainer minWidth={720}>
+          <Table striped data-testid="communication-label-table">
+            <Table.Thead>
+              <Table.Tr>
+                {canEdit && <Table.Th w={90}>並び順</Table.Th>}
+                <Table.Th>ラベル名</Table.Th>
+                <Table.Th>入力形式</Table.Th>
+                <Table.Th>選択肢</Table.Th>
+                <Table.Th>説明</Table.Th>
+                {canEdit && <Table.Th w={140}>操作</Table.Th>}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {shown.map((l, i) => (
+                <Table.Tr key={l.id} data-label-name={l.name}>
+                  {canEdit && (
+                    <Table.Td>
+                      <ReorderButtons
+                        name={l.name}
+                        index={i}
+                        count={shown.length}
+                        disabled={order.isPending}
+                        onMove={(from, to) => void moveLabel(from, to)}
+                      />
+                    </Table.Td>
+                  )}
+                  <Table.Td fw={600}>
+                    <Group gap={6}>
+                      {l.name}
+                      {l.is_required && (
+                        <Badge color="red" variant="light" size="xs">
+                          必須
+                        </Badge>
+                      )}
+                    </Group>
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge variant="light" size="sm">
+                      {componentTypeLabel[l.component_type]}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="xs" lineClamp={2}>
+                      {[...l.selections]
+                        .sort((a, b) => a.order - b.order)
+                        .map((s) => s.label)
+                        .join('、')}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <Text size="xs" lineClamp={2}>
+                      {l.description}
+                    </Text>
+                  </Table.Td>
+                  {canEdit && (
+                    <Table.Td>
+                      <EditDeleteButtons onEdit={() => setEditing({ record: l })} onDelete={() => setDeleting(l)} />
+                    </Table.Td>
+                  )}
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      <LabelFormModal
+        kind="communication"
+        opened={editing !== null}
+        label={editing?.record ?? null}
+        defaultCommunicationType={type}
+        onClose={() => setEditing(null)}
+        onSubmit={save}
+      />
+      <ConfirmDeleteModal
+        opened={deleting !== null}
+        title="ラベルを削除"
+        message={<>ラベル「{deleting?.name}」を削除しますか？記録済みの活動の値は残りますが、表示されなくなります。</>}
+        pending={remove.isPending}
+        onClose={() => setDeleting(null)}
+        onConfirm={() => void confirmDelete()}
+        testId="confirm-delete-communication-label"
+      />
+    </Stack>
+  );
+}
