@@ -82,11 +82,9 @@ const conditions = fc.record({
 });
 type Conditions = typeof conditions extends fc.Arbitrary<infer T> ? T : never;
 
-const monthEnd = (d: string) =>
-  new Date(Date.UTC(Number(d.slice(0, 4)), Number(d.slice(5, 7)), 0)).toISOString().slice(0, 10);
 const keeps = (c: Conditions, r: RawReferral) =>
-  r.date >= `${c.period.from.slice(0, 7)}-01` &&
-  r.date <= monthEnd(c.period.to) &&
+  r.date >= c.period.from &&
+  r.date <= c.period.to &&
   (c.own_department_ids.length === 0 || c.own_department_ids.includes(r.own_department)) &&
   (c.medical_institution_ids.length === 0 || c.medical_institution_ids.includes(r.institution)) &&
   (c.facility_type_ids.length === 0 || c.facility_type_ids.includes(r.facility_type)) &&
