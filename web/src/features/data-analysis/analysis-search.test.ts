@@ -33,6 +33,15 @@ describe('analysis search', () => {
       from: '2027-02-01',
       to: '2027-02-28',
     });
+    // A month's last day stays the last day: the whole February of a leap year, and a 年度 to date to the day.
+    expect(comparisonOf({ from: '2029-02-01', to: '2029-02-28' }, 'last_year')).toEqual({
+      from: '2028-02-01',
+      to: '2028-02-29',
+    });
+    expect(comparisonOf({ from: '2026-04-01', to: '2026-11-24' }, 'last_year')).toEqual({
+      from: '2025-04-01',
+      to: '2025-11-24',
+    });
     expect(comparisonOf({ from: '2026-04-01', to: '2026-04-30' }, 'previous')).toEqual({
       from: '2026-03-02',
       to: '2026-03-31',
