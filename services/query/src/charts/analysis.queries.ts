@@ -19,6 +19,9 @@ export interface AnalysisFilters {
   own_department_ids?: string[];
   department_ids?: string[];
   facility_type_ids?: string[];
+  /** The institution's prefecture code (01–47) and municipality (an addition to the spec, issue 13). */
+  prefectures?: string[];
+  cities?: string[];
   medical_institution_ids?: string[];
   tag_ids?: string[];
   visit?: ChartBody['visit'];
@@ -91,16 +94,23 @@ function conditions(
   return sql.join(parts, sql` AND `);
 }
 
-/** Filters on the institution itself (facility type from the master, the tenant's tags). */
+/** Filters on the institution itself (facility type and area from the master, the tenant's tags). */
 export function institutionConditions(
   tenantId: string,
-  f: Pick<AnalysisFilters, 'facility_type_ids' | 'tag_ids'>,
+  f: Pick<AnalysisFilters, 'facility_type_ids' | 'tag_ids' | 'prefectures' | 'cities'>,
   institution: RawBuilder<unknown>,
 ): RawBuilder<unknown>[] {
   const parts: RawBuilder<unknown>[] = [];
   if (f.facility_type_ids?.length)
     parts.push(sql`EXISTS (SELECT 1 FROM ref.medical_institutions m WHERE m.id = ${institution}
                             AND m.facility_type_id::text = ANY(${sql.val(f.facility_type_ids)}::text[]))`);
+  // Area as partner management filters it: the master's prefecture code and municipality (NFKC).
+  if (f.prefectures?.length)
+    parts.push(sql`EXISTS (SELECT 1 FROM ref.medical_institutions m WHERE m.id = ${institution}
+                            AND m.prefecture_code = ANY(${sql.val(f.prefectures.map(Number))}::smallint[]))`);
+  if (f.cities?.length)
+    parts.push(sql`EXISTS (SELECT 1 FROM ref.medical_institutions m WHERE m.id = ${institution}
+                            AND m.city = ANY(${sql.val(f.cities.map((c) => c.normalize('NFKC')))}::text[]))`);
   if (f.tag_ids?.length)
     parts.push(sql`EXISTS (SELECT 1 FROM rm.mi_tags mt WHERE mt.tenant_id = ${tenantId} AND mt.medical_institution_id = ${institution}
                             AND mt.tag_id = ANY(${sql.val(f.tag_ids)}::uuid[]))`);
@@ -136,6 +146,8 @@ export async function sumMeasures(
     group === 'institution_bucket' ||
     !!f.medical_institution_ids?.length ||
     !!f.facility_type_ids?.length ||
+    !!f.prefectures?.length ||
+    !!f.cities?.length ||
     !!f.tag_ids?.length;
   const referralDimensions = !reverse && (!!f.department_ids?.length || (f.visit ?? 'all') !== 'all');
   const byMonth = splitForRollups(range, 'month');

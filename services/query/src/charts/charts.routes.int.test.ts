@@ -31,9 +31,15 @@ interface Filters {
   medical_institution_ids: string[];
   tag_ids: string[];
   visit: 'first_visit' | 'return_visit' | 'all';
+  prefectures?: string[];
+  cities?: string[];
 }
 
+const inArea = (f: Filters, x: { prefecture_code: string; city: string }) =>
+  (!f.prefectures?.length || f.prefectures.includes(x.prefecture_code)) &&
+  (!f.cities?.length || f.cities.includes(x.city));
 const keeps = (f: Filters, r: RawReferral) =>
+  inArea(f, r) &&
   (f.own_department_ids.length === 0 || f.own_department_ids.includes(r.own_department)) &&
   (f.department_ids.length === 0 || f.department_ids.includes(r.referral_department)) &&
   (f.facility_type_ids.length === 0 || f.facility_type_ids.includes(r.facility_type)) &&
@@ -41,6 +47,7 @@ const keeps = (f: Filters, r: RawReferral) =>
   (f.tag_ids.length === 0 || f.tag_ids.some((t) => r.tags.includes(t))) &&
   (f.visit === 'all' || (f.visit === 'first_visit' ? r.visit === 'first' : r.visit === 'return'));
 const keepsReverse = (f: Filters, v: RawReverse) =>
+  inArea(f, v) &&
   (f.own_department_ids.length === 0 || f.own_department_ids.includes(v.own_department)) &&
   (f.facility_type_ids.length === 0 || f.facility_type_ids.includes(v.facility_type)) &&
   (f.medical_institution_ids.length === 0 || f.medical_institution_ids.includes(v.institution)) &&
@@ -87,6 +94,8 @@ const filters: fc.Arbitrary<Filters> = fc.record({
   medical_institution_ids: fc.oneof(fc.constant<string[]>([]), subset(institutions)),
   tag_ids: fc.constantFrom<string[]>([], [tag], [randomUUID()]),
   visit: fc.constantFrom('first_visit' as const, 'return_visit' as const, 'all' as const),
+  prefectures: fc.constantFrom<string[]>([], [], ['22'], ['13'], ['13', '22'], ['01']),
+  cities: fc.constantFrom<string[]>([], [], ['静岡市葵区'], ['新宿区', '浜松市中央区'], ['静岡市駿河区']),
 });
 const facilityTypes = () => [...new Set(fx.referrals.map((r) => r.facility_type))];
 
@@ -107,6 +116,11 @@ describe('referral charts', () => {
       expect(fx.referrals.filter(pick).length).toBeGreaterThan(5);
     expect(new Set(fx.referrals.map((r) => r.facility_type)).size).toBe(2);
     expect(fx.reverses.length).toBeGreaterThan(100);
+    // The area filters below pick areas that hold referrals (and one, Hokkaido '01', that holds none).
+    for (const city of ['静岡市葵区', '新宿区', '浜松市中央区', '静岡市駿河区'])
+      expect(fx.referrals.filter((r) => r.city === city).length).toBeGreaterThan(5);
+    for (const code of ['13', '22'])
+      expect(fx.referrals.filter((r) => r.prefecture_code === code).length).toBeGreaterThan(5);
   });
 
   it('/charts/referrals answers each bucket as the facts do, for random filters, periods and units', async () => {

@@ -27,6 +27,8 @@ interface Body {
   facility_type_ids: string[];
   tag_ids: string[];
   limit: number;
+  prefectures?: string[];
+  cities?: string[];
 }
 const date = fc
   .integer({ min: Date.UTC(2022, 9, 1), max: Date.UTC(2026, 8, 30) })
@@ -40,9 +42,16 @@ const body: fc.Arbitrary<Body> = fc.record({
     .chain(() => fc.subarray([...new Set(fx.referrals.map((r) => r.facility_type))], { maxLength: 1 })),
   tag_ids: fc.constantFrom<string[]>([], [tag], [randomUUID()]),
   limit: fc.integer({ min: 1, max: 7 }),
+  prefectures: fc.constantFrom<string[]>([], [], ['22'], ['13'], ['01']),
+  cities: fc.constantFrom<string[]>([], [], ['静岡市葵区', '新宿区'], ['浜松市中央区']),
 });
 
-const keeps = (b: Body, x: { own_department: string; facility_type: string; tags: string[] }) =>
+const keeps = (
+  b: Body,
+  x: { own_department: string; facility_type: string; tags: string[]; prefecture_code: string; city: string },
+) =>
+  (!b.prefectures?.length || b.prefectures.includes(x.prefecture_code)) &&
+  (!b.cities?.length || b.cities.includes(x.city)) &&
   (b.own_department_ids.length === 0 || b.own_department_ids.includes(x.own_department)) &&
   (b.facility_type_ids.length === 0 || b.facility_type_ids.includes(x.facility_type)) &&
   (b.tag_ids.length === 0 || b.tag_ids.some((t) => x.tags.includes(t)));

@@ -90,6 +90,8 @@ export async function referralAggregation(db: Kysely<ReadModels>, tenantId: stri
     keys.some((k) => institutionKeys.includes(k)) ||
     f.medical_institution_ids.length > 0 ||
     f.facility_type_ids.length > 0 ||
+    f.prefectures.length > 0 ||
+    f.cities.length > 0 ||
     f.tag_ids.length > 0;
   if (institutionLevel) where.push(...institutionConditions(tenantId, f, sql`c.medical_institution_id`));
 
