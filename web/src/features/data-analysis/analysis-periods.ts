@@ -34,6 +34,8 @@ export function withDefaults(search: AnalysisSearch, today: string): AnalysisFil
     own: search.own ?? [],
     ft: search.ft ?? [],
     tags: search.tags ?? [],
+    pref: search.pref ?? [],
+    city: search.city ?? [],
   };
 }
 

@@ -12,6 +12,14 @@ describe('analysis search', () => {
     expect(withDefaults({}, '2027-02-10').from).toBe('2026-04-01');
   });
 
+  it('reads the area of a link: prefecture codes 01–47 and municipalities', () => {
+    expect(analysisSearch({ pref: ['22', '13'], city: ['静岡市葵区'] })).toEqual({
+      pref: ['22', '13'],
+      city: ['静岡市葵区'],
+    });
+    expect(analysisSearch({ pref: ['22', '48'], city: [''] })).toEqual({});
+  });
+
   it('keeps the valid pieces of a link and drops the bad ones alone', () => {
     expect(
       analysisSearch({
