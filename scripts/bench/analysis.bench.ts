@@ -152,6 +152,7 @@ export const bench: BenchDefinition = {
       const client = httpClient(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, 1);
       const headers = { authorization: `Bearer ${await testAuth.token({ tenantId, features: [...featureKeys] })}` };
       const fy2025 = { from: '2025-04-01', to: '2026-03-31' };
+      const ytd2025 = { from: '2025-04-01', to: '2025-11-20' };
       const admitted = `EXISTS (SELECT 1 FROM rm.hospital_admissions a WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id)`;
       const operated = `EXISTS (SELECT 1 FROM rm.hospital_admissions a WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id AND a.kcode IS NOT NULL)`;
 
@@ -179,6 +180,39 @@ export const bench: BenchDefinition = {
           same: (a, rows) => [
             a.series.map((s: any) => s.values.reduce((x: number, v: number | null) => x + (v ?? 0), 0)),
             ['n', 'a', 'o'].map((k) => rows.reduce((x, r) => x + r[k], 0)),
+          ],
+        },
+        {
+          // The page's default: this 年度 to a day inside a month, whose partial month the facts answer.
+          label: 'charts/referrals (年度 to date, partial last month)',
+          url: '/api/charts/referrals',
+          body: { period: ytd2025 },
+          goalMs: 50,
+          baseline: {
+            text: `SELECT to_char(referral_date, 'YYYY-MM') AS m, count(*)::int AS n, count(*) FILTER (WHERE ${admitted})::int AS a,
+                          count(*) FILTER (WHERE ${operated})::int AS o
+                     FROM rm.referrals r WHERE tenant_id = $1 AND referral_date BETWEEN $2 AND $3 GROUP BY 1 ORDER BY 1`,
+            values: [tenantId, ytd2025.from, ytd2025.to],
+          },
+          same: (a, rows) => [
+            a.series.map((s: any) => s.values.reduce((x: number, v: number | null) => x + (v ?? 0), 0)),
+            ['n', 'a', 'o'].map((k) => rows.reduce((x, r) => x + r[k], 0)),
+          ],
+        },
+        {
+          label: 'referral_reports/aggregation_results (年度 to date, partial last month, by own department)',
+          url: '/api/referral_reports/aggregation_results',
+          body: { filter_conditions: { period: ytd2025 }, grouping_conditions: ['own_department'] },
+          goalMs: 150,
+          baseline: {
+            text: `SELECT coalesce(own_department_id::text, '') AS d, count(*)::int AS n
+                     FROM rm.referrals r WHERE tenant_id = $1 AND medical_institution_id IS NOT NULL
+                      AND referral_date BETWEEN $2 AND $3 GROUP BY 1`,
+            values: [tenantId, ytd2025.from, ytd2025.to],
+          },
+          same: (a, rows) => [
+            a.data.reduce((x: number, r: any) => x + r.referral_count, 0),
+            rows.reduce((x, r) => x + r.n, 0),
           ],
         },
         {

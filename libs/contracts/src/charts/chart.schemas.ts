@@ -3,7 +3,7 @@ import { endpoint } from '../core/endpoint.ts';
 import type { FeatureKey } from '../core/features.ts';
 import { Id, IdParams } from '../core/zod-helpers.ts';
 import { MasterCode, Period } from '../core/refs.ts';
-import { PeriodUnit } from '../reports/report.schemas.ts';
+import { AnalysisAreaFilter, PeriodUnit } from '../reports/report.schemas.ts';
 
 /** The filters every chart takes; a chart ignores those that do not apply to it. */
 export const ChartBody = z.object({
@@ -17,6 +17,7 @@ export const ChartBody = z.object({
   tag_ids: z.array(Id).max(100).default([]),
   user_ids: z.array(Id).max(200).default([]),
   visit: z.enum(['first_visit', 'return_visit', 'all']).default('all'),
+  ...AnalysisAreaFilter,
 });
 export type ChartBody = z.infer<typeof ChartBody>;
 

@@ -3,6 +3,7 @@ import { endpoint } from '../core/endpoint.ts';
 import { Id } from '../core/zod-helpers.ts';
 import { MasterCode, MedicalInstitutionRef, Period } from '../core/refs.ts';
 import { CommunicationType } from '../labels/label.schemas.ts';
+import { AnalysisAreaFilter } from '../reports/report.schemas.ts';
 
 export const RankingBody = z.object({
   period: Period,
@@ -10,6 +11,7 @@ export const RankingBody = z.object({
   facility_type_ids: z.array(MasterCode).max(100).default([]),
   tag_ids: z.array(Id).max(100).default([]),
   limit: z.number().int().min(1).max(500, '順位は500位まで表示できます').default(50),
+  ...AnalysisAreaFilter,
 });
 export type RankingBody = z.infer<typeof RankingBody>;
 

@@ -13,7 +13,7 @@ import {
   queryInt,
 } from '../core/zod-helpers.ts';
 import { Meta } from '../core/zod-helpers.ts';
-import { Period, UserRef } from '../core/refs.ts';
+import { Period, PrefectureCode, UserRef } from '../core/refs.ts';
 
 /** Spec §9. */
 export const PeriodUnit = z.enum(['week', 'month', 'year', 'half_year', 'quarter', 'fiscal_year']);
@@ -178,6 +178,25 @@ export const ReferralGroupingKey = z.enum([
   'kcode',
 ]);
 
+/**
+ * The area filter of the referral analysis (an addition to the spec: issue 13 asks for a filter by
+ * prefecture and municipality, which `ChartBody`, `RankingBody` and `ReferralReportBody` lack). The
+ * institution's prefecture code and municipality as the master holds them, as partner management's
+ * `prefectures` / `cities` filter them; both given, an institution must match both.
+ */
+export const AnalysisAreaFilter = {
+  prefectures: z
+    .array(PrefectureCode)
+    .max(47)
+    .default([])
+    .describe('Addition to the spec (issue 13): prefecture codes 01–47 of the referring institution'),
+  cities: z
+    .array(z.string().trim().min(1).max(50, '市区町村は50文字以内で入力してください'))
+    .max(200)
+    .default([])
+    .describe('Addition to the spec (issue 13): municipalities of the referring institution, as the master names them'),
+};
+
 export const ReferralReportBody = z.object({
   filter_conditions: z.object({
     period: Period,
@@ -187,6 +206,7 @@ export const ReferralReportBody = z.object({
     tag_ids: z.array(Id).max(100).default([]),
     mdc_ids: z.array(z.string().max(20)).max(18).default([]),
     first_visit: z.enum(['first_visit', 'return_visit', 'all']).default('all'),
+    ...AnalysisAreaFilter,
   }),
   grouping_conditions: z.array(ReferralGroupingKey).min(1, '集計軸を選択してください').max(3),
 });

@@ -8,6 +8,7 @@ import {
   fiscalYearOf,
   previousYearPeriod,
   shiftYears,
+  splitForRollups,
   yearToDate,
   type AnalysisPeriodUnit,
 } from './periods.ts';
@@ -130,5 +131,46 @@ describe('coverage', () => {
     expect(coveredValue({ from: '2025-01-01', to: '2025-01-31' }, coverage, 3)).toBe(3);
     expect(coveredValue({ from: '2025-02-01', to: '2025-02-28' }, coverage, 0)).toBeNull();
     expect(coveredValue({ from: '2025-02-01', to: '2025-02-28' }, null, 0)).toBeNull();
+  });
+});
+
+describe('splitForRollups', () => {
+  const days = (r: { from: string; to: string }) => {
+    const out: string[] = [];
+    for (let d = r.from; d <= r.to; d = addDays(d, 1)) out.push(d);
+    return out;
+  };
+  it('covers every day of the period exactly once, whole grains inside, short edges outside', () => {
+    fc.assert(
+      fc.property(range, fc.constantFrom('segment' as const, 'month' as const), (r, grain) => {
+        const { inner, edges } = splitForRollups(r, grain);
+        const parts = [...(inner ? [inner] : []), ...edges].sort((a, b) => a.from.localeCompare(b.from));
+        expect(parts.flatMap(days)).toEqual(days(r));
+        if (inner) {
+          for (const e of edges) expect(days(e).length).toBeLessThan(grain === 'month' ? 31 : 7);
+          expect(inner.from.endsWith('-01') || new Date(`${inner.from}T00:00:00Z`).getUTCDay() === 1).toBe(true);
+          if (grain === 'month') expect(inner.from.endsWith('-01') && addDays(inner.to, 1).endsWith('-01')).toBe(true);
+        } else expect(days(r).length).toBeLessThan(grain === 'month' ? 62 : 13);
+      }),
+    );
+  });
+  it('keeps a whole-month period whole and clips a partial last month', () => {
+    expect(splitForRollups({ from: '2025-04-01', to: '2025-06-30' }, 'month')).toEqual({
+      inner: { from: '2025-04-01', to: '2025-06-30' },
+      edges: [],
+    });
+    expect(splitForRollups({ from: '2025-04-01', to: '2025-11-24' }, 'month')).toEqual({
+      inner: { from: '2025-04-01', to: '2025-10-31' },
+      edges: [{ from: '2025-11-01', to: '2025-11-24' }],
+    });
+    // 2025-11-24 is a Monday: the segments up to Sunday the 23rd are whole.
+    expect(splitForRollups({ from: '2025-04-01', to: '2025-11-24' }, 'segment')).toEqual({
+      inner: { from: '2025-04-01', to: '2025-11-23' },
+      edges: [{ from: '2025-11-24', to: '2025-11-24' }],
+    });
+    expect(splitForRollups({ from: '2025-11-25', to: '2025-11-27' }, 'segment')).toEqual({
+      inner: null,
+      edges: [{ from: '2025-11-25', to: '2025-11-27' }],
+    });
   });
 });

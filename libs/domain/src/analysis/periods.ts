@@ -164,3 +164,27 @@ export function coveredValue(bucket: DateRange, coverage: DateRange | null, valu
   if (coverage === null || bucket.to < coverage.from || bucket.from > coverage.to) return null;
   return value;
 }
+
+/**
+ * A period split into the part a rollup of the given grain answers (`inner`: from the first grain
+ * start to the last grain end inside the period, null when no whole grain fits) and the days at its
+ * edges it cannot (`edges`, at most two ranges, each shorter than one grain). A segment is the part of
+ * a Monday-to-Sunday week inside its month: it starts on a Monday or a 1st and ends on a Sunday or a
+ * month's last day.
+ */
+export function splitForRollups(
+  range: DateRange,
+  grain: 'segment' | 'month',
+): { inner: DateRange | null; edges: DateRange[] } {
+  const isStart = (date: string) =>
+    date.endsWith('-01') || (grain === 'segment' && new Date(`${date}T00:00:00Z`).getUTCDay() === 1);
+  let from = range.from;
+  while (from <= range.to && !isStart(from)) from = addDays(from, 1);
+  let to = range.to;
+  while (to >= from && !isStart(addDays(to, 1))) to = addDays(to, -1);
+  if (from > to) return { inner: null, edges: range.from <= range.to ? [range] : [] };
+  const edges: DateRange[] = [];
+  if (from > range.from) edges.push({ from: range.from, to: addDays(from, -1) });
+  if (to < range.to) edges.push({ from: addDays(to, 1), to: range.to });
+  return { inner: { from, to }, edges };
+}

@@ -1,10 +1,9 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { ChartBody } from '@renkei/contracts';
 import {
-  addDays,
-  bucketKey,
   bucketsOf,
   previousYearPeriod,
+  splitForRollups,
   yearToDate,
   type AnalysisPeriodUnit,
   type Bucket,
@@ -20,6 +19,9 @@ export interface AnalysisFilters {
   own_department_ids?: string[];
   department_ids?: string[];
   facility_type_ids?: string[];
+  /** The institution's prefecture code (01–47) and municipality (an addition to the spec, issue 13). */
+  prefectures?: string[];
+  cities?: string[];
   medical_institution_ids?: string[];
   tag_ids?: string[];
   visit?: ChartBody['visit'];
@@ -33,19 +35,8 @@ const measureColumn: Record<Measure, string> = {
   reverse_referrals: 'reverse_referral_count',
 };
 
-/**
- * The rollups count whole segments (a week's part inside a month), so a period is widened to the
- * whole months it touches, or the whole weeks for the week unit (docs/decisions.md, Referral analysis).
- */
-export function widen(period: DateRange, unit: AnalysisPeriodUnit): DateRange {
-  if (unit === 'week') return { from: bucketKey(period.from, 'week'), to: addDays(bucketKey(period.to, 'week'), 6) };
-  const next = addDays(`${period.to.slice(0, 7)}-28`, 4);
-  return { from: `${period.from.slice(0, 7)}-01`, to: addDays(`${next.slice(0, 7)}-01`, -1) };
-}
-
-/** The period's buckets after widening. */
-export const analysisBuckets = (period: DateRange, unit: AnalysisPeriodUnit): Bucket[] =>
-  bucketsOf(widen(period, unit), unit);
+/** The period's buckets, the first and last clipped to the period (its days are counted exactly). */
+export const analysisBuckets = (period: DateRange, unit: AnalysisPeriodUnit): Bucket[] => bucketsOf(period, unit);
 
 /** The first and last date of the tenant's referral (or reverse referral) data: null when it has none. */
 export async function coverage(
@@ -85,14 +76,10 @@ export function comparisonOf(
 function conditions(
   tenantId: string,
   f: AnalysisFilters,
-  range: DateRange,
   reverse: boolean,
   institutionLevel: boolean,
 ): RawBuilder<unknown> {
-  const parts: RawBuilder<unknown>[] = [
-    sql`p.tenant_id = ${tenantId}`,
-    sql`p.segment >= ${range.from}::date AND p.segment <= ${range.to}::date`,
-  ];
+  const parts: RawBuilder<unknown>[] = [sql`p.tenant_id = ${tenantId}`];
   if (f.own_department_ids?.length)
     parts.push(sql`p.own_department_id = ANY(${sql.val(f.own_department_ids)}::uuid[])`);
   if (f.medical_institution_ids?.length)
@@ -107,16 +94,23 @@ function conditions(
   return sql.join(parts, sql` AND `);
 }
 
-/** Filters on the institution itself (facility type from the master, the tenant's tags). */
+/** Filters on the institution itself (facility type and area from the master, the tenant's tags). */
 export function institutionConditions(
   tenantId: string,
-  f: Pick<AnalysisFilters, 'facility_type_ids' | 'tag_ids'>,
+  f: Pick<AnalysisFilters, 'facility_type_ids' | 'tag_ids' | 'prefectures' | 'cities'>,
   institution: RawBuilder<unknown>,
 ): RawBuilder<unknown>[] {
   const parts: RawBuilder<unknown>[] = [];
   if (f.facility_type_ids?.length)
     parts.push(sql`EXISTS (SELECT 1 FROM ref.medical_institutions m WHERE m.id = ${institution}
                             AND m.facility_type_id::text = ANY(${sql.val(f.facility_type_ids)}::text[]))`);
+  // Area as partner management filters it: the master's prefecture code and municipality (NFKC).
+  if (f.prefectures?.length)
+    parts.push(sql`EXISTS (SELECT 1 FROM ref.medical_institutions m WHERE m.id = ${institution}
+                            AND m.prefecture_code = ANY(${sql.val(f.prefectures.map(Number))}::smallint[]))`);
+  if (f.cities?.length)
+    parts.push(sql`EXISTS (SELECT 1 FROM ref.medical_institutions m WHERE m.id = ${institution}
+                            AND m.city = ANY(${sql.val(f.cities.map((c) => c.normalize('NFKC')))}::text[]))`);
   if (f.tag_ids?.length)
     parts.push(sql`EXISTS (SELECT 1 FROM rm.mi_tags mt WHERE mt.tenant_id = ${tenantId} AND mt.medical_institution_id = ${institution}
                             AND mt.tag_id = ANY(${sql.val(f.tag_ids)}::uuid[]))`);
@@ -130,7 +124,9 @@ export type Grouping = 'bucket' | 'institution' | 'institution_bucket' | 'own_de
  * department (`institution_bucket`: `id|bucket`); keys whose sums are all 0 are left out. Reads the
  * coarsest rollup that has every dimension the call needs: the per-tenant sums when nothing of the
  * institution is asked, the monthly per-institution rows when neither referral department nor visit
- * is and the period is whole months, else the per-institution segments.
+ * is and the period is whole months, else the per-institution segments. The days at the period's
+ * ends that no whole segment covers (at most six at each end) are counted from the facts, so every
+ * period is exact to the day (docs/decisions.md, Referral analysis).
  */
 export async function sumMeasures(
   db: Kysely<ReadModels>,
@@ -150,15 +146,61 @@ export async function sumMeasures(
     group === 'institution_bucket' ||
     !!f.medical_institution_ids?.length ||
     !!f.facility_type_ids?.length ||
+    !!f.prefectures?.length ||
+    !!f.cities?.length ||
     !!f.tag_ids?.length;
   const referralDimensions = !reverse && (!!f.department_ids?.length || (f.visit ?? 'all') !== 'all');
-  const wholeMonths = range.from.endsWith('-01') && addDays(range.to, 1).endsWith('-01');
-  const source = !institutionLevel
-    ? sql`rm.referral_tenant_period_rollups`
-    : !referralDimensions && wholeMonths
-      ? sql`(SELECT tenant_id, medical_institution_id, own_department_id, month AS segment, referral_count,
-                    admitted_count, operated_count, reverse_referral_count FROM rm.referral_monthly_rollups)`
-      : sql`rm.referral_period_rollups`;
+  const byMonth = splitForRollups(range, 'month');
+  const monthly = institutionLevel && !referralDimensions && byMonth.edges.length === 0;
+  const { inner, edges } = monthly ? byMonth : splitForRollups(range, 'segment');
+  const rollup = !institutionLevel
+    ? sql`SELECT tenant_id, NULL::uuid AS medical_institution_id, own_department_id, referral_department, visit, segment,
+                 referral_count, admitted_count, operated_count, reverse_referral_count
+            FROM rm.referral_tenant_period_rollups`
+    : monthly
+      ? sql`SELECT tenant_id, medical_institution_id, own_department_id, '' AS referral_department, 'unknown' AS visit,
+                   month AS segment, referral_count, admitted_count, operated_count, reverse_referral_count
+              FROM rm.referral_monthly_rollups`
+      : sql`SELECT tenant_id, medical_institution_id, own_department_id, referral_department, visit, segment,
+                   referral_count, admitted_count, operated_count, reverse_referral_count
+              FROM rm.referral_period_rollups`;
+  // The days no whole rollup row covers (a partial month or week at the period's ends) come from the
+  // facts, shaped like segment rows dated on the day itself, so bucketing and filters apply unchanged.
+  const parts: RawBuilder<unknown>[] = [];
+  if (inner)
+    parts.push(sql`SELECT * FROM (${rollup}) r WHERE r.tenant_id = ${tenantId}
+                      AND r.segment >= ${inner.from}::date AND r.segment <= ${inner.to}::date`);
+  if (edges.length > 0) {
+    const within = (column: RawBuilder<unknown>) =>
+      sql.join(
+        edges.map((e) => sql`(${column} >= ${e.from}::date AND ${column} <= ${e.to}::date)`),
+        sql` OR `,
+      );
+    if (measures.some((m) => m !== 'reverse_referrals'))
+      parts.push(sql`SELECT r.tenant_id, r.medical_institution_id,
+                            coalesce(r.own_department_id, ${noDepartment}::uuid) AS own_department_id,
+                            coalesce(r.from_department, '') AS referral_department,
+                            CASE WHEN r.first_visit THEN 'first' WHEN NOT r.first_visit THEN 'return' ELSE 'unknown' END AS visit,
+                            r.referral_date AS segment, 1 AS referral_count,
+                            (EXISTS (SELECT 1 FROM rm.hospital_admissions a WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id))::int
+                              AS admitted_count,
+                            (EXISTS (SELECT 1 FROM rm.hospital_admissions a WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id
+                                       AND a.kcode IS NOT NULL))::int AS operated_count,
+                            0 AS reverse_referral_count
+                       FROM rm.referrals r
+                      WHERE r.tenant_id = ${tenantId} AND r.medical_institution_id IS NOT NULL
+                        AND (${within(sql`r.referral_date`)})`);
+    if (reverse)
+      parts.push(sql`SELECT v.tenant_id, v.medical_institution_id,
+                            coalesce(v.own_department_id, ${noDepartment}::uuid) AS own_department_id,
+                            '' AS referral_department, 'unknown' AS visit, v.reverse_referral_date AS segment,
+                            0 AS referral_count, 0 AS admitted_count, 0 AS operated_count, 1 AS reverse_referral_count
+                       FROM rm.reverse_referrals v
+                      WHERE v.tenant_id = ${tenantId} AND v.medical_institution_id IS NOT NULL
+                        AND (${within(sql`v.reverse_referral_date`)})`);
+  }
+  if (parts.length === 0) return new Map();
+  const source = sql`(${sql.join(parts, sql` UNION ALL `)})`;
   const key =
     group === 'bucket'
       ? bucketSql(unit)
@@ -173,7 +215,7 @@ export async function sumMeasures(
   const { rows } = await sql<{ key: string; n: number[] }>`
     SELECT ${key} AS key, ARRAY[${sql.join(sums)}]::int[] AS n
       FROM ${source} p
-     WHERE ${conditions(tenantId, f, range, reverse, institutionLevel)}
+     WHERE ${conditions(tenantId, f, reverse, institutionLevel)}
      GROUP BY 1 HAVING ${sql.join(
        sums.map((s) => sql`${s} > 0`),
        sql` OR `,

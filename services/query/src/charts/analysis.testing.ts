@@ -57,6 +57,8 @@ export interface RawReferral {
   kcode: string;
   facility_type: string;
   prefecture: string;
+  /** The master's prefecture code as the area filter takes it ('13', '22'). */
+  prefecture_code: string;
   city: string;
   tags: string[];
 }
@@ -65,6 +67,8 @@ export interface RawReverse {
   institution: string;
   own_department: string;
   facility_type: string;
+  prefecture_code: string;
+  city: string;
   tags: string[];
 }
 
@@ -352,13 +356,14 @@ async function readRaw(db: TestDatabase) {
            coalesce((SELECT a.kcode FROM rm.hospital_admissions a WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id AND a.kcode IS NOT NULL
                       ORDER BY a.admission_date, a.id LIMIT 1), '') AS kcode,
            m.facility_type_id::text AS facility_type, m.prefecture, m.city,
+           lpad(m.prefecture_code::text, 2, '0') AS prefecture_code,
            array(SELECT t.tag_id::text FROM rm.mi_tags t WHERE t.tenant_id = r.tenant_id AND t.medical_institution_id = r.medical_institution_id) AS tags
       FROM rm.referrals r JOIN ref.medical_institutions m ON m.id = r.medical_institution_id
      WHERE r.tenant_id = ${tenantA}`.execute(db.kysely);
   const { rows: reverses } = await sql<RawReverse>`
     SELECT to_char(v.reverse_referral_date, 'YYYY-MM-DD') AS date, v.medical_institution_id AS institution,
            coalesce(v.own_department_id, '00000000-0000-0000-0000-000000000000'::uuid) AS own_department,
-           m.facility_type_id::text AS facility_type,
+           m.facility_type_id::text AS facility_type, lpad(m.prefecture_code::text, 2, '0') AS prefecture_code, m.city,
            array(SELECT t.tag_id::text FROM rm.mi_tags t WHERE t.tenant_id = v.tenant_id AND t.medical_institution_id = v.medical_institution_id) AS tags
       FROM rm.reverse_referrals v JOIN ref.medical_institutions m ON m.id = v.medical_institution_id
      WHERE v.tenant_id = ${tenantA}`.execute(db.kysely);

@@ -11,7 +11,6 @@ import {
   seriesValues,
   sumMeasures,
   sumRollups,
-  widen,
   type AnalysisFilters,
   type Measure,
 } from './analysis.queries.ts';
@@ -33,7 +32,7 @@ export async function trendChart(
   measures: ('referrals' | 'admitted' | 'operated')[],
 ): Promise<ChartData> {
   const buckets = analysisBuckets(body.period, body.period_unit);
-  const range = widen(body.period, body.period_unit);
+  const range = body.period;
   const [sums, covered] = await Promise.all([
     sumMeasures(db, tenantId, body, range, measures, 'bucket', body.period_unit),
     coverage(db, tenantId, 'referrals'),
@@ -68,8 +67,8 @@ export async function comparisonTrendChart(
   const series: Series[] = [];
   for (const m of measures) {
     const [current, previous, covered] = await Promise.all([
-      sumRollups(db, tenantId, body, widen(body.period, unit), m, 'bucket', unit),
-      sumRollups(db, tenantId, body, widen(comparisonPeriod, unit), m, 'bucket', unit),
+      sumRollups(db, tenantId, body, body.period, m, 'bucket', unit),
+      sumRollups(db, tenantId, body, comparisonPeriod, m, 'bucket', unit),
       coverage(db, tenantId, coverageKind(m)),
     ]);
     const previousValues = seriesValues(comparisonBuckets, previous, covered);
@@ -99,8 +98,8 @@ export async function departmentComparisonChart(
   const covered = await coverage(db, tenantId, coverageKind(measure));
   const { current, comparison } = comparisonOf(body.period, body.comparison_period, covered?.to ?? null);
   const [now, before, departmentNames] = await Promise.all([
-    sumRollups(db, tenantId, body, widen(current, 'month'), measure, 'own_department'),
-    sumRollups(db, tenantId, body, widen(comparison, 'month'), measure, 'own_department'),
+    sumRollups(db, tenantId, body, current, measure, 'own_department'),
+    sumRollups(db, tenantId, body, comparison, measure, 'own_department'),
     ownDepartmentNames(db, tenantId),
   ]);
   const ids = sortedKeys(now, before, departmentNames);
@@ -136,7 +135,7 @@ export async function institutionDepartmentChart(
   body: ChartBody,
 ): Promise<ChartData> {
   const filters: AnalysisFilters = { ...body, medical_institution_ids: [institutionId] };
-  const range = widen(body.period, 'month');
+  const range = body.period;
   const measures: Measure[] = ['referrals', 'admitted', 'operated'];
   const [sums, departmentNames] = await Promise.all([
     Promise.all(measures.map((m) => sumRollups(db, tenantId, filters, range, m, 'own_department'))),
@@ -177,7 +176,7 @@ export async function annualComparisonChart(
     const sums = await sumRollups(db, tenantId, body, whole, 'referrals', 'bucket', 'fiscal_year');
     const ytd = await Promise.all(
       ytdYears.map(async (y) => {
-        const s = await sumRollups(db, tenantId, body, widen(y, 'month'), 'referrals', 'none');
+        const s = await sumRollups(db, tenantId, body, y, 'referrals', 'none');
         return covered === null || y.to < covered.from || y.from > covered.to ? null : (s.get('') ?? 0);
       }),
     );
@@ -185,7 +184,11 @@ export async function annualComparisonChart(
       labels,
       series: [
         { key: 'referrals', name: '紹介（年度）', values: seriesValues(years, sums, covered) },
-        { key: 'year_to_date', name: `紹介（各年度の${Number(ytdEnd.slice(5, 7))}月まで）`, values: ytd },
+        {
+          key: 'year_to_date',
+          name: `紹介（各年度の${Number(ytdEnd.slice(5, 7))}月${Number(ytdEnd.slice(8, 10))}日まで）`,
+          values: ytd,
+        },
       ],
     };
   }
@@ -226,7 +229,7 @@ export async function groupTrendChart(
       db,
       tenantId,
       { ...body, medical_institution_ids: institutionIds },
-      widen(body.period, body.period_unit),
+      body.period,
       'referrals',
       'institution_bucket',
       body.period_unit,
@@ -255,8 +258,8 @@ export async function groupComparisonChart(
   const { current, comparison } = comparisonOf(body.period, body.comparison_period, covered?.to ?? null);
   const filters = { ...body, medical_institution_ids: institutionIds };
   const [now, before, namesById] = await Promise.all([
-    sumRollups(db, tenantId, filters, widen(current, 'month'), 'referrals', 'institution'),
-    sumRollups(db, tenantId, filters, widen(comparison, 'month'), 'referrals', 'institution'),
+    sumRollups(db, tenantId, filters, current, 'referrals', 'institution'),
+    sumRollups(db, tenantId, filters, comparison, 'referrals', 'institution'),
     institutionNames(db, institutionIds),
   ]);
   return {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { featureKeys, type ChartData } from '@renkei/contracts';
-import { addDays, bucketsOf, previousYearPeriod, type AnalysisPeriodUnit, type DateRange } from '@renkei/domain';
+import { bucketsOf, previousYearPeriod, shiftYears, type AnalysisPeriodUnit, type DateRange } from '@renkei/domain';
 import {
   departments,
   institutions,
@@ -31,19 +31,15 @@ interface Filters {
   medical_institution_ids: string[];
   tag_ids: string[];
   visit: 'first_visit' | 'return_visit' | 'all';
+  prefectures?: string[];
+  cities?: string[];
 }
 
-/** The period the rollups count: whole months, or whole Monday-to-Sunday weeks for the week unit. */
-function widened(p: DateRange, unit: AnalysisPeriodUnit): DateRange {
-  if (unit === 'week') {
-    const monday = (d: string) => addDays(d, -((new Date(`${d}T00:00:00Z`).getUTCDay() + 6) % 7));
-    return { from: monday(p.from), to: addDays(monday(p.to), 6) };
-  }
-  const end = new Date(Date.UTC(Number(p.to.slice(0, 4)), Number(p.to.slice(5, 7)), 0)).toISOString().slice(0, 10);
-  return { from: `${p.from.slice(0, 7)}-01`, to: end };
-}
-
+const inArea = (f: Filters, x: { prefecture_code: string; city: string }) =>
+  (!f.prefectures?.length || f.prefectures.includes(x.prefecture_code)) &&
+  (!f.cities?.length || f.cities.includes(x.city));
 const keeps = (f: Filters, r: RawReferral) =>
+  inArea(f, r) &&
   (f.own_department_ids.length === 0 || f.own_department_ids.includes(r.own_department)) &&
   (f.department_ids.length === 0 || f.department_ids.includes(r.referral_department)) &&
   (f.facility_type_ids.length === 0 || f.facility_type_ids.includes(r.facility_type)) &&
@@ -51,6 +47,7 @@ const keeps = (f: Filters, r: RawReferral) =>
   (f.tag_ids.length === 0 || f.tag_ids.some((t) => r.tags.includes(t))) &&
   (f.visit === 'all' || (f.visit === 'first_visit' ? r.visit === 'first' : r.visit === 'return'));
 const keepsReverse = (f: Filters, v: RawReverse) =>
+  inArea(f, v) &&
   (f.own_department_ids.length === 0 || f.own_department_ids.includes(v.own_department)) &&
   (f.facility_type_ids.length === 0 || f.facility_type_ids.includes(v.facility_type)) &&
   (f.medical_institution_ids.length === 0 || f.medical_institution_ids.includes(v.institution)) &&
@@ -80,7 +77,7 @@ function expectedValues(f: Filters, period: DateRange, unit: AnalysisPeriodUnit,
             .at(-1)!,
         }
       : fx.covered;
-  return bucketsOf(widened(period, unit), unit).map((b) =>
+  return bucketsOf(period, unit).map((b) =>
     b.to < covered.from || b.from > covered.to ? null : countIn(f, b, measure),
   );
 }
@@ -97,6 +94,8 @@ const filters: fc.Arbitrary<Filters> = fc.record({
   medical_institution_ids: fc.oneof(fc.constant<string[]>([]), subset(institutions)),
   tag_ids: fc.constantFrom<string[]>([], [tag], [randomUUID()]),
   visit: fc.constantFrom('first_visit' as const, 'return_visit' as const, 'all' as const),
+  prefectures: fc.constantFrom<string[]>([], [], ['22'], ['13'], ['13', '22'], ['01']),
+  cities: fc.constantFrom<string[]>([], [], ['静岡市葵区'], ['新宿区', '浜松市中央区'], ['静岡市駿河区']),
 });
 const facilityTypes = () => [...new Set(fx.referrals.map((r) => r.facility_type))];
 
@@ -117,6 +116,11 @@ describe('referral charts', () => {
       expect(fx.referrals.filter(pick).length).toBeGreaterThan(5);
     expect(new Set(fx.referrals.map((r) => r.facility_type)).size).toBe(2);
     expect(fx.reverses.length).toBeGreaterThan(100);
+    // The area filters below pick areas that hold referrals (and one, Hokkaido '01', that holds none).
+    for (const city of ['静岡市葵区', '新宿区', '浜松市中央区', '静岡市駿河区'])
+      expect(fx.referrals.filter((r) => r.city === city).length).toBeGreaterThan(5);
+    for (const code of ['13', '22'])
+      expect(fx.referrals.filter((r) => r.prefecture_code === code).length).toBeGreaterThan(5);
   });
 
   it('/charts/referrals answers each bucket as the facts do, for random filters, periods and units', async () => {
@@ -125,7 +129,7 @@ describe('referral charts', () => {
         const res = await fx.post('/api/charts/referrals', { ...f, period: p, period_unit: unit });
         expect(res.statusCode).toBe(200);
         const chart = res.json<ChartData>();
-        expect(chart.labels).toEqual(bucketsOf(widened(p, unit), unit).map((b) => b.label));
+        expect(chart.labels).toEqual(bucketsOf(p, unit).map((b) => b.label));
         for (const m of ['referrals', 'admitted', 'operated'] as const)
           expect(values(chart, m)).toEqual(expectedValues(f, p, unit, m));
       }),
@@ -191,7 +195,7 @@ describe('referral charts', () => {
                 ...f,
                 own_department_ids: f.own_department_ids.length ? f.own_department_ids.filter((d) => d === id) : [id],
               },
-              widened(cut, 'month'),
+              cut,
               'referrals',
             ),
             before: countIn(
@@ -199,7 +203,7 @@ describe('referral charts', () => {
                 ...f,
                 own_department_ids: f.own_department_ids.length ? f.own_department_ids.filter((d) => d === id) : [id],
               },
-              widened(previousYearPeriod(cut), 'month'),
+              previousYearPeriod(cut),
               'referrals',
             ),
           }))
@@ -255,7 +259,15 @@ describe('referral charts', () => {
       period_unit: 'week',
     });
     expect(leap.json<ChartData>().labels).toEqual(['2024年2月26日週']);
+    // A period counts its own days only: the 29th alone, then the whole week across the month end.
     expect(values(leap.json(), 'referrals')).toEqual([
+      countIn(f, { from: '2024-02-29', to: '2024-02-29' }, 'referrals'),
+    ]);
+    const week = await fx.post('/api/charts/referrals', {
+      period: { from: '2024-02-26', to: '2024-03-03' },
+      period_unit: 'week',
+    });
+    expect(values(week.json(), 'referrals')).toEqual([
       countIn(f, { from: '2024-02-26', to: '2024-03-03' }, 'referrals'),
     ]);
     // 2025-02 compared with 2024-02 includes the 29th.
@@ -263,6 +275,34 @@ describe('referral charts', () => {
     expect(values(feb.json(), 'comparison_referrals')).toEqual([
       countIn(f, { from: '2024-02-01', to: '2024-02-29' }, 'referrals'),
     ]);
+  });
+
+  it('compares a 年度 to date with the same days a year before: the unfinished month is cut to the same day', async () => {
+    const f: Filters = {
+      own_department_ids: [],
+      department_ids: [],
+      facility_type_ids: [],
+      medical_institution_ids: [],
+      tag_ids: [],
+      visit: 'all',
+    };
+    for (const filters of [{}, { medical_institution_ids: institutions.slice(0, 3) }]) {
+      const res = await fx.post('/api/charts/referrals/comparison', {
+        ...filters,
+        period: { from: '2024-04-01', to: '2024-11-20' },
+      });
+      const g = { ...f, ...filters };
+      expect(res.json<ChartData>().labels.at(-1)).toBe('2024年11月');
+      expect(values(res.json(), 'referrals').at(-1)).toBe(
+        countIn(g, { from: '2024-11-01', to: '2024-11-20' }, 'referrals'),
+      );
+      expect(values(res.json(), 'comparison_referrals').at(-1)).toBe(
+        countIn(g, { from: '2023-11-01', to: '2023-11-20' }, 'referrals'),
+      );
+      expect(values(res.json(), 'comparison_referrals').reduce((a, b) => a! + b!, 0)).toBe(
+        countIn(g, { from: '2023-04-01', to: '2023-11-20' }, 'referrals'),
+      );
+    }
   });
 
   it('answers null before the data, 0 where the data covers a bucket but nothing matches, and never counts another tenant', async () => {
@@ -309,8 +349,9 @@ describe('referral charts', () => {
       countIn(f, { from: '2024-04-01', to: '2025-03-31' }, 'referrals'),
       countIn(f, { from: '2025-04-01', to: '2026-03-31' }, 'referrals'),
     ]);
-    const end = widened({ from: fx.covered.to, to: fx.covered.to }, 'month').to;
-    const lastYearEnd = widened({ from: addDays(end, -365), to: addDays(end, -365) }, 'month').to;
+    // Year to date to the day: each 年度 up to the same date as the last the data covers.
+    const end = fx.covered.to;
+    const lastYearEnd = shiftYears(end, -1);
     expect(values(chart, 'year_to_date')).toEqual([
       countIn(f, { from: '2024-04-01', to: lastYearEnd }, 'referrals'),
       countIn(f, { from: '2025-04-01', to: end }, 'referrals'),

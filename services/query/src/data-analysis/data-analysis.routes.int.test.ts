@@ -27,11 +27,9 @@ interface Body {
   facility_type_ids: string[];
   tag_ids: string[];
   limit: number;
+  prefectures?: string[];
+  cities?: string[];
 }
-const monthsOf = (p: DateRange): DateRange => ({
-  from: `${p.from.slice(0, 7)}-01`,
-  to: new Date(Date.UTC(Number(p.to.slice(0, 4)), Number(p.to.slice(5, 7)), 0)).toISOString().slice(0, 10),
-});
 const date = fc
   .integer({ min: Date.UTC(2022, 9, 1), max: Date.UTC(2026, 8, 30) })
   .map((ms) => new Date(ms).toISOString().slice(0, 10));
@@ -44,9 +42,16 @@ const body: fc.Arbitrary<Body> = fc.record({
     .chain(() => fc.subarray([...new Set(fx.referrals.map((r) => r.facility_type))], { maxLength: 1 })),
   tag_ids: fc.constantFrom<string[]>([], [tag], [randomUUID()]),
   limit: fc.integer({ min: 1, max: 7 }),
+  prefectures: fc.constantFrom<string[]>([], [], ['22'], ['13'], ['01']),
+  cities: fc.constantFrom<string[]>([], [], ['静岡市葵区', '新宿区'], ['浜松市中央区']),
 });
 
-const keeps = (b: Body, x: { own_department: string; facility_type: string; tags: string[] }) =>
+const keeps = (
+  b: Body,
+  x: { own_department: string; facility_type: string; tags: string[]; prefecture_code: string; city: string },
+) =>
+  (!b.prefectures?.length || b.prefectures.includes(x.prefecture_code)) &&
+  (!b.cities?.length || b.cities.includes(x.city)) &&
   (b.own_department_ids.length === 0 || b.own_department_ids.includes(x.own_department)) &&
   (b.facility_type_ids.length === 0 || b.facility_type_ids.includes(x.facility_type)) &&
   (b.tag_ids.length === 0 || b.tag_ids.some((t) => x.tags.includes(t)));
@@ -74,7 +79,7 @@ describe('rankings', () => {
       fc.asyncProperty(body, fc.constantFrom('annual', 'monthly', 'total_count'), async (b, kind) => {
         const res = await fx.post(`/api/data_analysis/ranking/referral/${kind}`, b);
         expect(res.statusCode).toBe(200);
-        const range = monthsOf(b.period);
+        const range = b.period;
         const totals = counts(b, range, 'referrals');
         const expected = ranked(new Map([...totals].map(([id, n]) => [id, [n]])), b.limit);
         const unit = kind === 'annual' ? 'fiscal_year' : 'month';
@@ -100,7 +105,7 @@ describe('rankings', () => {
       fc.asyncProperty(body, async (b) => {
         const res = await fx.post('/api/data_analysis/ranking/both_referrals/monthly', b);
         expect(res.statusCode).toBe(200);
-        const range = monthsOf(b.period);
+        const range = b.period;
         const referrals = counts(b, range, 'referrals');
         const reverses = counts(b, range, 'reverses');
         const ids = new Set([...referrals.keys(), ...reverses.keys()]);
@@ -131,7 +136,7 @@ describe('rankings', () => {
     // Find a period in which two institutions tie, by the facts.
     for (let m = 0; m < 36; m++) {
       const from = new Date(Date.UTC(2023, 3 + m, 1)).toISOString().slice(0, 10);
-      const p = monthsOf({ from, to: from });
+      const p = { from, to: new Date(Date.UTC(2023, 4 + m, 0)).toISOString().slice(0, 10) };
       const b: Body = { period: p, own_department_ids: [], facility_type_ids: [], tag_ids: [], limit: 50 };
       const totals = [...counts(b, p, 'referrals').values()];
       if (new Set(totals).size === totals.length) continue;
@@ -216,8 +221,8 @@ describe('effectiveness of communications', () => {
             )
               days.set(c.institution, (days.get(c.institution) ?? new Set()).add(c.date));
           const b: Body = { period: p, own_department_ids: own, facility_type_ids: [], tag_ids: [], limit: 1 };
-          const now = counts(b, monthsOf(p), 'referrals');
-          const before = counts(b, monthsOf(comparison), 'referrals');
+          const now = counts(b, p, 'referrals');
+          const before = counts(b, comparison, 'referrals');
           const sum = (m: Map<string, number>, contacted: boolean) =>
             [...m].reduce((n, [id, v]) => (days.has(id) === contacted ? n + v : n), 0);
           const answer = res.json<{

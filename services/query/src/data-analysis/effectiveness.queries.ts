@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { EffectivenessBody } from '@renkei/contracts';
 import type { ReadModels } from '@renkei/read-models';
-import { institutionNames, sumRollups, widen } from '../charts/analysis.queries.ts';
+import { institutionNames, sumRollups } from '../charts/analysis.queries.ts';
 
 const changeRate = (now: number, before: number) => (before === 0 ? null : (now - before) / before);
 
@@ -22,8 +22,8 @@ export async function effectiveness(db: Kysely<ReadModels>, tenantId: string, bo
      GROUP BY medical_institution_id`.execute(db);
   const filters = { own_department_ids: body.own_department_ids };
   const [now, before, names] = await Promise.all([
-    sumRollups(db, tenantId, filters, widen(body.period, 'month'), 'referrals', 'institution'),
-    sumRollups(db, tenantId, filters, widen(body.comparison_period, 'month'), 'referrals', 'institution'),
+    sumRollups(db, tenantId, filters, body.period, 'referrals', 'institution'),
+    sumRollups(db, tenantId, filters, body.comparison_period, 'referrals', 'institution'),
     institutionNames(
       db,
       contacted.map((c) => c.id),

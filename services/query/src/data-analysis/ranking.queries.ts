@@ -9,7 +9,6 @@ import {
   seriesValues,
   sumMeasures,
   sumRollups,
-  widen,
 } from '../charts/analysis.queries.ts';
 
 interface Ranked {
@@ -63,7 +62,7 @@ async function valuesOf(
       db,
       tenantId,
       { ...body, medical_institution_ids: ids },
-      widen(body.period, unit),
+      body.period,
       measure,
       'institution_bucket',
       unit,
@@ -84,7 +83,7 @@ export async function referralRanking(
   body: RankingBody,
   unit: 'fiscal_year' | 'month' | null,
 ): Promise<RankingResult> {
-  const totals = await sumRollups(db, tenantId, body, widen(body.period, 'month'), 'referrals', 'institution');
+  const totals = await sumRollups(db, tenantId, body, body.period, 'referrals', 'institution');
   const ranked = await rank(db, new Map([...totals].map(([id, n]) => [id, [n]])), body.limit);
   const values = unit
     ? await valuesOf(
@@ -109,7 +108,7 @@ export async function referralRanking(
 
 /** Institutions by referrals, then reverse referrals, with both per month of the period. */
 export async function bothReferralsRanking(db: Kysely<ReadModels>, tenantId: string, body: RankingBody) {
-  const range = widen(body.period, 'month');
+  const range = body.period;
   // One pass for both: a ranking body has no referral-only filter.
   const scores = await sumMeasures(db, tenantId, body, range, ['referrals', 'reverse_referrals'], 'institution');
   const ranked = await rank(db, scores, body.limit);

@@ -1,7 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { ReferralReportBody } from '@renkei/contracts';
+import { splitForRollups, type DateRange } from '@renkei/domain';
 import type { ReadModels } from '@renkei/read-models';
-import { institutionConditions, widen } from '../charts/analysis.queries.ts';
+import { institutionConditions } from '../charts/analysis.queries.ts';
 
 type GroupingKey = ReferralReportBody['grouping_conditions'][number];
 const noDepartment = '00000000-0000-0000-0000-000000000000';
@@ -26,21 +27,56 @@ const groupingSql: Record<GroupingKey, { value: RawBuilder<unknown>; id?: RawBui
   kcode: { value: sql`nullif(c.kcode, '')` },
 };
 
+/**
+ * The case-mix rows of a period: the monthly rollups for its whole months, and for a partial month at
+ * either end the facts of its days, grouped the way the projection groups them (MDC of the first stay
+ * that followed, K-code of the first with an operation), so a period ending today is exact to the day.
+ */
+function caseSource(tenantId: string, period: DateRange, institutionLevel: boolean): RawBuilder<unknown> {
+  const { inner, edges } = splitForRollups(period, 'month');
+  const parts: RawBuilder<unknown>[] = [];
+  if (inner)
+    parts.push(sql`SELECT tenant_id, ${institutionLevel ? sql`medical_institution_id` : sql`NULL::uuid`} AS medical_institution_id,
+                          own_department_id, referral_department, visit, mdc, kcode, month, referral_count, admitted_count, operated_count
+                     FROM ${institutionLevel ? sql`rm.referral_case_rollups` : sql`rm.referral_tenant_case_rollups`}
+                    WHERE tenant_id = ${tenantId} AND month >= ${inner.from}::date AND month <= ${inner.to}::date`);
+  if (edges.length > 0)
+    parts.push(sql`SELECT r.tenant_id, r.medical_institution_id, coalesce(r.own_department_id, ${noDepartment}::uuid) AS own_department_id,
+                          coalesce(r.from_department, '') AS referral_department,
+                          CASE WHEN r.first_visit THEN 'first' WHEN NOT r.first_visit THEN 'return' ELSE 'unknown' END AS visit,
+                          coalesce(left(s.dpc_code, 2), '') AS mdc, coalesce(o.kcode, '') AS kcode,
+                          date_trunc('month', r.referral_date)::date AS month, 1 AS referral_count,
+                          (s.found IS NOT NULL)::int AS admitted_count, (o.kcode IS NOT NULL)::int AS operated_count
+                     FROM rm.referrals r
+                     LEFT JOIN LATERAL (
+                       SELECT true AS found, a.dpc_code FROM rm.hospital_admissions a
+                        WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id ORDER BY a.admission_date, a.id LIMIT 1) s ON true
+                     LEFT JOIN LATERAL (
+                       SELECT a.kcode FROM rm.hospital_admissions a
+                        WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id AND a.kcode IS NOT NULL
+                        ORDER BY a.admission_date, a.id LIMIT 1) o ON true
+                    WHERE r.tenant_id = ${tenantId} AND r.medical_institution_id IS NOT NULL
+                      AND (${sql.join(
+                        edges.map(
+                          (e) => sql`(r.referral_date >= ${e.from}::date AND r.referral_date <= ${e.to}::date)`,
+                        ),
+                        sql` OR `,
+                      )})`);
+  if (parts.length === 0) return sql`(SELECT * FROM rm.referral_case_rollups WHERE false)`;
+  return sql`(${sql.join(parts, sql` UNION ALL `)})`;
+}
+
 const rate = (part: number, whole: number) => (whole === 0 ? null : part / whole);
 
 /**
  * The referral aggregation: referrals, the referrals a stay followed (admissions) and those with an
- * operation, grouped by up to three keys, from the monthly case-mix rollups (the period counts the
- * whole months it touches; per tenant when nothing of the institution is asked). Biggest referral count first, then by the keys.
+ * operation, grouped by up to three keys, from the monthly case-mix rollups (per tenant when nothing
+ * of the institution is asked) and the facts of a partial month at the period's ends. Biggest referral count first, then by the keys.
  */
 export async function referralAggregation(db: Kysely<ReadModels>, tenantId: string, body: ReferralReportBody) {
   const f = body.filter_conditions;
-  const range = widen(f.period, 'month');
   const keys = [...new Set(body.grouping_conditions)];
-  const where: RawBuilder<unknown>[] = [
-    sql`c.tenant_id = ${tenantId}`,
-    sql`c.month >= ${range.from}::date AND c.month <= ${range.to}::date`,
-  ];
+  const where: RawBuilder<unknown>[] = [sql`c.tenant_id = ${tenantId}`];
   if (f.own_department_ids.length > 0)
     where.push(sql`c.own_department_id = ANY(${sql.val(f.own_department_ids)}::uuid[])`);
   if (f.medical_institution_ids.length > 0)
@@ -54,6 +90,8 @@ export async function referralAggregation(db: Kysely<ReadModels>, tenantId: stri
     keys.some((k) => institutionKeys.includes(k)) ||
     f.medical_institution_ids.length > 0 ||
     f.facility_type_ids.length > 0 ||
+    f.prefectures.length > 0 ||
+    f.cities.length > 0 ||
     f.tag_ids.length > 0;
   if (institutionLevel) where.push(...institutionConditions(tenantId, f, sql`c.medical_institution_id`));
 
@@ -67,11 +105,8 @@ export async function referralAggregation(db: Kysely<ReadModels>, tenantId: stri
     SELECT ${sql.join(columns)},
            sum(c.referral_count)::int AS referral_count, sum(c.admitted_count)::int AS admitted,
            sum(c.operated_count)::int AS operated
-      FROM ${
-        institutionLevel
-          ? sql`rm.referral_case_rollups c LEFT JOIN ref.medical_institutions m ON m.id = c.medical_institution_id`
-          : sql`rm.referral_tenant_case_rollups c`
-      }
+      FROM ${caseSource(tenantId, f.period, institutionLevel)} c
+      ${institutionLevel ? sql`LEFT JOIN ref.medical_institutions m ON m.id = c.medical_institution_id` : sql``}
       LEFT JOIN rm.own_departments d ON d.tenant_id = c.tenant_id AND d.id = c.own_department_id
      WHERE ${sql.join(where, sql` AND `)}
      GROUP BY ${sql.join(groupBy)}

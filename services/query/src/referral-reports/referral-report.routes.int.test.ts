@@ -79,14 +79,16 @@ const conditions = fc.record({
   tag_ids: fc.constantFrom<string[]>([], [tag], [randomUUID()]),
   mdc_ids: fc.subarray(['04', '06', '05', '99'], { maxLength: 2 }),
   first_visit: fc.constantFrom('first_visit' as const, 'return_visit' as const, 'all' as const),
+  prefectures: fc.constantFrom<string[]>([], [], ['22'], ['13'], ['01']),
+  cities: fc.constantFrom<string[]>([], [], ['静岡市葵区', '新宿区'], ['浜松市中央区']),
 });
 type Conditions = typeof conditions extends fc.Arbitrary<infer T> ? T : never;
 
-const monthEnd = (d: string) =>
-  new Date(Date.UTC(Number(d.slice(0, 4)), Number(d.slice(5, 7)), 0)).toISOString().slice(0, 10);
 const keeps = (c: Conditions, r: RawReferral) =>
-  r.date >= `${c.period.from.slice(0, 7)}-01` &&
-  r.date <= monthEnd(c.period.to) &&
+  r.date >= c.period.from &&
+  r.date <= c.period.to &&
+  (c.prefectures.length === 0 || c.prefectures.includes(r.prefecture_code)) &&
+  (c.cities.length === 0 || c.cities.includes(r.city)) &&
   (c.own_department_ids.length === 0 || c.own_department_ids.includes(r.own_department)) &&
   (c.medical_institution_ids.length === 0 || c.medical_institution_ids.includes(r.institution)) &&
   (c.facility_type_ids.length === 0 || c.facility_type_ids.includes(r.facility_type)) &&

@@ -1,6 +1,8 @@
 import { sql, type Kysely } from 'kysely';
-import { HttpError, type ChartBody, type ChartData } from '@renkei/contracts';
+import type { ChartBody, ChartData } from '@renkei/contracts';
+import { bucketsOf } from '@renkei/domain';
 import type { ReadModels } from '@renkei/read-models';
+import { sumMeasures } from '../charts/analysis.queries.ts';
 
 /** The bucket a month falls in, by unit; fiscal years (年度) start in April. */
 function bucketOf(month: string, unit: ChartBody['period_unit']): string {
@@ -19,9 +21,8 @@ function bucketOf(month: string, unit: ChartBody['period_unit']): string {
     case 'year':
       return `${year}年`;
     case 'week':
-      throw new HttpError(422, undefined, {
-        errors: [{ field: 'period_unit', message: '紹介件数は月単位で集計しています。週単位は選べません' }],
-      });
+      // Weeks are answered by weeklyChart before any month is bucketed.
+      throw new Error('weeks are not bucketed by month');
     default: {
       const never: never = unit;
       return never;
@@ -47,6 +48,7 @@ export async function institutionReferralChart(
   institutionId: string,
   body: ChartBody,
 ): Promise<ChartData> {
+  if (body.period_unit === 'week') return weeklyChart(db, tenantId, institutionId, body);
   const months: string[] = [];
   for (
     let d = new Date(`${body.period.from.slice(0, 7)}-01T00:00:00Z`);
@@ -83,4 +85,43 @@ export async function institutionReferralChart(
     for (const [key] of series) values[key][i]! += r[key];
   }
   return { labels, series: series.map(([key, name]) => ({ key, name, values: values[key] })) };
+}
+
+/**
+ * The week unit: Monday-to-Sunday weeks clipped to the period, from the analysis segment rollups (and
+ * the facts for the days at the period's ends no whole segment covers), so each week is exact. As for
+ * months, `first_visit` narrows the referrals series only.
+ */
+async function weeklyChart(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  institutionId: string,
+  body: ChartBody,
+): Promise<ChartData> {
+  const buckets = bucketsOf(body.period, 'week');
+  const f = { medical_institution_ids: [institutionId], own_department_ids: body.own_department_ids };
+  const [referrals, others, reverse] = await Promise.all([
+    sumMeasures(
+      db,
+      tenantId,
+      { ...f, visit: body.visit === 'first_visit' ? 'first_visit' : 'all' },
+      body.period,
+      ['referrals'],
+      'bucket',
+      'week',
+    ),
+    sumMeasures(db, tenantId, f, body.period, ['admitted', 'operated'], 'bucket', 'week'),
+    sumMeasures(db, tenantId, f, body.period, ['reverse_referrals'], 'bucket', 'week'),
+  ]);
+  const at = (sums: Map<string, number[]>, key: string, i: number) => sums.get(key)?.[i] ?? 0;
+  const values: Record<(typeof series)[number][0], number[]> = {
+    referrals: buckets.map((b) => at(referrals, b.key, 0)),
+    admitted: buckets.map((b) => at(others, b.key, 0)),
+    operated: buckets.map((b) => at(others, b.key, 1)),
+    reverse_referrals: buckets.map((b) => at(reverse, b.key, 0)),
+  };
+  return {
+    labels: buckets.map((b) => b.label),
+    series: series.map(([key, name]) => ({ key, name, values: values[key] })),
+  };
 }

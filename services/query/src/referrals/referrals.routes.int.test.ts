@@ -234,7 +234,17 @@ describe('referral reads', () => {
       ],
     });
     expect((await chart('fiscal_year')).json().labels).toEqual(['2023年度', '2024年度']);
-    expect((await chart('week')).statusCode).toBe(422);
+    // Weeks (Monday to Sunday, clipped to the period) from the analysis rollups: the referral of Monday April 1st.
+    const weeks = (await chart('week')).json<{ labels: string[]; series: { key: string; values: number[] }[] }>();
+    expect(weeks.labels).toHaveLength(14);
+    expect(weeks.labels[0]).toBe('2024年2月26日週');
+    const april = weeks.labels.indexOf('2024年4月1日週');
+    expect(april).toBe(5);
+    for (const key of ['referrals', 'admitted', 'operated'])
+      expect(weeks.series.find((x) => x.key === key)!.values).toEqual(
+        weeks.labels.map((_, i) => (i === april ? 1 : 0)),
+      );
+    expect(weeks.series.find((x) => x.key === 'reverse_referrals')!.values).toEqual(weeks.labels.map(() => 0));
     const template = await get('/api/data_uploads/templates/referral');
     expect(template.body).toContain('紹介日,患者ID,紹介元医療機関コード');
   });

@@ -20,7 +20,10 @@ export function fiscalYearPeriod(fy: number): Period {
   return { from: `${fy}-04-01`, to: `${fy + 1}-03-31` };
 }
 
-/** Spec §9 and issue 13: by default this 年度 from April 1 to today, against the same months last 年度. */
+/**
+ * Spec §9 and issue 13: by default this 年度 from April 1 to today, against the same days of the last
+ * 年度 (the API counts a period's own days, so this month so far meets the same days a year before).
+ */
 export function withDefaults(search: AnalysisSearch, today: string): AnalysisFilters {
   const fy = fiscalYearOf(today);
   return {
@@ -31,15 +34,23 @@ export function withDefaults(search: AnalysisSearch, today: string): AnalysisFil
     own: search.own ?? [],
     ft: search.ft ?? [],
     tags: search.tags ?? [],
+    pref: search.pref ?? [],
+    city: search.city ?? [],
   };
 }
 
+/**
+ * The same date a year earlier or later, a month's last day kept as the month's last day (the API's
+ * rule, docs/decisions.md): 2028-02-29 → 2027-02-28, and 2027-02-28 → 2026-02-28 but 2029-02-28 →
+ * 2028-02-29, so a period of whole months meets the same whole months and a 年度 to date the same days.
+ */
 function shiftYears(day: string, years: number): string {
   const y = Number(day.slice(0, 4)) + years;
-  const md = day.slice(5);
-  // February 29 has no twin in a common year: the comparison ends on the 28th.
-  if (md === '02-29' && !(y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0))) return `${y}-02-28`;
-  return `${y}-${md}`;
+  const m = Number(day.slice(5, 7));
+  const d = Number(day.slice(8, 10));
+  const lastDay = (year: number) => new Date(Date.UTC(year, m, 0)).getUTCDate();
+  const target = d === lastDay(y - years) ? lastDay(y) : Math.min(d, lastDay(y));
+  return `${y}-${day.slice(5, 8)}${String(target).padStart(2, '0')}`;
 }
 
 function addDays(day: string, n: number): string {

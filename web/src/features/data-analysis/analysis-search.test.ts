@@ -12,6 +12,14 @@ describe('analysis search', () => {
     expect(withDefaults({}, '2027-02-10').from).toBe('2026-04-01');
   });
 
+  it('reads the area of a link: prefecture codes 01–47 and municipalities', () => {
+    expect(analysisSearch({ pref: ['22', '13'], city: ['静岡市葵区'] })).toEqual({
+      pref: ['22', '13'],
+      city: ['静岡市葵区'],
+    });
+    expect(analysisSearch({ pref: ['22', '48'], city: [''] })).toEqual({});
+  });
+
   it('keeps the valid pieces of a link and drops the bad ones alone', () => {
     expect(
       analysisSearch({
@@ -32,6 +40,15 @@ describe('analysis search', () => {
     expect(comparisonOf({ from: '2028-02-01', to: '2028-02-29' }, 'last_year')).toEqual({
       from: '2027-02-01',
       to: '2027-02-28',
+    });
+    // A month's last day stays the last day: the whole February of a leap year, and a 年度 to date to the day.
+    expect(comparisonOf({ from: '2029-02-01', to: '2029-02-28' }, 'last_year')).toEqual({
+      from: '2028-02-01',
+      to: '2028-02-29',
+    });
+    expect(comparisonOf({ from: '2026-04-01', to: '2026-11-24' }, 'last_year')).toEqual({
+      from: '2025-04-01',
+      to: '2025-11-24',
     });
     expect(comparisonOf({ from: '2026-04-01', to: '2026-04-30' }, 'previous')).toEqual({
       from: '2026-03-02',

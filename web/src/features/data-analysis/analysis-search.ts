@@ -12,6 +12,9 @@ export interface AnalysisFilters {
   own: string[];
   ft: string[];
   tags: string[];
+  /** Area of the referring institution: prefecture codes 01–47 and municipalities (the API's addition). */
+  pref: string[];
+  city: string[];
 }
 
 /** The search as the URL holds it: only what differs from the defaults, so a plain link opens the default view. */
@@ -34,6 +37,9 @@ function isDay(v: unknown): v is string {
 
 const masterCode = (v: unknown) => trimmedString(v, 1, 20);
 const uuid = (v: unknown) => (isUuid(v) ? v : undefined);
+const prefectureCode = (v: unknown) =>
+  typeof v === 'string' && /^(0[1-9]|[1-3][0-9]|4[0-7])$/.test(v) ? v : undefined;
+const cityName = (v: unknown) => trimmedString(v, 1, 50);
 
 /** The URL's search, each piece validated alone (a bad piece falls back, the rest of the link still applies). */
 export function analysisSearch(search: SearchInput): AnalysisSearch {
@@ -45,6 +51,8 @@ export function analysisSearch(search: SearchInput): AnalysisSearch {
   const own = listParam(search.own, uuid, 200);
   const ft = listParam(search.ft, masterCode, 100);
   const tags = listParam(search.tags, uuid, 100);
+  const pref = listParam(search.pref, prefectureCode, 47);
+  const city = listParam(search.city, cityName, 200);
   const view = enumParam(search.view, ['group'], undefined);
   return {
     ...(view ? { view } : {}),
@@ -54,5 +62,7 @@ export function analysisSearch(search: SearchInput): AnalysisSearch {
     ...(own ? { own } : {}),
     ...(ft ? { ft } : {}),
     ...(tags ? { tags } : {}),
+    ...(pref ? { pref } : {}),
+    ...(city ? { city } : {}),
   };
 }

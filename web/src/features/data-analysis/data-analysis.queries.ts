@@ -28,18 +28,31 @@ function chartBody(f: AnalysisFilters) {
     own_department_ids: f.own,
     facility_type_ids: f.ft,
     tag_ids: f.tags,
+    ...area(f),
   };
+}
+
+/** The area filter, sent only when chosen (an addition to the spec's bodies). */
+function area(f: AnalysisFilters) {
+  return { ...(f.pref.length ? { prefectures: f.pref } : {}), ...(f.city.length ? { cities: f.city } : {}) };
 }
 
 function aggregationBody(f: AnalysisFilters, period: Period, by: Grouping) {
   return {
-    filter_conditions: { period, own_department_ids: f.own, facility_type_ids: f.ft, tag_ids: f.tags },
+    filter_conditions: { period, own_department_ids: f.own, facility_type_ids: f.ft, tag_ids: f.tags, ...area(f) },
     grouping_conditions: by,
   };
 }
 
 function rankingBody(f: AnalysisFilters, period: Period) {
-  return { period, own_department_ids: f.own, facility_type_ids: f.ft, tag_ids: f.tags, limit: rankingLimit };
+  return {
+    period,
+    own_department_ids: f.own,
+    facility_type_ids: f.ft,
+    tag_ids: f.tags,
+    limit: rankingLimit,
+    ...area(f),
+  };
 }
 
 export const dataAnalysisQueries = {

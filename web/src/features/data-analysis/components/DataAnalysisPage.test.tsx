@@ -295,6 +295,25 @@ describe('data analysis page', () => {
     expect(await screen.findByTestId('analysis-conditions')).toHaveTextContent('比較なし 自院診療科 整形外科');
   });
 
+  it('sends the area of the URL to the charts, the rankings and the aggregation, and prints it', async () => {
+    const api = fakeApi();
+    renderPage(api, { search: { pref: ['22'], city: ['静岡市葵区'] } });
+    await screen.findByTestId('kpi-referrals-value');
+    const area = { prefectures: ['22'], cities: ['静岡市葵区'] };
+    expect(api.referralsComparison).toHaveBeenCalledWith(
+      expect.objectContaining({ body: expect.objectContaining(area) }),
+    );
+    expect(api.referralTotalCountRanking).toHaveBeenCalledWith(
+      expect.objectContaining({ body: expect.objectContaining(area) }),
+    );
+    expect(api.referralReportsAggregationResults).toHaveBeenCalledWith(
+      expect.objectContaining({
+        body: expect.objectContaining({ filter_conditions: expect.objectContaining(area) }),
+      }),
+    );
+    expect(await screen.findByTestId('analysis-conditions')).toHaveTextContent('地域 静岡県・静岡市葵区');
+  });
+
   it('says which file to upload when the period has no data, and keeps each panel loading on its own', async () => {
     const empty = chart(Array(8).fill(null), Array(8).fill(null));
     renderPage(

@@ -3,6 +3,7 @@ import type { FeatureKey } from '@renkei/contracts';
 import { keepPreviousData, useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
 import { useServices } from '../../../app/services-context.tsx';
+import { prefectures } from '../../reference-data/prefectures.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { comparisonOf, todayInJapan, withDefaults } from '../analysis-periods.ts';
 import type { AnalysisFilters, AnalysisSearch } from '../analysis-search.ts';
@@ -45,13 +46,20 @@ function useAggregation(f: AnalysisFilters, by: Grouping, enabled: boolean) {
   return { current, comparison: comparison ? before : null };
 }
 
-function FilterSummary({ f, names }: { f: AnalysisFilters; names: { own: string[]; ft: string[]; tags: string[] } }) {
+function FilterSummary({
+  f,
+  names,
+}: {
+  f: AnalysisFilters;
+  names: { own: string[]; ft: string[]; tags: string[]; pref: string[] };
+}) {
   const comparison = comparisonOf(periodOf(f), f.cmp);
   const parts = [
     `期間 ${slash(f.from)}〜${slash(f.to)}（${unitLabels[f.unit]}単位）`,
     comparison ? `比較 ${slash(comparison.from)}〜${slash(comparison.to)}（${comparisonLabels[f.cmp]}）` : '比較なし',
     `自院診療科 ${names.own.length ? names.own.join('・') : 'すべて'}`,
     `施設種別 ${names.ft.length ? names.ft.join('・') : 'すべて'}`,
+    ...(names.pref.length || f.city.length ? [`地域 ${[...names.pref, ...f.city].join('・')}`] : []),
     ...(names.tags.length ? [`タグ ${names.tags.join('・')}`] : []),
   ];
   return (
@@ -131,6 +139,7 @@ export function DataAnalysisPage({
     own: f.own.map((id) => ownDepartments.data?.find((d) => d.id === id)?.name ?? id),
     ft: f.ft.map(facilityTypeName),
     tags: f.tags.map((id) => tags.data?.data.find((t) => t.id === id)?.name ?? id),
+    pref: f.pref.map((code) => prefectures.find((p) => p.code === code)?.name ?? code),
   };
 
   const kpiLoading =

@@ -26,7 +26,7 @@ function effectivenessDefinition(period: Period, comparison: Period): string {
   return (
     `期間（${slash(period.from)}〜${slash(period.to)}）に訪問した医療機関（同じ日の訪問は1回と数えます）について、` +
     `期間の紹介件数を比較期間（${slash(comparison.from)}〜${slash(comparison.to)}）の紹介件数と比べます` +
-    '（どちらも月単位で集計）。対照は、どちらかの期間に紹介があり訪問しなかったすべての医療機関の変化率です。' +
+    '（どちらも指定した日の範囲で集計）。対照は、どちらかの期間に紹介があり訪問しなかったすべての医療機関の変化率です。' +
     '訪問先の変化率が対照を上回れば、訪問が紹介の増加に結びついたとみます。'
   );
 }

@@ -1,8 +1,9 @@
-import { Button, Group, MultiSelect, Paper, Select, TextInput } from '@mantine/core';
+import { Button, Group, MultiSelect, Paper, Select, TagsInput, TextInput } from '@mantine/core';
 import type { PeriodUnit } from '@renkei/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
+import { prefectures } from '../../reference-data/prefectures.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { fiscalYearOf, fiscalYearPeriod } from '../analysis-periods.ts';
 import type { AnalysisFilters, AnalysisSearch, ComparisonMode } from '../analysis-search.ts';
@@ -133,6 +134,24 @@ export function FilterBar({
           value={filters.ft}
           onChange={(ft) => onChange({ ft: ft.length ? ft : undefined })}
           searchable
+          clearable
+        />
+        <MultiSelect
+          label="都道府県"
+          w={180}
+          placeholder={filters.pref.length ? undefined : 'すべて'}
+          data={prefectures.map((p) => ({ value: p.code, label: p.name }))}
+          value={filters.pref}
+          onChange={(pref) => onChange({ pref: pref.length ? pref : undefined })}
+          searchable
+          clearable
+        />
+        <TagsInput
+          label="市区町村"
+          w={200}
+          placeholder={filters.city.length ? undefined : '入力してEnter'}
+          value={filters.city}
+          onChange={(city) => onChange({ city: city.length ? city : undefined })}
           clearable
         />
         {withTags && (
