@@ -33,7 +33,7 @@ const labels = [
 function renderPanel(canEdit = true) {
   const api = {
     listCommunicationLabels: vi.fn(async () => labels),
-    orderCommunicationLabels: vi.fn(async () => labels),
+    orderCommunicationLabels: vi.fn(async (_args: { body: { label_ids: string[] } }) => labels),
   };
   const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
