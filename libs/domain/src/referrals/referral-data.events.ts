@@ -153,3 +153,21 @@ export const MappingProfilesReplaced = z.object({ profiles: z.array(MappingProfi
 export const mappingProfileEventSchemas = { MappingProfilesReplaced } as const;
 
 export const parseMappingProfileEvent = eventParser(mappingProfilesAggregate, mappingProfileEventSchemas);
+
+/**
+ * Owners' hand matches of institutions the lists name but the master did not match: stream
+ * `referral_institution_matches-<tenant id>`. The referrals projection re-attributes the rows already
+ * imported with that code and name, and attributes later rows the same way.
+ */
+export const institutionMatchesAggregate = 'referral_institution_matches';
+
+export const ReferralInstitutionMatched = z.object({
+  institution_code: z.string().nullable(),
+  institution_name: z.string().nullable(),
+  medical_institution_id: z.uuid(),
+});
+export type ReferralInstitutionMatched = z.infer<typeof ReferralInstitutionMatched>;
+
+export const institutionMatchEventSchemas = { ReferralInstitutionMatched } as const;
+
+export const parseInstitutionMatchEvent = eventParser(institutionMatchesAggregate, institutionMatchEventSchemas);
