@@ -264,7 +264,6 @@ export const dataUploadEndpoints = {
   }),
   matchInstitution: endpoint({
     ...d,
-    served: false,
     id: 'imports.matchInstitution',
     method: 'PUT',
     path: '/data_uploads/institution_matches',
