@@ -252,7 +252,6 @@ export const dataUploadEndpoints = {
   }),
   listUnmatchedInstitutions: endpoint({
     ...d,
-    served: false,
     id: 'imports.listUnmatchedInstitutions',
     method: 'GET',
     path: '/data_uploads/unmatched_institutions',
