@@ -30,6 +30,7 @@ import { dataUploadQueries, useSaveMappingProfiles } from '../data-uploads.queri
 import { readFileHead, sameNameMapping, type FileHead } from '../file-head.ts';
 import { DataUploadHistory } from './DataUploadHistory.tsx';
 import { MappingStep } from './MappingStep.tsx';
+import { UnmatchedInstitutions } from './UnmatchedInstitutions.tsx';
 import { uploadTypes } from './labels.ts';
 
 const isList = (type: DataUploadType): type is MappedListType => type === 'referral' || type === 'reverse_referral';
@@ -191,6 +192,9 @@ export function DataUploadsPage() {
             <Pagination total={list.data.meta.total_pages} value={page} onChange={setPage} aria-label="ページ" />
           )}
         </Stack>
+      </Paper>
+      <Paper withBorder p="md">
+        <UnmatchedInstitutions />
       </Paper>
     </Stack>
   );
