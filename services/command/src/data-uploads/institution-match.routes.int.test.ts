@@ -57,6 +57,9 @@ describe('PUT /data_uploads/institution_matches', () => {
       medical_institution_id: institutions[1],
     });
     expect(moved.statusCode).toBe(200);
+    expect(moved.headers.etag).toBe('"1"');
+    const stale = await injectAs({ app, testAuth }, caller, 'PUT', url, body, { 'if-match': '"0"' });
+    expect(stale.statusCode).toBe(409);
     const events = await readStreamOrEmpty(
       store,
       streamId('referral_institution_matches', caller.tenantId),

@@ -7,6 +7,7 @@ import { registerEndpoint } from '@renkei/service-kit';
 import { etagOf } from '../shared/command-context.ts';
 import { handleCommand } from '../shared/command-handler.ts';
 import { assertInstitutionExists } from '../shared/facts.ts';
+import { profilesIfMatch } from './data-upload.routes.ts';
 import { institutionMatchDecider } from './institution-match.decider.ts';
 
 /**
@@ -27,7 +28,9 @@ export function registerInstitutionMatchRoutes(app: FastifyInstance, deps: { db:
           institutionName: body.institution_name,
           medicalInstitutionId: body.medical_institution_id,
         },
-        // The last match asked for wins: deciding again on a newer stream is what the owner wants.
+        // Without If-Match the last match asked for wins (deciding again on a newer stream is what the
+        // owner wants); with it (the stream's revision, as the ETag answers), a stale one is a 409.
+        ifMatch: profilesIfMatch(request.headers['if-match']),
         onRace: 'recompute',
       },
     );
