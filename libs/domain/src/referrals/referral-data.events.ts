@@ -171,3 +171,20 @@ export type ReferralInstitutionMatched = z.infer<typeof ReferralInstitutionMatch
 export const institutionMatchEventSchemas = { ReferralInstitutionMatched } as const;
 
 export const parseInstitutionMatchEvent = eventParser(institutionMatchesAggregate, institutionMatchEventSchemas);
+
+/**
+ * A referral or reverse referral entered by hand on an institution's referral page: stream
+ * `referral_entry-<referral id>`. Its fact is shaped as an imported one (identity `manual:<id>`), so it
+ * lands in the same rows and rollups.
+ */
+export const referralEntryAggregate = 'referral_entry';
+
+export const ReferralEntered = z.object({ referral_id: z.uuid(), referral: ReferralFact });
+export const ReverseReferralEntered = z.object({
+  reverse_referral_id: z.uuid(),
+  reverse_referral: ReverseReferralFact,
+});
+
+export const referralEntryEventSchemas = { ReferralEntered, ReverseReferralEntered } as const;
+
+export const parseReferralEntryEvent = eventParser(referralEntryAggregate, referralEntryEventSchemas);

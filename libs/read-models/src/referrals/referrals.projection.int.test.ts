@@ -249,4 +249,46 @@ describe('referrals projection', () => {
       { medical_institution_id: clinic, referral_count: 2 },
     ]);
   });
+
+  it('keeps a referral and a reverse referral entered by hand under the id their POST answered, in the same rollups', async () => {
+    const referralId = randomUUID();
+    const reverseId = randomUUID();
+    const scenario = test.given([
+      {
+        type: 'ReferralEntered',
+        data: {
+          referral_id: referralId,
+          referral: referral({ identity: `manual:${referralId}`, institution_code: null, institution_name: null }),
+        },
+      },
+      {
+        type: 'ReverseReferralEntered',
+        data: {
+          reverse_referral_id: reverseId,
+          reverse_referral: {
+            identity: `manual:${reverseId}`,
+            row_number: 0,
+            reverse_referral_date: '2024-04-20',
+            patient_id: '00123',
+            patient_key: '123',
+            medical_institution_id: clinic,
+            institution_code: null,
+            institution_name: null,
+            own_department: null,
+            own_department_id: null,
+            source_id: null,
+          },
+        },
+      },
+      {
+        type: 'HospitalAdmissionsImported',
+        data: { ...chunk, import_id: importB, imported_row_count: 1, admissions: [stay({})] },
+      },
+    ]);
+    await scenario.thenRows('referrals', [{ id: referralId, medical_institution_id: clinic }]);
+    await scenario.thenRows('reverse_referrals', [{ id: reverseId, medical_institution_id: clinic }]);
+    await scenario.thenRows('referral_monthly_rollups', [
+      { medical_institution_id: clinic, referral_count: 1, admitted_count: 1, reverse_referral_count: 1 },
+    ]);
+  });
 });

@@ -5,6 +5,7 @@ import {
   referralDataImportEventSchemas,
   mappingProfileEventSchemas,
   institutionMatchEventSchemas,
+  referralEntryEventSchemas,
   stableJson,
   uuidV5,
   type HospitalAdmissionFact,
@@ -30,6 +31,7 @@ const decode = eventDecoder({
   ...referralDataImportEventSchemas,
   ...mappingProfileEventSchemas,
   ...institutionMatchEventSchemas,
+  ...referralEntryEventSchemas,
 });
 const tables = [
   referralDataImportsTable,
@@ -92,8 +94,10 @@ function toRow(
   tenantId: string,
   importId: string,
   fact: ReferralFact | ReverseReferralFact | HospitalAdmissionFact,
+  entryId?: string,
 ): FactRow {
-  const id = uuidV5(factIdNamespace, `${tenantId}\u0000${fact.identity}`);
+  // An entry by hand keeps the id its POST answered; a row of a file derives its id from its identity.
+  const id = entryId ?? uuidV5(factIdNamespace, `${tenantId}\u0000${fact.identity}`);
   // What a re-upload compares: everything the row says except where in which file it was read.
   const { row_number: _rowNumber, ...content } = fact as ReferralFact;
   const base = { tenant_id: tenantId, id, import_id: importId, content: stableJson(content) };
@@ -122,7 +126,8 @@ const dateOf = (f: FactRow) =>
 export const referralsProjection = defineProjection({
   name: 'referrals',
   // 2: the analysis rollups (period and case mix, per institution and per tenant) and the date indexes of the coverage.
-  // 3: owners' hand matches of unmatched institutions (ReferralInstitutionMatched) re-attribute rows.
+  // 3: owners' hand matches of unmatched institutions (ReferralInstitutionMatched) re-attribute rows;
+  //    referrals and reverse referrals entered by hand (ReferralEntered, ReverseReferralEntered).
   version: 3,
   eventTypes: decode.types,
   tables: tableNames(tables),
@@ -140,12 +145,7 @@ export const referralsProjection = defineProjection({
       'created_by',
     ] as const;
     const newImports: Pick<WriteRow<typeof referralDataImportsTable>, (typeof importColumns)[number]>[] = [];
-    const facts: {
-      kind: Kind;
-      tenantId: string;
-      importId: string;
-      fact: ReferralFact | ReverseReferralFact | HospitalAdmissionFact;
-    }[] = [];
+    const facts: FactInput[] = [];
     const patch = (tenantId: string, id: string) => {
       const key = `${tenantId}:${id}`;
       let p = imports.get(key);
@@ -188,6 +188,25 @@ export const referralsProjection = defineProjection({
           matches.set(`${tenantId}|${m.institution_code}|${m.institution_name}`, m);
           break;
         }
+        // An entry by hand stands as its own import (no import record: its patch updates no row).
+        case 'ReferralEntered':
+          facts.push({
+            kind: 'referral',
+            tenantId,
+            importId: event.data.referral_id,
+            fact: event.data.referral,
+            entryId: event.data.referral_id,
+          });
+          break;
+        case 'ReverseReferralEntered':
+          facts.push({
+            kind: 'reverse',
+            tenantId,
+            importId: event.data.reverse_referral_id,
+            fact: event.data.reverse_referral,
+            entryId: event.data.reverse_referral_id,
+          });
+          break;
         case 'ReferralDataImportRequested':
           newImports.push({
             tenant_id: tenantId,
@@ -260,15 +279,18 @@ export const referralsProjection = defineProjection({
   },
 });
 
+interface FactInput {
+  kind: Kind;
+  tenantId: string;
+  importId: string;
+  fact: ReferralFact | ReverseReferralFact | HospitalAdmissionFact;
+  entryId?: string;
+}
+
 async function applyFacts(
   trx: Transaction<unknown>,
   t: T,
-  facts: {
-    kind: Kind;
-    tenantId: string;
-    importId: string;
-    fact: ReferralFact | ReverseReferralFact | HospitalAdmissionFact;
-  }[],
+  facts: FactInput[],
   patch: (tenantId: string, importId: string) => ImportPatch,
 ): Promise<void> {
   const physical: Record<Kind, string> = {
@@ -332,9 +354,9 @@ async function applyFacts(
   const touch = (tenantId: string, patientKey: string) =>
     patients.set(`${tenantId}|${patientKey}`, { tenant_id: tenantId, patient_key: patientKey });
 
-  for (const { kind, tenantId, importId, fact } of facts) {
+  for (const { kind, tenantId, importId, fact, entryId } of facts) {
     const key = `${kind}|${tenantId}|${fact.identity}`;
-    const next = toRow(kind, tenantId, importId, fact);
+    const next = toRow(kind, tenantId, importId, fact, entryId);
     // The row keeps what the file said in `content` (a re-upload compares that) and is attributed by hand.
     if (next.kind !== 'admission' && !next.row.medical_institution_id)
       next.row.medical_institution_id = handMatches.get(unmatchedKey(tenantId, fact as ReferralFact)) ?? null;
