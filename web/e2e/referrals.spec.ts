@@ -25,6 +25,8 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
     `R12.4.1,${patient},${institution.name},精査加療のお願い,内科`,
     `R12.4.2,${patient}-2,${institution.name},経過観察,内科`,
     `日付なし,${patient}-3,${institution.name},,内科`,
+    // An institution the master does not know: kept as unmatched, then matched by hand below.
+    `R12.4.3,${patient}-4,未登録医院${suffix},紹介状持参,内科`,
   ].join('\r\n');
   const card = page.getByTestId('upload-card-referral');
   await card.locator('input[type=file]').setInputFiles({
@@ -54,13 +56,21 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
   const row = page.locator(`tr[data-upload-filename="紹介一覧-${suffix}.csv"]`);
   await expect(row).toBeVisible();
   await expect(row).toHaveAttribute('data-upload-status', 'completed', { timeout: 60_000 });
-  // 2 rows in, 1 refused; 2 new referrals.
-  await expect(row.locator('td').nth(4)).toHaveText('2');
+  // 3 rows in, 1 refused; 3 new referrals.
+  await expect(row.locator('td').nth(4)).toHaveText('3');
   await expect(row.locator('td').nth(5)).toHaveText('1');
-  await expect(row.locator('td').nth(6)).toHaveText('2');
+  await expect(row.locator('td').nth(6)).toHaveText('3');
   await row.getByRole('button', { name: '詳細' }).click();
   await expect(page.getByTestId('upload-details')).toContainText('4行目');
   await screenshot(page, 'referrals-upload-history');
+
+  // The unmatched institution, matched by hand to the institution: its referral moves there.
+  const match = page.getByRole('button', { name: `未登録医院${suffix}を照合` });
+  await match.click();
+  await page.getByPlaceholder('名称・カナ・住所で検索').fill(institution.name);
+  await page.getByRole('option', { name: institution.name, exact: true }).click();
+  await page.getByTestId('match-institution-save').click();
+  await expect(match).toHaveCount(0);
 
   await page.goto(app('/medical_institutions_search'));
   await page.getByTestId('filter-keyword').fill(institution.halfWidthKana);
@@ -76,6 +86,7 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
   const referral = page.getByTestId('referral-row').filter({ hasText: patient }).first();
   await expect(referral).toContainText('2030');
   await expect(page.getByTestId('referral-list')).toContainText(`${patient}-2`);
+  await expect(page.getByTestId('referral-list')).toContainText(`${patient}-4`);
   await screenshot(page, 'referrals-institution');
   await page.getByRole('link', { name: '医療機関ページへ戻る' }).click();
   await expect(page.getByTestId('crm-name')).toHaveText(institution.name);

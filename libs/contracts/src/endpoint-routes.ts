@@ -186,6 +186,13 @@ export const endpointRoutes = {
   listMappingProfiles: { method: 'GET', path: '/data_uploads/mapping_profiles', service: 'query', body: false },
   replaceMappingProfiles: { method: 'PUT', path: '/data_uploads/mapping_profiles', service: 'command', body: true },
   getDataUpload: { method: 'GET', path: '/data_uploads/{id}', service: 'query', body: false },
+  listUnmatchedInstitutions: {
+    method: 'GET',
+    path: '/data_uploads/unmatched_institutions',
+    service: 'query',
+    body: false,
+  },
+  matchInstitution: { method: 'PUT', path: '/data_uploads/institution_matches', service: 'command', body: true },
   listActionLists: { method: 'GET', path: '/action_lists', service: 'query', body: false },
   createActionList: { method: 'POST', path: '/action_lists', service: 'command', body: true },
   updateActionList: { method: 'PUT', path: '/action_lists/{id}', service: 'command', body: true },

@@ -11,6 +11,8 @@ import { registerEmailRoutes } from './emails/email.routes.ts';
 import { registerEmailTrackingRoutes } from './emails/email-tracking.routes.ts';
 import { registerInstitutionCommandRoutes } from './medical-institutions/index.ts';
 import { registerDataUploadRoutes } from './data-uploads/data-upload.routes.ts';
+import { registerInstitutionMatchRoutes } from './data-uploads/institution-match.routes.ts';
+import { registerReferralEntryRoutes } from './referrals/referral-entry.routes.ts';
 import { registerCommunicationRoutes } from './communications/communication.routes.ts';
 import { registerCommunicationLabelRoutes } from './communications/communication-label.routes.ts';
 import { registerTaskRoutes } from './tasks/task.routes.ts';
@@ -54,6 +56,8 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
   await registerEmailRoutes(app, { db: deps.db, store: deps.store });
   registerEmailTrackingRoutes(app, { store: deps.store, trackingKey: deps.emailTrackingKey });
   await registerDataUploadRoutes(app, { store: deps.store });
+  registerInstitutionMatchRoutes(app, { db: deps.db, store: deps.store });
+  registerReferralEntryRoutes(app, { db: deps.db, store: deps.store });
   registerCommunicationRoutes(app, { db: deps.db, store: deps.store });
   registerCommunicationLabelRoutes(app, { db: deps.db, store: deps.store });
   registerTaskRoutes(app, { db: deps.db, store: deps.store });

@@ -145,6 +145,39 @@ export const DataSyncStatuses = z.object({
 });
 export type DataSyncStatuses = z.infer<typeof DataSyncStatuses>;
 
+const institutionText = z
+  .string()
+  .trim()
+  .max(200, '200文字以内で入力してください')
+  .nullable()
+  .transform((v) => (v === '' ? null : v));
+
+/**
+ * An owner's match of an institution the lists name (code and name as written, null when the row had
+ * none) to one of the master: the rows already imported follow it, and later imports use it.
+ */
+export const InstitutionMatchInput = z.object({
+  institution_code: institutionText,
+  institution_name: institutionText,
+  medical_institution_id: Id,
+});
+export type InstitutionMatchInput = z.input<typeof InstitutionMatchInput>;
+
+export const InstitutionMatch = z.object({
+  institution_code: z.string().nullable(),
+  institution_name: z.string().nullable(),
+  medical_institution_id: Id,
+});
+
+/** A (code, name) of the tenant's lists that nothing matches yet, with the rows it holds. */
+export const UnmatchedInstitutionRow = z.object({
+  institution_code: z.string().nullable(),
+  institution_name: z.string().nullable(),
+  referral_count: z.number().int(),
+  reverse_referral_count: z.number().int(),
+  last_date: z.string(),
+});
+
 const d = { area: 'imports', feature: 'data_uploads', ownerOnly: true, served: true } as const;
 
 /** Issue 12 §1: the spec shows the data-upload screen and the import record but no call. */
@@ -215,6 +248,28 @@ export const dataUploadEndpoints = {
     summary: '紹介・逆紹介リストの列の対応付けの保存（独自追加）',
     body: MappingProfilesInput,
     response: MappingProfiles,
+    successStatus: 200,
+  }),
+  listUnmatchedInstitutions: endpoint({
+    ...d,
+    id: 'imports.listUnmatchedInstitutions',
+    method: 'GET',
+    path: '/data_uploads/unmatched_institutions',
+    service: 'query',
+    summary: '医療機関が照合できなかった紹介・逆紹介の一覧（独自追加）',
+    query: PageQuery,
+    response: z.object({ data: z.array(UnmatchedInstitutionRow), meta: Meta }),
+    successStatus: 200,
+  }),
+  matchInstitution: endpoint({
+    ...d,
+    id: 'imports.matchInstitution',
+    method: 'PUT',
+    path: '/data_uploads/institution_matches',
+    service: 'command',
+    summary: '照合できなかった医療機関の手動照合（独自追加）',
+    body: InstitutionMatchInput,
+    response: InstitutionMatch,
     successStatus: 200,
   }),
   getDataUpload: endpoint({

@@ -142,6 +142,7 @@ export const referralEndpoints = {
   createMedicalInstitutionReferral: endpoint({
     ...r,
     id: 'referrals.createForMedicalInstitution',
+    served: true,
     method: 'POST',
     path: '/medical_institutions/{id}/referrals',
     service: 'command',
@@ -155,6 +156,7 @@ export const referralEndpoints = {
   createMedicalInstitutionReverseReferral: endpoint({
     ...r,
     id: 'referrals.createReverseForMedicalInstitution',
+    served: true,
     method: 'POST',
     path: '/medical_institutions/{id}/reverse_referrals',
     service: 'command',

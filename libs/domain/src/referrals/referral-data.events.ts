@@ -153,3 +153,38 @@ export const MappingProfilesReplaced = z.object({ profiles: z.array(MappingProfi
 export const mappingProfileEventSchemas = { MappingProfilesReplaced } as const;
 
 export const parseMappingProfileEvent = eventParser(mappingProfilesAggregate, mappingProfileEventSchemas);
+
+/**
+ * Owners' hand matches of institutions the lists name but the master did not match: stream
+ * `referral_institution_matches-<tenant id>`. The referrals projection re-attributes the rows already
+ * imported with that code and name, and attributes later rows the same way.
+ */
+export const institutionMatchesAggregate = 'referral_institution_matches';
+
+export const ReferralInstitutionMatched = z.object({
+  institution_code: z.string().nullable(),
+  institution_name: z.string().nullable(),
+  medical_institution_id: z.uuid(),
+});
+export type ReferralInstitutionMatched = z.infer<typeof ReferralInstitutionMatched>;
+
+export const institutionMatchEventSchemas = { ReferralInstitutionMatched } as const;
+
+export const parseInstitutionMatchEvent = eventParser(institutionMatchesAggregate, institutionMatchEventSchemas);
+
+/**
+ * A referral or reverse referral entered by hand on an institution's referral page: stream
+ * `referral_entry-<referral id>`. Its fact is shaped as an imported one (identity `manual:<id>`), so it
+ * lands in the same rows and rollups.
+ */
+export const referralEntryAggregate = 'referral_entry';
+
+export const ReferralEntered = z.object({ referral_id: z.uuid(), referral: ReferralFact });
+export const ReverseReferralEntered = z.object({
+  reverse_referral_id: z.uuid(),
+  reverse_referral: ReverseReferralFact,
+});
+
+export const referralEntryEventSchemas = { ReferralEntered, ReverseReferralEntered } as const;
+
+export const parseReferralEntryEvent = eventParser(referralEntryAggregate, referralEntryEventSchemas);

@@ -160,4 +160,135 @@ describe('referrals projection', () => {
       { month: new Date('2024-04-01'), referral_count: 1, admitted_count: 1, operated_count: 1 },
     ]);
   });
+
+  it('attributes unmatched rows matched by hand, then the same name in a later import, and re-points a changed match', async () => {
+    const other = randomUUID();
+    const unmatched = { medical_institution_id: null, institution_code: null, institution_name: 'みなと内科' };
+    const matched = (id: string) => ({
+      type: 'ReferralInstitutionMatched',
+      data: { institution_code: null, institution_name: 'みなと内科', medical_institution_id: id },
+    });
+    const scenario = test.given(
+      [
+        requested(importA, 'referral'),
+        {
+          type: 'ReferralsImported',
+          data: { ...chunk, import_id: importA, imported_row_count: 1, referrals: [referral({ ...unmatched })] },
+        },
+        {
+          type: 'ReverseReferralsImported',
+          data: {
+            ...chunk,
+            import_id: importA,
+            imported_row_count: 1,
+            reverse_referrals: [
+              {
+                identity: 'rev:1',
+                row_number: 2,
+                reverse_referral_date: '2024-05-02',
+                patient_id: '1',
+                patient_key: '1',
+                ...unmatched,
+                own_department: null,
+                own_department_id: null,
+                source_id: null,
+              },
+            ],
+          },
+        },
+      ],
+      [matched(clinic)],
+      [
+        requested(importB, 'referral'),
+        {
+          type: 'ReferralsImported',
+          data: {
+            ...chunk,
+            import_id: importB,
+            imported_row_count: 1,
+            referrals: [referral({ ...unmatched, identity: 'referral:later', referral_date: '2024-06-03' })],
+          },
+        },
+      ],
+    );
+    await scenario.thenRows('referral_data_imports', [
+      { id: importA, unmatched_row_count: 2, new_record_count: 2 },
+      { id: importB, unmatched_row_count: 0, new_record_count: 1 },
+    ]);
+    await scenario.thenRows('referral_monthly_rollups', [
+      { medical_institution_id: clinic, month: new Date('2024-04-01'), referral_count: 1, reverse_referral_count: 0 },
+      { medical_institution_id: clinic, month: new Date('2024-05-01'), referral_count: 0, reverse_referral_count: 1 },
+      { medical_institution_id: clinic, month: new Date('2024-06-01'), referral_count: 1, reverse_referral_count: 0 },
+    ]);
+
+    const repointed = test.given(
+      [
+        {
+          type: 'ReferralsImported',
+          data: {
+            ...chunk,
+            import_id: importA,
+            imported_row_count: 2,
+            // The second row matched the master by its code: a hand match of the same name leaves it.
+            referrals: [
+              referral({ ...unmatched }),
+              referral({ identity: 'referral:coded', institution_name: 'みなと内科' }),
+            ],
+          },
+        },
+        matched(other),
+      ],
+      [matched(clinic)],
+    );
+    await repointed.thenRows('referrals', [
+      { identity: 'referral:1', medical_institution_id: clinic },
+      { identity: 'referral:coded', medical_institution_id: clinic },
+    ]);
+    await repointed.thenRows('referral_monthly_rollups', [
+      { medical_institution_id: other, referral_count: 0 },
+      { medical_institution_id: clinic, referral_count: 2 },
+    ]);
+  });
+
+  it('keeps a referral and a reverse referral entered by hand under the id their POST answered, in the same rollups', async () => {
+    const referralId = randomUUID();
+    const reverseId = randomUUID();
+    const scenario = test.given([
+      {
+        type: 'ReferralEntered',
+        data: {
+          referral_id: referralId,
+          referral: referral({ identity: `manual:${referralId}`, institution_code: null, institution_name: null }),
+        },
+      },
+      {
+        type: 'ReverseReferralEntered',
+        data: {
+          reverse_referral_id: reverseId,
+          reverse_referral: {
+            identity: `manual:${reverseId}`,
+            row_number: 0,
+            reverse_referral_date: '2024-04-20',
+            patient_id: '00123',
+            patient_key: '123',
+            medical_institution_id: clinic,
+            institution_code: null,
+            institution_name: null,
+            own_department: null,
+            own_department_id: null,
+            source_id: null,
+          },
+        },
+      },
+      {
+        type: 'HospitalAdmissionsImported',
+        data: { ...chunk, import_id: importB, imported_row_count: 1, admissions: [stay({})] },
+      },
+    ]);
+    await scenario.thenRows('referrals', [{ id: referralId, medical_institution_id: clinic }]);
+    await scenario.thenRows('reverse_referrals', [{ id: reverseId, medical_institution_id: clinic }]);
+    await scenario.thenRows('referral_monthly_rollups', [
+      { medical_institution_id: clinic, referral_count: 1, admitted_count: 1, reverse_referral_count: 1 },
+    ]);
+  });
 });

@@ -4,6 +4,8 @@ import {
   eventDecoder,
   referralDataImportEventSchemas,
   mappingProfileEventSchemas,
+  institutionMatchEventSchemas,
+  referralEntryEventSchemas,
   stableJson,
   uuidV5,
   type HospitalAdmissionFact,
@@ -13,6 +15,7 @@ import {
 import { createTables, insertRows, tableNames, type WriteRow } from '../shared/table.ts';
 import {
   hospitalAdmissionsTable,
+  institutionMatchesTable,
   mappingProfilesTable,
   referralDataImportsTable,
   referralCaseRollupsTable,
@@ -24,7 +27,12 @@ import {
   reverseReferralsTable,
 } from './referrals.tables.ts';
 
-const decode = eventDecoder({ ...referralDataImportEventSchemas, ...mappingProfileEventSchemas });
+const decode = eventDecoder({
+  ...referralDataImportEventSchemas,
+  ...mappingProfileEventSchemas,
+  ...institutionMatchEventSchemas,
+  ...referralEntryEventSchemas,
+});
 const tables = [
   referralDataImportsTable,
   referralsTable,
@@ -36,6 +44,7 @@ const tables = [
   referralTenantPeriodRollupsTable,
   referralTenantCaseRollupsTable,
   mappingProfilesTable,
+  institutionMatchesTable,
 ] as const;
 type T = ProjectionTables<(typeof tables)[number]['name']>;
 
@@ -85,8 +94,10 @@ function toRow(
   tenantId: string,
   importId: string,
   fact: ReferralFact | ReverseReferralFact | HospitalAdmissionFact,
+  entryId?: string,
 ): FactRow {
-  const id = uuidV5(factIdNamespace, `${tenantId}\u0000${fact.identity}`);
+  // An entry by hand keeps the id its POST answered; a row of a file derives its id from its identity.
+  const id = entryId ?? uuidV5(factIdNamespace, `${tenantId}\u0000${fact.identity}`);
   // What a re-upload compares: everything the row says except where in which file it was read.
   const { row_number: _rowNumber, ...content } = fact as ReferralFact;
   const base = { tenant_id: tenantId, id, import_id: importId, content: stableJson(content) };
@@ -115,7 +126,9 @@ const dateOf = (f: FactRow) =>
 export const referralsProjection = defineProjection({
   name: 'referrals',
   // 2: the analysis rollups (period and case mix, per institution and per tenant) and the date indexes of the coverage.
-  version: 2,
+  // 3: owners' hand matches of unmatched institutions (ReferralInstitutionMatched) re-attribute rows;
+  //    referrals and reverse referrals entered by hand (ReferralEntered, ReverseReferralEntered).
+  version: 3,
   eventTypes: decode.types,
   tables: tableNames(tables),
   setup: (trx, t) => createTables(trx, tables, t),
@@ -132,12 +145,7 @@ export const referralsProjection = defineProjection({
       'created_by',
     ] as const;
     const newImports: Pick<WriteRow<typeof referralDataImportsTable>, (typeof importColumns)[number]>[] = [];
-    const facts: {
-      kind: Kind;
-      tenantId: string;
-      importId: string;
-      fact: ReferralFact | ReverseReferralFact | HospitalAdmissionFact;
-    }[] = [];
+    const facts: FactInput[] = [];
     const patch = (tenantId: string, id: string) => {
       const key = `${tenantId}:${id}`;
       let p = imports.get(key);
@@ -162,12 +170,42 @@ export const referralsProjection = defineProjection({
       return p;
     };
     const profiles = new Map<string, WriteRow<typeof mappingProfilesTable>>();
+    const matches = new Map<string, WriteRow<typeof institutionMatchesTable>>();
     for (const recorded of events) {
       const event = decode(recorded);
       const tenantId = recorded.metadata.tenant_id;
       switch (event.type) {
         case 'MappingProfilesReplaced':
           profiles.set(tenantId, { tenant_id: tenantId, profiles: event.data.profiles, version: recorded.revision });
+          break;
+        case 'ReferralInstitutionMatched': {
+          const m = {
+            tenant_id: tenantId,
+            institution_code: event.data.institution_code ?? '',
+            institution_name: event.data.institution_name ?? '',
+            medical_institution_id: event.data.medical_institution_id,
+          };
+          matches.set(`${tenantId}|${m.institution_code}|${m.institution_name}`, m);
+          break;
+        }
+        // An entry by hand stands as its own import (no import record: its patch updates no row).
+        case 'ReferralEntered':
+          facts.push({
+            kind: 'referral',
+            tenantId,
+            importId: event.data.referral_id,
+            fact: event.data.referral,
+            entryId: event.data.referral_id,
+          });
+          break;
+        case 'ReverseReferralEntered':
+          facts.push({
+            kind: 'reverse',
+            tenantId,
+            importId: event.data.reverse_referral_id,
+            fact: event.data.reverse_referral,
+            entryId: event.data.reverse_referral_id,
+          });
           break;
         case 'ReferralDataImportRequested':
           newImports.push({
@@ -231,20 +269,28 @@ export const referralsProjection = defineProjection({
     await insertRows(trx, t.data_upload_mapping_profiles, mappingProfilesTable, [...profiles.values()], {
       onConflict: sql`ON CONFLICT (tenant_id) DO UPDATE SET profiles = excluded.profiles, version = excluded.version`,
     });
+    // The matches first, so the facts of this batch are attributed by them as by those of earlier batches.
+    await insertRows(trx, t.referral_institution_matches, institutionMatchesTable, [...matches.values()], {
+      onConflict: sql`ON CONFLICT (tenant_id, institution_code, institution_name) DO UPDATE SET medical_institution_id = excluded.medical_institution_id`,
+    });
     if (facts.length > 0) await applyFacts(trx, t, facts, patch);
+    if (matches.size > 0) await reattribute(trx, t, [...matches.values()]);
     await applyImportPatches(trx, t, [...imports.values()]);
   },
 });
 
+interface FactInput {
+  kind: Kind;
+  tenantId: string;
+  importId: string;
+  fact: ReferralFact | ReverseReferralFact | HospitalAdmissionFact;
+  entryId?: string;
+}
+
 async function applyFacts(
   trx: Transaction<unknown>,
   t: T,
-  facts: {
-    kind: Kind;
-    tenantId: string;
-    importId: string;
-    fact: ReferralFact | ReverseReferralFact | HospitalAdmissionFact;
-  }[],
+  facts: FactInput[],
   patch: (tenantId: string, importId: string) => ImportPatch,
 ): Promise<void> {
   const physical: Record<Kind, string> = {
@@ -273,6 +319,22 @@ async function applyFacts(
     for (const r of rows) existing.set(`${kind}|${r.tenant_id}|${r.identity}`, r);
   }
 
+  // Owners' hand matches of the (code, name) of the batch's rows the master did not match.
+  const unmatchedKey = (tenantId: string, f: ReferralFact | ReverseReferralFact) =>
+    `${tenantId}|${f.institution_code ?? ''}|${f.institution_name ?? ''}`;
+  const wanted = facts.filter((f) => f.kind !== 'admission' && !(f.fact as ReferralFact).medical_institution_id);
+  const handMatches = new Map<string, string>();
+  if (wanted.length > 0) {
+    const { rows } = await sql<{ key: string; medical_institution_id: string }>`
+      SELECT m.tenant_id || '|' || m.institution_code || '|' || m.institution_name AS key, m.medical_institution_id
+        FROM ${sql.table(t.referral_institution_matches)} m
+        JOIN (SELECT DISTINCT * FROM unnest(${sql.val(wanted.map((f) => f.tenantId))}::uuid[],
+                ${sql.val(wanted.map((f) => (f.fact as ReferralFact).institution_code ?? ''))}::text[],
+                ${sql.val(wanted.map((f) => (f.fact as ReferralFact).institution_name ?? ''))}::text[]) AS k(tenant_id, code, name)) k
+          ON m.tenant_id = k.tenant_id AND m.institution_code = k.code AND m.institution_name = k.name`.execute(trx);
+    for (const r of rows) handMatches.set(r.key, r.medical_institution_id);
+  }
+
   const latest = new Map<string, FactRow>();
   const rollupKeys = new Map<
     string,
@@ -292,9 +354,12 @@ async function applyFacts(
   const touch = (tenantId: string, patientKey: string) =>
     patients.set(`${tenantId}|${patientKey}`, { tenant_id: tenantId, patient_key: patientKey });
 
-  for (const { kind, tenantId, importId, fact } of facts) {
+  for (const { kind, tenantId, importId, fact, entryId } of facts) {
     const key = `${kind}|${tenantId}|${fact.identity}`;
-    const next = toRow(kind, tenantId, importId, fact);
+    const next = toRow(kind, tenantId, importId, fact, entryId);
+    // The row keeps what the file said in `content` (a re-upload compares that) and is attributed by hand.
+    if (next.kind !== 'admission' && !next.row.medical_institution_id)
+      next.row.medical_institution_id = handMatches.get(unmatchedKey(tenantId, fact as ReferralFact)) ?? null;
     const before = latest.get(key);
     const prev: Existing | undefined = before
       ? {
@@ -306,7 +371,7 @@ async function applyFacts(
         }
       : existing.get(key);
     const p = patch(tenantId, importId);
-    if (kind !== 'admission' && !(fact as ReferralFact).medical_institution_id) {
+    if (next.kind !== 'admission' && !next.row.medical_institution_id) {
       const f = fact as ReferralFact;
       p.unmatched++;
       const name = `${f.institution_code ?? ''}|${f.institution_name ?? ''}`;
@@ -342,8 +407,70 @@ async function applyFacts(
   await upsert('reverse', reverseReferralsTable);
   await upsert('admission', hospitalAdmissionsTable);
   if (patients.size === 0 && rollupKeys.size === 0) return;
+  await recompute(trx, t, [...patients.values()], [...rollupKeys.values()]);
+}
 
-  const affected = [...patients.values()];
+interface RollupKey {
+  tenant_id: string;
+  medical_institution_id: string;
+  own_department_id: string;
+  month: string;
+}
+
+/**
+ * A hand match: the referrals and reverse referrals of its tenant whose file named that code and name
+ * and matched nothing (`content` keeps the file's null) follow the chosen institution, and the rollup
+ * months of the institution they leave (none, or an earlier match) and of the one they join are
+ * recomputed from the facts.
+ */
+async function reattribute(trx: Transaction<unknown>, t: T, matches: WriteRow<typeof institutionMatchesTable>[]) {
+  const keys = new Map<string, RollupKey>();
+  const list = sql`jsonb_to_recordset(${JSON.stringify(matches)}::jsonb)
+    AS m(tenant_id uuid, institution_code text, institution_name text, medical_institution_id uuid)`;
+  for (const [table, dateColumn] of [
+    [t.referrals, 'referral_date'],
+    [t.reverse_referrals, 'reverse_referral_date'],
+  ] as const) {
+    const { rows } = await sql<{
+      tenant_id: string;
+      before: string | null;
+      after: string;
+      own_department_id: string | null;
+      month: string;
+    }>`
+      WITH moved AS (
+        SELECT c.tenant_id, c.identity, c.medical_institution_id AS before, m.medical_institution_id AS after
+          FROM ${sql.table(table)} c JOIN ${list}
+            ON c.tenant_id = m.tenant_id AND coalesce(c.institution_code, '') = m.institution_code
+           AND coalesce(c.institution_name, '') = m.institution_name
+         WHERE c.medical_institution_id IS DISTINCT FROM m.medical_institution_id
+           AND (c.content::jsonb ->> 'medical_institution_id') IS NULL)
+      UPDATE ${sql.table(table)} AS c SET medical_institution_id = moved.after
+        FROM moved WHERE c.tenant_id = moved.tenant_id AND c.identity = moved.identity
+      RETURNING c.tenant_id, moved.before, moved.after, c.own_department_id,
+                to_char(c.${sql.ref(dateColumn)}, 'YYYY-MM-DD') AS month`.execute(trx);
+    for (const r of rows)
+      for (const institution of [r.before, r.after]) {
+        if (!institution) continue;
+        const k = {
+          tenant_id: r.tenant_id,
+          medical_institution_id: institution,
+          own_department_id: r.own_department_id ?? noDepartment,
+          month: month(r.month),
+        };
+        keys.set(`${k.tenant_id}|${k.medical_institution_id}|${k.own_department_id}|${k.month}`, k);
+      }
+  }
+  if (keys.size > 0) await recompute(trx, t, [], [...keys.values()]);
+}
+
+/** Re-links the stays of the patients touched, then recomputes the rollup rows of `keys` and of those patients' referrals. */
+async function recompute(
+  trx: Transaction<unknown>,
+  t: T,
+  affected: { tenant_id: string; patient_key: string }[],
+  keys: RollupKey[],
+): Promise<void> {
   // Each stay of a touched patient follows the latest referral it qualifies for, never two.
   await sql`
     UPDATE ${sql.table(t.hospital_admissions)} AS a SET referral_id = (
@@ -355,7 +482,6 @@ async function applyFacts(
      WHERE a.tenant_id = p.tenant_id AND a.patient_key = p.patient_key`.execute(trx);
 
   // The rollup rows of touched patients' referrals and of the rows changed, recomputed from the facts.
-  const keys = [...rollupKeys.values()];
   const keySet = sql`
       SELECT DISTINCT * FROM (
         SELECT k.tenant_id, k.medical_institution_id, k.own_department_id, k.month

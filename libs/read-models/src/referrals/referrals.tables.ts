@@ -259,6 +259,21 @@ export const referralTenantCaseRollupsTable = defineTable({
   indexes: [['tenant_id', 'month']],
 });
 
+/**
+ * Owners' hand matches of a list's (code, name) to an institution of the master ('' for a missing
+ * code or name: a key column cannot be null), applied to rows the master did not match.
+ */
+export const institutionMatchesTable = defineTable({
+  name: 'referral_institution_matches',
+  columns: {
+    tenant_id: column.uuid(),
+    institution_code: column.text(),
+    institution_name: column.text(),
+    medical_institution_id: column.uuid(),
+  },
+  primaryKey: ['tenant_id', 'institution_code', 'institution_name'],
+});
+
 export type ReferralsTables = KyselyTables<
   | typeof referralDataImportsTable
   | typeof referralsTable
@@ -270,4 +285,5 @@ export type ReferralsTables = KyselyTables<
   | typeof referralTenantPeriodRollupsTable
   | typeof referralTenantCaseRollupsTable
   | typeof mappingProfilesTable
+  | typeof institutionMatchesTable
 >;

@@ -21,18 +21,18 @@ export interface DataUploadDeps {
 
 const defaultMaxFileBytes = 99 * 1024 * 1024;
 
-/**
- * POST /data_uploads (the referral data files of issue 12) and the saved column mappings of the two
- * lists. Owners only (the registry says so): an upload changes every figure of the tenant.
- */
-/** `If-Match` on the mapping profiles: their revision, `-1` (as read) before the first save. */
-function profilesIfMatch(header: string | string[] | undefined) {
+/** `If-Match` on a per-tenant stream (mapping profiles, institution matches): its revision, `-1` before the first save. */
+export function profilesIfMatch(header: string | string[] | undefined) {
   const value = Array.isArray(header) ? header[0] : header;
   if (value !== undefined && /^(?:W\/)?"?-1"?$/.test(value.trim()))
     return { matches: (_: unknown, revision: number) => revision === -1 };
   return revisionIfMatch(header);
 }
 
+/**
+ * POST /data_uploads (the referral data files of issue 12) and the saved column mappings of the two
+ * lists. Owners only (the registry says so): an upload changes every figure of the tenant.
+ */
 export async function registerDataUploadRoutes(app: FastifyInstance, deps: DataUploadDeps): Promise<void> {
   const { store } = deps;
   const importsDir = deps.importsDir ?? path.join(process.env.RENKEI_DATA_DIR ?? path.resolve('.data'), 'imports');

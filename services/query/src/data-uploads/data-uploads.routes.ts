@@ -130,4 +130,48 @@ export function registerDataUploadQueryRoutes(app: FastifyInstance, deps: { db: 
     },
     reads,
   );
+
+  registerEndpoint(
+    app,
+    endpoints.listUnmatchedInstitutions,
+    async ({ query, auth }) => {
+      const db = deps.db.typed<ReadModels>();
+      // Keyed as hand matches are ('' for a missing code or name), most rows first.
+      const unmatched = sql`
+        SELECT coalesce(institution_code, '') AS code, coalesce(institution_name, '') AS name,
+               1 AS referral, 0 AS reverse, referral_date AS d
+          FROM rm.referrals WHERE tenant_id = ${auth.tenantId} AND medical_institution_id IS NULL
+        UNION ALL
+        SELECT coalesce(institution_code, ''), coalesce(institution_name, ''), 0, 1, reverse_referral_date
+          FROM rm.reverse_referrals WHERE tenant_id = ${auth.tenantId} AND medical_institution_id IS NULL`;
+      const [counted, page] = await Promise.all([
+        sql<{ n: number }>`SELECT count(DISTINCT (code, name))::int AS n FROM (${unmatched}) u`.execute(db),
+        sql<{
+          institution_code: string | null;
+          institution_name: string | null;
+          referral_count: number;
+          reverse_referral_count: number;
+          last_date: string;
+        }>`
+          SELECT nullif(code, '') AS institution_code, nullif(name, '') AS institution_name,
+                 sum(referral)::int AS referral_count, sum(reverse)::int AS reverse_referral_count,
+                 to_char(max(d), 'YYYY-MM-DD') AS last_date
+            FROM (${unmatched}) u
+           GROUP BY code, name
+           ORDER BY count(*) DESC, code, name
+           LIMIT ${query.per_page} OFFSET ${(query.page - 1) * query.per_page}`.execute(db),
+      ]);
+      const total = counted.rows[0]?.n ?? 0;
+      return {
+        data: page.rows,
+        meta: {
+          total_count: total,
+          page: query.page,
+          per_page: query.per_page,
+          total_pages: Math.ceil(total / query.per_page),
+        },
+      };
+    },
+    reads,
+  );
 }

@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { DataUploadType, MappingProfilesInput } from '@renkei/contracts';
+import type { DataUploadType, InstitutionMatchInput, MappingProfilesInput } from '@renkei/contracts';
 import type { ApiClient } from '../../api/api-client.ts';
 import { useApiMutation } from '../../api/useApiMutation.ts';
 import { isRunning, pollIntervalMs } from '../imports/imports.queries.ts';
@@ -26,7 +26,19 @@ export const dataUploadQueries = {
       queryKey: [...dataUploadQueries.all, 'profiles'] as const,
       queryFn: ({ signal }) => api.listMappingProfiles({ signal }),
     }),
+  unmatched: (api: ApiClient, page: number) =>
+    queryOptions({
+      queryKey: [...dataUploadQueries.all, 'unmatched', page] as const,
+      queryFn: ({ signal }) => api.listUnmatchedInstitutions({ query: { page, per_page: 20 }, signal }),
+    }),
 };
 
 export const useSaveMappingProfiles = () =>
   useApiMutation((api, body: MappingProfilesInput) => api.replaceMappingProfiles({ body }), [dataUploadQueries.all]);
+
+/** Also the referral screens' keys: the matched rows now count for the chosen institution. */
+export const useMatchInstitution = () =>
+  useApiMutation(
+    (api, body: InstitutionMatchInput) => api.matchInstitution({ body }),
+    [dataUploadQueries.all, ['referrals']],
+  );

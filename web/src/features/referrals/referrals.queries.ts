@@ -1,5 +1,8 @@
 import { queryOptions } from '@tanstack/react-query';
+import type { z } from 'zod';
+import type { ReferralInput, ReverseReferralInput } from '@renkei/contracts';
 import type { ApiClient } from '../../api/api-client.ts';
+import { useApiMutation } from '../../api/useApiMutation.ts';
 
 /** The current fiscal year (年度, from April) in Japan. */
 export function currentFiscalYear(now = new Date()): number {
@@ -28,3 +31,20 @@ export const referralQueries = {
         api.listMedicalInstitutionReferrals({ params: { id }, query: { page, per_page: 20 }, signal }),
     }),
 };
+
+export type ReferralInputValues = z.input<typeof ReferralInput>;
+export type ReverseReferralInputValues = z.input<typeof ReverseReferralInput>;
+
+export const useCreateReferral = () =>
+  useApiMutation(
+    (api, { id, body }: { id: string; body: ReferralInputValues }) =>
+      api.createMedicalInstitutionReferral({ params: { id }, body }),
+    [referralQueries.all],
+  );
+
+export const useCreateReverseReferral = () =>
+  useApiMutation(
+    (api, { id, body }: { id: string; body: ReverseReferralInputValues }) =>
+      api.createMedicalInstitutionReverseReferral({ params: { id }, body }),
+    [referralQueries.all],
+  );

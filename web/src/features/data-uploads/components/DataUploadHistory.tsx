@@ -77,7 +77,7 @@ function UploadRow({ record }: { record: DataUploadRecord }) {
               {record.unmatched_institutions.length > 0 && (
                 <>
                   <Text size="xs" fw={600}>
-                    照合できなかった医療機関（行は取り込み済み。医療機関コードを付けて再度取り込むと照合されます）
+                    照合できなかった医療機関（行は取り込み済み。ページ下の「照合できなかった医療機関」で医療機関を選ぶと照合されます）
                   </Text>
                   {record.unmatched_institutions.map((u, i) => (
                     <Text key={i} size="xs">

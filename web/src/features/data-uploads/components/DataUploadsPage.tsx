@@ -26,10 +26,12 @@ import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { downloadFile, uploadFile } from '../../imports/file-transfer.ts';
+import { isRunning } from '../../imports/imports.queries.ts';
 import { dataUploadQueries, useSaveMappingProfiles } from '../data-uploads.queries.ts';
 import { readFileHead, sameNameMapping, type FileHead } from '../file-head.ts';
 import { DataUploadHistory } from './DataUploadHistory.tsx';
 import { MappingStep } from './MappingStep.tsx';
+import { UnmatchedInstitutions } from './UnmatchedInstitutions.tsx';
 import { uploadTypes } from './labels.ts';
 
 const isList = (type: DataUploadType): type is MappedListType => type === 'referral' || type === 'reverse_referral';
@@ -49,8 +51,24 @@ export function DataUploadsPage() {
   const [busy, setBusy] = useState<DataUploadType | null>(null);
 
   useEffect(() => {
-    if (awaitedId !== null && list.data?.data.some((r) => r.id === awaitedId)) setAwaitedId(null);
-  }, [awaitedId, list.data]);
+    if (awaitedId !== null && list.data?.data.some((r) => r.id === awaitedId)) {
+      setAwaitedId(null);
+      // It may have ended before the list first showed it running.
+      void queryClient.invalidateQueries({ queryKey: [...dataUploadQueries.all, 'unmatched'] });
+    }
+  }, [awaitedId, list.data, queryClient]);
+
+  // An import that ends may have brought unmatched institutions: their list is read again then.
+  const running = (list.data?.data ?? []).filter(isRunning).map((r) => r.id);
+  const runningKey = running.join(',');
+  const [lastRunning, setLastRunning] = useState('');
+  useEffect(() => {
+    if (runningKey === lastRunning) return;
+    const stillRunning = new Set(runningKey.split(','));
+    if (lastRunning.split(',').some((id) => id && !stillRunning.has(id)))
+      void queryClient.invalidateQueries({ queryKey: [...dataUploadQueries.all, 'unmatched'] });
+    setLastRunning(runningKey);
+  }, [runningKey, lastRunning, queryClient]);
 
   const send = async (type: DataUploadType, file: File, mappingProfileId?: string) => {
     setBusy(type);
@@ -191,6 +209,9 @@ export function DataUploadsPage() {
             <Pagination total={list.data.meta.total_pages} value={page} onChange={setPage} aria-label="ページ" />
           )}
         </Stack>
+      </Paper>
+      <Paper withBorder p="md">
+        <UnmatchedInstitutions />
       </Paper>
     </Stack>
   );

@@ -5,6 +5,7 @@ import { useServices } from '../../../app/services-context.tsx';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
 import { institutionQueries } from '../../medical-institutions/medical-institutions.queries.ts';
 import { lastThreeFiscalYears, referralQueries } from '../referrals.queries.ts';
+import { ReferralEntryForm } from './ReferralEntryForm.tsx';
 import { ReferralList } from './ReferralList.tsx';
 import { ReferralMonthlyChart } from './ReferralMonthlyChart.tsx';
 
@@ -41,6 +42,12 @@ export function InstitutionReferralsPage({ id }: { id: string }) {
         {list.data && list.data.meta.total_pages > 1 && (
           <Pagination mt="sm" total={list.data.meta.total_pages} value={page} onChange={setPage} aria-label="ページ" />
         )}
+      </Paper>
+      <Paper withBorder p="md">
+        <Title order={3} fz="md" mb="sm">
+          紹介・逆紹介の手入力
+        </Title>
+        <ReferralEntryForm id={id} />
       </Paper>
     </Stack>
   );

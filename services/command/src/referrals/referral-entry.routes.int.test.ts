@@ -1,0 +1,137 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@renkei/db';
+import { createPostgresEventStore, readStreamOrEmpty, streamId, type EventStore } from '@renkei/event-store';
+import { generateInstitutionMaster, importInstitutionMaster } from '@renkei/institution-master';
+import type { TestAuth } from '@renkei/service-kit/testing';
+import { buildTestCommandApp, injectAs, tenantEventCount } from '../testing.ts';
+
+let db: TestDatabase;
+let store: EventStore;
+let app: FastifyInstance;
+let testAuth: TestAuth;
+let clinic = '';
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = await createPostgresEventStore(db);
+  ({ app, testAuth } = await buildTestCommandApp(db, store));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-referral-entry-'));
+  await generateInstitutionMaster(path.join(dir, 'm.csv'), { count: 1, seed: 5 });
+  await importInstitutionMaster(db, path.join(dir, 'm.csv'));
+  fs.rmSync(dir, { recursive: true });
+  const { rows } = await sql<{ id: string }>`SELECT id FROM ref.medical_institutions`.execute(db.kysely);
+  clinic = rows[0]!.id;
+});
+
+afterAll(async () => {
+  await app?.close();
+  await store?.close();
+  await db?.close();
+});
+
+const member = () => ({ tenantId: randomUUID(), accountId: randomUUID(), role: 'member' as const });
+
+describe('referrals entered by hand', () => {
+  it('enters a referral once per Idempotency-Key, as a fact shaped like an imported row', async () => {
+    const caller = member();
+    const url = `/api/medical_institutions/${clinic}/referrals`;
+    const body = { referral_date: '2026-04-01', patient_id: '000123', doctor_name_from: '山田 太郎' };
+    const headers = { 'idempotency-key': 'referral-entry-1' };
+    const first = await injectAs({ app, testAuth }, caller, 'POST', url, body, headers);
+    expect(first.statusCode, first.body).toBe(201);
+    expect(first.json()).toEqual({
+      id: expect.any(String),
+      referral_date: '2026-04-01',
+      patient_id: '000123',
+      doctor_name_to: null,
+      doctor_name_from: '山田 太郎',
+      reason_for_presenting: null,
+      referral_department: null,
+      hospital_admissions: [],
+      reverse_referral: null,
+    });
+    expect(first.headers['x-position']).toBeTruthy();
+    const retry = await injectAs({ app, testAuth }, caller, 'POST', url, body, headers);
+    expect(retry.json()).toEqual(first.json());
+    expect(await tenantEventCount(db, caller.tenantId)).toBe(1);
+    const [event] = await readStreamOrEmpty(store, streamId('referral_entry', first.json().id), caller.tenantId);
+    expect(event!.data).toMatchObject({
+      referral_id: first.json().id,
+      referral: { identity: `manual:${first.json().id}`, patient_key: '123', medical_institution_id: clinic },
+    });
+  });
+
+  it('enters a reverse referral to the institution', async () => {
+    const caller = member();
+    const res = await injectAs(
+      { app, testAuth },
+      caller,
+      'POST',
+      `/api/medical_institutions/${clinic}/reverse_referrals`,
+      {
+        reverse_referral_date: '2026-05-01',
+        patient_id: '77',
+      },
+    );
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json()).toMatchObject({
+      medical_institution_id_from: null,
+      medical_institution_id_to: clinic,
+      specialty_id: null,
+      reverse_referral_date: '2026-05-01',
+      patient_id: '77',
+      control_id: null,
+      importing_log_id: null,
+    });
+  });
+
+  it('answers 422 for a bad date or a department not the tenant’s, 404 for an institution outside the master, writing nothing', async () => {
+    const caller = member();
+    const url = `/api/medical_institutions/${clinic}/referrals`;
+    const bad = await injectAs({ app, testAuth }, caller, 'POST', url, { referral_date: '2026/04/01', patient_id: '' });
+    expect(bad.statusCode).toBe(422);
+    expect(
+      bad
+        .json()
+        .errors.map((e: { field: string }) => e.field)
+        .sort(),
+    ).toEqual(['patient_id', 'referral_date']);
+    const department = await injectAs({ app, testAuth }, caller, 'POST', url, {
+      referral_date: '2026-04-01',
+      patient_id: '1',
+      own_department_id: randomUUID(),
+    });
+    expect(department.statusCode).toBe(422);
+    expect(department.json().errors[0].field).toBe('own_department_id');
+    const reverse = await injectAs(
+      { app, testAuth },
+      caller,
+      'POST',
+      `/api/medical_institutions/${clinic}/reverse_referrals`,
+      {
+        reverse_referral_date: '2026-04-01',
+        patient_id: '1',
+        specialty_id: randomUUID(),
+      },
+    );
+    expect(reverse.json().errors[0].field).toBe('specialty_id');
+    const unknown = await injectAs(
+      { app, testAuth },
+      caller,
+      'POST',
+      `/api/medical_institutions/${randomUUID()}/referrals`,
+      {
+        referral_date: '2026-04-01',
+        patient_id: '1',
+      },
+    );
+    expect(unknown.statusCode).toBe(404);
+    expect(await tenantEventCount(db, caller.tenantId)).toBe(0);
+  });
+});

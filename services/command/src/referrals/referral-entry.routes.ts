@@ -1,0 +1,151 @@
+import type { FastifyInstance } from 'fastify';
+import { endpoints, type Referral, type ReverseReferral } from '@renkei/contracts';
+import type { Database } from '@renkei/db';
+import { ownDepartmentsAggregate, referralEntryAggregate } from '@renkei/domain';
+import { streamId, type EventStore } from '@renkei/event-store';
+import { patientKeyOf } from '@renkei/referral-files';
+import { registerEndpoint } from '@renkei/service-kit';
+import { ownDepartmentsDecider } from '../phases/phase-master.decider.ts';
+import { deterministicId } from '../shared/deterministic-id.ts';
+import { assertInstitutionExists, readState } from '../shared/facts.ts';
+import { handleCommand } from '../shared/command-handler.ts';
+import { idempotentCreate } from '../shared/idempotency.ts';
+import { etagOf } from '../shared/command-context.ts';
+import { referralEntryDecider } from './referral-entry.decider.ts';
+
+/**
+ * Referrals and reverse referrals entered by hand on an institution's referral page (spec §7). Each
+ * becomes a fact like an imported row (identity `manual:<id>`), so the referrals projection joins it
+ * to stays and counts it in the rollups; its stays show once the projection has linked them.
+ */
+export function registerReferralEntryRoutes(app: FastifyInstance, deps: { db: Database; store: EventStore }): void {
+  const { db, store } = deps;
+  const departmentsOf = async (tenantId: string) =>
+    (await readState(store, tenantId, streamId(ownDepartmentsAggregate, tenantId), ownDepartmentsDecider)).state;
+
+  registerEndpoint(app, endpoints.createMedicalInstitutionReferral, async ({ params, body, auth, request, reply }) => {
+    await assertInstitutionExists(db, params.id);
+    const departments = await departmentsOf(auth.tenantId);
+    return idempotentCreate(
+      db.kysely,
+      {
+        request,
+        reply,
+        tenantId: auth.tenantId,
+        endpoint: endpoints.createMedicalInstitutionReferral.id,
+        hashed: { medical_institution_id: params.id, body },
+        etag: () => etagOf(0),
+      },
+      async (id, retryable) => {
+        const department = departments.find((d) => d.id === body.own_department_id) ?? null;
+        const result = await handleCommand(
+          { store, auth, requestId: request.id },
+          {
+            stream: streamId(referralEntryAggregate, id),
+            decider: referralEntryDecider,
+            command: {
+              type: 'EnterReferral',
+              id,
+              ownDepartmentIds: new Set(departments.map((d) => d.id)),
+              referral: {
+                identity: `manual:${id}`,
+                row_number: 0,
+                referral_date: body.referral_date,
+                patient_id: body.patient_id,
+                patient_key: patientKeyOf(body.patient_id),
+                medical_institution_id: params.id,
+                institution_code: null,
+                institution_name: null,
+                from_department: null,
+                from_doctor: body.doctor_name_from,
+                to_department: department?.name ?? null,
+                own_department_id: body.own_department_id,
+                to_doctor: body.doctor_name_to,
+                purpose: body.reason_for_presenting,
+                first_visit: null,
+                source_id: null,
+              },
+            },
+            isNew: true,
+            onRace: 'conflict',
+            ...(retryable ? { eventId: (i: number) => deterministicId(id, 'enter', retryable.hash, String(i)) } : {}),
+          },
+        );
+        const referral: Referral = {
+          id,
+          referral_date: body.referral_date,
+          patient_id: body.patient_id,
+          doctor_name_to: body.doctor_name_to,
+          doctor_name_from: body.doctor_name_from,
+          reason_for_presenting: body.reason_for_presenting,
+          referral_department: department && { id: department.id, name: department.name },
+          hospital_admissions: [],
+          reverse_referral: null,
+        };
+        return { body: referral, position: result.position };
+      },
+    );
+  });
+
+  registerEndpoint(
+    app,
+    endpoints.createMedicalInstitutionReverseReferral,
+    async ({ params, body, auth, request, reply }) => {
+      await assertInstitutionExists(db, params.id);
+      const departments = await departmentsOf(auth.tenantId);
+      return idempotentCreate(
+        db.kysely,
+        {
+          request,
+          reply,
+          tenantId: auth.tenantId,
+          endpoint: endpoints.createMedicalInstitutionReverseReferral.id,
+          hashed: { medical_institution_id: params.id, body },
+          etag: () => etagOf(0),
+        },
+        async (id, retryable) => {
+          const department = departments.find((d) => d.id === body.specialty_id) ?? null;
+          const result = await handleCommand(
+            { store, auth, requestId: request.id },
+            {
+              stream: streamId(referralEntryAggregate, id),
+              decider: referralEntryDecider,
+              command: {
+                type: 'EnterReverseReferral',
+                id,
+                ownDepartmentIds: new Set(departments.map((d) => d.id)),
+                reverseReferral: {
+                  identity: `manual:${id}`,
+                  row_number: 0,
+                  reverse_referral_date: body.reverse_referral_date,
+                  patient_id: body.patient_id,
+                  patient_key: patientKeyOf(body.patient_id),
+                  medical_institution_id: params.id,
+                  institution_code: null,
+                  institution_name: null,
+                  own_department: department?.name ?? null,
+                  own_department_id: body.specialty_id,
+                  source_id: null,
+                },
+              },
+              isNew: true,
+              onRace: 'conflict',
+              ...(retryable ? { eventId: (i: number) => deterministicId(id, 'enter', retryable.hash, String(i)) } : {}),
+            },
+          );
+          const reverse: ReverseReferral = {
+            id,
+            medical_institution_id_from: null,
+            medical_institution_id_to: params.id,
+            specialty_id: body.specialty_id,
+            reverse_referral_date: body.reverse_referral_date,
+            patient_id: body.patient_id,
+            control_id: null,
+            importing_log_id: null,
+          };
+          return { body: reverse, position: result.position };
+        },
+      );
+    },
+  );
+}

@@ -1,0 +1,211 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { defaultResources, featureKeys } from '@renkei/contracts';
+import { createTestDatabase, type TestDatabase } from '@renkei/db';
+import { createPostgresEventStore, formatPosition, streamId, type EventStore } from '@renkei/event-store';
+import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
+import { startProjections } from '@renkei/projections';
+import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
+import { buildQueryApp, queryProjections } from '../index.ts';
+
+let db: TestDatabase;
+let store: EventStore;
+let app: FastifyInstance;
+let testAuth: TestAuth;
+let projections: { stop(): Promise<void> };
+const code = buildInstitutionCode({ prefectureCode: 22, scoreTable: 1, districtNumber: 2, institutionNumber: 1002 });
+const clinic = institutionIdFromCode(code);
+const tenant = randomUUID();
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = await createPostgresEventStore(db);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-matching-'));
+  fs.writeFileSync(path.join(dir, 'm.csv'), `${code},みなと内科,,,静岡県静岡市葵区追手町1,,,,診療所,0,内科,,,開設\n`);
+  await importInstitutionMaster(db, path.join(dir, 'm.csv'));
+  fs.rmSync(dir, { recursive: true, force: true });
+  projections = startProjections({ db, store, projections: queryProjections });
+  testAuth = await createTestAuth({ audience: defaultResources.query });
+  app = await buildQueryApp({
+    db,
+    auth: testAuth.auth,
+    logger: false,
+    rateLimit: false,
+    underPressure: false,
+    minPositionTimeoutMs: 10_000,
+  });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await projections?.stop();
+  await store?.close();
+  await db?.close();
+});
+
+const metadata = (tenantId: string) => ({
+  tenant_id: tenantId,
+  account_id: null,
+  correlation_id: randomUUID(),
+  causation_id: null,
+  schema_version: 1,
+});
+
+/** An import of referrals from institutions the master did not match (name → dates) and one reverse referral. */
+async function importUnmatched(tenantId: string, referrals: [string, string][], reverse: [string, string][] = []) {
+  const importId = randomUUID();
+  const chunk = { import_id: importId, chunk: 0, failed_row_count: 0, errors: [] };
+  const m = metadata(tenantId);
+  const result = await store.append(
+    streamId('referral_data_import', importId),
+    [
+      {
+        type: 'ReferralDataImportRequested',
+        data: { import_id: importId, import_type: 'referral', filename: '紹介.csv', stored_path: '/x', mapping: null },
+        metadata: m,
+      },
+      {
+        type: 'ReferralsImported',
+        data: {
+          ...chunk,
+          imported_row_count: referrals.length,
+          referrals: referrals.map(([name, date], i) => ({
+            identity: `referral:${importId}:${i}`,
+            row_number: i + 2,
+            referral_date: date,
+            patient_id: `p${i}`,
+            patient_key: `p${i}`,
+            medical_institution_id: null,
+            institution_code: null,
+            institution_name: name,
+            from_department: null,
+            from_doctor: null,
+            to_department: null,
+            own_department_id: null,
+            to_doctor: null,
+            purpose: null,
+            first_visit: true,
+            source_id: null,
+          })),
+        },
+        metadata: m,
+      },
+      {
+        type: 'ReverseReferralsImported',
+        data: {
+          ...chunk,
+          chunk: 1,
+          imported_row_count: reverse.length,
+          reverse_referrals: reverse.map(([name, date], i) => ({
+            identity: `reverse:${importId}:${i}`,
+            row_number: i + 2,
+            reverse_referral_date: date,
+            patient_id: `p${i}`,
+            patient_key: `p${i}`,
+            medical_institution_id: null,
+            institution_code: null,
+            institution_name: name,
+            own_department: null,
+            own_department_id: null,
+            source_id: null,
+          })),
+        },
+        metadata: m,
+      },
+    ],
+    { expectedRevision: 'no_stream' },
+  );
+  return formatPosition(result.position);
+}
+
+async function match(tenantId: string, name: string) {
+  const result = await store.append(
+    streamId('referral_institution_matches', tenantId),
+    [
+      {
+        type: 'ReferralInstitutionMatched',
+        data: { institution_code: null, institution_name: name, medical_institution_id: clinic },
+        metadata: metadata(tenantId),
+      },
+    ],
+    { expectedRevision: 'any' },
+  );
+  return formatPosition(result.position);
+}
+
+async function get(url: string, tenantId = tenant, position?: string) {
+  const token = await testAuth.token({ tenantId, accountId: randomUUID(), role: 'owner', features: [...featureKeys] });
+  return app.inject({
+    method: 'GET',
+    url,
+    headers: { authorization: `Bearer ${token}`, ...(position ? { 'x-min-position': position } : {}) },
+  });
+}
+
+const rollup = async () => {
+  const { rows } = await sql<{ referrals: number; reverse: number }>`
+    SELECT coalesce(sum(referral_count), 0)::int AS referrals, coalesce(sum(reverse_referral_count), 0)::int AS reverse
+      FROM rm.referral_monthly_rollups WHERE tenant_id = ${tenant} AND medical_institution_id = ${clinic}`.execute(
+    db.kysely,
+  );
+  return rows[0];
+};
+
+describe('unmatched institutions and hand matches', () => {
+  it('lists the tenant’s unmatched institutions; a match moves their rows into the institution’s referrals and rollups, and later imports follow it', async () => {
+    const other = randomUUID();
+    await importUnmatched(other, [['不明医院', '2024-04-01']]);
+    const position = await importUnmatched(
+      tenant,
+      [
+        ['不明医院', '2024-04-01'],
+        ['不明医院', '2024-05-09'],
+        ['どこかの医院', '2024-04-02'],
+      ],
+      [['不明医院', '2024-06-01']],
+    );
+    const before = await get('/api/data_uploads/unmatched_institutions', tenant, position);
+    expect(before.statusCode, before.body).toBe(200);
+    expect(before.json()).toEqual({
+      data: [
+        {
+          institution_code: null,
+          institution_name: '不明医院',
+          referral_count: 2,
+          reverse_referral_count: 1,
+          last_date: '2024-06-01',
+        },
+        {
+          institution_code: null,
+          institution_name: 'どこかの医院',
+          referral_count: 1,
+          reverse_referral_count: 0,
+          last_date: '2024-04-02',
+        },
+      ],
+      meta: { total_count: 2, page: 1, per_page: 20, total_pages: 1 },
+    });
+    expect((await get('/api/data_uploads/unmatched_institutions?per_page=1&page=2')).json().data).toHaveLength(1);
+    expect((await get('/api/data_uploads/unmatched_institutions?per_page=0')).statusCode).toBe(422);
+    expect(await rollup()).toEqual({ referrals: 0, reverse: 0 });
+
+    const matched = await match(tenant, '不明医院');
+    const after = await get('/api/data_uploads/unmatched_institutions', tenant, matched);
+    expect(after.json().data.map((r: { institution_name: string }) => r.institution_name)).toEqual(['どこかの医院']);
+    expect(await rollup()).toEqual({ referrals: 2, reverse: 1 });
+    const referrals = await get(`/api/medical_institutions/${clinic}/referrals`, tenant, matched);
+    expect(referrals.json().meta.total_count).toBe(2);
+    // The other tenant's rows of the same name stay unmatched.
+    expect((await get('/api/data_uploads/unmatched_institutions', other, matched)).json().data).toHaveLength(1);
+
+    const later = await importUnmatched(tenant, [['不明医院', '2024-07-01']]);
+    const imports = await get('/api/data_uploads?import_type=referral', tenant, later);
+    expect(imports.json().data[0]).toMatchObject({ unmatched_row_count: 0, unmatched_institutions: [] });
+    expect(await rollup()).toEqual({ referrals: 3, reverse: 1 });
+  });
+});

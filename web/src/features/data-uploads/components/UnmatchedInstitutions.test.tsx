@@ -1,0 +1,83 @@
+import { MantineProvider } from '@mantine/core';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../../api/api-errors.ts';
+import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
+import { testServices } from '../../../test/render-app.tsx';
+import { UnmatchedInstitutions } from './UnmatchedInstitutions.tsx';
+
+const clinic = '00000000-0000-4000-8000-000000000009';
+const row = {
+  institution_code: null,
+  institution_name: '不明医院',
+  referral_count: 2,
+  reverse_referral_count: 1,
+  last_date: '2024-06-01',
+};
+
+function renderList(matchInstitution: (args: { body: unknown }) => Promise<unknown>) {
+  const api = {
+    listUnmatchedInstitutions: vi.fn(async () => ({
+      data: [row],
+      meta: { total_count: 1, page: 1, per_page: 20, total_pages: 1 },
+    })),
+    searchMedicalInstitutions: vi.fn(async () => ({
+      data: [{ id: clinic, name: 'みなと内科' }],
+      meta: { total_count: 1, page: 1, per_page: 20, total_pages: 1 },
+    })),
+    matchInstitution: vi.fn(matchInstitution),
+  };
+  const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  render(
+    <MantineProvider>
+      <QueryClientProvider client={client}>
+        <ServicesProvider value={services}>
+          <UnmatchedInstitutions />
+        </ServicesProvider>
+      </QueryClientProvider>
+    </MantineProvider>,
+  );
+  return api;
+}
+
+async function pickClinic() {
+  await userEvent.click(await screen.findByRole('button', { name: '不明医院を照合' }));
+  await userEvent.type(await screen.findByPlaceholderText('名称・カナ・住所で検索'), 'みなと');
+  await userEvent.click(await screen.findByRole('option', { name: 'みなと内科', hidden: true }));
+}
+
+describe('unmatched institutions', () => {
+  it('lists them and matches one to the institution picked, sending its code and name as listed', async () => {
+    const api = renderList(async ({ body }) => body);
+    expect(await screen.findByText('不明医院')).toBeInTheDocument();
+    await pickClinic();
+    expect(screen.getByTestId('picked-institution')).toHaveTextContent('みなと内科');
+    await userEvent.click(screen.getByTestId('match-institution-save'));
+    await waitFor(() =>
+      expect(api.matchInstitution).toHaveBeenCalledWith({
+        body: { institution_code: null, institution_name: '不明医院', medical_institution_id: clinic },
+      }),
+    );
+    // The list is read again: the matched rows have left it.
+    await waitFor(() => expect(api.listUnmatchedInstitutions).toHaveBeenCalledTimes(2));
+  });
+
+  it('asks for an institution before sending, and shows a 422 in the dialog', async () => {
+    const api = renderList(async () => {
+      throw new ApiError(422, '入力内容を確認してください', undefined, [
+        { field: 'institution_name', message: '医療機関コードか医療機関名を指定してください' },
+      ]);
+    });
+    await userEvent.click(await screen.findByRole('button', { name: '不明医院を照合' }));
+    await userEvent.click(await screen.findByTestId('match-institution-save'));
+    expect(await screen.findByText('医療機関を選んでください')).toBeInTheDocument();
+    expect(api.matchInstitution).not.toHaveBeenCalled();
+    await userEvent.type(screen.getByPlaceholderText('名称・カナ・住所で検索'), 'みなと');
+    await userEvent.click(await screen.findByRole('option', { name: 'みなと内科', hidden: true }));
+    await userEvent.click(screen.getByTestId('match-institution-save'));
+    expect(await screen.findByText('医療機関コードか医療機関名を指定してください')).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,73 @@
+import { MantineProvider } from '@mantine/core';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../../api/api-errors.ts';
+import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
+import { testServices } from '../../../test/render-app.tsx';
+import { ReferralEntryForm } from './ReferralEntryForm.tsx';
+
+const clinic = '00000000-0000-4000-8000-000000000009';
+
+function renderForm(create: (args: unknown) => Promise<unknown>) {
+  const api = {
+    listOwnDepartments: vi.fn(async () => []),
+    createMedicalInstitutionReferral: vi.fn(create),
+    createMedicalInstitutionReverseReferral: vi.fn(create),
+  };
+  const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  render(
+    <MantineProvider>
+      <QueryClientProvider client={client}>
+        <ServicesProvider value={services}>
+          <ReferralEntryForm id={clinic} />
+        </ServicesProvider>
+      </QueryClientProvider>
+    </MantineProvider>,
+  );
+  return api;
+}
+
+describe('referral entry form', () => {
+  it('asks for the date and the patient before sending', async () => {
+    const api = renderForm(async () => ({}));
+    await userEvent.click(screen.getByTestId('referral-entry-save'));
+    expect(await screen.findByText('日付を入力してください')).toBeInTheDocument();
+    expect(screen.getByText('患者IDを入力してください')).toBeInTheDocument();
+    expect(api.createMedicalInstitutionReferral).not.toHaveBeenCalled();
+  });
+
+  it('sends a referral of the institution and clears the form; a 422 shows on its field', async () => {
+    const api = renderForm(async () => ({}));
+    fireEvent.change(screen.getByLabelText(/紹介日/), { target: { value: '2026-04-01' } });
+    await userEvent.type(screen.getByLabelText(/患者ID/), '00123');
+    await userEvent.type(screen.getByLabelText('紹介目的'), '精査');
+    await userEvent.click(screen.getByTestId('referral-entry-save'));
+    await waitFor(() =>
+      expect(api.createMedicalInstitutionReferral).toHaveBeenCalledWith({
+        params: { id: clinic },
+        body: {
+          referral_date: '2026-04-01',
+          patient_id: '00123',
+          own_department_id: null,
+          doctor_name_from: null,
+          reason_for_presenting: '精査',
+        },
+      }),
+    );
+    await waitFor(() => expect(screen.getByLabelText(/患者ID/)).toHaveValue(''));
+
+    api.createMedicalInstitutionReverseReferral.mockRejectedValueOnce(
+      new ApiError(422, '入力内容を確認してください', undefined, [
+        { field: 'reverse_referral_date', message: '逆紹介日はYYYY-MM-DD形式で入力してください' },
+      ]),
+    );
+    await userEvent.click(screen.getByText('逆紹介'));
+    fireEvent.change(screen.getByLabelText(/逆紹介日/), { target: { value: '2026-04-02' } });
+    await userEvent.type(screen.getByLabelText(/患者ID/), '7');
+    await userEvent.click(screen.getByTestId('referral-entry-save'));
+    expect(await screen.findByText('逆紹介日はYYYY-MM-DD形式で入力してください')).toBeInTheDocument();
+  });
+});
