@@ -26,10 +26,3 @@ export const projectionStatusLabel: Record<ProjectionStatus, { label: string; co
   rebuilding: { label: '再構築中', color: 'blue' },
   stopped: { label: '停止（サポートへ連絡）', color: 'red' },
 };
-
-export const importStatusLabel = {
-  waiting: { label: '待機中', color: 'gray' },
-  processing: { label: '取込中', color: 'blue' },
-  completed: { label: '完了', color: 'teal' },
-  failed: { label: '失敗', color: 'red' },
-} as const;

@@ -4,8 +4,9 @@ import { Link } from '@tanstack/react-router';
 import type { DataSyncStatuses } from '@renkei/contracts';
 import { formatDateTime } from '../../../app/dates.ts';
 import { useServices } from '../../../app/services-context.tsx';
+import { ImportStatusBadge } from '../../imports/components/ImportStatusBadge.tsx';
 import { dataSyncStatusQueries } from '../data-sync-statuses.queries.ts';
-import { importStatusLabel, importTypeLabel, projectionStatusLabel, readModelLabel } from '../labels.ts';
+import { importTypeLabel, projectionStatusLabel, readModelLabel } from '../labels.ts';
 
 const number = new Intl.NumberFormat('ja-JP');
 
@@ -93,15 +94,7 @@ function ImportTable({ imports, canUpload }: { imports: DataSyncStatuses['import
                 <Table.Td>{importTypeLabel(import_type)}</Table.Td>
                 <Table.Td>{last ? formatDateTime(last.created_at) : '—'}</Table.Td>
                 <Table.Td>{last?.filename ?? '取り込みなし'}</Table.Td>
-                <Table.Td>
-                  {last ? (
-                    <Badge color={importStatusLabel[last.status].color} variant="light">
-                      {importStatusLabel[last.status].label}
-                    </Badge>
-                  ) : (
-                    '—'
-                  )}
-                </Table.Td>
+                <Table.Td>{last ? <ImportStatusBadge status={last.status} /> : '—'}</Table.Td>
                 <Table.Td ta="right">{last ? number.format(last.imported_row_count) : '—'}</Table.Td>
                 <Table.Td ta="right">{last ? number.format(last.failed_row_count) : '—'}</Table.Td>
                 <Table.Td>{last_completed_at ? formatDateTime(last_completed_at) : '—'}</Table.Td>
@@ -116,12 +109,9 @@ function ImportTable({ imports, canUpload }: { imports: DataSyncStatuses['import
 
 function MasterSync({ sync }: { sync: DataSyncStatuses['institution_master'] }) {
   if (!sync) return <Text size="sm">医療機関マスタはまだ取り込まれていません（運用担当者が取り込みます）。</Text>;
-  const state = importStatusLabel[sync.status === 'running' ? 'processing' : sync.status];
   return (
     <Group gap="md" data-testid="master-sync">
-      <Badge color={state.color} variant="light">
-        {state.label}
-      </Badge>
+      <ImportStatusBadge status={sync.status === 'running' ? 'processing' : sync.status} />
       <Text size="sm">
         {formatDateTime(sync.finished_at ?? sync.started_at)}
         {'\u3000'}

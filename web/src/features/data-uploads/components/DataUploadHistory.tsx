@@ -1,23 +1,11 @@
-import { Badge, Button, Paper, Progress, ScrollArea, Stack, Table, Text } from '@mantine/core';
-import type { DataUploadRecord, ImportStatus } from '@renkei/contracts';
+import { Button, Paper, Progress, ScrollArea, Stack, Table, Text } from '@mantine/core';
+import type { DataUploadRecord } from '@renkei/contracts';
 import { useState } from 'react';
 import { formatDateTime } from '../../../app/dates.ts';
+import { ImportStatusBadge } from '../../imports/components/ImportStatusBadge.tsx';
 import { errorLine } from '../../imports/components/ImportRecordList.tsx';
 import { isRunning, progressOf } from '../../imports/imports.queries.ts';
 import { uploadTypeLabel } from './labels.ts';
-
-const statusLabel: Record<ImportStatus, string> = {
-  waiting: '待機中',
-  processing: '処理中',
-  completed: '完了',
-  failed: '失敗',
-};
-const statusColor: Record<ImportStatus, string> = {
-  waiting: 'gray',
-  processing: 'blue',
-  completed: 'teal',
-  failed: 'red',
-};
 
 function UploadRow({ record }: { record: DataUploadRecord }) {
   const [open, setOpen] = useState(false);
@@ -37,9 +25,7 @@ function UploadRow({ record }: { record: DataUploadRecord }) {
         </Table.Td>
         <Table.Td>
           <Stack gap={4}>
-            <Badge color={statusColor[record.status]} variant="light">
-              {statusLabel[record.status]}
-            </Badge>
+            <ImportStatusBadge status={record.status} />
             {isRunning(record) && (
               <Progress
                 value={progressOf(record)}

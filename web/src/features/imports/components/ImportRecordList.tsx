@@ -1,21 +1,9 @@
-import { Badge, Button, Paper, Progress, Stack, Table, Text } from '@mantine/core';
-import type { ImportErrorMessage, ImportRecord, ImportStatus } from '@renkei/contracts';
+import { Button, Paper, Progress, Stack, Table, Text } from '@mantine/core';
+import type { ImportErrorMessage, ImportRecord } from '@renkei/contracts';
 import { useState } from 'react';
 import { formatDateTime } from '../../../app/dates.ts';
+import { ImportStatusBadge } from './ImportStatusBadge.tsx';
 import { isRunning, progressOf } from '../imports.queries.ts';
-
-const statusLabel: Record<ImportStatus, string> = {
-  waiting: '待機中',
-  processing: '処理中',
-  completed: '完了',
-  failed: '失敗',
-};
-const statusColor: Record<ImportStatus, string> = {
-  waiting: 'gray',
-  processing: 'blue',
-  completed: 'teal',
-  failed: 'red',
-};
 
 /** The row number leads each message, once (the importer may already have written it). */
 export function errorLine(e: ImportErrorMessage): string {
@@ -41,9 +29,7 @@ function ImportRow({ record }: { record: ImportRecord }) {
         </Table.Td>
         <Table.Td>
           <Stack gap={4}>
-            <Badge color={statusColor[record.status]} variant="light">
-              {statusLabel[record.status]}
-            </Badge>
+            <ImportStatusBadge status={record.status} />
             {running && (
               <Progress
                 value={progressOf(record)}
