@@ -48,6 +48,22 @@ export default tseslint.config(
   },
   ...serviceBoundaries,
   {
+    // Table queries are typed by the schema they read (`db.typed<…>()`); only migrations, frozen in
+    // time, and the one place that opens the connection may use an untyped Kysely.
+    files: ['**/*.ts', '**/*.tsx'],
+    ignores: ['**/*.migrations.ts', 'libs/db/src/open-database.ts', 'libs/db/src/migrate.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'TSTypeReference[typeName.name=/^(Kysely|Transaction)$/] > TSTypeParameterInstantiation > TSAnyKeyword',
+          message: 'Type the connection with the tables it reads (db.typed<…>()); Kysely<any> is for migrations only.',
+        },
+      ],
+    },
+  },
+  {
     files: ['libs/**/*.ts'],
     rules: {
       'no-restricted-imports': [

@@ -20,6 +20,7 @@ import {
 } from '../../libs/event-store/src/index.ts';
 import { generateInstitutionMaster, importInstitutionMaster } from '../../libs/institution-master/src/index.ts';
 import { catchUpProjections } from '../../libs/projections/src/index.ts';
+import type { ReadModels } from '../../libs/read-models/src/index.ts';
 import { createTestAuth } from '../../libs/service-kit/src/testing/index.ts';
 import { buildQueryApp, queryProjections } from '../../services/query/src/index.ts';
 import { searchMedicalInstitutions } from '../../services/query/src/medical-institutions/medical-institutions.queries.ts';
@@ -248,7 +249,7 @@ export const bench: BenchDefinition = {
             const h = performance.now() - s;
             if (res.status !== 200) throw new Error(`search ${label}: ${res.status} ${res.body}`);
             s = performance.now();
-            await searchMedicalInstitutions(db.kysely, tenantId, body);
+            await searchMedicalInstitutions(db.typed<ReadModels>(), tenantId, body);
             const d = performance.now() - s;
             if (i >= 5) {
               http.push(h);

@@ -33,6 +33,7 @@ const liveProjection = defineProjection({
   async handle(trx, events, t) {
     // One event per live stream: the row only says the projection has been there.
     await trx
+      .withTables<Record<string, { stream: string; ticks: number }>>()
       .insertInto(t.live_ticks)
       .values(events.map((e) => ({ stream: e.stream, ticks: 1 })))
       .onConflict((oc) => oc.column('stream').doNothing())

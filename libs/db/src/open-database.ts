@@ -12,8 +12,11 @@ import { pglitePoolConfig } from './pglite-connection.ts';
  */
 export interface Database {
   readonly kind: 'postgres' | 'pglite';
-  /** Untyped: for migrations, which are frozen in time and must not follow today's types. */
-  readonly kysely: Kysely<any>;
+  /**
+   * For raw `sql` and transactions. Table queries go through `typed<…>()`; migrations, which are frozen
+   * in time and must not follow today's types, take `typed<any>()`.
+   */
+  readonly kysely: Kysely<unknown>;
   /**
    * The same connection typed with the schema the caller reads (`db.typed<ReadModels>()` in the
    * query service). The types are a promise the migrations and projections keep, not checked here.

@@ -41,7 +41,7 @@ export function createProjectionEngine(options: {
   const batchSize = Math.max(1, Math.min(options.batchSize ?? MAX_BATCH, MAX_BATCH));
   const warnedNewer = new Set<string>();
 
-  async function loadRows(name: string, trx?: Transaction<any>): Promise<CheckpointRow[]> {
+  async function loadRows(name: string, trx?: Transaction<unknown>): Promise<CheckpointRow[]> {
     const { rows } = await sql<{
       name: string;
       suffix: string;
@@ -67,11 +67,11 @@ export function createProjectionEngine(options: {
     }));
   }
 
-  async function lockProjection(trx: Transaction<any>, name: string): Promise<void> {
+  async function lockProjection(trx: Transaction<unknown>, name: string): Promise<void> {
     await sql`SELECT pg_advisory_xact_lock(hashtext(${`projection:${name}`}))`.execute(trx);
   }
 
-  async function createViews(trx: Transaction<any>, tables: readonly string[], suffix: string): Promise<void> {
+  async function createViews(trx: Transaction<unknown>, tables: readonly string[], suffix: string): Promise<void> {
     for (const table of tables) {
       // DROP + CREATE, not CREATE OR REPLACE: a new version may change columns.
       await sql`DROP VIEW IF EXISTS ${sql.table(`rm.${table}`)}`.execute(trx);
@@ -332,7 +332,7 @@ export function createProjectionEngine(options: {
 
   /** Each event in its own savepoint; an event that fails parks its tenant for this build. */
   async function applyOneByOne(
-    trx: Transaction<any>,
+    trx: Transaction<unknown>,
     p: Projection,
     t: ReturnType<typeof physicalTables>,
     suffix: string,
@@ -387,7 +387,7 @@ export function createProjectionEngine(options: {
   return { step, recordError, loadRows };
 }
 
-async function dropTables(trx: Transaction<any>, tables: readonly string[], suffix: string): Promise<void> {
+async function dropTables(trx: Transaction<unknown>, tables: readonly string[], suffix: string): Promise<void> {
   for (const table of tables)
     await sql`DROP TABLE IF EXISTS ${sql.table(`rm.${table}_${suffix}`)} CASCADE`.execute(trx);
 }

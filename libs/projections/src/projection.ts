@@ -17,8 +17,8 @@ export interface Projection<T extends string = string> {
   readonly version: number;
   readonly eventTypes: readonly string[];
   readonly tables: readonly T[];
-  setup(trx: Transaction<any>, t: ProjectionTables<T>): Promise<void>;
-  handle(trx: Transaction<any>, events: RecordedEvent[], t: ProjectionTables<T>): Promise<void>;
+  setup(trx: Transaction<unknown>, t: ProjectionTables<T>): Promise<void>;
+  handle(trx: Transaction<unknown>, events: RecordedEvent[], t: ProjectionTables<T>): Promise<void>;
 }
 
 const NAME = /^[a-z][a-z0-9_]{0,40}$/;

@@ -36,6 +36,7 @@ export { issueAccessToken, getJwks } from './oidc/tokens.ts';
 export { listMails, type StoredMail } from '@renkei/mail';
 export { deriveFeatures, planFeatures } from './tenants/tenant.plans.ts';
 export { identityMigrations, migrateIdentity } from './db/identity.migrations.ts';
+export { identityDb } from './db/identity.tables.ts';
 export { oidcMountPath } from './oidc/provider.ts';
 
 export {

@@ -46,7 +46,7 @@ export function registerCommunicationLabelRoutes(app: FastifyInstance, deps: Com
 
   registerEndpoint(app, endpoints.createCommunicationLabel, async ({ body, auth, request, reply }) =>
     idempotentCreate(
-      db.kysely,
+      db,
       {
         request,
         reply,

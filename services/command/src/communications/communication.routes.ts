@@ -124,7 +124,7 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
   registerEndpoint(app, endpoints.createForMedicalInstitution, async ({ params, body, auth, request, reply }) => {
     const institution = await assertInstitutionExists(db, params.id);
     return idempotentCreate(
-      db.kysely,
+      db,
       {
         request,
         reply,
@@ -215,7 +215,7 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
 
   registerEndpoint(app, endpoints.createComment, async ({ params, body, auth, request, reply }) =>
     idempotentCreate(
-      db.kysely,
+      db,
       {
         request,
         reply,

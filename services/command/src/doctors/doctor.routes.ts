@@ -37,7 +37,7 @@ export function registerDoctorRoutes(app: FastifyInstance, deps: DoctorRouteDeps
   registerEndpoint(app, endpoints.createDoctor, async ({ params, body, auth, request, reply }) => {
     await assertInstitutionExists(db, params.id);
     return idempotentCreate(
-      db.kysely,
+      db,
       {
         request,
         reply,

@@ -150,7 +150,7 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
       const file = recipientsFiles.get(request);
       const input = await draftInput(store, auth, body.stringified, file);
       return idempotentCreate(
-        db.kysely,
+        db,
         {
           request,
           reply,
@@ -219,7 +219,7 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
     const sourceDraft = source.state.status === 'draft' || source.state.status === 'sent' ? source.state.draft : null;
     if (!sourceDraft) throw new HttpError(404);
     return idempotentCreate(
-      db.kysely,
+      db,
       {
         request,
         reply,
@@ -268,7 +268,7 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
 
   registerEndpoint(app, endpoints.sendEmailForTest, async ({ params, body, auth, request, reply }) =>
     idempotentCreate(
-      db.kysely,
+      db,
       {
         request,
         reply,

@@ -36,7 +36,7 @@ export async function registerLabelValueImportRoutes(app: FastifyInstance, deps:
       const upload = uploads.identity(request);
       const createdBy = await callerRef(deps.store, auth);
       return idempotentCreate(
-        deps.db.kysely,
+        deps.db,
         {
           request,
           reply,

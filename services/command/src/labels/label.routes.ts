@@ -44,7 +44,7 @@ export function registerLabelRoutes(app: FastifyInstance, deps: LabelRouteDeps):
 
   registerEndpoint(app, endpoints.createMedicalInstitutionLabel, async ({ body, auth, request, reply }) =>
     idempotentCreate(
-      db.kysely,
+      db,
       {
         request,
         reply,

@@ -207,7 +207,7 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
     // A replace, but a POST: a retry with the same Idempotency-Key answers the first answer, and the
     // key with another body is a 422, as on every command POST.
     return idempotentCreate(
-      db.kysely,
+      db,
       {
         request,
         reply,

@@ -27,7 +27,7 @@ export function registerReferralEntryRoutes(app: FastifyInstance, deps: { db: Da
     await assertInstitutionExists(db, params.id);
     const departments = await departmentsOf(auth.tenantId);
     return idempotentCreate(
-      db.kysely,
+      db,
       {
         request,
         reply,
@@ -94,7 +94,7 @@ export function registerReferralEntryRoutes(app: FastifyInstance, deps: { db: Da
       await assertInstitutionExists(db, params.id);
       const departments = await departmentsOf(auth.tenantId);
       return idempotentCreate(
-        db.kysely,
+        db,
         {
           request,
           reply,

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ColumnType, Generated, Kysely } from 'kysely';
 import { HttpError } from '@renkei/contracts';
+import type { Database } from '@renkei/db';
 import { formatPosition, type Position } from '@renkei/event-store';
 import { deterministicId } from './deterministic-id.ts';
 
@@ -155,7 +156,7 @@ export interface CreateAnswer<T> {
  * endpoint has them).
  */
 export async function idempotentCreate<T>(
-  db: Db,
+  database: Pick<Database, 'typed'>,
   options: {
     request: FastifyRequest;
     reply: FastifyReply;
@@ -168,6 +169,7 @@ export async function idempotentCreate<T>(
   create: (id: string, retryable: { hash: string } | null) => Promise<CreateAnswer<T>>,
 ): Promise<T> {
   const { request, reply, tenantId, endpoint } = options;
+  const db = database.typed<IdempotencyTables>();
   const key = readIdempotencyKey(request.headers[idempotencyKeyHeader]);
   if (!key) return answerCreated(reply, await create(randomUUID(), null), options.etag);
   const claim = { tenantId, endpoint, key };

@@ -35,7 +35,7 @@ export function registerTagRoutes(app: FastifyInstance, deps: TagRouteDeps): voi
 
   registerEndpoint(app, endpoints.createTag, async ({ body, auth, request, reply }) =>
     idempotentCreate(
-      db.kysely,
+      db,
       {
         request,
         reply,

@@ -129,7 +129,7 @@ export function registerTaskRoutes(app: FastifyInstance, deps: TaskRouteDeps): v
       if (state.status !== 'active') throw fieldError('communication_id', '活動記録が見つかりません');
     }
     return idempotentCreate(
-      db.kysely,
+      db,
       {
         request,
         reply,

@@ -108,7 +108,7 @@ export function registerVocRoutes(app: FastifyInstance, deps: VocRouteDeps): voi
   registerEndpoint(app, endpoints.createVoc, async ({ body, auth, request, reply }) => {
     const vocFacts = await facts(auth, body);
     return idempotentCreate(
-      db.kysely,
+      db,
       {
         request,
         reply,

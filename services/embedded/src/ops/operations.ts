@@ -12,6 +12,7 @@ import {
 } from '@renkei/projections';
 import {
   addTenant,
+  identityDb,
   issueAccessToken,
   migrateIdentity,
   rotateSigningKey,
@@ -111,7 +112,7 @@ export const databaseOperations = {
 
   async 'keys.rotate'(ctx: OpsContext): Promise<string> {
     await migrateIdentity({ db: ctx.db });
-    const rotated = await rotateSigningKey(ctx.db.kysely, ctx.identityConfig);
+    const rotated = await rotateSigningKey(identityDb(ctx.db), ctx.identityConfig);
     await ctx.signingKeysChanged?.();
     const at = rotated.signsFrom.toLocaleString('ja-JP', { timeZone: 'Asia/Tokyo' });
     return [

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { createPostgresEventStore, streamId, type EventStore } from '@renkei/event-store';
 import { generateInstitutionMaster, importInstitutionMaster } from '@renkei/institution-master';
-import { loadIdentityConfig } from '@renkei/identity';
+import { identityDb, loadIdentityConfig } from '@renkei/identity';
 import { databaseOperations, type OpsContext } from './operations.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -36,8 +36,8 @@ beforeAll(async () => {
   await generateInstitutionMaster(file, { count: 5, seed: 7 });
   await importInstitutionMaster(db, file);
   institutions = (
-    await db.kysely.selectFrom('ref.medical_institutions').select(['id', 'name']).orderBy('code').execute()
-  ).map((r) => ({ id: r.id as string, name: r.name as string }));
+    await db.pool.query<{ id: string; name: string }>('SELECT id, name FROM ref.medical_institutions ORDER BY code')
+  ).rows.map((r) => ({ id: r.id, name: r.name }));
   const added = await databaseOperations['tenant.add'](ctx, {
     slug: 'minato',
     name: 'みなと病院',
@@ -69,7 +69,7 @@ async function ops(...args: string[]): Promise<{ code: number; stdout: string; s
 }
 
 const tenantRow = () =>
-  db.kysely.selectFrom('identity.tenants').selectAll().where('slug', '=', 'minato').executeTakeFirstOrThrow();
+  identityDb(db).selectFrom('identity.tenants').selectAll().where('slug', '=', 'minato').executeTakeFirstOrThrow();
 const lastEvent = async () => (await store.readStream(streamId('tenant', tenantId), { tenantId })).at(-1)!;
 
 describe('pnpm ops tenant update', () => {

@@ -9,6 +9,7 @@ import {
   type Audience,
   type EndpointContract,
 } from '@renkei/contracts';
+import { identityDb } from '@renkei/identity';
 import { applicableKinds, authKinds, type AttackKind } from './attack-kinds.ts';
 import { isKnownFailure } from './known-failures.ts';
 import { mutate, mutationApplies, mutationKinds, type MutationKind } from './mutations.ts';
@@ -131,7 +132,7 @@ describe('authentication', () => {
     const payloadOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
     // A real account that is then deleted: its token is still well-formed, signed and unexpired.
     const doomed = await suite.create(suite.owner.a, 'accounts');
-    const doomedRow = await suite.system.db.kysely
+    const doomedRow = await identityDb(suite.system.db)
       .selectFrom('identity.accounts')
       .select('email')
       .where('id', '=', doomed.accounts!)

@@ -147,8 +147,8 @@ export async function startSuiteSystem(): Promise<SuiteSystem> {
     await generateInstitutionMaster(master, { count: 8, seed: 10 });
     await importInstitutionMaster(db, master);
     const institutionIds = (
-      await db.kysely.selectFrom('ref.medical_institutions').select('id').orderBy('code').execute()
-    ).map((r) => String(r.id));
+      await db.pool.query<{ id: string }>('SELECT id FROM ref.medical_institutions ORDER BY code')
+    ).rows.map((r) => String(r.id));
 
     const add = async (slug: string, name: string): Promise<SuiteTenant> => {
       const ownerEmail = `owner@${slug}.example`;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addTenant, issueAccessToken, listMails } from '../index.ts';
 import { createIdentityFixture, type IdentityFixture } from '../testing/identity-fixture.ts';
 import { TestBrowser } from '../testing/test-browser.ts';
+import { identityDb } from '../db/identity.tables.ts';
 
 let f: IdentityFixture;
 let ownerToken: string;
@@ -116,7 +117,7 @@ describe('inviting an account', () => {
     expect((await browser.request('GET', first)).status).toBe(400);
     expect((await browser.request('GET', second)).status).toBe(200);
 
-    await f.db.kysely
+    await identityDb(f.db)
       .updateTable('identity.password_resets')
       .set({ expires_at: new Date(Date.now() - 1000) })
       .where('purpose', '=', 'invitation')
@@ -163,7 +164,7 @@ describe('inviting an account', () => {
 describe('the last owner', () => {
   it('stays when two owners demote each other at the same moment', async () => {
     // The test above filled the account limit.
-    await f.db.kysely.updateTable('identity.tenants').set({ max_account_count: null }).execute();
+    await identityDb(f.db).updateTable('identity.tenants').set({ max_account_count: null }).execute();
     const second = await call('POST', '/api/accounts', {
       username: '副 オーナー',
       login_name: 'vice-owner',

@@ -4,6 +4,7 @@ import { addTenant, listMails } from '../index.ts';
 import { wrongCredentialsMessage } from '../pages/sign-in.page.ts';
 import { createIdentityFixture, type IdentityFixture } from '../testing/identity-fixture.ts';
 import { TestBrowser } from '../testing/test-browser.ts';
+import { identityDb } from '../db/identity.tables.ts';
 
 let f: IdentityFixture;
 
@@ -17,7 +18,7 @@ beforeAll(async () => {
     password: 'old-password-1',
   });
   // As if created by an owner and never signed in: the reset proves the mailbox.
-  await f.db.kysely.updateTable('identity.accounts').set({ is_confirmed: false }).execute();
+  await identityDb(f.db).updateTable('identity.accounts').set({ is_confirmed: false }).execute();
 });
 
 afterAll(async () => {
@@ -60,7 +61,7 @@ describe('password reset', () => {
     expect(mails[0]).toMatchObject({ to: 'owner@sakura.example', subject: '【連携】パスワード再設定のご案内' });
     const link = /https:\/\/localhost:3000\/oidc\/password\/reset\?token=[\w%-]+/.exec(mails[0]!.text)![0];
     const token = new URL(link).searchParams.get('token')!;
-    const stored = await f.db.kysely.selectFrom('identity.password_resets').select('token_hash').execute();
+    const stored = await identityDb(f.db).selectFrom('identity.password_resets').select('token_hash').execute();
     expect(stored.map((r) => r.token_hash)).not.toContain(token);
 
     const form = await browser.request('GET', link);
@@ -82,7 +83,7 @@ describe('password reset', () => {
     });
     expect(done.status).toBe(200);
     expect(done.body).toContain('パスワードを設定しました');
-    const owner = await f.db.kysely
+    const owner = await identityDb(f.db)
       .selectFrom('identity.accounts')
       .select(['id', 'tenant_id', 'is_confirmed'])
       .where('email', '=', 'owner@sakura.example')
@@ -106,7 +107,7 @@ describe('password reset', () => {
     await browser.request('POST', '/oidc/password/forgot', { form: { email: 'owner@sakura.example' } });
     const mails = await listMails(f.config.dataDir);
     const token = new URL(/https:\/\/\S+/.exec(mails.at(-1)!.text)![0]).searchParams.get('token')!;
-    await f.db.kysely
+    await identityDb(f.db)
       .updateTable('identity.password_resets')
       .set({ expires_at: new Date(Date.now() - 1000) })
       .where('used_at', 'is', null)

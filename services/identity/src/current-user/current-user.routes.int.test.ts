@@ -3,6 +3,7 @@ import { assertServedConsistency } from '@renkei/contracts';
 import { streamId } from '@renkei/event-store';
 import { addTenant, issueAccessToken, updateTenant } from '../index.ts';
 import { createIdentityFixture, type IdentityFixture } from '../testing/identity-fixture.ts';
+import { identityDb } from '../db/identity.tables.ts';
 
 let f: IdentityFixture;
 let sakura: { tenantId: string; ownerId: string; memberIds: string[] };
@@ -33,7 +34,7 @@ beforeAll(async () => {
     password: 'owner-pass-2',
     ipAllowList: ['10.0.0.0/8'],
   });
-  await f.db.kysely
+  await identityDb(f.db)
     .updateTable('identity.accounts')
     .set({ active: false })
     .where('id', '=', sakura.memberIds[2]!)
@@ -193,7 +194,11 @@ describe('tenant registration', () => {
       addTenant(f, { slug: 'other', name: 'x', ownerEmail: 'OWNER@sakura.example', password: 'password-1' }),
     ).rejects.toMatchObject({ status: 409 });
     expect(
-      await f.db.kysely.selectFrom('identity.tenants').select('slug').where('slug', '=', 'other').executeTakeFirst(),
+      await identityDb(f.db)
+        .selectFrom('identity.tenants')
+        .select('slug')
+        .where('slug', '=', 'other')
+        .executeTakeFirst(),
     ).toBeUndefined();
   });
 });

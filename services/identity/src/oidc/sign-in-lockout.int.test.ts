@@ -4,6 +4,7 @@ import { lockedOutMessage, wrongCredentialsMessage } from '../pages/sign-in.page
 import { createIdentityFixture, type IdentityFixture } from '../testing/identity-fixture.ts';
 import { TestBrowser } from '../testing/test-browser.ts';
 import { defaultLockoutPolicy } from './sign-in-lockout.ts';
+import { identityDb } from '../db/identity.tables.ts';
 
 let f: IdentityFixture;
 
@@ -68,7 +69,7 @@ describe('sign-in lockout', () => {
     expect((await signIn('owner@sakura.example', 'owner-pass-1')).signedIn).toBe(true);
 
     // When the lock runs out, the right password works and the count starts again.
-    await f.db.kysely
+    await identityDb(f.db)
       .updateTable('identity.sign_in_failures')
       .set({ locked_until: new Date(Date.now() - 1000), window_started_at: new Date(Date.now() - 16 * 60_000) })
       .execute();
@@ -82,7 +83,7 @@ describe('sign-in lockout', () => {
     expect(attempts.at(-1)).toMatchObject({ locked: true, wrong: false });
     expect((await fail('nobody@sakura.example', 1))[0]).toMatchObject({ locked: true });
     // What was typed as a login is not kept in the clear.
-    const keys = await f.db.kysely.selectFrom('identity.sign_in_failures').select('key').execute();
+    const keys = await identityDb(f.db).selectFrom('identity.sign_in_failures').select('key').execute();
     expect(keys.map((k) => k.key).join()).not.toContain('nobody');
   });
 

@@ -6,6 +6,7 @@ import { addTenant, getJwks, issueAccessToken } from '../index.ts';
 import { createIdentityFixture, type IdentityFixture } from '../testing/identity-fixture.ts';
 import { TestBrowser } from '../testing/test-browser.ts';
 import { loadSigningKeys, retentionSeconds, rotateSigningKey } from './signing-keys.ts';
+import { identityDb } from '../db/identity.tables.ts';
 
 // Rotation is driven by time; the app's clock is moved instead of waiting days.
 let offsetMs = 0;
@@ -116,7 +117,7 @@ describe('signing-key rotation', () => {
     expect(kid(cliBefore)).toBe(oldKid);
 
     // `pnpm ops keys rotate`: the new key is in the JWKS at once, but nothing signs with it yet.
-    const rotated = await rotateSigningKey(f.db.kysely, f.config, clock());
+    const rotated = await rotateSigningKey(identityDb(f.db), f.config, clock());
     await f.identity.refreshSigningKeys();
     const published = await publishedKids();
     expect(published.map((k) => k.kid).sort()).toEqual([oldKid, rotated.kid].sort());
@@ -158,15 +159,15 @@ describe('signing-key rotation', () => {
   });
 
   it('publishes the scheduled successor a day before the current key is due', async () => {
-    const [current] = await loadSigningKeys(f.db.kysely);
+    const [current] = await loadSigningKeys(identityDb(f.db));
     const { rotationSeconds, prepublishSeconds } = f.config.signingKeys;
     offsetMs = current!.signsFrom.getTime() + (rotationSeconds - prepublishSeconds - 60) * 1000 - Date.now();
     await f.identity.refreshSigningKeys();
-    expect(await loadSigningKeys(f.db.kysely)).toHaveLength(1);
+    expect(await loadSigningKeys(identityDb(f.db))).toHaveLength(1);
 
     advance(61);
     await f.identity.refreshSigningKeys();
-    const keys = await loadSigningKeys(f.db.kysely);
+    const keys = await loadSigningKeys(identityDb(f.db));
     expect(keys).toHaveLength(2);
     const next = keys.find((k) => k.kid !== current!.kid)!;
     // Due at the end of the rotation period, and never sooner than a full day after publication.
@@ -183,7 +184,7 @@ describe('signing-key rotation', () => {
 
   it('accepts a token of a key another replica rotated in before this one polled', async () => {
     // Another replica (or the ops CLI against DATABASE_URL) rotates; this app has not looked yet.
-    const rotated = await rotateSigningKey(f.db.kysely, f.config, clock());
+    const rotated = await rotateSigningKey(identityDb(f.db), f.config, clock());
     advance(f.config.signingKeys.forcedLeadSeconds + 1);
     const token = await issueAccessToken(
       { ...f, clock },

@@ -52,7 +52,7 @@ describe.each(['postgres', 'pglite'] as const)('identity outbox on %s', (engine)
     expect((await eventsOf(f, tenantId, ownerId)).map((e) => e.type)).toEqual(['AccountRegistered']);
     const tenantEvents = await f.store.readStream(streamId('tenant', tenantId), { tenantId });
     expect(tenantEvents.map((e) => e.type)).toEqual(['TenantRegistered']);
-    const pending = await f.db.kysely
+    const pending = await identityDb(f.db)
       .selectFrom('identity.outbox')
       .where('published_at', 'is', null)
       .selectAll()
@@ -85,7 +85,7 @@ describe.each(['postgres', 'pglite'] as const)('identity outbox on %s', (engine)
     expect(JSON.stringify(events.at(-1)!.data)).not.toContain('password');
 
     // A crash after the append but before the row was marked: the next pass appends it again, harmlessly.
-    await f.db.kysely
+    await identityDb(f.db)
       .updateTable('identity.outbox')
       .set({ published_at: null, position: null })
       .where('id', '=', eventId!)
@@ -94,7 +94,7 @@ describe.each(['postgres', 'pglite'] as const)('identity outbox on %s', (engine)
     const again = await eventsOf(f, tenantId, ownerId);
     expect(again.filter((e) => e.id === eventId)).toHaveLength(1);
     expect(again).toHaveLength(events.length);
-    const row = await f.db.kysely
+    const row = await identityDb(f.db)
       .selectFrom('identity.outbox')
       .select(['published_at', 'position'])
       .where('id', '=', eventId!)
@@ -123,7 +123,7 @@ describe.each(['postgres', 'pglite'] as const)('identity outbox on %s', (engine)
     await relay.flush();
     // The first failed, so the two after it waited rather than overtaking it.
     expect(await eventsOf(f, tenantId, ownerId)).toHaveLength(before);
-    const failed = await f.db.kysely
+    const failed = await identityDb(f.db)
       .selectFrom('identity.outbox')
       .select(['attempts', 'last_error'])
       .where('id', '=', ids[0]!)
@@ -157,6 +157,6 @@ describe.each(['postgres', 'pglite'] as const)('identity outbox on %s', (engine)
     const last = (await eventsOf(f, tenantId, ownerId)).at(-1)!;
     expect(last).toMatchObject({ type: 'AccountUpdated', data: { username: '佐藤 花子' } });
     expect(res.headers['x-position']).toBe(`${last.position.primary}.${last.position.secondary}`);
-    expect((await findAccountById(f.db.kysely, ownerId))!.username).toBe('佐藤 花子');
+    expect((await findAccountById(identityDb(f.db), ownerId))!.username).toBe('佐藤 花子');
   });
 });

@@ -5,6 +5,7 @@ import { TenantRegistered, TenantSettingsChanged } from '@renkei/domain';
 import { streamId } from '@renkei/event-store';
 import { addTenant, issueAccessToken, updateTenant } from '../index.ts';
 import { createIdentityFixture, type IdentityFixture } from '../testing/identity-fixture.ts';
+import { identityDb } from '../db/identity.tables.ts';
 
 let f: IdentityFixture;
 let tenantId: string;
@@ -33,15 +34,17 @@ afterAll(async () => {
  * belong to @renkei/institution-master, whose real import the ops test runs).
  */
 async function createMaster() {
-  await sql`CREATE SCHEMA IF NOT EXISTS ref`.execute(f.db.kysely);
-  await sql`CREATE TABLE ref.medical_institutions (id uuid PRIMARY KEY, name text NOT NULL)`.execute(f.db.kysely);
+  await sql`CREATE SCHEMA IF NOT EXISTS ref`.execute(identityDb(f.db));
+  await sql`CREATE TABLE ref.medical_institutions (id uuid PRIMARY KEY, name text NOT NULL)`.execute(identityDb(f.db));
   await sql`INSERT INTO ref.medical_institutions (id, name) VALUES
-    (${sakura}, 'サクラ総合病院'), (${aoba}, 'あおば内科クリニック'), (${fuji}, '富士見病院')`.execute(f.db.kysely);
+    (${sakura}, 'サクラ総合病院'), (${aoba}, 'あおば内科クリニック'), (${fuji}, '富士見病院')`.execute(
+    identityDb(f.db),
+  );
 }
 
 const tenantEvents = () => f.store.readStream(streamId('tenant', tenantId), { tenantId });
 const tenantRow = () =>
-  f.db.kysely.selectFrom('identity.tenants').selectAll().where('id', '=', tenantId).executeTakeFirstOrThrow();
+  identityDb(f.db).selectFrom('identity.tenants').selectAll().where('id', '=', tenantId).executeTakeFirstOrThrow();
 
 async function currentTenant() {
   const token = await issueAccessToken(f, { tenantSlug: 'minato', email: 'owner@minato.example', audience: 'main' });

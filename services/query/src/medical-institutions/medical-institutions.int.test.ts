@@ -18,6 +18,7 @@ import {
 } from '@renkei/event-store';
 import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
 import { catchUpProjections } from '@renkei/projections';
+import type { ReadModels } from '@renkei/read-models';
 import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
 import { buildQueryApp, queryProjections } from '../index.ts';
 import { searchConditions } from './medical-institutions.queries.ts';
@@ -354,7 +355,7 @@ describe('institution queries', () => {
   });
 
   it('puts a 2-character keyword to the 2-gram index (the expression must be the indexed one)', async () => {
-    const where = await searchConditions(db.kysely, tenant, { keyword: 'びょ' });
+    const where = await searchConditions(db.typed<ReadModels>(), tenant, { keyword: 'びょ' });
     const plan = await db.kysely.transaction().execute(async (trx) => {
       await sql`SET LOCAL enable_seqscan = off`.execute(trx);
       return sql<{
