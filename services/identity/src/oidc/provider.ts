@@ -75,6 +75,8 @@ export function createProvider(db: IdentityDb, config: IdentityConfig, secrets: 
     jwks: secrets.jwks as Configuration['jwks'],
     cookies: {
       keys: secrets.cookieKeys,
+      // Only the provider reads its session: the SPA and the APIs under the same origin never get it.
+      long: { httpOnly: true, sameSite: 'lax', path: oidcMountPath },
     },
     clients: [
       {

@@ -104,6 +104,37 @@ describe('the OpenID provider', () => {
     expect(own.headers['access-control-allow-origin']).toBe(origin);
   });
 
+  it('sets every sign-in cookie httpOnly, Secure and SameSite=Lax, scoped to the provider', async () => {
+    const browser = new TestBrowser(f.identity.app);
+    const { page } = await startSignIn(browser);
+    const action = /action="([^"]+)"/.exec(page.body)![1]!;
+    const done = await browser.navigate('POST', action, {
+      form: { login: 'owner@sakura.example', password: 'correct-horse-1' },
+    });
+    expect(done.location).toBeDefined();
+    const cookies = browser.setCookieLines.map((line) => {
+      const [pair, ...attributes] = line.split(';').map((part) => part.trim());
+      return {
+        name: pair!.slice(0, pair!.indexOf('=')),
+        attributes: new Map(
+          attributes.map((a) => {
+            const [k, ...v] = a.split('=');
+            return [k!.toLowerCase(), v.join('=')] as const;
+          }),
+        ),
+      };
+    });
+    // The interaction and session cookies (and their signatures) at least.
+    expect(new Set(cookies.map((c) => c.name.replace(/\.sig$/, ''))).size).toBeGreaterThanOrEqual(2);
+    for (const cookie of cookies) {
+      expect.soft(cookie.attributes.has('httponly'), `${cookie.name} httpOnly`).toBe(true);
+      expect.soft(cookie.attributes.has('secure'), `${cookie.name} Secure`).toBe(true);
+      expect.soft(cookie.attributes.get('samesite')?.toLowerCase(), `${cookie.name} SameSite`).toBe('lax');
+      expect.soft(cookie.attributes.get('path'), `${cookie.name} path`).toMatch(/^\/oidc/);
+      expect.soft(cookie.attributes.has('domain'), `${cookie.name} has no Domain`).toBe(false);
+    }
+  });
+
   it('shows a Japanese sign-in page and refuses a wrong password', async () => {
     const browser = new TestBrowser(f.identity.app);
     const { page } = await startSignIn(browser);

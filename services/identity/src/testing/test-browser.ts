@@ -13,6 +13,8 @@ export interface BrowserResponse {
  */
 export class TestBrowser {
   private cookies = new Map<string, string>();
+  /** Every Set-Cookie line received, in order, to check the attributes the server sets. */
+  readonly setCookieLines: string[] = [];
 
   constructor(
     public app: FastifyInstance,
@@ -22,6 +24,7 @@ export class TestBrowser {
 
   private storeCookies(setCookie: string | string[] | undefined) {
     for (const line of ([] as string[]).concat(setCookie ?? [])) {
+      this.setCookieLines.push(line);
       const [pair, ...attributes] = line.split(';');
       const index = pair!.indexOf('=');
       const name = pair!.slice(0, index).trim();
