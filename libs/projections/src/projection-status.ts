@@ -84,9 +84,24 @@ export interface ParkedTenant {
 
 const LAG_COUNT_CAP = 100_000;
 
+/**
+ * The checkpoint tables exist before the first read: the ops CLI may ask a database no worker has
+ * started on yet. Once per connection, not per call: `/data_sync_statuses` asks every few seconds.
+ */
+const migrated = new WeakMap<Database, Promise<void>>();
+function checkpointTablesReady(db: Database): Promise<void> {
+  let ready = migrated.get(db);
+  if (!ready) {
+    ready = migrateProjections(db);
+    migrated.set(db, ready);
+    ready.catch(() => migrated.delete(db));
+  }
+  return ready;
+}
+
 /** Every build of every projection known to the database, with its lag behind the store. */
 export async function projectionStatus(db: Database, store: EventStore): Promise<ProjectionStatus[]> {
-  await migrateProjections(db);
+  await checkpointTablesReady(db);
   const { rows } = await sql<{
     name: string;
     suffix: string;
