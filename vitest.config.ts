@@ -1,6 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-const heavy = ['services/embedded/src/reliability/**/*.int.test.ts', 'services/embedded/src/worker-kill.int.test.ts'];
+const heavy = [
+  'services/embedded/src/reliability/**/*.int.test.ts',
+  'services/embedded/src/worker-kill.int.test.ts',
+  'services/embedded/src/embedded-kill.int.test.ts',
+];
 
 export default defineConfig({
   test: {
