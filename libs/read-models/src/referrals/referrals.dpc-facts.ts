@@ -47,14 +47,20 @@ type ClaimRow = StayDayKey &
 function combineClaims(cur: ClaimRow, next: ClaimRow): ClaimRow {
   const dpcWins =
     next.dpc_code !== null && (cur.dpc_code === null || (next.dpc_period_end ?? '') >= (cur.dpc_period_end ?? ''));
-  return {
+  const combined = {
     ...cur,
-    import_id: next.import_id,
     discharge_date: next.discharge_date ?? cur.discharge_date,
     department_code: cur.department_code ?? next.department_code,
     dpc_code: dpcWins ? next.dpc_code : cur.dpc_code,
     dpc_period_end: dpcWins ? next.dpc_period_end : cur.dpc_period_end,
   };
+  // The import that brought the claim keeps it unless a later one changes it (then that one counts it).
+  const same =
+    combined.discharge_date === cur.discharge_date &&
+    combined.department_code === cur.department_code &&
+    combined.dpc_code === cur.dpc_code &&
+    combined.dpc_period_end === cur.dpc_period_end;
+  return same ? combined : { ...combined, import_id: next.import_id };
 }
 
 /** Counts per import from the rows an upsert wrote (`inserted`: new), the rest of its facts being already present. */
@@ -101,14 +107,18 @@ export async function applyDpcFacts(
       const cur = claims.get(key);
       claims.set(key, cur ? combineClaims(cur, row) : row);
     }
-    for (const p of input.procedures)
-      procedures.set(`${input.tenantId}|${p.identity}`, { ...p, tenant_id: input.tenantId, import_id: input.importId });
-    for (const v of input.visits)
-      visits.set(`${input.tenantId}|${v.patient_key}|${v.visit_date}|${v.facility_code}`, {
-        ...v,
-        tenant_id: input.tenantId,
-        import_id: input.importId,
-      });
+    // A fact repeated in the batch counts for the import that brought it first, unless a later one changes it.
+    for (const p of input.procedures) {
+      const k = `${input.tenantId}|${p.identity}`;
+      if (procedures.get(k)?.name !== p.name)
+        procedures.set(k, { ...p, tenant_id: input.tenantId, import_id: input.importId });
+    }
+    for (const v of input.visits) {
+      const k = `${input.tenantId}|${v.patient_key}|${v.visit_date}|${v.facility_code}`;
+      const cur = visits.get(k);
+      if (!cur || (v.department_code !== null && v.department_code !== cur.department_code))
+        visits.set(k, { ...v, tenant_id: input.tenantId, import_id: input.importId });
+    }
   }
 
   type Written = StayDayKey & { import_id: string; inserted: boolean };
