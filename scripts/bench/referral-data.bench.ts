@@ -15,6 +15,7 @@ import {
 } from '../../libs/event-store/src/index.ts';
 import { generateInstitutionMaster, importInstitutionMaster } from '../../libs/institution-master/src/index.ts';
 import { catchUpProjections } from '../../libs/projections/src/index.ts';
+import { referralsProjection } from '../../libs/read-models/src/index.ts';
 import { encodeShiftJis, parseEf } from '../../libs/referral-files/src/index.ts';
 import { buildTestCommandApp } from '../../services/command/src/testing.ts';
 import { projections, reactors, startWorker } from '../../services/worker/src/index.ts';
@@ -23,6 +24,9 @@ import { percentile, round, runIfMain, type BenchDefinition, type BenchFigure } 
 // Scale: BENCH_REFERRAL_ROWS (default 1,000,000) and BENCH_EF_ROWS (default 5,000,000).
 const REFERRAL_ROWS = Number(process.env.BENCH_REFERRAL_ROWS ?? 1_000_000);
 const EF_ROWS = Number(process.env.BENCH_EF_ROWS ?? 5_000_000);
+const REBUILD_REFERRALS = Number(process.env.BENCH_REBUILD_REFERRALS ?? 5_000_000);
+/** BENCH_PARTS: a comma list of list, ef, rebuild (default all three). */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'list,ef,rebuild').split(',').map((p) => p.trim()));
 const INSTITUTIONS = 5_000;
 /** EF rows per stay: an 入院料 row, an operation (データ区分 50) and nine more 入院料 rows. */
 const EF_ROWS_PER_STAY = 11;
@@ -141,6 +145,107 @@ async function untilFinished(db: Database, importId: string, onTick?: () => void
   }
 }
 
+/**
+ * The referrals read models built from events in a fresh database (what a rebuild does), against a raw
+ * batched insert of the same referral rows into a plain table; baseline, measured, baseline.
+ */
+async function rebuildPhase(ctx: Parameters<BenchDefinition['run']>[0]): Promise<BenchFigure[]> {
+  const db = await ctx.openDatabase();
+  const store = await createPostgresEventStore(db);
+  try {
+    const tenant = randomUUID();
+    const importId = randomUUID();
+    const institutions = Array.from({ length: INSTITUTIONS }, () => randomUUID());
+    const referral = (i: number) => ({
+      identity: `referral:${i}`,
+      row_number: i + 2,
+      referral_date: isoDay(i % 1000),
+      patient_id: String(i + 1),
+      patient_key: String(i + 1),
+      medical_institution_id: institutions[i % INSTITUTIONS]!,
+      institution_code: null,
+      institution_name: '連携クリニック',
+      from_department: null,
+      from_doctor: null,
+      to_department: '内科',
+      own_department_id: null,
+      to_doctor: null,
+      purpose: null,
+      first_visit: i % 3 === 0,
+      source_id: null,
+    });
+    for (let chunk = 0; chunk * 500 < REBUILD_REFERRALS; chunk++) {
+      const rows = Array.from({ length: Math.min(500, REBUILD_REFERRALS - chunk * 500) }, (_, k) =>
+        referral(chunk * 500 + k),
+      );
+      await store.append(
+        streamId('referral_data_import', importId),
+        [
+          {
+            type: 'ReferralsImported',
+            data: {
+              import_id: importId,
+              chunk,
+              imported_row_count: rows.length,
+              failed_row_count: 0,
+              errors: [],
+              referrals: rows,
+            },
+            metadata: newEventMetadata(tenant),
+          },
+        ],
+        { expectedRevision: 'any' },
+      );
+    }
+    await db.pool.query(`CREATE TABLE bench_referral_rows (tenant_id uuid, identity text, id uuid, referral_date date,
+      patient_key text, medical_institution_id uuid, to_department text, first_visit boolean, PRIMARY KEY (tenant_id, identity))`);
+    const raw = async () => {
+      await db.pool.query('TRUNCATE bench_referral_rows');
+      const t0 = performance.now();
+      for (let start = 0; start < REBUILD_REFERRALS; start += 5000) {
+        const rows = Array.from({ length: Math.min(5000, REBUILD_REFERRALS - start) }, (_, k) => {
+          const r = referral(start + k);
+          return { ...r, tenant_id: tenant, id: randomUUID() };
+        });
+        await db.pool.query(
+          `INSERT INTO bench_referral_rows SELECT tenant_id, identity, id, referral_date, patient_key, medical_institution_id,
+             to_department, first_visit FROM jsonb_to_recordset($1::jsonb) AS r(tenant_id uuid, identity text, id uuid,
+             referral_date date, patient_key text, medical_institution_id uuid, to_department text, first_visit boolean)`,
+          [JSON.stringify(rows)],
+        );
+      }
+      return REBUILD_REFERRALS / ((performance.now() - t0) / 1000);
+    };
+    const raw1 = await raw();
+    const t0 = performance.now();
+    await catchUpProjections({ db, store, projections: [referralsProjection], timeoutMs: 24 * 3600_000 });
+    const rate = REBUILD_REFERRALS / ((performance.now() - t0) / 1000);
+    const raw2 = await raw();
+    const rawRate = (raw1 + raw2) / 2;
+    ctx.log(
+      `build from events ${Math.round(rate)} referrals/s; raw insert ${Math.round(raw1)} / ${Math.round(raw2)} rows/s`,
+    );
+    return [
+      {
+        metric: `referrals read models built from events, ${REBUILD_REFERRALS.toLocaleString('en-US')} referrals (facts, join, monthly and analysis rollups)`,
+        value: round(rate, 0),
+        unit: 'referrals/s',
+        baseline: {
+          label: 'raw batched insert of the same rows into one plain table',
+          value: round(rawRate, 0),
+          unit: 'rows/s',
+        },
+        ratio: round(rate / rawRate, 3),
+        goal: '≥ 0.5× raw',
+        met: rate / rawRate >= 0.5,
+      },
+    ];
+  } finally {
+    await store.close();
+    await db.close();
+  }
+}
+
 export const bench: BenchDefinition = {
   name: 'referral-data',
   description:
@@ -193,144 +298,148 @@ export const bench: BenchDefinition = {
         const tenantId = randomUUID();
         const token = await testAuth.token({ tenantId, accountId: randomUUID(), features: [...featureKeys] });
 
-        // Baseline, measured, baseline: this machine's speed drifts within minutes.
-        const copy1 = await copy();
-        ctx.log(`COPY ${Math.round(copy1)} rows/s`);
-        const form = new FormData();
-        form.append('import_type', 'referral');
-        form.append('file', new Blob([fs.readFileSync(list)], { type: 'text/csv' }), 'referrals.csv');
-        let t0 = performance.now();
-        const res = await fetch(`http://127.0.0.1:${port}/api/data_uploads`, {
-          method: 'POST',
-          body: form,
-          headers: { authorization: `Bearer ${token}` },
-        });
-        if (res.status !== 202) throw new Error(`upload: ${res.status} ${await res.text()}`);
-        const listImport = ((await res.json()) as { id: string }).id;
-        const listRecord = await untilFinished(db, listImport);
-        const listRate = REFERRAL_ROWS / ((performance.now() - t0) / 1000);
-        if (listRecord.status !== 'completed' || listRecord.imported_row_count !== REFERRAL_ROWS)
-          throw new Error(`referral import: ${JSON.stringify(listRecord)}`);
-        const copy2 = await copy();
-        ctx.log(`referral import ${Math.round(listRate)} rows/s; COPY again ${Math.round(copy2)} rows/s`);
-        const copyRate = (copy1 + copy2) / 2;
-        figures.push({
-          metric: `referral list, ${REFERRAL_ROWS.toLocaleString('en-US')} rows Shift_JIS, HTTP upload to import record completed`,
-          value: round(listRate, 0),
-          unit: 'rows/s',
-          baseline: {
-            label: 'COPY of the same file into a plain table (mean of before and after)',
-            value: round(copyRate, 0),
+        if (PARTS.has('list')) {
+          // Baseline, measured, baseline: this machine's speed drifts within minutes.
+          const copy1 = await copy();
+          ctx.log(`COPY ${Math.round(copy1)} rows/s`);
+          const form = new FormData();
+          form.append('import_type', 'referral');
+          form.append('file', new Blob([fs.readFileSync(list)], { type: 'text/csv' }), 'referrals.csv');
+          const t0 = performance.now();
+          const res = await fetch(`http://127.0.0.1:${port}/api/data_uploads`, {
+            method: 'POST',
+            body: form,
+            headers: { authorization: `Bearer ${token}` },
+          });
+          if (res.status !== 202) throw new Error(`upload: ${res.status} ${await res.text()}`);
+          const listImport = ((await res.json()) as { id: string }).id;
+          const listRecord = await untilFinished(db, listImport);
+          const listRate = REFERRAL_ROWS / ((performance.now() - t0) / 1000);
+          if (listRecord.status !== 'completed' || listRecord.imported_row_count !== REFERRAL_ROWS)
+            throw new Error(`referral import: ${JSON.stringify(listRecord)}`);
+          const copy2 = await copy();
+          ctx.log(`referral import ${Math.round(listRate)} rows/s; COPY again ${Math.round(copy2)} rows/s`);
+          const copyRate = (copy1 + copy2) / 2;
+          figures.push({
+            metric: `referral list, ${REFERRAL_ROWS.toLocaleString('en-US')} rows Shift_JIS, HTTP upload to import record completed`,
+            value: round(listRate, 0),
             unit: 'rows/s',
-          },
-          ratio: round(listRate / copyRate, 3),
-          goal: '≥ 0.3× COPY',
-          met: listRate / copyRate >= 0.3,
-        });
-
-        // The inpatient EF: over the upload limit (99 MiB) at this size, so it starts from the stored file.
-        const ef = path.join(dir, 'EFn.txt');
-        await writeShiftJis(ef, null, EF_ROWS, efLine);
-        ctx.log(`EF ${(fs.statSync(ef).size / 1024 / 1024).toFixed(1)} MB, ${EF_ROWS} rows`);
-        const parseOnly = async () => {
-          const s0 = performance.now();
-          for await (const _ of parseEf(ef, { kind: 'inpatient' })) void _;
-          return EF_ROWS / ((performance.now() - s0) / 1000);
-        };
-        const parse1 = await parseOnly();
-        ctx.log(`EF parse alone ${Math.round(parse1)} rows/s`);
-
-        // Lag of the referrals projection without the import, then during it.
-        const baseMeter = lagMeter(db);
-        const baseEnd = performance.now() + 10_000;
-        await tick(store, baseMeter, () => performance.now() > baseEnd);
-        const base = await baseMeter.finish();
-
-        const efImport = randomUUID();
-        const efTenant = tenantId;
-        global.gc?.();
-        const heap: { at: number; used: number; rss: number }[] = [];
-        const meter = lagMeter(db);
-        let importing = true;
-        const ticking = tick(store, meter, () => !importing);
-        t0 = performance.now();
-        await store.append(
-          streamId('referral_data_import', efImport),
-          [
-            {
-              type: 'ReferralDataImportRequested',
-              data: {
-                import_id: efImport,
-                import_type: 'hospital_admission_ef_file',
-                filename: 'EFn.txt',
-                stored_path: ef,
-                mapping: null,
-              },
-              metadata: newEventMetadata(efTenant),
+            baseline: {
+              label: 'COPY of the same file into a plain table (mean of before and after)',
+              value: round(copyRate, 0),
+              unit: 'rows/s',
             },
-          ],
-          { expectedRevision: 'no_stream' },
-        );
-        const efRecord = await untilFinished(db, efImport, () => {
-          const m = process.memoryUsage();
-          heap.push({ at: performance.now() - t0, used: m.heapUsed, rss: m.rss });
-        });
-        const efMs = performance.now() - t0;
-        importing = false;
-        await ticking;
-        const during = await meter.finish();
-        const efRate = EF_ROWS / (efMs / 1000);
-        if (efRecord.status !== 'completed' || efRecord.imported_row_count !== EF_ROWS)
-          throw new Error(`EF import: ${JSON.stringify(efRecord)}`);
-        const parse2 = await parseOnly();
-        const parseRate = (parse1 + parse2) / 2;
-        const half = efMs / 2;
-        const peak = (part: typeof heap) => Math.max(0, ...part.map((h) => h.used)) / 1024 / 1024;
-        const peakFirst = peak(heap.filter((h) => h.at < half));
-        const peakSecond = peak(heap.filter((h) => h.at >= half));
-        const peakRss = Math.max(0, ...heap.map((h) => h.rss)) / 1024 / 1024;
-        ctx.log(
-          `EF import ${Math.round(efRate)} rows/s; parse again ${Math.round(parse2)} rows/s; heap peak ${Math.round(peakFirst)} MB (first half) / ${Math.round(peakSecond)} MB (second half), RSS peak ${Math.round(peakRss)} MB`,
-        );
-        figures.push({
-          metric: `inpatient EF, ${EF_ROWS.toLocaleString('en-US')} rows Shift_JIS, stored file to import record completed`,
-          value: round(efRate, 0),
-          unit: 'rows/s',
-          baseline: {
-            label: 'parsing the same file alone (mean of before and after)',
-            value: round(parseRate, 0),
+            ratio: round(listRate / copyRate, 3),
+            goal: '≥ 0.3× COPY',
+            met: listRate / copyRate >= 0.3,
+          });
+        }
+        if (PARTS.has('ef')) {
+          // The inpatient EF: over the upload limit (99 MiB) at this size, so it starts from the stored file.
+          const ef = path.join(dir, 'EFn.txt');
+          await writeShiftJis(ef, null, EF_ROWS, efLine);
+          ctx.log(`EF ${(fs.statSync(ef).size / 1024 / 1024).toFixed(1)} MB, ${EF_ROWS} rows`);
+          const parseOnly = async () => {
+            const s0 = performance.now();
+            for await (const _ of parseEf(ef, { kind: 'inpatient' })) void _;
+            return EF_ROWS / ((performance.now() - s0) / 1000);
+          };
+          const parse1 = await parseOnly();
+          ctx.log(`EF parse alone ${Math.round(parse1)} rows/s`);
+
+          // Lag of the referrals projection without the import, then during it.
+          const baseMeter = lagMeter(db);
+          const baseEnd = performance.now() + 10_000;
+          await tick(store, baseMeter, () => performance.now() > baseEnd);
+          const base = await baseMeter.finish();
+
+          const efImport = randomUUID();
+          const efTenant = tenantId;
+          global.gc?.();
+          const heap: { at: number; used: number; rss: number }[] = [];
+          const meter = lagMeter(db);
+          let importing = true;
+          const ticking = tick(store, meter, () => !importing);
+          const t0 = performance.now();
+          await store.append(
+            streamId('referral_data_import', efImport),
+            [
+              {
+                type: 'ReferralDataImportRequested',
+                data: {
+                  import_id: efImport,
+                  import_type: 'hospital_admission_ef_file',
+                  filename: 'EFn.txt',
+                  stored_path: ef,
+                  mapping: null,
+                },
+                metadata: newEventMetadata(efTenant),
+              },
+            ],
+            { expectedRevision: 'no_stream' },
+          );
+          const efRecord = await untilFinished(db, efImport, () => {
+            const m = process.memoryUsage();
+            heap.push({ at: performance.now() - t0, used: m.heapUsed, rss: m.rss });
+          });
+          const efMs = performance.now() - t0;
+          importing = false;
+          await ticking;
+          const during = await meter.finish();
+          const efRate = EF_ROWS / (efMs / 1000);
+          if (efRecord.status !== 'completed' || efRecord.imported_row_count !== EF_ROWS)
+            throw new Error(`EF import: ${JSON.stringify(efRecord)}`);
+          const parse2 = await parseOnly();
+          const parseRate = (parse1 + parse2) / 2;
+          const half = efMs / 2;
+          const peak = (part: typeof heap) => Math.max(0, ...part.map((h) => h.used)) / 1024 / 1024;
+          const peakFirst = peak(heap.filter((h) => h.at < half));
+          const peakSecond = peak(heap.filter((h) => h.at >= half));
+          const peakRss = Math.max(0, ...heap.map((h) => h.rss)) / 1024 / 1024;
+          ctx.log(
+            `EF import ${Math.round(efRate)} rows/s; parse again ${Math.round(parse2)} rows/s; heap peak ${Math.round(peakFirst)} MB (first half) / ${Math.round(peakSecond)} MB (second half), RSS peak ${Math.round(peakRss)} MB`,
+          );
+          figures.push({
+            metric: `inpatient EF, ${EF_ROWS.toLocaleString('en-US')} rows Shift_JIS, stored file to import record completed`,
+            value: round(efRate, 0),
             unit: 'rows/s',
-          },
-          ratio: round(efRate / parseRate, 2),
-        });
-        figures.push({
-          metric: 'heap peak during the EF import, second half of the run (bench process: worker and projections)',
-          value: round(peakSecond, 0),
-          unit: 'MB',
-          baseline: { label: 'heap peak in the first half', value: round(peakFirst, 0), unit: 'MB' },
-          ratio: round(peakSecond / Math.max(peakFirst, 1), 2),
-          goal: 'does not grow with the file (ratio ≈ 1)',
-          met: peakSecond <= peakFirst * 1.5,
-        });
-        figures.push({ metric: 'RSS peak during the EF import', value: round(peakRss, 0), unit: 'MB' });
-        const p99 = percentile(during.lags, 99);
-        figures.push({
-          metric: `referrals projection lag p99 during the EF import (${TICKS_PER_S} events/s it handles)`,
-          value: round(p99, 0),
-          unit: 'ms',
-          baseline: { label: 'lag p99 without the import', value: round(percentile(base.lags, 99), 0), unit: 'ms' },
-          goal: '≤ 1,000 ms',
-          met: p99 <= 1000 && during.unresolved === 0,
-        });
-        figures.push({
-          metric: 'referrals projection lag p50 / max during the EF import',
-          value: round(percentile(during.lags, 50), 0),
-          unit: `ms (max ${round(during.lags.at(-1) ?? 0, 0)} ms, ${during.unresolved} never projected)`,
-        });
+            baseline: {
+              label: 'parsing the same file alone (mean of before and after)',
+              value: round(parseRate, 0),
+              unit: 'rows/s',
+            },
+            ratio: round(efRate / parseRate, 2),
+          });
+          figures.push({
+            metric: 'heap peak during the EF import, second half of the run (bench process: worker and projections)',
+            value: round(peakSecond, 0),
+            unit: 'MB',
+            baseline: { label: 'heap peak in the first half', value: round(peakFirst, 0), unit: 'MB' },
+            ratio: round(peakSecond / Math.max(peakFirst, 1), 2),
+            goal: 'does not grow with the file (ratio ≈ 1)',
+            met: peakSecond <= peakFirst * 1.5,
+          });
+          figures.push({ metric: 'RSS peak during the EF import', value: round(peakRss, 0), unit: 'MB' });
+          const p99 = percentile(during.lags, 99);
+          figures.push({
+            metric: `referrals projection lag p99 during the EF import (${TICKS_PER_S} events/s it handles)`,
+            value: round(p99, 0),
+            unit: 'ms',
+            baseline: { label: 'lag p99 without the import', value: round(percentile(base.lags, 99), 0), unit: 'ms' },
+            goal: '≤ 1,000 ms',
+            met: p99 <= 1000 && during.unresolved === 0,
+          });
+          figures.push({
+            metric: 'referrals projection lag p50 / max during the EF import',
+            value: round(percentile(during.lags, 50), 0),
+            unit: `ms (max ${round(during.lags.at(-1) ?? 0, 0)} ms, ${during.unresolved} never projected)`,
+          });
+        }
       } finally {
         await worker.stop();
         await app.close();
       }
+      if (PARTS.has('rebuild')) figures.push(...(await rebuildPhase(ctx)));
       return figures;
     } finally {
       await store.close();
