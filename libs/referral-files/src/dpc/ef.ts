@@ -11,6 +11,9 @@ import {
   type FacilityScope,
 } from './dpc-keys.ts';
 
+/** Rows parsed between two turns of the event loop (a 256 KiB chunk holds ~2,500 EF rows). */
+const yieldEvery = 256;
+
 /**
  * What the product keeps of an EF file. EF holds every billed item (millions of rows a year for a
  * 500-bed hospital); the CRM needs only who was admitted or seen when, in which department, and which
@@ -201,6 +204,8 @@ export async function* parseEf(source: FileSource, options: EfReadOptions): Asyn
         if (isDpcHeader(row.cells)) continue;
       }
       progress.rows = ++count;
+      // Give the event loop a turn now and then: the worker's projections share it with this parse.
+      if (progress.rows % yieldEvery === 0) await new Promise((resolve) => setImmediate(resolve));
       for (const item of parseRow(row, kind, last, options)) yield* gate.accept(item);
     }
   }
