@@ -9,11 +9,11 @@ const patient = `E2E${suffix}`;
 test('referral list in the hospital’s own columns: mapped, imported with progress and counts, shown on the institution’s referral page', async ({
   page,
 }) => {
-  // The demo's own uploads (three years of lists and FF1) run first in the tenant's import queue.
+  // The demo's own uploads (three years of lists, FF1, D and EF) run first in the tenant's import queue.
   test.setTimeout(240_000);
   await signIn(page, undefined, '/data_uploads');
   await expect(page.getByRole('heading', { name: 'データアップロード' })).toBeVisible();
-  // Whatever ran before (the demo's five, an earlier run of this spec) has ended: nothing queued or running.
+  // Whatever ran before (the demo's uploads, an earlier run of this spec) has ended: nothing queued or running.
   await expect(page.locator('tr[data-upload-status="completed"]').nth(4)).toBeVisible({ timeout: 150_000 });
   await expect(
     page.locator('tr[data-upload-status]:not([data-upload-status="completed"]):not([data-upload-status="failed"])'),

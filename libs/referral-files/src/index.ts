@@ -1,4 +1,4 @@
-export { readTable, sniffEncoding, sniffDelimiter } from './table-reader.ts';
+export { readTable, sniffEncoding, sniffDelimiter, encodeShiftJis } from './table-reader.ts';
 export type { FileSource, TextEncoding, Delimiter, TableRow, TableFormat, TableReadOptions } from './table-reader.ts';
 export { parseListDate, parseDpcDate } from './dates.ts';
 export { parseInstitutionCode, type InstitutionCodeResult } from './institution-code.ts';
@@ -22,10 +22,16 @@ export {
   type ReverseReferralRecord,
   type ListParseOptions,
 } from './lists/referral-lists.ts';
-export { stayKeyOf, stayJoinKeyOf } from './dpc/dpc-keys.ts';
+export {
+  stayKeyOf,
+  stayJoinKeyOf,
+  facilityCodeOfInstitutionCode,
+  foreignFacilityReason,
+  type FacilityScope,
+} from './dpc/dpc-keys.ts';
 export { parseFf1, ff1Columns, type Ff1Row, type Ff1ReadOptions } from './dpc/ff1.ts';
 export { parseEf, isOperationKCode, type EfFact, type EfKind, type EfReadOptions } from './dpc/ef.ts';
-export { parseDFile, type DpcFact } from './dpc/d-file.ts';
+export { parseDFile, type DpcFact, type DFileReadOptions } from './dpc/d-file.ts';
 export { StayAssembler, type HospitalStay, type StayOperation } from './dpc/stay-assembler.ts';
 export {
   generateDemoReferralFiles,

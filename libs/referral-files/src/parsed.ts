@@ -3,10 +3,17 @@ import { FileKindError, fileKindLabels, type ReferralFileKind } from './file-kin
 
 /** What a parser yields per data row: the typed record, or why the row was left out. */
 export type Parsed<T> =
-  { kind: 'record'; rowNumber: number; record: T } | { kind: 'rejected'; rowNumber: number; reason: string };
+  | { kind: 'record'; rowNumber: number; record: T }
+  /** `wellFormed`: the row is of the file's kind but refused for what it says (another hospital's 施設コード). */
+  | { kind: 'rejected'; rowNumber: number; reason: string; wellFormed?: true };
 
 export function rejected(rowNumber: number, reason: string): Parsed<never> {
   return { kind: 'rejected', rowNumber, reason };
+}
+
+/** A row of the right kind refused for its content: it still tells the file is of the expected kind. */
+export function refused(rowNumber: number, reason: string): Parsed<never> {
+  return { kind: 'rejected', rowNumber, reason, wellFormed: true };
 }
 
 /** Rows looked at before a file with no readable row is declared to be of the wrong kind. */
@@ -29,7 +36,7 @@ export class KindGate<T> {
     const held = this.held;
     if (held === null) return [item];
     held.push(item);
-    if (item.kind === 'record') {
+    if (item.kind === 'record' || item.wellFormed) {
       this.held = null;
       return held;
     }

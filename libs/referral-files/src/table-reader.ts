@@ -219,3 +219,8 @@ async function* readRows(
   }
   if (first) options.onFormat?.({ encoding, delimiter: delimiter ?? ',' });
 }
+
+/** Text as hospitals' files carry it (Shift_JIS read as cp932): for writers of test and benchmark files. */
+export function encodeShiftJis(text: string): Buffer {
+  return iconv.encode(text, 'cp932');
+}

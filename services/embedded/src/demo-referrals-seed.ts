@@ -105,7 +105,8 @@ export async function seedDemoReferrals(deps: DemoReferralSeedDeps): Promise<{ u
     if (saved.statusCode !== 200)
       throw new Error(`demo seed: mapping profiles answered ${saved.statusCode}: ${saved.body}`);
     // FF1 first, then the lists: the join works in either order, and the referral page fills as each lands.
-    const order = ['ff1_file', 'referral', 'reverse_referral'];
+    // D and EF last: they only add DPC codes (and operations FF1 lacks) to stays already shown.
+    const order = ['ff1_file', 'referral', 'reverse_referral', 'd_file', 'hospital_admission_ef_file'];
     const files = demo.files
       .filter((f) => order.includes(f.kind))
       .sort((a, b) => order.indexOf(a.kind) - order.indexOf(b.kind));

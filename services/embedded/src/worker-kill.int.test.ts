@@ -302,4 +302,132 @@ describe('the worker under kill -9', () => {
       `[kill -9] rebuild: ${kills} kills (${midRebuild} while filling a build) over ${FILLER_EVENTS + ROWS} events`,
     );
   });
+
+  it('a referral-list import and an inpatient EF import killed at random moments store every row once and merge exactly', async () => {
+    // A tenant of its own: its figures are counted from scratch.
+    const hospital = { tenantId: randomUUID(), accountId: randomUUID(), role: 'owner' as const };
+    const REFERRALS = 6_000;
+    const STAYS = 3_000;
+    const EF_ROWS_PER_STAY = 11;
+    const day = (offset: number) => {
+      const d = new Date(Date.UTC(2024, 3, 1 + offset));
+      return d.toISOString().slice(0, 10);
+    };
+    const compact = (iso: string) => iso.replaceAll('-', '');
+    // Referral i: patient i+1, from institution (i % 300)+1; the first STAYS patients are admitted five days later and operated.
+    const list = ['紹介日,患者ID,紹介元医療機関コード,紹介元医療機関名'];
+    for (let i = 0; i < REFERRALS; i++)
+      list.push(`${day(i % 200).replaceAll('-', '/')},${i + 1},${code((i % INSTITUTIONS) + 1)},連携クリニック`);
+    const facility = '221234567';
+    const efLines: string[] = [];
+    const ff1Lines: string[] = [];
+    for (let i = 0; i < STAYS; i++) {
+      const id = String(i + 1).padStart(10, '0');
+      const adm = compact(day((i % 200) + 5));
+      const row = (dataClass: string, interp = '') => {
+        const c = Array<string>(31).fill('');
+        Object.assign(c, [facility, id, '00000000', adm, dataClass, '1', '001', '', interp ? '150254110' : '', interp]);
+        c[10] = interp ? '腹腔鏡下胆嚢摘出術' : '';
+        c[23] = adm;
+        return c.join('\t');
+      };
+      efLines.push(row('90'), row('50', 'K672-2'));
+      for (let k = 2; k < EF_ROWS_PER_STAY; k++) efLines.push(row('90'));
+      ff1Lines.push(
+        [facility, id, adm, '1', '0', 'A000020', '20180401', '0', adm, '1', '1', '0', '1', '0', '', '', ''].join('\t'),
+      );
+    }
+    const uploadFile = async (importType: string, name: string, body: string) => {
+      const boundary = `----renkei${randomUUID()}`;
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/data_uploads',
+        headers: {
+          authorization: `Bearer ${await testAuth.token(hospital)}`,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+        },
+        payload: Buffer.concat([
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="import_type"\r\n\r\n${importType}\r\n` +
+              `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: text/plain\r\n\r\n`,
+          ),
+          Buffer.from(body),
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]),
+      });
+      expect(res.statusCode, res.body).toBe(202);
+      return res.json().id as string;
+    };
+    // The EF before its FF1: the operations must still end up on the stays.
+    const ids = [
+      await uploadFile('referral', 'referrals.csv', list.join('\r\n')),
+      await uploadFile('hospital_admission_ef_file', 'EFn.txt', efLines.join('\r\n')),
+      await uploadFile('ff1_file', 'FF1.txt', ff1Lines.join('\r\n')),
+    ];
+
+    const finished = async () => {
+      const { rows } = await sql<{ n: string }>`
+        SELECT count(*)::text AS n FROM es.events
+         WHERE type = 'ReferralDataImportFinished' AND data->>'import_id' = ANY(${ids}::text[])`.execute(db.kysely);
+      return Number(rows[0]!.n) === ids.length;
+    };
+    const chunks = async () => {
+      const { rows } = await sql<{ n: string }>`
+        SELECT count(*)::text AS n FROM es.events
+         WHERE type IN ('ReferralsImported', 'DpcFactsImported', 'HospitalAdmissionsImported')
+           AND data->>'import_id' = ANY(${ids}::text[])`.execute(db.kysely);
+      return Number(rows[0]!.n);
+    };
+    let kills = 0;
+    let midImport = 0;
+    while (kills < KILLS && !(await finished())) {
+      if (await killAfterProgress(chunks, finished)) midImport += 1;
+      kills += 1;
+    }
+    expect(midImport).toBeGreaterThan(0);
+    const survivor = startWorker();
+    try {
+      await until(async () => (await finished()) && (await projectionsCaughtUp()));
+    } finally {
+      await killHard(survivor);
+    }
+
+    // Each chunk once, each record once.
+    const { rows: events } = await sql<{ type: string; n: string; chunks: string; records: string; rows: string }>`
+      SELECT type, count(*)::text AS n, count(DISTINCT data->>'chunk')::text AS chunks,
+             sum(coalesce(jsonb_array_length(data->'referrals'), 0) + coalesce(jsonb_array_length(data->'procedures'), 0))::text AS records,
+             sum((data->>'imported_row_count')::int)::text AS rows
+        FROM es.events WHERE data->>'import_id' = ANY(${ids}::text[])
+         AND type IN ('ReferralsImported', 'DpcFactsImported') GROUP BY type ORDER BY type`.execute(db.kysely);
+    expect(events.map((e) => [e.type, e.n === e.chunks, Number(e.records), Number(e.rows)])).toEqual([
+      ['DpcFactsImported', true, STAYS, STAYS * EF_ROWS_PER_STAY],
+      ['ReferralsImported', true, REFERRALS, REFERRALS],
+    ]);
+    const { rows: records } = await sql<{ import_type: string; status: string; imported_row_count: number }>`
+      SELECT import_type, status, imported_row_count FROM rm.referral_data_imports
+       WHERE tenant_id = ${hospital.tenantId} ORDER BY import_type`.execute(db.kysely);
+    expect(records).toEqual([
+      { import_type: 'ff1_file', status: 'completed', imported_row_count: STAYS },
+      { import_type: 'hospital_admission_ef_file', status: 'completed', imported_row_count: STAYS * EF_ROWS_PER_STAY },
+      { import_type: 'referral', status: 'completed', imported_row_count: REFERRALS },
+    ]);
+    const { rows: figures } = await sql<{ referrals: number; stays: number; operated_stays: number; rollup: string }>`
+      SELECT (SELECT count(*)::int FROM rm.referrals WHERE tenant_id = ${hospital.tenantId}) AS referrals,
+             (SELECT count(*)::int FROM rm.hospital_admissions WHERE tenant_id = ${hospital.tenantId}) AS stays,
+             (SELECT count(kcode)::int FROM rm.hospital_admissions WHERE tenant_id = ${hospital.tenantId}) AS operated_stays,
+             (SELECT sum(referral_count)::text || '/' || sum(admitted_count)::text || '/' || sum(operated_count)::text
+                FROM rm.referral_monthly_rollups WHERE tenant_id = ${hospital.tenantId}) AS rollup`.execute(db.kysely);
+    expect(figures[0]).toEqual({
+      referrals: REFERRALS,
+      stays: STAYS,
+      operated_stays: STAYS,
+      rollup: `${REFERRALS}/${STAYS}/${STAYS}`,
+    });
+
+    const afterKills = await readModelDigests();
+    expect(await rebuildCleanly()).toEqual(afterKills);
+    console.log(
+      `[kill -9] referral data: ${kills} kills (${midImport} while chunks were being recorded) over ${REFERRALS} referral rows, ${STAYS * EF_ROWS_PER_STAY} EF rows and ${STAYS} FF1 rows`,
+    );
+  });
 });

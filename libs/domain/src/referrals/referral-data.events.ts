@@ -116,6 +116,58 @@ export type ReverseReferralsImported = z.infer<typeof ReverseReferralsImported>;
 export const HospitalAdmissionsImported = z.object({ ...chunk, admissions: z.array(HospitalAdmissionFact) });
 export type HospitalAdmissionsImported = z.infer<typeof HospitalAdmissionsImported>;
 
+/**
+ * What a D or EF file adds to the stays FF1 builds (docs/decisions.md, "D and EF files"). D and EF carry
+ * no 回数管理番号: their facts are keyed by 施設コード + データ識別番号 (no leading zeros) + 入院年月日 and
+ * attach to the stay of that day with the lowest 回数管理番号, whenever its FF1 arrives.
+ */
+const StayKey = {
+  facility_code: z.string(),
+  patient_key: z.string(),
+  admission_date: z.iso.date(),
+};
+
+/** A stay as a claim file (D or inpatient EF) names it: dates, department, and (D only) the DPC code. */
+export const StayClaimFact = z.object({
+  ...StayKey,
+  source: z.enum(['d', 'ef']),
+  discharge_date: z.iso.date().nullable(),
+  department_code: z.string().nullable(),
+  /** D 分類番号 (14 characters) and the end of the 算定 period it was billed for: the latest wins. */
+  dpc_code: z.string().nullable(),
+  dpc_period_end: z.iso.date().nullable(),
+});
+export type StayClaimFact = z.infer<typeof StayClaimFact>;
+
+/** An inpatient EF operation (データ区分 50, K000–K915) or anesthesia (データ区分 54, L…): one per day and code. */
+export const StayProcedureFact = z.object({
+  ...StayKey,
+  /** join key|kind|実施年月日|code: the same item re-exported (renumbered or not) is the same fact. */
+  identity: z.string(),
+  kind: z.enum(['operation', 'anesthesia']),
+  date: z.iso.date().nullable(),
+  code: z.string(),
+  name: z.string(),
+});
+export type StayProcedureFact = z.infer<typeof StayProcedureFact>;
+
+/** One outpatient day of a patient (外来EF): the 受診 the referral list's 初診 can be checked against. */
+export const OutpatientVisitFact = z.object({
+  facility_code: z.string(),
+  patient_key: z.string(),
+  visit_date: z.iso.date(),
+  department_code: z.string().nullable(),
+});
+export type OutpatientVisitFact = z.infer<typeof OutpatientVisitFact>;
+
+export const DpcFactsImported = z.object({
+  ...chunk,
+  stays: z.array(StayClaimFact),
+  procedures: z.array(StayProcedureFact),
+  visits: z.array(OutpatientVisitFact),
+});
+export type DpcFactsImported = z.infer<typeof DpcFactsImported>;
+
 export const ReferralDataImportFinished = z.object({
   import_id: z.uuid(),
   status: z.enum(['completed', 'failed']),
@@ -134,6 +186,7 @@ export const referralDataImportEventSchemas = {
   ReferralsImported,
   ReverseReferralsImported,
   HospitalAdmissionsImported,
+  DpcFactsImported,
   ReferralDataImportFinished,
 } as const;
 

@@ -13,7 +13,11 @@ import {
   type ReverseReferralFact,
 } from '@renkei/domain';
 import { createTables, insertRows, tableNames, type WriteRow } from '../shared/table.ts';
+import { applyDpcFacts, mergeDpcFactsIntoStays, type DpcFactsInput } from './referrals.dpc-facts.ts';
 import {
+  dpcStayClaimsTable,
+  dpcStayProceduresTable,
+  outpatientVisitsTable,
   hospitalAdmissionsTable,
   institutionMatchesTable,
   mappingProfilesTable,
@@ -45,6 +49,9 @@ const tables = [
   referralTenantCaseRollupsTable,
   mappingProfilesTable,
   institutionMatchesTable,
+  dpcStayClaimsTable,
+  dpcStayProceduresTable,
+  outpatientVisitsTable,
 ] as const;
 type T = ProjectionTables<(typeof tables)[number]['name']>;
 
@@ -128,7 +135,8 @@ export const referralsProjection = defineProjection({
   // 2: the analysis rollups (period and case mix, per institution and per tenant) and the date indexes of the coverage.
   // 3: owners' hand matches of unmatched institutions (ReferralInstitutionMatched) re-attribute rows;
   //    referrals and reverse referrals entered by hand (ReferralEntered, ReverseReferralEntered).
-  version: 3,
+  // 4: D and EF facts (DpcFactsImported) kept and merged into the FF1 stays (referrals.dpc-facts.ts).
+  version: 4,
   eventTypes: decode.types,
   tables: tableNames(tables),
   setup: (trx, t) => createTables(trx, tables, t),
@@ -146,6 +154,7 @@ export const referralsProjection = defineProjection({
     ] as const;
     const newImports: Pick<WriteRow<typeof referralDataImportsTable>, (typeof importColumns)[number]>[] = [];
     const facts: FactInput[] = [];
+    const dpcFacts: DpcFactsInput[] = [];
     const patch = (tenantId: string, id: string) => {
       const key = `${tenantId}:${id}`;
       let p = imports.get(key);
@@ -242,6 +251,21 @@ export const referralsProjection = defineProjection({
           for (const fact of list) facts.push({ kind, tenantId, importId: d.import_id, fact });
           break;
         }
+        case 'DpcFactsImported': {
+          const d = event.data;
+          const p = patch(tenantId, d.import_id);
+          p.imported += d.imported_row_count;
+          p.failed += d.failed_row_count;
+          p.errors.push(...d.errors);
+          dpcFacts.push({
+            tenantId,
+            importId: d.import_id,
+            stays: d.stays,
+            procedures: d.procedures,
+            visits: d.visits,
+          });
+          break;
+        }
         case 'ReferralDataImportFinished': {
           const d = event.data;
           const p = patch(tenantId, d.import_id);
@@ -274,6 +298,15 @@ export const referralsProjection = defineProjection({
       onConflict: sql`ON CONFLICT (tenant_id, institution_code, institution_name) DO UPDATE SET medical_institution_id = excluded.medical_institution_id`,
     });
     if (facts.length > 0) await applyFacts(trx, t, facts, patch);
+    if (dpcFacts.length > 0) {
+      const patients = await applyDpcFacts(trx, t, dpcFacts, (tenantId, importId, c) => {
+        const p = patch(tenantId, importId);
+        p.new_records += c.new;
+        p.updated += c.updated;
+        p.unchanged += c.unchanged;
+      });
+      if (patients.length > 0) await recompute(trx, t, patients, []);
+    }
     if (matches.size > 0) await reattribute(trx, t, [...matches.values()]);
     await applyImportPatches(trx, t, [...imports.values()]);
   },
@@ -406,6 +439,23 @@ async function applyFacts(
   await upsert('referral', referralsTable);
   await upsert('reverse', reverseReferralsTable);
   await upsert('admission', hospitalAdmissionsTable);
+  // D/EF facts that came before (or with) these stays' FF1 rows; the patients are already touched.
+  await mergeDpcFactsIntoStays(
+    trx,
+    t,
+    changed.flatMap((f) =>
+      f.kind === 'admission'
+        ? [
+            {
+              tenant_id: f.row.tenant_id,
+              patient_key: f.row.patient_key,
+              admission_date: f.row.admission_date,
+              facility_code: f.row.identity.split('|')[0]!,
+            },
+          ]
+        : [],
+    ),
+  );
   if (patients.size === 0 && rollupKeys.size === 0) return;
   await recompute(trx, t, [...patients.values()], [...rollupKeys.values()]);
 }

@@ -274,6 +274,60 @@ export const institutionMatchesTable = defineTable({
   primaryKey: ['tenant_id', 'institution_code', 'institution_name'],
 });
 
+/**
+ * What D and inpatient EF files say of a stay (docs/decisions.md, "D and EF files"), per 施設コード,
+ * patient and admission day: kept whichever file comes first and merged into the FF1 stay of that day
+ * (the lowest 回数管理番号) whenever it exists. D's latest 算定 period gives the DPC code.
+ */
+export const dpcStayClaimsTable = defineTable({
+  name: 'dpc_stay_claims',
+  columns: {
+    tenant_id: column.uuid(),
+    patient_key: column.text(),
+    admission_date: column.date(),
+    facility_code: column.text(),
+    discharge_date: column.date().nullable(),
+    department_code: column.text().nullable(),
+    dpc_code: column.text().nullable(),
+    dpc_period_end: column.date().nullable(),
+    import_id: column.uuid(),
+  },
+  primaryKey: ['tenant_id', 'patient_key', 'admission_date', 'facility_code'],
+});
+
+/** Inpatient EF operations (データ区分 50) and anesthesia (54), one per stay, day and code. */
+export const dpcStayProceduresTable = defineTable({
+  name: 'dpc_stay_procedures',
+  columns: {
+    tenant_id: column.uuid(),
+    identity: column.text(),
+    patient_key: column.text(),
+    admission_date: column.date(),
+    facility_code: column.text(),
+    kind: column.text<'operation' | 'anesthesia'>(),
+    procedure_date: column.date().nullable(),
+    code: column.text(),
+    name: column.text(),
+    import_id: column.uuid(),
+  },
+  primaryKey: ['tenant_id', 'identity'],
+  indexes: [['tenant_id', 'patient_key', 'admission_date']],
+});
+
+/** Outpatient days of a patient from 外来EF (one per 施設, patient and day). */
+export const outpatientVisitsTable = defineTable({
+  name: 'outpatient_visits',
+  columns: {
+    tenant_id: column.uuid(),
+    patient_key: column.text(),
+    visit_date: column.date(),
+    facility_code: column.text(),
+    department_code: column.text().nullable(),
+    import_id: column.uuid(),
+  },
+  primaryKey: ['tenant_id', 'patient_key', 'visit_date', 'facility_code'],
+});
+
 export type ReferralsTables = KyselyTables<
   | typeof referralDataImportsTable
   | typeof referralsTable
@@ -286,4 +340,7 @@ export type ReferralsTables = KyselyTables<
   | typeof referralTenantCaseRollupsTable
   | typeof mappingProfilesTable
   | typeof institutionMatchesTable
+  | typeof dpcStayClaimsTable
+  | typeof dpcStayProceduresTable
+  | typeof outpatientVisitsTable
 >;

@@ -61,6 +61,7 @@ describe('generateDemoReferralFiles', () => {
     expect(fs.readFileSync(path.join(c, referral)).equals(fs.readFileSync(first.files[0]!.path))).toBe(false);
   });
 
+  // Generates and parses every demo file: CPU-bound, several seconds on a loaded machine.
   it('writes files that parse back with no rejection, the mapping suggested from their own headers', async () => {
     const dir = tmp();
     const demo = await generateDemoReferralFiles(dir, options);
@@ -113,5 +114,5 @@ describe('generateDemoReferralFiles', () => {
     const joined = all.filter((s) => s.referralIn && referred.has(s.patientKey));
     expect(joined.length).toBe(all.filter((s) => s.referralIn).length);
     expect(joined.length).toBeGreaterThan(200);
-  });
+  }, 60_000);
 });

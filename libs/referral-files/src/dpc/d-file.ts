@@ -1,8 +1,18 @@
 import { readTableBatches, type FileSource, type TableReadOptions, type TableRow } from '../table-reader.ts';
 import { isDpcNoDate, parseDpcDate } from '../dates.ts';
 import { describeColumnCount } from '../file-kind-error.ts';
-import { KindGate, rejected, type Parsed } from '../parsed.ts';
-import { dataIdPattern, facilityCodePattern, isDpcHeader, stayJoinKeyOf } from './dpc-keys.ts';
+import { KindGate, refused, rejected, type Parsed } from '../parsed.ts';
+import {
+  dataIdPattern,
+  facilityCodePattern,
+  foreignFacilityReason,
+  isDpcHeader,
+  stayJoinKeyOf,
+  type FacilityScope,
+} from './dpc-keys.ts';
+
+/** Rows parsed between two turns of the event loop (a 256 KiB chunk holds ~2,500 EF rows). */
+const yieldEvery = 256;
 
 /** What the product keeps of a D file: the 14-digit DPC code of a stay and the period it was billed for. */
 export interface DpcFact {
@@ -22,7 +32,7 @@ export interface DpcFact {
 
 const dpcCodePattern = /^\d{6}[0-9x]{8}$/i;
 
-function parseRow({ rowNumber, cells }: TableRow): Parsed<DpcFact> | null {
+function parseRow({ rowNumber, cells }: TableRow, scope: FacilityScope): Parsed<DpcFact> | null {
   if (cells.length !== 30)
     return rejected(rowNumber, `列数が${cells.length}列です。30列が必要です${describeColumnCount(cells.length)}`);
   const [facilityCode, dataId, dischargeCell, admissionCell] = cells as [string, string, string, string];
@@ -35,6 +45,8 @@ function parseRow({ rowNumber, cells }: TableRow): Parsed<DpcFact> | null {
   const dischargeDate = parseDpcDate(dischargeCell);
   if (!dischargeDate && !isDpcNoDate(dischargeCell))
     return rejected(rowNumber, `退院年月日「${dischargeCell}」が日付（YYYYMMDD）ではありません`);
+  const foreign = foreignFacilityReason(facilityCode, scope);
+  if (foreign) return refused(rowNumber, foreign);
   const dpcCode = cells[28]!;
   // 出来高 rows of a D file carry no 分類番号; they say nothing the product uses.
   if (dpcCode === '') return null;
@@ -61,11 +73,17 @@ function parseRow({ rowNumber, cells }: TableRow): Parsed<DpcFact> | null {
  * Streams a Dファイル (30 columns, DPC包括請求). One fact is yielded per stay and DPC code (the
  * 包括 rows of a stay repeat the code; only a change is passed on).
  */
-export async function* parseDFile(source: FileSource, options: TableReadOptions = {}): AsyncGenerator<Parsed<DpcFact>> {
+export interface DFileReadOptions extends TableReadOptions, FacilityScope {
+  /** Kept up to date with the data rows read so far (one fact per stay and code: most rows yield nothing). */
+  progress?: { rows: number } | undefined;
+}
+
+export async function* parseDFile(source: FileSource, options: DFileReadOptions = {}): AsyncGenerator<Parsed<DpcFact>> {
   const gate = new KindGate<DpcFact>(
     'd_file',
     'タブ区切り30列（施設コード、データ識別番号、退院年月日、入院年月日、データ区分 … 算定開始日、算定終了日、算定起算日、分類番号、医療機関係数）を想定しています',
   );
+  const progress = options.progress ?? { rows: 0 };
   let first = true;
   let last = '';
   for await (const batch of readTableBatches(source, options)) {
@@ -74,7 +92,10 @@ export async function* parseDFile(source: FileSource, options: TableReadOptions 
         first = false;
         if (isDpcHeader(row.cells)) continue;
       }
-      const parsed = parseRow(row);
+      progress.rows++;
+      // Give the event loop a turn now and then: the worker's projections share it with this parse.
+      if (progress.rows % yieldEvery === 0) await new Promise((resolve) => setImmediate(resolve));
+      const parsed = parseRow(row, options);
       if (parsed === null) continue;
       if (parsed.kind === 'record') {
         const key = `${parsed.record.joinKey}|${parsed.record.dpcCode}|${parsed.record.periodEnd}`;

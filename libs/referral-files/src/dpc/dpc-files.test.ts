@@ -363,3 +363,54 @@ describe('StayAssembler', () => {
     expect(b.stays()).toEqual(a.stays());
   });
 });
+
+describe("the tenant's facility scope", () => {
+  const other = '139999999';
+  const foreign = (cells: string[]) => [other, ...cells.slice(1)];
+  const reason = `施設コード「${other}」は自院・グループ病院の施設コード（${fac}）ではありません`;
+  const scope = { facilityCodes: new Set([fac]) };
+
+  it("refuses another hospital's rows by number in EF, D and FF1, keeping the tenant's own", async () => {
+    const efRows = [
+      ef('1', '20240410', '20240401', '50', { rece: '150254110', interp: 'K672-2', date: '20240402' }),
+      foreign(ef('2', '20240410', '20240401', '50', { rece: '150254110', interp: 'K672-2', date: '20240402' })),
+    ];
+    const efRead = await collect(parseEf(writeFixture(efRows), { kind: 'inpatient', ...scope }));
+    expect(efRead.records.map((r) => r.type)).toEqual(['stay', 'operation']);
+    expect(efRead.rejected).toEqual([{ rowNumber: 2, reason }]);
+
+    const dRead = await collect(
+      parseDFile(writeFixture([foreign(dRow('2', '20240410', '20240401', '060335xx97x0xx'))]), scope),
+    );
+    // A file of nothing but another hospital's rows is still a D file: its rows are refused, it does not fail.
+    expect(dRead).toEqual({ records: [], rejected: [{ rowNumber: 1, reason }] });
+
+    const ff1Read = await collect(parseFf1(writeFixture([...stayLong.slice(0, 2), foreign(stayLong[2]!)]), scope));
+    expect(ff1Read.records).toHaveLength(2);
+    expect(ff1Read.rejected).toEqual([{ rowNumber: 3, reason }]);
+  });
+
+  it('takes any 施設コード when the tenant has no own hospital set', async () => {
+    const { rejected } = await collect(
+      parseDFile(writeFixture([foreign(dRow('2', '20240410', '20240401', '060335xx97x0xx'))]), {
+        facilityCodes: new Set(),
+      }),
+    );
+    expect(rejected).toEqual([]);
+  });
+
+  it('reports the data rows read so far, though most EF rows yield nothing', async () => {
+    const progress = { rows: 0 };
+    const seen: number[] = [];
+    const rows = [
+      pad(['施設コード', 'データ識別番号'], 31),
+      ...Array.from({ length: 50 }, () => ef('1', '20240410', '20240401', '90')),
+      ef('1', '20240410', '20240401', '50', { rece: '150254110', interp: 'K672-2', date: '20240402' }),
+      ...Array.from({ length: 9 }, () => ef('1', '20240410', '20240401', '90')),
+    ];
+    for await (const item of parseEf(writeFixture(rows), { kind: 'inpatient', progress }))
+      if (item.kind === 'record') seen.push(progress.rows);
+    expect(seen).toEqual([1, 51]);
+    expect(progress.rows).toBe(60);
+  });
+});

@@ -23,3 +23,23 @@ export const dataIdPattern = /^[0-9A-Za-z]{1,10}$/;
 export function isDpcHeader(cells: readonly string[]): boolean {
   return cells[1] === 'データ識別番号' || (cells[0] ?? '').startsWith('施設コード');
 }
+
+/** The 施設コード a tenant's DPC files may carry (its own hospital and its group's); none given: any. */
+export interface FacilityScope {
+  facilityCodes?: ReadonlySet<string> | undefined;
+}
+
+/** Why a row of another hospital is refused, or null when its 施設コード is in scope. */
+export function foreignFacilityReason(facilityCode: string, scope: FacilityScope): string | null {
+  const allowed = scope.facilityCodes;
+  if (!allowed || allowed.size === 0 || allowed.has(facilityCode)) return null;
+  return `施設コード「${facilityCode}」は自院・グループ病院の施設コード（${[...allowed].sort().join('、')}）ではありません`;
+}
+
+/**
+ * The 9-digit 施設コード of a 10-digit 医療機関コード: 都道府県番号(2) + 医療機関コード(7), the 点数表
+ * digit in between dropped.
+ */
+export function facilityCodeOfInstitutionCode(code: string): string | null {
+  return /^\d{10}$/.test(code) ? code.slice(0, 2) + code.slice(3) : null;
+}

@@ -1,8 +1,18 @@
 import { readTableBatches, type FileSource, type TableReadOptions, type TableRow } from '../table-reader.ts';
 import { isDpcNoDate, parseDpcDate } from '../dates.ts';
 import { describeColumnCount } from '../file-kind-error.ts';
-import { KindGate, rejected, type Parsed } from '../parsed.ts';
-import { dataIdPattern, facilityCodePattern, isDpcHeader, stayJoinKeyOf } from './dpc-keys.ts';
+import { KindGate, refused, rejected, type Parsed } from '../parsed.ts';
+import {
+  dataIdPattern,
+  facilityCodePattern,
+  foreignFacilityReason,
+  isDpcHeader,
+  stayJoinKeyOf,
+  type FacilityScope,
+} from './dpc-keys.ts';
+
+/** Rows parsed between two turns of the event loop (a 256 KiB chunk holds ~2,500 EF rows). */
+const yieldEvery = 256;
 
 /**
  * What the product keeps of an EF file. EF holds every billed item (millions of rows a year for a
@@ -69,7 +79,12 @@ export function isOperationKCode(code: string): boolean {
   return m !== null && Number(m[1]) < 920;
 }
 
-function parseRow({ rowNumber, cells }: TableRow, kind: EfKind, last: { key: string }): Parsed<EfFact>[] {
+function parseRow(
+  { rowNumber, cells }: TableRow,
+  kind: EfKind,
+  last: { key: string },
+  scope: FacilityScope,
+): Parsed<EfFact>[] {
   if (cells.length !== 31)
     return [rejected(rowNumber, `列数が${cells.length}列です。31列が必要です${describeColumnCount(cells.length)}`)];
   const facilityCode = cells[0]!;
@@ -99,6 +114,8 @@ function parseRow({ rowNumber, cells }: TableRow, kind: EfKind, last: { key: str
         `${kind === 'inpatient' ? '退院年月日' : '生年月日'}「${otherDateCell}」が日付（YYYYMMDD）ではありません`,
       ),
     ];
+  const foreign = foreignFacilityReason(facilityCode, scope);
+  if (foreign) return [refused(rowNumber, foreign)];
   const joinKey = stayJoinKeyOf(facilityCode, dataId, keyDate);
   const out: Parsed<EfFact>[] = [];
   // EF rows come grouped by stay; announcing a stay when the key changes keeps memory flat. A file
@@ -155,11 +172,13 @@ function parseRow({ rowNumber, cells }: TableRow, kind: EfKind, last: { key: str
   return out;
 }
 
-export interface EfReadOptions extends TableReadOptions {
+export interface EfReadOptions extends TableReadOptions, FacilityScope {
   /** 入院EF (cols 3/4 = 退院/入院年月日) or 外来EF (cols 3/4 = 生年月日/外来受診年月日). */
   kind: EfKind;
   /** Called with the count of rows read, data rows only; for progress and figures. */
   onRowsRead?: ((rows: number) => void) | undefined;
+  /** Kept up to date with the data rows read so far (facts are sparse: most rows yield nothing). */
+  progress?: { rows: number } | undefined;
 }
 
 /**
@@ -175,6 +194,7 @@ export async function* parseEf(source: FileSource, options: EfReadOptions): Asyn
       '、データ区分、順序番号、行為明細番号 …）を想定しています',
   );
   const last = { key: '' };
+  const progress = options.progress ?? { rows: 0 };
   let count = 0;
   let first = true;
   for await (const batch of readTableBatches(source, options)) {
@@ -183,8 +203,10 @@ export async function* parseEf(source: FileSource, options: EfReadOptions): Asyn
         first = false;
         if (isDpcHeader(row.cells)) continue;
       }
-      count++;
-      for (const item of parseRow(row, kind, last)) yield* gate.accept(item);
+      progress.rows = ++count;
+      // Give the event loop a turn now and then: the worker's projections share it with this parse.
+      if (progress.rows % yieldEvery === 0) await new Promise((resolve) => setImmediate(resolve));
+      for (const item of parseRow(row, kind, last, options)) yield* gate.accept(item);
     }
   }
   gate.finish();

@@ -1,8 +1,15 @@
 import { readTableBatches, type FileSource, type TableReadOptions, type TableRow } from '../table-reader.ts';
 import { parseDpcDate } from '../dates.ts';
 import { describeColumnCount } from '../file-kind-error.ts';
-import { KindGate, rejected, type Parsed } from '../parsed.ts';
-import { dataIdPattern, facilityCodePattern, isDpcHeader, stayKeyOf } from './dpc-keys.ts';
+import { KindGate, refused, rejected, type Parsed } from '../parsed.ts';
+import {
+  dataIdPattern,
+  facilityCodePattern,
+  foreignFacilityReason,
+  isDpcHeader,
+  stayKeyOf,
+  type FacilityScope,
+} from './dpc-keys.ts';
 
 /**
  * One row of 様式1 in the long (縦持ち) layout, every payload kept whatever the code, so that a later
@@ -206,7 +213,7 @@ function* parseWideRow(
   }
 }
 
-export interface Ff1ReadOptions extends TableReadOptions {
+export interface Ff1ReadOptions extends TableReadOptions, FacilityScope {
   /** 施設コード for a wide file that has no such column. */
   facilityCode?: string | undefined;
 }
@@ -233,8 +240,18 @@ export async function* parseFf1(source: FileSource, options: Ff1ReadOptions = {}
         }
         mode = 'long';
       }
-      if (mode === 'long') yield* gate.accept(parseLongRow(row));
-      else for (const item of parseWideRow(row, targets, options.facilityCode)) yield* gate.accept(item);
+      if (mode === 'long') {
+        const item = parseLongRow(row);
+        const foreign = item.kind === 'record' ? foreignFacilityReason(item.record.facilityCode, options) : null;
+        yield* gate.accept(foreign ? refused(item.rowNumber, foreign) : item);
+      } else {
+        // A wide row is one stay: refused once, not once per item it holds.
+        const items = [...parseWideRow(row, targets, options.facilityCode)];
+        const head = items[0];
+        const foreign = head?.kind === 'record' ? foreignFacilityReason(head.record.facilityCode, options) : null;
+        if (foreign) yield* gate.accept(refused(head!.rowNumber, foreign));
+        else for (const item of items) yield* gate.accept(item);
+      }
     }
   }
   gate.finish();

@@ -59,15 +59,22 @@ describe('data upload', () => {
       );
   });
 
-  it('refuses the DPC files it cannot import yet', () => {
-    given(dataUploadDecider)
-      .when({ ...upload, importType: 'hospital_admission_ef_file' })
-      .thenRejected(
-        invalid({
-          field: 'import_type',
-          message: 'この種類のファイルの取り込みは準備中です。紹介リスト・逆紹介リスト・様式1（FF1）を取り込めます',
-        }),
-      );
+  it('accepts the D and EF files (the worker imports them)', () => {
+    for (const importType of ['d_file', 'hospital_admission_ef_file', 'outpatient_ef_file'] as const)
+      given(dataUploadDecider)
+        .when({ ...upload, importType })
+        .then([
+          {
+            type: 'ReferralDataImportRequested',
+            data: {
+              import_id: upload.importId,
+              import_type: importType,
+              filename: upload.filename,
+              stored_path: upload.storedPath,
+              mapping: null,
+            },
+          },
+        ]);
   });
 });
 

@@ -23,20 +23,12 @@ export interface RequestDataUpload {
 const isList = (type: ReferralDataImportType): type is 'referral' | 'reverse_referral' =>
   type === 'referral' || type === 'reverse_referral';
 
-/** What the worker imports today; D and EF files come later (issue 12 §3). */
-const supported = new Set<ReferralDataImportType>(['referral', 'reverse_referral', 'ff1_file']);
-
 /** An upload is requested once, with the mapping it will be read with; the worker appends the rest of its stream. */
 export const dataUploadDecider: Decider<{ requested: boolean }, RequestDataUpload, ReferralDataImportEvent> = {
   initialState: () => ({ requested: false }),
   evolve: (state, event) => (event.type === 'ReferralDataImportRequested' ? { requested: true } : state),
   decide: (state, command) => {
     if (state.requested) return invalid({ field: 'file', message: 'この取り込みは既に登録されています' });
-    if (!supported.has(command.importType))
-      return invalid({
-        field: 'import_type',
-        message: 'この種類のファイルの取り込みは準備中です。紹介リスト・逆紹介リスト・様式1（FF1）を取り込めます',
-      });
     let mapping: Record<string, string> | null = null;
     if (command.mappingProfileId !== null) {
       if (!isList(command.importType))

@@ -6,7 +6,7 @@ import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
-import type { ReferralDataImportType, ReferralsImported } from '@renkei/domain';
+import type { DpcFactsImported, ReferralDataImportType, ReferralsImported } from '@renkei/domain';
 import {
   createPostgresEventStore,
   readStreamOrEmpty,
@@ -46,7 +46,8 @@ beforeAll(async () => {
   await sql`CREATE TABLE rm.own_departments (tenant_id uuid, id uuid, name text)`.execute(db.kysely);
   await sql`INSERT INTO rm.own_departments VALUES (${tenant}, ${surgery}, '外科')`.execute(db.kysely);
   // The tenant's own hospital gives the prefecture that completes 7-digit codes.
-  await sql`CREATE TABLE rm.tenant_settings (tenant_id uuid, medical_institution_id text)`.execute(db.kysely);
+  await sql`CREATE TABLE rm.tenant_settings (tenant_id uuid, medical_institution_id text,
+    group_medical_institution_ids uuid[] NOT NULL DEFAULT '{}')`.execute(db.kysely);
   await sql`INSERT INTO rm.tenant_settings VALUES (${tenant}, ${institutionIdFromCode(code(9))})`.execute(db.kysely);
   // The reactor waits for the CRM read model to pass the upload: this checkpoint stands for one that has.
   await migrateProjections(db);
@@ -230,5 +231,170 @@ describe('referral data import', () => {
     expect(totals.admitted).toBeGreaterThan(totals.referrals / 5);
     expect(totals.operated).toBeGreaterThan(0);
     expect(totals.reverse).toBeGreaterThan(0);
+  });
+
+  describe('D and EF files', () => {
+    // The tenant's own hospital is code(9): its 施設コード is the prefecture and the last 7 digits.
+    const facility = () => code(9).slice(0, 2) + code(9).slice(3);
+    const pad = (cells: string[], n: number) => [...cells, ...Array<string>(n - cells.length).fill('')];
+    const efRow = (fac: string, id: string, adm: string, dataClass: string, interp = '', date = adm) => {
+      const c = pad(
+        [
+          fac,
+          id,
+          '20240430',
+          adm,
+          dataClass,
+          '1',
+          '001',
+          '',
+          interp ? '150254110' : '',
+          interp,
+          interp ? '腹腔鏡下胆嚢摘出術' : '',
+        ],
+        31,
+      );
+      c[23] = date;
+      c[25] = '100';
+      return c.join('\t');
+    };
+    const write = (name: string, lines: string[]) => {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, iconv.encode(lines.join('\r\n') + '\r\n', 'cp932'));
+      return file;
+    };
+    /** An EF of `stays` stays, each one 入院料 row, an operation and nine more 入院料 rows. */
+    const efFile = (name: string, stays: number) =>
+      write(
+        name,
+        Array.from({ length: stays }, (_, i) => {
+          const id = String(i + 1).padStart(10, '0');
+          const adm = `202404${String((i % 28) + 1).padStart(2, '0')}`;
+          return [
+            efRow(facility(), id, adm, '90'),
+            efRow(facility(), id, adm, '50', 'K672-2', adm),
+            ...Array.from({ length: 9 }, () => efRow(facility(), id, adm, '90')),
+          ];
+        }).flat(),
+      );
+    const chunksOf = async (run: { events: () => Promise<RecordedEvent[]> }) =>
+      (await run.events()).filter((e) => e.type === 'DpcFactsImported').map((e) => e.data as DpcFactsImported);
+
+    it('imports an inpatient EF in chunks, counting every row, and resumes a stopped run without a duplicate', async () => {
+      const file = efFile('efn.txt', 700);
+      const stop = new AbortController();
+      let turns = 0;
+      const control = {
+        signal: stop.signal,
+        turn: async <T>(work: () => Promise<T>) => {
+          if (++turns > 1) stop.abort();
+          if (stop.signal.aborted) throw new ImportInterruptedError();
+          return work();
+        },
+      };
+      const run = await upload(file, 'hospital_admission_ef_file', null, (requested) =>
+        expect(runReferralDataImport(db, store, requested, control)).rejects.toThrow(ImportInterruptedError),
+      );
+      expect(await chunksOf(run)).toHaveLength(1);
+      await runReferralDataImport(db, store, run.requested);
+      const chunks = await chunksOf(run);
+      expect(chunks.map((c) => c.chunk)).toEqual([0, 1, 2]);
+      expect(chunks.reduce((n, c) => n + c.imported_row_count, 0)).toBe(7700);
+      expect(chunks.flatMap((c) => c.stays)).toHaveLength(700);
+      const operations = chunks.flatMap((c) => c.procedures);
+      expect(operations).toHaveLength(700);
+      expect(new Set(operations.map((p) => p.identity)).size).toBe(700);
+      expect(operations[0]).toMatchObject({
+        facility_code: facility(),
+        patient_key: '1',
+        admission_date: '2024-04-01',
+        kind: 'operation',
+        code: 'K672-2',
+        date: '2024-04-01',
+      });
+      expect((await run.events()).at(-1)!.data).toMatchObject({
+        status: 'completed',
+        imported_row_count: 7700,
+        failed_row_count: 0,
+      });
+    });
+
+    it("refuses another hospital's rows by number and keeps the rest", async () => {
+      const file = write('mixed-ef.txt', [
+        efRow(facility(), '1', '20240401', '90'),
+        efRow('139999999', '2', '20240401', '90'),
+        efRow('139999999', '2', '20240401', '50', 'K672-2'),
+        efRow(facility(), '1', '20240401', '50', 'K672-2'),
+      ]);
+      const run = await upload(file, 'hospital_admission_ef_file', null);
+      const [chunk] = await chunksOf(run);
+      expect(chunk!.errors.map((e) => e.row_number)).toEqual([2, 3]);
+      expect(chunk!.errors[0]!.message).toMatch(/^2行目: 施設コード「139999999」は自院・グループ病院の施設コード/);
+      expect(chunk!.procedures).toHaveLength(1);
+      expect((await run.events()).at(-1)!.data).toMatchObject({
+        status: 'completed',
+        imported_row_count: 2,
+        failed_row_count: 2,
+      });
+    });
+
+    it('fails a file of the wrong kind at once, saying what was expected', async () => {
+      const ef = efFile('ef-as-d.txt', 3);
+      for (const [importType, expected] of [
+        ['d_file', /^Dファイルとして読めません。タブ区切り30列.*31列: EF統合ファイルの形式です/],
+        ['ff1_file', /^様式1（FF1）ファイルとして読めません/],
+      ] as const) {
+        const run = await upload(ef, importType, null);
+        const events = await run.events();
+        expect(events.some((e) => e.type === 'DpcFactsImported' || e.type === 'HospitalAdmissionsImported')).toBe(
+          false,
+        );
+        expect(events.at(-1)!.data).toMatchObject({
+          status: 'failed',
+          error: { message: expect.stringMatching(expected) },
+        });
+      }
+    });
+
+    it('imports the demo D and EF before their FF1: the stays get their DPC codes, and nothing doubles on re-upload', async () => {
+      const demo = await generateDemoReferralFiles(path.join(dir, 'demo-dpc'), {
+        seed: 11,
+        institutions: [1, 2, 3].map((n) => ({ code: code(n), name: `テスト病院${n}` })),
+        ownInstitutionCode: code(9),
+        fiscalYears: [2024],
+        referralsPerYear: 300,
+        otherAdmissionsPerYear: 50,
+      });
+      const fileOf = (kind: string) => demo.files.find((f) => f.kind === kind)!.path;
+      const runs = [
+        await upload(fileOf('d_file'), 'd_file', null),
+        await upload(fileOf('hospital_admission_ef_file'), 'hospital_admission_ef_file', null),
+        await upload(fileOf('hospital_admission_ef_file'), 'hospital_admission_ef_file', null),
+        await upload(fileOf('ff1_file'), 'ff1_file', null),
+        await upload(fileOf('referral'), 'referral', demo.referralMapping),
+      ];
+      const all: RecordedEvent[] = [];
+      for (const run of runs) {
+        const events = await run.events();
+        expect(events.at(-1)!.data).toMatchObject({ status: 'completed', failed_row_count: 0, error: null });
+        all.push(...events);
+      }
+      const t = physicalTables(referralsProjection, 'dpc');
+      await db.kysely.transaction().execute((trx) => referralsProjection.setup(trx, t));
+      await db.kysely.transaction().execute((trx) => referralsProjection.handle(trx, all, t));
+      const { rows } = await sql<{ stays: number; coded: number; operated: number }>`
+        SELECT count(*)::int AS stays, count(dpc_code)::int AS coded, count(kcode)::int AS operated
+          FROM ${sql.table(t.hospital_admissions)}`.execute(db.kysely);
+      expect(rows[0]!.stays).toBeGreaterThan(50);
+      expect(rows[0]!.coded).toBe(rows[0]!.stays);
+      expect(rows[0]!.operated).toBeGreaterThan(0);
+      const { rows: imports } = await sql<{ import_type: string; n: number; u: number }>`
+        SELECT import_type, new_record_count AS n, unchanged_record_count AS u
+          FROM ${sql.table(t.referral_data_imports)} WHERE import_type = 'hospital_admission_ef_file' ORDER BY created_at`.execute(
+        db.kysely,
+      );
+      expect(imports[0]!.n).toBeGreaterThan(0);
+      expect(imports[1]).toMatchObject({ n: 0, u: imports[0]!.n + imports[0]!.u });
+    });
   });
 });

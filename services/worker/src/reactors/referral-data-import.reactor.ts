@@ -6,7 +6,10 @@ import {
   referralDataImportAggregate,
   uuidV5,
   type HospitalAdmissionFact,
+  type OutpatientVisitFact,
   type ReferralDataImportRequested,
+  type StayClaimFact,
+  type StayProcedureFact,
   type ReferralFact,
   type ReverseReferralFact,
 } from '@renkei/domain';
@@ -19,13 +22,19 @@ import {
 } from '@renkei/event-store';
 import { defineReactor, waitForPosition } from '@renkei/projections';
 import {
+  facilityCodeOfInstitutionCode,
   FileKindError,
+  patientKeyOf,
+  parseDFile,
+  parseEf,
   parseFf1,
   parseReferralList,
   parseReverseReferralList,
   readListHeader,
   StayAssembler,
   suggestMapping,
+  type DpcFact,
+  type EfFact,
   type HospitalStay,
   type Parsed,
   type ReferralRecord,
@@ -69,6 +78,8 @@ function normalizeInstitutionName(name: string): string {
 interface TenantFacts {
   prefectureCode: number | undefined;
   ownDepartments: Map<string, string>;
+  /** 施設コード of the tenant's own hospital and its group: DPC rows of any other are refused. Empty: no own hospital set. */
+  facilityCodes: Set<string>;
 }
 
 async function loadTenantFacts(db: Database, requested: RecordedEvent): Promise<TenantFacts> {
@@ -83,9 +94,18 @@ async function loadTenantFacts(db: Database, requested: RecordedEvent): Promise<
      WHERE s.tenant_id = ${tenantId}`
     .execute(db.kysely)
     .catch(() => ({ rows: [] as { prefecture_code: number | null }[] }));
+  const scope = await sql<{ code: string | null }>`
+    SELECT m.code FROM rm.tenant_settings s JOIN ref.medical_institutions m
+        ON m.id::text = s.medical_institution_id OR m.id = ANY(s.group_medical_institution_ids)
+     WHERE s.tenant_id = ${tenantId} AND s.medical_institution_id IS NOT NULL`
+    .execute(db.kysely)
+    .catch(() => ({ rows: [] as { code: string | null }[] }));
   return {
     prefectureCode: own.rows[0]?.prefecture_code ?? undefined,
     ownDepartments: new Map(departments.rows.map((d) => [nfkc(d.name), d.id])),
+    facilityCodes: new Set(
+      scope.rows.map((r) => (r.code ? facilityCodeOfInstitutionCode(r.code) : null)).filter((c) => c !== null),
+    ),
   };
 }
 
@@ -187,7 +207,8 @@ export async function runReferralDataImport(
     if (
       e.type === 'ReferralsImported' ||
       e.type === 'ReverseReferralsImported' ||
-      e.type === 'HospitalAdmissionsImported'
+      e.type === 'HospitalAdmissionsImported' ||
+      e.type === 'DpcFactsImported'
     )
       recorded.set(e.data.chunk, e.data);
   const metadata: EventMetadata = {
@@ -343,7 +364,7 @@ export async function runReferralDataImport(
         const assembler = new StayAssembler();
         const errors: { row_number: number; message: string }[] = [];
         let rows = 0;
-        for await (const item of parseFf1(data.stored_path)) {
+        for await (const item of parseFf1(data.stored_path, { facilityCodes: facts.facilityCodes })) {
           if (item.kind === 'record') {
             rows++;
             assembler.addFf1(item.record);
@@ -368,10 +389,47 @@ export async function runReferralDataImport(
       }
       case 'd_file':
       case 'outpatient_ef_file':
-      case 'hospital_admission_ef_file':
-        // Refused at upload (see data-upload.decider.ts); an old request would end here.
-        await finish('failed', 0, 'この種類のファイルの取り込みにはまだ対応していません。');
-        return;
+      case 'hospital_admission_ef_file': {
+        // Facts are sparse (one per stay, operation, anesthesia or visit; most EF rows yield none), so
+        // a chunk is closed by facts held and its row counts come from the parser's progress.
+        const progress = { rows: 0 };
+        const scope = { facilityCodes: facts.facilityCodes, progress };
+        let counted = 0;
+        let held = new DpcChunk();
+        const flush = async () => {
+          const chunkFacts = held;
+          held = new DpcChunk();
+          const rows = progress.rows - counted;
+          counted = progress.rows;
+          await emitChunk(
+            'DpcFactsImported',
+            {
+              imported_row_count: Math.max(rows - chunkFacts.errors.length, 0),
+              failed_row_count: chunkFacts.errors.length,
+              errors: chunkFacts.errors,
+            },
+            async () => chunkFacts.payload(),
+          );
+        };
+        const source: AsyncIterable<Parsed<EfFact | DpcFact>> =
+          data.import_type === 'd_file'
+            ? parseDFile(data.stored_path, scope)
+            : parseEf(data.stored_path, {
+                ...scope,
+                kind: data.import_type === 'outpatient_ef_file' ? 'outpatient' : 'inpatient',
+              });
+        const isD = data.import_type === 'd_file';
+        for await (const item of source) {
+          if (item.kind === 'rejected') held.reject(item.rowNumber, item.reason);
+          else if (isD) held.addD(item.record as DpcFact);
+          else held.addEf(item.record as EfFact);
+          if (held.size >= chunkSize) await flush();
+        }
+        total = progress.rows;
+        // The last chunk also counts the rows after the last fact (always one chunk, even for an empty file).
+        if (held.size > 0 || progress.rows > counted || chunk === 0) await flush();
+        break;
+      }
       default: {
         const never: never = data.import_type;
         throw new Error(`unknown import type ${String(never)}`);
@@ -385,6 +443,85 @@ export async function runReferralDataImport(
     throw error;
   }
   await finish('completed', null, null);
+}
+
+/**
+ * The facts of one chunk of a D or EF file, as the events carry them (docs/decisions.md, "D and EF
+ * files"). An operation billed on several detail rows of one 行為 is one fact per day and K code.
+ */
+class DpcChunk {
+  private readonly stays = new Map<string, StayClaimFact>();
+  private readonly procedures = new Map<string, StayProcedureFact>();
+  private readonly visits = new Map<string, OutpatientVisitFact>();
+  readonly errors: { row_number: number; message: string }[] = [];
+
+  get size(): number {
+    return this.stays.size + this.procedures.size + this.visits.size + this.errors.length;
+  }
+
+  reject(rowNumber: number, reason: string): void {
+    this.errors.push({ row_number: rowNumber, message: `${rowNumber}行目: ${reason}` });
+  }
+
+  addD(fact: DpcFact): void {
+    const key = `${fact.joinKey}|${fact.dpcCode}|${fact.periodEnd}`;
+    this.stays.set(key, {
+      facility_code: fact.facilityCode,
+      patient_key: patientKeyOf(fact.dataId),
+      admission_date: fact.admissionDate,
+      source: 'd',
+      discharge_date: fact.dischargeDate,
+      department_code: fact.departmentCode || null,
+      dpc_code: fact.dpcCode,
+      dpc_period_end: fact.periodEnd,
+    });
+  }
+
+  addEf(fact: EfFact): void {
+    if (fact.type === 'stay')
+      this.stays.set(fact.joinKey, {
+        facility_code: fact.facilityCode,
+        patient_key: patientKeyOf(fact.dataId),
+        admission_date: fact.admissionDate,
+        source: 'ef',
+        discharge_date: fact.dischargeDate,
+        department_code: fact.departmentCode || null,
+        dpc_code: null,
+        dpc_period_end: null,
+      });
+    else if (fact.type === 'visit')
+      this.visits.set(fact.joinKey, {
+        facility_code: fact.facilityCode,
+        patient_key: patientKeyOf(fact.dataId),
+        visit_date: fact.visitDate,
+        department_code: fact.departmentCode || null,
+      });
+    else {
+      // The join key is 施設コード|データ識別番号 (no zeros)|入院年月日 (YYYYMMDD).
+      const [facilityCode, patientKey, compact] = fact.joinKey.split('|') as [string, string, string];
+      const kind = fact.type;
+      const code = fact.type === 'operation' ? fact.kcode : fact.lcode;
+      const identity = `${fact.joinKey}|${kind}|${fact.date ?? ''}|${code}`;
+      this.procedures.set(identity, {
+        facility_code: facilityCode,
+        patient_key: patientKey,
+        admission_date: `${compact.slice(0, 4)}-${compact.slice(4, 6)}-${compact.slice(6, 8)}`,
+        identity,
+        kind,
+        date: fact.date,
+        code,
+        name: fact.name,
+      });
+    }
+  }
+
+  payload() {
+    return {
+      stays: [...this.stays.values()],
+      procedures: [...this.procedures.values()],
+      visits: [...this.visits.values()],
+    };
+  }
 }
 
 /** The upload an import run starts from, read through its schema. */
@@ -407,7 +544,8 @@ async function failImport(store: EventStore, requested: RecordedEvent): Promise<
     if (
       e.type === 'ReferralsImported' ||
       e.type === 'ReverseReferralsImported' ||
-      e.type === 'HospitalAdmissionsImported'
+      e.type === 'HospitalAdmissionsImported' ||
+      e.type === 'DpcFactsImported'
     ) {
       counts.i += e.data.imported_row_count;
       counts.f += e.data.failed_row_count;

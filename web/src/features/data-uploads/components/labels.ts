@@ -20,18 +20,24 @@ export const uploadTypes: { type: DataUploadType; label: string; expects: string
     expects: 'DPC様式1の縦持ち形式（タブ区切り17列）または横持ち形式（FL00001）。入院ごとの手術・診断を取り込みます。',
     supported: true,
   },
-  { type: 'd_file', label: 'Dファイル', expects: 'DPC包括の診断群分類（30列）。', supported: false },
+  {
+    type: 'd_file',
+    label: 'Dファイル',
+    expects: 'DPC包括請求のDファイル（タブ区切り30列）。入院ごとのDPCコード（分類番号）を取り込みます。',
+    supported: true,
+  },
   {
     type: 'hospital_admission_ef_file',
     label: 'EFファイル（入院）',
-    expects: '入院EF統合ファイル（31列）。手術・麻酔の行だけを使います。',
-    supported: false,
+    expects:
+      '入院EF統合ファイル（タブ区切り31列）。手術（データ区分50）・麻酔（54）の行と入退院日を使い、様式1に手術がない入院に反映します。',
+    supported: true,
   },
   {
     type: 'outpatient_ef_file',
     label: 'EFファイル（外来）',
-    expects: '外来EF統合ファイル（31列）。',
-    supported: false,
+    expects: '外来EF統合ファイル（タブ区切り31列）。患者ごとの外来受診日と診療科だけを取り込みます。',
+    supported: true,
   },
 ];
 
