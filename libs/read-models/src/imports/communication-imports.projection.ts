@@ -33,7 +33,6 @@ export const communicationImportsProjection = defineProjection({
             account_id: event.data.account_id,
             name: event.data.username,
             email: event.data.email,
-            active: event.type === 'AccountUpdated' ? event.data.active : true,
           });
           break;
         case 'CommunicationImportRequested':
@@ -65,7 +64,7 @@ export const communicationImportsProjection = defineProjection({
       }
     }
     await insertRows(trx, t.communication_import_accounts, communicationImportAccountsTable, [...accounts.values()], {
-      onConflict: sql`ON CONFLICT (tenant_id, account_id) DO UPDATE SET name = excluded.name, email = excluded.email, active = excluded.active`,
+      onConflict: sql`ON CONFLICT (tenant_id, account_id) DO UPDATE SET name = excluded.name, email = excluded.email`,
     });
   },
 });

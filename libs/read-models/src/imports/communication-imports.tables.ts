@@ -14,7 +14,8 @@ export const communicationImportsTable = defineTable({
 
 /**
  * The tenant's staff as an import names them (by email or name): no other read model keeps their
- * emails. Inactive accounts stay, so a row naming one gets a message saying so.
+ * emails. Deactivated accounts stay: a record may be about a former colleague's visit, as a record
+ * entered by hand may.
  */
 export const communicationImportAccountsTable = defineTable({
   name: 'communication_import_accounts',
@@ -23,7 +24,6 @@ export const communicationImportAccountsTable = defineTable({
     account_id: column.uuid(),
     name: column.text(),
     email: column.text().nullable(),
-    active: column.boolean(),
   },
   primaryKey: ['tenant_id', 'account_id'],
 });
