@@ -42,8 +42,9 @@ export const communicationImportsProjection = defineProjection({
             created_at: recorded.created_at,
             created_by: recorded.metadata.account_id,
           });
-          await sql`UPDATE ${table} SET import_type = ${event.data.mode === 'create' ? 'communication' : 'communication_update'}
-            WHERE tenant_id = ${tenantId} AND id = ${event.data.import_id}`.execute(trx);
+          if (event.data.mode === 'update')
+            await sql`UPDATE ${table} SET import_type = 'communication_update'
+              WHERE tenant_id = ${tenantId} AND id = ${event.data.import_id}`.execute(trx);
           break;
         case 'CommunicationImportStarted':
           await importProgress.started(trx, table, tenantId, event.data);

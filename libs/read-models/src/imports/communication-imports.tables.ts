@@ -6,7 +6,8 @@ export const communicationImportsTable = defineTable({
   name: 'communication_imports',
   columns: {
     ...labelValueImportsTable.columns,
-    import_type: column.text<'communication' | 'communication_update'>(),
+    // Written by the progress statements shared with the label-value import, then set for an update import.
+    import_type: column.text<'communication' | 'communication_update'>().default(`'communication'`),
   },
   primaryKey: ['tenant_id', 'id'],
   indexes: [['tenant_id', 'created_at DESC', 'id']],
