@@ -693,7 +693,7 @@ async function failImport(store: EventStore, requested: RecordedEvent): Promise<
 }
 
 /** Records each upload as a job of its own import queue (per tenant, round-robin by chunk; see import-queue.ts). */
-export function createCommunicationImportReactor(
+function createCommunicationImportReactor(
   options: Pick<ImportQueueOptions, 'maxAttempts' | 'retryBaseMs' | 'chunkSlots' | 'maxActive' | 'pollIntervalMs'> = {},
 ) {
   const queue = createImportQueue({
