@@ -35,6 +35,7 @@ import { Route as AuthenticatedCrmsIdCommunicationsRouteImport } from './routes/
 import { Route as AuthenticatedCrmsIdReferralsRouteImport } from './routes/_authenticated/crms.$id.referrals'
 import { Route as AuthenticatedEmailsIdEditRouteImport } from './routes/_authenticated/emails.$id.edit'
 import { Route as AuthenticatedEmailsIdReportsRouteImport } from './routes/_authenticated/emails.$id.reports'
+import { Route as AuthenticatedLabelsCommunicationsImportRouteImport } from './routes/_authenticated/labels.communications.import'
 import { Route as AuthenticatedLabelsMedical_institutionsImportRouteImport } from './routes/_authenticated/labels.medical_institutions.import'
 
 const AuthenticatedRoute = AuthenticatedRouteImport.update({
@@ -180,6 +181,12 @@ const AuthenticatedEmailsIdReportsRoute =
     path: '/emails/$id/reports',
     getParentRoute: () => AuthenticatedRoute,
   } as any)
+const AuthenticatedLabelsCommunicationsImportRoute =
+  AuthenticatedLabelsCommunicationsImportRouteImport.update({
+    id: '/labels/communications/import',
+    path: '/labels/communications/import',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 const AuthenticatedLabelsMedical_institutionsImportRoute =
   AuthenticatedLabelsMedical_institutionsImportRouteImport.update({
     id: '/labels/medical_institutions/import',
@@ -212,6 +219,7 @@ export interface FileRoutesByFullPath {
   '/crms/$id/referrals': typeof AuthenticatedCrmsIdReferralsRoute
   '/emails/$id/edit': typeof AuthenticatedEmailsIdEditRoute
   '/emails/$id/reports': typeof AuthenticatedEmailsIdReportsRoute
+  '/labels/communications/import': typeof AuthenticatedLabelsCommunicationsImportRoute
   '/labels/medical_institutions/import': typeof AuthenticatedLabelsMedical_institutionsImportRoute
   '/crms/$id/': typeof AuthenticatedCrmsIdIndexRoute
 }
@@ -240,6 +248,7 @@ export interface FileRoutesByTo {
   '/crms/$id/referrals': typeof AuthenticatedCrmsIdReferralsRoute
   '/emails/$id/edit': typeof AuthenticatedEmailsIdEditRoute
   '/emails/$id/reports': typeof AuthenticatedEmailsIdReportsRoute
+  '/labels/communications/import': typeof AuthenticatedLabelsCommunicationsImportRoute
   '/labels/medical_institutions/import': typeof AuthenticatedLabelsMedical_institutionsImportRoute
   '/crms/$id': typeof AuthenticatedCrmsIdIndexRoute
 }
@@ -270,6 +279,7 @@ export interface FileRoutesById {
   '/_authenticated/crms/$id/referrals': typeof AuthenticatedCrmsIdReferralsRoute
   '/_authenticated/emails/$id/edit': typeof AuthenticatedEmailsIdEditRoute
   '/_authenticated/emails/$id/reports': typeof AuthenticatedEmailsIdReportsRoute
+  '/_authenticated/labels/communications/import': typeof AuthenticatedLabelsCommunicationsImportRoute
   '/_authenticated/labels/medical_institutions/import': typeof AuthenticatedLabelsMedical_institutionsImportRoute
   '/_authenticated/crms/$id/': typeof AuthenticatedCrmsIdIndexRoute
 }
@@ -300,6 +310,7 @@ export interface FileRouteTypes {
     | '/crms/$id/referrals'
     | '/emails/$id/edit'
     | '/emails/$id/reports'
+    | '/labels/communications/import'
     | '/labels/medical_institutions/import'
     | '/crms/$id/'
   fileRoutesByTo: FileRoutesByTo
@@ -328,6 +339,7 @@ export interface FileRouteTypes {
     | '/crms/$id/referrals'
     | '/emails/$id/edit'
     | '/emails/$id/reports'
+    | '/labels/communications/import'
     | '/labels/medical_institutions/import'
     | '/crms/$id'
   id:
@@ -357,6 +369,7 @@ export interface FileRouteTypes {
     | '/_authenticated/crms/$id/referrals'
     | '/_authenticated/emails/$id/edit'
     | '/_authenticated/emails/$id/reports'
+    | '/_authenticated/labels/communications/import'
     | '/_authenticated/labels/medical_institutions/import'
     | '/_authenticated/crms/$id/'
   fileRoutesById: FileRoutesById
@@ -553,6 +566,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedEmailsIdReportsRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
+    '/_authenticated/labels/communications/import': {
+      id: '/_authenticated/labels/communications/import'
+      path: '/labels/communications/import'
+      fullPath: '/labels/communications/import'
+      preLoaderRoute: typeof AuthenticatedLabelsCommunicationsImportRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
     '/_authenticated/labels/medical_institutions/import': {
       id: '/_authenticated/labels/medical_institutions/import'
       path: '/labels/medical_institutions/import'
@@ -584,6 +604,7 @@ interface AuthenticatedRouteChildren {
   AuthenticatedCrmsIdReferralsRoute: typeof AuthenticatedCrmsIdReferralsRoute
   AuthenticatedEmailsIdEditRoute: typeof AuthenticatedEmailsIdEditRoute
   AuthenticatedEmailsIdReportsRoute: typeof AuthenticatedEmailsIdReportsRoute
+  AuthenticatedLabelsCommunicationsImportRoute: typeof AuthenticatedLabelsCommunicationsImportRoute
   AuthenticatedLabelsMedical_institutionsImportRoute: typeof AuthenticatedLabelsMedical_institutionsImportRoute
   AuthenticatedCrmsIdIndexRoute: typeof AuthenticatedCrmsIdIndexRoute
 }
@@ -611,6 +632,8 @@ const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedCrmsIdReferralsRoute: AuthenticatedCrmsIdReferralsRoute,
   AuthenticatedEmailsIdEditRoute: AuthenticatedEmailsIdEditRoute,
   AuthenticatedEmailsIdReportsRoute: AuthenticatedEmailsIdReportsRoute,
+  AuthenticatedLabelsCommunicationsImportRoute:
+    AuthenticatedLabelsCommunicationsImportRoute,
   AuthenticatedLabelsMedical_institutionsImportRoute:
     AuthenticatedLabelsMedical_institutionsImportRoute,
   AuthenticatedCrmsIdIndexRoute: AuthenticatedCrmsIdIndexRoute,

@@ -160,6 +160,12 @@ export const endpointRoutes = {
     service: 'command',
     body: false,
   },
+  communicationImportTemplate: {
+    method: 'GET',
+    path: '/imports/communications/template',
+    service: 'query',
+    body: false,
+  },
   listLabelValueImports: {
     method: 'GET',
     path: '/imports/medical_institution_label_values',

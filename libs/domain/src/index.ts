@@ -12,6 +12,8 @@ export * from './event-union.ts';
 export * from './emails/email.events.ts';
 export * from './referrals/referral-data.events.ts';
 export * from './communications/communication.events.ts';
+export * from './communications/communication-import.events.ts';
+export * from './communications/communication-import-columns.ts';
 export * from './tasks/task.events.ts';
 export * from './vocs/voc.events.ts';
 export * from './analysis/periods.ts';

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { buildOpenApiDocument } from '@renkei/contracts';
@@ -15,6 +16,7 @@ import { registerInstitutionMatchRoutes } from './data-uploads/institution-match
 import { registerReferralEntryRoutes } from './referrals/referral-entry.routes.ts';
 import { registerCommunicationRoutes } from './communications/communication.routes.ts';
 import { registerCommunicationLabelRoutes } from './communications/communication-label.routes.ts';
+import { registerCommunicationImportRoutes } from './imports/communication-import.routes.ts';
 import { registerTaskRoutes } from './tasks/task.routes.ts';
 import { registerVocRoutes } from './vocs/voc.routes.ts';
 
@@ -60,6 +62,11 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
   registerReferralEntryRoutes(app, { db: deps.db, store: deps.store });
   registerCommunicationRoutes(app, { db: deps.db, store: deps.store });
   registerCommunicationLabelRoutes(app, { db: deps.db, store: deps.store });
+  await registerCommunicationImportRoutes(app, {
+    db: deps.db,
+    store: deps.store,
+    importsDir: path.join(process.env.RENKEI_DATA_DIR ?? path.resolve('.data'), 'imports'),
+  });
   registerTaskRoutes(app, { db: deps.db, store: deps.store });
   registerVocRoutes(app, { db: deps.db, store: deps.store });
   return app;

@@ -11,6 +11,7 @@ import { registerInstitutionQueryRoutes } from './medical-institutions/index.ts'
 import { registerReferralQueryRoutes } from './referrals/referrals.routes.ts';
 import { registerDataUploadQueryRoutes } from './data-uploads/data-uploads.routes.ts';
 import { registerCommunicationQueryRoutes } from './communications/communications.routes.ts';
+import { registerCommunicationImportQueryRoutes } from './imports/communication-imports.routes.ts';
 import { registerTaskQueryRoutes } from './tasks/tasks.routes.ts';
 import { registerDataSyncStatusRoutes } from './data-sync-statuses/data-sync-statuses.routes.ts';
 import { registerVocQueryRoutes } from './vocs/vocs.routes.ts';
@@ -65,6 +66,7 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
   registerReferralQueryRoutes(app, { db: deps.db });
   registerDataUploadQueryRoutes(app, { db: deps.db });
   registerCommunicationQueryRoutes(app, { db: deps.db });
+  registerCommunicationImportQueryRoutes(app, { db: deps.db });
   registerTaskQueryRoutes(app, { db: deps.db });
   app.addHook('onClose', async () => {
     await ownStore?.close();

@@ -3,6 +3,7 @@ import { defineProjection } from '@renkei/projections';
 import { eventDecoder, labelValueImportEventSchemas } from '@renkei/domain';
 import { createTables, tableNames } from '../shared/table.ts';
 import { labelValueImportsTable } from './label-value-imports.tables.ts';
+import { importProgress } from './import-progress.ts';
 
 const decode = eventDecoder(labelValueImportEventSchemas);
 
@@ -20,33 +21,22 @@ export const labelValueImportsProjection = defineProjection({
       const tenantId = recorded.metadata.tenant_id;
       switch (event.type) {
         case 'LabelValueImportRequested':
-          await sql`INSERT INTO ${table} (tenant_id, id, filename, status, created_at, created_by)
-            VALUES (${tenantId}, ${event.data.import_id}, ${event.data.filename}, 'waiting', ${recorded.created_at.toISOString()}, ${recorded.metadata.account_id})
-            ON CONFLICT DO NOTHING`.execute(trx);
+          await importProgress.requested(trx, table, tenantId, {
+            import_id: event.data.import_id,
+            filename: event.data.filename,
+            created_at: recorded.created_at,
+            created_by: recorded.metadata.account_id,
+          });
           break;
         case 'LabelValueImportStarted':
-          await sql`UPDATE ${table} SET status = 'processing', total_row_count = ${event.data.total_row_count},
-            unprocessed_row_count = ${event.data.total_row_count}, imported_row_count = 0, failed_row_count = 0, error_messages = '[]'
-            WHERE tenant_id = ${tenantId} AND id = ${event.data.import_id}`.execute(trx);
+          await importProgress.started(trx, table, tenantId, event.data);
           break;
-        case 'LabelValueImportChunkProcessed': {
-          const d = event.data;
-          await sql`UPDATE ${table} SET imported_row_count = imported_row_count + ${d.imported_row_count},
-            failed_row_count = failed_row_count + ${d.failed_row_count},
-            unprocessed_row_count = greatest(unprocessed_row_count - ${d.imported_row_count + d.failed_row_count}, 0),
-            error_messages = error_messages || ${JSON.stringify(d.errors)}::jsonb
-            WHERE tenant_id = ${tenantId} AND id = ${d.import_id}`.execute(trx);
+        case 'LabelValueImportChunkProcessed':
+          await importProgress.chunkProcessed(trx, table, tenantId, event.data);
           break;
-        }
-        case 'LabelValueImportFinished': {
-          const d = event.data;
-          await sql`UPDATE ${table} SET status = ${d.status}, imported_row_count = ${d.imported_row_count},
-            failed_row_count = ${d.failed_row_count}, unprocessed_row_count = ${d.unprocessed_row_count},
-            abortion_row_number = ${d.abortion_row_number},
-            error_messages = error_messages || ${JSON.stringify(d.error ? [d.error] : [])}::jsonb
-            WHERE tenant_id = ${tenantId} AND id = ${d.import_id}`.execute(trx);
+        case 'LabelValueImportFinished':
+          await importProgress.finished(trx, table, tenantId, event.data);
           break;
-        }
         default: {
           const never: never = event;
           throw new Error(`label_value_imports: unexpected event ${JSON.stringify(never)}`);

@@ -151,6 +151,33 @@ export const fixtures: Record<string, Fixture> = {
       return { data_uploads: id };
     },
   },
+  'imports/communications': {
+    create: async (api) => {
+      const boundary = `----renkei${unique()}`;
+      // A row naming no institution the master has: the import finishes with that row refused, quoting
+      // the canary (another tenant must never read it).
+      const csv = `医療機関名,活動日,種別,内容\r\n${api.tenant.canary} クリニック ${unique()},2026-11-01,電話,${api.tenant.canary}\r\n`;
+      const rawBody = Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="communications.csv"\r\nContent-Type: text/csv\r\n\r\n`,
+        ),
+        Buffer.from(csv),
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      const id = await created(api, 'imports.importCommunications', {
+        rawBody,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      });
+      // Settled before it is used, as a data upload is: an undo of a running import is a 409.
+      for (let tries = 0; tries < 600; tries++) {
+        const res = await api.call('imports.listCommunicationImports', {});
+        const record = res.json?.data?.find((r: { id: string }) => r.id === id);
+        if (record && !['waiting', 'processing'].includes(record.status)) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return { 'imports/communications': id };
+    },
+  },
   emails: {
     // The multipart create's fields as a JSON body (the same fields; the recipients file is optional).
     create: async (api) => ({
@@ -196,7 +223,9 @@ export function pathParamKinds(path: string): { name: string; kind: string }[] {
   const segments = path.split('/').filter(Boolean);
   segments.forEach((segment, i) => {
     const m = /^\{([a-z_]+)\}$/.exec(segment);
-    if (m) result.push({ name: m[1]!, kind: segments[i - 1] ?? '' });
+    // An import of communications is no communication: /imports/communications/{id} is its own kind.
+    if (m)
+      result.push({ name: m[1]!, kind: (segments[i - 2] === 'imports' ? 'imports/' : '') + (segments[i - 1] ?? '') });
   });
   return result;
 }

@@ -43,7 +43,7 @@ const importChunkSize = 500;
 const codeHeader = '医療機関コード';
 const ignoredHeaders = new Set(['医療機関名', '名称']);
 
-const nfkc = (s: string) => s.normalize('NFKC').trim();
+export const nfkc = (s: string) => s.normalize('NFKC').trim();
 
 /**
  * Characters Postgres cannot store in text or jsonb (NUL), other C0/C1 controls except tab and line
@@ -55,12 +55,12 @@ const unstorable =
 const unstorableAll = new RegExp(unstorable.source, 'g');
 
 /** Whether a cell holds a character that no event may carry. */
-function hasUnstorableCharacter(cell: string): boolean {
+export function hasUnstorableCharacter(cell: string): boolean {
   return unstorable.test(cell);
 }
 
 /** A message for the user that quotes file content: the characters no event may carry are dropped. */
-function storable(text: string): string {
+export function storable(text: string): string {
   return text.replace(unstorableAll, '');
 }
 
@@ -130,7 +130,7 @@ async function loadTenantLabels(db: Database, requested: RecordedEvent): Promise
 }
 
 /** One CSV cell → the label value it means, or a message for the user. */
-function parseCell(
+export function parseCell(
   cell: string,
   label: LabelDefinition,
   ownDepartments: ReadonlyMap<string, string>,
@@ -203,7 +203,7 @@ function parseCell(
   }
 }
 
-async function countDataLines(filePath: string): Promise<number> {
+export async function countDataLines(filePath: string): Promise<number> {
   let lines = 0;
   let lastByte = 0x0a;
   for await (const chunk of fs.createReadStream(filePath) as AsyncIterable<Buffer>) {

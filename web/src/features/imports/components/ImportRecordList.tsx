@@ -1,6 +1,6 @@
 import { Button, Paper, Progress, Stack, Table, Text } from '@mantine/core';
 import type { ImportErrorMessage, ImportRecord } from '@renkei/contracts';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { formatDateTime } from '../../../app/dates.ts';
 import { ImportStatusBadge } from './ImportStatusBadge.tsx';
 import { isRunning, progressOf } from '../imports.queries.ts';
@@ -12,7 +12,10 @@ export function errorLine(e: ImportErrorMessage): string {
   return e.message.startsWith(prefix) ? e.message : `${prefix}: ${e.message}`;
 }
 
-function ImportRow({ record }: { record: ImportRecord }) {
+/** What a list may add at the end of a record's row (an undo, for imports that can be undone). */
+type RecordActions = (record: ImportRecord) => ReactNode;
+
+function ImportRow({ record, actions }: { record: ImportRecord; actions?: RecordActions | undefined }) {
   const [open, setOpen] = useState(false);
   const running = isRunning(record);
   return (
@@ -54,6 +57,7 @@ function ImportRow({ record }: { record: ImportRecord }) {
               エラー{record.error_messages.length}件{open ? 'を閉じる' : 'を表示'}
             </Button>
           )}
+          {actions?.(record)}
         </Table.Td>
       </Table.Tr>
       {open && (
@@ -73,7 +77,7 @@ function ImportRow({ record }: { record: ImportRecord }) {
   );
 }
 
-export function ImportRecordList({ records }: { records: ImportRecord[] }) {
+export function ImportRecordList({ records, actions }: { records: ImportRecord[]; actions?: RecordActions }) {
   if (records.length === 0) {
     return (
       <Text c="dimmed" size="sm">
@@ -98,7 +102,7 @@ export function ImportRecordList({ records }: { records: ImportRecord[] }) {
         </Table.Thead>
         <Table.Tbody>
           {records.map((r) => (
-            <ImportRow key={r.id} record={r} />
+            <ImportRow key={r.id} record={r} actions={actions} />
           ))}
         </Table.Tbody>
       </Table>

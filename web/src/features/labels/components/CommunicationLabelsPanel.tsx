@@ -1,4 +1,5 @@
 import { Badge, Button, Group, SegmentedControl, Stack, Table, Text } from '@mantine/core';
+import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { communicationTypeNames, type CommunicationLabel, type CommunicationType } from '@renkei/contracts';
 import { useState } from 'react';
@@ -77,9 +78,19 @@ export function CommunicationLabelsPanel({ canEdit }: { canEdit: boolean }) {
           data-testid="communication-label-type"
         />
         {canEdit ? (
-          <Button size="xs" onClick={() => setEditing({ record: null })} data-testid="create-communication-label">
-            新規作成
-          </Button>
+          <Group gap="xs">
+            <ButtonLink
+              to="/labels/communications/import"
+              variant="default"
+              size="xs"
+              data-testid="open-communication-import"
+            >
+              活動記録のインポート
+            </ButtonLink>
+            <Button size="xs" onClick={() => setEditing({ record: null })} data-testid="create-communication-label">
+              新規作成
+            </Button>
+          </Group>
         ) : (
           <Text size="sm" c="dimmed">
             ラベルの作成・変更はオーナーのみ行えます。

@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { eventParser } from '../event-union.ts';
+import {
+  LabelValueImportChunkProcessed,
+  LabelValueImportFinished,
+  LabelValueImportRequested,
+  LabelValueImportStarted,
+} from '../labels/label-value-import.events.ts';
+
+/**
+ * An import of communications from a CSV file: stream `communication_import-<import id>`. The same
+ * record, progress and row errors as a label-value import (the same payloads, plus the mode and the
+ * records each chunk created, which an undo removes). The file is kept unchanged at `stored_path`.
+ */
+export const communicationImportAggregate = 'communication_import';
+
+export const CommunicationImportRequested = LabelValueImportRequested.extend({
+  /** create: every row is a new record (POST); update: every row names a record by its id (PUT). */
+  mode: z.enum(['create', 'update']),
+});
+export type CommunicationImportRequested = z.infer<typeof CommunicationImportRequested>;
+
+export const CommunicationImportStarted = LabelValueImportStarted;
+export type CommunicationImportStarted = z.infer<typeof CommunicationImportStarted>;
+
+export const CommunicationImportChunkProcessed = LabelValueImportChunkProcessed.extend({
+  /** Records this chunk created (create mode); an undo deletes them. */
+  communication_ids: z.array(z.string().uuid()),
+});
+export type CommunicationImportChunkProcessed = z.infer<typeof CommunicationImportChunkProcessed>;
+
+export const CommunicationImportFinished = LabelValueImportFinished;
+export type CommunicationImportFinished = z.infer<typeof CommunicationImportFinished>;
+
+/** The import was undone: the records it created are deleted and the record leaves the history. */
+export const CommunicationImportDeleted = z.object({ import_id: z.string().uuid() });
+export type CommunicationImportDeleted = z.infer<typeof CommunicationImportDeleted>;
+
+export const communicationImportEventSchemas = {
+  CommunicationImportRequested,
+  CommunicationImportStarted,
+  CommunicationImportChunkProcessed,
+  CommunicationImportFinished,
+  CommunicationImportDeleted,
+} as const;
+
+/** A stored event of a communication import stream as its typed union; anything else throws. */
+export const parseCommunicationImportEvent = eventParser(communicationImportAggregate, communicationImportEventSchemas);

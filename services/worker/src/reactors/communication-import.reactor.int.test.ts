@@ -1,0 +1,288 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import iconv from 'iconv-lite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { createTestDatabase, type TestDatabase } from '@renkei/db';
+import type {
+  CommunicationFields,
+  CommunicationImportChunkProcessed,
+  CommunicationImportFinished,
+} from '@renkei/domain';
+import { createPostgresEventStore, streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
+import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
+import { migrateProjections } from '@renkei/projections';
+import { importedCommunicationId, runCommunicationImport } from './communication-import.reactor.ts';
+
+let db: TestDatabase;
+let store: EventStore;
+let dir: string;
+const tenant = randomUUID();
+const otherTenant = randomUUID();
+const uploader = randomUUID();
+const staff = { sato: randomUUID(), suzuki: randomUUID() };
+const code = (n: number) =>
+  buildInstitutionCode({ prefectureCode: 22, scoreTable: 1, districtNumber: 2, institutionNumber: 2000 + n });
+const labels = { partner: randomUUID(), count: randomUUID(), phoneOnly: randomUUID() };
+const choiceDirector = randomUUID();
+const choiceNurse = randomUUID();
+
+const meta = (tenantId: string, accountId: string | null = uploader) => ({
+  tenant_id: tenantId,
+  account_id: accountId,
+  correlation_id: randomUUID(),
+  causation_id: null,
+  schema_version: 1,
+});
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = await createPostgresEventStore(db);
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-comm-import-'));
+  const master = path.join(dir, 'master.csv');
+  fs.writeFileSync(
+    master,
+    [1, 2, 3]
+      .map((n) => `${code(n)},連携テスト病院${n},,,静岡県静岡市葵区追手町${n},,,,一般病院,100,内科,,,開設`)
+      .join('\n'),
+  );
+  await importInstitutionMaster(db, master);
+  // The reactor reads labels, departments and staff from the query side's read models: given rows.
+  await sql`CREATE SCHEMA IF NOT EXISTS rm`.execute(db.kysely);
+  await sql`CREATE TABLE rm.communication_labels (tenant_id uuid, id uuid, name text, communication_type text,
+    component_type text, selections jsonb, is_required boolean)`.execute(db.kysely);
+  await sql`CREATE TABLE rm.own_departments (tenant_id uuid, id uuid, name text)`.execute(db.kysely);
+  await sql`CREATE TABLE rm.communication_import_accounts (tenant_id uuid, account_id uuid, name text, email text)`.execute(
+    db.kysely,
+  );
+  const label = (id: string, name: string, type: string, component: string, required: boolean, selections: unknown[]) =>
+    sql`INSERT INTO rm.communication_labels VALUES (${tenant}, ${id}, ${name}, ${type}, ${component}, ${JSON.stringify(selections)}::jsonb, ${required})`.execute(
+      db.kysely,
+    );
+  await label(labels.partner, '面談相手', 'visit', 'select', true, [
+    { id: choiceDirector, label: '院長', order: 0 },
+    { id: choiceNurse, label: '看護師', order: 1 },
+  ]);
+  await label(labels.count, '資料部数', 'visit', 'integer', false, []);
+  await label(labels.phoneOnly, '通話時間', 'phone', 'text', false, []);
+  for (const [id, name, email, t] of [
+    [uploader, '取込 太郎', 'owner@example.jp', tenant],
+    [staff.sato, '佐藤 花子', 'sato@example.jp', tenant],
+    [staff.suzuki, '鈴木 一郎', 'suzuki@example.jp', tenant],
+  ] as const)
+    await sql`INSERT INTO rm.communication_import_accounts VALUES (${t}, ${id}, ${name}, ${email})`.execute(db.kysely);
+  // The reactor waits for the read models to pass the upload: these checkpoints stand for ones that have.
+  await migrateProjections(db);
+  for (const name of ['communications', 'medical_institution_crm', 'communication_imports'])
+    await sql`
+      INSERT INTO rm.projection_checkpoints (name, suffix, version, state, tables, position_primary, position_secondary)
+      VALUES (${name}, 'v1', 1, 'live', '{}', 9223372036854775807, 0)`.execute(db.kysely);
+});
+
+afterAll(async () => {
+  await store?.close();
+  await db?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function request(content: Buffer, mode: 'create' | 'update', encoding: 'utf-8' | 'shift_jis' | null = null) {
+  const importId = randomUUID();
+  const file = path.join(dir, `${importId}.csv`);
+  fs.writeFileSync(file, content);
+  const stream = streamId('communication_import', importId);
+  await store.append(
+    stream,
+    [
+      {
+        type: 'CommunicationImportRequested',
+        data: { import_id: importId, filename: 'x.csv', stored_path: file, encoding, mode },
+        metadata: meta(tenant),
+      },
+    ],
+    { expectedRevision: 'no_stream' },
+  );
+  const [requested] = await store.readStream(stream, { tenantId: tenant });
+  return { importId, stream, requested: requested! };
+}
+
+async function run(content: Buffer, mode: 'create' | 'update' = 'create', runStore: EventStore = store) {
+  const r = await request(content, mode);
+  await runCommunicationImport(db, runStore, r.requested);
+  return { ...r, ...(await outcome(r.stream)) };
+}
+
+async function outcome(stream: string) {
+  const events = await store.readStream(stream, { tenantId: tenant });
+  return {
+    events,
+    finished: events.find((e) => e.type === 'CommunicationImportFinished')?.data as CommunicationImportFinished,
+    chunks: events
+      .filter((e) => e.type === 'CommunicationImportChunkProcessed')
+      .map((e) => e.data as CommunicationImportChunkProcessed),
+  };
+}
+
+const communicationEvents = async (id: string, tenantId = tenant): Promise<RecordedEvent[]> => {
+  try {
+    return await store.readStream(streamId('communication', id), { tenantId });
+  } catch {
+    return [];
+  }
+};
+
+const createCsv = [
+  '医療機関コード,医療機関名,活動日,種別,担当者,内容,医師面談,面談相手,資料部数',
+  `${code(1)},,2026/04/01,訪問,sato@example.jp,院長と面談,あり,院長,3`,
+  `,連携テスト病院2,2026-04-02,新規訪問,鈴木一郎,初回の挨拶,,,`,
+  `${code(3)},,2026-04-03,訪問,,面談相手が空,,,`,
+  `9999999999,,2026-04-04,電話,,不明な医療機関,,,`,
+  `${code(1)},,2026-04-05,来院,,種別違い,,,`,
+].join('\r\n');
+
+describe('communication import (create)', () => {
+  it('creates records from a Shift_JIS file; bad rows are reported by number and create nothing', async () => {
+    const { importId, finished, chunks } = await run(iconv.encode(createCsv, 'cp932'));
+    expect(finished).toMatchObject({
+      status: 'completed',
+      imported_row_count: 2,
+      failed_row_count: 3,
+      unprocessed_row_count: 0,
+    });
+    expect(chunks.flatMap((c) => c.errors)).toEqual([
+      { row_number: 3, message: '3行目: 「面談相手」を入力してください' },
+      { row_number: 4, message: '4行目: 医療機関コード「9999999999」は登録されていません' },
+      { row_number: 5, message: '5行目: 種別「来院」はありません' },
+    ]);
+    const ids = [importedCommunicationId(importId, 1), importedCommunicationId(importId, 2)];
+    expect(chunks.flatMap((c) => c.communication_ids).sort()).toEqual([...ids].sort());
+    const [first] = await communicationEvents(ids[0]!);
+    expect(first).toMatchObject({
+      type: 'CommunicationCreated',
+      data: {
+        medical_institution_id: institutionIdFromCode(code(1)),
+        communication_type: 'visit',
+        acted_date: '2026-04-01',
+        story: '院長と面談',
+        is_doctor_attended: true,
+        user_id: staff.sato,
+        tasks: [],
+      },
+    });
+    expect((first!.data as CommunicationFields).label_values).toEqual([
+      expect.objectContaining({ label_id: labels.partner, selection_id: choiceDirector }),
+      expect.objectContaining({ label_id: labels.count, integer_value: 3 }),
+    ]);
+    // Staff by name (spaces ignored), institution by its exact name; no staff named: the uploader.
+    const [second] = await communicationEvents(ids[1]!);
+    expect(second!.data).toMatchObject({
+      medical_institution_id: institutionIdFromCode(code(2)),
+      communication_type: 'new_visit',
+      user_id: staff.suzuki,
+      is_doctor_attended: false,
+    });
+    for (const n of [3, 4, 5]) expect(await communicationEvents(importedCommunicationId(importId, n))).toEqual([]);
+  });
+
+  it('resumes a run cut short after its records were appended without creating any twice', async () => {
+    const { requested, stream, importId } = await request(Buffer.from(createCsv, 'utf8'), 'create');
+    // The first run dies before recording its chunk (a kill -9 between the appends and the progress).
+    const dying: EventStore = {
+      ...store,
+      append: (s, events, options) =>
+        events.some((e) => e.type === 'CommunicationImportChunkProcessed')
+          ? Promise.reject(new Error('killed'))
+          : store.append(s, events, options),
+    };
+    await expect(runCommunicationImport(db, dying, requested)).rejects.toThrow('killed');
+    expect(await communicationEvents(importedCommunicationId(importId, 1))).toHaveLength(1);
+    await runCommunicationImport(db, store, requested);
+    const { finished } = await outcome(stream);
+    expect(finished).toMatchObject({ status: 'completed', imported_row_count: 2, failed_row_count: 3 });
+    expect(await communicationEvents(importedCommunicationId(importId, 1))).toHaveLength(1);
+    expect(await communicationEvents(importedCommunicationId(importId, 2))).toHaveLength(1);
+  });
+
+  it('stops at a header that is neither a field nor a label, creating nothing', async () => {
+    const { finished, importId } = await run(
+      Buffer.from(`医療機関コード,活動日,種別,気分\r\n${code(1)},2026-04-01,電話,良い\r\n`, 'utf8'),
+    );
+    expect(finished).toMatchObject({
+      status: 'failed',
+      abortion_row_number: 0,
+      imported_row_count: 0,
+      error: { row_number: 0, message: '見出し「気分」は項目名にも活動ラベル名にもありません' },
+    });
+    expect(await communicationEvents(importedCommunicationId(importId, 1))).toEqual([]);
+  });
+});
+
+describe('communication import (update)', () => {
+  it('takes back an edited search export: changed fields are updated, unknown and foreign ids are row errors', async () => {
+    const created = await run(Buffer.from(createCsv, 'utf8'));
+    const id = importedCommunicationId(created.importId, 1);
+    const untouched = importedCommunicationId(created.importId, 2);
+    const foreign = randomUUID();
+    await store.append(
+      streamId('communication', foreign),
+      [
+        {
+          type: 'CommunicationCreated',
+          data: {
+            communication_id: foreign,
+            medical_institution_id: institutionIdFromCode(code(1)),
+            communication_type: 'phone',
+            acted_date: '2026-04-01',
+            category: null,
+            purpose: null,
+            story: '他テナント',
+            event_name: null,
+            memo: '',
+            other_memo: '',
+            person_in_charge_hospital: null,
+            attendee: null,
+            is_doctor_attended: false,
+            user_id: randomUUID(),
+            attachment_ids: [],
+            label_values: [],
+            tasks: [],
+          },
+          metadata: meta(otherTenant),
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    const csv = [
+      'ID,活動日,種別,医療機関,担当者,内容,メモ,その他メモ,医師面談,ラベル,タスク,いいね,コメント',
+      `${id},2026-04-10,訪問,連携テスト病院1,佐藤 花子,内容を修正,追記メモ,,,面談相手: 看護師 / 資料部数: 5,,0,0`,
+      `${untouched},2026-04-02,新規訪問,連携テスト病院2,鈴木 一郎,初回の挨拶,,,,,,0,0`,
+      `${randomUUID()},2026-04-10,訪問,,,,,,,,,,`,
+      `${foreign},2026-04-10,電話,,,乗っ取り,,,,,,,`,
+      `${id},2026-13-01,訪問,,,日付誤り,,,,面談相手: 院長,,,`,
+    ].join('\r\n');
+    const { finished, chunks } = await run(iconv.encode(csv, 'cp932'), 'update');
+    expect(finished).toMatchObject({ status: 'completed', imported_row_count: 2, failed_row_count: 3 });
+    expect(chunks.flatMap((c) => c.communication_ids)).toEqual([]);
+    expect(chunks.flatMap((c) => c.errors.map((e) => e.row_number))).toEqual([3, 4, 5]);
+    expect(chunks.flatMap((c) => c.errors)[2]!.message).toBe('5行目: 活動日はYYYY-MM-DD形式で入力してください');
+    const events = await communicationEvents(id);
+    expect(events.map((e) => e.type)).toEqual(['CommunicationCreated', 'CommunicationUpdated']);
+    expect(events[1]!.data).toMatchObject({
+      acted_date: '2026-04-10',
+      story: '内容を修正',
+      memo: '追記メモ',
+      // The export writes no doctor flag as empty: the column is there, so it reads as not met.
+      is_doctor_attended: false,
+      user_id: staff.sato,
+      medical_institution_id: institutionIdFromCode(code(1)),
+      label_values: [
+        expect.objectContaining({ label_id: labels.partner, selection_id: choiceNurse }),
+        expect.objectContaining({ label_id: labels.count, integer_value: 5 }),
+      ],
+    });
+    // A row that changes nothing appends nothing, and another tenant's record is not touched.
+    expect(await communicationEvents(untouched)).toHaveLength(1);
+    expect(await communicationEvents(foreign, otherTenant)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,713 @@
+import fs from 'node:fs';
+import { parse } from 'csv-parse';
+import iconv from 'iconv-lite';
+import { sql } from 'kysely';
+import { CommunicationUpdateInput, communicationTypeNames } from '@renkei/contracts';
+import type { Database } from '@renkei/db';
+import {
+  checkLabelValues,
+  communicationAggregate,
+  communicationImportAggregate,
+  communicationImportColumns as col,
+  communicationImportIgnoredColumns,
+  doctorAttendedYes,
+  parseCommunicationEvent,
+  parseCommunicationImportEvent,
+  stableJson,
+  uuidV5,
+  type CommunicationFields,
+  type CommunicationImportChunkProcessed,
+  type CommunicationImportRequested,
+  type CommunicationTypeData,
+  type LabelDefinition,
+  type LabelValueData,
+} from '@renkei/domain';
+import {
+  readStreamOrEmpty,
+  streamId,
+  WrongExpectedRevisionError,
+  type EventMetadata,
+  type EventStore,
+  type RecordedEvent,
+} from '@renkei/event-store';
+import { detectEncoding } from '@renkei/institution-master';
+import { defineReactor, waitForPosition } from '@renkei/projections';
+import {
+  communicationImportsProjection,
+  communicationsProjection,
+  medicalInstitutionCrmProjection,
+} from '@renkei/read-models';
+import {
+  createImportQueue,
+  ImportInterruptedError,
+  ImportNotReadyError,
+  type ImportQueueOptions,
+  type ImportRunControl,
+} from './import-queue.ts';
+import { countDataLines, hasUnstorableCharacter, nfkc, parseCell, storable } from './label-value-import.reactor.ts';
+
+/** Rows per chunk, as the label-value import: progress is recorded after each. */
+const importChunkSize = 500;
+/** How long one run waits for the read models before the queue tries the upload again. */
+const catchUpTimeoutMs = 30_000;
+/** Never change: record and event ids derived from it are stored. */
+const namespace = '3d0c6f1e9b2a4c7d8e5f60718293a4b5';
+
+/** Ids derive from the import and the row, so a repeated run (a retry, a kill -9) appends nothing new. */
+const derivedId = (...parts: (string | number)[]) => uuidV5(namespace, parts.join('\u0000'));
+
+/** The record a create row makes: the same id on every run of the import. */
+export const importedCommunicationId = (importId: string, rowNumber: number) =>
+  derivedId(importId, 'communication', rowNumber);
+
+interface ImportLabel {
+  def: LabelDefinition;
+  required: boolean;
+}
+
+interface ImportFacts {
+  /** Labels of each type by their normalised name. */
+  labels: Map<CommunicationTypeData, Map<string, ImportLabel>>;
+  labelNames: Set<string>;
+  ownDepartments: Map<string, string>;
+  ownDepartmentIds: Set<string>;
+  accountsByEmail: Map<string, string>;
+  accountsByName: Map<string, string[]>;
+  accountIds: Set<string>;
+}
+
+const typeByName = new Map<string, CommunicationTypeData>(
+  Object.entries(communicationTypeNames).flatMap(([type, name]) => [
+    [nfkc(name), type as CommunicationTypeData],
+    [type, type as CommunicationTypeData],
+  ]),
+);
+
+/**
+ * The tenant's labels, own departments and staff as of the upload: the read models are waited on
+ * until they have passed the upload's position (as the label-value import does), else the queue
+ * tries again later and the import stays waiting.
+ */
+async function loadFacts(db: Database, requested: RecordedEvent, importId: string): Promise<ImportFacts> {
+  const names = [
+    communicationsProjection.name,
+    medicalInstitutionCrmProjection.name,
+    communicationImportsProjection.name,
+  ];
+  if (!(await waitForPosition(db, names, requested.position, catchUpTimeoutMs)))
+    throw new ImportNotReadyError(`communication import ${importId}: the read models have not reached the upload yet`);
+  const tenantId = requested.metadata.tenant_id;
+  const [labels, departments, accounts] = await Promise.all([
+    sql<{
+      id: string;
+      name: string;
+      communication_type: CommunicationTypeData;
+      component_type: LabelDefinition['componentType'];
+      selections: LabelDefinition['selections'];
+      is_required: boolean;
+    }>`SELECT id, name, communication_type, component_type, selections, is_required
+         FROM rm.communication_labels WHERE tenant_id = ${tenantId}`.execute(db.kysely),
+    sql<{ id: string; name: string }>`SELECT id, name FROM rm.own_departments WHERE tenant_id = ${tenantId}`.execute(
+      db.kysely,
+    ),
+    sql<{ account_id: string; name: string; email: string | null }>`
+      SELECT account_id, name, email FROM rm.communication_import_accounts WHERE tenant_id = ${tenantId}`.execute(
+      db.kysely,
+    ),
+  ]);
+  const facts: ImportFacts = {
+    labels: new Map(),
+    labelNames: new Set(),
+    ownDepartments: new Map(departments.rows.map((d) => [nfkc(d.name), d.id])),
+    ownDepartmentIds: new Set(departments.rows.map((d) => d.id)),
+    accountsByEmail: new Map(),
+    accountsByName: new Map(),
+    accountIds: new Set(),
+  };
+  for (const l of labels.rows) {
+    const byName = facts.labels.get(l.communication_type) ?? new Map<string, ImportLabel>();
+    byName.set(nfkc(l.name), {
+      def: { id: l.id, name: l.name, componentType: l.component_type, selections: l.selections, areas: [] },
+      required: l.is_required,
+    });
+    facts.labels.set(l.communication_type, byName);
+    facts.labelNames.add(nfkc(l.name));
+  }
+  for (const a of accounts.rows) {
+    facts.accountIds.add(a.account_id);
+    if (a.email) facts.accountsByEmail.set(a.email.trim().toLowerCase(), a.account_id);
+    const key = nfkc(a.name).replace(/\s+/g, '');
+    facts.accountsByName.set(key, [...(facts.accountsByName.get(key) ?? []), a.account_id]);
+  }
+  return facts;
+}
+
+type Column = CommunicationImportField | { label: string } | null;
+type CommunicationImportField = keyof typeof col;
+
+/** Header → what the column holds; a header that is neither a field nor a label stops the run. */
+function mapHeader(cells: string[], facts: ImportFacts, mode: CommunicationImportRequested['mode']) {
+  const fieldByHeader = new Map<string, CommunicationImportField>(
+    Object.entries(col).map(([field, header]) => [header, field as CommunicationImportField]),
+  );
+  const ignored = new Set<string>(communicationImportIgnoredColumns);
+  const unknown: string[] = [];
+  const columns: Column[] = cells.map((h) => {
+    const name = nfkc(h);
+    if (name === '' || ignored.has(name)) return null;
+    const field = fieldByHeader.get(name);
+    if (field) return field;
+    if (facts.labelNames.has(name)) return { label: name };
+    unknown.push(storable(name));
+    return null;
+  });
+  const has = (field: CommunicationImportField) => columns.includes(field);
+  if (unknown.length > 0) return { error: `見出し「${unknown.join('」「')}」は項目名にも活動ラベル名にもありません` };
+  if (mode === 'update' && !has('id'))
+    return {
+      error: '1行目（見出し）に「ID」の列がありません。活動記録の検索結果をCSV出力したファイルをお使いください',
+    };
+  if (mode === 'create') {
+    const missing = [
+      ...(has('institutionCode') || has('institutionName')
+        ? []
+        : [`${col.institutionCode}」または「${col.institutionName}`]),
+      ...(has('actedDate') ? [] : [col.actedDate]),
+      ...(has('type') ? [] : [col.type]),
+    ];
+    if (missing.length > 0) return { error: `1行目（見出し）に「${missing.join('」「')}」の列がありません` };
+  }
+  return { columns };
+}
+
+interface Row {
+  rowNumber: number;
+  cells: string[];
+}
+
+/** What the chunk's rows refer to, read in a few statements for the whole chunk. */
+interface ChunkLookups {
+  institutionsByCode: Map<string, string>;
+  institutionsByName: Map<string, string[]>;
+  /** Update mode: the named records' streams as they are. */
+  streams: Map<string, RecordedEvent[]>;
+}
+
+const isoDate = (cell: string): string => {
+  const m = /^(\d{4})[-/.年]?(\d{1,2})[-/.月]?(\d{1,2})日?$/.exec(cell);
+  return m ? `${m[1]}-${m[2]!.padStart(2, '0')}-${m[3]!.padStart(2, '0')}` : cell;
+};
+
+/** The export's 「ラベル: 値 / ラベル: 値」 cell as (name, value) pairs. */
+const exportedLabels = (cell: string): [string, string][] =>
+  cell
+    .split(' / ')
+    .map((part) => part.split(/[:：]\s?/))
+    .filter((p) => p.length >= 2 && nfkc(p[0]!) !== '')
+    .map((p) => [nfkc(p[0]!), p.slice(1).join(':').trim()]);
+
+interface RowOutcome {
+  problems: string[];
+  fields?: CommunicationFields;
+}
+
+/**
+ * One row → the record it makes or changes, by the rules the communication command applies to a
+ * record entered by hand (the create/update body's schema, staff of the tenant, label values fitting
+ * the type's labels, required labels answered); any problem leaves the row out whole.
+ */
+function decideRow(
+  row: Row,
+  columns: Column[],
+  facts: ImportFacts,
+  lookups: ChunkLookups,
+  context: { importId: string; callerId: string; mode: CommunicationImportRequested['mode'] },
+): RowOutcome {
+  const cell = (field: CommunicationImportField): string | undefined => {
+    const i = columns.indexOf(field);
+    return i < 0 ? undefined : (row.cells[i] ?? '');
+  };
+  const unstorableIn = columns.flatMap((c, i) =>
+    c !== null && hasUnstorableCharacter(row.cells[i] ?? '') ? [typeof c === 'string' ? col[c] : c.label] : [],
+  );
+  if (unstorableIn.length > 0)
+    return { problems: [`「${unstorableIn.join('」「')}」に使用できない文字（制御文字など）が含まれています`] };
+  const problems: string[] = [];
+
+  let current: CommunicationFields | null = null;
+  let communicationId: string;
+  let institutionId: string | undefined;
+  if (context.mode === 'update') {
+    communicationId = nfkc(cell('id') ?? '').toLowerCase();
+    const events = lookups.streams.get(communicationId) ?? [];
+    for (const e of events.map(parseCommunicationEvent)) {
+      if (e.type === 'CommunicationCreated') {
+        const { tasks: _tasks, ...fields } = e.data;
+        current = fields;
+      } else if (e.type === 'CommunicationUpdated') current = e.data;
+      else if (e.type === 'CommunicationDeleted') current = null;
+    }
+    if (!communicationId) return { problems: ['IDを入力してください'] };
+    if (!current) return { problems: [`ID「${storable(communicationId)}」の活動記録は見つかりません`] };
+    institutionId = current.medical_institution_id;
+  } else {
+    communicationId = importedCommunicationId(context.importId, row.rowNumber);
+    const code = nfkc(cell('institutionCode') ?? '');
+    const name = (cell('institutionName') ?? '').trim();
+    if (code) {
+      institutionId = lookups.institutionsByCode.get(code);
+      if (!institutionId) problems.push(`医療機関コード「${code}」は登録されていません`);
+    } else if (name) {
+      const found = lookups.institutionsByName.get(name) ?? [];
+      if (found.length === 1) institutionId = found[0];
+      else if (found.length === 0) problems.push(`医療機関名「${name}」に一致する医療機関がありません`);
+      else problems.push(`医療機関名「${name}」に一致する医療機関が複数あります。医療機関コードで指定してください`);
+    } else problems.push('医療機関コードまたは医療機関名を入力してください');
+  }
+
+  const typeCell = cell('type');
+  let type: CommunicationTypeData | undefined = current?.communication_type;
+  if (typeCell !== undefined) {
+    type = typeByName.get(nfkc(typeCell));
+    if (!type) problems.push(typeCell.trim() ? `種別「${nfkc(typeCell)}」はありません` : '種別を入力してください');
+  }
+
+  const userCell = (cell('user') ?? '').trim();
+  let userId = current?.user_id ?? context.callerId;
+  if (userCell) {
+    const byEmail = facts.accountsByEmail.get(userCell.toLowerCase());
+    const byName = facts.accountsByName.get(nfkc(userCell).replace(/\s+/g, '')) ?? [];
+    if (byEmail) userId = byEmail;
+    else if (byName.length === 1) userId = byName[0]!;
+    else if (byName.length > 1) problems.push(`担当者「${userCell}」が複数います。メールアドレスで指定してください`);
+    else problems.push(`担当者「${userCell}」は登録されていません`);
+  }
+
+  const doctorCell = cell('doctorAttended');
+  const text = (field: CommunicationImportField, kept: string | null | undefined) => {
+    const v = cell(field);
+    return v === undefined ? (kept ?? null) : v.trim() === '' ? null : v;
+  };
+  const input = {
+    communication_type: type ?? 'other',
+    acted_date: cell('actedDate') === undefined ? current?.acted_date : isoDate(nfkc(cell('actedDate')!)),
+    category: text('category', current?.category),
+    purpose: text('purpose', current?.purpose),
+    story: text('story', current?.story) ?? '',
+    event_name: text('eventName', current?.event_name),
+    memo: text('memo', current?.memo) ?? '',
+    other_memo: text('otherMemo', current?.other_memo) ?? '',
+    person_in_charge_hospital: text('personInChargeHospital', current?.person_in_charge_hospital),
+    attendee: text('attendee', current?.attendee),
+    is_doctor_attended:
+      doctorCell === undefined
+        ? (current?.is_doctor_attended ?? false)
+        : (doctorAttendedYes as readonly string[]).includes(nfkc(doctorCell).toLowerCase()),
+    user_id: userId,
+    attachment_ids: current?.attachment_ids ?? [],
+    label_values: [],
+  };
+  if (input.acted_date === undefined || input.acted_date === '') problems.push('活動日を入力してください');
+  else {
+    const parsed = CommunicationUpdateInput.safeParse(input);
+    if (!parsed.success) problems.push(...parsed.error.issues.map((i) => i.message));
+  }
+  if (!facts.accountIds.has(userId) && problems.every((p) => !p.startsWith('担当者')))
+    problems.push('担当者が見つかりません');
+  if (!type || !institutionId) return { problems };
+
+  // Label values: a cell with a value sets its label, an empty cell leaves it as it is; the export's
+  // label column replaces them all.
+  const labels = facts.labels.get(type) ?? new Map<string, ImportLabel>();
+  const values = new Map<string, LabelValueData>();
+  const keep = context.mode === 'update' && !columns.includes('labels') && type === current?.communication_type;
+  if (keep) for (const v of current!.label_values) values.set(v.label_id, v);
+  const setLabel = (name: string, value: string) => {
+    if (value.trim() === '') return;
+    const label = labels.get(name);
+    if (!label) {
+      problems.push(`種別「${communicationTypeNames[type!]}」に活動ラベル「${name}」はありません`);
+      return;
+    }
+    const parsed = parseCell(value, label.def, facts.ownDepartments);
+    if (typeof parsed === 'string') problems.push(parsed);
+    else values.set(label.def.id, parsed);
+  };
+  columns.forEach((c, i) => {
+    if (c !== null && typeof c === 'object') setLabel(c.label, row.cells[i] ?? '');
+  });
+  const exported = cell('labels');
+  if (exported !== undefined) for (const [name, value] of exportedLabels(exported)) setLabel(name, value);
+  const checked = checkLabelValues(
+    [...values.values()],
+    new Map([...labels.values()].map((l) => [l.def.id, l.def])),
+    facts.ownDepartmentIds,
+  );
+  problems.push(...checked.problems.map((p) => p.message));
+  const answered = new Set(checked.values.map((v) => v.label_id));
+  for (const l of labels.values())
+    if (l.required && !answered.has(l.def.id) && checked.problems.length === 0)
+      problems.push(`「${l.def.name}」を入力してください`);
+  if (problems.length > 0) return { problems };
+  return {
+    problems,
+    fields: {
+      communication_id: communicationId,
+      medical_institution_id: institutionId,
+      communication_type: type,
+      acted_date: input.acted_date!,
+      category: input.category?.trim() || null,
+      purpose: input.purpose?.trim() || null,
+      story: input.story,
+      event_name: input.event_name?.trim() || null,
+      memo: input.memo,
+      other_memo: input.other_memo,
+      person_in_charge_hospital: input.person_in_charge_hospital?.trim() || null,
+      attendee: input.attendee?.trim() || null,
+      is_doctor_attended: input.is_doctor_attended,
+      user_id: userId,
+      attachment_ids: input.attachment_ids,
+      label_values: checked.values,
+    },
+  };
+}
+
+const alone: ImportRunControl = { turn: (work) => work() };
+
+/** The upload an import run starts from, read through its schema like every other event. */
+function requestOf(requested: RecordedEvent): CommunicationImportRequested {
+  const event = parseCommunicationImportEvent(requested);
+  if (event.type !== 'CommunicationImportRequested') throw new Error(`${requested.type} does not start an import`);
+  return event.data;
+}
+
+const metadataOf = (requested: RecordedEvent, importId: string): EventMetadata => ({
+  tenant_id: requested.metadata.tenant_id,
+  account_id: requested.metadata.account_id,
+  correlation_id: importId,
+  causation_id: requested.id,
+  schema_version: 1,
+});
+
+/**
+ * Runs one import like the label-value import runs: the file is parsed streamed, in chunks of rows; a
+ * row with any problem is reported by its number and applied not at all; a file-level problem stops
+ * the run there. Create rows become records with ids derived from the import and the row, update rows
+ * change the record their ID names (a record changed meanwhile is decided again on its new state).
+ * Chunks already recorded are skipped and every event id is derived, so a run cut short anywhere
+ * resumes without a duplicate.
+ */
+export async function runCommunicationImport(
+  db: Database,
+  store: EventStore,
+  requested: RecordedEvent,
+  control: ImportRunControl = alone,
+): Promise<void> {
+  const data = requestOf(requested);
+  const tenantId = requested.metadata.tenant_id;
+  const importStream = streamId(communicationImportAggregate, data.import_id);
+  const history = (await readStreamOrEmpty(store, importStream, tenantId)).map(parseCommunicationImportEvent);
+  if (history.some((e) => e.type === 'CommunicationImportFinished' || e.type === 'CommunicationImportDeleted')) return;
+  const recordedChunks = new Map<number, CommunicationImportChunkProcessed>();
+  for (const e of history) if (e.type === 'CommunicationImportChunkProcessed') recordedChunks.set(e.data.chunk, e.data);
+  const metadata = metadataOf(requested, data.import_id);
+  const record = (id: string, type: string, payload: unknown) =>
+    store.append(importStream, [{ id, type, data: payload, metadata }], { expectedRevision: 'any' });
+
+  const facts = await loadFacts(db, requested, data.import_id);
+  const total = await countDataLines(data.stored_path);
+  await record(derivedId(data.import_id, 'started'), 'CommunicationImportStarted', {
+    import_id: data.import_id,
+    total_row_count: total,
+  });
+  const encoding = data.encoding ?? ((await detectEncoding(data.stored_path)) === 'utf8' ? 'utf-8' : 'shift_jis');
+
+  let imported = 0;
+  let failed = 0;
+  let processed = 0;
+  let chunk = 0;
+  const finish = async (status: 'completed' | 'failed', abortion: number | null, error: string | null) => {
+    await record(derivedId(data.import_id, 'finished'), 'CommunicationImportFinished', {
+      import_id: data.import_id,
+      status,
+      imported_row_count: imported,
+      failed_row_count: failed,
+      unprocessed_row_count: status === 'completed' ? 0 : Math.max(total - processed, 0),
+      abortion_row_number: abortion,
+      error: error ? { row_number: abortion, message: storable(error) } : null,
+    });
+  };
+
+  let columns: Column[] | null = null;
+  let pending: Row[] = [];
+  const applyChunk = async () => {
+    if (control.signal?.aborted) throw new ImportInterruptedError();
+    const rows = pending;
+    pending = [];
+    const done = recordedChunks.get(chunk);
+    if (done) {
+      // Recorded by an earlier run that was cut short: its rows are in already.
+      processed += rows.length;
+      imported += done.imported_row_count;
+      failed += done.failed_row_count;
+      chunk++;
+      return;
+    }
+    await control.turn(async () => {
+      const result = await applyRows(db, store, metadata, data, columns!, facts, rows);
+      processed += rows.length;
+      imported += result.communicationIds.length;
+      failed += result.errors.length;
+      await record(derivedId(data.import_id, 'chunk', chunk), 'CommunicationImportChunkProcessed', {
+        import_id: data.import_id,
+        chunk,
+        imported_row_count: result.communicationIds.length,
+        failed_row_count: result.errors.length,
+        errors: result.errors,
+        communication_ids: data.mode === 'create' ? result.communicationIds : [],
+      });
+      chunk++;
+    });
+    // Let requests and other imports in between chunks.
+    await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  const parser = fs
+    .createReadStream(data.stored_path)
+    .pipe(iconv.decodeStream(encoding === 'utf-8' ? 'utf8' : 'cp932'))
+    .pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, delimiter: [',', '\t'] }));
+  let rowNumber = -1;
+  let readingFailed: unknown = null;
+  try {
+    for await (const cells of parser as AsyncIterable<string[]>) {
+      rowNumber++;
+      if (columns === null) {
+        const header = mapHeader(cells, facts, data.mode);
+        if ('error' in header) {
+          parser.destroy();
+          return await finish('failed', 0, header.error!);
+        }
+        columns = header.columns;
+        continue;
+      }
+      pending.push({ rowNumber, cells });
+      if (pending.length >= importChunkSize) {
+        // Parsing pauses while the chunk is applied; a failure there is the store's, not the file's.
+        try {
+          await applyChunk();
+        } catch (error) {
+          parser.destroy();
+          throw Object.assign(new Error('apply failed'), { applyError: error });
+        }
+      }
+    }
+  } catch (error) {
+    const applyError = (error as { applyError?: unknown }).applyError;
+    if (applyError !== undefined) throw applyError;
+    readingFailed = error;
+  }
+  if (readingFailed !== null) {
+    // A broken file (unbalanced quotes, undecodable bytes): rows before stay imported, the rest are unprocessed.
+    if (pending.length > 0) await applyChunk();
+    return await finish(
+      'failed',
+      rowNumber + 1,
+      `${rowNumber + 1}行目でファイルを読み取れませんでした: ${(readingFailed as Error).message}`,
+    );
+  }
+  if (columns === null) return await finish('failed', 0, 'ファイルにデータがありません');
+  if (pending.length > 0) await applyChunk();
+  await finish('completed', null, null);
+}
+
+/** A chunk's rows decided and appended: each record in its own stream, all appends at once. */
+async function applyRows(
+  db: Database,
+  store: EventStore,
+  metadata: EventMetadata,
+  data: CommunicationImportRequested,
+  columns: Column[],
+  facts: ImportFacts,
+  rows: Row[],
+): Promise<{ communicationIds: string[]; errors: { row_number: number; message: string }[] }> {
+  const tenantId = metadata.tenant_id;
+  const cellOf = (row: Row, field: CommunicationImportField) => {
+    const i = columns.indexOf(field);
+    return i < 0 ? '' : (row.cells[i] ?? '');
+  };
+  const lookups: ChunkLookups = { institutionsByCode: new Map(), institutionsByName: new Map(), streams: new Map() };
+  if (data.mode === 'create') {
+    const codes = [...new Set(rows.map((r) => nfkc(cellOf(r, 'institutionCode'))).filter(Boolean))];
+    const names = [...new Set(rows.map((r) => cellOf(r, 'institutionName').trim()).filter(Boolean))];
+    const found = await sql<{ id: string; code: string; name: string }>`
+      SELECT id, code, name FROM ref.medical_institutions
+       WHERE code = ANY(${sql.val(codes.filter((c) => !hasUnstorableCharacter(c)))}::text[])
+          OR name = ANY(${sql.val(names.filter((n) => !hasUnstorableCharacter(n)))}::text[])`.execute(db.kysely);
+    for (const r of found.rows) {
+      lookups.institutionsByCode.set(r.code, r.id);
+      lookups.institutionsByName.set(r.name, [...(lookups.institutionsByName.get(r.name) ?? []), r.id]);
+    }
+  } else {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+    const ids = [...new Set(rows.map((r) => nfkc(cellOf(r, 'id')).toLowerCase()).filter((id) => uuid.test(id)))];
+    const streams = ids.map((id) => streamId(communicationAggregate, id));
+    const read = store.readStreams
+      ? await store.readStreams(streams, { tenantId })
+      : new Map(await Promise.all(streams.map(async (s) => [s, await readStreamOrEmpty(store, s, tenantId)] as const)));
+    ids.forEach((id, i) => lookups.streams.set(id, read.get(streams[i]!) ?? []));
+  }
+
+  const errors: { row_number: number; message: string }[] = [];
+  const communicationIds: string[] = [];
+  const context = { importId: data.import_id, callerId: metadata.account_id ?? '', mode: data.mode };
+  // Two rows naming one record: the second is decided on the first's result, so they go in order.
+  const updatesById = new Map<string, Row[]>();
+  const creates: { row: Row; fields: CommunicationFields }[] = [];
+  for (const row of rows) {
+    if (data.mode === 'update') {
+      const id = nfkc(cellOf(row, 'id')).toLowerCase();
+      updatesById.set(id, [...(updatesById.get(id) ?? []), row]);
+      continue;
+    }
+    const outcome = decideRow(row, columns, facts, lookups, context);
+    if (outcome.fields) creates.push({ row, fields: outcome.fields });
+    else errors.push(rowError(row, outcome.problems));
+  }
+  await Promise.all(
+    creates.map(async ({ row, fields }) => {
+      await store.append(
+        streamId(communicationAggregate, fields.communication_id),
+        [
+          {
+            id: derivedId(data.import_id, 'row', row.rowNumber),
+            type: 'CommunicationCreated',
+            data: { ...fields, tasks: [] },
+            metadata,
+          },
+        ],
+        // A retried chunk re-appends the same event: the store answers it as already stored.
+        { expectedRevision: 'no_stream' },
+      );
+      communicationIds.push(fields.communication_id);
+    }),
+  );
+  await Promise.all(
+    [...updatesById.entries()].map(async ([id, updateRows]) => {
+      for (const row of updateRows) {
+        const outcome = await applyUpdate(store, metadata, data.import_id, row, id, (events) =>
+          decideRow(row, columns, facts, { ...lookups, streams: new Map([[id, events]]) }, context),
+        );
+        if (outcome.problems.length > 0) errors.push(rowError(row, outcome.problems));
+        else communicationIds.push(id);
+      }
+    }),
+  );
+  errors.sort((a, b) => a.row_number - b.row_number);
+  return { communicationIds, errors };
+}
+
+const rowError = (row: Row, problems: string[]) => ({
+  row_number: row.rowNumber,
+  message: storable(`${row.rowNumber}行目: ${problems.join('、')}`),
+});
+
+/** One update row on the record's latest state; a record changed meanwhile is decided again (3 tries). */
+async function applyUpdate(
+  store: EventStore,
+  metadata: EventMetadata,
+  importId: string,
+  row: Row,
+  communicationId: string,
+  decide: (events: RecordedEvent[]) => RowOutcome,
+): Promise<RowOutcome> {
+  const stream = streamId(communicationAggregate, communicationId);
+  const eventId = derivedId(importId, 'row', row.rowNumber);
+  for (let attempt = 0; ; attempt++) {
+    const events = /^[0-9a-f-]{36}$/.test(communicationId)
+      ? await readStreamOrEmpty(store, stream, metadata.tenant_id)
+      : [];
+    if (events.some((e) => e.id === eventId)) return { problems: [] };
+    const outcome = decide(events);
+    if (!outcome.fields) return outcome;
+    const previous = events.map(parseCommunicationEvent).reduce<CommunicationFields | null>((fields, e) => {
+      if (e.type === 'CommunicationCreated') {
+        const { tasks: _tasks, ...rest } = e.data;
+        return rest;
+      }
+      return e.type === 'CommunicationUpdated' ? e.data : fields;
+    }, null);
+    // Nothing changes: no event, as an edit that changes nothing.
+    if (stableJson(previous) === stableJson(outcome.fields)) return outcome;
+    try {
+      await store.append(stream, [{ id: eventId, type: 'CommunicationUpdated', data: outcome.fields, metadata }], {
+        expectedRevision: events[events.length - 1]!.revision,
+      });
+      return outcome;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError) || attempt >= 3) throw error;
+    }
+  }
+}
+
+/** Marks an import that failed for good as failed, with the rows recorded so far counted. */
+async function failImport(store: EventStore, requested: RecordedEvent): Promise<void> {
+  const data = requestOf(requested);
+  const tenantId = requested.metadata.tenant_id;
+  const importStream = streamId(communicationImportAggregate, data.import_id);
+  const history = (await readStreamOrEmpty(store, importStream, tenantId)).map(parseCommunicationImportEvent);
+  if (history.some((e) => e.type === 'CommunicationImportFinished' || e.type === 'CommunicationImportDeleted')) return;
+  let total = 0;
+  let imported = 0;
+  let failed = 0;
+  for (const e of history) {
+    if (e.type === 'CommunicationImportStarted') total = e.data.total_row_count;
+    if (e.type === 'CommunicationImportChunkProcessed') {
+      imported += e.data.imported_row_count;
+      failed += e.data.failed_row_count;
+    }
+  }
+  await store.append(
+    importStream,
+    [
+      {
+        id: derivedId(data.import_id, 'finished'),
+        type: 'CommunicationImportFinished',
+        data: {
+          import_id: data.import_id,
+          status: 'failed',
+          imported_row_count: imported,
+          failed_row_count: failed,
+          unprocessed_row_count: Math.max(total - imported - failed, 0),
+          abortion_row_number: null,
+          error: {
+            row_number: null,
+            message:
+              '取り込み中に予期しないエラーが発生したため中断しました。ファイルの内容を確認して、もう一度取り込んでください。',
+          },
+        },
+        metadata: metadataOf(requested, data.import_id),
+      },
+    ],
+    { expectedRevision: 'any' },
+  );
+}
+
+/** Records each upload as a job of its own import queue (per tenant, round-robin by chunk; see import-queue.ts). */
+function createCommunicationImportReactor(
+  options: Pick<ImportQueueOptions, 'maxAttempts' | 'retryBaseMs' | 'chunkSlots' | 'maxActive' | 'pollIntervalMs'> = {},
+) {
+  const queue = createImportQueue({
+    ...options,
+    name: 'communication_import',
+    run: (event, control, ctx) => runCommunicationImport(ctx.db, ctx.store, event, control),
+    onParked: (event, _error, ctx) => failImport(ctx.store, event),
+  });
+  return defineReactor({
+    name: 'communication_import',
+    eventTypes: ['CommunicationImportRequested'],
+    handle: (events, ctx) => queue.enqueue(events, ctx),
+    background: (ctx) => queue.background(ctx),
+  });
+}
+
+export const communicationImportReactor = createCommunicationImportReactor();
