@@ -50,7 +50,7 @@ export async function registerCommunicationImportRoutes(
         const createdBy = await callerRef(store, auth);
         const encoding = body?.encoding ?? null;
         return idempotentCreate(
-          db.kysely,
+          db,
           {
             request,
             reply,
