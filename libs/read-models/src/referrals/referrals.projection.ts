@@ -19,6 +19,7 @@ import {
   mappingProfilesTable,
   referralDataImportsTable,
   referralCaseRollupsTable,
+  referralInstitutionRollupsTable,
   referralMonthlyRollupsTable,
   referralPeriodRollupsTable,
   referralTenantCaseRollupsTable,
@@ -45,6 +46,7 @@ const tables = [
   referralTenantCaseRollupsTable,
   mappingProfilesTable,
   institutionMatchesTable,
+  referralInstitutionRollupsTable,
 ] as const;
 type T = ProjectionTables<(typeof tables)[number]['name']>;
 
@@ -128,7 +130,8 @@ export const referralsProjection = defineProjection({
   // 2: the analysis rollups (period and case mix, per institution and per tenant) and the date indexes of the coverage.
   // 3: owners' hand matches of unmatched institutions (ReferralInstitutionMatched) re-attribute rows;
   //    referrals and reverse referrals entered by hand (ReferralEntered, ReverseReferralEntered).
-  version: 3,
+  // 4: per-institution rollups by month, quarter and 年度 without other dimensions (rankings, issue 13).
+  version: 4,
   eventTypes: decode.types,
   tables: tableNames(tables),
   setup: (trx, t) => createTables(trx, tables, t),
@@ -641,6 +644,42 @@ async function rebuildAnalysisRollups(trx: Transaction<unknown>, t: T, keySet: R
            sum(c.referral_count)::int, sum(c.admitted_count)::int, sum(c.operated_count)::int
       FROM ${sql.table(t.referral_case_rollups)} c JOIN (${tenantMonths}) g ON c.tenant_id = g.tenant_id AND c.month = g.month
      GROUP BY 1, 2, 3, 4, 5, 6, 7`.execute(trx);
+
+  // The per-institution totals: the months touched from their segment rows just written, then the
+  // quarters and 年度 holding them from the month rows.
+  const totals = sql`sum(referral_count)::int, sum(admitted_count)::int, sum(operated_count)::int, sum(reverse_referral_count)::int`;
+  const spans = [
+    ['month', sql`g.month`],
+    ['quarter', sql`date_trunc('quarter', g.month)::date`],
+    ['fiscal_year', sql`(date_trunc('year', g.month - interval '3 months') + interval '3 months')::date`],
+  ] as const;
+  for (const [span, start] of spans) {
+    const touched = sql`SELECT DISTINCT g.tenant_id, g.medical_institution_id, ${start} AS period_start FROM (${months}) g`;
+    await sql`
+      DELETE FROM ${sql.table(t.referral_institution_rollups)} i USING (${touched}) g
+       WHERE i.tenant_id = g.tenant_id AND i.medical_institution_id = g.medical_institution_id
+         AND i.span = ${span} AND i.period_start = g.period_start`.execute(trx);
+    const length =
+      span === 'month'
+        ? sql`interval '1 month'`
+        : span === 'quarter'
+          ? sql`interval '3 months'`
+          : sql`interval '1 year'`;
+    const source =
+      span === 'month'
+        ? sql`SELECT tenant_id, medical_institution_id, segment AS d, referral_count, admitted_count, operated_count, reverse_referral_count
+                FROM ${sql.table(t.referral_period_rollups)}`
+        : sql`SELECT tenant_id, medical_institution_id, period_start AS d, referral_count, admitted_count, operated_count, reverse_referral_count
+                FROM ${sql.table(t.referral_institution_rollups)} WHERE span = 'month'`;
+    await sql`
+      INSERT INTO ${sql.table(t.referral_institution_rollups)}
+        (tenant_id, medical_institution_id, span, period_start, referral_count, admitted_count, operated_count, reverse_referral_count)
+      SELECT g.tenant_id, g.medical_institution_id, ${span}, g.period_start, ${totals}
+        FROM (${source}) s
+        JOIN (${touched}) g ON s.tenant_id = g.tenant_id AND s.medical_institution_id = g.medical_institution_id
+         AND s.d >= g.period_start AND s.d < (g.period_start + ${length})::date
+       GROUP BY g.tenant_id, g.medical_institution_id, g.period_start`.execute(trx);
+  }
 }
 
 async function applyImportPatches(trx: Transaction<unknown>, t: T, patches: ImportPatch[]): Promise<void> {
