@@ -129,7 +129,8 @@ export type Grouping = 'bucket' | 'institution' | 'institution_bucket' | 'own_de
  * the institution is (rankings), the monthly per-institution rows when neither referral department nor
  * visit is and the period is whole months, else the per-institution segments. The days at the period's
  * ends that no whole segment covers (at most six at each end) are counted from the facts, so every
- * period is exact to the day (docs/decisions.md, Referral analysis).
+ * period is exact to the day (docs/decisions.md, Referral analysis). With `top`, only the keys of the
+ * `top` biggest sums and those tied with the last of them (rankings).
  */
 export async function sumMeasures(
   db: Kysely<ReadModels>,
@@ -139,6 +140,7 @@ export async function sumMeasures(
   measures: Measure[],
   group: Grouping,
   unit: AnalysisPeriodUnit = 'month',
+  options: { top?: number } = {},
 ): Promise<Map<string, number[]>> {
   const reverse = measures.includes('reverse_referrals');
   // The referral-only filters do not apply to reverse referrals: mixed, they must not be asked.
@@ -174,7 +176,7 @@ export async function sumMeasures(
                      AND period_start >= ${piece.from}::date AND period_start <= ${piece.to}::date`,
         );
       const edges = splitBySpans(range, grains, true);
-      return summed(db, tenantId, f, measures, group, unit, parts, edges, reverse, true);
+      return summed(db, tenantId, f, measures, group, unit, parts, edges, reverse, true, options.top);
     }
   }
   const byMonth = splitForRollups(range, 'month');
@@ -197,7 +199,7 @@ export async function sumMeasures(
   if (inner)
     parts.push(sql`SELECT * FROM (${rollup}) r WHERE r.tenant_id = ${tenantId}
                       AND r.segment >= ${inner.from}::date AND r.segment <= ${inner.to}::date`);
-  return summed(db, tenantId, f, measures, group, unit, parts, edges, reverse, institutionLevel);
+  return summed(db, tenantId, f, measures, group, unit, parts, edges, reverse, institutionLevel, options.top);
 }
 
 /** The sums of `sumMeasures` over rollup rows (`parts`) and the facts of the days `edges` hold. */
@@ -212,6 +214,7 @@ async function summed(
   edges: DateRange[],
   reverse: boolean,
   institutionLevel: boolean,
+  top: number | undefined,
 ): Promise<Map<string, number[]>> {
   if (edges.length > 0) {
     const within = (column: RawBuilder<unknown>) =>
@@ -255,14 +258,24 @@ async function summed(
             ? sql`p.own_department_id::text`
             : sql`''`;
   const sums = measures.map((m) => sql`sum(${sql.ref(`p.${measureColumn[m]}`)})`);
-  const { rows } = await sql<{ key: string; n: number[] }>`
+  const grouped = sql`
     SELECT ${key} AS key, ARRAY[${sql.join(sums)}]::int[] AS n
       FROM ${source} p
      WHERE ${conditions(tenantId, f, reverse, institutionLevel)}
      GROUP BY 1 HAVING ${sql.join(
        sums.map((s) => sql`${s} > 0`),
        sql` OR `,
-     )}`.execute(db);
+     )}`;
+  // `top`: only the keys whose sums (compared in order, as arrays compare) reach the top-th biggest,
+  // ties included, instead of every institution of the tenant.
+  const { rows } = await (
+    top === undefined
+      ? sql<{ key: string; n: number[] }>`${grouped}`
+      : sql<{ key: string; n: number[] }>`
+          WITH g AS MATERIALIZED (${grouped})
+          SELECT key, n FROM g
+           WHERE n >= coalesce((SELECT n FROM g ORDER BY n DESC OFFSET ${top - 1} LIMIT 1), '{}'::int[])`
+  ).execute(db);
   return new Map(rows.map((r) => [r.key, r.n]));
 }
 
