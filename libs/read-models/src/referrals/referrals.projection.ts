@@ -646,30 +646,28 @@ async function rebuildAnalysisRollups(trx: Transaction<unknown>, t: T, keySet: R
      GROUP BY 1, 2, 3, 4, 5, 6, 7`.execute(trx);
 
   // The per-institution totals: the months touched from their segment rows just written, then the
-  // quarters and 年度 holding them from the month rows.
+  // quarters and 年度 holding them from the month rows. Joined on equal keys (the span's start of each
+  // row), so the plan stays a look-up by institution whatever the statistics say mid-transaction.
   const totals = sql`sum(referral_count)::int, sum(admitted_count)::int, sum(operated_count)::int, sum(reverse_referral_count)::int`;
-  const spans = [
-    ['month', sql`g.month`],
-    ['quarter', sql`date_trunc('quarter', g.month)::date`],
-    ['fiscal_year', sql`(date_trunc('year', g.month - interval '3 months') + interval '3 months')::date`],
-  ] as const;
-  for (const [span, start] of spans) {
-    const touched = sql`SELECT DISTINCT g.tenant_id, g.medical_institution_id, ${start} AS period_start FROM (${months}) g`;
+  const startOf = (span: 'month' | 'quarter' | 'fiscal_year', date: ReturnType<typeof sql>) =>
+    span === 'month'
+      ? sql`date_trunc('month', ${date})::date`
+      : span === 'quarter'
+        ? sql`date_trunc('quarter', ${date})::date`
+        : sql`(date_trunc('year', ${date} - interval '3 months') + interval '3 months')::date`;
+  for (const span of ['month', 'quarter', 'fiscal_year'] as const) {
+    const touched = sql`SELECT DISTINCT g.tenant_id, g.medical_institution_id, ${startOf(span, sql`g.month`)} AS period_start FROM (${months}) g`;
     await sql`
       DELETE FROM ${sql.table(t.referral_institution_rollups)} i USING (${touched}) g
        WHERE i.tenant_id = g.tenant_id AND i.medical_institution_id = g.medical_institution_id
          AND i.span = ${span} AND i.period_start = g.period_start`.execute(trx);
-    const length =
-      span === 'month'
-        ? sql`interval '1 month'`
-        : span === 'quarter'
-          ? sql`interval '3 months'`
-          : sql`interval '1 year'`;
     const source =
       span === 'month'
-        ? sql`SELECT tenant_id, medical_institution_id, segment AS d, referral_count, admitted_count, operated_count, reverse_referral_count
+        ? sql`SELECT tenant_id, medical_institution_id, ${startOf(span, sql`segment`)} AS period_start,
+                     referral_count, admitted_count, operated_count, reverse_referral_count
                 FROM ${sql.table(t.referral_period_rollups)}`
-        : sql`SELECT tenant_id, medical_institution_id, period_start AS d, referral_count, admitted_count, operated_count, reverse_referral_count
+        : sql`SELECT tenant_id, medical_institution_id, ${startOf(span, sql`period_start`)} AS period_start,
+                     referral_count, admitted_count, operated_count, reverse_referral_count
                 FROM ${sql.table(t.referral_institution_rollups)} WHERE span = 'month'`;
     await sql`
       INSERT INTO ${sql.table(t.referral_institution_rollups)}
@@ -677,7 +675,7 @@ async function rebuildAnalysisRollups(trx: Transaction<unknown>, t: T, keySet: R
       SELECT g.tenant_id, g.medical_institution_id, ${span}, g.period_start, ${totals}
         FROM (${source}) s
         JOIN (${touched}) g ON s.tenant_id = g.tenant_id AND s.medical_institution_id = g.medical_institution_id
-         AND s.d >= g.period_start AND s.d < (g.period_start + ${length})::date
+         AND s.period_start = g.period_start
        GROUP BY g.tenant_id, g.medical_institution_id, g.period_start`.execute(trx);
   }
 }
