@@ -535,14 +535,18 @@ export async function rebuildTenantAnalysisRollups(
   tenantId: string,
   range: { from: string; to: string },
 ): Promise<void> {
-  await rebuildAnalysisRollups(
+  // The institution-months once, in a table of the transaction: each statement below reads them, and
+  // recomputing them from millions of facts per statement cost minutes.
+  await sql`
+    CREATE TEMP TABLE analysis_rebuild_keys ON COMMIT DROP AS
+    SELECT DISTINCT tenant_id, medical_institution_id, ${noDepartment}::uuid AS own_department_id, date_trunc('month', d)::date AS month
+      FROM (SELECT tenant_id, medical_institution_id, referral_date AS d FROM ${sql.table(t.referrals)}
+            UNION ALL SELECT tenant_id, medical_institution_id, reverse_referral_date FROM ${sql.table(t.reverse_referrals)}) f
+     WHERE tenant_id = ${tenantId} AND medical_institution_id IS NOT NULL AND d >= ${range.from}::date AND d < ${range.to}::date`.execute(
     trx,
-    t,
-    sql`SELECT DISTINCT tenant_id, medical_institution_id, ${noDepartment}::uuid AS own_department_id, date_trunc('month', d)::date AS month
-          FROM (SELECT tenant_id, medical_institution_id, referral_date AS d FROM ${sql.table(t.referrals)}
-                UNION ALL SELECT tenant_id, medical_institution_id, reverse_referral_date FROM ${sql.table(t.reverse_referrals)}) f
-         WHERE tenant_id = ${tenantId} AND medical_institution_id IS NOT NULL AND d >= ${range.from}::date AND d < ${range.to}::date`,
   );
+  await sql`ANALYZE analysis_rebuild_keys`.execute(trx);
+  await rebuildAnalysisRollups(trx, t, sql`SELECT * FROM analysis_rebuild_keys`);
   // The monthly rollups the events keep row by row, here summed from the period rollups just built.
   await sql`
     INSERT INTO ${sql.table(t.referral_monthly_rollups)} AS cur
