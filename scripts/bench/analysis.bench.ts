@@ -24,6 +24,8 @@ const RAW_EVERY = Number(process.env.BENCH_ANALYSIS_RAW_EVERY ?? 1);
 // With BENCH_DATABASE_URL naming a database an earlier run seeded (its process stopped before the drop):
 // measure on its data instead of seeding again, which takes a quarter of an hour at 5,000,000.
 const REUSE = process.env.BENCH_ANALYSIS_REUSE === '1';
+// With REUSE: build the rollups again from the facts there (after a rollup change, or a seed stopped mid-build).
+const REBUILD = process.env.BENCH_ANALYSIS_REBUILD === '1';
 
 /**
  * The facts of one tenant written straight into the referrals read model's tables (what three 年度 of
@@ -71,12 +73,21 @@ async function seed(db: Awaited<ReturnType<BenchContext['openDatabase']>>, tenan
        FROM rm.referrals WHERE tenant_id = $1 AND random() < 0.4`,
     [tenantId, randomUUID()],
   );
+  await buildRollups(db, tenantId);
+}
+
+/** The analysis rollups of the tenant's facts, one 年度 at a time, by the projection's own statements. */
+async function buildRollups(db: Awaited<ReturnType<BenchContext['openDatabase']>>, tenantId: string) {
+  // Statistics of the facts just written: without them the planner guesses a few rows.
+  await db.pool.query('ANALYZE');
   // The live tables through their views.
   const t = Object.fromEntries(referralsProjection.tables.map((name) => [name, `rm.${name}`])) as Parameters<
     typeof rebuildTenantAnalysisRollups
   >[1];
   // One 年度 at a time, through the views of the live tables.
-  for (const fy of [2023, 2024, 2025, 2026])
+  // BENCH_ANALYSIS_YEARS (e.g. 2024,2025): only those 年度 (what the cases read), when time is short.
+  const years = (process.env.BENCH_ANALYSIS_YEARS ?? '2023,2024,2025,2026').split(',').map(Number);
+  for (const fy of years)
     await db.kysely
       .transaction()
       .execute((trx) => rebuildTenantAnalysisRollups(trx, t, tenantId, { from: `${fy}-04-01`, to: `${fy + 1}-04-01` }));
@@ -110,7 +121,7 @@ export const bench: BenchDefinition = {
       if (REUSE) {
         const { rows } = await db.pool.query<{ tenant_id: string; ids: string[] }>(
           `SELECT tenant_id, array_agg(DISTINCT own_department_id) FILTER (WHERE own_department_id IS NOT NULL) AS ids
-             FROM rm.referral_monthly_rollups GROUP BY 1 LIMIT 1`,
+             FROM (SELECT * FROM rm.referrals LIMIT 10000) r GROUP BY 1 LIMIT 1`,
         );
         tenantId = rows[0]!.tenant_id;
         departments = rows[0]!.ids.filter((id) => id !== '00000000-0000-0000-0000-000000000000');
@@ -128,8 +139,9 @@ export const bench: BenchDefinition = {
       );
       const facilityType = commonType[0]!.id;
       const t0 = performance.now();
-      if (!REUSE) {
-        await seed(db, tenantId, departments);
+      if (!REUSE || REBUILD) {
+        if (REUSE) await buildRollups(db, tenantId);
+        else await seed(db, tenantId, departments);
         await db.pool.query('VACUUM ANALYZE');
       }
       const { rows: sizes } = await db.pool.query<{ facts: string; period: string; cases: string }>(
@@ -151,6 +163,13 @@ export const bench: BenchDefinition = {
       await app.listen({ host: '127.0.0.1', port: 0 });
       const client = httpClient(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, 1);
       const headers = { authorization: `Bearer ${await testAuth.token({ tenantId, features: [...featureKeys] })}` };
+      // The institution that refers most: the CRM page's chart of a big referrer.
+      const { rows: topRows } = await db.pool.query<{ id: string }>(
+        `SELECT medical_institution_id AS id FROM rm.referral_institution_rollups
+          WHERE tenant_id = $1 AND span = 'fiscal_year' ORDER BY referral_count DESC LIMIT 1`,
+        [tenantId],
+      );
+      const topInstitution = topRows[0]!.id;
       const fy2025 = { from: '2025-04-01', to: '2026-03-31' };
       const ytd2025 = { from: '2025-04-01', to: '2025-11-20' };
       const admitted = `EXISTS (SELECT 1 FROM rm.hospital_admissions a WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id)`;
@@ -266,6 +285,52 @@ export const bench: BenchDefinition = {
             values: [tenantId, fy2025.from, fy2025.to],
           },
           same: (a, rows) => [a.data.reduce((x: number, d: any) => x + d.total, 0), rows.reduce((x, r) => x + r.n, 0)],
+        },
+        {
+          // The page's ranking: this 年度 to a day inside a month, top 500 (its change is a second call).
+          label: 'ranking/referral/total_count (年度 to date, top 500)',
+          url: '/api/data_analysis/ranking/referral/total_count',
+          body: { period: ytd2025, limit: 500 },
+          goalMs: 50,
+          baseline: {
+            text: `SELECT medical_institution_id, count(*)::int AS n FROM rm.referrals
+                    WHERE tenant_id = $1 AND referral_date BETWEEN $2 AND $3 AND medical_institution_id IS NOT NULL
+                    GROUP BY 1 ORDER BY n DESC LIMIT 500`,
+            values: [tenantId, ytd2025.from, ytd2025.to],
+          },
+          same: (a, rows) => [a.data.slice(0, 500).map((d: any) => d.total), rows.map((r) => r.n)],
+        },
+        {
+          label: 'ranking/referral/monthly (top 50, facility type)',
+          url: '/api/data_analysis/ranking/referral/monthly',
+          body: { period: fy2025, limit: 50, facility_type_ids: [facilityType] },
+          goalMs: 50,
+          baseline: {
+            text: `SELECT r.medical_institution_id, count(*)::int AS n
+                     FROM rm.referrals r JOIN ref.medical_institutions m ON m.id = r.medical_institution_id
+                    WHERE tenant_id = $1 AND referral_date BETWEEN $2 AND $3 AND m.facility_type_id::text = $4
+                    GROUP BY 1 ORDER BY n DESC LIMIT 50`,
+            values: [tenantId, fy2025.from, fy2025.to, facilityType],
+          },
+          same: (a, rows) => [a.data.map((d: any) => d.total), rows.map((r) => r.n)],
+        },
+        {
+          label: 'charts/medical_institutions/{id}/referrals (the biggest referrer, 年度 by month)',
+          url: `/api/charts/medical_institutions/${topInstitution}/referrals`,
+          body: { period: fy2025 },
+          goalMs: 50,
+          baseline: {
+            text: `SELECT to_char(referral_date, 'YYYY-MM') AS m, count(*)::int AS n
+                     FROM rm.referrals r WHERE tenant_id = $1 AND medical_institution_id = $4 AND referral_date BETWEEN $2 AND $3
+                    GROUP BY 1`,
+            values: [tenantId, fy2025.from, fy2025.to, topInstitution],
+          },
+          same: (a, rows) => [
+            a.series
+              .find((s: any) => s.key === 'referrals')
+              .values.reduce((x: number, v: number | null) => x + (v ?? 0), 0),
+            rows.reduce((x, r) => x + r.n, 0),
+          ],
         },
         {
           label: 'ranking/both_referrals/monthly (top 50)',

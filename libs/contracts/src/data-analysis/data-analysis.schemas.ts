@@ -50,6 +50,8 @@ export const EffectivenessBody = z.object({
   communication_types: z.array(CommunicationType).default(['visit']),
   user_ids: z.array(Id).max(200).default([]),
   own_department_ids: z.array(Id).max(200).default([]),
+  // The area of the institutions compared, contacted and control alike (as on the other analysis calls).
+  ...AnalysisAreaFilter,
 });
 export type EffectivenessBody = z.infer<typeof EffectivenessBody>;
 

@@ -23,6 +23,7 @@ import {
   mappingProfilesTable,
   referralDataImportsTable,
   referralCaseRollupsTable,
+  referralInstitutionRollupsTable,
   referralMonthlyRollupsTable,
   referralPeriodRollupsTable,
   referralTenantCaseRollupsTable,
@@ -52,6 +53,7 @@ const tables = [
   dpcStayClaimsTable,
   dpcStayProceduresTable,
   outpatientVisitsTable,
+  referralInstitutionRollupsTable,
 ] as const;
 type T = ProjectionTables<(typeof tables)[number]['name']>;
 
@@ -136,7 +138,8 @@ export const referralsProjection = defineProjection({
   // 3: owners' hand matches of unmatched institutions (ReferralInstitutionMatched) re-attribute rows;
   //    referrals and reverse referrals entered by hand (ReferralEntered, ReverseReferralEntered).
   // 4: D and EF facts (DpcFactsImported) kept and merged into the FF1 stays (referrals.dpc-facts.ts).
-  version: 4,
+  // 5: per-institution rollups by month, quarter and 年度 without other dimensions (rankings, issue 13).
+  version: 5,
   eventTypes: decode.types,
   tables: tableNames(tables),
   setup: (trx, t) => createTables(trx, tables, t),
@@ -582,14 +585,18 @@ export async function rebuildTenantAnalysisRollups(
   tenantId: string,
   range: { from: string; to: string },
 ): Promise<void> {
-  await rebuildAnalysisRollups(
+  // The institution-months once, in a table of the transaction: each statement below reads them, and
+  // recomputing them from millions of facts per statement cost minutes.
+  await sql`
+    CREATE TEMP TABLE analysis_rebuild_keys ON COMMIT DROP AS
+    SELECT DISTINCT tenant_id, medical_institution_id, ${noDepartment}::uuid AS own_department_id, date_trunc('month', d)::date AS month
+      FROM (SELECT tenant_id, medical_institution_id, referral_date AS d FROM ${sql.table(t.referrals)}
+            UNION ALL SELECT tenant_id, medical_institution_id, reverse_referral_date FROM ${sql.table(t.reverse_referrals)}) f
+     WHERE tenant_id = ${tenantId} AND medical_institution_id IS NOT NULL AND d >= ${range.from}::date AND d < ${range.to}::date`.execute(
     trx,
-    t,
-    sql`SELECT DISTINCT tenant_id, medical_institution_id, ${noDepartment}::uuid AS own_department_id, date_trunc('month', d)::date AS month
-          FROM (SELECT tenant_id, medical_institution_id, referral_date AS d FROM ${sql.table(t.referrals)}
-                UNION ALL SELECT tenant_id, medical_institution_id, reverse_referral_date FROM ${sql.table(t.reverse_referrals)}) f
-         WHERE tenant_id = ${tenantId} AND medical_institution_id IS NOT NULL AND d >= ${range.from}::date AND d < ${range.to}::date`,
   );
+  await sql`ANALYZE analysis_rebuild_keys`.execute(trx);
+  await rebuildAnalysisRollups(trx, t, sql`SELECT * FROM analysis_rebuild_keys`);
   // The monthly rollups the events keep row by row, here summed from the period rollups just built.
   await sql`
     INSERT INTO ${sql.table(t.referral_monthly_rollups)} AS cur
@@ -691,6 +698,40 @@ async function rebuildAnalysisRollups(trx: Transaction<unknown>, t: T, keySet: R
            sum(c.referral_count)::int, sum(c.admitted_count)::int, sum(c.operated_count)::int
       FROM ${sql.table(t.referral_case_rollups)} c JOIN (${tenantMonths}) g ON c.tenant_id = g.tenant_id AND c.month = g.month
      GROUP BY 1, 2, 3, 4, 5, 6, 7`.execute(trx);
+
+  // The per-institution totals: the months touched from their segment rows just written, then the
+  // quarters and 年度 holding them from the month rows. Joined on equal keys (the span's start of each
+  // row), so the plan stays a look-up by institution whatever the statistics say mid-transaction.
+  const totals = sql`sum(referral_count)::int, sum(admitted_count)::int, sum(operated_count)::int, sum(reverse_referral_count)::int`;
+  const startOf = (span: 'month' | 'quarter' | 'fiscal_year', date: ReturnType<typeof sql>) =>
+    span === 'month'
+      ? sql`date_trunc('month', ${date})::date`
+      : span === 'quarter'
+        ? sql`date_trunc('quarter', ${date})::date`
+        : sql`(date_trunc('year', ${date} - interval '3 months') + interval '3 months')::date`;
+  for (const span of ['month', 'quarter', 'fiscal_year'] as const) {
+    const touched = sql`SELECT DISTINCT g.tenant_id, g.medical_institution_id, ${startOf(span, sql`g.month`)} AS period_start FROM (${months}) g`;
+    await sql`
+      DELETE FROM ${sql.table(t.referral_institution_rollups)} i USING (${touched}) g
+       WHERE i.tenant_id = g.tenant_id AND i.medical_institution_id = g.medical_institution_id
+         AND i.span = ${span} AND i.period_start = g.period_start`.execute(trx);
+    const source =
+      span === 'month'
+        ? sql`SELECT tenant_id, medical_institution_id, ${startOf(span, sql`segment`)} AS period_start,
+                     referral_count, admitted_count, operated_count, reverse_referral_count
+                FROM ${sql.table(t.referral_period_rollups)}`
+        : sql`SELECT tenant_id, medical_institution_id, ${startOf(span, sql`period_start`)} AS period_start,
+                     referral_count, admitted_count, operated_count, reverse_referral_count
+                FROM ${sql.table(t.referral_institution_rollups)} WHERE span = 'month'`;
+    await sql`
+      INSERT INTO ${sql.table(t.referral_institution_rollups)}
+        (tenant_id, medical_institution_id, span, period_start, referral_count, admitted_count, operated_count, reverse_referral_count)
+      SELECT g.tenant_id, g.medical_institution_id, ${span}, g.period_start, ${totals}
+        FROM (${source}) s
+        JOIN (${touched}) g ON s.tenant_id = g.tenant_id AND s.medical_institution_id = g.medical_institution_id
+         AND s.period_start = g.period_start
+       GROUP BY g.tenant_id, g.medical_institution_id, g.period_start`.execute(trx);
+  }
 }
 
 async function applyImportPatches(trx: Transaction<unknown>, t: T, patches: ImportPatch[]): Promise<void> {

@@ -229,11 +229,26 @@ function expectedAnalysis(ops: Op[], ids: Map<string, string>) {
     for (const [key, values] of map) add(out, key.split('|').slice(1).join('|'), values);
     return Object.fromEntries(out);
   };
+  // The per-institution totals by month, quarter and 年度, from the segment rows.
+  const institutionTotals = new Map<string, number[]>();
+  for (const [key, values] of period) {
+    const [institution, , , , segment] = key.split('|') as [string, string, string, string, string];
+    const m = Number(segment.slice(5, 7));
+    const quarter = `${segment.slice(0, 5)}${String(m - ((m - 1) % 3)).padStart(2, '0')}-01`;
+    const fiscalYear = `${m >= 4 ? segment.slice(0, 4) : Number(segment.slice(0, 4)) - 1}-04-01`;
+    for (const [span, start] of [
+      ['month', `${segment.slice(0, 7)}-01`],
+      ['quarter', quarter],
+      ['fiscal_year', fiscalYear],
+    ])
+      add(institutionTotals, [institution, span, start].join('|'), values);
+  }
   return {
     period: Object.fromEntries(period),
     cases: Object.fromEntries(cases),
     tenantPeriod: withoutInstitution(period),
     tenantCases: withoutInstitution(cases),
+    institution: Object.fromEntries(institutionTotals),
   };
 }
 
@@ -302,11 +317,16 @@ describe('referral rollups', () => {
             SELECT concat_ws('|', own_department_id, referral_department, visit, mdc, kcode, to_char(month, 'YYYY-MM-DD')) AS k,
                    ARRAY[referral_count, admitted_count, operated_count] AS v
               FROM ${sql.table(t.referral_tenant_case_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+          const institutionRows = await sql<{ k: string; v: number[] }>`
+            SELECT concat_ws('|', medical_institution_id, span, to_char(period_start, 'YYYY-MM-DD')) AS k,
+                   ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
+              FROM ${sql.table(t.referral_institution_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
           expect({
             period: Object.fromEntries(periodRows.rows.map((r) => [r.k, r.v])),
             cases: Object.fromEntries(caseRows.rows.map((r) => [r.k, r.v])),
             tenantPeriod: Object.fromEntries(tenantPeriodRows.rows.map((r) => [r.k, r.v])),
             tenantCases: Object.fromEntries(tenantCaseRows.rows.map((r) => [r.k, r.v])),
+            institution: Object.fromEntries(institutionRows.rows.map((r) => [r.k, r.v])),
           }).toEqual(expectedAnalysis(ops, ids));
           await sql`DROP TABLE ${sql.raw(Object.values<string>(t).join(', '))}`.execute(db.kysely);
         },

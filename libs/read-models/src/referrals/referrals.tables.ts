@@ -135,6 +135,13 @@ export const hospitalAdmissionsTable = defineTable({
   ],
 });
 
+/** The counts every analysis rollup carries (a referral is admitted / operated when a stay followed it). */
+const rollupCounts = {
+  referral_count: column.int(),
+  admitted_count: column.int(),
+  operated_count: column.int(),
+};
+
 /**
  * Monthly figures per (tenant, institution, own department, month): what charts, rankings, the partner
  * search and reports read instead of the facts. A referral counts in its own month (admitted / operated
@@ -177,9 +184,7 @@ export const referralPeriodRollupsTable = defineTable({
     referral_department: column.text(),
     visit: column.text<VisitKind>(),
     segment: column.date(),
-    referral_count: column.int(),
-    admitted_count: column.int(),
-    operated_count: column.int(),
+    ...rollupCounts,
     reverse_referral_count: column.int(),
   },
   primaryKey: ['tenant_id', 'medical_institution_id', 'own_department_id', 'referral_department', 'visit', 'segment'],
@@ -202,9 +207,7 @@ export const referralCaseRollupsTable = defineTable({
     mdc: column.text(),
     kcode: column.text(),
     month: column.date(),
-    referral_count: column.int(),
-    admitted_count: column.int(),
-    operated_count: column.int(),
+    ...rollupCounts,
   },
   primaryKey: [
     'tenant_id',
@@ -232,9 +235,7 @@ export const referralTenantPeriodRollupsTable = defineTable({
     referral_department: column.text(),
     visit: column.text<VisitKind>(),
     segment: column.date(),
-    referral_count: column.int(),
-    admitted_count: column.int(),
-    operated_count: column.int(),
+    ...rollupCounts,
     reverse_referral_count: column.int(),
   },
   primaryKey: ['tenant_id', 'own_department_id', 'referral_department', 'visit', 'segment'],
@@ -251,12 +252,34 @@ export const referralTenantCaseRollupsTable = defineTable({
     mdc: column.text(),
     kcode: column.text(),
     month: column.date(),
-    referral_count: column.int(),
-    admitted_count: column.int(),
-    operated_count: column.int(),
+    ...rollupCounts,
   },
   primaryKey: ['tenant_id', 'own_department_id', 'referral_department', 'visit', 'mdc', 'kcode', 'month'],
   indexes: [['tenant_id', 'month']],
+});
+
+/** The spans of `referral_institution_rollups`, each wholly inside one of the next (a 年度 starts in April). */
+export type InstitutionRollupSpan = 'month' | 'quarter' | 'fiscal_year';
+
+/**
+ * The analysis figures per institution without any other dimension, per month, quarter (April–June …)
+ * and 年度: what rankings and institution charts read when they filter or group by nothing but the
+ * institution (and its facility type, area or tags, looked up beside them). A whole 年度 is one row per
+ * institution instead of one per institution, own department, referral department, visit and week.
+ * Kept from `referral_period_rollups` for every institution-month touched.
+ */
+export const referralInstitutionRollupsTable = defineTable({
+  name: 'referral_institution_rollups',
+  columns: {
+    tenant_id: column.uuid(),
+    medical_institution_id: column.uuid(),
+    span: column.text<InstitutionRollupSpan>(),
+    period_start: column.date(),
+    ...rollupCounts,
+    reverse_referral_count: column.int(),
+  },
+  primaryKey: ['tenant_id', 'medical_institution_id', 'span', 'period_start'],
+  indexes: [['tenant_id', 'span', 'period_start']],
 });
 
 /**
@@ -338,6 +361,7 @@ export type ReferralsTables = KyselyTables<
   | typeof referralCaseRollupsTable
   | typeof referralTenantPeriodRollupsTable
   | typeof referralTenantCaseRollupsTable
+  | typeof referralInstitutionRollupsTable
   | typeof mappingProfilesTable
   | typeof institutionMatchesTable
   | typeof dpcStayClaimsTable

@@ -101,19 +101,21 @@ export function institutionConditions(
   institution: RawBuilder<unknown>,
 ): RawBuilder<unknown>[] {
   const parts: RawBuilder<unknown>[] = [];
+  // One semi-join against the master rows that pass, not a look-up per rollup row.
+  const master: RawBuilder<unknown>[] = [];
   if (f.facility_type_ids?.length)
-    parts.push(sql`EXISTS (SELECT 1 FROM ref.medical_institutions m WHERE m.id = ${institution}
-                            AND m.facility_type_id::text = ANY(${sql.val(f.facility_type_ids)}::text[]))`);
+    master.push(sql`m.facility_type_id::text = ANY(${sql.val(f.facility_type_ids)}::text[])`);
   // Area as partner management filters it: the master's prefecture code and municipality (NFKC).
   if (f.prefectures?.length)
-    parts.push(sql`EXISTS (SELECT 1 FROM ref.medical_institutions m WHERE m.id = ${institution}
-                            AND m.prefecture_code = ANY(${sql.val(f.prefectures.map(Number))}::smallint[]))`);
-  if (f.cities?.length)
-    parts.push(sql`EXISTS (SELECT 1 FROM ref.medical_institutions m WHERE m.id = ${institution}
-                            AND m.city = ANY(${sql.val(f.cities.map((c) => c.normalize('NFKC')))}::text[]))`);
+    master.push(sql`m.prefecture_code = ANY(${sql.val(f.prefectures.map(Number))}::smallint[])`);
+  if (f.cities?.length) master.push(sql`m.city = ANY(${sql.val(f.cities.map((c) => c.normalize('NFKC')))}::text[])`);
+  if (master.length > 0)
+    parts.push(
+      sql`${institution} IN (SELECT m.id FROM ref.medical_institutions m WHERE ${sql.join(master, sql` AND `)})`,
+    );
   if (f.tag_ids?.length)
-    parts.push(sql`EXISTS (SELECT 1 FROM rm.mi_tags mt WHERE mt.tenant_id = ${tenantId} AND mt.medical_institution_id = ${institution}
-                            AND mt.tag_id = ANY(${sql.val(f.tag_ids)}::uuid[]))`);
+    parts.push(sql`${institution} IN (SELECT mt.medical_institution_id FROM rm.mi_tags mt
+                                       WHERE mt.tenant_id = ${tenantId} AND mt.tag_id = ANY(${sql.val(f.tag_ids)}::uuid[]))`);
   return parts;
 }
 
@@ -123,10 +125,12 @@ export type Grouping = 'bucket' | 'institution' | 'institution_bucket' | 'own_de
  * Sums of measures over the rollups, grouped by the unit's bucket, the institution or the own
  * department (`institution_bucket`: `id|bucket`); keys whose sums are all 0 are left out. Reads the
  * coarsest rollup that has every dimension the call needs: the per-tenant sums when nothing of the
- * institution is asked, the monthly per-institution rows when neither referral department nor visit
- * is and the period is whole months, else the per-institution segments. The days at the period's
+ * institution is asked, the per-institution totals of whole 年度, quarters and months when nothing but
+ * the institution is (rankings), the monthly per-institution rows when neither referral department nor
+ * visit is and the period is whole months, else the per-institution segments. The days at the period's
  * ends that no whole segment covers (at most six at each end) are counted from the facts, so every
- * period is exact to the day (docs/decisions.md, Referral analysis).
+ * period is exact to the day (docs/decisions.md, Referral analysis). With `top`, only the keys of the
+ * `top` biggest sums and those tied with the last of them (rankings).
  */
 export async function sumMeasures(
   db: Kysely<ReadModels>,
@@ -136,6 +140,7 @@ export async function sumMeasures(
   measures: Measure[],
   group: Grouping,
   unit: AnalysisPeriodUnit = 'month',
+  options: { top?: number } = {},
 ): Promise<Map<string, number[]>> {
   const reverse = measures.includes('reverse_referrals');
   // The referral-only filters do not apply to reverse referrals: mixed, they must not be asked.
@@ -150,6 +155,30 @@ export async function sumMeasures(
     !!f.cities?.length ||
     !!f.tag_ids?.length;
   const referralDimensions = !reverse && (!!f.department_ids?.length || (f.visit ?? 'all') !== 'all');
+  // Nothing asked of a referral but its institution: the per-institution totals of whole 年度, quarters
+  // and months, the segment rows of whole weeks inside a partial month, the facts of the days left.
+  if (institutionLevel && !referralDimensions && !f.own_department_ids?.length && group !== 'own_department') {
+    const grains = spansFor(group, unit);
+    if (grains.length > 0) {
+      const parts: RawBuilder<unknown>[] = [];
+      for (const piece of splitBySpans(range, grains))
+        parts.push(
+          piece.span === 'segment'
+            ? sql`SELECT tenant_id, medical_institution_id, own_department_id, referral_department, visit, segment,
+                         referral_count, admitted_count, operated_count, reverse_referral_count
+                    FROM rm.referral_period_rollups
+                   WHERE tenant_id = ${tenantId} AND segment >= ${piece.from}::date AND segment <= ${piece.to}::date`
+            : sql`SELECT tenant_id, medical_institution_id, ${noDepartment}::uuid AS own_department_id, '' AS referral_department,
+                         'unknown' AS visit, period_start AS segment,
+                         referral_count, admitted_count, operated_count, reverse_referral_count
+                    FROM rm.referral_institution_rollups
+                   WHERE tenant_id = ${tenantId} AND span = ${piece.span}
+                     AND period_start >= ${piece.from}::date AND period_start <= ${piece.to}::date`,
+        );
+      const edges = splitBySpans(range, grains, true);
+      return summed(db, tenantId, f, measures, group, unit, parts, edges, reverse, true, options.top);
+    }
+  }
   const byMonth = splitForRollups(range, 'month');
   const monthly = institutionLevel && !referralDimensions && byMonth.edges.length === 0;
   const { inner, edges } = monthly ? byMonth : splitForRollups(range, 'segment');
@@ -170,6 +199,23 @@ export async function sumMeasures(
   if (inner)
     parts.push(sql`SELECT * FROM (${rollup}) r WHERE r.tenant_id = ${tenantId}
                       AND r.segment >= ${inner.from}::date AND r.segment <= ${inner.to}::date`);
+  return summed(db, tenantId, f, measures, group, unit, parts, edges, reverse, institutionLevel, options.top);
+}
+
+/** The sums of `sumMeasures` over rollup rows (`parts`) and the facts of the days `edges` hold. */
+async function summed(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  f: AnalysisFilters,
+  measures: Measure[],
+  group: Grouping,
+  unit: AnalysisPeriodUnit,
+  parts: RawBuilder<unknown>[],
+  edges: DateRange[],
+  reverse: boolean,
+  institutionLevel: boolean,
+  top: number | undefined,
+): Promise<Map<string, number[]>> {
   if (edges.length > 0) {
     const within = (column: RawBuilder<unknown>) =>
       sql.join(
@@ -212,15 +258,85 @@ export async function sumMeasures(
             ? sql`p.own_department_id::text`
             : sql`''`;
   const sums = measures.map((m) => sql`sum(${sql.ref(`p.${measureColumn[m]}`)})`);
-  const { rows } = await sql<{ key: string; n: number[] }>`
+  const grouped = sql`
     SELECT ${key} AS key, ARRAY[${sql.join(sums)}]::int[] AS n
       FROM ${source} p
      WHERE ${conditions(tenantId, f, reverse, institutionLevel)}
      GROUP BY 1 HAVING ${sql.join(
        sums.map((s) => sql`${s} > 0`),
        sql` OR `,
-     )}`.execute(db);
+     )}`;
+  // `top`: only the keys whose sums (compared in order, as arrays compare) reach the top-th biggest,
+  // ties included, instead of every institution of the tenant.
+  const { rows } = await (
+    top === undefined
+      ? sql<{ key: string; n: number[] }>`${grouped}`
+      : sql<{ key: string; n: number[] }>`
+          WITH g AS MATERIALIZED (${grouped})
+          SELECT key, n FROM g
+           WHERE n >= coalesce((SELECT n FROM g ORDER BY n DESC OFFSET ${top - 1} LIMIT 1), '{}'::int[])`
+  ).execute(db);
   return new Map(rows.map((r) => [r.key, r.n]));
+}
+
+type Span = 'fiscal_year' | 'quarter' | 'month' | 'segment';
+
+/**
+ * The rollup spans a grouping can sum without splitting a row across two keys, coarsest first: every
+ * span fits in the institution totals; a bucket holds whole months, and a quarter or 年度 when its
+ * unit is at least that long (quarters fit calendar years and half years too). Weeks are left to the
+ * segment rows of the general path (none here).
+ */
+function spansFor(group: Grouping, unit: AnalysisPeriodUnit): Span[] {
+  if (group !== 'bucket' && group !== 'institution_bucket') return ['fiscal_year', 'quarter', 'month', 'segment'];
+  switch (unit) {
+    case 'week':
+      return [];
+    case 'month':
+      return ['month', 'segment'];
+    case 'quarter':
+    case 'half_year':
+    case 'year':
+      return ['quarter', 'month', 'segment'];
+    case 'fiscal_year':
+      return ['fiscal_year', 'quarter', 'month', 'segment'];
+    default: {
+      const never: never = unit;
+      return never;
+    }
+  }
+}
+
+const addDays = (date: string, days: number) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+const spanStarts: Record<Span, (date: string) => boolean> = {
+  fiscal_year: (d) => d.slice(5) === '04-01',
+  quarter: (d) => d.endsWith('-01') && (Number(d.slice(5, 7)) - 1) % 3 === 0,
+  month: (d) => d.endsWith('-01'),
+  segment: (d) => d.endsWith('-01') || new Date(`${d}T00:00:00Z`).getUTCDay() === 1,
+};
+
+/**
+ * A period cut into the coarsest whole spans that fit (a 年度 in the middle, quarters and months on
+ * either side of it, then segments), each piece with the span of its rows; with `daysLeft`, the days at
+ * the ends no segment covers instead (at most six at each end).
+ */
+function splitBySpans(range: DateRange, spans: Span[]): ({ span: Span } & DateRange)[];
+function splitBySpans(range: DateRange, spans: Span[], daysLeft: true): DateRange[];
+function splitBySpans(range: DateRange, spans: Span[], daysLeft = false): (({ span: Span } & DateRange) | DateRange)[] {
+  const [span, ...finer] = spans;
+  if (range.from > range.to) return [];
+  if (!span) return daysLeft ? [range] : [];
+  const isStart = spanStarts[span];
+  let from = range.from;
+  while (from <= range.to && !isStart(from)) from = addDays(from, 1);
+  let to = range.to;
+  while (to >= from && !isStart(addDays(to, 1))) to = addDays(to, -1);
+  if (from > to) return daysLeft ? splitBySpans(range, finer, true) : splitBySpans(range, finer);
+  const before = { from: range.from, to: addDays(from, -1) };
+  const after = { from: addDays(to, 1), to: range.to };
+  if (daysLeft) return [...splitBySpans(before, finer, true), ...splitBySpans(after, finer, true)];
+  return [...splitBySpans(before, finer), { span, from, to }, ...splitBySpans(after, finer)];
 }
 
 /** `sumMeasures` of one measure. */

@@ -194,6 +194,11 @@ describe('effectiveness of communications', () => {
       SELECT medical_institution_id AS institution, communication_type AS type, user_id, to_char(acted_date, 'YYYY-MM-DD') AS date
         FROM rm.communications`.execute(fx.db.kysely);
     expect(communications.length).toBe(40);
+    const { rows: master } = await sql<{ id: string; prefecture_code: string; city: string }>`
+      SELECT id, lpad(prefecture_code::text, 2, '0') AS prefecture_code, city FROM ref.medical_institutions`.execute(
+      fx.db.kysely,
+    );
+    const area = new Map(master.map((m) => [m.id, m]));
     const rate = (now: number, before: number) => (before === 0 ? null : (now - before) / before);
     await fc.assert(
       fc.asyncProperty(
@@ -202,25 +207,45 @@ describe('effectiveness of communications', () => {
         fc.subarray(['visit', 'phone', 'new_visit', 'email'], { minLength: 1 }),
         fc.subarray(staff, { maxLength: 1 }),
         fc.subarray([...departments, nil], { maxLength: 2 }),
-        async (p, comparison, types, users, own) => {
+        fc.constantFrom<string[]>([], [], ['22'], ['13']),
+        fc.constantFrom<string[]>([], [], ['静岡市葵区', '新宿区'], ['浜松市中央区']),
+        async (p, comparison, types, users, own, prefectures, cities) => {
           const res = await fx.post('/api/data_analysis/effectiveness_verification/communications', {
             period: p,
             comparison_period: comparison,
             communication_types: types,
             user_ids: users,
             own_department_ids: own,
+            prefectures,
+            cities,
           });
           expect(res.statusCode).toBe(200);
+          const inArea = (id: string) => {
+            const x = area.get(id);
+            return (
+              (prefectures.length === 0 || (!!x && prefectures.includes(x.prefecture_code))) &&
+              (cities.length === 0 || (!!x && cities.includes(x.city)))
+            );
+          };
           const days = new Map<string, Set<string>>();
           for (const c of communications)
             if (
+              inArea(c.institution) &&
               c.date >= p.from &&
               c.date <= p.to &&
               types.includes(c.type) &&
               (users.length === 0 || users.includes(c.user_id))
             )
               days.set(c.institution, (days.get(c.institution) ?? new Set()).add(c.date));
-          const b: Body = { period: p, own_department_ids: own, facility_type_ids: [], tag_ids: [], limit: 1 };
+          const b: Body = {
+            period: p,
+            own_department_ids: own,
+            facility_type_ids: [],
+            tag_ids: [],
+            limit: 1,
+            prefectures,
+            cities,
+          };
           const now = counts(b, p, 'referrals');
           const before = counts(b, comparison, 'referrals');
           const sum = (m: Map<string, number>, contacted: boolean) =>

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { EffectivenessBody } from '@renkei/contracts';
 import type { ReadModels } from '@renkei/read-models';
-import { institutionNames, sumRollups } from '../charts/analysis.queries.ts';
+import { institutionConditions, institutionNames, sumRollups } from '../charts/analysis.queries.ts';
 
 const changeRate = (now: number, before: number) => (before === 0 ? null : (now - before) / before);
 
@@ -10,6 +10,7 @@ const changeRate = (now: number, before: number) => (before === 0 ? null : (now 
  * institutions with a communication of the chosen types (by the chosen staff) in the period, each with
  * its days of communication (several on one day count once) and its referrals in the period against
  * the comparison period; the institutions without one, that referred in either period, are the control.
+ * An area filter (prefectures, cities) keeps the institutions of the area on both sides.
  */
 export async function effectiveness(db: Kysely<ReadModels>, tenantId: string, body: EffectivenessBody) {
   const { rows: contacted } = await sql<{ id: string; days: number }>`
@@ -19,8 +20,12 @@ export async function effectiveness(db: Kysely<ReadModels>, tenantId: string, bo
        AND acted_date >= ${body.period.from}::date AND acted_date <= ${body.period.to}::date
        AND communication_type = ANY(${sql.val(body.communication_types)}::text[])
        AND (${body.user_ids.length === 0} OR user_id = ANY(${sql.val(body.user_ids)}::uuid[]))
+       ${sql.join(
+         institutionConditions(tenantId, body, sql`medical_institution_id`).map((c) => sql`AND ${c}`),
+         sql` `,
+       )}
      GROUP BY medical_institution_id`.execute(db);
-  const filters = { own_department_ids: body.own_department_ids };
+  const filters = { own_department_ids: body.own_department_ids, prefectures: body.prefectures, cities: body.cities };
   const [now, before, names] = await Promise.all([
     sumRollups(db, tenantId, filters, body.period, 'referrals', 'institution'),
     sumRollups(db, tenantId, filters, body.comparison_period, 'referrals', 'institution'),

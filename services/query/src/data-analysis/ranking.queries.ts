@@ -83,8 +83,10 @@ export async function referralRanking(
   body: RankingBody,
   unit: 'fiscal_year' | 'month' | null,
 ): Promise<RankingResult> {
-  const totals = await sumRollups(db, tenantId, body, body.period, 'referrals', 'institution');
-  const ranked = await rank(db, new Map([...totals].map(([id, n]) => [id, [n]])), body.limit);
+  const totals = await sumMeasures(db, tenantId, body, body.period, ['referrals'], 'institution', 'month', {
+    top: body.limit,
+  });
+  const ranked = await rank(db, totals, body.limit);
   const values = unit
     ? await valuesOf(
         db,
@@ -110,7 +112,18 @@ export async function referralRanking(
 export async function bothReferralsRanking(db: Kysely<ReadModels>, tenantId: string, body: RankingBody) {
   const range = body.period;
   // One pass for both: a ranking body has no referral-only filter.
-  const scores = await sumMeasures(db, tenantId, body, range, ['referrals', 'reverse_referrals'], 'institution');
+  const scores = await sumMeasures(
+    db,
+    tenantId,
+    body,
+    range,
+    ['referrals', 'reverse_referrals'],
+    'institution',
+    'month',
+    {
+      top: body.limit,
+    },
+  );
   const ranked = await rank(db, scores, body.limit);
   const ids = ranked.map((r) => r.id);
   const [referralValues, reverseValues] = await Promise.all([

@@ -31,15 +31,37 @@ const groupingSql: Record<GroupingKey, { value: RawBuilder<unknown>; id?: RawBui
  * The case-mix rows of a period: the monthly rollups for its whole months, and for a partial month at
  * either end the facts of its days, grouped the way the projection groups them (MDC of the first stay
  * that followed, K-code of the first with an operation), so a period ending today is exact to the day.
+ * `caseMix` false (no MDC or K-code asked): the partial month's whole weeks from the segment rollups.
  */
-function caseSource(tenantId: string, period: DateRange, institutionLevel: boolean): RawBuilder<unknown> {
-  const { inner, edges } = splitForRollups(period, 'month');
+function caseSource(
+  tenantId: string,
+  period: DateRange,
+  institutionLevel: boolean,
+  caseMix: boolean,
+): RawBuilder<unknown> {
+  const months = splitForRollups(period, 'month');
+  const { inner } = months;
+  let edges = months.edges;
   const parts: RawBuilder<unknown>[] = [];
   if (inner)
     parts.push(sql`SELECT tenant_id, ${institutionLevel ? sql`medical_institution_id` : sql`NULL::uuid`} AS medical_institution_id,
                           own_department_id, referral_department, visit, mdc, kcode, month, referral_count, admitted_count, operated_count
                      FROM ${institutionLevel ? sql`rm.referral_case_rollups` : sql`rm.referral_tenant_case_rollups`}
                     WHERE tenant_id = ${tenantId} AND month >= ${inner.from}::date AND month <= ${inner.to}::date`);
+  // Without MDC or K-code asked, a partial month's whole weeks come from the segment rows (their
+  // reverse-referral-only rows left out) and only the days no segment covers from the facts.
+  if (!caseMix && edges.length > 0) {
+    const segments = edges.map((e) => splitForRollups(e, 'segment'));
+    edges = segments.flatMap((x) => x.edges);
+    for (const { inner: whole } of segments)
+      if (whole)
+        parts.push(sql`SELECT tenant_id, ${institutionLevel ? sql`medical_institution_id` : sql`NULL::uuid`} AS medical_institution_id,
+                              own_department_id, referral_department, visit, '' AS mdc, '' AS kcode,
+                              date_trunc('month', segment)::date AS month, referral_count, admitted_count, operated_count
+                         FROM ${institutionLevel ? sql`rm.referral_period_rollups` : sql`rm.referral_tenant_period_rollups`}
+                        WHERE tenant_id = ${tenantId} AND segment >= ${whole.from}::date AND segment <= ${whole.to}::date
+                          AND referral_count > 0`);
+  }
   if (edges.length > 0)
     parts.push(sql`SELECT r.tenant_id, r.medical_institution_id, coalesce(r.own_department_id, ${noDepartment}::uuid) AS own_department_id,
                           coalesce(r.from_department, '') AS referral_department,
@@ -94,6 +116,7 @@ export async function referralAggregation(db: Kysely<ReadModels>, tenantId: stri
     f.cities.length > 0 ||
     f.tag_ids.length > 0;
   if (institutionLevel) where.push(...institutionConditions(tenantId, f, sql`c.medical_institution_id`));
+  const caseMix = keys.includes('mdc') || keys.includes('kcode') || f.mdc_ids.length > 0;
 
   const columns = keys.flatMap((k, i) => {
     const g = groupingSql[k];
@@ -105,7 +128,7 @@ export async function referralAggregation(db: Kysely<ReadModels>, tenantId: stri
     SELECT ${sql.join(columns)},
            sum(c.referral_count)::int AS referral_count, sum(c.admitted_count)::int AS admitted,
            sum(c.operated_count)::int AS operated
-      FROM ${caseSource(tenantId, f.period, institutionLevel)} c
+      FROM ${caseSource(tenantId, f.period, institutionLevel, caseMix)} c
       ${institutionLevel ? sql`LEFT JOIN ref.medical_institutions m ON m.id = c.medical_institution_id` : sql``}
       LEFT JOIN rm.own_departments d ON d.tenant_id = c.tenant_id AND d.id = c.own_department_id
      WHERE ${sql.join(where, sql` AND `)}

@@ -121,6 +121,7 @@ export const dataAnalysisQueries = {
       period: periodOf(f),
       comparison_period: effectivenessComparison(f),
       own_department_ids: f.own,
+      ...area(f),
     };
     return queryOptions({
       queryKey: [...dataAnalysisQueries.all, 'effectiveness', body] as const,

@@ -295,7 +295,7 @@ describe('data analysis page', () => {
     expect(await screen.findByTestId('analysis-conditions')).toHaveTextContent('比較なし 自院診療科 整形外科');
   });
 
-  it('sends the area of the URL to the charts, the rankings and the aggregation, and prints it', async () => {
+  it('sends the area of the URL to the charts, the rankings, the aggregation and the effectiveness, and prints it', async () => {
     const api = fakeApi();
     renderPage(api, { search: { pref: ['22'], city: ['静岡市葵区'] } });
     await screen.findByTestId('kpi-referrals-value');
@@ -310,6 +310,11 @@ describe('data analysis page', () => {
       expect.objectContaining({
         body: expect.objectContaining({ filter_conditions: expect.objectContaining(area) }),
       }),
+    );
+    await waitFor(() =>
+      expect(api.effectivenessVerification).toHaveBeenCalledWith(
+        expect.objectContaining({ body: expect.objectContaining(area) }),
+      ),
     );
     expect(await screen.findByTestId('analysis-conditions')).toHaveTextContent('地域 静岡県・静岡市葵区');
   });
