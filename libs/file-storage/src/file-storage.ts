@@ -32,7 +32,7 @@ export interface FileStorage {
   /** Creates what the storage needs (idempotent). */
   migrate(): Promise<void>;
   /** Stores the content as it streams; nothing is visible unless the whole file got stored. */
-  put(file: NewFile, content: AsyncIterable<Uint8Array>): Promise<StoredFile>;
+  put(file: NewFile, content: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<StoredFile>;
   /** The tenant's files among `ids` (others are absent from the answer). */
   find(tenantId: string, ids: readonly string[]): Promise<StoredFile[]>;
   /** One file whatever its tenant: for signed links, whose signature names the tenant. */
@@ -114,7 +114,7 @@ const toFile = (r: Row): StoredFile => ({
 const columns = sql`id, tenant_id, filename, content_type, size, created_by, created_at, owner, referenced`;
 
 /** Collects a stream into chunks of `chunkBytes` (the last one shorter). */
-async function* rechunk(content: AsyncIterable<Uint8Array>): AsyncIterable<Buffer> {
+async function* rechunk(content: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): AsyncIterable<Buffer> {
   let pending: Buffer[] = [];
   let length = 0;
   for await (const part of content) {
