@@ -178,7 +178,7 @@ export const endpointRoutes = {
     service: 'query',
     body: false,
   },
-  uploadFile: { method: 'POST', path: '/uploaded_files', service: 'command', body: true },
+  uploadFile: { method: 'POST', path: '/uploaded_files', service: 'command', body: false },
   downloadUploadedFile: { method: 'GET', path: '/uploaded_files/{id}', service: 'query', body: false },
   createDataUpload: { method: 'POST', path: '/data_uploads', service: 'command', body: true },
   dataSyncStatuses: { method: 'GET', path: '/data_sync_statuses', service: 'query', body: false },

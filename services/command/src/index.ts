@@ -75,6 +75,7 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
   registerTaskRoutes(app, { db: deps.db, store: deps.store });
   registerVocRoutes(app, { db: deps.db, store: deps.store });
   await registerUploadedFileRoutes(app, {
+    db: deps.db,
     storage: fileStorage,
     fileUrlKey: deps.fileUrlKey,
     maxFileBytes: deps.maxUploadedFileBytes,

@@ -164,7 +164,6 @@ export const importEndpoints = {
     path: '/uploaded_files',
     service: 'command',
     summary: 'ファイルのアップロード（添付ファイル用）',
-    body: z.object({}),
     response: UploadedFile,
     successStatus: 201,
     feature: null,

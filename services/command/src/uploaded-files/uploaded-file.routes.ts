@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { endpoints, type UploadedFile } from '@renkei/contracts';
 import {
@@ -12,9 +11,12 @@ import {
   type StoredFile,
 } from '@renkei/file-storage';
 import { registerEndpoint } from '@renkei/service-kit';
+import type { Database } from '@renkei/db';
 import { stagedUploads } from '../data-uploads/staged-upload.ts';
+import { idempotentCreate } from '../shared/idempotency.ts';
 
 export interface UploadedFileDeps {
+  db: Database;
   storage: FileStorage;
   /** Where uploads are staged while they stream in (default `<RENKEI_DATA_DIR>/uploads`). */
   stagingDir?: string | undefined;
@@ -62,20 +64,31 @@ export async function registerUploadedFileRoutes(app: FastifyInstance, deps: Upl
       importsDir: stagingDir,
       maxFileBytes: deps.maxFileBytes ?? maxUploadedFileBytes,
     });
-    registerEndpoint(child, endpoints.uploadFile, async ({ auth, request }) => {
-      const staged = uploads.staged(request);
-      const stored = await deps.storage.put(
-        {
-          id: randomUUID(),
-          tenantId: auth.tenantId,
-          filename: staged.filename,
-          contentType: sniffContentType(await readHead(staged.path)),
-          createdBy: auth.accountId,
+    registerEndpoint(child, endpoints.uploadFile, async ({ auth, request, reply }) => {
+      const upload = uploads.identity(request);
+      // A retry under the same Idempotency-Key (same name and content) answers the same file.
+      return idempotentCreate(
+        deps.db.kysely,
+        { request, reply, tenantId: auth.tenantId, endpoint: endpoints.uploadFile.id, hashed: upload },
+        async (fileId) => {
+          key ??= fileUrlKey();
+          // Stored by an attempt that died before its answer was kept: that file is the answer.
+          const [earlier] = await deps.storage.find(auth.tenantId, [fileId]);
+          if (earlier) return { body: toUploadedFile(key, earlier), position: null };
+          const staged = uploads.staged(request);
+          const stored = await deps.storage.put(
+            {
+              id: fileId,
+              tenantId: auth.tenantId,
+              filename: staged.filename,
+              contentType: sniffContentType(await readHead(staged.path)),
+              createdBy: auth.accountId,
+            },
+            fs.createReadStream(staged.path),
+          );
+          return { body: toUploadedFile(key, stored), position: null };
         },
-        fs.createReadStream(staged.path),
       );
-      key ??= fileUrlKey();
-      return toUploadedFile(key, stored);
     });
   });
 }

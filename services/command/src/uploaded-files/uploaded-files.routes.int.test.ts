@@ -76,7 +76,13 @@ async function newTenant(): Promise<Caller> {
 const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.from('JFIF photo bytes')]);
 const html = Buffer.from('<html><script>alert(1)</script></html>');
 
-async function upload(caller: Caller, filename: string, content: Buffer, contentType = 'image/jpeg') {
+async function upload(
+  caller: Caller,
+  filename: string,
+  content: Buffer,
+  contentType = 'image/jpeg',
+  headers: Record<string, string> = {},
+) {
   const boundary = '----renkei' + randomUUID();
   const payload = Buffer.concat([
     Buffer.from(
@@ -90,7 +96,11 @@ async function upload(caller: Caller, filename: string, content: Buffer, content
     method: 'POST',
     url: '/api/uploaded_files',
     payload,
-    headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, authorization: `Bearer ${token}` },
+    headers: {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      authorization: `Bearer ${token}`,
+      ...headers,
+    },
   });
 }
 
@@ -127,6 +137,17 @@ describe('POST /uploaded_files', () => {
     expect(stored).toMatchObject({ contentType: 'image/jpeg', size: jpeg.length, owner: null, createdBy: t.accountId });
     // Another tenant does not see it.
     expect(await storage.find(randomUUID(), [body.id])).toEqual([]);
+  });
+
+  it('stores one file for retries under one Idempotency-Key', async () => {
+    const t = await newTenant();
+    const first = await upload(t, 'a.jpg', jpeg, 'image/jpeg', { 'idempotency-key': 'photo-1' });
+    const retry = await upload(t, 'a.jpg', jpeg, 'image/jpeg', { 'idempotency-key': 'photo-1' });
+    expect(first.statusCode, first.body).toBe(201);
+    expect(retry.json()).toEqual(first.json());
+    const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM files.stored_files
+      WHERE tenant_id = ${t.tenantId}`.execute(db.kysely);
+    expect(Number(rows[0]!.n)).toBe(1);
   });
 
   it('trusts the bytes, not the name or the type sent: HTML named .jpg is stored as a download', async () => {
