@@ -148,6 +148,8 @@ describe('POST /uploaded_files', () => {
     const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM files.stored_files
       WHERE tenant_id = ${t.tenantId}`.execute(db.kysely);
     expect(Number(rows[0]!.n)).toBe(1);
+    const other = await upload(t, 'b.jpg', jpeg, 'image/jpeg', { 'idempotency-key': 'photo-1' });
+    expect(other.statusCode).toBe(422);
   });
 
   it('trusts the bytes, not the name or the type sent: HTML named .jpg is stored as a download', async () => {
