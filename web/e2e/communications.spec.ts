@@ -25,6 +25,17 @@ test.describe('communications on a phone', () => {
     await dialog.getByRole('button', { name: 'タスクを追加' }).click();
     await dialog.getByLabel('タスク1', { exact: true }).fill(taskTitle);
     await dialog.getByLabel('期限', { exact: true }).fill('2026-01-05');
+    // A photo from the phone's camera or library: uploaded when chosen, shown before the record is sent.
+    const photo = `駐車場-${n}.png`;
+    await dialog.getByLabel('写真を選ぶ').setInputFiles({
+      name: photo,
+      mimeType: 'image/png',
+      buffer: Buffer.from(
+        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+        'base64',
+      ),
+    });
+    await expect(dialog.getByTestId('attachment-picker-files').getByAltText(photo)).toBeVisible();
     await screenshot(page, 'communications-form-phone');
     await dialog.getByRole('button', { name: '記録する' }).click();
     await expect(dialog).toBeHidden();
@@ -33,6 +44,10 @@ test.describe('communications on a phone', () => {
     await expect(card).toBeVisible();
     await expect(card.getByText('面談相手: 院長')).toBeVisible();
     await expect(card.getByText(taskTitle)).toBeVisible();
+    // The thumbnail loads through its signed link (no sign-in header on an <img>).
+    const thumbnail = card.getByTestId('communication-attachments').getByAltText(photo);
+    await expect(thumbnail).toBeVisible();
+    await expect.poll(() => thumbnail.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(1);
     await screenshot(page, 'communications-timeline-phone');
     await page.reload();
     await expect(card).toBeVisible();

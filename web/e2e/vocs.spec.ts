@@ -68,4 +68,7 @@ test('vocs: create one from a communication, find it on /vocs, filter, edit its 
   await page.goto(app(href!.replace(/^\/app/, '')));
   await expect(page.getByTestId('institution-vocs').getByText(title)).toBeVisible();
   await screenshot(page, 'vocs-crm');
+  // And so does its printable partner chart, with the open ones.
+  await page.goto(app(`${href!.replace(/^\/app/, '')}?view=karte`));
+  await expect(page.getByTestId('partner-chart-vocs').getByText(title)).toBeVisible();
 });

@@ -19,6 +19,8 @@ import { registerCommunicationLabelRoutes } from './communications/communication
 import { registerCommunicationImportRoutes } from './imports/communication-import.routes.ts';
 import { registerTaskRoutes } from './tasks/task.routes.ts';
 import { registerVocRoutes } from './vocs/voc.routes.ts';
+import { createPostgresFileStorage, fileUrlKey, type FileStorage } from '@renkei/file-storage';
+import { registerUploadedFileRoutes } from './uploaded-files/uploaded-file.routes.ts';
 
 export interface CommandAppDeps {
   db: Database;
@@ -29,6 +31,12 @@ export interface CommandAppDeps {
   underPressure?: ServiceAppOptions['underPressure'];
   /** Key of campaign mails' tracking tokens (tests); default from the environment. */
   emailTrackingKey?: Buffer;
+  /** Where uploaded files are kept (default: the database's `files` schema). */
+  fileStorage?: FileStorage;
+  /** Key of signed file links (tests); default RENKEI_FILE_URL_SECRET or the key kept in RENKEI_DATA_DIR. */
+  fileUrlKey?: Buffer;
+  /** Largest uploaded file (tests); default 10 MB. */
+  maxUploadedFileBytes?: number;
 }
 
 export { commandMigrations };
@@ -60,7 +68,11 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
   await registerDataUploadRoutes(app, { store: deps.store });
   registerInstitutionMatchRoutes(app, { db: deps.db, store: deps.store });
   registerReferralEntryRoutes(app, { db: deps.db, store: deps.store });
-  registerCommunicationRoutes(app, { db: deps.db, store: deps.store });
+  const fileStorage = deps.fileStorage ?? createPostgresFileStorage(deps.db);
+  await fileStorage.migrate();
+  let urlKey = deps.fileUrlKey ?? null;
+  const fileKey = () => (urlKey ??= fileUrlKey());
+  registerCommunicationRoutes(app, { db: deps.db, store: deps.store, storage: fileStorage, fileUrlKey: fileKey });
   registerCommunicationLabelRoutes(app, { db: deps.db, store: deps.store });
   await registerCommunicationImportRoutes(app, {
     db: deps.db,
@@ -69,5 +81,11 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
   });
   registerTaskRoutes(app, { db: deps.db, store: deps.store });
   registerVocRoutes(app, { db: deps.db, store: deps.store });
+  await registerUploadedFileRoutes(app, {
+    db: deps.db,
+    storage: fileStorage,
+    fileUrlKey: deps.fileUrlKey,
+    maxFileBytes: deps.maxUploadedFileBytes,
+  });
   return app;
 }

@@ -4,7 +4,7 @@ import { defaultResources } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import type { EventStore } from '@renkei/event-store';
 import { createTestAuth, type TestAuth, type TestTokenClaims } from '@renkei/service-kit/testing';
-import { buildCommandApp } from './index.ts';
+import { buildCommandApp, type CommandAppDeps } from './index.ts';
 
 /**
  * The command app as tests and benchmarks drive it: tokens from a local test signer, no request log,
@@ -13,6 +13,7 @@ import { buildCommandApp } from './index.ts';
 export async function buildTestCommandApp(
   db: Database,
   store: EventStore,
+  overrides: Partial<Pick<CommandAppDeps, 'fileUrlKey' | 'maxUploadedFileBytes' | 'fileStorage'>> = {},
 ): Promise<{ app: FastifyInstance; testAuth: TestAuth }> {
   const testAuth = await createTestAuth({ audience: defaultResources.command });
   const app = await buildCommandApp({
@@ -22,6 +23,7 @@ export async function buildTestCommandApp(
     logger: false,
     rateLimit: false,
     underPressure: false,
+    ...overrides,
   });
   return { app, testAuth };
 }

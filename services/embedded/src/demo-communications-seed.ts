@@ -5,6 +5,7 @@ import type { Database } from '@renkei/db';
 import type { EventStore } from '@renkei/event-store';
 import { issueAccessToken, type IdentityConfig } from '@renkei/identity';
 import type { AuthOptions } from '@renkei/service-kit';
+import { demoPdf, demoPhoto, multipartFile } from './demo-attachments.ts';
 
 /**
  * The demo tenant's year of activity: communications of every type by both demo accounts (more visits
@@ -208,8 +209,34 @@ export async function seedDemoCommunications(
         finishTask: withTask && daysAgo > 40 && rand() < 0.7,
         comment: rand() < 0.1 ? pick(comments) : null,
         like: rand() < 0.2,
+        // Drawn apart from `rand`, so the rest of the seed stays what it was.
+        attach: (type === 'visit' || type === 'new_visit') && i % 41 === 5,
       };
     });
+
+    /**
+     * A few records get a photo of the visit (and now and then a leaflet PDF), added by an edit after
+     * the create: the create's Idempotency-Key must keep naming the same body when a seed resumes.
+     */
+    const attach = async (p: (typeof plans)[number], communicationId: string) => {
+      const upload = async (filename: string, content: Buffer) => {
+        requests++;
+        const body = multipartFile(filename, content);
+        const res = await app.inject({
+          method: 'POST',
+          url: '/api/uploaded_files',
+          headers: { authorization: `Bearer ${tokens[p.by]}`, 'content-type': body.contentType },
+          payload: body.payload,
+        });
+        if (res.statusCode !== 201) throw new Error(`demo seed: upload answered ${res.statusCode}: ${res.body}`);
+        return (res.json() as { id: string }).id;
+      };
+      const n = Number(p.key.slice('demo-communication-'.length));
+      const files = [await upload(`訪問写真_${p.body.acted_date}.png`, demoPhoto(n))];
+      if (n % 3 === 0) files.push(await upload('診療案内.pdf', demoPdf('Clinic guide (demo)')));
+      const { tasks: _tasks, ...fields } = p.body;
+      await call(p.by, 'PUT', `/communications/${communicationId}`, { ...fields, attachment_ids: files });
+    };
 
     let next = 0;
     const worker = async () => {
@@ -225,6 +252,7 @@ export async function seedDemoCommunications(
         const other = p.by === 'owner' ? 'member' : 'owner';
         if (p.comment) await call(other, 'POST', `/communications/${saved.id}/comments`, { comment: p.comment });
         if (p.like) await call(other, 'PUT', `/communications/${saved.id}/likes`);
+        if (p.attach && saved.attachments.length === 0) await attach(p, saved.id);
         const task = saved.tasks[0];
         if (p.finishTask && task && task.status === 'incomplete') {
           await call(p.by, 'PUT', `/tasks/${task.id}`, {

@@ -70,6 +70,11 @@ describe('demo seed', { timeout: 300_000 }, () => {
       expect(counts[type], type).toBeGreaterThan(0);
     // Partner feedback in groups, heard on those communications.
     expect(counts).toMatchObject({ VocCreated: 40, VocGroupsReplaced: 1 });
+    // A few visits with a photo (some with a PDF too), each held by its record.
+    const { rows: files } = await sql<{ content_type: string; n: string }>`
+      SELECT content_type, count(*) AS n FROM files.stored_files WHERE tenant_id = ${tenantId} AND referenced
+       GROUP BY content_type ORDER BY content_type`.execute(db.kysely);
+    expect(files.map((f) => f.content_type)).toEqual(['application/pdf', 'image/png']);
 
     expect(await seedDemo(options)).toBeUndefined();
     expect(await eventCounts(tenantId)).toEqual(counts);

@@ -38,7 +38,7 @@ export const envVars: readonly EnvVar[] = [
   },
   {
     name: 'RENKEI_DATA_DIR',
-    readBy: ['gateway', 'identity', 'command', 'worker', 'embedded'],
+    readBy: ['gateway', 'identity', 'command', 'query', 'worker', 'embedded'],
     default: '.data',
     description: 'Embedded database, certificates, caught mails, admin secret, import files',
   },
@@ -173,6 +173,12 @@ export const envVars: readonly EnvVar[] = [
     readBy: ['command', 'worker', 'embedded'],
     default: 'a key kept in RENKEI_DATA_DIR',
     description: 'Key of the signed open, click and unsubscribe links of campaign mails',
+  },
+  {
+    name: 'RENKEI_FILE_URL_SECRET',
+    readBy: ['command', 'query', 'worker', 'embedded'],
+    default: 'a key kept in RENKEI_DATA_DIR',
+    description: 'Key of the short-lived signed links of uploaded files (attachments)',
   },
   {
     name: 'MAIL_FROM',

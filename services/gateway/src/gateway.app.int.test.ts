@@ -292,6 +292,13 @@ describe('gateway over https', () => {
     }
   });
 
+  it('proxies the signed links of uploaded files (/files/…) to query, without sign-in', async () => {
+    const path = '/files/00000000-0000-4000-8000-000000000001?expires=1&signature=abc';
+    const echo = JSON.parse((await call('GET', path)).body) as Echo;
+    expect(echo.service).toBe('query');
+    expect(echo.url).toBe(path);
+  });
+
   it('proxies /oidc to identity preserving Host, and leaves its redirects alone', async () => {
     const res = await call('POST', '/oidc/interaction/abc/login', {
       body: 'login=a%40b.jp&password=x',

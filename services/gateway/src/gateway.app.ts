@@ -154,6 +154,8 @@ export async function buildGatewayApp(options: GatewayOptions): Promise<FastifyI
     proxy.all('/oidc/*', toService('identity'));
     // Campaign mails' open pixel, click redirect and unsubscribe page: public, answered by command.
     proxy.all('/t/*', toService('command'));
+    // Signed links to uploaded files (an <img> cannot send the token): answered by query.
+    proxy.get('/files/*', toService('query'));
     proxy.all('/api/*', (request, reply) => {
       const match = routes.lookup(request.method, request.url);
       if (!match) return reply.code(404).send(errorBody(404, request.id));

@@ -12,6 +12,8 @@ import { registerReferralQueryRoutes } from './referrals/referrals.routes.ts';
 import { registerDataUploadQueryRoutes } from './data-uploads/data-uploads.routes.ts';
 import { registerCommunicationQueryRoutes } from './communications/communications.routes.ts';
 import { registerCommunicationImportQueryRoutes } from './imports/communication-imports.routes.ts';
+import { createPostgresFileStorage, fileUrlKey, type FileStorage } from '@renkei/file-storage';
+import { registerUploadedFileQueryRoutes } from './uploaded-files/uploaded-files.routes.ts';
 import { registerTaskQueryRoutes } from './tasks/tasks.routes.ts';
 import { registerDataSyncStatusRoutes } from './data-sync-statuses/data-sync-statuses.routes.ts';
 import { registerVocQueryRoutes } from './vocs/vocs.routes.ts';
@@ -38,6 +40,10 @@ export interface QueryAppDeps {
   /** Defaults to polling the projections' checkpoints in `db`. */
   waitForPosition?: WaitForPosition;
   minPositionTimeoutMs?: number;
+  /** Where uploaded files are kept (default: the database's `files` schema). */
+  fileStorage?: FileStorage;
+  /** Key of signed file links (tests); default RENKEI_FILE_URL_SECRET or the key kept in RENKEI_DATA_DIR. */
+  fileUrlKey?: Buffer;
 }
 
 /** The query service: every read of the spec, from the read models the worker keeps. */
@@ -65,8 +71,14 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
   await registerInstitutionQueryRoutes(app, { db: deps.db });
   registerReferralQueryRoutes(app, { db: deps.db });
   registerDataUploadQueryRoutes(app, { db: deps.db });
-  registerCommunicationQueryRoutes(app, { db: deps.db });
   registerCommunicationImportQueryRoutes(app, { db: deps.db });
+  let urlKey = deps.fileUrlKey ?? null;
+  const files = {
+    storage: deps.fileStorage ?? createPostgresFileStorage(deps.db),
+    fileUrlKey: () => (urlKey ??= fileUrlKey()),
+  };
+  registerCommunicationQueryRoutes(app, { db: deps.db, files });
+  registerUploadedFileQueryRoutes(app, files);
   registerTaskQueryRoutes(app, { db: deps.db });
   app.addHook('onClose', async () => {
     await ownStore?.close();

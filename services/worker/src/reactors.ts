@@ -3,6 +3,7 @@ import { labelValueImportReactor } from './reactors/label-value-import.reactor.t
 import { referralDataImportReactor } from './reactors/referral-data-import.reactor.ts';
 import { communicationImportReactor } from './reactors/communication-import.reactor.ts';
 import { createEmailDeliveryReactor, type EmailDeliveryOptions } from './reactors/email-delivery.reactor.ts';
+import { createUploadedFilesReactor } from './reactors/uploaded-files.reactor.ts';
 
 /**
  * Every reactor the worker runs (imports, mail delivery, alert evaluation); one entry each. The
@@ -15,6 +16,7 @@ export function workerReactors(email: Pick<EmailDeliveryOptions, 'publicOrigin' 
     referralDataImportReactor,
     createEmailDeliveryReactor(email),
     communicationImportReactor,
+    createUploadedFilesReactor(),
   ];
 }
 

@@ -131,6 +131,29 @@ describe('communication decider', () => {
       );
   });
 
+  it("attaches free files and its own, and refuses another record's file and a file named twice", () => {
+    const files = new Map<string, string | null>([
+      [id(80), null],
+      [id(81), communicationId],
+      [id(82), id(7)],
+    ]);
+    const withFiles = (body: unknown): CommunicationCommand => ({
+      ...(create(body) as Extract<CommunicationCommand, { type: 'CreateCommunication' }>),
+      facts: { ...facts(), files },
+    });
+    given(communicationDecider)
+      .when(withFiles({ ...visit, attachment_ids: [id(81), id(80)] }))
+      .then([{ type: 'CommunicationCreated', data: { ...baseFields, attachment_ids: [id(81), id(80)], tasks: [] } }]);
+    given(communicationDecider)
+      .when(withFiles({ ...visit, attachment_ids: [id(82), id(80), id(80)] }))
+      .thenRejected(
+        invalid(
+          { field: 'attachment_ids.0', message: 'このファイルは他の活動記録に添付されています' },
+          { field: 'attachment_ids.2', message: '同じファイルが重複して添付されています' },
+        ),
+      );
+  });
+
   const update = (body: unknown): CommunicationCommand => ({
     type: 'UpdateCommunication',
     communicationId,

@@ -35,6 +35,11 @@ export interface CommunicationFacts {
   ownDepartmentIds: ReadonlySet<string>;
   /** Accounts of the tenant among the ids the input names. */
   accountIds: ReadonlySet<string>;
+  /**
+   * The tenant's uploaded files among the attachment ids the input names, each with the
+   * communication that references it (null: none yet). Absent: no file is known.
+   */
+  files?: ReadonlyMap<string, string | null>;
 }
 
 export type CommunicationCommand =
@@ -115,10 +120,16 @@ function fieldsOf(
   const errors: FieldError[] = [];
   const userId = input.user_id ?? callerId;
   if (!facts.accountIds.has(userId)) errors.push({ field: 'user_id', message: '担当者が見つかりません' });
-  // Uploaded files come with the attachments slice; until then no id can name one.
-  input.attachment_ids.forEach((_, i) =>
-    errors.push({ field: `attachment_ids.${i}`, message: '添付ファイルが見つかりません' }),
-  );
+  // A file belongs to one record: attaching another record's file would let one edit remove it from both.
+  input.attachment_ids.forEach((fileId, i) => {
+    const holder = facts.files?.get(fileId);
+    const field = `attachment_ids.${i}`;
+    if (holder === undefined) errors.push({ field, message: '添付ファイルが見つかりません' });
+    else if (holder !== null && holder !== communicationId)
+      errors.push({ field, message: 'このファイルは他の活動記録に添付されています' });
+    else if (input.attachment_ids.indexOf(fileId) !== i)
+      errors.push({ field, message: '同じファイルが重複して添付されています' });
+  });
   const labels = facts.labels.filter((l) => l.communication_type === input.communication_type);
   const checked = checkLabelValues(
     input.label_values,

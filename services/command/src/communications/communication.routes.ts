@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { HttpError, endpoints, type Communication, type CommunicationComment, type UserRef } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { communicationAggregate, parseCommunicationEvent } from '@renkei/domain';
+import type { FileStorage } from '@renkei/file-storage';
 import { streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { registerEndpoint } from '@renkei/service-kit';
 import { etagOf, readIfMatch } from '../shared/command-context.ts';
@@ -13,10 +14,14 @@ import { idempotentCreate } from '../shared/idempotency.ts';
 import { accountRefs, communicationFacts } from './communication-facts.ts';
 import { recordTaskOrigins } from '../tasks/task-origins.ts';
 import { communicationDecider, findComment, type CommunicationState } from './communication.decider.ts';
+import { attachmentFacts, linkAttachments, linkedVocs } from '../uploaded-files/communication-attachments.ts';
 
 export interface CommunicationRouteDeps {
   db: Database;
   store: EventStore;
+  /** Where attachments are kept; their links are signed with `fileUrlKey`. */
+  storage: FileStorage;
+  fileUrlKey: () => Buffer;
 }
 
 /** If-Match on the record's number of saves (comments and likes do not make an edit stale). */
@@ -39,6 +44,7 @@ function toCommunication(
   institutionName: string,
   users: Map<string, UserRef>,
   now: Date,
+  extras: Pick<Communication, 'attachments' | 'vocs'> = { attachments: [], vocs: [] },
 ): Communication {
   const f = state.fields!;
   const ref = (id: string | null) => (id === null ? null : (users.get(id) ?? { id, name: '' }));
@@ -56,7 +62,7 @@ function toCommunication(
     purpose: f.purpose,
     story: f.story,
     email: null,
-    attachments: [],
+    attachments: extras.attachments,
     event_name: f.event_name,
     memo: f.memo,
     other_memo: f.other_memo,
@@ -77,7 +83,7 @@ function toCommunication(
     ),
     likes: state.likes.map((id) => ({ user: ref(id)! })),
     label_values: f.label_values,
-    vocs: [],
+    vocs: extras.vocs,
     created_at: (saves[0]?.created_at ?? now).toISOString(),
     updated_at: (saves.length > state.version ? saves.at(-1)!.created_at : now).toISOString(),
     version: state.version,
@@ -105,20 +111,26 @@ const peopleOf = (state: CommunicationState): string[] => [
 ];
 
 export function registerCommunicationRoutes(app: FastifyInstance, deps: CommunicationRouteDeps): void {
-  const { db, store } = deps;
+  const { db, store, storage } = deps;
 
   /** The answer after a command: names of the institution and of everyone the record shows. */
   async function answer(
     tenantId: string,
-    result: { after: CommunicationState; stored: RecordedEvent[] },
+    result: { after: CommunicationState; stored: RecordedEvent[]; revision: number },
     known: Map<string, UserRef> = new Map(),
   ): Promise<Communication> {
     const missing = peopleOf(result.after).filter((id) => !known.has(id));
-    const [institution, users] = await Promise.all([
+    const communicationId = result.after.fields!.communication_id;
+    const [institution, users, attachments, vocs] = await Promise.all([
       assertInstitutionExists(db, result.after.fields!.medical_institution_id),
       accountRefs(store, tenantId, missing),
+      linkAttachments(storage, deps.fileUrlKey(), tenantId, result.after, result.revision),
+      linkedVocs(db, store, tenantId, communicationId),
     ]);
-    return toCommunication(result.after, result.stored, institution.name, new Map([...known, ...users]), new Date());
+    return toCommunication(result.after, result.stored, institution.name, new Map([...known, ...users]), new Date(), {
+      attachments,
+      vocs,
+    });
   }
 
   registerEndpoint(app, endpoints.createForMedicalInstitution, async ({ params, body, auth, request, reply }) => {
@@ -135,7 +147,10 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
       },
       async (communicationId, retryable) => {
         const people = [body.user_id ?? auth.accountId, ...body.tasks.flatMap((t) => (t.staff_id ? [t.staff_id] : []))];
-        const facts = await communicationFacts(store, auth.tenantId, people);
+        const facts = {
+          ...(await communicationFacts(store, auth.tenantId, people)),
+          files: await attachmentFacts(storage, auth.tenantId, body.attachment_ids),
+        };
         // Under an Idempotency-Key a retry derives the same task ids.
         const taskIds = body.tasks.map((_, i) =>
           retryable ? deterministicId(communicationId, 'task', String(i)) : randomUUID(),
@@ -166,8 +181,15 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
           },
         );
         const now = new Date();
+        const attachments = await linkAttachments(
+          storage,
+          deps.fileUrlKey(),
+          auth.tenantId,
+          result.after,
+          result.revision,
+        );
         return {
-          body: toCommunication(result.after, [], institution.name, facts.accounts, now),
+          body: toCommunication(result.after, [], institution.name, facts.accounts, now, { attachments, vocs: [] }),
           position: result.position,
         };
       },
@@ -176,7 +198,10 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
 
   registerEndpoint(app, endpoints.updateCommunication, async ({ params, body, auth, request, reply }) => {
     const people = [body.user_id ?? auth.accountId];
-    const facts = await communicationFacts(store, auth.tenantId, people);
+    const facts = {
+      ...(await communicationFacts(store, auth.tenantId, people)),
+      files: await attachmentFacts(storage, auth.tenantId, body.attachment_ids),
+    };
     const result = await handleCommand(
       { store, auth, requestId: request.id },
       {
@@ -210,6 +235,9 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
       },
     );
     if (result.position) reply.position(result.position);
+    // Its files are released and go a day later (the worker's reactor does the same from the event).
+    if (result.position)
+      await linkAttachments(storage, deps.fileUrlKey(), auth.tenantId, result.after, result.revision);
     return null;
   });
 

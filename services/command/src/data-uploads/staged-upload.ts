@@ -120,6 +120,11 @@ export async function stagedUploads(child: FastifyInstance, options: { importsDi
   }
 
   return {
+    /** The staged file, checked like `keep`, for a route that stores it elsewhere; it goes after the answer. */
+    staged(request: FastifyRequest): { path: string; filename: string } {
+      const file = checked(request);
+      return { path: file.path, filename: file.filename };
+    },
     /** What identifies the upload (name and content), for an Idempotency-Key; refuses a file `keep` would. */
     identity(request: FastifyRequest): { filename: string; sha256: string | null } {
       const file = checked(request);

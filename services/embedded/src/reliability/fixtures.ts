@@ -178,6 +178,24 @@ export const fixtures: Record<string, Fixture> = {
       return { 'imports/communications': id };
     },
   },
+  uploaded_files: {
+    create: async (api) => {
+      const boundary = `----renkei${unique()}`;
+      const rawBody = Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${unique()}.txt"\r\nContent-Type: text/plain\r\n\r\n`,
+        ),
+        Buffer.from(`${api.tenant.canary} の添付ファイル`),
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      return {
+        uploaded_files: await created(api, 'imports.uploadFile', {
+          rawBody,
+          headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        }),
+      };
+    },
+  },
   emails: {
     // The multipart create's fields as a JSON body (the same fields; the recipients file is optional).
     create: async (api) => ({

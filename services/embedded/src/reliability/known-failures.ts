@@ -23,6 +23,9 @@ const knownFailures: Record<string, string> = {
     'a multipart upload answering an import record, not a versioned record: no If-Match applies (suite limitation)',
   'imports.deleteCommunicationImport concurrency':
     'an import has no version and no PUT beside its DELETE to read one from (suite limitation)',
+  // Same limitation; uploaded-files.routes.int.test.ts shows another file under a used key is a 422.
+  'imports.uploadFile idempotency':
+    'the "same key, other body" request is byte-identical to the first on a multipart endpoint (suite limitation)',
   // The only generated bodies these accept equal the value just written (no phase master, one tag, no
   // profiles): such a PUT changes nothing, writes nothing and answers 200 with the version it was
   // given, so several racers "win". A stale or bogus If-Match is a 409 (medical-institution.routes and

@@ -12,8 +12,12 @@ import {
 } from '@renkei/read-models';
 import { exportCommunications } from './communications.export.ts';
 import { getCommunication, listCommunicationLabels, searchCommunications } from './communications.queries.ts';
+import { withAttachments, type UploadedFileQueryDeps } from '../uploaded-files/uploaded-files.routes.ts';
 
-export function registerCommunicationQueryRoutes(app: FastifyInstance, deps: { db: Database }): void {
+export function registerCommunicationQueryRoutes(
+  app: FastifyInstance,
+  deps: { db: Database; files: UploadedFileQueryDeps },
+): void {
   const db = () => deps.db.typed<ReadModels>();
   // Names of staff come from the CRM projection's accounts, tasks from their own projection.
   const reads = [
@@ -26,7 +30,10 @@ export function registerCommunicationQueryRoutes(app: FastifyInstance, deps: { d
   registerEndpoint(
     app,
     endpoints.searchCommunications,
-    async ({ body, auth }) => searchCommunications(db(), auth.tenantId, body),
+    async ({ body, auth }) => {
+      const page = await searchCommunications(db(), auth.tenantId, body);
+      return { ...page, data: await withAttachments(deps.files, auth.tenantId, page.data) };
+    },
     { reads },
   );
 
@@ -49,7 +56,8 @@ export function registerCommunicationQueryRoutes(app: FastifyInstance, deps: { d
     async ({ params, body, auth }) => {
       const { rows } = await sql`SELECT 1 FROM ref.medical_institutions WHERE id = ${params.id}`.execute(db());
       if (rows.length === 0) throw new HttpError(404);
-      return searchCommunications(db(), auth.tenantId, { ...body, medical_institution_id: params.id });
+      const page = await searchCommunications(db(), auth.tenantId, { ...body, medical_institution_id: params.id });
+      return { ...page, data: await withAttachments(deps.files, auth.tenantId, page.data) };
     },
     { reads },
   );
@@ -60,7 +68,7 @@ export function registerCommunicationQueryRoutes(app: FastifyInstance, deps: { d
     async ({ params, auth }) => {
       const found = await getCommunication(db(), auth.tenantId, params.id);
       if (!found) throw new HttpError(404);
-      return found;
+      return (await withAttachments(deps.files, auth.tenantId, [found]))[0]!;
     },
     { reads },
   );

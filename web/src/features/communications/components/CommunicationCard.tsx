@@ -6,6 +6,7 @@ import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
 import { communicationTypeLabels, useAddComment, useDeleteComment, useToggleLike } from '../communications.queries.ts';
 import { CommunicationVocs } from '../../vocs/components/CommunicationVocs.tsx';
+import { AttachmentList } from './AttachmentList.tsx';
 
 /** A calendar date as stored (no time zone to apply). */
 const formatDay = (day: string) => day.replaceAll('-', '/');
@@ -99,6 +100,7 @@ export function CommunicationCard({
             ))}
           </Stack>
         )}
+        <AttachmentList files={c.attachments} />
         <CommunicationVocs communication={c} />
         <Group gap="xs">
           <Button

@@ -13,7 +13,7 @@ import {
   Title,
 } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import type { CommunicationType } from '@renkei/contracts';
+import type { CommunicationType, UploadedFile } from '@renkei/contracts';
 import { useEffect, useRef, useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
@@ -25,6 +25,7 @@ import { currentUserQueries } from '../../current-user/current-user.queries.ts';
 import { clearDraft, draftKey, loadDraft, saveDraft } from '../communication-draft.ts';
 import { communicationQueries, communicationTypeLabels, useCreateCommunication } from '../communications.queries.ts';
 import { LabelValueField, type LabelValueValues } from './LabelValueField.tsx';
+import { AttachmentPicker } from './AttachmentPicker.tsx';
 
 interface TaskDraft {
   title: string;
@@ -43,6 +44,8 @@ interface FormValues {
   is_doctor_attended: boolean;
   labelValues: Record<string, LabelValueValues>;
   tasks: TaskDraft[];
+  /** Uploaded when chosen; absent in drafts kept before attachments existed. */
+  attachments?: UploadedFile[];
 }
 
 /** Today in Asia/Tokyo as YYYY-MM-DD (the acted date a visit defaults to). */
@@ -97,6 +100,7 @@ export function CommunicationForm({
     is_doctor_attended: false,
     labelValues: {},
     tasks: [],
+    attachments: [],
   });
   const [values, setValues] = useState<FormValues>(() => restored?.values ?? blank());
   const [pending, setPending] = useState(restored?.pending ?? false);
@@ -138,6 +142,7 @@ export function CommunicationForm({
         is_doctor_attended: v.is_doctor_attended,
         label_values: typeLabels.flatMap((l) => (v.labelValues[l.id] ? [v.labelValues[l.id]!] : [])),
         tasks: v.tasks.map((t) => ({ title: t.title, deadline: t.deadline || null, staff_id: t.staff_id })),
+        attachment_ids: (v.attachments ?? []).map((f) => f.id),
       },
     });
     // Saved: nothing of this form is kept any more (the effect below would write it back).
@@ -352,6 +357,11 @@ export function CommunicationForm({
             {errors.label_values}
           </Text>
         )}
+        <AttachmentPicker
+          value={values.attachments ?? []}
+          onChange={(files) => set('attachments', files)}
+          error={Object.entries(errors).find(([k]) => k.startsWith('attachment_ids'))?.[1]}
+        />
         <Stack gap="xs">
           <Text fw={600}>タスク</Text>
           {values.tasks.map((task, i) => (

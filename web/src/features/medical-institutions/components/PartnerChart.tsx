@@ -10,6 +10,7 @@ import { labelQueries } from '../../labels/labels.queries.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { runningStatusLabel } from '../labels-ja.ts';
 import { institutionQueries } from '../medical-institutions.queries.ts';
+import { PartnerChartVocs } from '../../vocs/components/PartnerChartVocs.tsx';
 import { ButtonLink } from './router-links.tsx';
 import classes from './PartnerChart.module.css';
 
@@ -155,6 +156,8 @@ export function PartnerChart({ id }: { id: string }) {
           </Table>
         )}
       </Section>
+
+      <PartnerChartVocs institutionId={id} section={Section} tableClassName={classes.table} />
 
       <Section title="メモ">
         <Text size="sm" className={classes.note}>

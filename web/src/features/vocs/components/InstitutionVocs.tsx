@@ -1,39 +1,33 @@
 import { Badge, Card, Group, Stack, Text, Title } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
-import { useServices } from '../../../app/services-context.tsx';
-import { currentUserQueries } from '../../current-user/current-user.queries.ts';
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
-import { vocPriorityColors, vocPriorityLabels, vocQueries, vocStatusColors, vocStatusLabels } from '../vocs.queries.ts';
+import { useOpenVocs } from '../open-vocs.ts';
+import { vocPriorityColors, vocPriorityLabels, vocStatusColors, vocStatusLabels } from '../vocs.queries.ts';
 
-/** The institution's latest partner feedback on its CRM page (only where the tenant has the feature). */
+/**
+ * The institution's open partner feedback (not started, in progress) on its CRM page, most urgent
+ * first (only where the tenant has the feature); the whole history is one click away on /vocs.
+ */
 export function InstitutionVocs({ institutionId }: { institutionId: string }) {
-  const { api } = useServices();
-  const user = useQuery(currentUserQueries.detail(api));
-  const enabled = user.data?.features.includes('communications') === true;
-  const vocs = useQuery({
-    ...vocQueries.list(api, { page: 1, per_page: 5, medical_institution_id: institutionId }),
-    enabled,
-  });
-  if (!enabled || !vocs.data) return null;
+  const open = useOpenVocs(institutionId, 5);
+  if (!open) return null;
+  const shown = open.items.slice(0, 5);
   return (
     <Card withBorder padding="md" data-testid="institution-vocs">
       <Stack gap="xs">
         <Group justify="space-between">
           <Title order={3} size="h5">
-            連携先の声
+            連携先の声（未対応・対応中 {open.total}件）
           </Title>
-          {vocs.data.meta.total_count > 0 && (
-            <AnchorLink to="/vocs" search={{ page: 1, institution: institutionId }} size="sm">
-              すべて見る（{vocs.data.meta.total_count}件）
-            </AnchorLink>
-          )}
+          <AnchorLink to="/vocs" search={{ page: 1, institution: institutionId }} size="sm">
+            すべて見る
+          </AnchorLink>
         </Group>
-        {vocs.data.data.length === 0 ? (
+        {shown.length === 0 ? (
           <Text size="sm" c="dimmed">
-            まだありません。活動の記録から登録できます。
+            対応が必要な声はありません。活動の記録から登録できます。
           </Text>
         ) : (
-          vocs.data.data.map((v) => (
+          shown.map((v) => (
             <Group key={v.id} gap="xs" wrap="nowrap" justify="space-between">
               <Stack gap={0} style={{ minWidth: 0 }}>
                 <Text size="sm" fw={600} truncate>

@@ -1,0 +1,75 @@
+import type { Database } from '@renkei/db';
+import { parseCommunicationEvent } from '@renkei/domain';
+import { createPostgresFileStorage, type FileStorage } from '@renkei/file-storage';
+import { defineReactor, type Reactor } from '@renkei/projections';
+
+/** An uploaded file nothing references is removed after this long (issue 11: a day). */
+export const unreferencedFileLifetimeMs = 24 * 60 * 60 * 1000;
+
+export interface UploadedFilesReactorOptions {
+  /** Where files are kept (default: the database's `files` schema). */
+  storage?: (db: Database) => FileStorage;
+  /** How often unreferenced files are looked for (default hourly). */
+  sweepIntervalMs?: number;
+}
+
+/** Removes the files nobody has referenced for a day as of `now`; answers how many. */
+export const removeUnreferencedFiles = (storage: FileStorage, now: Date = new Date()) =>
+  storage.removeUnreferenced(new Date(now.getTime() - unreferencedFileLifetimeMs));
+
+/**
+ * Keeps which uploaded files each communication references, from its events: the command service
+ * sets the same right after each save, and this makes it certain (a crash between the append and
+ * that call loses nothing; replays are harmless, a file's link only moves forward in the record's
+ * revisions). Beside it, a sweep removes files nobody has referenced for a day.
+ */
+export function createUploadedFilesReactor(options: UploadedFilesReactorOptions = {}): Reactor {
+  const storages = new WeakMap<Database, FileStorage>();
+  const storageOf = (db: Database) => {
+    let storage = storages.get(db);
+    if (!storage) {
+      storage = options.storage?.(db) ?? createPostgresFileStorage(db);
+      storages.set(db, storage);
+    }
+    return storage;
+  };
+  const sweepIntervalMs = options.sweepIntervalMs ?? 60 * 60 * 1000;
+  return defineReactor({
+    name: 'uploaded_files',
+    eventTypes: ['CommunicationCreated', 'CommunicationUpdated', 'CommunicationDeleted'],
+    async handle(events, { db }) {
+      const storage = storageOf(db);
+      for (const recorded of events) {
+        const event = parseCommunicationEvent(recorded);
+        const tenantId = recorded.metadata.tenant_id;
+        if (event.type === 'CommunicationCreated' || event.type === 'CommunicationUpdated')
+          await storage.setOwnerFiles(
+            tenantId,
+            `communication:${event.data.communication_id}`,
+            event.data.attachment_ids,
+            recorded.revision,
+          );
+        else if (event.type === 'CommunicationDeleted')
+          await storage.setOwnerFiles(tenantId, `communication:${event.data.communication_id}`, [], recorded.revision);
+      }
+    },
+    async background({ db, signal, logger }) {
+      const storage = storageOf(db);
+      while (!signal.aborted) {
+        try {
+          const removed = await removeUnreferencedFiles(storage);
+          if (removed > 0) logger?.info({ removed }, 'unreferenced uploaded files removed');
+        } catch (error) {
+          logger?.error({ err: error }, 'sweep of unreferenced uploaded files failed; retrying later');
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, sweepIntervalMs);
+          signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+    },
+  });
+}
