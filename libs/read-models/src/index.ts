@@ -8,6 +8,7 @@ import { referralsProjection } from './referrals/referrals.projection.ts';
 import { communicationsProjection } from './communications/communications.projection.ts';
 import { tasksProjection } from './tasks/tasks.projection.ts';
 import { vocsProjection } from './vocs/vocs.projection.ts';
+import { visitRollupsProjection } from './visit-rollups/visit-rollups.projection.ts';
 
 export {
   tagsProjection,
@@ -19,6 +20,7 @@ export {
   communicationsProjection,
   tasksProjection,
   vocsProjection,
+  visitRollupsProjection,
 };
 
 /**
@@ -35,6 +37,7 @@ export const readModelProjections: readonly Projection<any>[] = [
   communicationsProjection,
   tasksProjection,
   vocsProjection,
+  visitRollupsProjection,
 ];
 
 export type { ReadModels } from './read-models.ts';

@@ -7,6 +7,7 @@ import type { ReferralsTables } from './referrals/referrals.tables.ts';
 import type { CommunicationsTables } from './communications/communications.tables.ts';
 import type { TasksTables } from './tasks/tasks.tables.ts';
 import type { VocsTables } from './vocs/vocs.tables.ts';
+import type { VisitRollupsTables } from './visit-rollups/visit-rollups.tables.ts';
 
 /**
  * The Kysely `Database` of the read side: every read-model table as its view `rm.<table>` (the live
@@ -23,4 +24,5 @@ export interface ReadModels
     TasksTables,
     EmailsTables,
     ReferralsTables,
-    VocsTables {}
+    VocsTables,
+    VisitRollupsTables {}
