@@ -211,7 +211,7 @@ async function keysOf(trx: Transaction<unknown>, t: Tables, refs: Ref[]): Promis
  * Sums the given days again from the sources, then their months from the days. Keys left with no
  * visit lose their row.
  */
-export async function resumDays(trx: Transaction<unknown>, t: Tables, keys: DayKey[]): Promise<void> {
+async function resumDays(trx: Transaction<unknown>, t: Tables, keys: DayKey[]): Promise<void> {
   if (keys.length === 0) return;
   const k = sql`unnest(${sql.val(keys.map((x) => x.tenant_id))}::uuid[], ${sql.val(keys.map((x) => x.acted_date))}::date[],
                        ${sql.val(keys.map((x) => x.user_id))}::uuid[], ${sql.val(keys.map((x) => x.communication_type))}::text[])
@@ -254,4 +254,15 @@ export async function resumDays(trx: Transaction<unknown>, t: Tables, keys: DayK
         ON d.tenant_id = m.tenant_id AND d.user_id = m.user_id AND d.communication_type = m.communication_type
        AND d.acted_date >= m.month AND d.acted_date < m.month + interval '1 month'
      GROUP BY 1, 2, 3, 4`.execute(trx);
+}
+
+/**
+ * Sums every rollup key of one tenant again from its `visit_sources` (with the same statement as a
+ * batch): for benches and repairs that write the sources and links in bulk.
+ */
+export async function rebuildTenantVisitRollups(trx: Transaction<unknown>, t: Tables, tenantId: string): Promise<void> {
+  const { rows } = await sql<DayKey>`
+    SELECT DISTINCT tenant_id, to_char(acted_date, 'YYYY-MM-DD') AS acted_date, user_id, communication_type
+      FROM ${sql.table(t.visit_sources)} WHERE tenant_id = ${tenantId}`.execute(trx);
+  await resumDays(trx, t, rows);
 }
