@@ -26,6 +26,8 @@ const STAFF = Number(process.env.BENCH_COMMUNICATIONS_STAFF ?? 30);
 const SAMPLES = Number(process.env.BENCH_COMMUNICATIONS_SAMPLES ?? 30);
 // A raw GROUP BY over the visits takes long at full size: it runs every n-th sample only (still alternating).
 const RAW_EVERY = Number(process.env.BENCH_COMMUNICATIONS_RAW_EVERY ?? 1);
+// `search` (the five mixes and the timeline), `charts` (the visit charts), or both.
+const PHASES = (process.env.BENCH_COMMUNICATIONS_PHASES ?? 'search,charts').split(',');
 
 type Db = Awaited<ReturnType<BenchContext['openDatabase']>>;
 
@@ -284,7 +286,7 @@ export const bench: BenchDefinition = {
             goalMs: 50,
           },
         ];
-        for (const s of searches) {
+        for (const s of PHASES.includes('search') ? searches : []) {
           await call(s.url, s.body);
           const waves = await captureWaves(db, () => call(s.url, s.body));
           const http: number[] = [];
@@ -402,7 +404,7 @@ export const bench: BenchDefinition = {
             same: (a, rows) => [total(a, 'visits'), rows.reduce((x, r) => x + r.n, 0)],
           },
         ];
-        for (const c of charts) {
+        for (const c of PHASES.includes('charts') ? charts : []) {
           const http: number[] = [];
           const raw: number[] = [];
           for (let i = 0; i < SAMPLES + 3; i++) {

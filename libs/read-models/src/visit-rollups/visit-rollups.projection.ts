@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import { defineProjection } from '@renkei/projections';
 import {
   CommunicationCreated,
@@ -145,6 +145,16 @@ export const visitRollupsProjection = defineProjection({
         revision: r.revision,
       })),
       {
+        columns: [
+          'tenant_id',
+          'communication_id',
+          'medical_institution_id',
+          'user_id',
+          'communication_type',
+          'acted_date',
+          'is_doctor_attended',
+          'revision',
+        ],
         onConflict: sql`ON CONFLICT (tenant_id, communication_id) DO UPDATE SET
           medical_institution_id = excluded.medical_institution_id, user_id = excluded.user_id,
           communication_type = excluded.communication_type, acted_date = excluded.acted_date,
@@ -184,10 +194,25 @@ export const visitRollupsProjection = defineProjection({
                AS d(tenant_id, id)
          WHERE cur.tenant_id = d.tenant_id AND cur.communication_id = d.id`.execute(trx);
 
+    await refreshNextActions(
+      trx,
+      t,
+      sql`unnest(${sql.val(refs.map((r) => r.tenantId))}::uuid[], ${sql.val(refs.map((r) => r.id))}::uuid[]) AS k(tenant_id, id)
+          WHERE s.tenant_id = k.tenant_id AND s.communication_id = k.id`,
+    );
     for (const k of await keysOf(trx, t, refs)) dayKeys.set(dayKeyString(k), k);
     await resumDays(trx, t, [...dayKeys.values()]);
   },
 });
+
+/** Sets `has_next_action` of the source rows `from` selects (a FROM list and WHERE on `s`) from their links. */
+async function refreshNextActions(trx: Transaction<unknown>, t: Tables, from: RawBuilder<unknown>): Promise<void> {
+  await sql`
+    UPDATE ${sql.table(t.visit_sources)} AS s
+       SET has_next_action = EXISTS (SELECT 1 FROM ${sql.table(t.visit_task_links)} l
+                                      WHERE l.tenant_id = s.tenant_id AND l.communication_id = s.communication_id)
+      FROM ${from}`.execute(trx);
+}
 
 interface DayKey {
   tenant_id: string;
@@ -225,8 +250,7 @@ async function resumDays(trx: Transaction<unknown>, t: Tables, keys: DayKey[]): 
            (tenant_id, acted_date, user_id, communication_type, visit_count, doctor_interview_count, next_action_count)
     SELECT s.tenant_id, s.acted_date, s.user_id, s.communication_type, count(*)::int,
            count(*) FILTER (WHERE s.is_doctor_attended)::int,
-           count(*) FILTER (WHERE EXISTS (SELECT 1 FROM ${sql.table(t.visit_task_links)} l
-                                           WHERE l.tenant_id = s.tenant_id AND l.communication_id = s.communication_id))::int
+           count(*) FILTER (WHERE s.has_next_action)::int
       FROM (SELECT DISTINCT * FROM ${k}) k
       JOIN ${sql.table(t.visit_sources)} s ON ${same('s')}
      GROUP BY 1, 2, 3, 4`.execute(trx);
@@ -261,6 +285,11 @@ async function resumDays(trx: Transaction<unknown>, t: Tables, keys: DayKey[]): 
  * batch): for benches and repairs that write the sources and links in bulk.
  */
 export async function rebuildTenantVisitRollups(trx: Transaction<unknown>, t: Tables, tenantId: string): Promise<void> {
+  await sql`
+    UPDATE ${sql.table(t.visit_sources)} AS s
+       SET has_next_action = EXISTS (SELECT 1 FROM ${sql.table(t.visit_task_links)} l
+                                      WHERE l.tenant_id = s.tenant_id AND l.communication_id = s.communication_id)
+     WHERE s.tenant_id = ${tenantId}`.execute(trx);
   const { rows } = await sql<DayKey>`
     SELECT DISTINCT tenant_id, to_char(acted_date, 'YYYY-MM-DD') AS acted_date, user_id, communication_type
       FROM ${sql.table(t.visit_sources)} WHERE tenant_id = ${tenantId}`.execute(trx);

@@ -14,6 +14,8 @@ export const visitSourcesTable = defineTable({
     communication_type: column.text<'visit' | 'new_visit'>(),
     acted_date: column.date(),
     is_doctor_attended: column.boolean(),
+    /** Whether a live task links to it (from `visit_task_links`, refreshed for every record a batch touches). */
+    has_next_action: column.boolean().default('false'),
     /** Revision of the last record event applied: a replayed older save never wins. */
     revision: column.int(),
   },

@@ -99,8 +99,7 @@ async function perVisitRows(db: Kysely<ReadModels>, tenantId: string, body: Visi
   const { rows } = await sql<Row>`
     SELECT to_char(s.acted_date, 'YYYY-MM-DD') AS d, s.communication_type, count(*)::int AS visits,
            count(*) FILTER (WHERE s.is_doctor_attended)::int AS doctors,
-           count(*) FILTER (WHERE EXISTS (SELECT 1 FROM rm.visit_task_links l
-                                           WHERE l.tenant_id = s.tenant_id AND l.communication_id = s.communication_id))::int AS actions
+           count(*) FILTER (WHERE s.has_next_action)::int AS actions
       FROM rm.visit_sources s
      WHERE s.tenant_id = ${tenantId} AND s.acted_date BETWEEN ${body.period.from} AND ${body.period.to}${and(parts)}
      GROUP BY 1, 2`.execute(db);
