@@ -9,6 +9,7 @@ import { communicationsProjection } from './communications/communications.projec
 import { tasksProjection } from './tasks/tasks.projection.ts';
 import { vocsProjection } from './vocs/vocs.projection.ts';
 import { communicationImportsProjection } from './imports/communication-imports.projection.ts';
+import { visitRollupsProjection } from './visit-rollups/visit-rollups.projection.ts';
 
 export {
   tagsProjection,
@@ -21,6 +22,7 @@ export {
   tasksProjection,
   vocsProjection,
   communicationImportsProjection,
+  visitRollupsProjection,
 };
 
 /**
@@ -38,6 +40,7 @@ export const readModelProjections: readonly Projection<any>[] = [
   tasksProjection,
   vocsProjection,
   communicationImportsProjection,
+  visitRollupsProjection,
 ];
 
 export type { ReadModels } from './read-models.ts';

@@ -8,6 +8,7 @@ import type { CommunicationsTables } from './communications/communications.table
 import type { TasksTables } from './tasks/tasks.tables.ts';
 import type { VocsTables } from './vocs/vocs.tables.ts';
 import type { CommunicationImportsTables } from './imports/communication-imports.tables.ts';
+import type { VisitRollupsTables } from './visit-rollups/visit-rollups.tables.ts';
 
 /**
  * The Kysely `Database` of the read side: every read-model table as its view `rm.<table>` (the live
@@ -25,4 +26,5 @@ export interface ReadModels
     EmailsTables,
     ReferralsTables,
     VocsTables,
-    CommunicationImportsTables {}
+    CommunicationImportsTables,
+    VisitRollupsTables {}

@@ -172,18 +172,18 @@ async function userRefs(db: Kysely<ReadModels>, tenantId: string, ids: string[])
 export async function searchCommunications(db: Kysely<ReadModels>, tenantId: string, body: SearchBody) {
   const dir = body.sort === 'asc' ? sql`ASC` : sql`DESC`;
   const where = sql.join(conditions(tenantId, body), sql` AND `);
-  const { rows } = await sql<CommunicationRow & { total_count: string }>`
-    SELECT c.*, count(*) OVER () AS total_count
-      FROM rm.communications c
-     WHERE ${where}
-     ORDER BY ${sortColumns[body.sort_by]} ${dir}, c.created_at ${dir}, c.id ${dir}
-     LIMIT ${body.per_page} OFFSET ${(body.page - 1) * body.per_page}`.execute(db);
-  let total = rows.length > 0 ? Number(rows[0]!.total_count) : 0;
-  if (rows.length === 0 && body.page > 1) {
-    // Past the last page: still tell the client how many there are.
-    const counted = await sql<{ n: string }>`SELECT count(*) AS n FROM rm.communications c WHERE ${where}`.execute(db);
-    total = Number(counted.rows[0]!.n);
-  }
+  // The page and the count as two statements: a window count over the page query made Postgres read and
+  // sort every matching row with all its columns (16 s for a tenant's 1,000,000 records, docs/benchmarks.md);
+  // alone, the page reads only its rows in index order.
+  const [{ rows }, counted] = await Promise.all([
+    sql<CommunicationRow>`
+      SELECT c.* FROM rm.communications c
+       WHERE ${where}
+       ORDER BY ${sortColumns[body.sort_by]} ${dir}, c.created_at ${dir}, c.id ${dir}
+       LIMIT ${body.per_page} OFFSET ${(body.page - 1) * body.per_page}`.execute(db),
+    sql<{ n: string }>`SELECT count(*) AS n FROM rm.communications c WHERE ${where}`.execute(db),
+  ]);
+  const total = Number(counted.rows[0]!.n);
   return {
     data: await withDetails(db, tenantId, rows),
     meta: {

@@ -120,6 +120,14 @@ function fakeApi(overrides: Record<string, unknown> = {}) {
         non_communicated_referral_change_rate: -0.1,
       },
     })),
+    // The visit analysis panel (its own test covers it).
+    visits: vi.fn(async () => ({
+      labels: months,
+      series: [{ key: 'visits', name: '訪問件数', values: months.map(() => 0) }],
+    })),
+    visitsDoctorInterviewRates: vi.fn(async () => ({ labels: months, series: [] })),
+    visitsNextActionRates: vi.fn(async () => ({ labels: months, series: [] })),
+    listStaffs: vi.fn(async () => []),
     listOwnDepartments: vi.fn(async () => [
       { id: id(51), name: '内科', department_id: '01', order: 0 },
       { id: id(52), name: '整形外科', department_id: '02', order: 1 },

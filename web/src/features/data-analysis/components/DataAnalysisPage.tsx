@@ -17,6 +17,7 @@ import { comparisonLabels, FilterBar, unitLabels } from './FilterBar.tsx';
 import { GroupPanels } from './GroupPanels.tsx';
 import { KpiCards, referralKpis } from './KpiCards.tsx';
 import { RankingPanel } from './RankingPanel.tsx';
+import { VisitAnalysisPanel } from './VisitAnalysisPanel.tsx';
 
 // The frame has no place on paper; the page prints on A4 landscape with its filters in the header, and the
 // scrolled tables print whole (their sticky headings, kept sticky, would print over other panels).
@@ -251,6 +252,7 @@ export function DataAnalysisPage({
           {withVisits && (
             <EffectivenessPanel query={effectiveness} period={period} comparison={effectivenessComparison(f)} />
           )}
+          {withVisits && <VisitAnalysisPanel filters={f} />}
         </>
       )}
     </Stack>

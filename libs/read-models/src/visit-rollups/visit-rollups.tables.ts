@@ -1,0 +1,83 @@
+import { column, defineTable, type KyselyTables } from '../shared/table.ts';
+
+/**
+ * The fields of each live visit (visit and new_visit) the charts count, one narrow row per record:
+ * the daily rollups are summed again from here, and calls filtered by institution read it directly.
+ */
+export const visitSourcesTable = defineTable({
+  name: 'visit_sources',
+  columns: {
+    tenant_id: column.uuid(),
+    communication_id: column.uuid(),
+    medical_institution_id: column.uuid(),
+    user_id: column.uuid(),
+    communication_type: column.text<'visit' | 'new_visit'>(),
+    acted_date: column.date(),
+    is_doctor_attended: column.boolean(),
+    /** Whether a live task links to it (from `visit_task_links`, refreshed for every record a batch touches). */
+    has_next_action: column.boolean().default('false'),
+    /** Revision of the last record event applied: a replayed older save never wins. */
+    revision: column.int(),
+  },
+  primaryKey: ['tenant_id', 'communication_id'],
+  indexes: [
+    ['tenant_id', 'acted_date', 'user_id'],
+    ['tenant_id', 'medical_institution_id', 'acted_date'],
+  ],
+});
+
+/**
+ * Every live task linked to a communication (any type: an edit may turn a call into a visit). A visit
+ * with at least one is a visit that produced a next action.
+ */
+export const visitTaskLinksTable = defineTable({
+  name: 'visit_task_links',
+  columns: {
+    tenant_id: column.uuid(),
+    task_id: column.uuid(),
+    communication_id: column.uuid(),
+  },
+  primaryKey: ['tenant_id', 'task_id'],
+  indexes: [['tenant_id', 'communication_id']],
+});
+
+const counts = {
+  visit_count: column.int(),
+  /** Visits where a doctor was met (`is_doctor_attended`). */
+  doctor_interview_count: column.int(),
+  /** Visits with at least one linked task. */
+  next_action_count: column.int(),
+};
+
+/** Per tenant, day, staff member and visit type. */
+export const visitDailyRollupsTable = defineTable({
+  name: 'visit_daily_rollups',
+  columns: {
+    tenant_id: column.uuid(),
+    acted_date: column.date(),
+    user_id: column.uuid(),
+    communication_type: column.text<'visit' | 'new_visit'>(),
+    ...counts,
+  },
+  primaryKey: ['tenant_id', 'acted_date', 'user_id', 'communication_type'],
+});
+
+/** The daily rows summed per calendar month (`month` is its first day): whole months of a period read these. */
+export const visitMonthlyRollupsTable = defineTable({
+  name: 'visit_monthly_rollups',
+  columns: {
+    tenant_id: column.uuid(),
+    month: column.date(),
+    user_id: column.uuid(),
+    communication_type: column.text<'visit' | 'new_visit'>(),
+    ...counts,
+  },
+  primaryKey: ['tenant_id', 'month', 'user_id', 'communication_type'],
+});
+
+export type VisitRollupsTables = KyselyTables<
+  | typeof visitSourcesTable
+  | typeof visitTaskLinksTable
+  | typeof visitDailyRollupsTable
+  | typeof visitMonthlyRollupsTable
+>;

@@ -1,0 +1,166 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { ChartData, VisitChartBody } from '@renkei/contracts';
+import { bucketKey, bucketsOf, splitForRollups, type DateRange } from '@renkei/domain';
+import type { ReadModels } from '@renkei/read-models';
+import { institutionConditions } from './analysis.queries.ts';
+
+/** Per bucket: visits, visits where a doctor was met, visits with a task, and visits per type. */
+export interface VisitSums {
+  visits: number;
+  doctorInterviews: number;
+  nextActions: number;
+  visit: number;
+  newVisit: number;
+}
+interface Row {
+  d: string;
+  communication_type: string;
+  visits: number;
+  doctors: number;
+  actions: number;
+}
+
+const empty = (): VisitSums => ({ visits: 0, doctorInterviews: 0, nextActions: 0, visit: 0, newVisit: 0 });
+
+/** Whether the body filters on something of the institution (then the per-visit rows answer). */
+const institutionLevel = (b: VisitChartBody) =>
+  b.medical_institution_ids.length + b.tag_ids.length + b.facility_type_ids.length > 0 ||
+  (b.prefectures?.length ?? 0) + (b.cities?.length ?? 0) > 0;
+
+/**
+ * The period's visit counts per bucket of its unit (buckets clipped to the period, exact to the day).
+ * Without an institution filter, whole months come from the monthly rollups and the days at the ends
+ * (every day, for weeks) from the daily rollups; with one, from the projection's per-visit rows joined
+ * to the institution filters. Never from `rm.communications`.
+ */
+export async function visitSums(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  body: VisitChartBody,
+): Promise<{ labels: string[]; sums: VisitSums[] }> {
+  const buckets = bucketsOf(body.period, body.period_unit);
+  const rows = institutionLevel(body)
+    ? await perVisitRows(db, tenantId, body)
+    : await rollupRows(db, tenantId, body, body.period_unit === 'week');
+  const index = new Map(buckets.map((b, i) => [b.key, i]));
+  const sums = buckets.map(empty);
+  for (const r of rows) {
+    const i = index.get(bucketKey(r.d, body.period_unit));
+    if (i === undefined) continue;
+    const s = sums[i]!;
+    s.visits += r.visits;
+    s.doctorInterviews += r.doctors;
+    s.nextActions += r.actions;
+    if (r.communication_type === 'visit') s.visit += r.visits;
+    else s.newVisit += r.visits;
+  }
+  return { labels: buckets.map((b) => b.label), sums };
+}
+
+function staffAndType(body: VisitChartBody, alias: string): RawBuilder<unknown>[] {
+  const parts: RawBuilder<unknown>[] = [];
+  if (body.user_ids.length > 0)
+    parts.push(sql`${sql.ref(`${alias}.user_id`)} = ANY(${sql.val(body.user_ids)}::uuid[])`);
+  if (body.communication_types.length > 0)
+    parts.push(sql`${sql.ref(`${alias}.communication_type`)} = ANY(${sql.val(body.communication_types)}::text[])`);
+  return parts;
+}
+
+const and = (parts: RawBuilder<unknown>[]) => (parts.length === 0 ? sql`` : sql` AND ${sql.join(parts, sql` AND `)}`);
+
+async function rollupRows(db: Kysely<ReadModels>, tenantId: string, body: VisitChartBody, daysOnly: boolean) {
+  const { inner, edges } = daysOnly ? { inner: null, edges: [body.period] } : splitForRollups(body.period, 'month');
+  const parts: RawBuilder<unknown>[] = [];
+  if (inner)
+    parts.push(sql`
+      SELECT to_char(m.month, 'YYYY-MM-DD') AS d, m.communication_type, sum(m.visit_count)::int AS visits,
+             sum(m.doctor_interview_count)::int AS doctors, sum(m.next_action_count)::int AS actions
+        FROM rm.visit_monthly_rollups m
+       WHERE m.tenant_id = ${tenantId} AND m.month BETWEEN ${inner.from} AND ${inner.to}${and(staffAndType(body, 'm'))}
+       GROUP BY 1, 2`);
+  if (edges.length > 0) {
+    const ranges = edges.map((e: DateRange) => sql`d.acted_date BETWEEN ${e.from} AND ${e.to}`);
+    parts.push(sql`
+      SELECT to_char(d.acted_date, 'YYYY-MM-DD') AS d, d.communication_type, sum(d.visit_count)::int AS visits,
+             sum(d.doctor_interview_count)::int AS doctors, sum(d.next_action_count)::int AS actions
+        FROM rm.visit_daily_rollups d
+       WHERE d.tenant_id = ${tenantId} AND (${sql.join(ranges, sql` OR `)})${and(staffAndType(body, 'd'))}
+       GROUP BY 1, 2`);
+  }
+  const { rows } = await sql<Row>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
+  return rows;
+}
+
+async function perVisitRows(db: Kysely<ReadModels>, tenantId: string, body: VisitChartBody) {
+  const parts = staffAndType(body, 's');
+  if (body.medical_institution_ids.length > 0)
+    parts.push(sql`s.medical_institution_id = ANY(${sql.val(body.medical_institution_ids)}::uuid[])`);
+  parts.push(...institutionConditions(tenantId, body, sql`s.medical_institution_id`));
+  const { rows } = await sql<Row>`
+    SELECT to_char(s.acted_date, 'YYYY-MM-DD') AS d, s.communication_type, count(*)::int AS visits,
+           count(*) FILTER (WHERE s.is_doctor_attended)::int AS doctors,
+           count(*) FILTER (WHERE s.has_next_action)::int AS actions
+      FROM rm.visit_sources s
+     WHERE s.tenant_id = ${tenantId} AND s.acted_date BETWEEN ${body.period.from} AND ${body.period.to}${and(parts)}
+     GROUP BY 1, 2`.execute(db);
+  return rows;
+}
+
+/** A share in percent to one decimal; null for a bucket without visits (nothing to divide). */
+export const percent = (part: number, whole: number): number | null =>
+  whole === 0 ? null : Math.round((part * 1000) / whole) / 10;
+
+/** `POST /charts/visits`: visits per bucket, in total and per type. */
+export async function visitsChart(db: Kysely<ReadModels>, tenantId: string, body: VisitChartBody): Promise<ChartData> {
+  const { labels, sums } = await visitSums(db, tenantId, body);
+  return {
+    labels,
+    series: [
+      { key: 'visits', name: '訪問件数', values: sums.map((s) => s.visits) },
+      { key: 'visit', name: '訪問', values: sums.map((s) => s.visit) },
+      { key: 'new_visit', name: '新規訪問', values: sums.map((s) => s.newVisit) },
+    ],
+  };
+}
+
+/** `POST /charts/visits/doctor_interview_rates`: the share of visits where a doctor was met. */
+export async function doctorInterviewRatesChart(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  body: VisitChartBody,
+): Promise<ChartData> {
+  const { labels, sums } = await visitSums(db, tenantId, body);
+  return {
+    labels,
+    series: [
+      {
+        key: 'doctor_interview_rate',
+        name: '医師面談率（%）',
+        values: sums.map((s) => percent(s.doctorInterviews, s.visits)),
+      },
+      { key: 'doctor_interviews', name: '医師面談件数', values: sums.map((s) => s.doctorInterviews) },
+      { key: 'visits', name: '訪問件数', values: sums.map((s) => s.visits) },
+    ],
+  };
+}
+
+/** `POST /charts/visits/next_action_rates`: the share of visits with a task (a next action). */
+export async function nextActionRatesChart(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  body: VisitChartBody,
+): Promise<ChartData> {
+  const { labels, sums } = await visitSums(db, tenantId, body);
+  return {
+    labels,
+    series: [
+      {
+        key: 'next_action_rate',
+        name: 'ネクストアクション設定率（%）',
+        values: sums.map((s) => percent(s.nextActions, s.visits)),
+      },
+      { key: 'next_actions', name: 'ネクストアクション設定件数', values: sums.map((s) => s.nextActions) },
+      { key: 'visits', name: '訪問件数', values: sums.map((s) => s.visits) },
+    ],
+  };
+}
