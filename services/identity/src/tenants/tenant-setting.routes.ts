@@ -11,7 +11,7 @@ import {
 } from '@renkei/contracts';
 import { registerEndpoint } from '@renkei/service-kit';
 import type { IdentityDeps } from '../deps.ts';
-import { isIpAllowed, isValidCidr } from './ip-allow-list.ts';
+import { isIpAllowed, isValidCidr } from '@renkei/contracts/ip-allow-list';
 import { groupInstitutions, updateTenant } from './tenant.commands.ts';
 import { logoPath, readLogo } from './tenant-logo.ts';
 import { findTenantById, tenantFeatures, type TenantRow } from './tenant.queries.ts';

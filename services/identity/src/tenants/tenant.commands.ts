@@ -6,7 +6,7 @@ import { migrateIdentity } from '../db/identity.migrations.ts';
 import { enqueueAccountRegistered, insertAccount, type NewAccount } from '../accounts/account.commands.ts';
 import type { AccountRow } from '../accounts/account.queries.ts';
 import { enqueueIdentityEvent, publishQueued, tenantRegisteredData } from '../identity.events.ts';
-import { isValidCidr } from './ip-allow-list.ts';
+import { isValidCidr } from '@renkei/contracts/ip-allow-list';
 import type { LogoImage } from './tenant-logo.ts';
 import type { FeatureOverrides } from './tenant.plans.ts';
 import type { TenantRow } from './tenant.queries.ts';
