@@ -2,6 +2,7 @@ import type { Reactor } from '@renkei/projections';
 import { labelValueImportReactor } from './reactors/label-value-import.reactor.ts';
 import { referralDataImportReactor } from './reactors/referral-data-import.reactor.ts';
 import { createEmailDeliveryReactor, type EmailDeliveryOptions } from './reactors/email-delivery.reactor.ts';
+import { createReactionDigestReactor } from './reactors/reaction-digest.reactor.ts';
 
 /**
  * Every reactor the worker runs (imports, mail delivery, alert evaluation); one entry each. The
@@ -9,7 +10,12 @@ import { createEmailDeliveryReactor, type EmailDeliveryOptions } from './reactor
  * from the environment).
  */
 export function workerReactors(email: Pick<EmailDeliveryOptions, 'publicOrigin' | 'dataDir'> = {}): readonly Reactor[] {
-  return [labelValueImportReactor, referralDataImportReactor, createEmailDeliveryReactor(email)];
+  return [
+    labelValueImportReactor,
+    referralDataImportReactor,
+    createEmailDeliveryReactor(email),
+    createReactionDigestReactor({ ...(email.publicOrigin ? { publicOrigin: email.publicOrigin } : {}) }),
+  ];
 }
 
 export const reactors: readonly Reactor[] = workerReactors();
