@@ -473,7 +473,7 @@ export const identityEndpoints = {
     response: z.string(),
     successStatus: 200,
     feature: null,
-    download: true,
+    download: 'image',
     served: true,
   }),
   listTenantSettingHistories: endpoint({
