@@ -1,10 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { getEventListeners } from 'node:events';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { createPostgresEventStore, newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
 import type { MailTransport } from '@renkei/mail';
-import { jstDay, lastDueDay, recordReactions, sendDueDigests } from './reaction-digest.reactor.ts';
+import {
+  createReactionDigestReactor,
+  jstDay,
+  lastDueDay,
+  recordReactions,
+  sendDueDigests,
+} from './reaction-digest.reactor.ts';
 
 let db: TestDatabase;
 let store: EventStore;
@@ -158,5 +165,20 @@ describe('the daily reactions summary', () => {
     await recordReactions(db, store, events);
     expect(await sendDueDigests(db, { ...options, now: new Date(after.getTime() + 3 * 86_400_000) })).toBe(0);
     expect(mails).toHaveLength(1);
+  });
+
+  it('keeps looking every round without piling listeners on the stop signal, and stops when told', async () => {
+    let rounds = 0;
+    const reactor = createReactionDigestReactor({
+      transport: () => catcher().transport,
+      intervalMs: 1,
+      clock: () => (rounds++, new Date('2020-01-01T00:00:00Z')),
+    });
+    const abort = new AbortController();
+    const running = reactor.background!({ db, store, signal: abort.signal });
+    await expect.poll(() => rounds, { timeout: 30_000 }).toBeGreaterThan(20);
+    expect(getEventListeners(abort.signal, 'abort').length).toBeLessThanOrEqual(1);
+    abort.abort();
+    await running;
   });
 });

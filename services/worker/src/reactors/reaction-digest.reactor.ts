@@ -271,9 +271,17 @@ export function createReactionDigestReactor(options: ReactionDigestOptions = {})
         } catch (error) {
           ctx.logger?.warn({ err: error }, 'reaction digest: sending failed, will retry');
         }
+        // The abort listener goes with its wait: one left per round would pile up on the signal.
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, interval);
-          ctx.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+          const stop = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          const timer = setTimeout(() => {
+            ctx.signal.removeEventListener('abort', stop);
+            resolve();
+          }, interval);
+          ctx.signal.addEventListener('abort', stop, { once: true });
         });
       }
       transport?.close();
