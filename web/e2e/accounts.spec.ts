@@ -75,9 +75,20 @@ test('an owner invites a member, who sets a password, signs in and cannot open t
   await expect(error).toHaveAttribute('data-status', '403');
   await expect(error.getByText(/ページを表示するには、アクセス権限が必要です。/)).toBeVisible();
   await screenshot(member, 'accounts-member-403');
-  await context.close();
+  await member.goto(app('/tags'));
+  await expect(member.getByTestId('user-menu')).toHaveText(name);
 
-  // The owner sees the person registered.
+  // The owner sees the person registered, and deletes the account while its session is open.
   await page.reload();
-  await expect(page.locator(`tr[data-account-name="${name}"]`).getByText('登録済み')).toBeVisible();
+  const registered = page.locator(`tr[data-account-name="${name}"]`);
+  await expect(registered.getByText('登録済み')).toBeVisible();
+  await registered.getByRole('button', { name: '削除' }).click();
+  await page.getByRole('button', { name: '削除する' }).click();
+  await expect(page.locator(`tr[data-account-name="${name}"]`)).toHaveCount(0);
+
+  // The member's next call is refused at once (401, tokens of a deleted account end with it): the error page.
+  await member.goto(app('/tags'));
+  const refused = member.getByTestId('error-page');
+  await expect(refused).toHaveAttribute('data-status', '401', { timeout: 20_000 });
+  await context.close();
 });

@@ -16,6 +16,8 @@ export interface EmbeddedConfig {
   webDist: string;
   logLevel: string;
   tlsExtraHosts: string[];
+  /** Trust X-Forwarded-For from an ingress in front (the client address the IP allow-list checks). */
+  trustProxy: boolean;
 }
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -40,5 +42,6 @@ export function loadEmbeddedConfig(env: NodeJS.ProcessEnv = process.env): Embedd
       .split(',')
       .map((h) => h.trim())
       .filter(Boolean),
+    trustProxy: env.TRUST_PROXY === 'true',
   };
 }

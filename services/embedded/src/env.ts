@@ -182,7 +182,7 @@ export const envVars: readonly EnvVar[] = [
   },
   {
     name: 'MAIL_FROM',
-    readBy: ['identity', 'embedded'],
+    readBy: ['identity', 'worker', 'embedded'],
     default: 'Renkei <no-reply@renkei.local>',
     description: 'Sender of mails',
   },

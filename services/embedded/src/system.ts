@@ -4,7 +4,7 @@ import { pino, type Logger } from 'pino';
 import { openDatabase, type Database } from '@renkei/db';
 import { createEventStore, type EventStore } from '@renkei/event-store';
 import { buildCommandApp } from '@renkei/command';
-import { buildGatewayApp, ensureLocalCertificate } from '@renkei/gateway';
+import { buildGatewayApp, ensureLocalCertificate, followIpAllowLists } from '@renkei/gateway';
 import { buildIdentityApp, loadIdentityConfig, type IdentityConfig } from '@renkei/identity';
 import { buildQueryApp } from '@renkei/query';
 import { projections as workerProjections, startWorker, workerReactors } from '@renkei/worker';
@@ -143,10 +143,19 @@ export async function startEmbedded(
       : undefined;
 
     const tls = ensureLocalCertificate(path.join(config.dataDir, 'tls'), { extraHosts: config.tlsExtraHosts });
+    const ipAllowLists = followIpAllowLists({
+      url: `${identityUrl}/internal/ip_allow_lists`,
+      onError: (err) => logger.warn({ err }, 'gateway: IP allow-lists not refreshed'),
+    });
+    started.push({ name: 'ip allow-lists', stop: async () => ipAllowLists.close() });
+    // Until the lists are known the gateway answers 503 to command and query: have them first.
+    await ipAllowLists.loaded;
     const gateway = await buildGatewayApp({
       tls,
       upstreams: { identity: identityUrl, command: commandUrl, query: queryUrl },
       webDist: config.webDist,
+      trustProxy: config.trustProxy,
+      ipAllowLists,
       logger: logger.child({ service: 'gateway' }),
     });
     started.push({ name: 'gateway', stop: () => gateway.close() });

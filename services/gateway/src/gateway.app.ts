@@ -12,8 +12,16 @@ import Fastify, {
 } from 'fastify';
 import replyFrom from '@fastify/reply-from';
 import fastifyStatic from '@fastify/static';
-import { errorMessages, type EndpointContract, type ErrorBody, type OwningService } from '@renkei/contracts';
+import {
+  errorMessages,
+  ipNotAllowedMessage,
+  ipNotAllowedSubCode,
+  type EndpointContract,
+  type ErrorBody,
+  type OwningService,
+} from '@renkei/contracts';
 import { buildRouteTable } from './route-table.ts';
+import { tenantOfBearer, type IpAllowListSource } from './ip-allow-lists.ts';
 import { frameworkError, installSecurityHeaders, malformedQueryKeys, repairQueryEscapes } from './security-headers.ts';
 
 export interface GatewayOptions {
@@ -38,6 +46,12 @@ export interface GatewayOptions {
    * multipart framing; each import route enforces its own limit while streaming).
    */
   bodyLimits?: { json?: number; upload?: number };
+  /**
+   * The tenants' IP allow-lists (`followIpAllowLists`): a call to command or query with a token of a
+   * tenant whose list excludes the client address answers 403 IP_NOT_ALLOWED here (identity checks
+   * its own calls). Absent: no check at the gateway.
+   */
+  ipAllowLists?: IpAllowListSource;
 }
 
 const defaultBodyLimits = { json: 1024 * 1024, upload: 100 * 1024 * 1024 };
@@ -167,6 +181,21 @@ export async function buildGatewayApp(options: GatewayOptions): Promise<FastifyI
         malformedQueryKeys(request.originalUrl).some((k) => !match.readsQueryKey(k))
       )
         return reply.code(400).send(errorBody(400, request.id));
+      const tenantId = match.service === 'identity' ? undefined : tenantOfBearer(request.headers.authorization);
+      if (options.ipAllowLists && tenantId) {
+        // request.ip is the socket's address, or X-Forwarded-For's only under trustProxy: a client
+        // cannot choose the address it is checked by.
+        const allowed = options.ipAllowLists.allows(tenantId, request.ip);
+        if (allowed === undefined) return reply.code(503).send(errorBody(503, request.id));
+        if (!allowed) {
+          return reply.code(403).send({
+            status: 403,
+            message: ipNotAllowedMessage,
+            sub_code: ipNotAllowedSubCode,
+            request_id: request.id,
+          } satisfies ErrorBody);
+        }
+      }
       return toService(match.service)(request, reply);
     });
   });

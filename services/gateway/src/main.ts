@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildGatewayApp } from './gateway.app.ts';
+import { followIpAllowLists } from './ip-allow-lists.ts';
 import { ensureLocalCertificate } from './tls.ts';
 
 const env = process.env;
@@ -18,9 +19,15 @@ const tls =
     ? { key: fs.readFileSync(env.TLS_KEY_FILE), cert: fs.readFileSync(env.TLS_CERT_FILE) }
     : ensureLocalCertificate(path.join(path.resolve(env.RENKEI_DATA_DIR ?? '.data'), 'tls'));
 
+const identityUrl = required('IDENTITY_URL');
+const ipAllowLists = followIpAllowLists({
+  url: `${identityUrl.replace(/\/$/, '')}/internal/ip_allow_lists`,
+  onError: (err) => console.warn('gateway: IP allow-lists not refreshed', err),
+});
 const app = await buildGatewayApp({
   tls,
-  upstreams: { identity: required('IDENTITY_URL'), command: required('COMMAND_URL'), query: required('QUERY_URL') },
+  ipAllowLists,
+  upstreams: { identity: identityUrl, command: required('COMMAND_URL'), query: required('QUERY_URL') },
   webDist: path.resolve(env.WEB_DIST ?? path.join(repoRoot, 'web/dist')),
   trustProxy: env.TRUST_PROXY === 'true' ? true : false,
   logger: { level: env.LOG_LEVEL ?? 'info' },
@@ -29,6 +36,7 @@ await app.listen({ host: env.HOST ?? '0.0.0.0', port: Number(env.PORT ?? 3000) }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
+    ipAllowLists.close();
     void app.close().then(() => process.exit(0));
   });
 }

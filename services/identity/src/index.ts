@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { JWTVerifyGetKey } from 'jose';
 import { sql } from 'kysely';
 import type Provider from 'oidc-provider';
-import { buildOpenApiDocument, forbidden, ipNotAllowedSubCode } from '@renkei/contracts';
+import { buildOpenApiDocument, forbidden, ipNotAllowedMessage, ipNotAllowedSubCode } from '@renkei/contracts';
 import { createServiceApp, type ServiceAppOptions } from '@renkei/service-kit';
 import { issuerOf } from './config.ts';
 import type { IdentityDeps } from './deps.ts';
@@ -19,7 +19,7 @@ import { registerCurrentUserRoutes } from './current-user/current-user.routes.ts
 import { registerAccountRoutes } from './accounts/account.routes.ts';
 import { registerTenantSettingRoutes } from './tenants/tenant-setting.routes.ts';
 import { findTenantById } from './tenants/tenant.queries.ts';
-import { isIpAllowed } from './tenants/ip-allow-list.ts';
+import { isIpAllowed } from '@renkei/contracts/ip-allow-list';
 import { identityDb } from './db/identity.tables.ts';
 
 export { loadIdentityConfig, issuerOf, type IdentityConfig } from './config.ts';
@@ -112,7 +112,7 @@ export async function buildIdentityApp(
     if (!request.auth) return;
     const tenant = await findTenantById(identityDb(db), request.auth.tenantId);
     if (tenant && !isIpAllowed(request.ip, tenant.ip_allow_list)) {
-      throw forbidden('許可されたIPアドレス以外からのアクセスのため、ページを表示できません。', ipNotAllowedSubCode);
+      throw forbidden(ipNotAllowedMessage, ipNotAllowedSubCode);
     }
   });
 
@@ -120,6 +120,17 @@ export async function buildIdentityApp(
   registerCurrentUserRoutes(app, deps);
   registerAccountRoutes(app, { ...deps, mailer });
   registerTenantSettingRoutes(app, deps);
+
+  // Internal (outside /api, which is all the gateway publishes): the gateway follows the lists from
+  // here to check the calls of command and query, which have no access to them.
+  app.get('/internal/ip_allow_lists', async () => {
+    const rows = await identityDb(db)
+      .selectFrom('identity.tenants')
+      .select(['id', 'ip_allow_list'])
+      .where(sql<boolean>`jsonb_array_length(ip_allow_list) > 0`)
+      .execute();
+    return { tenants: Object.fromEntries(rows.map((r) => [r.id, r.ip_allow_list])) };
+  });
 
   // Events a crash left in the outbox go out now; later ones right after their commit, or at the poll.
   const relay = outboxRelay(deps);

@@ -4,6 +4,7 @@ import { referralDataImportReactor } from './reactors/referral-data-import.react
 import { communicationImportReactor } from './reactors/communication-import.reactor.ts';
 import { createEmailDeliveryReactor, type EmailDeliveryOptions } from './reactors/email-delivery.reactor.ts';
 import { createUploadedFilesReactor } from './reactors/uploaded-files.reactor.ts';
+import { createReactionDigestReactor } from './reactors/reaction-digest.reactor.ts';
 
 /**
  * Every reactor the worker runs (imports, mail delivery, alert evaluation); one entry each. The
@@ -17,6 +18,7 @@ export function workerReactors(email: Pick<EmailDeliveryOptions, 'publicOrigin' 
     createEmailDeliveryReactor(email),
     communicationImportReactor,
     createUploadedFilesReactor(),
+    createReactionDigestReactor({ ...(email.publicOrigin ? { publicOrigin: email.publicOrigin } : {}) }),
   ];
 }
 

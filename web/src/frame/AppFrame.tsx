@@ -6,6 +6,7 @@ import { useServices } from '../app/services-context.tsx';
 import { ErrorPage } from '../errors/ErrorPage.tsx';
 import { errorPageStore, useShownError } from '../errors/error-page-store.ts';
 import type { SignedInUser } from '../features/current-user/signed-in-user.ts';
+import { TenantLogo } from '../features/tenant-settings/components/TenantLogo.tsx';
 import { AppFooter } from './AppFooter.tsx';
 import { resolveBackLink } from './back-link.ts';
 import { visibleMenu } from './menu.ts';
@@ -130,6 +131,7 @@ export function AppFrame({ user }: { user: SignedInUser }) {
                 </Text>
               )}
             </Anchor>
+            {!isPhone && <TenantLogo logo={user.tenant.logo} alt={user.tenant.name} height={32} />}
           </Group>
           <UserMenu user={user} canOpenTenantSettings={isAvailable('/tenant_setting')} onLogout={() => void logout()} />
         </Group>

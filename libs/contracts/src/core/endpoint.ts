@@ -50,8 +50,8 @@ export interface EndpointContract<
   readonly csAccount?: 'only' | 'denied';
   /** multipart/form-data request. */
   readonly multipart?: boolean;
-  /** Streams a file (CSV) instead of JSON. */
-  readonly download?: boolean;
+  /** Streams a file instead of JSON: `true` a CSV export, `'image'` an image (the tenant logo). */
+  readonly download?: boolean | 'image';
   /** Whether a handler answers it today. A test keeps this honest in both directions. */
   readonly served: boolean;
 }

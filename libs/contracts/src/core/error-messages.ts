@@ -1,5 +1,7 @@
 // Plain values only (no zod): the web's entry chunk imports these through `@renkei/contracts/client`.
 export const ipNotAllowedSubCode = 'IP_NOT_ALLOWED';
+/** The message of that 403 (spec §6, the IP reading), from identity and from the gateway alike. */
+export const ipNotAllowedMessage = '許可されたIPアドレス以外からのアクセスのため、ページを表示できません。';
 
 /** A 403 for the caller's role (spec §6, the permission reading; the IP reading has its own sub_code). */
 export const permissionRequiredMessage = 'ページを表示するには、アクセス権限が必要です。';

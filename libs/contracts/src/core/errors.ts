@@ -15,7 +15,12 @@ export const ErrorBody = z.object({
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
-export { ipNotAllowedSubCode, errorMessages, permissionRequiredMessage } from './error-messages.ts';
+export {
+  ipNotAllowedSubCode,
+  ipNotAllowedMessage,
+  errorMessages,
+  permissionRequiredMessage,
+} from './error-messages.ts';
 
 /** An error a handler throws to answer with a given status; anything else thrown is a 500. */
 export class HttpError extends Error {

@@ -3,6 +3,70 @@ import { endpoint } from '../core/endpoint.ts';
 import { FeatureKey, Plan, Role } from '../core/features.ts';
 import { Id, IdParams, NoContent, PageQuery, paged, queryBoolean } from '../core/zod-helpers.ts';
 
+/** JIS X 0401 prefecture names, in code order: the tenant's prefecture is one of them. */
+export const prefectureNames = [
+  '北海道',
+  '青森県',
+  '岩手県',
+  '宮城県',
+  '秋田県',
+  '山形県',
+  '福島県',
+  '茨城県',
+  '栃木県',
+  '群馬県',
+  '埼玉県',
+  '千葉県',
+  '東京都',
+  '神奈川県',
+  '新潟県',
+  '富山県',
+  '石川県',
+  '福井県',
+  '山梨県',
+  '長野県',
+  '岐阜県',
+  '静岡県',
+  '愛知県',
+  '三重県',
+  '滋賀県',
+  '京都府',
+  '大阪府',
+  '兵庫県',
+  '奈良県',
+  '和歌山県',
+  '鳥取県',
+  '島根県',
+  '岡山県',
+  '広島県',
+  '山口県',
+  '徳島県',
+  '香川県',
+  '愛媛県',
+  '高知県',
+  '福岡県',
+  '佐賀県',
+  '長崎県',
+  '熊本県',
+  '大分県',
+  '宮崎県',
+  '鹿児島県',
+  '沖縄県',
+] as const;
+
+/** Largest logo accepted, decoded (the JSON body carrying it in base64 stays under the 1 MiB limit). */
+export const maxLogoBytes = 512 * 1024;
+
+/** The logo upload: the image file's bytes in base64. Its type is read from the bytes, not declared. */
+export const TenantLogoInput = z.object({
+  data: z
+    .string()
+    .min(1, 'ロゴ画像を選んでください')
+    .max(Math.ceil((maxLogoBytes * 4) / 3) + 4, `ロゴ画像は${maxLogoBytes / 1024}KB以下にしてください`)
+    .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'ロゴ画像のデータが正しくありません'),
+});
+export type TenantLogoInput = z.infer<typeof TenantLogoInput>;
+
 export const GroupMedicalInstitution = z.object({ id: z.string(), name: z.string() });
 
 /** The tenant as the signed-in user sees it (spec §3 "Current user"). */
@@ -142,6 +206,12 @@ export const TenantSetting = z.object({
   ip_allow_list: z.array(z.string()),
   /** The address this request came from, as the allow-list sees it. */
   client_ip: z.string(),
+  /** Where the tenant's maps open (spec §3 tenant fields). */
+  prefecture: z.string().nullable(),
+  latitude: z.number().nullable(),
+  longitude: z.number().nullable(),
+  /** Path of the logo under /api (`GET /tenant_logo`, with a version query), or null. */
+  logo: z.string().nullable(),
 });
 export type TenantSetting = z.infer<typeof TenantSetting>;
 
@@ -153,26 +223,53 @@ const optionalLimit = (label: string) =>
     .max(100000, `${label}は100000以下で入力してください`)
     .nullable();
 
-export const TenantSettingInput = z.object({
-  name: z.string().trim().min(1, 'テナント名を入力してください').max(100, 'テナント名は100文字以内で入力してください'),
-  plan: Plan,
-  features_off: z.array(FeatureKey).max(50),
-  medical_institution_id: Id.nullable(),
-  group_medical_institution_ids: z.array(Id).max(100, 'グループ医療機関は100件まで設定できます'),
-  is_group: z.boolean(),
-  enabled_phase: z.boolean(),
-  max_account_count: optionalLimit('アカウント数の上限'),
-  max_tag_count: optionalLimit('タグ数の上限'),
-  email_sender_allowed_addresses: z
-    .array(z.string().trim().email('メールアドレスの形式が正しくありません'))
-    .max(50, '送信元メールアドレスは50件まで設定できます'),
-  /** CIDR ranges (IPv4 or IPv6); empty = every address. Checked by the service. */
-  ip_allow_list: z
-    .array(z.string().trim().min(1, 'IPアドレスを入力してください').max(60, 'IPアドレスの形式が正しくありません'))
-    .max(100, 'IPアドレスは100件まで設定できます'),
-  /** Saving a list that shuts out the saving request's own address needs this (the screen asks first). */
-  confirm_ip_exclusion: z.boolean().default(false),
-});
+export const TenantSettingInput = z
+  .object({
+    name: z
+      .string()
+      .trim()
+      .min(1, 'テナント名を入力してください')
+      .max(100, 'テナント名は100文字以内で入力してください'),
+    plan: Plan,
+    features_off: z.array(FeatureKey).max(50),
+    medical_institution_id: Id.nullable(),
+    group_medical_institution_ids: z.array(Id).max(100, 'グループ医療機関は100件まで設定できます'),
+    is_group: z.boolean(),
+    enabled_phase: z.boolean(),
+    max_account_count: optionalLimit('アカウント数の上限'),
+    max_tag_count: optionalLimit('タグ数の上限'),
+    email_sender_allowed_addresses: z
+      .array(z.string().trim().email('メールアドレスの形式が正しくありません'))
+      .max(50, '送信元メールアドレスは50件まで設定できます'),
+    /** CIDR ranges (IPv4 or IPv6); empty = every address. Checked by the service. */
+    ip_allow_list: z
+      .array(z.string().trim().min(1, 'IPアドレスを入力してください').max(60, 'IPアドレスの形式が正しくありません'))
+      .max(100, 'IPアドレスは100件まで設定できます'),
+    /** Saving a list that shuts out the saving request's own address needs this (the screen asks first). */
+    confirm_ip_exclusion: z.boolean().default(false),
+    /** Absent: unchanged (clients written before these fields keep working). */
+    prefecture: z.enum(prefectureNames, { error: '都道府県を選んでください' }).nullable().optional(),
+    latitude: z
+      .number({ error: '緯度は数値で入力してください' })
+      .min(20, '緯度は20〜46の範囲で入力してください')
+      .max(46, '緯度は20〜46の範囲で入力してください')
+      .nullable()
+      .optional(),
+    longitude: z
+      .number({ error: '経度は数値で入力してください' })
+      .min(122, '経度は122〜154の範囲で入力してください')
+      .max(154, '経度は122〜154の範囲で入力してください')
+      .nullable()
+      .optional(),
+  })
+  .refine(
+    (v) =>
+      (v.latitude === undefined) === (v.longitude === undefined) && (v.latitude === null) === (v.longitude === null),
+    {
+      path: ['latitude'],
+      message: '地図の中心は緯度と経度を両方入力してください',
+    },
+  );
 export type TenantSettingInput = z.infer<typeof TenantSettingInput>;
 
 /** The sub_code of the 422 that asks to confirm an allow-list shutting out the caller's address. */
@@ -334,6 +431,49 @@ export const identityEndpoints = {
     successStatus: 200,
     feature: null,
     csAccount: 'only',
+    served: true,
+  }),
+  /** Addition: the tenant's logo (PNG, JPEG, GIF or WebP), shown in the header. */
+  updateTenantLogo: endpoint({
+    id: 'tenantSettings.updateLogo',
+    area: 'tenant settings',
+    method: 'PUT',
+    path: '/tenant_setting/logo',
+    service: 'identity',
+    summary: 'テナントロゴの登録（独自追加）',
+    body: TenantLogoInput,
+    response: TenantSetting,
+    successStatus: 200,
+    feature: null,
+    csAccount: 'only',
+    served: true,
+  }),
+  deleteTenantLogo: endpoint({
+    id: 'tenantSettings.deleteLogo',
+    area: 'tenant settings',
+    method: 'DELETE',
+    path: '/tenant_setting/logo',
+    service: 'identity',
+    summary: 'テナントロゴの削除（独自追加）',
+    response: NoContent,
+    successStatus: 204,
+    feature: null,
+    csAccount: 'only',
+    served: true,
+  }),
+  /** Addition: the logo's image, to the signed-in users of its tenant only. */
+  getTenantLogo: endpoint({
+    id: 'identity.getTenantLogo',
+    area: 'current user',
+    method: 'GET',
+    path: '/tenant_logo',
+    service: 'identity',
+    summary: 'テナントロゴ画像（独自追加）',
+    query: z.object({ v: z.string().max(64).optional() }),
+    response: z.string(),
+    successStatus: 200,
+    feature: null,
+    download: 'image',
     served: true,
   }),
   listTenantSettingHistories: endpoint({

@@ -150,6 +150,13 @@ function successResponse(contract: EndpointContract): JsonSchema {
         }
       : {};
   if (contract.successStatus === 204) return { description: '成功（本文なし）', ...headers };
+  if (contract.download === 'image') {
+    return {
+      description: '画像ファイル',
+      content: { 'image/*': { schema: { type: 'string', format: 'binary' } } },
+      ...headers,
+    };
+  }
   if (contract.download) {
     return { description: 'CSVファイル', content: { 'text/csv': { schema: { type: 'string' } } }, ...headers };
   }

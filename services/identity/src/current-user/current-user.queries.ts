@@ -2,6 +2,7 @@ import type { CurrentUser, Profile, Staff } from '@renkei/contracts';
 import { notFound } from '@renkei/contracts';
 import { findAccountById, type AccountRow } from '../accounts/account.queries.ts';
 import { findTenantById, tenantFeatures } from '../tenants/tenant.queries.ts';
+import { logoPath } from '../tenants/tenant-logo.ts';
 import type { IdentityDb } from '../db/identity.tables.ts';
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
@@ -31,7 +32,7 @@ export async function getCurrentUser(db: IdentityDb, tenantId: string, accountId
     tenant: {
       id: tenant.id,
       name: tenant.name,
-      logo: tenant.logo,
+      logo: logoPath(tenant.logo),
       medical_institution_id: tenant.medical_institution_id,
       prefecture: tenant.prefecture,
       longitude: tenant.longitude,

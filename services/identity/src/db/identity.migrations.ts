@@ -175,6 +175,19 @@ export const identityMigrations: ModuleMigrations = {
       );
     },
   },
+  '0007_tenant_logos': {
+    async up(db: Kysely<any>) {
+      // The image lives apart from the tenant row, which every authenticated call reads; `tenants.logo`
+      // keeps only its version (a hash), so the URL changes when the image does.
+      await sql`
+        CREATE TABLE identity.tenant_logos (
+          tenant_id uuid PRIMARY KEY REFERENCES identity.tenants(id),
+          content_type text NOT NULL,
+          data bytea NOT NULL,
+          updated_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+    },
+  },
 };
 
 /** Creates or upgrades identity's tables; idempotent, so the ops CLI and the seed may call it first. */

@@ -47,6 +47,13 @@ interface TenantsTable {
   updated_at: DefaultedTimestamp;
 }
 
+interface TenantLogosTable {
+  tenant_id: string;
+  content_type: string;
+  data: Buffer;
+  updated_at: DefaultedTimestamp;
+}
+
 interface AccountsTable {
   id: string;
   tenant_id: string;
@@ -145,6 +152,7 @@ interface IdentityTables {
   'identity.sign_in_failures': SignInFailuresTable;
   'identity.signing_keys': SigningKeysTable;
   'identity.tenant_setting_changes': TenantSettingChangesTable;
+  'identity.tenant_logos': TenantLogosTable;
 }
 
 /** The identity schema, typed. */

@@ -11,8 +11,9 @@ import {
 } from '@renkei/contracts';
 import { registerEndpoint } from '@renkei/service-kit';
 import type { IdentityDeps } from '../deps.ts';
-import { isIpAllowed, isValidCidr } from './ip-allow-list.ts';
+import { isIpAllowed, isValidCidr } from '@renkei/contracts/ip-allow-list';
 import { groupInstitutions, updateTenant } from './tenant.commands.ts';
+import { logoPath, readLogo } from './tenant-logo.ts';
 import { findTenantById, tenantFeatures, type TenantRow } from './tenant.queries.ts';
 import { identityDb } from '../db/identity.tables.ts';
 
@@ -52,6 +53,10 @@ export function registerTenantSettingRoutes(app: FastifyInstance, deps: Identity
       email_sender_allowed_addresses: tenant.email_sender_allowed_addresses,
       ip_allow_list: tenant.ip_allow_list,
       client_ip: clientIp,
+      prefecture: tenant.prefecture,
+      latitude: tenant.latitude,
+      longitude: tenant.longitude,
+      logo: logoPath(tenant.logo),
     };
   };
 
@@ -95,10 +100,45 @@ export function registerTenantSettingRoutes(app: FastifyInstance, deps: Identity
         maxTagCount: body.max_tag_count,
         emailSenderAllowedAddresses: body.email_sender_allowed_addresses,
         ipAllowList: body.ip_allow_list,
+        ...(body.prefecture !== undefined ? { prefecture: body.prefecture } : {}),
+        ...(body.latitude !== undefined ? { latitude: body.latitude } : {}),
+        ...(body.longitude !== undefined ? { longitude: body.longitude } : {}),
       },
       { by: auth.accountId },
     );
     return settingOf(updated, request.ip);
+  });
+
+  registerEndpoint(app, identityEndpoints.updateTenantLogo, async ({ auth, body, request }) => {
+    const tenant = await load(auth.tenantId);
+    const updated = await updateTenant(deps, tenant.slug, { logo: readLogo(body.data) }, { by: auth.accountId });
+    return settingOf(updated, request.ip);
+  });
+
+  registerEndpoint(app, identityEndpoints.deleteTenantLogo, async ({ auth }) => {
+    const tenant = await load(auth.tenantId);
+    if (tenant.logo !== null) await updateTenant(deps, tenant.slug, { logo: null }, { by: auth.accountId });
+    return null;
+  });
+
+  // Served to the signed-in users of the logo's own tenant only: the tenant comes from the token.
+  registerEndpoint(app, identityEndpoints.getTenantLogo, async ({ auth, reply }) => {
+    const logo = await db
+      .selectFrom('identity.tenant_logos')
+      .select(['content_type', 'data'])
+      .where('tenant_id', '=', auth.tenantId)
+      .executeTakeFirst();
+    if (!logo) throw notFound();
+    // The stored type was read from the bytes at upload; the browser must not guess another one, and
+    // the image is never a document that could run anything.
+    void reply
+      .header('content-type', logo.content_type)
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .header('content-disposition', 'inline')
+      .header('cache-control', 'private, max-age=86400');
+    // A download answers its bytes as they are (no serialiser runs for it).
+    return Buffer.from(logo.data) as unknown as string;
   });
 
   registerEndpoint(app, identityEndpoints.listTenantSettingHistories, async ({ auth, query }) => {

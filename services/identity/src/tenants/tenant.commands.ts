@@ -6,7 +6,8 @@ import { migrateIdentity } from '../db/identity.migrations.ts';
 import { enqueueAccountRegistered, insertAccount, type NewAccount } from '../accounts/account.commands.ts';
 import type { AccountRow } from '../accounts/account.queries.ts';
 import { enqueueIdentityEvent, publishQueued, tenantRegisteredData } from '../identity.events.ts';
-import { isValidCidr } from './ip-allow-list.ts';
+import { isValidCidr } from '@renkei/contracts/ip-allow-list';
+import type { LogoImage } from './tenant-logo.ts';
 import type { FeatureOverrides } from './tenant.plans.ts';
 import type { TenantRow } from './tenant.queries.ts';
 import { identityDb, type IdentityDb } from '../db/identity.tables.ts';
@@ -144,6 +145,8 @@ export interface TenantChanges {
   /** Exactly these features are switched off by override (see `withFeaturesOff`). */
   featuresOff?: string[];
   isGroup?: boolean;
+  /** A new logo (checked by `readLogo`), or null to remove it. */
+  logo?: LogoImage | null;
 }
 
 /** Who changes the settings: recorded in the change history and the event's metadata. */
@@ -169,6 +172,10 @@ const historyFields = {
   max_tag_count: (t: TenantRow) => (t.max_tag_count === null ? '' : String(t.max_tag_count)),
   email_sender_allowed_addresses: (t: TenantRow) => t.email_sender_allowed_addresses.join(', '),
   ip_allow_list: (t: TenantRow) => t.ip_allow_list.join(', '),
+  prefecture: (t: TenantRow) => t.prefecture ?? '',
+  map_center: (t: TenantRow) => (t.latitude === null || t.longitude === null ? '' : `${t.latitude}, ${t.longitude}`),
+  // The version hash: the history says that the image changed, not what it shows.
+  logo: (t: TenantRow) => t.logo ?? '',
 } satisfies Record<string, (t: TenantRow) => string>;
 
 function settingChanges(before: TenantRow, after: TenantRow) {
@@ -299,6 +306,20 @@ export async function updateTenant(
       if (changes.medicalInstitutionId) {
         const [own] = await groupInstitutions(trx, [changes.medicalInstitutionId], 'medical_institution_id');
         set.medical_institution_id = own!.id;
+      }
+      if (changes.logo === null) {
+        await trx.deleteFrom('identity.tenant_logos').where('tenant_id', '=', current.id).execute();
+        set.logo = null;
+      } else if (changes.logo) {
+        const { contentType, data, version } = changes.logo;
+        await trx
+          .insertInto('identity.tenant_logos')
+          .values({ tenant_id: current.id, content_type: contentType, data })
+          .onConflict((oc) =>
+            oc.column('tenant_id').doUpdateSet({ content_type: contentType, data, updated_at: new Date() }),
+          )
+          .execute();
+        set.logo = version;
       }
       const tenant = (await trx
         .updateTable('identity.tenants')

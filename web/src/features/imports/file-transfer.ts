@@ -7,7 +7,7 @@ import {
   minPositionHeader,
   type EndpointContract,
   type QueryValue,
-} from '@renkei/contracts';
+} from '@renkei/contracts/client';
 import type { z } from 'zod';
 import { ApiError } from '../../api/api-errors.ts';
 import type { AppServices } from '../../app/services-context.tsx';
@@ -18,7 +18,7 @@ import type { AppServices } from '../../app/services-context.tsx';
  */
 async function send(
   services: Pick<AppServices, 'auth' | 'config' | 'api'>,
-  contract: EndpointContract,
+  contract: Pick<EndpointContract, 'path' | 'method' | 'service'>,
   init: { query?: Record<string, QueryValue>; json?: unknown; form?: FormData; signal?: AbortSignal },
 ): Promise<Response> {
   let url = `${services.config.apiBaseUrl}${contract.path}`;
@@ -104,4 +104,14 @@ export async function uploadFile<E extends EndpointContract>(
   form.append('file', file, file.name);
   const response = await send(services, contract, { form });
   return (await response.json()) as never;
+}
+
+/** Calls a download endpoint and answers its file, for a page to show (an image) rather than save. */
+export async function fetchFile(
+  services: Pick<AppServices, 'auth' | 'config' | 'api'>,
+  contract: Pick<EndpointContract, 'path' | 'method' | 'service'>,
+  args: { query?: Record<string, QueryValue>; signal?: AbortSignal } = {},
+): Promise<Blob> {
+  const response = await send(services, contract, args);
+  return response.blob();
 }

@@ -11,6 +11,9 @@ export const settingLabels: Record<string, string> = {
   max_tag_count: 'タグ数の上限',
   email_sender_allowed_addresses: '送信元として許可するメールアドレス',
   ip_allow_list: '許可するIPアドレス',
+  prefecture: '都道府県',
+  map_center: '地図の中心（緯度, 経度）',
+  logo: 'ロゴ',
 };
 
 /** CIDR ranges one per line (or comma-separated), as the API takes them. */

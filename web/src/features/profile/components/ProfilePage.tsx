@@ -14,6 +14,15 @@ const notificationLabels: Record<keyof NotificationSettings, string> = {
   enabled_medical_institution_report_alert: '医療機関レポートのアラートを受け取る',
 };
 
+/** What each setting sends today (docs/decisions.md "Notification mails"). */
+const notificationDescriptions: Record<keyof NotificationSettings, string> = {
+  enabled_notification: 'オフにすると、下のすべての通知メールが届かなくなります。',
+  enabled_communication_reactions_summary:
+    '自分の活動記録に前日ついたコメントといいねを、翌朝7時ごろに1通のメールにまとめてお送りします。',
+  enabled_alerts_summary: 'アラート機能の提供開始後にお送りします。',
+  enabled_medical_institution_report_alert: '医療機関レポートのアラート機能の提供開始後にお送りします。',
+};
+
 export function ProfilePage() {
   const { api } = useServices();
   const { data: profile } = useSuspenseQuery(profileQueries.detail(api));
@@ -61,6 +70,8 @@ export function ProfilePage() {
                 <Switch
                   key={key}
                   label={notificationLabels[key]}
+                  description={notificationDescriptions[key]}
+                  disabled={key !== 'enabled_notification' && !settings.enabled_notification}
                   checked={settings[key]}
                   onChange={(e) => {
                     const checked = e.currentTarget.checked;

@@ -24,6 +24,10 @@ const setting: TenantSetting = {
   email_sender_allowed_addresses: [],
   ip_allow_list: [],
   client_ip: '198.51.100.7',
+  prefecture: '東京都',
+  latitude: null,
+  longitude: null,
+  logo: null,
 };
 const exclusion =
   '現在の接続元IPアドレス（198.51.100.7）が含まれていません。このまま保存すると、このアドレスからはアクセスできなくなります。';
@@ -37,9 +41,14 @@ function renderPage() {
     }
     return { ...setting, ip_allow_list: body.ip_allow_list };
   });
+  const updateLogo = vi.fn(async ({ body }: { body: { data: string } }) => ({
+    ...setting,
+    logo: `/tenant_logo?v=${body.data.length}`,
+  }));
   const api = {
     getTenantSetting: vi.fn(async () => setting),
     updateTenantSetting: update,
+    updateTenantLogo: updateLogo,
     listTenantSettingHistories: vi.fn(async () => ({
       data: [],
       meta: { total_count: 0, page: 1, per_page: 20, total_pages: 0 },
@@ -58,13 +67,14 @@ function renderPage() {
       </ServicesProvider>
     </MantineProvider>,
   );
-  return update;
+  return { update, updateLogo };
 }
 
-describe('tenant settings', () => {
+describe('tenant settings', { timeout: 30_000 }, () => {
   it('asks before saving an allow-list without the current address, naming it, and saves once confirmed', async () => {
-    const update = renderPage();
-    await userEvent.type(await screen.findByLabelText(/許可するIPアドレス/), '203.0.113.0/24');
+    const { update } = renderPage();
+    await userEvent.click(await screen.findByLabelText(/許可するIPアドレス/));
+    await userEvent.paste('203.0.113.0/24');
     await userEvent.click(screen.getByRole('button', { name: '保存' }));
     expect(await screen.findByText(exclusion)).toBeInTheDocument();
     expect(update).toHaveBeenCalledTimes(1);
@@ -74,5 +84,31 @@ describe('tenant settings', () => {
       ip_allow_list: ['203.0.113.0/24'],
       confirm_ip_exclusion: true,
     });
+  });
+
+  it('saves the prefecture and the map centre with the form', async () => {
+    const { update } = renderPage();
+    await userEvent.type(await screen.findByLabelText('地図の中心（緯度）'), '43.06');
+    await userEvent.type(screen.getByLabelText('地図の中心（経度）'), '141.35');
+    await userEvent.click(screen.getByLabelText(/許可するIPアドレス/));
+    await userEvent.paste('198.51.100.7/32');
+    await userEvent.click(screen.getByRole('button', { name: '保存' }));
+    await waitFor(() => expect(update).toHaveBeenCalledTimes(1));
+    expect(update.mock.calls[0]![0].body).toMatchObject({ prefecture: '東京都', latitude: 43.06, longitude: 141.35 });
+  });
+
+  it('uploads a chosen logo image in base64 and refuses another file type before any call', async () => {
+    const { updateLogo } = renderPage();
+    const input = (await screen.findByRole('button', { name: 'ロゴを登録' })).parentElement!.querySelector(
+      'input[type=file]',
+    )!;
+    await userEvent.upload(input as HTMLInputElement, new File(['hello'], 'logo.svg', { type: 'image/svg+xml' }), {
+      applyAccept: false,
+    });
+    expect(await screen.findByRole('alert')).toHaveTextContent('PNG・JPEG・GIF・WebP');
+    expect(updateLogo).not.toHaveBeenCalled();
+    await userEvent.upload(input as HTMLInputElement, new File(['png!'], 'logo.png', { type: 'image/png' }));
+    await waitFor(() => expect(updateLogo).toHaveBeenCalledTimes(1));
+    expect(updateLogo.mock.calls[0]![0].body).toEqual({ data: btoa('png!') });
   });
 });

@@ -17,15 +17,27 @@ import {
   Title,
 } from '@mantine/core';
 import { useSuspenseQuery } from '@tanstack/react-query';
-import { featureKeys, ipSelfExclusionSubCode, plans, type FeatureKey, type Plan } from '@renkei/contracts';
+import {
+  featureKeys,
+  ipSelfExclusionSubCode,
+  plans,
+  prefectureNames,
+  type FeatureKey,
+  type Plan,
+} from '@renkei/contracts';
 import { useState, type FormEvent } from 'react';
 import { fieldErrorsOf, isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
-import { tenantSettingQueries, useUpdateTenantSetting } from '../tenant-settings.queries.ts';
+import {
+  tenantSettingQueries,
+  useUpdateTenantSetting,
+  type TenantSettingInputValues,
+} from '../tenant-settings.queries.ts';
 import { parseLines } from '../tenant-setting-labels.ts';
 import { InstitutionPicker } from './InstitutionPicker.tsx';
+import { TenantLogoField } from './TenantLogoField.tsx';
 import { TenantSettingHistory } from './TenantSettingHistory.tsx';
 
 interface Named {
@@ -53,6 +65,9 @@ export function TenantSettingPage() {
   const [maxTags, setMaxTags] = useState<number | string>(setting.max_tag_count ?? '');
   const [senders, setSenders] = useState(setting.email_sender_allowed_addresses.join('\n'));
   const [ipList, setIpList] = useState(setting.ip_allow_list.join('\n'));
+  const [prefecture, setPrefecture] = useState<string | null>(setting.prefecture);
+  const [latitude, setLatitude] = useState<number | string>(setting.latitude ?? '');
+  const [longitude, setLongitude] = useState<number | string>(setting.longitude ?? '');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [confirmExclusion, setConfirmExclusion] = useState<string | null>(null);
 
@@ -72,6 +87,9 @@ export function TenantSettingPage() {
         email_sender_allowed_addresses: parseLines(senders),
         ip_allow_list: parseLines(ipList),
         confirm_ip_exclusion: confirm,
+        prefecture: prefecture as TenantSettingInputValues['prefecture'],
+        latitude: typeof latitude === 'number' ? latitude : null,
+        longitude: typeof longitude === 'number' ? longitude : null,
       });
       setConfirmExclusion(null);
       toast.success('テナント設定を保存しました');
@@ -98,6 +116,7 @@ export function TenantSettingPage() {
       <Title order={2} fz="xl">
         テナント設定
       </Title>
+      <TenantLogoField logo={setting.logo} tenantName={setting.name} />
       <form onSubmit={submit} noValidate>
         <Stack gap="md">
           <Card withBorder>
@@ -175,6 +194,42 @@ export function TenantSettingPage() {
                 checked={isGroup}
                 onChange={(e) => setIsGroup(e.currentTarget.checked)}
               />
+            </Stack>
+          </Card>
+
+          <Card withBorder>
+            <Stack gap="sm">
+              <Select
+                label="都道府県"
+                placeholder="未設定"
+                data={[...prefectureNames]}
+                value={prefecture}
+                onChange={setPrefecture}
+                clearable
+                searchable
+                error={errors.prefecture}
+              />
+              <Group grow align="flex-start">
+                <NumberInput
+                  label="地図の中心（緯度）"
+                  placeholder="例: 35.681"
+                  decimalScale={6}
+                  value={latitude}
+                  onChange={setLatitude}
+                  error={errors.latitude}
+                />
+                <NumberInput
+                  label="地図の中心（経度）"
+                  placeholder="例: 139.767"
+                  decimalScale={6}
+                  value={longitude}
+                  onChange={setLongitude}
+                  error={errors.longitude}
+                />
+              </Group>
+              <Text size="xs" c="dimmed">
+                地図（営業マップ）を開いたときの中心です。緯度と経度を両方入力してください。
+              </Text>
             </Stack>
           </Card>
 

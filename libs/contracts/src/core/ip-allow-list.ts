@@ -1,5 +1,8 @@
 import net from 'node:net';
 
+// Node only (node:net): imported by path (`@renkei/contracts/ip-allow-list`) by identity, which keeps the
+// lists and checks its own calls, and by the gateway, which checks every other call; never by the web.
+
 function parseCidr(cidr: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | null {
   const [address, prefixText] = cidr.trim().split('/');
   if (!address) return null;
