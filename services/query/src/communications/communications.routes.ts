@@ -5,6 +5,7 @@ import type { Database } from '@renkei/db';
 import { registerEndpoint } from '@renkei/service-kit';
 import {
   communicationsProjection,
+  emailsProjection,
   medicalInstitutionCrmProjection,
   tasksProjection,
   vocsProjection,
@@ -21,6 +22,8 @@ export function registerCommunicationQueryRoutes(app: FastifyInstance, deps: { d
     tasksProjection.name,
     medicalInstitutionCrmProjection.name,
     vocsProjection.name,
+    // A record left by a campaign names it (its `email`).
+    emailsProjection.name,
   ];
 
   registerEndpoint(

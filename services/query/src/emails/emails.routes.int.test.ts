@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { defaultResources, featureKeys } from '@renkei/contracts';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import type { EmailEvent } from '@renkei/domain';
@@ -137,5 +138,75 @@ describe('email queries', () => {
     for (const url of [`/api/emails/${sentId}`, `/api/emails/${sentId}/stats`, `/api/emails/${sentId}/reports`])
       expect((await get(other, url, position)).statusCode, url).toBe(404);
     expect((await get(other, '/api/emails', position)).json().meta.total_count).toBe(0);
+  });
+});
+
+describe('email communications on timelines', () => {
+  it("shows the campaign on the communication it left on an institution's timeline, and counts it as a communication", async () => {
+    const tenantId = randomUUID();
+    const [emailId, communicationId, institutionId, handId] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const at = '2026-11-20T01:00:00.000Z';
+    await sql`
+      INSERT INTO ref.medical_institutions (id, code, name, address, search_text)
+      VALUES (${institutionId}, ${institutionId.slice(0, 10)}, '青葉クリニック', '静岡市', '青葉クリニック')`.execute(db.kysely);
+    await record(tenantId, streamId('email', emailId), [
+      draft(emailId, '研修会のご案内', ['a@example.jp']),
+      { type: 'EmailSent', data: { email_id: emailId, sent_at: at } },
+    ]);
+    const fields = (id: string) => ({
+      communication_id: id,
+      medical_institution_id: institutionId,
+      communication_type: 'email',
+      acted_date: '2026-11-20',
+      category: null,
+      purpose: null,
+      story: 'メール「研修会のご案内」を送信しました（この医療機関の送信先 1 件）',
+      event_name: null,
+      memo: '',
+      other_memo: '',
+      person_in_charge_hospital: null,
+      attendee: null,
+      is_doctor_attended: false,
+      user_id: randomUUID(),
+      attachment_ids: [],
+      label_values: [],
+      tasks: [],
+    });
+    await record(tenantId, streamId('communication', communicationId), [
+      { type: 'CommunicationCreated', data: { ...fields(communicationId), email_id: emailId } },
+    ]);
+    const position = await record(tenantId, streamId('communication', handId), [
+      { type: 'CommunicationCreated', data: { ...fields(handId), acted_date: '2026-11-19' } },
+    ]);
+    const token = await testAuth.token({ tenantId, features: featureKeys });
+    const search = (tenant: string, t: string) =>
+      app.inject({
+        method: 'POST',
+        url: `/api/medical_institutions/${institutionId}/communications/search_results`,
+        headers: { authorization: `Bearer ${t}`, 'x-min-position': position },
+        payload: {},
+      });
+    const res = await search(tenantId, token);
+    expect(res.statusCode, res.body).toBe(200);
+    const byId = new Map(res.json().data.map((c: { id: string }) => [c.id, c]));
+    expect(byId.get(communicationId)).toMatchObject({
+      communication_type: 'email',
+      email: { id: emailId, title: '研修会のご案内' },
+    });
+    expect(byId.get(handId)).toMatchObject({ email: null });
+
+    // Visit effectiveness counts the email's day like any communication of the chosen types.
+    const effectiveness = await app.inject({
+      method: 'POST',
+      url: '/api/data_analysis/effectiveness_verification/communications',
+      headers: { authorization: `Bearer ${token}`, 'x-min-position': position },
+      payload: {
+        period: { from: '2026-11-01', to: '2026-11-30' },
+        comparison_period: { from: '2025-11-01', to: '2025-11-30' },
+        communication_types: ['email'],
+      },
+    });
+    expect(effectiveness.statusCode, effectiveness.body).toBe(200);
+    expect(effectiveness.json().data).toEqual([expect.objectContaining({ communication_count: 2 })]);
   });
 });
