@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { defineProjection } from '@renkei/projections';
 import {
   CommunicationCreated,
+  EmailUnsubscribed,
   emailAddressKey,
   emailDeliveryEventSchemas,
   emailEventSchemas,
@@ -13,7 +14,12 @@ import { createTables, tableNames } from '../shared/table.ts';
 import { emailCommunicationsTable, emailRecipientsTable, emailsTable } from './emails.tables.ts';
 
 // Of a communication, the projection keeps only its link to a campaign (hand-entered ones have none).
-const decode = eventDecoder({ ...emailEventSchemas, ...emailDeliveryEventSchemas, CommunicationCreated });
+const decode = eventDecoder({
+  ...emailEventSchemas,
+  ...emailDeliveryEventSchemas,
+  CommunicationCreated,
+  EmailUnsubscribed,
+});
 
 interface Draft {
   tenant_id: string;
@@ -31,7 +37,7 @@ const key = (tenantId: string, emailId: string) => `${tenantId}:${emailId}`;
  */
 export const emailsProjection = defineProjection({
   name: 'emails',
-  // v2: bounces, and the communications a campaign left on timelines.
+  // v2: bounces, unsubscribes per campaign, and the communications a campaign left on timelines.
   version: 2,
   eventTypes: decode.types,
   tables: tableNames([emailsTable, emailRecipientsTable, emailCommunicationsTable]),
@@ -55,6 +61,7 @@ export const emailsProjection = defineProjection({
       reason: string;
     }[] = [];
     const communications: { tenant_id: string; communication_id: string; email_id: string }[] = [];
+    const unsubscribed: { tenant_id: string; email_id: string; address_key: string; at: string }[] = [];
     for (const recorded of events) {
       const event = decode(recorded);
       const tenantId = recorded.metadata.tenant_id;
@@ -65,6 +72,15 @@ export const emailsProjection = defineProjection({
             communication_id: event.data.communication_id,
             email_id: event.data.email_id,
           });
+        continue;
+      }
+      if (event.type === 'EmailUnsubscribed') {
+        unsubscribed.push({
+          tenant_id: tenantId,
+          email_id: event.data.email_id,
+          address_key: emailAddressKey(event.data.email_address),
+          at: recorded.created_at.toISOString(),
+        });
         continue;
       }
       const k = key(tenantId, event.data.email_id);
@@ -283,6 +299,13 @@ export const emailsProjection = defineProjection({
                bounce_reason = coalesce(cur.bounce_reason, d.reason)
           FROM jsonb_to_recordset(${JSON.stringify(bounced)}::jsonb)
                AS d(tenant_id uuid, email_id uuid, address_key text, at timestamptz, status text, reason text)
+         WHERE cur.tenant_id = d.tenant_id AND cur.email_id = d.email_id AND cur.address_key = d.address_key
+      `.execute(trx);
+    if (unsubscribed.length > 0)
+      await sql`
+        UPDATE ${recipients} AS cur SET unsubscribed_at = coalesce(cur.unsubscribed_at, d.at)
+          FROM jsonb_to_recordset(${JSON.stringify(unsubscribed)}::jsonb)
+               AS d(tenant_id uuid, email_id uuid, address_key text, at timestamptz)
          WHERE cur.tenant_id = d.tenant_id AND cur.email_id = d.email_id AND cur.address_key = d.address_key
       `.execute(trx);
     if (communications.length > 0)

@@ -49,6 +49,8 @@ export const emailRecipientsTable = defineTable({
     bounced_at: column.timestamptz().nullable(),
     bounce_status: column.text().nullable(),
     bounce_reason: column.text().nullable(),
+    /** The recipient unsubscribed through this campaign's mail. */
+    unsubscribed_at: column.timestamptz().nullable(),
   },
   primaryKey: ['tenant_id', 'email_id', 'address_key'],
   indexes: [['tenant_id', 'email_id', 'sort_order']],
