@@ -41,6 +41,11 @@ export interface EmailDeliveryOptions {
    * mails go out without one and Renkei learns of no bounce.
    */
   bounceAddress?: string | null;
+  /**
+   * Recipients handled at once (default 10: twice the pooled transport's 5 connections, so a lane
+   * storing its outcome leaves no connection idle). A crash may resend at most this many mails.
+   */
+  concurrency?: number;
   /** How often the bounce mailbox is read (default 5 s). */
   bouncePollMs?: number;
 }
@@ -110,6 +115,7 @@ export function createEmailDeliveryReactor(
       ? options.bounceAddress
       : process.env.RENKEI_EMAIL_BOUNCE_ADDRESS || (process.env.SMTP_URL ? null : 'bounces@localhost');
   const bounceDir = () => bounceMailboxDir(options.dataDir ?? path.resolve(process.env.RENKEI_DATA_DIR ?? '.data'));
+  const concurrency = Math.max(1, options.concurrency ?? 10);
   const pace = pacer(options.ratePerMinute ?? (Number(process.env.RENKEI_EMAIL_RATE_PER_MINUTE) || 600));
 
   async function deliver(store: EventStore, job: Job, draft: EmailDraftSaved) {
@@ -132,9 +138,9 @@ export function createEmailDeliveryReactor(
       causation_id: null,
       schema_version: 1,
     };
-    for (const recipient of job.recipients) {
+    const one = async (recipient: Job['recipients'][number]) => {
       const id = emailDeliveryEventId(job.emailId, job.sendId, recipient.address);
-      if (done.has(id)) continue;
+      if (done.has(id)) return;
       const address = emailAddressKey(recipient.address);
       if (skip.has(address)) {
         await store.append(
@@ -149,7 +155,7 @@ export function createEmailDeliveryReactor(
           ],
           { expectedRevision: 'any' },
         );
-        continue;
+        return;
       }
       const claims = { t: job.tenantId, e: job.emailId, r: address, s: Math.floor(Date.now() / 1000) };
       const token = (u?: string) => signTracking(trackingKey(), u ? { ...claims, u } : claims);
@@ -189,7 +195,25 @@ export function createEmailDeliveryReactor(
         ],
         { expectedRevision: 'any' },
       );
-    }
+    };
+    // A few recipients at once (`concurrency` lanes over the pooled connections): each lane sends
+    // and records one recipient at a time. After a failure no lane starts another mail, and
+    // the error is raised once every lane has stopped, so a repeat of the batch never overlaps a
+    // mail still on its way.
+    let next = 0;
+    let failure: { error: unknown } | null = null;
+    const lane = async () => {
+      while (!failure && next < job.recipients.length) {
+        const recipient = job.recipients[next++]!;
+        try {
+          await one(recipient);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, job.recipients.length) }, lane));
+    if (failure) throw (failure as { error: unknown }).error;
   }
 
   /**
