@@ -460,6 +460,8 @@ export const endpointRoutes = {
   updateEmail: { method: 'PUT', path: '/emails/{id}', service: 'command', body: true },
   deleteEmail: { method: 'DELETE', path: '/emails/{id}', service: 'command', body: false },
   listEmailReports: { method: 'GET', path: '/emails/{id}/reports', service: 'query', body: false },
+  exportEmailReports: { method: 'GET', path: '/emails/{id}/reports/export', service: 'query', body: false },
+  getEmailTimeline: { method: 'GET', path: '/emails/{id}/timeline', service: 'query', body: false },
   getEmailStats: { method: 'GET', path: '/emails/{id}/stats', service: 'query', body: false },
   copyEmail: { method: 'POST', path: '/emails/{id}/copy', service: 'command', body: false },
   sendEmail: { method: 'POST', path: '/emails/{id}/send', service: 'command', body: false },

@@ -15,6 +15,8 @@ export interface CampaignMailInput {
   clickUrl: ((href: string) => string) | null;
   /** Message-ID, stable per recipient so a resend after a crash is recognisably the same mail. */
   messageId: string;
+  /** The envelope sender (VERP: bounces come back to it); absent: the From address. */
+  returnPath?: string | null;
 }
 
 const decodeAttribute = (s: string) =>
@@ -66,5 +68,6 @@ export function buildCampaignMail(input: CampaignMailInput): SendMailOptions {
     messageId: input.messageId,
     list: { unsubscribe: input.unsubscribeUrl },
     headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+    ...(input.returnPath ? { envelope: { from: input.returnPath, to: input.to.address } } : {}),
   };
 }

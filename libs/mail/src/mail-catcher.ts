@@ -4,9 +4,19 @@ import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { simpleParser } from 'mailparser';
+import { isVerpAddress } from './bounce.ts';
 
 function mailDir(dataDir: string): string {
   return path.join(dataDir, 'mail');
+}
+
+/**
+ * The bounce mailbox: one .eml per bounce, its VERP address in a Delivered-To header. The catcher
+ * files there what is sent to a VERP address; in production an MTA delivering the bounce address to
+ * this directory does the same (docs/decisions.md, "Bounces").
+ */
+export function bounceMailboxDir(dataDir: string): string {
+  return path.join(mailDir(dataDir), 'bounces');
 }
 
 /** The port of the catcher this process runs, if any: senders in the same process (the embedded install's worker) use it. */
@@ -27,20 +37,38 @@ export async function startMailCatcher(
   port: number,
 ): Promise<{ port: number; close(): Promise<void> }> {
   const dir = mailDir(dataDir);
-  await fs.mkdir(dir, { recursive: true });
+  const bounces = bounceMailboxDir(dataDir);
+  await fs.mkdir(bounces, { recursive: true });
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
     // Campaigns are sent over pooled connections, several at once.
     maxClients: 100,
-    onData(stream, _session, callback) {
+    onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('error', callback);
       stream.on('end', () => {
         const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.eml`;
-        fs.writeFile(path.join(dir, name), Buffer.concat(chunks)).then(
+        const verp = session.envelope.rcptTo.map((r) => r.address).filter(isVerpAddress);
+        // A bounce (mail to a campaign's VERP return path) goes to the bounce mailbox, its
+        // envelope recipient written down as a receiving MTA does.
+        const file =
+          verp.length > 0
+            ? fs.writeFile(
+                path.join(bounces, name),
+                Buffer.concat([Buffer.from(verp.map((a) => `Delivered-To: ${a}\r\n`).join('')), ...chunks]),
+              )
+            : fs.writeFile(
+                path.join(dir, name),
+                // The envelope sender, as the last MTA records it: where a bounce of this mail would go.
+                Buffer.concat([
+                  Buffer.from(`Return-Path: <${envelopeSender(session.envelope.mailFrom)}>\r\n`),
+                  ...chunks,
+                ]),
+              );
+        file.then(
           () => callback(),
           (error: Error) => callback(error),
         );
@@ -63,8 +91,12 @@ export async function startMailCatcher(
   };
 }
 
+const envelopeSender = (from: false | { address: string }) => (from ? from.address : '');
+
 export interface StoredMail {
   file: string;
+  /** The envelope sender the mail came with (a campaign mail's VERP address). */
+  returnPath: string | null;
   date: string | null;
   from: string;
   to: string;
@@ -89,6 +121,9 @@ export async function listMails(dataDir: string): Promise<StoredMail[]> {
     const to = Array.isArray(parsed.to) ? parsed.to.map((a) => a.text).join(', ') : (parsed.to?.text ?? '');
     mails.push({
       file: path.join(dir, file),
+      returnPath:
+        parsed.headerLines.find((h) => h.key === 'return-path')?.line.replace(/^[^:]*:\s*<?([^>]*)>?\s*$/, '$1') ||
+        null,
       date: parsed.date ? parsed.date.toISOString() : null,
       from: parsed.from?.text ?? '',
       to,

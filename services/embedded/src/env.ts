@@ -181,6 +181,13 @@ export const envVars: readonly EnvVar[] = [
     description: 'Key of the short-lived signed links of uploaded files (attachments)',
   },
   {
+    name: 'RENKEI_EMAIL_BOUNCE_ADDRESS',
+    readBy: ['worker', 'embedded'],
+    default: 'bounces@localhost with the catcher; none with SMTP_URL',
+    description:
+      'Bounce mailbox of campaign mails (VERP return paths bounces+<token>@…, read from RENKEI_DATA_DIR/mail/bounces)',
+  },
+  {
     name: 'MAIL_FROM',
     readBy: ['identity', 'worker', 'embedded'],
     default: 'Renkei <no-reply@renkei.local>',

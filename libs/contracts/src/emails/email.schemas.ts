@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { endpoint } from '../core/endpoint.ts';
 import { Id, IdParams, IsoDateTime, NoContent, PageQuery, paged } from '../core/zod-helpers.ts';
-import { MedicalInstitutionRef, UserRef } from '../core/refs.ts';
+import { CsvEncoding, MedicalInstitutionRef, UserRef } from '../core/refs.ts';
 
 /** Spec §4 list filter. */
 export const EmailStatus = z.enum(['sent', 'unsent']);
@@ -72,11 +72,53 @@ export const EmailRecipientReport = z.object({
   email_address: z.string(),
   name: z.string().nullable(),
   medical_institution: MedicalInstitutionRef.nullable(),
+  /** Accepted by the SMTP server and no bounce came back. */
   delivered: z.boolean(),
   opened: z.boolean(),
   clicked: z.boolean(),
+  /** Renkei additions (spec §3 lists the three above): what the report's filters and CSV show. */
+  bounced: z.boolean(),
+  /** The bounce's status and text (DSN Status and Diagnostic-Code), when one came back. */
+  bounce_reason: z.string().nullable(),
+  /** Unsubscribed through this mail, or skipped because the address had unsubscribed before. */
+  unsubscribed: z.boolean(),
+  opened_at: IsoDateTime.nullable(),
+  clicked_at: IsoDateTime.nullable(),
 });
 export type EmailRecipientReport = z.infer<typeof EmailRecipientReport>;
+
+/** The report's filter (a Renkei addition): recipients that opened, clicked, bounced or unsubscribed. */
+export const EmailReportFilter = z.enum(['opened', 'clicked', 'bounced', 'unsubscribed']);
+export type EmailReportFilter = z.infer<typeof EmailReportFilter>;
+
+export const EmailReportsQuery = z.object({ ...PageQuery.shape, filter: EmailReportFilter.optional() });
+export type EmailReportsQuery = z.infer<typeof EmailReportsQuery>;
+
+export const EmailReportsExportQuery = z.object({
+  filter: EmailReportFilter.optional(),
+  encoding: CsvEncoding.default('utf-8'),
+});
+export type EmailReportsExportQuery = z.infer<typeof EmailReportsExportQuery>;
+
+/**
+ * Opens and clicks over time (a Renkei addition): first opens and first clicks per recipient, every
+ * bucket from the send to the last hit, by hour while that spans three days at most, else by Japanese
+ * day, as counts and running totals.
+ */
+export const EmailTimeline = z.object({
+  sent_at: IsoDateTime.nullable(),
+  data: z.array(
+    z.object({
+      at: IsoDateTime,
+      unit: z.enum(['hour', 'day']),
+      opened_count: z.number().int(),
+      clicked_count: z.number().int(),
+      opened_total: z.number().int(),
+      clicked_total: z.number().int(),
+    }),
+  ),
+});
+export type EmailTimeline = z.infer<typeof EmailTimeline>;
 
 export const EmailStats = z.object({
   destination_count: z.number().int(),
@@ -164,10 +206,34 @@ export const emailEndpoints = {
     method: 'GET',
     path: '/emails/{id}/reports',
     service: 'query',
-    summary: '送信先ごとの配信結果',
+    summary: '送信先ごとの配信結果（filter は独自追加）',
     params: IdParams,
-    query: PageQuery,
+    query: EmailReportsQuery,
     response: paged(EmailRecipientReport),
+    successStatus: 200,
+  }),
+  exportEmailReports: endpoint({
+    ...served,
+    id: 'emails.exportReports',
+    method: 'GET',
+    path: '/emails/{id}/reports/export',
+    service: 'query',
+    summary: '送信先ごとの配信結果のCSV出力（独自追加）',
+    params: IdParams,
+    query: EmailReportsExportQuery,
+    response: z.string(),
+    successStatus: 200,
+    download: true,
+  }),
+  getEmailTimeline: endpoint({
+    ...served,
+    id: 'emails.timeline',
+    method: 'GET',
+    path: '/emails/{id}/timeline',
+    service: 'query',
+    summary: '開封・クリックの推移（独自追加）',
+    params: IdParams,
+    response: EmailTimeline,
     successStatus: 200,
   }),
   getEmailStats: endpoint({

@@ -57,7 +57,11 @@ export const CommunicationTaskData = z.object({
 });
 export type CommunicationTaskData = z.infer<typeof CommunicationTaskData>;
 
-export const CommunicationCreated = CommunicationFields.extend({ tasks: z.array(CommunicationTaskData) });
+export const CommunicationCreated = CommunicationFields.extend({
+  tasks: z.array(CommunicationTaskData),
+  /** The email campaign the record was made from (one record per recipient institution); absent otherwise. */
+  email_id: uuid.nullable().optional(),
+});
 export type CommunicationCreated = z.infer<typeof CommunicationCreated>;
 
 export const CommunicationDeleted = z.object({ communication_id: uuid, medical_institution_id: uuid });

@@ -99,12 +99,30 @@ export const EmailLinkClicked = z.object({
 });
 export type EmailLinkClicked = z.infer<typeof EmailLinkClicked>;
 
-/** Events of `email_delivery-<email id>`: outcomes of the send, then opens and clicks. */
+/**
+ * A recipient's mail came back: a bounce (a DSN, RFC 3464, or any message) reached the recipient's
+ * own return path (VERP). `permanent`: a 5.x.x status, or no status to read (counted as not delivered);
+ * false for a 4.x.x delay notice. One event per recipient: the first bounce is kept.
+ */
+export const EmailRecipientBounced = z.object({
+  email_id: uuid,
+  email_address: z.string(),
+  bounced_at: z.string(),
+  /** The DSN's Status (e.g. 5.1.1), null when the bounce carried none. */
+  status: z.string().nullable(),
+  /** The DSN's Diagnostic-Code or the first line of the bounce's text, at most 500 characters. */
+  reason: z.string(),
+  permanent: z.boolean(),
+});
+export type EmailRecipientBounced = z.infer<typeof EmailRecipientBounced>;
+
+/** Events of `email_delivery-<email id>`: outcomes of the send, then bounces, opens and clicks. */
 export const emailDeliveryEventSchemas = {
   EmailRecipientDelivered,
   EmailRecipientSkipped,
   EmailOpened,
   EmailLinkClicked,
+  EmailRecipientBounced,
 } as const;
 
 export const emailDeliveryAggregate = 'email_delivery';
@@ -148,3 +166,10 @@ export const emailUnsubscribedEventId = (tenantId: string, address: string): str
 
 export const emailTrackingEventId = (emailId: string, address: string, what: string): string =>
   uuidV5(emailDeliveryNamespace, `track\u0000${emailId}\u0000${emailAddressKey(address)}\u0000${what}`);
+
+/**
+ * The communication (type email) a sent campaign leaves on one recipient institution's timeline: the
+ * same id however often the send is repeated or resumed, so an institution never gets two.
+ */
+export const emailCommunicationId = (emailId: string, medicalInstitutionId: string): string =>
+  uuidV5(emailDeliveryNamespace, `communication\u0000${emailId}\u0000${medicalInstitutionId}`);

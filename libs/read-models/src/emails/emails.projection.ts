@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { defineProjection } from '@renkei/projections';
 import {
+  CommunicationCreated,
+  EmailUnsubscribed,
   emailAddressKey,
   emailDeliveryEventSchemas,
   emailEventSchemas,
@@ -9,9 +11,15 @@ import {
   type EmailDraftSaved,
 } from '@renkei/domain';
 import { createTables, tableNames } from '../shared/table.ts';
-import { emailRecipientsTable, emailsTable } from './emails.tables.ts';
+import { emailCommunicationsTable, emailRecipientsTable, emailsTable } from './emails.tables.ts';
 
-const decode = eventDecoder({ ...emailEventSchemas, ...emailDeliveryEventSchemas });
+// Of a communication, the projection keeps only its link to a campaign (hand-entered ones have none).
+const decode = eventDecoder({
+  ...emailEventSchemas,
+  ...emailDeliveryEventSchemas,
+  CommunicationCreated,
+  EmailUnsubscribed,
+});
 
 interface Draft {
   tenant_id: string;
@@ -29,10 +37,11 @@ const key = (tenantId: string, emailId: string) => `${tenantId}:${emailId}`;
  */
 export const emailsProjection = defineProjection({
   name: 'emails',
-  version: 1,
+  // v2: bounces, unsubscribes per campaign, and the communications a campaign left on timelines.
+  version: 2,
   eventTypes: decode.types,
-  tables: tableNames([emailsTable, emailRecipientsTable]),
-  setup: (trx, t) => createTables(trx, [emailsTable, emailRecipientsTable], t),
+  tables: tableNames([emailsTable, emailRecipientsTable, emailCommunicationsTable]),
+  setup: (trx, t) => createTables(trx, [emailsTable, emailRecipientsTable, emailCommunicationsTable], t),
   async handle(trx, events, t) {
     const drafts = new Map<string, Draft>();
     const sent = new Map<string, { tenant_id: string; id: string; sent_at: string }>();
@@ -43,9 +52,37 @@ export const emailsProjection = defineProjection({
     // A click implies the mail was opened (images may be blocked): both go to `opened`.
     const opened: { tenant_id: string; email_id: string; address_key: string; at: string }[] = [];
     const clicked: { tenant_id: string; email_id: string; address_key: string; at: string }[] = [];
+    const bounced: {
+      tenant_id: string;
+      email_id: string;
+      address_key: string;
+      at: string;
+      status: string | null;
+      reason: string;
+    }[] = [];
+    const communications: { tenant_id: string; communication_id: string; email_id: string }[] = [];
+    const unsubscribed: { tenant_id: string; email_id: string; address_key: string; at: string }[] = [];
     for (const recorded of events) {
       const event = decode(recorded);
       const tenantId = recorded.metadata.tenant_id;
+      if (event.type === 'CommunicationCreated') {
+        if (event.data.email_id)
+          communications.push({
+            tenant_id: tenantId,
+            communication_id: event.data.communication_id,
+            email_id: event.data.email_id,
+          });
+        continue;
+      }
+      if (event.type === 'EmailUnsubscribed') {
+        unsubscribed.push({
+          tenant_id: tenantId,
+          email_id: event.data.email_id,
+          address_key: emailAddressKey(event.data.email_address),
+          at: recorded.created_at.toISOString(),
+        });
+        continue;
+      }
       const k = key(tenantId, event.data.email_id);
       const bump = () =>
         versions.set(k, {
@@ -113,6 +150,18 @@ export const emailsProjection = defineProjection({
           clicked.push(hit);
           break;
         }
+        case 'EmailRecipientBounced':
+          // A delay notice (4.x.x) is no failure: the server is still trying.
+          if (event.data.permanent)
+            bounced.push({
+              tenant_id: tenantId,
+              email_id: event.data.email_id,
+              address_key: emailAddressKey(event.data.email_address),
+              at: event.data.bounced_at,
+              status: event.data.status,
+              reason: event.data.reason,
+            });
+          break;
         default: {
           const never: never = event;
           throw new Error(`emails projection: unexpected event ${JSON.stringify(never)}`);
@@ -241,6 +290,30 @@ export const emailsProjection = defineProjection({
           FROM jsonb_to_recordset(${JSON.stringify(skipped)}::jsonb)
                AS d(tenant_id uuid, email_id uuid, address_key text, reason text)
          WHERE cur.tenant_id = d.tenant_id AND cur.email_id = d.email_id AND cur.address_key = d.address_key
+      `.execute(trx);
+    if (bounced.length > 0)
+      await sql`
+        UPDATE ${recipients} AS cur
+           SET bounced_at = coalesce(cur.bounced_at, d.at),
+               bounce_status = coalesce(cur.bounce_status, d.status),
+               bounce_reason = coalesce(cur.bounce_reason, d.reason)
+          FROM jsonb_to_recordset(${JSON.stringify(bounced)}::jsonb)
+               AS d(tenant_id uuid, email_id uuid, address_key text, at timestamptz, status text, reason text)
+         WHERE cur.tenant_id = d.tenant_id AND cur.email_id = d.email_id AND cur.address_key = d.address_key
+      `.execute(trx);
+    if (unsubscribed.length > 0)
+      await sql`
+        UPDATE ${recipients} AS cur SET unsubscribed_at = coalesce(cur.unsubscribed_at, d.at)
+          FROM jsonb_to_recordset(${JSON.stringify(unsubscribed)}::jsonb)
+               AS d(tenant_id uuid, email_id uuid, address_key text, at timestamptz)
+         WHERE cur.tenant_id = d.tenant_id AND cur.email_id = d.email_id AND cur.address_key = d.address_key
+      `.execute(trx);
+    if (communications.length > 0)
+      await sql`
+        INSERT INTO ${sql.table(t.email_communications)} (tenant_id, communication_id, email_id)
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(communications)}::jsonb)
+               AS c(tenant_id uuid, communication_id uuid, email_id uuid)
+        ON CONFLICT DO NOTHING
       `.execute(trx);
   },
 });

@@ -45,9 +45,29 @@ export const emailRecipientsTable = defineTable({
     skipped_reason: column.text<'unsubscribed'>().nullable(),
     opened_at: column.timestamptz().nullable(),
     clicked_at: column.timestamptz().nullable(),
+    /** A permanent bounce came back to the recipient's return path: not delivered after all. */
+    bounced_at: column.timestamptz().nullable(),
+    bounce_status: column.text().nullable(),
+    bounce_reason: column.text().nullable(),
+    /** The recipient unsubscribed through this campaign's mail. */
+    unsubscribed_at: column.timestamptz().nullable(),
   },
   primaryKey: ['tenant_id', 'email_id', 'address_key'],
   indexes: [['tenant_id', 'email_id', 'sort_order']],
 });
 
-export type EmailsTables = KyselyTables<typeof emailsTable> & KyselyTables<typeof emailRecipientsTable>;
+/** The communications (type email) a sent campaign left on its recipient institutions' timelines. */
+export const emailCommunicationsTable = defineTable({
+  name: 'email_communications',
+  columns: {
+    tenant_id: column.uuid(),
+    communication_id: column.uuid(),
+    email_id: column.uuid(),
+  },
+  primaryKey: ['tenant_id', 'communication_id'],
+  indexes: [['tenant_id', 'email_id']],
+});
+
+export type EmailsTables = KyselyTables<typeof emailsTable> &
+  KyselyTables<typeof emailRecipientsTable> &
+  KyselyTables<typeof emailCommunicationsTable>;

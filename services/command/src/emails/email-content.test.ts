@@ -12,3 +12,14 @@ describe('sanitizeEmailHtml', () => {
     );
   });
 });
+
+describe('images of the editor', () => {
+  it('keep their address, alternative text and fit-to-screen style; data: and other styles go', () => {
+    const html =
+      '<img src="https://example.jp/new-doctor.jpg" alt="新任医師" style="max-width:100%;height:auto;border:0;position:absolute">' +
+      '<img src="data:image/png;base64,AAAA" alt="埋め込み">';
+    expect(sanitizeEmailHtml(html)).toBe(
+      '<img src="https://example.jp/new-doctor.jpg" alt="新任医師" style="max-width:100%;height:auto;border:0" /><img alt="埋め込み" />',
+    );
+  });
+});

@@ -53,6 +53,12 @@ const options: sanitizeHtml.IOptions = {
       'font-weight': [/^(bold|normal|[1-9]00)$/],
       'text-decoration': [/^(underline|line-through|none)$/],
     },
+    // An image fits the reader's screen (phones) and keeps its proportions.
+    img: {
+      'max-width': [/^100%$/],
+      height: [/^auto$/],
+      border: [/^0$/],
+    },
   },
 };
 

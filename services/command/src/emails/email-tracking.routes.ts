@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   emailDeliveryAggregate,
   emailTrackingEventId,
@@ -54,19 +54,37 @@ export function registerEmailTrackingRoutes(app: FastifyInstance, deps: EmailTra
   };
   const byReader = (claims: TrackingClaims, method: string) =>
     method === 'GET' && Math.floor(Date.now() / 1000) - (claims.s ?? 0) >= machineGraceSeconds;
-  const record = (claims: TrackingClaims, what: string, type: string, data: object) =>
-    deps.store.append(
-      streamId(emailDeliveryAggregate, claims.e),
-      [
-        {
-          id: emailTrackingEventId(claims.e, claims.r, what),
-          type,
-          data: { email_id: claims.e, email_address: claims.r, ...data },
-          metadata: newEventMetadata(claims.t),
+  // Ids this process has stored: a reader opening the same mail ten times costs one append. Bounded:
+  // when full it starts again (a forgotten id is only appended again, which the store ignores).
+  const stored = new Set<string>();
+  /**
+   * The hit's event, stored after the answer: the reader never waits for the database, and the
+   * tracking paths stay fast under load. A crash in that instant loses the hit, never doubles it.
+   */
+  const record = (request: FastifyRequest, claims: TrackingClaims, what: string, type: string, data: object): void => {
+    const id = emailTrackingEventId(claims.e, claims.r, what);
+    if (stored.has(id)) return;
+    deps.store
+      .append(
+        streamId(emailDeliveryAggregate, claims.e),
+        [
+          {
+            id,
+            type,
+            data: { email_id: claims.e, email_address: claims.r, ...data },
+            metadata: newEventMetadata(claims.t),
+          },
+        ],
+        { expectedRevision: 'any' },
+      )
+      .then(
+        () => {
+          if (stored.size >= 100_000) stored.clear();
+          stored.add(id);
         },
-      ],
-      { expectedRevision: 'any' },
-    );
+        (error: unknown) => request.log.error({ err: error, email_id: claims.e }, 'email tracking hit not recorded'),
+      );
+  };
   const config = { config: { rateLimit: false } };
   // A wildcard, not a `:token` parameter: tokens are longer than the router's parameter limit.
   const tokenOf = (params: unknown) => (params as { '*': string })['*'];
@@ -78,7 +96,7 @@ export function registerEmailTrackingRoutes(app: FastifyInstance, deps: EmailTra
     handler: async (request, reply) => {
       const claims = claimsOf(tokenOf(request.params));
       if (claims && !claims.u && byReader(claims, request.method))
-        await record(claims, 'open', 'EmailOpened', { opened_at: new Date().toISOString() });
+        record(request, claims, 'open', 'EmailOpened', { opened_at: new Date().toISOString() });
       // The same answer whatever the token: the pixel reveals nothing.
       return reply.header('cache-control', 'no-store').type('image/gif').send(pixel);
     },
@@ -92,7 +110,7 @@ export function registerEmailTrackingRoutes(app: FastifyInstance, deps: EmailTra
       const claims = claimsOf(tokenOf(request.params));
       if (!claims?.u) return notFound(reply);
       if (byReader(claims, request.method))
-        await record(claims, `click\u0000${claims.u}`, 'EmailLinkClicked', {
+        record(request, claims, `click\u0000${claims.u}`, 'EmailLinkClicked', {
           url: claims.u,
           clicked_at: new Date().toISOString(),
         });

@@ -11,6 +11,7 @@ import { handleCommand } from '../shared/command-handler.ts';
 import { deterministicId } from '../shared/deterministic-id.ts';
 import { callerRef, emailSenderAllowed, readState } from '../shared/facts.ts';
 import { idempotentCreate } from '../shared/idempotency.ts';
+import { recordEmailCommunications } from './email-communications.ts';
 import { sanitizeEmailHtml } from './email-content.ts';
 import { readRecipientsFile } from './email-recipients-file.ts';
 import { emailDecider, type DoctorFact, type EmailDraftInput, type EmailState } from './email.decider.ts';
@@ -261,6 +262,20 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
         onRace: 'recompute',
       },
     );
+    if (result.after.status === 'sent' && result.after.draft && result.after.sentAt) {
+      // Every send (the first, or a repeat after a crash) completes the timeline records: ids are
+      // the campaign's and the institution's, so none is recorded twice.
+      const sentEvent = result.stored.find((e) => e.type === 'EmailSent');
+      await recordEmailCommunications(
+        { db, store, auth, requestId: request.id },
+        {
+          emailId: params.id,
+          draft: result.after.draft,
+          sentAt: result.after.sentAt,
+          sentBy: sentEvent?.metadata.account_id ?? auth.accountId,
+        },
+      );
+    }
     if (result.position) reply.position(result.position);
     void reply.header('etag', etagOf(result.revision));
     return toEmail(store, auth, params.id, result.after, result.stored, result.revision);

@@ -11,6 +11,7 @@ import type {
 } from '@renkei/contracts';
 import { normalizeKeyword } from '@renkei/institution-master';
 import { vocsOfCommunications } from '../vocs/vocs.queries.ts';
+import { emailsOfCommunications } from '../emails/emails.queries.ts';
 import type { ReadModels } from '@renkei/read-models';
 
 type CommunicationRow = Selectable<ReadModels['rm.communications']>;
@@ -74,7 +75,7 @@ async function withDetails(
 ): Promise<Communication[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const [institutions, comments, likes, tasks, vocsOf] = await Promise.all([
+  const [institutions, comments, likes, tasks, vocsOf, emailOf] = await Promise.all([
     sql<{ id: string; name: string }>`
       SELECT id, name FROM ref.medical_institutions
        WHERE id = ANY(${sql.val([...new Set(rows.map((r) => r.medical_institution_id))])}::uuid[])`.execute(db),
@@ -102,6 +103,7 @@ async function withDetails(
       .orderBy('id')
       .execute(),
     vocsOfCommunications(db, tenantId, ids),
+    emailsOfCommunications(db, tenantId, ids),
   ]);
   const people = new Set<string>([
     ...rows.map((r) => r.user_id),
@@ -125,7 +127,7 @@ async function withDetails(
     category: r.category,
     purpose: r.purpose,
     story: r.story,
-    email: null,
+    email: emailOf.get(r.id) ?? null,
     attachments: [],
     event_name: r.event_name,
     memo: r.memo,

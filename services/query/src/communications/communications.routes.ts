@@ -5,6 +5,7 @@ import type { Database } from '@renkei/db';
 import { registerEndpoint } from '@renkei/service-kit';
 import {
   communicationsProjection,
+  emailsProjection,
   medicalInstitutionCrmProjection,
   tasksProjection,
   vocsProjection,
@@ -25,6 +26,8 @@ export function registerCommunicationQueryRoutes(
     tasksProjection.name,
     medicalInstitutionCrmProjection.name,
     vocsProjection.name,
+    // A record left by a campaign names it (its `email`).
+    emailsProjection.name,
   ];
 
   registerEndpoint(

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { defaultResources, featureKeys } from '@renkei/contracts';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import type { EmailEvent } from '@renkei/domain';
@@ -137,5 +139,214 @@ describe('email queries', () => {
     for (const url of [`/api/emails/${sentId}`, `/api/emails/${sentId}/stats`, `/api/emails/${sentId}/reports`])
       expect((await get(other, url, position)).statusCode, url).toBe(404);
     expect((await get(other, '/api/emails', position)).json().meta.total_count).toBe(0);
+  });
+});
+
+describe('email communications on timelines', () => {
+  it("shows the campaign on the communication it left on an institution's timeline, and counts it as a communication", async () => {
+    const tenantId = randomUUID();
+    const [emailId, communicationId, institutionId, handId] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const at = '2026-11-20T01:00:00.000Z';
+    await sql`
+      INSERT INTO ref.medical_institutions (id, code, name, address, search_text)
+      VALUES (${institutionId}, ${institutionId.slice(0, 10)}, '青葉クリニック', '静岡市', '青葉クリニック')`.execute(
+      db.kysely,
+    );
+    await record(tenantId, streamId('email', emailId), [
+      draft(emailId, '研修会のご案内', ['a@example.jp']),
+      { type: 'EmailSent', data: { email_id: emailId, sent_at: at } },
+    ]);
+    const fields = (id: string) => ({
+      communication_id: id,
+      medical_institution_id: institutionId,
+      communication_type: 'email',
+      acted_date: '2026-11-20',
+      category: null,
+      purpose: null,
+      story: 'メール「研修会のご案内」を送信しました（この医療機関の送信先 1 件）',
+      event_name: null,
+      memo: '',
+      other_memo: '',
+      person_in_charge_hospital: null,
+      attendee: null,
+      is_doctor_attended: false,
+      user_id: randomUUID(),
+      attachment_ids: [],
+      label_values: [],
+      tasks: [],
+    });
+    await record(tenantId, streamId('communication', communicationId), [
+      { type: 'CommunicationCreated', data: { ...fields(communicationId), email_id: emailId } },
+    ]);
+    const position = await record(tenantId, streamId('communication', handId), [
+      { type: 'CommunicationCreated', data: { ...fields(handId), acted_date: '2026-11-19' } },
+    ]);
+    const token = await testAuth.token({ tenantId, features: featureKeys });
+    const search = (tenant: string, t: string) =>
+      app.inject({
+        method: 'POST',
+        url: `/api/medical_institutions/${institutionId}/communications/search_results`,
+        headers: { authorization: `Bearer ${t}`, 'x-min-position': position },
+        payload: {},
+      });
+    const res = await search(tenantId, token);
+    expect(res.statusCode, res.body).toBe(200);
+    const byId = new Map(res.json().data.map((c: { id: string }) => [c.id, c]));
+    expect(byId.get(communicationId)).toMatchObject({
+      communication_type: 'email',
+      email: { id: emailId, title: '研修会のご案内' },
+    });
+    expect(byId.get(handId)).toMatchObject({ email: null });
+
+    // Visit effectiveness counts the email's day like any communication of the chosen types.
+    const effectiveness = await app.inject({
+      method: 'POST',
+      url: '/api/data_analysis/effectiveness_verification/communications',
+      headers: { authorization: `Bearer ${token}`, 'x-min-position': position },
+      payload: {
+        period: { from: '2026-11-01', to: '2026-11-30' },
+        comparison_period: { from: '2025-11-01', to: '2025-11-30' },
+        communication_types: ['email'],
+      },
+    });
+    expect(effectiveness.statusCode, effectiveness.body).toBe(200);
+    expect(effectiveness.json().data).toEqual([expect.objectContaining({ communication_count: 2 })]);
+  });
+});
+
+describe('email report additions', () => {
+  it('filters recipients, tells bounced and unsubscribed apart from delivered, charts hits, exports CSV', async () => {
+    const tenantId = randomUUID();
+    const emailId = randomUUID();
+    const sentAt = '2026-11-20T00:30:00.000Z';
+    const at = (minutes: number) => new Date(Date.parse(sentAt) + minutes * 60_000).toISOString();
+    const addresses = ['a@example.jp', 'b@example.jp', 'c@example.jp', 'd@example.jp', 'e@example.jp'];
+    await record(tenantId, streamId('email', emailId), [
+      draft(emailId, '研修会のご案内', addresses),
+      { type: 'EmailSent', data: { email_id: emailId, sent_at: sentAt } },
+    ]);
+    const delivered = (address: string) => ({
+      type: 'EmailRecipientDelivered',
+      data: { email_id: emailId, email_address: address, delivered_at: at(1), test: false },
+    });
+    await record(tenantId, streamId('email_delivery', emailId), [
+      ...addresses.slice(0, 4).map(delivered),
+      {
+        type: 'EmailRecipientSkipped',
+        data: { email_id: emailId, email_address: 'e@example.jp', reason: 'unsubscribed' },
+      },
+      { type: 'EmailOpened', data: { email_id: emailId, email_address: 'a@example.jp', opened_at: at(5) } },
+      {
+        type: 'EmailLinkClicked',
+        data: { email_id: emailId, email_address: 'A@example.jp', url: 'https://example.jp/', clicked_at: at(70) },
+      },
+      { type: 'EmailOpened', data: { email_id: emailId, email_address: 'c@example.jp', opened_at: at(130) } },
+      {
+        type: 'EmailRecipientBounced',
+        data: {
+          email_id: emailId,
+          email_address: 'b@example.jp',
+          bounced_at: at(3),
+          status: '5.1.1',
+          reason: 'User unknown',
+          permanent: true,
+        },
+      },
+      {
+        // A delay notice is no bounce.
+        type: 'EmailRecipientBounced',
+        data: {
+          email_id: emailId,
+          email_address: 'd@example.jp',
+          bounced_at: at(3),
+          status: '4.4.1',
+          reason: 'try again',
+          permanent: false,
+        },
+      },
+    ]);
+    const position = await record(tenantId, streamId('email_unsubscribes', tenantId), [
+      { type: 'EmailUnsubscribed', data: { email_address: 'C@example.jp', email_id: emailId } },
+    ]);
+
+    const filtered = async (filter: string) => {
+      const res = await get(tenantId, `/api/emails/${emailId}/reports?filter=${filter}`, position);
+      expect(res.statusCode, res.body).toBe(200);
+      return {
+        emails: res.json().data.map((r: { email_address: string }) => r.email_address),
+        total: res.json().meta.total_count,
+      };
+    };
+    expect(await filtered('opened')).toEqual({ emails: ['a@example.jp', 'c@example.jp'], total: 2 });
+    expect(await filtered('clicked')).toEqual({ emails: ['a@example.jp'], total: 1 });
+    expect(await filtered('bounced')).toEqual({ emails: ['b@example.jp'], total: 1 });
+    expect(await filtered('unsubscribed')).toEqual({ emails: ['c@example.jp', 'e@example.jp'], total: 2 });
+    expect((await get(tenantId, `/api/emails/${emailId}/reports?filter=read`, position)).statusCode).toBe(422);
+
+    const all = (await get(tenantId, `/api/emails/${emailId}/reports`, position)).json();
+    expect(all.data[1]).toMatchObject({
+      email_address: 'b@example.jp',
+      delivered: false,
+      bounced: true,
+      bounce_reason: '5.1.1 User unknown',
+    });
+    expect(all.data[3]).toMatchObject({ email_address: 'd@example.jp', delivered: true, bounced: false });
+    expect(all.data[0]).toMatchObject({ opened_at: at(5), clicked_at: at(70) });
+
+    const stats = (await get(tenantId, `/api/emails/${emailId}/stats`, position)).json();
+    expect(stats).toMatchObject({ delivered_count: 3, opened_count: 2, clicked_count: 1 });
+
+    // First hits only: a's click after its open is no second open.
+    const timeline = await get(tenantId, `/api/emails/${emailId}/timeline`, position);
+    expect(timeline.statusCode, timeline.body).toBe(200);
+    expect(timeline.json()).toEqual({
+      sent_at: sentAt,
+      data: [
+        {
+          at: '2026-11-20T00:00:00.000Z',
+          unit: 'hour',
+          opened_count: 1,
+          clicked_count: 0,
+          opened_total: 1,
+          clicked_total: 0,
+        },
+        {
+          at: '2026-11-20T01:00:00.000Z',
+          unit: 'hour',
+          opened_count: 0,
+          clicked_count: 1,
+          opened_total: 1,
+          clicked_total: 1,
+        },
+        {
+          at: '2026-11-20T02:00:00.000Z',
+          unit: 'hour',
+          opened_count: 1,
+          clicked_count: 0,
+          opened_total: 2,
+          clicked_total: 1,
+        },
+      ],
+    });
+
+    const csv = await get(
+      tenantId,
+      `/api/emails/${emailId}/reports/export?filter=bounced&encoding=shift_jis`,
+      position,
+    );
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers['content-type']).toContain('Shift_JIS');
+    expect(iconv.decode(csv.rawPayload, 'cp932').split('\r\n')).toEqual([
+      'メールアドレス,氏名,医療機関,配信,開封,クリック,不達,不達理由,配信停止,開封日時,クリック日時',
+      'b@example.jp,受信者1,,,,,○,5.1.1 User unknown,,,',
+      '',
+    ]);
+    const utf8 = await get(tenantId, `/api/emails/${emailId}/reports/export`, position);
+    expect(utf8.body.startsWith('\ufeffメールアドレス')).toBe(true);
+    expect(utf8.body).toContain('a@example.jp,受信者0,,○,○,○,,,,2026-11-20 09:35,2026-11-20 10:40');
+
+    const other = randomUUID();
+    for (const url of [`/api/emails/${emailId}/timeline`, `/api/emails/${emailId}/reports/export`])
+      expect((await get(other, url, position)).statusCode, url).toBe(404);
   });
 });

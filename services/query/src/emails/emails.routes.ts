@@ -3,7 +3,14 @@ import { endpoints } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { registerEndpoint } from '@renkei/service-kit';
 import { emailsProjection, medicalInstitutionCrmProjection, type ReadModels } from '@renkei/read-models';
-import { getEmail, getEmailStats, listEmailReports, listEmails } from './emails.queries.ts';
+import {
+  exportEmailReports,
+  getEmail,
+  getEmailStats,
+  getEmailTimeline,
+  listEmailReports,
+  listEmails,
+} from './emails.queries.ts';
 
 export function registerEmailQueryRoutes(app: FastifyInstance, deps: { db: Database }): void {
   // The creator's name comes from the institutions' projection (`mi_accounts`).
@@ -25,6 +32,25 @@ export function registerEmailQueryRoutes(app: FastifyInstance, deps: { db: Datab
     app,
     endpoints.listEmailReports,
     async ({ params, query, auth }) => listEmailReports(db(), auth.tenantId, params.id, query),
+    { reads },
+  );
+  registerEndpoint(
+    app,
+    endpoints.exportEmailReports,
+    async ({ params, query, auth, reply }) => {
+      const csv = await exportEmailReports(db(), auth.tenantId, params.id, query);
+      void reply
+        .header('content-type', `text/csv; charset=${query.encoding === 'shift_jis' ? 'Shift_JIS' : 'UTF-8'}`)
+        .header('content-disposition', `attachment; filename="email-${params.id}-report.csv"`);
+      // A stream is sent as it is produced (no serialisation of the whole body).
+      return csv as unknown as string;
+    },
+    { reads },
+  );
+  registerEndpoint(
+    app,
+    endpoints.getEmailTimeline,
+    async ({ params, auth }) => getEmailTimeline(db(), auth.tenantId, params.id),
     { reads },
   );
 }

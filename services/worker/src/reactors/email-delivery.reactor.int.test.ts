@@ -13,6 +13,9 @@ import {
   type EventStore,
 } from '@renkei/event-store';
 import { createMailTransport, listMails, startMailCatcher, verifyTracking, emailTrackingKey } from '@renkei/mail';
+import { startProjections } from '@renkei/projections';
+import { emailsProjection } from '@renkei/read-models';
+import { sql } from 'kysely';
 import { createEmailDeliveryReactor } from './email-delivery.reactor.ts';
 
 let db: TestDatabase;
@@ -165,5 +168,79 @@ describe('email delivery reactor', () => {
     expect(mail).toBeDefined();
     expect(mail!.html).toContain('href="https://example.jp/seminar"');
     expect(mail!.html).not.toContain('/t/o/');
+  });
+});
+
+describe('bounces', () => {
+  it("reads a DSN sent to a recipient's VERP return path through the catcher: that recipient bounced, once", async () => {
+    const projections = startProjections({ db, store, projections: [emailsProjection] });
+    try {
+      const tenantId = randomUUID();
+      const { emailId, sent } = await campaign(tenantId);
+      const transport = createMailTransport({ catcherPort: catcher.port });
+      const reactor = createEmailDeliveryReactor({
+        publicOrigin: 'https://renkei.example.jp',
+        dataDir: dir,
+        ratePerMinute: 60_000,
+        transport: () => transport,
+        bounceAddress: 'bounces@renkei.example.jp',
+      });
+      await reactor.handle(sent, { db, store });
+      const subject = '【ご案内】勉強会のお知らせ';
+      // The last one: the other tests mailed the same addresses.
+      const mail = (await mailsTo('b@example.jp', subject)).at(-1);
+      expect(mail!.returnPath).toMatch(/^bounces\+[a-z2-7]{39}@renkei\.example\.jp$/);
+      const other = (await mailsTo('c@example.jp', subject)).at(-1);
+      expect(other!.returnPath).not.toBe(mail!.returnPath);
+
+      // The recipient's server refuses the mail and reports to the envelope sender (RFC 3464).
+      const dsn = {
+        from: 'MAILER-DAEMON@mx.example.jp',
+        to: mail!.returnPath!,
+        subject: 'Undelivered Mail Returned to Sender',
+        text: 'Your message could not be delivered.',
+        attachments: [
+          {
+            contentType: 'message/delivery-status',
+            content:
+              'Reporting-MTA: dns; mx.example.jp\r\n\r\nFinal-Recipient: rfc822; b@example.jp\r\n' +
+              'Action: failed\r\nStatus: 5.1.1\r\nDiagnostic-Code: smtp; 550 5.1.1 User unknown\r\n',
+          },
+        ],
+      };
+      await transport.sendMail({ ...dsn, envelope: { from: '', to: mail!.returnPath! } });
+      // The same bounce twice (a resent DSN), and a forged VERP address: one event, nothing else.
+      await transport.sendMail({ ...dsn, envelope: { from: '', to: mail!.returnPath! } });
+      const forged = mail!.returnPath!.replace(/\+([a-z2-7])/, (_, c: string) => `+${c === 'a' ? 'b' : 'a'}`);
+      await transport.sendMail({ ...dsn, to: forged, envelope: { from: '', to: forged } });
+      // A bounce is not a caught mail of `pnpm ops mail`.
+      expect((await listMails(dir)).filter((m) => m.subject === dsn.subject)).toHaveLength(0);
+
+      // The campaign must be in the read model before its bounces can be placed.
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await sql`SELECT 1 FROM rm.emails WHERE id = ${emailId}`.execute(db.kysely);
+        if (rows.length > 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(await reactor.readBounces({ db, store })).toBe(2);
+      expect(await reactor.readBounces({ db, store })).toBe(0);
+      expect(fs.readdirSync(path.join(dir, 'mail', 'bounces'))).toEqual([]);
+      const bounced = (await readStreamOrEmpty(store, streamId('email_delivery', emailId), tenantId)).filter(
+        (e) => e.type === 'EmailRecipientBounced',
+      );
+      expect(bounced.map((e) => e.data)).toEqual([
+        {
+          email_id: emailId,
+          email_address: 'b@example.jp',
+          bounced_at: expect.any(String),
+          status: '5.1.1',
+          reason: '550 5.1.1 User unknown',
+          permanent: true,
+        },
+      ]);
+      transport.close();
+    } finally {
+      await projections.stop();
+    }
   });
 });

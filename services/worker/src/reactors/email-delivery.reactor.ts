@@ -1,9 +1,11 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import {
   emailAddressKey,
   emailAggregate,
   emailDeliveryAggregate,
   emailDeliveryEventId,
+  emailTrackingEventId,
   emailUnsubscribesAggregate,
   parseEmailUnsubscribeEvent,
   parseEmailEvent,
@@ -11,13 +13,18 @@ import {
 } from '@renkei/domain';
 import { readStreamOrEmpty, streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import {
+  bounceMailboxDir,
   buildCampaignMail,
   createMailTransport,
   emailTrackingKey,
+  parseBounce,
+  readVerpAddress,
   signTracking,
+  verpAddress,
   type MailTransport,
 } from '@renkei/mail';
-import { defineReactor, type Reactor } from '@renkei/projections';
+import { defineReactor, type Reactor, type ReactorContext } from '@renkei/projections';
+import { sql } from 'kysely';
 
 export interface EmailDeliveryOptions {
   /** The public https origin of the tracking and unsubscribe links (PUBLIC_ORIGIN). */
@@ -28,6 +35,19 @@ export interface EmailDeliveryOptions {
   ratePerMinute?: number;
   /** The SMTP transport; default SMTP_URL or the local catcher. */
   transport?: () => MailTransport;
+  /**
+   * The bounce mailbox address (RENKEI_EMAIL_BOUNCE_ADDRESS): campaign mails go out with a VERP return
+   * path on it. Without SMTP_URL (the local catcher) `bounces@localhost`; with SMTP_URL and no address,
+   * mails go out without one and Renkei learns of no bounce.
+   */
+  bounceAddress?: string | null;
+  /**
+   * Recipients handled at once (default 10: twice the pooled transport's 5 connections, so a lane
+   * storing its outcome leaves no connection idle). A crash may resend at most this many mails.
+   */
+  concurrency?: number;
+  /** How often the bounce mailbox is read (default 5 s). */
+  bouncePollMs?: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -51,7 +71,8 @@ interface Job {
   /** 'send' for the campaign, the test's id for a test send. */
   sendId: string;
   test: boolean;
-  recipients: { address: string; name: string | null }[];
+  /** `index`: the position in the campaign's list (named by the VERP return path). */
+  recipients: { address: string; name: string | null; index: number }[];
 }
 
 async function draftOf(store: EventStore, tenantId: string, emailId: string): Promise<EmailDraftSaved | null> {
@@ -77,7 +98,9 @@ async function unsubscribed(store: EventStore, tenantId: string): Promise<Set<st
  * event was stored; that recipient (one at most per crash) gets the mail again, with the same
  * Message-ID (docs/decisions.md, "Email campaigns").
  */
-export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): Reactor {
+export function createEmailDeliveryReactor(
+  options: EmailDeliveryOptions = {},
+): Reactor & { readBounces(ctx: ReactorContext): Promise<number> } {
   let transport: MailTransport | null = null;
   let key: Buffer | null = null;
   const publicOrigin = () =>
@@ -87,6 +110,12 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
       options.dataDir ?? path.resolve(process.env.RENKEI_DATA_DIR ?? '.data'),
       process.env.RENKEI_EMAIL_TRACKING_SECRET,
     ));
+  const bounceAddress = () =>
+    options.bounceAddress !== undefined
+      ? options.bounceAddress
+      : process.env.RENKEI_EMAIL_BOUNCE_ADDRESS || (process.env.SMTP_URL ? null : 'bounces@localhost');
+  const bounceDir = () => bounceMailboxDir(options.dataDir ?? path.resolve(process.env.RENKEI_DATA_DIR ?? '.data'));
+  const concurrency = Math.max(1, options.concurrency ?? 10);
   const pace = pacer(options.ratePerMinute ?? (Number(process.env.RENKEI_EMAIL_RATE_PER_MINUTE) || 600));
 
   async function deliver(store: EventStore, job: Job, draft: EmailDraftSaved) {
@@ -101,6 +130,7 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
           fallbackPort: Number(process.env.SMTP_PORT ?? 2525),
         }));
     const origin = publicOrigin();
+    const bounceReturn = bounceAddress();
     const metadata = {
       tenant_id: job.tenantId,
       account_id: null,
@@ -108,9 +138,9 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
       causation_id: null,
       schema_version: 1,
     };
-    for (const recipient of job.recipients) {
+    const one = async (recipient: Job['recipients'][number]) => {
       const id = emailDeliveryEventId(job.emailId, job.sendId, recipient.address);
-      if (done.has(id)) continue;
+      if (done.has(id)) return;
       const address = emailAddressKey(recipient.address);
       if (skip.has(address)) {
         await store.append(
@@ -125,7 +155,7 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
           ],
           { expectedRevision: 'any' },
         );
-        continue;
+        return;
       }
       const claims = { t: job.tenantId, e: job.emailId, r: address, s: Math.floor(Date.now() / 1000) };
       const token = (u?: string) => signTracking(trackingKey(), u ? { ...claims, u } : claims);
@@ -141,6 +171,11 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
           openUrl: job.test ? null : `${origin}/t/o/${token()}`,
           clickUrl: job.test ? null : (href) => `${origin}/t/c/${token(href)}`,
           messageId: `<${id}@renkei>`,
+          // A test send's bounce is the tester's business: only campaign mails carry a VERP path.
+          returnPath:
+            job.test || !bounceReturn
+              ? null
+              : verpAddress(trackingKey(), bounceReturn, { emailId: job.emailId, recipient: recipient.index }),
         }),
       );
       await store.append(
@@ -160,10 +195,99 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
         ],
         { expectedRevision: 'any' },
       );
-    }
+    };
+    // A few recipients at once (`concurrency` lanes over the pooled connections): each lane sends
+    // and records one recipient at a time. After a failure no lane starts another mail, and
+    // the error is raised once every lane has stopped, so a repeat of the batch never overlaps a
+    // mail still on its way.
+    let next = 0;
+    let failure: { error: unknown } | null = null;
+    const lane = async () => {
+      while (!failure && next < job.recipients.length) {
+        const recipient = job.recipients[next++]!;
+        try {
+          await one(recipient);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, job.recipients.length) }, lane));
+    if (failure) throw (failure as { error: unknown }).error;
   }
 
-  return defineReactor({
+  /**
+   * One pass over the bounce mailbox: each bounce whose VERP address is genuine becomes an event of
+   * the campaign's delivery stream (id from the email, the recipient and failure or delay, so a
+   * bounce read twice counts once), then its file is removed. A file whose campaign is not known yet
+   * (the read model behind) stays for the next pass; one that names no campaign of Renkei goes.
+   */
+  async function readBounces(ctx: ReactorContext): Promise<number> {
+    const dir = bounceDir();
+    let files: string[];
+    try {
+      files = (await fs.readdir(dir)).filter((f) => f.endsWith('.eml')).sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+    let recorded = 0;
+    for (const file of files) {
+      const full = path.join(dir, file);
+      let raw: Buffer;
+      try {
+        raw = await fs.readFile(full);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // another worker took it
+        throw error;
+      }
+      const bounce = await parseBounce(raw);
+      let keep = false;
+      for (const address of bounce.deliveredTo) {
+        const claims = readVerpAddress(trackingKey(), address);
+        if (!claims) continue;
+        const { rows } = await sql<{ tenant_id: string }>`
+          SELECT tenant_id FROM rm.emails WHERE id = ${claims.emailId}`.execute(ctx.db.kysely);
+        const tenantId = rows[0]?.tenant_id;
+        const draft = tenantId ? await draftOf(ctx.store, tenantId, claims.emailId) : null;
+        const recipient = draft?.recipients[claims.recipient];
+        if (!tenantId || !recipient) {
+          keep = true;
+          continue;
+        }
+        await ctx.store.append(
+          streamId(emailDeliveryAggregate, claims.emailId),
+          [
+            {
+              id: emailTrackingEventId(claims.emailId, recipient.email_address, bounce.permanent ? 'bounce' : 'delay'),
+              type: 'EmailRecipientBounced',
+              data: {
+                email_id: claims.emailId,
+                email_address: recipient.email_address,
+                bounced_at: new Date().toISOString(),
+                status: bounce.status,
+                reason: bounce.reason,
+                permanent: bounce.permanent,
+              },
+              metadata: {
+                tenant_id: tenantId,
+                account_id: null,
+                correlation_id: claims.emailId,
+                causation_id: null,
+                schema_version: 1,
+              },
+            },
+          ],
+          { expectedRevision: 'any' },
+        );
+        recorded++;
+      }
+      if (!keep) await fs.rm(full, { force: true });
+    }
+    return recorded;
+  }
+
+  const reactor = defineReactor({
     name: 'email_delivery',
     eventTypes: ['EmailSent', 'EmailTestSent'],
     // Mails are side effects: a worker meeting this reactor for the first time does not send history.
@@ -184,17 +308,37 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
                 emailId,
                 sendId: 'send',
                 test: false,
-                recipients: draft.recipients.map((r) => ({ address: r.email_address, name: r.name })),
+                recipients: draft.recipients.map((r, index) => ({ address: r.email_address, name: r.name, index })),
               }
             : {
                 tenantId,
                 emailId,
                 sendId: event.data.test_id,
                 test: true,
-                recipients: event.data.email_addresses.map((address) => ({ address, name: null })),
+                recipients: event.data.email_addresses.map((address, index) => ({ address, name: null, index })),
               };
         await deliver(ctx.store, job, draft);
       }
     },
+    async background(ctx) {
+      const every = options.bouncePollMs ?? 5_000;
+      while (!ctx.signal.aborted) {
+        try {
+          await readBounces(ctx);
+        } catch (error) {
+          ctx.logger?.error({ err: error }, 'reading the bounce mailbox failed; trying again');
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, every);
+          function done() {
+            clearTimeout(timer);
+            ctx.signal.removeEventListener('abort', done);
+            resolve();
+          }
+          ctx.signal.addEventListener('abort', done);
+        });
+      }
+    },
   });
+  return Object.assign(reactor, { readBounces });
 }

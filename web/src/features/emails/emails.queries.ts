@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { EmailStatus } from '@renkei/contracts';
+import type { EmailReportFilter, EmailStatus } from '@renkei/contracts';
 import type { ApiClient } from '../../api/api-client.ts';
 import { useApiMutation } from '../../api/useApiMutation.ts';
 
@@ -34,10 +34,15 @@ export const emailQueries = {
       queryKey: [...emailQueries.all, 'stats', id] as const,
       queryFn: ({ signal }) => api.getEmailStats({ params: { id }, signal }),
     }),
-  reports: (api: ApiClient, id: string, page: number) =>
+  reports: (api: ApiClient, id: string, page: number, filter?: EmailReportFilter) =>
     queryOptions({
-      queryKey: [...emailQueries.all, 'reports', id, page] as const,
-      queryFn: ({ signal }) => api.listEmailReports({ params: { id }, query: { page, per_page: 50 }, signal }),
+      queryKey: [...emailQueries.all, 'reports', id, page, filter ?? null] as const,
+      queryFn: ({ signal }) => api.listEmailReports({ params: { id }, query: { page, per_page: 50, filter }, signal }),
+    }),
+  timeline: (api: ApiClient, id: string) =>
+    queryOptions({
+      queryKey: [...emailQueries.all, 'timeline', id] as const,
+      queryFn: ({ signal }) => api.getEmailTimeline({ params: { id }, signal }),
     }),
   destinations: (api: ApiClient, keyword: string) =>
     queryOptions({

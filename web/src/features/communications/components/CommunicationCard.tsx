@@ -75,6 +75,11 @@ export function CommunicationCard({
           </AnchorLink>
         )}
         {c.story && <Text style={{ whiteSpace: 'pre-wrap' }}>{c.story}</Text>}
+        {c.email && (
+          <AnchorLink to="/emails/$id/reports" params={{ id: c.email.id }} search={{ page: 1 }} size="sm">
+            配信レポート：{c.email.title}
+          </AnchorLink>
+        )}
         {c.memo && (
           <Text size="sm" c="dimmed" style={{ whiteSpace: 'pre-wrap' }}>
             メモ: {c.memo}

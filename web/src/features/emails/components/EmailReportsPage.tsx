@@ -1,20 +1,49 @@
-import { Badge, Group, Pagination, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
-import { useSuspenseQuery } from '@tanstack/react-query';
+import { Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
+import { lazy, Suspense } from 'react';
+import type { EmailReportFilter } from '@renkei/contracts';
 import { useServices } from '../../../app/services-context.tsx';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
 import { emailQueries } from '../emails.queries.ts';
+import { EmailRecipientReports } from './EmailRecipientReports.tsx';
 import { formatRate } from './format.ts';
 
-const Flag = ({ on }: { on: boolean }) =>
-  on ? (
-    <Badge color="teal" variant="light">
-      済
-    </Badge>
-  ) : (
-    <Text c="dimmed" size="sm">
-      —
-    </Text>
+// The chart library (recharts) loads only when a report shows a chart.
+const EmailTimelineChart = lazy(() =>
+  import('./EmailTimelineChart.tsx').then((m) => ({ default: m.EmailTimelineChart })),
+);
+
+function OpensAndClicks({ id }: { id: string }) {
+  const { api } = useServices();
+  const timeline = useQuery(emailQueries.timeline(api, id));
+  const chartFallback = (
+    <Group h={240} justify="center">
+      <Loader size="sm" />
+    </Group>
   );
+  return (
+    <Paper withBorder p="sm">
+      <Text size="sm" fw={600} mb="xs">
+        開封・クリックの推移
+      </Text>
+      {timeline.isPending ? (
+        chartFallback
+      ) : timeline.isError ? (
+        <Text c="red" size="sm">
+          推移を読み込めませんでした。
+        </Text>
+      ) : timeline.data.data.length === 0 ? (
+        <Text c="dimmed" size="sm">
+          まだ開封・クリックはありません。
+        </Text>
+      ) : (
+        <Suspense fallback={chartFallback}>
+          <EmailTimelineChart timeline={timeline.data} />
+        </Suspense>
+      )}
+    </Paper>
+  );
+}
 
 function Figure({ label, value, rate }: { label: string; value: number; rate?: number | null }) {
   return (
@@ -37,16 +66,17 @@ function Figure({ label, value, rate }: { label: string; value: number; rate?: n
 export function EmailReportsPage({
   id,
   page,
-  onPageChange,
+  filter,
+  onChange,
 }: {
   id: string;
   page: number;
-  onPageChange: (page: number) => void;
+  filter: EmailReportFilter | undefined;
+  onChange: (next: { page: number; filter: EmailReportFilter | undefined }) => void;
 }) {
   const { api } = useServices();
   const { data: email } = useSuspenseQuery(emailQueries.detail(api, id));
   const { data: stats } = useSuspenseQuery(emailQueries.stats(api, id));
-  const { data: reports } = useSuspenseQuery(emailQueries.reports(api, id, page));
   return (
     <Stack gap="lg">
       <Group justify="space-between">
@@ -65,41 +95,10 @@ export function EmailReportsPage({
         <Figure label="クリック" value={stats.clicked_count} rate={stats.clicked_rate} />
       </SimpleGrid>
       <Text size="xs" c="dimmed">
-        配信はメールサーバーが受け付けたことを表します。開封率・クリック率は配信数に対する割合です（テスト送信は含みません）。
+        配信はメールサーバーが受け付け、不達の通知が戻っていないことを表します。開封率・クリック率は配信数に対する割合です（テスト送信は含みません）。
       </Text>
-      <Table striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>メールアドレス</Table.Th>
-            <Table.Th>氏名</Table.Th>
-            <Table.Th>医療機関</Table.Th>
-            <Table.Th>配信</Table.Th>
-            <Table.Th>開封</Table.Th>
-            <Table.Th>クリック</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {reports.data.map((r) => (
-            <Table.Tr key={r.id} data-testid="email-report-row">
-              <Table.Td>{r.email_address}</Table.Td>
-              <Table.Td>{r.name ?? ''}</Table.Td>
-              <Table.Td>{r.medical_institution?.name ?? ''}</Table.Td>
-              <Table.Td>
-                <Flag on={r.delivered} />
-              </Table.Td>
-              <Table.Td>
-                <Flag on={r.opened} />
-              </Table.Td>
-              <Table.Td>
-                <Flag on={r.clicked} />
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-      {reports.meta.total_pages > 1 && (
-        <Pagination total={reports.meta.total_pages} value={page} onChange={onPageChange} aria-label="ページ" />
-      )}
+      <OpensAndClicks id={id} />
+      <EmailRecipientReports id={id} page={page} filter={filter} onChange={onChange} />
     </Stack>
   );
 }

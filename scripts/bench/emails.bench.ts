@@ -1,0 +1,285 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { emailAddressKey, emailDeliveryEventId } from '../../libs/domain/src/index.ts';
+import {
+  createPostgresEventStore,
+  newEventMetadata,
+  readStreamOrEmpty,
+  streamId,
+} from '../../libs/event-store/src/index.ts';
+import {
+  buildCampaignMail,
+  createMailTransport,
+  emailTrackingKey,
+  signTracking,
+  startMailCatcher,
+  verpAddress,
+} from '../../libs/mail/src/index.ts';
+import { buildTestCommandApp } from '../../services/command/src/testing.ts';
+import { createEmailDeliveryReactor } from '../../services/worker/src/reactors/email-delivery.reactor.ts';
+import { percentile, round } from './http-bench-support.ts';
+import type { BenchDefinition, BenchFigure } from './bench-context.ts';
+
+const RECIPIENTS = Number(process.env.BENCH_EMAIL_RECIPIENTS ?? 10_000);
+const ROUNDS = 2;
+const RATE = 500;
+const TRACKING_MS = 10_000;
+const CONCURRENCY = 5;
+const origin = 'https://renkei.example.jp';
+const html =
+  '<h2>新任医師のご案内</h2><p>いつもお世話になっております。地域医療連携室です。</p>' +
+  '<p>4月より循環器内科に新しい医師が着任しました。<a href="https://example.jp/doctors">医師紹介</a>をご覧ください。</p>' +
+  '<ul><li>外来：月・水・金</li><li>紹介予約：<a href="tel:0542000000">054-200-0000</a></li></ul>';
+
+/**
+ * Open loop at `rate` requests per second for `durationMs` on keep-alive sockets; each latency is
+ * measured from the request's scheduled time, so a stall is not hidden by the requests it delayed.
+ */
+async function openLoop(port: number, paths: (i: number) => string, rate: number, durationMs: number) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const latencies: number[] = [];
+  let failures = 0;
+  const total = Math.round((rate * durationMs) / 1000);
+  const started = performance.now();
+  const inFlight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    inFlight.push(
+      new Promise<void>((resolve) => {
+        const req = http.request({ host: '127.0.0.1', port, path: paths(i), agent, method: 'GET' }, (res) => {
+          res.resume();
+          res.on('end', () => {
+            latencies.push(performance.now() - due);
+            if (res.statusCode !== 200 && res.statusCode !== 302) failures++;
+            resolve();
+          });
+        });
+        req.on('error', () => {
+          failures++;
+          resolve();
+        });
+        req.end();
+      }),
+    );
+  }
+  await Promise.all(inFlight);
+  agent.destroy();
+  const elapsed = performance.now() - started;
+  latencies.sort((a, b) => a - b);
+  return {
+    p99: percentile(latencies, 99),
+    p50: percentile(latencies, 50),
+    rate: (latencies.length / elapsed) * 1000,
+    failures,
+  };
+}
+
+export const bench: BenchDefinition = {
+  name: 'emails',
+  description:
+    `(a) A campaign to ${RECIPIENTS.toLocaleString('en')} recipients through the local SMTP catcher by the worker's delivery reactor (every mail built, signed, sent and its outcome stored as an event) against plain nodemailer sending the same messages over the same pooled transport (${CONCURRENCY} in flight) to the same catcher; ${ROUNDS} alternating rounds. ` +
+    `(b) The tracking endpoints (open pixel and click redirect, each first hit an event) at ${RATE} requests/s open loop, against the same GIF and redirect from a bare node:http server in the same process; alternating.`,
+  async run(ctx) {
+    const db = await ctx.openDatabase();
+    const store = await createPostgresEventStore(db);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-bench-emails-'));
+    const secret = `bench-${randomUUID()}`;
+    process.env.RENKEI_EMAIL_TRACKING_SECRET = secret;
+    const key = emailTrackingKey(dir, secret);
+    const catcher = await startMailCatcher(dir, 0);
+    const transport = createMailTransport({ catcherPort: catcher.port, pool: true });
+    const figures: BenchFigure[] = [];
+    try {
+      const tenantId = randomUUID();
+      const addresses = Array.from({ length: RECIPIENTS }, (_, i) => `doctor${i}@clinic${i % 500}.example.jp`);
+      const reactor = createEmailDeliveryReactor({
+        publicOrigin: origin,
+        dataDir: dir,
+        ratePerMinute: 1e9,
+        concurrency: CONCURRENCY,
+        bounceAddress: 'bounces@renkei.example.jp',
+        transport: () => transport,
+      });
+
+      async function renkeiCampaign(): Promise<number> {
+        const emailId = randomUUID();
+        await store.append(
+          streamId('email', emailId),
+          [
+            {
+              type: 'EmailCreated',
+              data: {
+                email_id: emailId,
+                title: '【ご案内】新任医師のお知らせ',
+                sender_name: '静岡中央病院 地域医療連携室',
+                sender_email: 'renkei@example.jp',
+                main_content: html,
+                attachment_id: null,
+                doctor_ids: [],
+                recipients: addresses.map((email_address, i) => ({
+                  email_address,
+                  name: `医師 ${i}`,
+                  institution_code: null,
+                  doctor_id: null,
+                  medical_institution_id: null,
+                })),
+                invalid_recipients: [],
+              },
+              metadata: newEventMetadata(tenantId),
+            },
+            {
+              type: 'EmailSent',
+              data: { email_id: emailId, sent_at: new Date().toISOString() },
+              metadata: newEventMetadata(tenantId),
+            },
+          ],
+          { expectedRevision: 'no_stream' },
+        );
+        const sent = (await readStreamOrEmpty(store, streamId('email', emailId), tenantId)).filter(
+          (e) => e.type === 'EmailSent',
+        );
+        const started = performance.now();
+        await reactor.handle(sent, { db, store });
+        return (RECIPIENTS / (performance.now() - started)) * 1000;
+      }
+
+      /** The same messages (tokens, VERP path, Message-ID), sent with nothing recorded. */
+      async function plainNodemailer(): Promise<number> {
+        const emailId = randomUUID();
+        let next = 0;
+        const started = performance.now();
+        await Promise.all(
+          Array.from({ length: CONCURRENCY }, async () => {
+            while (next < addresses.length) {
+              const i = next++;
+              const address = addresses[i]!;
+              const claims = { t: tenantId, e: emailId, r: emailAddressKey(address), s: Math.floor(Date.now() / 1000) };
+              const token = (u?: string) => signTracking(key, u ? { ...claims, u } : claims);
+              await transport.sendMail(
+                buildCampaignMail({
+                  from: { name: '静岡中央病院 地域医療連携室', address: 'renkei@example.jp' },
+                  to: { name: `医師 ${i}`, address },
+                  subject: '【ご案内】新任医師のお知らせ',
+                  html,
+                  unsubscribeUrl: `${origin}/t/u/${token()}`,
+                  openUrl: `${origin}/t/o/${token()}`,
+                  clickUrl: (href) => `${origin}/t/c/${token(href)}`,
+                  messageId: `<${emailDeliveryEventId(emailId, 'send', address)}@renkei>`,
+                  returnPath: verpAddress(key, 'bounces@renkei.example.jp', { emailId, recipient: i }),
+                }),
+              );
+            }
+          }),
+        );
+        return (RECIPIENTS / (performance.now() - started)) * 1000;
+      }
+
+      // Warm-up: connections, JIT, the first appends.
+      ctx.log('warm-up');
+      await transport.sendMail({ from: 'a@example.jp', to: 'b@example.jp', subject: 'warm-up', text: '.' });
+      const renkei: number[] = [];
+      const plain: number[] = [];
+      for (let round_ = 0; round_ < ROUNDS; round_++) {
+        renkei.push(await renkeiCampaign());
+        ctx.log(`round ${round_ + 1}: reactor ${round(renkei.at(-1)!)} mails/s`);
+        plain.push(await plainNodemailer());
+        ctx.log(`round ${round_ + 1}: plain nodemailer ${round(plain.at(-1)!)} mails/s`);
+      }
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      const campaignRatio = mean(renkei) / mean(plain);
+      figures.push({
+        metric: `(a) campaign to ${RECIPIENTS} recipients, delivery reactor`,
+        value: round(mean(renkei)),
+        unit: 'mails/s',
+        baseline: { label: 'plain nodemailer, same messages and catcher', value: round(mean(plain)), unit: 'mails/s' },
+        ratio: round(campaignRatio, 2),
+        goal: '≥ 0.7× plain nodemailer',
+        met: campaignRatio >= 0.7,
+      });
+
+      // (b) Tracking: tokens of many recipients sent 60 s ago (past the machine-traffic grace).
+      const { app } = await buildTestCommandApp(db, store);
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const port = (app.server.address() as AddressInfo).port;
+      const gif = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+      // The floor: the same answers from node:http with no token check and nothing recorded.
+      const bare = http.createServer((req, res) => {
+        if (req.url?.startsWith('/t/c/'))
+          res
+            .writeHead(302, {
+              location: 'https://example.jp/doctors',
+              'cache-control': 'no-store',
+              'content-length': 0,
+            })
+            .end();
+        else
+          res
+            .writeHead(200, { 'content-type': 'image/gif', 'cache-control': 'no-store', 'content-length': gif.length })
+            .end(gif);
+      });
+      await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+      const barePort = (bare.address() as AddressInfo).port;
+      const trackedEmail = randomUUID();
+      const sentAt = Math.floor(Date.now() / 1000) - 60;
+      const tokens = addresses.map((address) => {
+        const claims = { t: tenantId, e: trackedEmail, r: emailAddressKey(address), s: sentAt };
+        return {
+          open: `/t/o/${signTracking(key, claims)}`,
+          click: `/t/c/${signTracking(key, { ...claims, u: 'https://example.jp/doctors' })}`,
+        };
+      });
+      // Every other request a click; each recipient's first open and first click write an event.
+      const pathOf = (offset: number) => (i: number) => {
+        const t = tokens[(offset + Math.floor(i / 2)) % tokens.length]!;
+        return i % 2 === 0 ? t.open : t.click;
+      };
+      const phases: {
+        renkei: { p99: number; p50: number; rate: number; failures: number }[];
+        bare: typeof phases.renkei;
+      } = {
+        renkei: [],
+        bare: [],
+      };
+      let offset = 0;
+      for (let round_ = 0; round_ < ROUNDS; round_++) {
+        const r = await openLoop(port, pathOf(offset), RATE, TRACKING_MS);
+        offset += (RATE * TRACKING_MS) / 2000;
+        phases.renkei.push(r);
+        ctx.log(
+          `round ${round_ + 1}: tracking p50 ${round(r.p50, 2)} ms p99 ${round(r.p99, 2)} ms at ${round(r.rate)}/s, ${r.failures} failed`,
+        );
+        const b = await openLoop(barePort, pathOf(0), RATE, TRACKING_MS);
+        phases.bare.push(b);
+        ctx.log(
+          `round ${round_ + 1}: bare route p50 ${round(b.p50, 2)} ms p99 ${round(b.p99, 2)} ms at ${round(b.rate)}/s`,
+        );
+      }
+      const worst = Math.max(...phases.renkei.map((p) => p.p99));
+      const bareWorst = Math.max(...phases.bare.map((p) => p.p99));
+      figures.push({
+        metric: `(b) tracking open+click p99 at ${RATE} req/s (worst round)`,
+        value: round(worst, 2),
+        unit: 'ms',
+        baseline: { label: 'bare node:http, same answers', value: round(bareWorst, 2), unit: 'ms' },
+        ratio: round(worst / bareWorst, 2),
+        goal: '≤ 20 ms',
+        met: worst <= 20 && phases.renkei.every((p) => p.failures === 0),
+      });
+      await app.close();
+      await new Promise((resolve) => bare.close(resolve));
+    } finally {
+      transport.close();
+      await catcher.close();
+      await store.close();
+      await db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    return figures;
+  },
+};
