@@ -4,6 +4,7 @@ import type { LabelValueImportsTables } from './imports/label-value-imports.tabl
 import type { TenantSettingsTables } from './tenant-settings/tenant-settings.tables.ts';
 import type { EmailsTables } from './emails/emails.tables.ts';
 import type { ReferralsTables } from './referrals/referrals.tables.ts';
+import type { ReferralSettingsTables } from './referrals/referral-settings.tables.ts';
 import type { CommunicationsTables } from './communications/communications.tables.ts';
 import type { TasksTables } from './tasks/tasks.tables.ts';
 import type { VocsTables } from './vocs/vocs.tables.ts';
@@ -23,4 +24,5 @@ export interface ReadModels
     TasksTables,
     EmailsTables,
     ReferralsTables,
+    ReferralSettingsTables,
     VocsTables {}

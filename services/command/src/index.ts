@@ -13,6 +13,7 @@ import { registerInstitutionCommandRoutes } from './medical-institutions/index.t
 import { registerDataUploadRoutes } from './data-uploads/data-upload.routes.ts';
 import { registerInstitutionMatchRoutes } from './data-uploads/institution-match.routes.ts';
 import { registerReferralEntryRoutes } from './referrals/referral-entry.routes.ts';
+import { registerReferralSettingsRoutes } from './referral-settings/referral-settings.routes.ts';
 import { registerCommunicationRoutes } from './communications/communication.routes.ts';
 import { registerCommunicationLabelRoutes } from './communications/communication-label.routes.ts';
 import { registerTaskRoutes } from './tasks/task.routes.ts';
@@ -58,6 +59,7 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
   await registerDataUploadRoutes(app, { store: deps.store });
   registerInstitutionMatchRoutes(app, { db: deps.db, store: deps.store });
   registerReferralEntryRoutes(app, { db: deps.db, store: deps.store });
+  registerReferralSettingsRoutes(app, { store: deps.store });
   registerCommunicationRoutes(app, { db: deps.db, store: deps.store });
   registerCommunicationLabelRoutes(app, { db: deps.db, store: deps.store });
   registerTaskRoutes(app, { db: deps.db, store: deps.store });
