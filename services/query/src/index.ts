@@ -9,6 +9,7 @@ import { registerTagQueryRoutes } from './tags/tags.routes.ts';
 import { registerEmailQueryRoutes } from './emails/emails.routes.ts';
 import { registerInstitutionQueryRoutes } from './medical-institutions/index.ts';
 import { registerReferralQueryRoutes } from './referrals/referrals.routes.ts';
+import { registerSegmentQueryRoutes } from './segments/segments.routes.ts';
 import { registerDataUploadQueryRoutes } from './data-uploads/data-uploads.routes.ts';
 import { registerCommunicationQueryRoutes } from './communications/communications.routes.ts';
 import { registerTaskQueryRoutes } from './tasks/tasks.routes.ts';
@@ -63,6 +64,7 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
   registerEmailQueryRoutes(app, { db: deps.db });
   await registerInstitutionQueryRoutes(app, { db: deps.db });
   registerReferralQueryRoutes(app, { db: deps.db });
+  registerSegmentQueryRoutes(app, { db: deps.db });
   registerDataUploadQueryRoutes(app, { db: deps.db });
   registerCommunicationQueryRoutes(app, { db: deps.db });
   registerTaskQueryRoutes(app, { db: deps.db });

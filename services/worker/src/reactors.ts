@@ -1,6 +1,7 @@
 import type { Reactor } from '@renkei/projections';
 import { labelValueImportReactor } from './reactors/label-value-import.reactor.ts';
 import { referralDataImportReactor } from './reactors/referral-data-import.reactor.ts';
+import { referralRelinkReactor } from './reactors/referral-relink.reactor.ts';
 import { createEmailDeliveryReactor, type EmailDeliveryOptions } from './reactors/email-delivery.reactor.ts';
 
 /**
@@ -9,7 +10,7 @@ import { createEmailDeliveryReactor, type EmailDeliveryOptions } from './reactor
  * from the environment).
  */
 export function workerReactors(email: Pick<EmailDeliveryOptions, 'publicOrigin' | 'dataDir'> = {}): readonly Reactor[] {
-  return [labelValueImportReactor, referralDataImportReactor, createEmailDeliveryReactor(email)];
+  return [labelValueImportReactor, referralDataImportReactor, createEmailDeliveryReactor(email), referralRelinkReactor];
 }
 
 export const reactors: readonly Reactor[] = workerReactors();
