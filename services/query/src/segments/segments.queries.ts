@@ -91,7 +91,7 @@ export function admissionSegments(setting: SegmentationSetting): ReferralAdmissi
 }
 
 /** The first segment by priority whose bounds the figures reach, else the rest. */
-export function segmentOf(
+function segmentOf(
   setting: SegmentationSetting,
   referralCount: number,
   admissionRate: number | null,
@@ -110,7 +110,7 @@ export function segmentOf(
 }
 
 /** The twelve whole months before the month of `today` (docs/decisions.md, Referral segments). */
-export function segmentPeriod(today: Date): { from: string; to: string } {
+function segmentPeriod(today: Date): { from: string; to: string } {
   const y = today.getUTCFullYear();
   const m = today.getUTCMonth();
   const iso = (d: Date) => d.toISOString().slice(0, 10);
