@@ -1,17 +1,21 @@
+import { sql } from 'kysely';
 import { ReferralAdmissionPeriodChanged, uuidV5 } from '@renkei/domain';
 import { defineReactor, waitForPosition } from '@renkei/projections';
 import { referralsProjection } from '@renkei/read-models';
 
-/** Slices of a tenant's patients (by a hash of the patient key) one period change is re-linked in. */
-export const relinkBuckets = 32;
+/** About this many stays per slice of a re-link, in at most `maxSlices` slices. */
+export const staysPerSlice = 20_000;
+const maxSlices = 64;
 const eventIdNamespace = '2c7e9a4b1d3f4e6a8b0c2d4e6f8a0b1c';
 
 /**
  * A change of a tenant's admission period calls for every stay of the tenant to be linked again. Done
  * in one projection batch, a large tenant would hold the referrals projection (and every tenant's
- * imports behind it) for one long transaction; instead this appends the re-link in slices, each after
- * the projection has applied the one before, so other tenants' events pass between them. A slice's id
- * derives from the change and its number: a rerun after a crash appends nothing twice.
+ * imports behind it) for one long transaction; instead this appends the re-link in slices of the
+ * tenant's patients (by a hash of the patient key), sized by its stays, each after the projection has
+ * applied the one before, so other tenants' events pass between them. A slice's id derives from the
+ * change, the number of slices and its own number: a rerun after a crash appends nothing twice, and a
+ * rerun that counts another number of slices appends a whole new set rather than leaving gaps.
  */
 export const referralRelinkReactor = defineReactor({
   name: 'referral_stays_relink',
@@ -21,14 +25,19 @@ export const referralRelinkReactor = defineReactor({
     for (const changed of events) {
       ReferralAdmissionPeriodChanged.parse(changed.data);
       const metadata = { ...changed.metadata, causation_id: changed.id };
-      for (let bucket = 0; bucket < relinkBuckets; bucket++) {
+      const { rows } = await sql<{ n: string }>`
+        SELECT count(*)::text AS n FROM rm.hospital_admissions WHERE tenant_id = ${changed.metadata.tenant_id}`.execute(
+        db.kysely,
+      );
+      const buckets = Math.min(maxSlices, Math.max(1, Math.ceil(Number(rows[0]?.n ?? 0) / staysPerSlice)));
+      for (let bucket = 0; bucket < buckets; bucket++) {
         const appended = await store.append(
           changed.stream,
           [
             {
-              id: uuidV5(eventIdNamespace, `${changed.id}\u0000${bucket}`),
+              id: uuidV5(eventIdNamespace, `${changed.id}\u0000${buckets}\u0000${bucket}`),
               type: 'ReferralStaysRelinkRequested',
-              data: { change_id: changed.id, bucket, buckets: relinkBuckets },
+              data: { change_id: changed.id, bucket, buckets },
               metadata,
             },
           ],
