@@ -4,7 +4,7 @@ import { defineReactor, waitForPosition } from '@renkei/projections';
 import { referralsProjection } from '@renkei/read-models';
 
 /** About this many stays per slice of a re-link, in at most `maxSlices` slices. */
-export const staysPerSlice = 20_000;
+const staysPerSlice = 20_000;
 const maxSlices = 64;
 const eventIdNamespace = '2c7e9a4b1d3f4e6a8b0c2d4e6f8a0b1c';
 
@@ -25,6 +25,9 @@ export const referralRelinkReactor = defineReactor({
     for (const changed of events) {
       ReferralAdmissionPeriodChanged.parse(changed.data);
       const metadata = { ...changed.metadata, causation_id: changed.id };
+      // The projection first takes the change itself (and has its tables): the slices then link with it.
+      if (!(await waitForPosition(db, [referralsProjection.name], changed.position, 120_000)))
+        throw new Error(`referral re-link: the referrals projection did not reach the change ${changed.id}`);
       const { rows } = await sql<{ n: string }>`
         SELECT count(*)::text AS n FROM rm.hospital_admissions WHERE tenant_id = ${changed.metadata.tenant_id}`.execute(
         db.kysely,
