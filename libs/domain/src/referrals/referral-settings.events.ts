@@ -8,6 +8,8 @@ import { uuidV5 } from '../uuid-v5.ts';
  */
 export const referralAdmissionPeriodAggregate = 'referral_admission_period';
 export const segmentationSettingAggregate = 'segmentation_setting';
+/** The worker's re-link slices after a period change: `referral_stays_relink-<tenant id>`. */
+export const referralStaysRelinkAggregate = 'referral_stays_relink';
 
 /** The setting's id in answers: one setting per tenant, so derived from the tenant. */
 export const segmentationSettingId = (tenantId: string) => uuidV5('8f3a6c1e2d4b4e7a9c0b1d2e3f4a5b6c', tenantId);

@@ -182,7 +182,7 @@ describe('referral admission period', () => {
       SELECT admission_period_days AS days, period_version AS version FROM ${sql.table(after.referral_settings!)}`.execute(
       db.kysely,
     );
-    expect(rows).toEqual([{ days: 120, version: 6 }]);
+    expect(rows).toEqual([{ days: 120, version: 3 }]);
     await drop(before);
     await drop(after);
   });

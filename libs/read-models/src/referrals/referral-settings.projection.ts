@@ -58,14 +58,9 @@ export class ReferralSettingsBatch {
       case 'ReferralAdmissionPeriodChanged':
         this.periods.set(tenantId, { days: event.data.days, version: recorded.revision, at });
         break;
-      case 'ReferralStaysRelinkRequested': {
-        const p = this.periods.get(tenantId);
-        // The slice advances the stream's revision (the settings screen's version) without a change.
-        if (p) p.version = recorded.revision;
-        else this.periods.set(tenantId, { days: -1, version: recorded.revision, at: '' });
+      case 'ReferralStaysRelinkRequested':
         this.relinks.push({ tenant_id: tenantId, bucket: event.data.bucket, buckets: event.data.buckets });
         break;
-      }
       case 'SegmentationSettingReplaced':
         this.segmentations.set(tenantId, { setting: event.data, version: recorded.revision, at });
         break;
@@ -85,16 +80,14 @@ export class ReferralSettingsBatch {
   /** Before the batch's facts: they link with the period their tenant has at the end of the batch. */
   async applySettings(trx: Transaction<unknown>, t: Pick<T, 'referral_settings'>): Promise<void> {
     if (this.periods.size > 0) {
-      // days -1: only the version moved (a slice without a change in this batch).
-      const rows = [...this.periods].map(([tenant_id, p]) => ({ tenant_id, ...p, at: p.at || null }));
+      const rows = [...this.periods].map(([tenant_id, p]) => ({ tenant_id, ...p }));
       await sql`
         INSERT INTO ${sql.table(t.referral_settings)} AS s (tenant_id, admission_period_days, period_version, period_updated_at)
-        SELECT tenant_id, nullif(days, -1), version, at FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        SELECT tenant_id, days, version, at FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
           AS r(tenant_id uuid, days int, version int, at timestamptz)
         ON CONFLICT (tenant_id) DO UPDATE SET
-          admission_period_days = coalesce(excluded.admission_period_days, s.admission_period_days),
-          period_version = excluded.period_version,
-          period_updated_at = coalesce(excluded.period_updated_at, s.period_updated_at)`.execute(trx);
+          admission_period_days = excluded.admission_period_days, period_version = excluded.period_version,
+          period_updated_at = excluded.period_updated_at`.execute(trx);
     }
     if (this.segmentations.size > 0) {
       const rows = [...this.segmentations].map(([tenant_id, s]) => ({

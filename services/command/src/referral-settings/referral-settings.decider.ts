@@ -72,8 +72,8 @@ export type ReferralAdmissionPeriodEvent = ReturnType<typeof parseReferralAdmiss
 
 /**
  * The days after a referral within which a stay follows it. A change is one event; the re-link of the
- * tenant's stays that it calls for is appended to the same stream in slices by the worker, which this
- * fold passes over.
+ * tenant's stays that it calls for is appended by the worker to a stream of its own, so this stream's
+ * revision stays the version an owner's next save is checked against.
  */
 export const referralAdmissionPeriodDecider: Decider<
   { days: number },

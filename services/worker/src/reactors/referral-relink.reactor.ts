@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { ReferralAdmissionPeriodChanged, uuidV5 } from '@renkei/domain';
+import { ReferralAdmissionPeriodChanged, referralStaysRelinkAggregate, uuidV5 } from '@renkei/domain';
+import { streamId } from '@renkei/event-store';
 import { defineReactor, waitForPosition } from '@renkei/projections';
 import { referralsProjection } from '@renkei/read-models';
 
@@ -34,8 +35,9 @@ export const referralRelinkReactor = defineReactor({
       );
       const buckets = Math.min(maxSlices, Math.max(1, Math.ceil(Number(rows[0]?.n ?? 0) / staysPerSlice)));
       for (let bucket = 0; bucket < buckets; bucket++) {
+        // Not the setting's stream: a slice must not move the version an owner's next save is checked against.
         const appended = await store.append(
-          changed.stream,
+          streamId(referralStaysRelinkAggregate, changed.metadata.tenant_id),
           [
             {
               id: uuidV5(eventIdNamespace, `${changed.id}\u0000${buckets}\u0000${bucket}`),
