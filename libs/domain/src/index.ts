@@ -11,6 +11,7 @@ export * from './uuid-v5.ts';
 export * from './event-union.ts';
 export * from './emails/email.events.ts';
 export * from './referrals/referral-data.events.ts';
+export * from './referrals/referral-settings.events.ts';
 export * from './communications/communication.events.ts';
 export * from './communications/communication-import.events.ts';
 export * from './communications/communication-import-columns.ts';

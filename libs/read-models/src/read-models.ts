@@ -4,6 +4,7 @@ import type { LabelValueImportsTables } from './imports/label-value-imports.tabl
 import type { TenantSettingsTables } from './tenant-settings/tenant-settings.tables.ts';
 import type { EmailsTables } from './emails/emails.tables.ts';
 import type { ReferralsTables } from './referrals/referrals.tables.ts';
+import type { ReferralSettingsTables } from './referrals/referral-settings.tables.ts';
 import type { CommunicationsTables } from './communications/communications.tables.ts';
 import type { TasksTables } from './tasks/tasks.tables.ts';
 import type { VocsTables } from './vocs/vocs.tables.ts';
@@ -27,4 +28,5 @@ export interface ReadModels
     ReferralsTables,
     VocsTables,
     CommunicationImportsTables,
-    VisitRollupsTables {}
+    VisitRollupsTables,
+    ReferralSettingsTables {}

@@ -14,6 +14,7 @@ import { registerInstitutionCommandRoutes } from './medical-institutions/index.t
 import { registerDataUploadRoutes } from './data-uploads/data-upload.routes.ts';
 import { registerInstitutionMatchRoutes } from './data-uploads/institution-match.routes.ts';
 import { registerReferralEntryRoutes } from './referrals/referral-entry.routes.ts';
+import { registerReferralSettingsRoutes } from './referral-settings/referral-settings.routes.ts';
 import { registerCommunicationRoutes } from './communications/communication.routes.ts';
 import { registerCommunicationLabelRoutes } from './communications/communication-label.routes.ts';
 import { registerCommunicationImportRoutes } from './imports/communication-import.routes.ts';
@@ -73,6 +74,7 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
   let urlKey = deps.fileUrlKey ?? null;
   const fileKey = () => (urlKey ??= fileUrlKey());
   registerCommunicationRoutes(app, { db: deps.db, store: deps.store, storage: fileStorage, fileUrlKey: fileKey });
+  registerReferralSettingsRoutes(app, { store: deps.store });
   registerCommunicationLabelRoutes(app, { db: deps.db, store: deps.store });
   await registerCommunicationImportRoutes(app, {
     db: deps.db,

@@ -9,6 +9,7 @@ import { registerTagQueryRoutes } from './tags/tags.routes.ts';
 import { registerEmailQueryRoutes } from './emails/emails.routes.ts';
 import { registerInstitutionQueryRoutes } from './medical-institutions/index.ts';
 import { registerReferralQueryRoutes } from './referrals/referrals.routes.ts';
+import { registerSegmentQueryRoutes } from './segments/segments.routes.ts';
 import { registerDataUploadQueryRoutes } from './data-uploads/data-uploads.routes.ts';
 import { registerCommunicationQueryRoutes } from './communications/communications.routes.ts';
 import { registerCommunicationImportQueryRoutes } from './imports/communication-imports.routes.ts';
@@ -71,6 +72,7 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
   registerEmailQueryRoutes(app, { db: deps.db });
   await registerInstitutionQueryRoutes(app, { db: deps.db });
   registerReferralQueryRoutes(app, { db: deps.db });
+  registerSegmentQueryRoutes(app, { db: deps.db });
   registerDataUploadQueryRoutes(app, { db: deps.db });
   registerCommunicationImportQueryRoutes(app, { db: deps.db });
   let urlKey = deps.fileUrlKey ?? null;

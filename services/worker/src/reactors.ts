@@ -2,6 +2,7 @@ import type { Reactor } from '@renkei/projections';
 import { labelValueImportReactor } from './reactors/label-value-import.reactor.ts';
 import { referralDataImportReactor } from './reactors/referral-data-import.reactor.ts';
 import { communicationImportReactor } from './reactors/communication-import.reactor.ts';
+import { referralRelinkReactor } from './reactors/referral-relink.reactor.ts';
 import { createEmailDeliveryReactor, type EmailDeliveryOptions } from './reactors/email-delivery.reactor.ts';
 import { createUploadedFilesReactor } from './reactors/uploaded-files.reactor.ts';
 import { createReactionDigestReactor } from './reactors/reaction-digest.reactor.ts';
@@ -18,6 +19,7 @@ export function workerReactors(email: Pick<EmailDeliveryOptions, 'publicOrigin' 
     createEmailDeliveryReactor(email),
     communicationImportReactor,
     createUploadedFilesReactor(),
+    referralRelinkReactor,
     createReactionDigestReactor({ ...(email.publicOrigin ? { publicOrigin: email.publicOrigin } : {}) }),
   ];
 }

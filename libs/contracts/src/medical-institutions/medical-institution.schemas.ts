@@ -517,6 +517,7 @@ export const medicalInstitutionEndpoints = {
   getSegments: endpoint({
     ...mi,
     id: 'medicalInstitutions.getSegments',
+    served: true,
     method: 'GET',
     path: '/medical_institutions/{id}/segments',
     service: 'query',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { endpoint } from '../core/endpoint.ts';
-import { Id, IdParams, IsoDateTime, PageQuery, paged, queryArray, inputDate } from '../core/zod-helpers.ts';
+import { Id, IdParams, IsoDateTime, NoContent, PageQuery, paged, queryArray, inputDate } from '../core/zod-helpers.ts';
 
 /** One hospital stay that followed a referral (from the DPC files; domain research §1.7). */
 export const HospitalAdmission = z.object({
@@ -34,6 +34,8 @@ export const Referral = z.object({
   referral_department: z.object({ id: Id, name: z.string() }).nullable(),
   hospital_admissions: z.array(HospitalAdmission),
   reverse_referral: z.object({ id: Id, reverse_referral_date: z.iso.date() }).nullable(),
+  /** Addition: entered by hand on the referral page (editable there); imported rows are read-only. */
+  entered_by_hand: z.boolean(),
 });
 export type Referral = z.infer<typeof Referral>;
 
@@ -103,6 +105,9 @@ export const ReferralAdmissionSegment = z.object({
 });
 export type ReferralAdmissionSegment = z.infer<typeof ReferralAdmissionSegment>;
 
+/** Params of one referral or reverse referral entered by hand (addition). */
+export const ReferralEntryParams = z.object({ medical_institution_id: Id, id: Id });
+
 export const SegmentationSetting = z.object({
   id: Id,
   rest_segment_label: z.string(),
@@ -119,6 +124,82 @@ export const SegmentationSetting = z.object({
   updated_at: IsoDateTime.nullable(),
 });
 export type SegmentationSetting = z.infer<typeof SegmentationSetting>;
+
+const segmentLabel = (what: string) =>
+  z.string().trim().min(1, `${what}を入力してください`).max(30, `${what}は30文字以内で入力してください`);
+
+/**
+ * Addition: what an owner saves on the settings screen. A segment is matched in `priority` order
+ * (smaller first); an institution takes the first whose bounds it reaches. The rate is a percent.
+ */
+export const SegmentationSettingInput = z
+  .object({
+    rest_segment_label: segmentLabel('その他のセグメント名'),
+    excluded_own_department_ids: z.array(Id).max(200, '除外する診療科は200件まで指定できます'),
+    segments: z
+      .array(
+        z.object({
+          /** null: a new segment (the server gives it an id). */
+          id: Id.nullable().default(null),
+          label: segmentLabel('セグメント名'),
+          priority: z
+            .number()
+            .int('優先順位は整数で入力してください')
+            .min(1, '優先順位は1以上で入力してください')
+            .max(1000, '優先順位は1000以下で入力してください'),
+          referral_count_more_equal: z
+            .number()
+            .int('紹介件数は整数で入力してください')
+            .min(0, '紹介件数は0以上で入力してください')
+            .max(1_000_000, '紹介件数は1000000以下で入力してください')
+            .nullable(),
+          referral_admission_rate_more_equal: z
+            .number()
+            .min(0, '入院率は0以上で入力してください')
+            .max(100, '入院率は100以下で入力してください')
+            .nullable(),
+        }),
+      )
+      .max(20, 'セグメントは20件まで設定できます'),
+  })
+  .superRefine((v, ctx) => {
+    const seen = new Map<string, number>();
+    v.segments.forEach((s, i) => {
+      const first = seen.get(s.label);
+      if (first !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['segments', i, 'label'], message: 'セグメント名が重複しています' });
+      else seen.set(s.label, i);
+      if (s.label === v.rest_segment_label)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['segments', i, 'label'],
+          message: 'その他のセグメント名と同じ名前は使えません',
+        });
+    });
+    const priorities = new Set<number>();
+    v.segments.forEach((s, i) => {
+      if (priorities.has(s.priority))
+        ctx.addIssue({ code: 'custom', path: ['segments', i, 'priority'], message: '優先順位が重複しています' });
+      priorities.add(s.priority);
+    });
+  });
+export type SegmentationSettingInput = z.infer<typeof SegmentationSettingInput>;
+
+/** Addition: the tenant field `max_referral_hospital_admission_period` (spec §3), in days, as owners set it. */
+export const ReferralAdmissionPeriod = z.object({
+  max_referral_hospital_admission_period: z.number().int(),
+  updated_at: IsoDateTime.nullable(),
+});
+export type ReferralAdmissionPeriod = z.infer<typeof ReferralAdmissionPeriod>;
+
+export const ReferralAdmissionPeriodInput = z.object({
+  max_referral_hospital_admission_period: z
+    .number('入院期間を入力してください')
+    .int('入院期間は整数で入力してください')
+    .min(1, '入院期間は1日以上で入力してください')
+    .max(365, '入院期間は365日以下で入力してください'),
+});
+export type ReferralAdmissionPeriodInput = z.infer<typeof ReferralAdmissionPeriodInput>;
 
 const r = { area: 'referrals', served: false } as const;
 
@@ -196,6 +277,7 @@ export const referralEndpoints = {
   referralAdmissionSegments: endpoint({
     ...r,
     id: 'referrals.admissionSegments',
+    served: true,
     method: 'GET',
     path: '/referral_admission_segments',
     service: 'query',
@@ -220,6 +302,7 @@ export const referralEndpoints = {
   segmentationSetting: endpoint({
     ...r,
     id: 'referrals.segmentationSetting',
+    served: true,
     method: 'GET',
     path: '/segmentation_setting',
     service: 'query',
@@ -227,5 +310,99 @@ export const referralEndpoints = {
     response: SegmentationSetting,
     successStatus: 200,
     feature: null,
+  }),
+  updateSegmentationSetting: endpoint({
+    ...r,
+    id: 'referrals.updateSegmentationSetting',
+    served: true,
+    method: 'PUT',
+    path: '/segmentation_setting',
+    service: 'command',
+    summary: 'セグメント設定の更新（独自追加）',
+    body: SegmentationSettingInput,
+    response: SegmentationSetting,
+    successStatus: 200,
+    feature: null,
+    ownerOnly: true,
+  }),
+  referralAdmissionPeriod: endpoint({
+    ...r,
+    id: 'referrals.admissionPeriod',
+    served: true,
+    method: 'GET',
+    path: '/referral_admission_period',
+    service: 'query',
+    summary: '紹介後の入院とみなす期間（独自追加）',
+    response: ReferralAdmissionPeriod,
+    successStatus: 200,
+    feature: null,
+  }),
+  updateReferralAdmissionPeriod: endpoint({
+    ...r,
+    id: 'referrals.updateAdmissionPeriod',
+    served: true,
+    method: 'PUT',
+    path: '/referral_admission_period',
+    service: 'command',
+    summary: '紹介後の入院とみなす期間の更新（独自追加）',
+    body: ReferralAdmissionPeriodInput,
+    response: ReferralAdmissionPeriod,
+    successStatus: 200,
+    feature: null,
+    ownerOnly: true,
+  }),
+  updateMedicalInstitutionReferral: endpoint({
+    ...r,
+    id: 'referrals.updateForMedicalInstitution',
+    served: true,
+    method: 'PUT',
+    path: '/medical_institutions/{medical_institution_id}/referrals/{id}',
+    service: 'command',
+    summary: '手入力した紹介の修正（独自追加）',
+    params: ReferralEntryParams,
+    body: ReferralInput,
+    response: Referral,
+    successStatus: 200,
+    feature: 'medical_institutions_search',
+  }),
+  deleteMedicalInstitutionReferral: endpoint({
+    ...r,
+    id: 'referrals.deleteForMedicalInstitution',
+    served: true,
+    method: 'DELETE',
+    path: '/medical_institutions/{medical_institution_id}/referrals/{id}',
+    service: 'command',
+    summary: '手入力した紹介の削除（独自追加）',
+    params: ReferralEntryParams,
+    response: NoContent,
+    successStatus: 204,
+    feature: 'medical_institutions_search',
+  }),
+  updateMedicalInstitutionReverseReferral: endpoint({
+    ...r,
+    id: 'referrals.updateReverseForMedicalInstitution',
+    served: true,
+    method: 'PUT',
+    path: '/medical_institutions/{medical_institution_id}/reverse_referrals/{id}',
+    service: 'command',
+    summary: '手入力した逆紹介の修正（独自追加）',
+    params: ReferralEntryParams,
+    body: ReverseReferralInput,
+    response: ReverseReferral,
+    successStatus: 200,
+    feature: 'reverse_referrals',
+  }),
+  deleteMedicalInstitutionReverseReferral: endpoint({
+    ...r,
+    id: 'referrals.deleteReverseForMedicalInstitution',
+    served: true,
+    method: 'DELETE',
+    path: '/medical_institutions/{medical_institution_id}/reverse_referrals/{id}',
+    service: 'command',
+    summary: '手入力した逆紹介の削除（独自追加）',
+    params: ReferralEntryParams,
+    response: NoContent,
+    successStatus: 204,
+    feature: 'reverse_referrals',
   }),
 };

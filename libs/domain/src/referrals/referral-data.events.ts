@@ -238,6 +238,22 @@ export const ReverseReferralEntered = z.object({
   reverse_referral: ReverseReferralFact,
 });
 
-export const referralEntryEventSchemas = { ReferralEntered, ReverseReferralEntered } as const;
+/** A hand entry corrected (the whole fact again, same identity) or withdrawn; imported rows have neither. */
+export const ReferralEntryUpdated = z.object({ referral_id: z.uuid(), referral: ReferralFact });
+export const ReferralEntryDeleted = z.object({ referral_id: z.uuid() });
+export const ReverseReferralEntryUpdated = z.object({
+  reverse_referral_id: z.uuid(),
+  reverse_referral: ReverseReferralFact,
+});
+export const ReverseReferralEntryDeleted = z.object({ reverse_referral_id: z.uuid() });
+
+export const referralEntryEventSchemas = {
+  ReferralEntered,
+  ReverseReferralEntered,
+  ReferralEntryUpdated,
+  ReferralEntryDeleted,
+  ReverseReferralEntryUpdated,
+  ReverseReferralEntryDeleted,
+} as const;
 
 export const parseReferralEntryEvent = eventParser(referralEntryAggregate, referralEntryEventSchemas);

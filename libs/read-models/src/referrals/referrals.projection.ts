@@ -6,6 +6,9 @@ import {
   mappingProfileEventSchemas,
   institutionMatchEventSchemas,
   referralEntryEventSchemas,
+  referralAdmissionPeriodEventSchemas,
+  segmentationSettingEventSchemas,
+  defaultReferralAdmissionPeriodDays,
   stableJson,
   uuidV5,
   type HospitalAdmissionFact,
@@ -31,12 +34,16 @@ import {
   referralsTable,
   reverseReferralsTable,
 } from './referrals.tables.ts';
+import { referralSettingsTable } from './referral-settings.tables.ts';
+import { admissionPeriodOf, ReferralSettingsBatch } from './referral-settings.projection.ts';
 
 const decode = eventDecoder({
   ...referralDataImportEventSchemas,
   ...mappingProfileEventSchemas,
   ...institutionMatchEventSchemas,
   ...referralEntryEventSchemas,
+  ...referralAdmissionPeriodEventSchemas,
+  ...segmentationSettingEventSchemas,
 });
 const tables = [
   referralDataImportsTable,
@@ -54,15 +61,15 @@ const tables = [
   dpcStayProceduresTable,
   outpatientVisitsTable,
   referralInstitutionRollupsTable,
+  referralSettingsTable,
 ] as const;
 type T = ProjectionTables<(typeof tables)[number]['name']>;
 
 /**
- * Days after a referral within which a stay of the same patient counts as following it (the tenant
- * field `max_referral_hospital_admission_period`, default 90). Tenant settings do not carry it as an
- * event yet, so every tenant has the default (docs/decisions.md, Referral data).
+ * Days after a referral within which a stay of the same patient counts as following it, for a tenant
+ * whose owners never set `max_referral_hospital_admission_period` (ReferralAdmissionPeriodChanged).
  */
-export const referralAdmissionPeriodDays = 90;
+export const referralAdmissionPeriodDays = defaultReferralAdmissionPeriodDays;
 /** `own_department_id` of a rollup row without an own department (a primary key column cannot be null). */
 export const noDepartment = '00000000-0000-0000-0000-000000000000';
 // Namespace of fact row ids (uuidV5 of tenant and identity): the same referral keeps its id across uploads.
@@ -139,7 +146,9 @@ export const referralsProjection = defineProjection({
   //    referrals and reverse referrals entered by hand (ReferralEntered, ReverseReferralEntered).
   // 4: D and EF facts (DpcFactsImported) kept and merged into the FF1 stays (referrals.dpc-facts.ts).
   // 5: per-institution rollups by month, quarter and 年度 without other dimensions (rankings, issue 13).
-  version: 5,
+  // 6: owners' admission period per tenant (and its re-link in slices), the segmentation setting, and
+  //    corrections and withdrawals of hand entries (ReferralEntryUpdated, …Deleted).
+  version: 6,
   eventTypes: decode.types,
   tables: tableNames(tables),
   setup: (trx, t) => createTables(trx, tables, t),
@@ -183,6 +192,7 @@ export const referralsProjection = defineProjection({
     };
     const profiles = new Map<string, WriteRow<typeof mappingProfilesTable>>();
     const matches = new Map<string, WriteRow<typeof institutionMatchesTable>>();
+    const settings = new ReferralSettingsBatch(recompute);
     for (const recorded of events) {
       const event = decode(recorded);
       const tenantId = recorded.metadata.tenant_id;
@@ -209,6 +219,31 @@ export const referralsProjection = defineProjection({
             fact: event.data.referral,
             entryId: event.data.referral_id,
           });
+          break;
+        case 'ReferralEntryUpdated':
+          facts.push({
+            kind: 'referral',
+            tenantId,
+            importId: event.data.referral_id,
+            fact: event.data.referral,
+            entryId: event.data.referral_id,
+          });
+          break;
+        case 'ReverseReferralEntryUpdated':
+          facts.push({
+            kind: 'reverse',
+            tenantId,
+            importId: event.data.reverse_referral_id,
+            fact: event.data.reverse_referral,
+            entryId: event.data.reverse_referral_id,
+          });
+          break;
+        case 'ReferralEntryDeleted':
+        case 'ReverseReferralEntryDeleted':
+        case 'ReferralAdmissionPeriodChanged':
+        case 'ReferralStaysRelinkRequested':
+        case 'SegmentationSettingReplaced':
+          settings.add(event, recorded);
           break;
         case 'ReverseReferralEntered':
           facts.push({
@@ -300,6 +335,7 @@ export const referralsProjection = defineProjection({
     await insertRows(trx, t.referral_institution_matches, institutionMatchesTable, [...matches.values()], {
       onConflict: sql`ON CONFLICT (tenant_id, institution_code, institution_name) DO UPDATE SET medical_institution_id = excluded.medical_institution_id`,
     });
+    await settings.applySettings(trx, t);
     if (facts.length > 0) await applyFacts(trx, t, facts, patch);
     if (dpcFacts.length > 0) {
       const patients = await applyDpcFacts(trx, t, dpcFacts, (tenantId, importId, c) => {
@@ -310,6 +346,7 @@ export const referralsProjection = defineProjection({
       });
       if (patients.length > 0) await recompute(trx, t, patients, []);
     }
+    await settings.applyDeletionsAndRelinks(trx, t);
     if (matches.size > 0) await reattribute(trx, t, [...matches.values()]);
     await applyImportPatches(trx, t, [...imports.values()]);
   },
@@ -529,7 +566,7 @@ async function recompute(
     UPDATE ${sql.table(t.hospital_admissions)} AS a SET referral_id = (
       SELECT r.id FROM ${sql.table(t.referrals)} r
        WHERE r.tenant_id = a.tenant_id AND r.patient_key = a.patient_key
-         AND a.admission_date BETWEEN r.referral_date AND r.referral_date + ${referralAdmissionPeriodDays}::int
+         AND a.admission_date BETWEEN r.referral_date AND r.referral_date + ${admissionPeriodOf(t, sql`a.tenant_id`)}
        ORDER BY r.referral_date DESC, r.id DESC LIMIT 1)
       FROM unnest(${sql.val(affected.map((p) => p.tenant_id))}::uuid[], ${sql.val(affected.map((p) => p.patient_key))}::text[]) AS p(tenant_id, patient_key)
      WHERE a.tenant_id = p.tenant_id AND a.patient_key = p.patient_key`.execute(trx);

@@ -55,6 +55,7 @@ describe('referrals entered by hand', () => {
       referral_department: null,
       hospital_admissions: [],
       reverse_referral: null,
+      entered_by_hand: true,
     });
     expect(first.headers['x-position']).toBeTruthy();
     const retry = await injectAs({ app, testAuth }, caller, 'POST', url, body, headers);
@@ -133,5 +134,113 @@ describe('referrals entered by hand', () => {
     );
     expect(unknown.statusCode).toBe(404);
     expect(await tenantEventCount(db, caller.tenantId)).toBe(0);
+  });
+});
+
+describe('hand entries corrected and withdrawn', () => {
+  const enter = async (caller: ReturnType<typeof member>) => {
+    const res = await injectAs({ app, testAuth }, caller, 'POST', `/api/medical_institutions/${clinic}/referrals`, {
+      referral_date: '2026-04-01',
+      patient_id: '55',
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().id as string;
+  };
+
+  it('corrects a referral with If-Match, refuses a stale version (409) and bad input (422), then deletes it', async () => {
+    const caller = member();
+    const id = await enter(caller);
+    const url = `/api/medical_institutions/${clinic}/referrals/${id}`;
+    const body = { referral_date: '2026-04-02', patient_id: '56', reason_for_presenting: '精査' };
+    const put = await injectAs({ app, testAuth }, caller, 'PUT', url, body, { 'if-match': '"0"' });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.headers.etag).toBe('"1"');
+    expect(put.json()).toMatchObject({ id, referral_date: '2026-04-02', patient_id: '56', entered_by_hand: true });
+    const stale = await injectAs(
+      { app, testAuth },
+      caller,
+      'PUT',
+      url,
+      { ...body, patient_id: '57' },
+      { 'if-match': '"0"' },
+    );
+    expect(stale.statusCode).toBe(409);
+    const bad = await injectAs({ app, testAuth }, caller, 'PUT', url, { ...body, referral_date: '2026/13/40' });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().errors.map((e: { field: string }) => e.field)).toContain('referral_date');
+    expect(await tenantEventCount(db, caller.tenantId)).toBe(2);
+    const events = await readStreamOrEmpty(store, streamId('referral_entry', id), caller.tenantId);
+    expect(events.map((e) => e.type)).toEqual(['ReferralEntered', 'ReferralEntryUpdated']);
+    const del = await injectAs({ app, testAuth }, caller, 'DELETE', url, undefined, { 'if-match': '"1"' });
+    expect(del.statusCode, del.body).toBe(204);
+    expect((await injectAs({ app, testAuth }, caller, 'DELETE', url)).statusCode).toBe(404);
+    expect((await injectAs({ app, testAuth }, caller, 'PUT', url, body)).statusCode).toBe(404);
+  });
+
+  it('answers 404 for another tenant’s entry, another institution, an imported row, and the wrong kind', async () => {
+    const owner = member();
+    const id = await enter(owner);
+    const body = { referral_date: '2026-04-02', patient_id: '56' };
+    const other = member();
+    expect(
+      (await injectAs({ app, testAuth }, other, 'PUT', `/api/medical_institutions/${clinic}/referrals/${id}`, body))
+        .statusCode,
+    ).toBe(404);
+    expect(
+      (await injectAs({ app, testAuth }, other, 'DELETE', `/api/medical_institutions/${clinic}/referrals/${id}`))
+        .statusCode,
+    ).toBe(404);
+    expect(
+      (
+        await injectAs(
+          { app, testAuth },
+          owner,
+          'PUT',
+          `/api/medical_institutions/${randomUUID()}/referrals/${id}`,
+          body,
+        )
+      ).statusCode,
+    ).toBe(404);
+    expect(
+      (
+        await injectAs(
+          { app, testAuth },
+          owner,
+          'PUT',
+          `/api/medical_institutions/${clinic}/referrals/${randomUUID()}`,
+          body,
+        )
+      ).statusCode,
+    ).toBe(404);
+    expect(
+      (
+        await injectAs({ app, testAuth }, owner, 'PUT', `/api/medical_institutions/${clinic}/reverse_referrals/${id}`, {
+          reverse_referral_date: '2026-04-02',
+          patient_id: '56',
+        })
+      ).statusCode,
+    ).toBe(404);
+    expect(await tenantEventCount(db, owner.tenantId)).toBe(1);
+    expect(await tenantEventCount(db, other.tenantId)).toBe(0);
+  });
+
+  it('corrects and deletes a reverse referral', async () => {
+    const caller = member();
+    const created = await injectAs(
+      { app, testAuth },
+      caller,
+      'POST',
+      `/api/medical_institutions/${clinic}/reverse_referrals`,
+      { reverse_referral_date: '2026-05-01', patient_id: '77' },
+    );
+    const url = `/api/medical_institutions/${clinic}/reverse_referrals/${created.json().id}`;
+    const put = await injectAs({ app, testAuth }, caller, 'PUT', url, {
+      reverse_referral_date: '2026-05-03',
+      patient_id: '77',
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    expect(put.json()).toMatchObject({ reverse_referral_date: '2026-05-03', medical_institution_id_to: clinic });
+    expect((await injectAs({ app, testAuth }, caller, 'DELETE', url)).statusCode).toBe(204);
+    expect(await tenantEventCount(db, caller.tenantId)).toBe(3);
   });
 });

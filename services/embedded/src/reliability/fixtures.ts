@@ -99,6 +99,27 @@ export const fixtures: Record<string, Fixture> = {
       return { communications: communications!, comments: comment };
     },
   },
+  // Referrals and reverse referrals entered by hand (the only ones with PUT/DELETE calls).
+  referrals: {
+    create: async (api) => {
+      const institution = api.institutionIds[0]!;
+      const referral = await created(api, 'referrals.createForMedicalInstitution', {
+        params: { id: institution },
+        body: { referral_date: '2026-11-20', patient_id: `${api.tenant.canary}-${unique()}` },
+      });
+      return { medical_institutions: institution, referrals: referral };
+    },
+  },
+  reverse_referrals: {
+    create: async (api) => {
+      const institution = api.institutionIds[0]!;
+      const reverse = await created(api, 'referrals.createReverseForMedicalInstitution', {
+        params: { id: institution },
+        body: { reverse_referral_date: '2026-11-20', patient_id: `${api.tenant.canary}-${unique()}` },
+      });
+      return { medical_institutions: institution, reverse_referrals: reverse };
+    },
+  },
   tasks: {
     create: async (api) => ({
       tasks: await created(api, 'tasks.create', {

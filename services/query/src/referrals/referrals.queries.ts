@@ -15,6 +15,7 @@ interface ReferralRow {
   own_department_name: string | null;
   reverse_id: string | null;
   reverse_date: string | null;
+  entered_by_hand: boolean;
 }
 
 interface AdmissionRow {
@@ -89,7 +90,8 @@ export async function listInstitutionReferrals(
     sql<ReferralRow>`
       SELECT r.id, to_char(r.referral_date, 'YYYY-MM-DD') AS referral_date, r.patient_id, r.patient_key, r.medical_institution_id,
              r.to_doctor, r.from_doctor, r.purpose, r.own_department_id, d.name AS own_department_name,
-             v.id AS reverse_id, to_char(v.reverse_referral_date, 'YYYY-MM-DD') AS reverse_date
+             v.id AS reverse_id, to_char(v.reverse_referral_date, 'YYYY-MM-DD') AS reverse_date,
+             starts_with(r.identity, 'manual:') AS entered_by_hand
         FROM rm.referrals r
         LEFT JOIN rm.own_departments d ON d.tenant_id = r.tenant_id AND d.id = r.own_department_id
         LEFT JOIN LATERAL (
@@ -129,6 +131,7 @@ export async function listInstitutionReferrals(
       hospital_admissions: admissions.filter((a) => a.referral_id === r.id).map(toAdmission),
       reverse_referral:
         r.reverse_id && r.reverse_date ? { id: r.reverse_id, reverse_referral_date: r.reverse_date } : null,
+      entered_by_hand: r.entered_by_hand,
     })),
   };
 }

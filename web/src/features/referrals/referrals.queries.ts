@@ -48,3 +48,18 @@ export const useCreateReverseReferral = () =>
       api.createMedicalInstitutionReverseReferral({ params: { id }, body }),
     [referralQueries.all],
   );
+
+/** A hand entry corrected or withdrawn (imported rows have no such calls); the segments follow too. */
+export const useUpdateReferral = () =>
+  useApiMutation(
+    (api, { institutionId, id, body }: { institutionId: string; id: string; body: ReferralInputValues }) =>
+      api.updateMedicalInstitutionReferral({ params: { medical_institution_id: institutionId, id }, body }),
+    [referralQueries.all, ['referral-settings']],
+  );
+
+export const useDeleteReferral = () =>
+  useApiMutation(
+    (api, { institutionId, id }: { institutionId: string; id: string }) =>
+      api.deleteMedicalInstitutionReferral({ params: { medical_institution_id: institutionId, id } }),
+    [referralQueries.all, ['referral-settings']],
+  );

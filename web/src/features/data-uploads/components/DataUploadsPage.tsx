@@ -33,6 +33,7 @@ import { DataUploadHistory } from './DataUploadHistory.tsx';
 import { MappingStep } from './MappingStep.tsx';
 import { UnmatchedInstitutions } from './UnmatchedInstitutions.tsx';
 import { uploadTypes } from './labels.ts';
+import { ReferralSettingsSection } from '../../referral-settings/components/ReferralSettingsSection.tsx';
 
 const isList = (type: DataUploadType): type is MappedListType => type === 'referral' || type === 'reverse_referral';
 
@@ -213,6 +214,7 @@ export function DataUploadsPage() {
       <Paper withBorder p="md">
         <UnmatchedInstitutions />
       </Paper>
+      <ReferralSettingsSection />
     </Stack>
   );
 }

@@ -2,6 +2,7 @@ import { Anchor, Badge, Group, Paper, SimpleGrid, Stack, Text, Title } from '@ma
 import type { MedicalInstitutionSummary } from '@renkei/contracts';
 import type { ReactNode } from 'react';
 import { prefectureName } from '../../reference-data/prefectures.ts';
+import { InstitutionSegmentBadge } from '../../referral-settings/components/InstitutionSegmentBadge.tsx';
 import { InstitutionTagsEditor } from './InstitutionTagsEditor.tsx';
 import { PhaseSelect } from './PhaseSelect.tsx';
 import { RunningStatusBadge } from './RunningStatusBadge.tsx';
@@ -42,6 +43,7 @@ export function CrmHeader({
                   グループ病院
                 </Badge>
               )}
+              <InstitutionSegmentBadge id={mi.id} />
             </Group>
             <Text size="xs" c="dimmed">
               {mi.kana}・医療機関コード {mi.code}

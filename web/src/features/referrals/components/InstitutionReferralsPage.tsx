@@ -1,10 +1,14 @@
-import { Group, Pagination, Paper, Stack, Text, Title } from '@mantine/core';
+import { Group, Modal, Pagination, Paper, Stack, Text, Title } from '@mantine/core';
+import type { Referral } from '@renkei/contracts';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
+import { toast } from '../../../app/toast.ts';
+import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
+import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
 import { institutionQueries } from '../../medical-institutions/medical-institutions.queries.ts';
-import { lastThreeFiscalYears, referralQueries } from '../referrals.queries.ts';
+import { lastThreeFiscalYears, referralQueries, useDeleteReferral } from '../referrals.queries.ts';
 import { ReferralEntryForm } from './ReferralEntryForm.tsx';
 import { ReferralList } from './ReferralList.tsx';
 import { ReferralMonthlyChart } from './ReferralMonthlyChart.tsx';
@@ -16,6 +20,21 @@ export function InstitutionReferralsPage({ id }: { id: string }) {
   const [page, setPage] = useState(1);
   const chart = useQuery(referralQueries.monthly(api, id, lastThreeFiscalYears()));
   const list = useQuery(referralQueries.list(api, id, page));
+  const [editing, setEditing] = useState<Referral | null>(null);
+  const [deleting, setDeleting] = useState<Referral | null>(null);
+  const remove = useDeleteReferral();
+  const onError = useMutationErrorHandler();
+  const confirmDelete = async () => {
+    if (!deleting) return;
+    try {
+      await remove.mutateAsync({ institutionId: id, id: deleting.id });
+      toast.success('紹介を削除しました');
+    } catch (error) {
+      onError(error);
+    } finally {
+      setDeleting(null);
+    }
+  };
   return (
     <Stack gap="md">
       <Group justify="space-between">
@@ -38,7 +57,7 @@ export function InstitutionReferralsPage({ id }: { id: string }) {
           紹介一覧{list.data ? `（${list.data.meta.total_count}件）` : ''}
         </Title>
         {list.isError && <Text c="red">紹介一覧を読み込めませんでした。</Text>}
-        {list.data && <ReferralList referrals={list.data.data} />}
+        {list.data && <ReferralList referrals={list.data.data} onEdit={setEditing} onDelete={setDeleting} />}
         {list.data && list.data.meta.total_pages > 1 && (
           <Pagination mt="sm" total={list.data.meta.total_pages} value={page} onChange={setPage} aria-label="ページ" />
         )}
@@ -49,6 +68,19 @@ export function InstitutionReferralsPage({ id }: { id: string }) {
         </Title>
         <ReferralEntryForm id={id} />
       </Paper>
+      <Modal opened={editing !== null} onClose={() => setEditing(null)} title="手入力した紹介の修正" size="lg">
+        {editing && <ReferralEntryForm key={editing.id} id={id} editing={editing} onDone={() => setEditing(null)} />}
+      </Modal>
+      <ConfirmDeleteModal
+        opened={deleting !== null}
+        title="紹介の削除"
+        message={deleting ? `${deleting.referral_date} の紹介（患者ID ${deleting.patient_id}）を削除しますか？` : ''}
+        detail="集計と入院の紐付けからも外れます。"
+        pending={remove.isPending}
+        onClose={() => setDeleting(null)}
+        onConfirm={() => void confirmDelete()}
+        testId="referral-delete-confirm"
+      />
     </Stack>
   );
 }

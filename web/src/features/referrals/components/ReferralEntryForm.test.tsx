@@ -10,11 +10,15 @@ import { ReferralEntryForm } from './ReferralEntryForm.tsx';
 
 const clinic = '00000000-0000-4000-8000-000000000009';
 
-function renderForm(create: (args: unknown) => Promise<unknown>) {
+function renderForm(
+  create: (args: unknown) => Promise<unknown>,
+  props: Partial<Parameters<typeof ReferralEntryForm>[0]> = {},
+) {
   const api = {
     listOwnDepartments: vi.fn(async () => []),
     createMedicalInstitutionReferral: vi.fn(create),
     createMedicalInstitutionReverseReferral: vi.fn(create),
+    updateMedicalInstitutionReferral: vi.fn(create),
   };
   const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
@@ -22,7 +26,7 @@ function renderForm(create: (args: unknown) => Promise<unknown>) {
     <MantineProvider>
       <QueryClientProvider client={client}>
         <ServicesProvider value={services}>
-          <ReferralEntryForm id={clinic} />
+          <ReferralEntryForm id={clinic} {...props} />
         </ServicesProvider>
       </QueryClientProvider>
     </MantineProvider>,
@@ -69,5 +73,41 @@ describe('referral entry form', () => {
     await userEvent.type(screen.getByLabelText(/患者ID/), '7');
     await userEvent.click(screen.getByTestId('referral-entry-save'));
     expect(await screen.findByText('逆紹介日はYYYY-MM-DD形式で入力してください')).toBeInTheDocument();
+  });
+
+  it('corrects a referral entered by hand with the whole entry, keeping what the form does not show', async () => {
+    const onDone = vi.fn();
+    const editing = {
+      id: '00000000-0000-4000-8000-000000000077',
+      referral_date: '2026-04-01',
+      patient_id: '00123',
+      doctor_name_to: '佐藤',
+      doctor_name_from: null,
+      reason_for_presenting: null,
+      referral_department: null,
+      hospital_admissions: [],
+      reverse_referral: null,
+      entered_by_hand: true,
+    };
+    const api = renderForm(async () => ({}), { editing, onDone });
+    expect(screen.queryByText('逆紹介')).not.toBeInTheDocument();
+    const patient = screen.getByLabelText(/患者ID/);
+    await userEvent.clear(patient);
+    await userEvent.type(patient, '00124');
+    await userEvent.click(screen.getByTestId('referral-entry-save'));
+    await waitFor(() =>
+      expect(api.updateMedicalInstitutionReferral).toHaveBeenCalledWith({
+        params: { medical_institution_id: clinic, id: editing.id },
+        body: {
+          referral_date: '2026-04-01',
+          patient_id: '00124',
+          own_department_id: null,
+          doctor_name_from: null,
+          doctor_name_to: '佐藤',
+          reason_for_presenting: null,
+        },
+      }),
+    );
+    await waitFor(() => expect(onDone).toHaveBeenCalled());
   });
 });

@@ -7,7 +7,8 @@ import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
-import { useCreateReferral, useCreateReverseReferral } from '../referrals.queries.ts';
+import type { Referral } from '@renkei/contracts';
+import { useCreateReferral, useCreateReverseReferral, useUpdateReferral } from '../referrals.queries.ts';
 
 type Kind = 'referral' | 'reverse';
 const empty = { date: '', patientId: '', departmentId: null as string | null, doctorFrom: '', reason: '' };
@@ -16,14 +17,34 @@ const empty = { date: '', patientId: '', departmentId: null as string | null, do
  * A referral or reverse referral entered by hand (one the lists do not bring). The page's list and
  * chart are read again once it is saved; its stays appear when the DPC files link them.
  */
-export function ReferralEntryForm({ id }: { id: string }) {
+export function ReferralEntryForm({
+  id,
+  editing,
+  onDone,
+}: {
+  id: string;
+  /** A referral entered by hand, corrected here (then only the referral's fields show). */
+  editing?: Referral;
+  onDone?: () => void;
+}) {
   const { api } = useServices();
   const departments = useQuery(referenceDataQueries.ownDepartments(api));
   const createReferral = useCreateReferral();
   const createReverse = useCreateReverseReferral();
+  const updateReferral = useUpdateReferral();
   const onError = useMutationErrorHandler();
   const [kind, setKind] = useState<Kind>('referral');
-  const [values, setValues] = useState(empty);
+  const [values, setValues] = useState(
+    editing
+      ? {
+          date: editing.referral_date,
+          patientId: editing.patient_id,
+          departmentId: editing.referral_department?.id ?? null,
+          doctorFrom: editing.doctor_name_from ?? '',
+          reason: editing.reason_for_presenting ?? '',
+        }
+      : empty,
+  );
   const set = (patch: Partial<typeof empty>) => setValues((v) => ({ ...v, ...patch }));
   const { errors, saving, submit, setErrors } = useFormSubmit({
     values,
@@ -33,17 +54,17 @@ export function ReferralEntryForm({ id }: { id: string }) {
     }),
     save: async (v) => {
       try {
-        if (kind === 'referral')
-          await createReferral.mutateAsync({
-            id,
-            body: {
-              referral_date: v.date,
-              patient_id: v.patientId,
-              own_department_id: v.departmentId,
-              doctor_name_from: v.doctorFrom.trim() || null,
-              reason_for_presenting: v.reason.trim() || null,
-            },
-          });
+        const referral = {
+          referral_date: v.date,
+          patient_id: v.patientId,
+          own_department_id: v.departmentId,
+          doctor_name_from: v.doctorFrom.trim() || null,
+          // Not on this form: a correction keeps what the entry had.
+          ...(editing ? { doctor_name_to: editing.doctor_name_to } : {}),
+          reason_for_presenting: v.reason.trim() || null,
+        };
+        if (editing) await updateReferral.mutateAsync({ institutionId: id, id: editing.id, body: referral });
+        else if (kind === 'referral') await createReferral.mutateAsync({ id, body: referral });
         else
           await createReverse.mutateAsync({
             id,
@@ -53,26 +74,31 @@ export function ReferralEntryForm({ id }: { id: string }) {
         if (!(isApiError(error) && error.status === 422)) onError(error);
         throw error;
       }
-      toast.success(kind === 'referral' ? '紹介を登録しました' : '逆紹介を登録しました');
-      setValues(empty);
+      toast.success(
+        editing ? '紹介を更新しました' : kind === 'referral' ? '紹介を登録しました' : '逆紹介を登録しました',
+      );
+      if (!editing) setValues(empty);
+      onDone?.();
     },
   });
   const dateError = errors.date ?? errors.referral_date ?? errors.reverse_referral_date;
   return (
     <form onSubmit={(e) => void submit(e)} noValidate data-testid="referral-entry-form">
       <Stack gap="sm">
-        <SegmentedControl
-          value={kind}
-          onChange={(k) => {
-            setKind(k as Kind);
-            setErrors({});
-          }}
-          data={[
-            { value: 'referral', label: '紹介' },
-            { value: 'reverse', label: '逆紹介' },
-          ]}
-          w="fit-content"
-        />
+        {!editing && (
+          <SegmentedControl
+            value={kind}
+            onChange={(k) => {
+              setKind(k as Kind);
+              setErrors({});
+            }}
+            data={[
+              { value: 'referral', label: '紹介' },
+              { value: 'reverse', label: '逆紹介' },
+            ]}
+            w="fit-content"
+          />
+        )}
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">
           <TextInput
             type="date"
@@ -115,8 +141,13 @@ export function ReferralEntryForm({ id }: { id: string }) {
           </SimpleGrid>
         )}
         <Group justify="flex-end">
+          {onDone && (
+            <Button variant="default" onClick={onDone}>
+              キャンセル
+            </Button>
+          )}
           <Button type="submit" loading={saving} data-testid="referral-entry-save">
-            登録
+            {editing ? '保存' : '登録'}
           </Button>
         </Group>
       </Stack>

@@ -1,9 +1,21 @@
 import { Stack, Table, Text } from '@mantine/core';
 import type { Referral } from '@renkei/contracts';
 import { formatDate } from '../../../app/dates.ts';
+import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
 
-/** Each referral with the stays that followed it (department, diagnosis, operation, DPC) and its reverse referral. */
-export function ReferralList({ referrals }: { referrals: Referral[] }) {
+/**
+ * Each referral with the stays that followed it (department, diagnosis, operation, DPC) and its reverse
+ * referral. Entries made by hand can be corrected or withdrawn; imported rows belong to their files.
+ */
+export function ReferralList({
+  referrals,
+  onEdit,
+  onDelete,
+}: {
+  referrals: Referral[];
+  onEdit?: (referral: Referral) => void;
+  onDelete?: (referral: Referral) => void;
+}) {
   if (referrals.length === 0)
     return (
       <Text size="sm" c="dimmed">
@@ -20,6 +32,7 @@ export function ReferralList({ referrals }: { referrals: Referral[] }) {
           <Table.Th>紹介元医師</Table.Th>
           <Table.Th>入院・手術</Table.Th>
           <Table.Th>逆紹介</Table.Th>
+          <Table.Th />
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
@@ -44,6 +57,11 @@ export function ReferralList({ referrals }: { referrals: Referral[] }) {
               </Stack>
             </Table.Td>
             <Table.Td>{r.reverse_referral ? formatDate(r.reverse_referral.reverse_referral_date) : ''}</Table.Td>
+            <Table.Td>
+              {r.entered_by_hand && onEdit && onDelete && (
+                <EditDeleteButtons compact onEdit={() => onEdit(r)} onDelete={() => onDelete(r)} />
+              )}
+            </Table.Td>
           </Table.Tr>
         ))}
       </Table.Tbody>

@@ -1,0 +1,112 @@
+import { MantineProvider } from '@mantine/core';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../../api/api-errors.ts';
+import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
+import { testServices } from '../../../test/render-app.tsx';
+import { ReferralSettingsSection } from './ReferralSettingsSection.tsx';
+
+const surgery = '00000000-0000-4000-8000-000000000001';
+const focus = '00000000-0000-4000-8000-0000000000a1';
+const setting = {
+  id: '00000000-0000-4000-8000-0000000000ff',
+  rest_segment_label: 'その他',
+  excluded_own_department_ids: [],
+  segments: [
+    { id: focus, label: '重点', priority: 1, referral_count_more_equal: 10, referral_admission_rate_more_equal: 30 },
+  ],
+  updated_at: null,
+};
+
+function renderSection(api: Record<string, unknown>) {
+  const full = {
+    listOwnDepartments: vi.fn(async () => [{ id: surgery, name: '外科', department_id: null }]),
+    segmentationSetting: vi.fn(async () => setting),
+    referralAdmissionPeriod: vi.fn(async () => ({ max_referral_hospital_admission_period: 90, updated_at: null })),
+    updateSegmentationSetting: vi.fn(async ({ body }: { body: object }) => ({ ...setting, ...body })),
+    updateReferralAdmissionPeriod: vi.fn(async ({ body }: { body: object }) => ({ ...body, updated_at: null })),
+    ...api,
+  };
+  const services: AppServices = { ...testServices(), api: full as unknown as AppServices['api'] };
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  render(
+    <MantineProvider>
+      <QueryClientProvider client={client}>
+        <ServicesProvider value={services}>
+          <ReferralSettingsSection />
+        </ServicesProvider>
+      </QueryClientProvider>
+    </MantineProvider>,
+  );
+  return full;
+}
+
+// Typing into several inputs takes seconds on a loaded machine.
+describe('referral settings', { timeout: 30_000 }, () => {
+  it('saves the admission period in days', async () => {
+    const api = renderSection({});
+    const input = await screen.findByLabelText('紹介後の入院とみなす期間（日）');
+    await waitFor(() => expect(input).toHaveValue('90'));
+    await userEvent.clear(input);
+    await userEvent.type(input, '60');
+    await userEvent.click(within(screen.getByTestId('admission-period-form')).getByRole('button', { name: '保存' }));
+    await waitFor(() =>
+      expect(api.updateReferralAdmissionPeriod).toHaveBeenCalledWith({
+        body: { max_referral_hospital_admission_period: 60 },
+      }),
+    );
+  });
+
+  it('adds a segment below the saved one and sends the rows in order as priorities, keeping ids', async () => {
+    const api = renderSection({});
+    await waitFor(() => expect(screen.getAllByTestId('segment-row')).toHaveLength(1));
+    await userEvent.click(screen.getByRole('button', { name: 'セグメントを追加' }));
+    await userEvent.type(screen.getByLabelText('セグメント名 2'), '育成');
+    await userEvent.type(screen.getByLabelText('紹介件数 2'), '1');
+    await userEvent.click(screen.getByRole('button', { name: 'セグメント設定を保存' }));
+    await waitFor(() => expect(api.updateSegmentationSetting).toHaveBeenCalled());
+    expect(api.updateSegmentationSetting.mock.calls[0]![0]).toEqual({
+      body: {
+        rest_segment_label: 'その他',
+        excluded_own_department_ids: [],
+        segments: [
+          {
+            id: focus,
+            label: '重点',
+            priority: 1,
+            referral_count_more_equal: 10,
+            referral_admission_rate_more_equal: 30,
+          },
+          {
+            id: null,
+            label: '育成',
+            priority: 2,
+            referral_count_more_equal: 1,
+            referral_admission_rate_more_equal: null,
+          },
+        ],
+      },
+    });
+  });
+
+  it('asks for a segment name before sending, and shows the server’s messages on their fields', async () => {
+    const api = renderSection({
+      updateSegmentationSetting: vi.fn(async () => {
+        throw new ApiError(422, '入力内容に誤りがあります', undefined, [
+          { field: 'segments.0.referral_admission_rate_more_equal', message: '入院率は100以下で入力してください' },
+        ]);
+      }),
+    });
+    await waitFor(() => expect(screen.getAllByTestId('segment-row')).toHaveLength(1));
+    await userEvent.click(screen.getByRole('button', { name: 'セグメントを追加' }));
+    await userEvent.click(screen.getByRole('button', { name: 'セグメント設定を保存' }));
+    expect(await screen.findByText('セグメント名を入力してください')).toBeInTheDocument();
+    expect(api.updateSegmentationSetting).not.toHaveBeenCalled();
+    await userEvent.click(screen.getAllByRole('button', { name: '削除' })[1]!);
+    await userEvent.click(screen.getByRole('button', { name: 'セグメント設定を保存' }));
+    await waitFor(() => expect(api.updateSegmentationSetting).toHaveBeenCalled());
+    expect(await screen.findByText('入院率は100以下で入力してください')).toBeInTheDocument();
+  });
+});

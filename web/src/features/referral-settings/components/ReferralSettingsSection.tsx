@@ -1,0 +1,268 @@
+import {
+  ActionIcon,
+  Button,
+  Card,
+  Group,
+  MultiSelect,
+  NumberInput,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import type { SegmentationSetting } from '@renkei/contracts';
+import { isApiError } from '../../../api/api-errors.ts';
+import { useServices } from '../../../app/services-context.tsx';
+import { toast } from '../../../app/toast.ts';
+import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
+import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
+import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
+import {
+  referralSettingQueries,
+  useSaveAdmissionPeriod,
+  useSaveSegmentationSetting,
+} from '../referral-settings.queries.ts';
+
+interface SegmentRow {
+  key: string;
+  id: string | null;
+  label: string;
+  count: number | string;
+  rate: number | string;
+}
+const toNumber = (v: number | string) => (v === '' ? null : Number(v));
+const rowsOf = (s: SegmentationSetting): SegmentRow[] =>
+  s.segments.map((x) => ({
+    key: x.id,
+    id: x.id,
+    label: x.label,
+    count: x.referral_count_more_equal ?? '',
+    rate: x.referral_admission_rate_more_equal ?? '',
+  }));
+
+/**
+ * Owners' referral settings on /data_uploads (docs/decisions.md, Referral segments): the days after a
+ * referral within which a stay follows it, and the segments of institutions by referrals and admission
+ * rate. The segments are matched top to bottom: the order of the rows is their priority.
+ */
+export function ReferralSettingsSection() {
+  return (
+    <Card withBorder padding="lg" data-testid="referral-settings">
+      <Stack gap="lg">
+        <Title order={3}>紹介データの設定</Title>
+        <AdmissionPeriodForm />
+        <SegmentationForm />
+      </Stack>
+    </Card>
+  );
+}
+
+function AdmissionPeriodForm() {
+  const { api } = useServices();
+  const period = useQuery(referralSettingQueries.period(api));
+  const save = useSaveAdmissionPeriod();
+  const onError = useMutationErrorHandler();
+  const [days, setDays] = useState<number | string>('');
+  useEffect(() => {
+    if (period.data) setDays(period.data.max_referral_hospital_admission_period);
+  }, [period.data]);
+  const { errors, saving, submit } = useFormSubmit({
+    values: days,
+    validate: (v): Record<string, string> =>
+      v === '' ? { max_referral_hospital_admission_period: '入院期間を入力してください' } : {},
+    save: async (v) => {
+      try {
+        await save.mutateAsync({ max_referral_hospital_admission_period: Number(v) });
+      } catch (error) {
+        if (!(isApiError(error) && error.status === 422)) onError(error);
+        throw error;
+      }
+      toast.success('入院期間を保存しました。紹介と入院の紐付けを更新しています');
+    },
+  });
+  return (
+    <form onSubmit={(e) => void submit(e)} noValidate data-testid="admission-period-form">
+      <Group align="flex-end">
+        <NumberInput
+          label="紹介後の入院とみなす期間（日）"
+          description="紹介日からこの日数以内に始まった同じ患者の入院を、その紹介による入院とします"
+          min={1}
+          max={365}
+          allowDecimal={false}
+          value={days}
+          onChange={setDays}
+          error={errors.max_referral_hospital_admission_period}
+          w={360}
+        />
+        <Button type="submit" loading={saving} disabled={!period.data}>
+          保存
+        </Button>
+      </Group>
+    </form>
+  );
+}
+
+function SegmentationForm() {
+  const { api } = useServices();
+  const setting = useQuery(referralSettingQueries.segmentation(api));
+  const departments = useQuery(referenceDataQueries.ownDepartments(api));
+  const save = useSaveSegmentationSetting();
+  const onError = useMutationErrorHandler();
+  const [rest, setRest] = useState('');
+  const [excluded, setExcluded] = useState<string[]>([]);
+  const [rows, setRows] = useState<SegmentRow[]>([]);
+  useEffect(() => {
+    if (!setting.data) return;
+    setRest(setting.data.rest_segment_label);
+    setExcluded(setting.data.excluded_own_department_ids);
+    setRows(rowsOf(setting.data));
+  }, [setting.data]);
+  const setRow = (i: number, patch: Partial<SegmentRow>) =>
+    setRows((r) => r.map((x, j) => (j === i ? { ...x, ...patch } : x)));
+  const move = (i: number, by: -1 | 1) =>
+    setRows((r) => {
+      const next = [...r];
+      [next[i], next[i + by]] = [next[i + by]!, next[i]!];
+      return next;
+    });
+  const { errors, saving, submit } = useFormSubmit({
+    values: { rest, excluded, rows },
+    validate: (v) => ({
+      ...(v.rest.trim() ? {} : { rest_segment_label: 'その他のセグメント名を入力してください' }),
+      ...Object.fromEntries(
+        v.rows.flatMap((r, i) => (r.label.trim() ? [] : [[`segments.${i}.label`, 'セグメント名を入力してください']])),
+      ),
+    }),
+    save: async (v) => {
+      try {
+        await save.mutateAsync({
+          rest_segment_label: v.rest,
+          excluded_own_department_ids: v.excluded,
+          segments: v.rows.map((r, i) => ({
+            id: r.id,
+            label: r.label,
+            priority: i + 1,
+            referral_count_more_equal: toNumber(r.count),
+            referral_admission_rate_more_equal: toNumber(r.rate),
+          })),
+        });
+      } catch (error) {
+        if (!(isApiError(error) && error.status === 422)) onError(error);
+        throw error;
+      }
+      toast.success('セグメント設定を保存しました');
+    },
+  });
+  return (
+    <form onSubmit={(e) => void submit(e)} noValidate data-testid="segmentation-form">
+      <Stack gap="sm">
+        <Text fw={600}>紹介入院セグメント</Text>
+        <Text size="sm" c="dimmed">
+          直近12か月（今月を除く）の紹介件数と入院率（紹介のうち入院につながった割合）で医療機関を分けます。上の行から順に判定し、どれにも当てはまらない医療機関は「その他」のセグメントになります。
+        </Text>
+        <Table withTableBorder>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>セグメント名</Table.Th>
+              <Table.Th>紹介件数（以上）</Table.Th>
+              <Table.Th>入院率％（以上）</Table.Th>
+              <Table.Th />
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map((r, i) => (
+              <Table.Tr key={r.key} data-testid="segment-row">
+                <Table.Td>
+                  <TextInput
+                    aria-label={`セグメント名 ${i + 1}`}
+                    value={r.label}
+                    onChange={(e) => setRow(i, { label: e.currentTarget.value })}
+                    error={errors[`segments.${i}.label`] ?? errors[`segments.${i}.priority`]}
+                  />
+                </Table.Td>
+                <Table.Td>
+                  <NumberInput
+                    aria-label={`紹介件数 ${i + 1}`}
+                    min={0}
+                    allowDecimal={false}
+                    value={r.count}
+                    onChange={(count) => setRow(i, { count })}
+                    error={errors[`segments.${i}.referral_count_more_equal`]}
+                  />
+                </Table.Td>
+                <Table.Td>
+                  <NumberInput
+                    aria-label={`入院率 ${i + 1}`}
+                    min={0}
+                    max={100}
+                    value={r.rate}
+                    onChange={(rate) => setRow(i, { rate })}
+                    error={errors[`segments.${i}.referral_admission_rate_more_equal`]}
+                  />
+                </Table.Td>
+                <Table.Td>
+                  <Group gap={4} wrap="nowrap">
+                    <ActionIcon variant="subtle" aria-label="上へ" disabled={i === 0} onClick={() => move(i, -1)}>
+                      ↑
+                    </ActionIcon>
+                    <ActionIcon
+                      variant="subtle"
+                      aria-label="下へ"
+                      disabled={i === rows.length - 1}
+                      onClick={() => move(i, 1)}
+                    >
+                      ↓
+                    </ActionIcon>
+                    <Button
+                      variant="subtle"
+                      color="red"
+                      size="compact-sm"
+                      onClick={() => setRows((x) => x.filter((_, j) => j !== i))}
+                    >
+                      削除
+                    </Button>
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+        <Group>
+          <Button
+            variant="light"
+            onClick={() =>
+              setRows((x) => [...x, { key: crypto.randomUUID(), id: null, label: '', count: '', rate: '' }])
+            }
+            disabled={rows.length >= 20}
+          >
+            セグメントを追加
+          </Button>
+        </Group>
+        <Group grow align="flex-start">
+          <TextInput
+            label="どのセグメントにも当てはまらない医療機関"
+            value={rest}
+            onChange={(e) => setRest(e.currentTarget.value)}
+            error={errors.rest_segment_label}
+          />
+          <MultiSelect
+            label="集計から除く自院診療科"
+            data={(departments.data ?? []).map((d) => ({ value: d.id, label: d.name }))}
+            value={excluded}
+            onChange={setExcluded}
+            clearable
+            error={Object.entries(errors).find(([k]) => k.startsWith('excluded_own_department_ids'))?.[1]}
+          />
+        </Group>
+        <Group justify="flex-end">
+          <Button type="submit" loading={saving} disabled={!setting.data}>
+            セグメント設定を保存
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

@@ -1,0 +1,37 @@
+import { queryOptions } from '@tanstack/react-query';
+import type { z } from 'zod';
+import type { ReferralAdmissionPeriodInput, SegmentationSettingInput } from '@renkei/contracts';
+import type { ApiClient } from '../../api/api-client.ts';
+import { useApiMutation } from '../../api/useApiMutation.ts';
+
+export const referralSettingQueries = {
+  all: ['referral-settings'] as const,
+  segmentation: (api: ApiClient) =>
+    queryOptions({
+      queryKey: [...referralSettingQueries.all, 'segmentation'] as const,
+      queryFn: ({ signal }) => api.segmentationSetting({ signal }),
+    }),
+  period: (api: ApiClient) =>
+    queryOptions({
+      queryKey: [...referralSettingQueries.all, 'period'] as const,
+      queryFn: ({ signal }) => api.referralAdmissionPeriod({ signal }),
+    }),
+  institutionSegments: (api: ApiClient, id: string) =>
+    queryOptions({
+      queryKey: [...referralSettingQueries.all, 'institution', id] as const,
+      queryFn: ({ signal }) => api.getSegments({ params: { id }, signal }),
+    }),
+};
+
+/** A save changes segments everywhere; a period change re-links stays, so the referral screens too. */
+export const useSaveSegmentationSetting = () =>
+  useApiMutation(
+    (api, body: z.input<typeof SegmentationSettingInput>) => api.updateSegmentationSetting({ body }),
+    [referralSettingQueries.all],
+  );
+
+export const useSaveAdmissionPeriod = () =>
+  useApiMutation(
+    (api, body: ReferralAdmissionPeriodInput) => api.updateReferralAdmissionPeriod({ body }),
+    [referralSettingQueries.all, ['referrals']],
+  );
