@@ -10,7 +10,7 @@ import { vocsMaybeLinkedTo } from '../vocs/voc-index.ts';
 import { toUploadedFile } from './uploaded-file.routes.ts';
 
 /** The owner key under which a communication's attachments are stored. */
-export const communicationOwner = (communicationId: string) => `communication:${communicationId}`;
+const communicationOwner = (communicationId: string) => `communication:${communicationId}`;
 
 /**
  * The tenant's uploaded files among `ids`, each with the communication holding it (null: none):

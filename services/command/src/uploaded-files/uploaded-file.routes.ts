@@ -30,7 +30,7 @@ export interface UploadedFileDeps {
  * 10 MB: a phone photo is 2–6 MB and a scanned letter or a leaflet PDF a few MB; larger files are
  * not what a contact record is for, and every file is kept in the database.
  */
-export const maxUploadedFileBytes = 10 * 1024 * 1024;
+const maxUploadedFileBytes = 10 * 1024 * 1024;
 
 /** A stored file as the API answers it: its link signed for a short while. */
 export const toUploadedFile = (key: Buffer, file: StoredFile, now = new Date()): UploadedFile => ({

@@ -5,7 +5,7 @@ import type { ReadModels } from '@renkei/read-models';
 import { institutionConditions } from './analysis.queries.ts';
 
 /** Per bucket: visits, visits where a doctor was met, visits with a task, and visits per type. */
-export interface VisitSums {
+interface VisitSums {
   visits: number;
   doctorInterviews: number;
   nextActions: number;
@@ -33,7 +33,7 @@ const institutionLevel = (b: VisitChartBody) =>
  * (every day, for weeks) from the daily rollups; with one, from the projection's per-visit rows joined
  * to the institution filters. Never from `rm.communications`.
  */
-export async function visitSums(
+async function visitSums(
   db: Kysely<ReadModels>,
   tenantId: string,
   body: VisitChartBody,
@@ -107,7 +107,7 @@ async function perVisitRows(db: Kysely<ReadModels>, tenantId: string, body: Visi
 }
 
 /** A share in percent to one decimal; null for a bucket without visits (nothing to divide). */
-export const percent = (part: number, whole: number): number | null =>
+const percent = (part: number, whole: number): number | null =>
   whole === 0 ? null : Math.round((part * 1000) / whole) / 10;
 
 /** `POST /charts/visits`: visits per bucket, in total and per type. */

@@ -27,7 +27,7 @@ export interface ReactionDigestOptions {
 }
 
 /** Summaries of a day leave from this hour (Japan time) of the next day: read with the morning's mail. */
-export const digestHourJst = 7;
+const digestHourJst = 7;
 const jstOffsetMs = 9 * 60 * 60 * 1000;
 
 /** The date (YYYY-MM-DD) in Japan of an instant. */
@@ -40,7 +40,7 @@ export function lastDueDay(now: Date): string {
 
 const migrations = {
   '0001_reaction_digests': {
-    async up(db: Kysely<any>) {
+    async up(db: Kysely<unknown>) {
       await sql`CREATE SCHEMA IF NOT EXISTS notify`.execute(db);
       // One row per reaction (its event id): a batch delivered again inserts nothing.
       await sql`

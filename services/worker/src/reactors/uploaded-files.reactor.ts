@@ -4,7 +4,7 @@ import { createPostgresFileStorage, type FileStorage } from '@renkei/file-storag
 import { defineReactor, type Reactor } from '@renkei/projections';
 
 /** An uploaded file nothing references is removed after this long (issue 11: a day). */
-export const unreferencedFileLifetimeMs = 24 * 60 * 60 * 1000;
+const unreferencedFileLifetimeMs = 24 * 60 * 60 * 1000;
 
 export interface UploadedFilesReactorOptions {
   /** Where files are kept (default: the database's `files` schema). */

@@ -16,7 +16,7 @@ export interface VisitChartOptions {
  * The body of the visit charts from the page's filters: the period, its unit and the institution filters
  * (facility type, tags, area). Own departments do not apply to communications and are not sent.
  */
-export function visitChartBody(f: AnalysisFilters, o: VisitChartOptions) {
+function visitChartBody(f: AnalysisFilters, o: VisitChartOptions) {
   return {
     period: periodOf(f),
     period_unit: f.unit,

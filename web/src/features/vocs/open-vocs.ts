@@ -5,7 +5,7 @@ import { currentUserQueries } from '../current-user/current-user.queries.ts';
 import { vocQueries } from './vocs.queries.ts';
 
 /** Feedback still to act on. */
-export const openVocStatuses: readonly VocStatus[] = ['NOT_STARTED', 'IN_PROGRESS'];
+const openVocStatuses: readonly VocStatus[] = ['NOT_STARTED', 'IN_PROGRESS'];
 const priorityRank = { HIGH: 0, MIDDLE: 1, LOW: 2 } as const;
 
 /**

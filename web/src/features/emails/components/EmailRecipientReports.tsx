@@ -6,7 +6,7 @@ import { CsvExportButton } from '../../../ui/CsvExportButton.tsx';
 import { downloadFile } from '../../imports/file-transfer.ts';
 import { emailQueries } from '../emails.queries.ts';
 
-export const reportFilters: { value: EmailReportFilter | 'all'; label: string }[] = [
+const reportFilters: { value: EmailReportFilter | 'all'; label: string }[] = [
   { value: 'all', label: 'すべて' },
   { value: 'opened', label: '開封' },
   { value: 'clicked', label: 'クリック' },
