@@ -19,7 +19,12 @@ export const importProgress = {
     sql`UPDATE ${table} SET status = 'processing', total_row_count = ${d.total_row_count},
       unprocessed_row_count = ${d.total_row_count}, imported_row_count = 0, failed_row_count = 0, error_messages = '[]'
       WHERE tenant_id = ${tenantId} AND id = ${d.import_id}`.execute(trx),
-  chunkProcessed: (trx: Kysely<unknown>, table: RawBuilder<unknown>, tenantId: string, d: LabelValueImportChunkProcessed) =>
+  chunkProcessed: (
+    trx: Kysely<unknown>,
+    table: RawBuilder<unknown>,
+    tenantId: string,
+    d: LabelValueImportChunkProcessed,
+  ) =>
     sql`UPDATE ${table} SET imported_row_count = imported_row_count + ${d.imported_row_count},
       failed_row_count = failed_row_count + ${d.failed_row_count},
       unprocessed_row_count = greatest(unprocessed_row_count - ${d.imported_row_count + d.failed_row_count}, 0),
