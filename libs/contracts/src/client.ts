@@ -12,3 +12,4 @@ export * from './core/error-messages.ts';
 export * from './endpoint-routes.ts';
 export type { FeatureKey, Plan, Role } from './core/features.ts';
 export * from './core/list-version.ts';
+export * from './core/prefectures.ts';
