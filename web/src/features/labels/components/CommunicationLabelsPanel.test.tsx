@@ -1,3 +1,11 @@
+import {
+  createMemoryHistory,
+  createRootRoute,
+  createRoute,
+  createRouter,
+  Outlet,
+  RouterProvider,
+} from '@tanstack/react-router';
 import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render, screen, waitFor, within } from '@testing-library/react';
@@ -37,13 +45,27 @@ function renderPanel(canEdit = true) {
   };
   const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  // The panel links to the import page, so it renders inside a router.
+  const root = createRootRoute({ component: () => <Outlet /> });
+  const page = createRoute({
+    getParentRoute: () => root,
+    path: '/labels',
+    component: () => (
+      <Suspense fallback={null}>
+        <CommunicationLabelsPanel canEdit={canEdit} />
+      </Suspense>
+    ),
+  });
+  const router = createRouter({
+    routeTree: root.addChildren([page]),
+    history: createMemoryHistory({ initialEntries: ['/app/labels'] }),
+    basepath: '/app',
+  });
   render(
     <MantineProvider>
       <ServicesProvider value={services}>
         <QueryClientProvider client={client}>
-          <Suspense fallback={null}>
-            <CommunicationLabelsPanel canEdit={canEdit} />
-          </Suspense>
+          <RouterProvider router={router as never} />
         </QueryClientProvider>
       </ServicesProvider>
     </MantineProvider>,
