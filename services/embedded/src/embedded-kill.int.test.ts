@@ -23,8 +23,8 @@ import { openOpsContext } from './system.ts';
 // `pnpm test` in CI sets 6, see scripts/test-all.mjs).
 const KILLS = Number(process.env.EMBEDDED_KILL_TEST_KILLS ?? 20);
 const INSTITUTIONS = 200;
-const ROWS = 6_000;
-const FILLER_EVENTS = 20_000;
+const ROWS = 12_000;
+const FILLER_EVENTS = 80_000;
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const code = (n: number) =>
   buildInstitutionCode({ prefectureCode: 22, scoreTable: 1, districtNumber: 3, institutionNumber: 3000 + n });
@@ -57,6 +57,17 @@ const env = () => ({
   LOG_LEVEL: 'fatal',
   NODE_EXTRA_CA_CERTS: path.join(dataDir, 'tls', 'ca.pem'),
 });
+
+/** Spawns the server without waiting for it: the worker starts (and resumes a rebuild) before the gateway listens. */
+function spawnServer(): ChildProcess {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'services/embedded/src/main.ts'], {
+    cwd: root,
+    env: env(),
+    stdio: 'ignore',
+  });
+  server = proc;
+  return proc;
+}
 
 async function startServer(): Promise<ChildProcess> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'services/embedded/src/main.ts'], {
@@ -199,13 +210,14 @@ async function killRepeatedly(
   let midWork = 0;
   let before = await withDatabase(progress);
   while (kills < KILLS && !before.done) {
-    const proc = await startServer();
+    // Without a sign of progress to wait for, the kill falls anywhere in the start-up or just after it.
+    const proc = moving ? await startServer() : spawnServer();
     if (moving) {
       // A start takes seconds on a busy machine: a kill on a timer alone would mostly hit idle time.
       const end = Date.now() + 30_000;
       while (Date.now() < end && !(await moving())) await sleep(100);
       await sleep(Math.random() * 400);
-    } else await sleep(Math.random() * 3_000);
+    } else await sleep(1_000 + Math.random() * 9_000);
     await killHard(proc);
     kills += 1;
     const after = await withDatabase(progress);
