@@ -135,21 +135,6 @@ export function registerReferralEntryRoutes(app: FastifyInstance, deps: { db: Da
     return referralAnswer(params.id, body, department);
   });
 
-  registerEndpoint(app, endpoints.deleteMedicalInstitutionReferral, async ({ params, auth, request, reply }) => {
-    const result = await handleCommand(
-      { store, auth, requestId: request.id },
-      {
-        stream: entryStream(params.id),
-        decider: referralEntryDecider,
-        command: { type: 'DeleteEntry', kind: 'referral', medicalInstitutionId: params.medical_institution_id },
-        ifMatch: revisionIfMatch(request.headers['if-match']),
-        onRace: 'conflict',
-      },
-    );
-    if (result.position) reply.position(result.position);
-    return reply.code(204).send();
-  });
-
   registerEndpoint(
     app,
     endpoints.updateMedicalInstitutionReverseReferral,
@@ -177,20 +162,27 @@ export function registerReferralEntryRoutes(app: FastifyInstance, deps: { db: Da
     },
   );
 
-  registerEndpoint(app, endpoints.deleteMedicalInstitutionReverseReferral, async ({ params, auth, request, reply }) => {
-    const result = await handleCommand(
-      { store, auth, requestId: request.id },
-      {
-        stream: entryStream(params.id),
-        decider: referralEntryDecider,
-        command: { type: 'DeleteEntry', kind: 'reverse', medicalInstitutionId: params.medical_institution_id },
-        ifMatch: revisionIfMatch(request.headers['if-match']),
-        onRace: 'conflict',
-      },
-    );
-    if (result.position) reply.position(result.position);
-    return reply.code(204).send();
-  });
+  // Withdrawing a hand entry is the same command for both kinds; the kind keeps a referral's id from
+  // withdrawing a reverse referral and the reverse.
+  for (const [endpoint, kind] of [
+    [endpoints.deleteMedicalInstitutionReferral, 'referral'],
+    [endpoints.deleteMedicalInstitutionReverseReferral, 'reverse'],
+  ] as const) {
+    registerEndpoint(app, endpoint, async ({ params, auth, request, reply }) => {
+      const result = await handleCommand(
+        { store, auth, requestId: request.id },
+        {
+          stream: entryStream(params.id),
+          decider: referralEntryDecider,
+          command: { type: 'DeleteEntry', kind, medicalInstitutionId: params.medical_institution_id },
+          ifMatch: revisionIfMatch(request.headers['if-match']),
+          onRace: 'conflict',
+        },
+      );
+      if (result.position) reply.position(result.position);
+      return reply.code(204).send();
+    });
+  }
 }
 
 type Department = { id: string; name: string } | null;
