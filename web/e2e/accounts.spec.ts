@@ -21,6 +21,8 @@ test('an owner invites a member, who sets a password, signs in and cannot open t
   page,
   browser,
 }) => {
+  // Two people, an invitation mail and a sign-out: more than one page's worth on a loaded machine.
+  test.setTimeout(180_000);
   const suffix = Date.now() % 100000;
   const email = `invited-${suffix}@demo.example.jp`;
   const name = `招待 太郎${suffix}`;
@@ -90,5 +92,8 @@ test('an owner invites a member, who sets a password, signs in and cannot open t
   await member.goto(app('/tags'));
   const refused = member.getByTestId('error-page');
   await expect(refused).toHaveAttribute('data-status', '401', { timeout: 20_000 });
+  // 「TOPページに戻る」 ends the deleted account's session and reaches the sign-in promptly (issue 15).
+  await refused.getByRole('button', { name: 'TOPページに戻る' }).click();
+  await expect(member.locator('input[name=login]')).toBeVisible({ timeout: 10_000 });
   await context.close();
 });

@@ -438,6 +438,12 @@ export const endpointRoutes = {
     service: 'command',
     body: true,
   },
+  listMedicalInstitutionReverseReferrals: {
+    method: 'GET',
+    path: '/medical_institutions/{id}/reverse_referrals',
+    service: 'query',
+    body: false,
+  },
   createMedicalInstitutionReverseReferral: {
     method: 'POST',
     path: '/medical_institutions/{id}/reverse_referrals',

@@ -49,14 +49,18 @@ function openPostgres(url: string, options: DatabaseOptions): Database {
     connectionString: url,
     max: options.poolMax ?? 10,
     application_name: options.applicationName ?? 'renkei',
+    // A request that cannot get a connection for this long fails (the service kit answers 503 with
+    // Retry-After) instead of queueing without end behind an overloaded server. Generous, so a busy
+    // moment (an import's chunk, a rebuild's index) is waited out.
+    connectionTimeoutMillis: 30_000,
   });
   // An idle client that loses its server must not crash the process.
   pool.on('error', () => undefined);
-  const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  const kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
   return {
     kind: 'postgres',
     kysely,
-    typed: () => kysely,
+    typed: <DB>() => kysely as unknown as Kysely<DB>,
     pool,
     url,
     async close() {
@@ -75,11 +79,11 @@ async function openPglite(dataDir: string): Promise<Database> {
     // One connection only: PGlite is a single backend. Callers must never await another pool query
     // while holding a transaction, or they wait on themselves.
     const pool = new pg.Pool({ ...pglitePoolConfig(lite), max: 1 });
-    const kysely = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+    const kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
     return {
       kind: 'pglite',
       kysely,
-      typed: () => kysely,
+      typed: <DB>() => kysely as unknown as Kysely<DB>,
       pool,
       url: undefined,
       async close() {

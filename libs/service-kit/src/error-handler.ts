@@ -25,6 +25,38 @@ export function zodFieldErrors(error: ZodError): FieldError[] {
 const multipartParseError =
   /^(Unexpected end of multipart data|(Part|Field) terminated early due to unexpected end of multipart data|Multipart: Boundary not found)$/;
 
+/**
+ * SQLSTATEs meaning the database cannot take this request now, not that the request is wrong: class
+ * 08 (the connection failed or broke), 53300 too_many_connections (the server's or the role's limit),
+ * 57P01/57P02 (the server is shutting down or crashed) and 57P03 cannot_connect_now (starting up).
+ */
+const unavailableSqlStates = /^(08...|53300|57P0[123])$/;
+/**
+ * node-postgres and pg-pool errors without a SQLSTATE: the pool's acquire timeout, a dropped socket, a
+ * server that refuses connections (restarting). Other socket codes are left out on purpose: a reset
+ * may be the client's own connection.
+ */
+const unavailableDriverMessage =
+  /^(timeout exceeded when trying to connect|Connection terminated (unexpectedly|due to connection timeout)|Client has encountered a connection error and is not queryable)$/;
+const unavailableSocketCodes = new Set(['ECONNREFUSED']);
+
+/**
+ * Whether an error says the database is unavailable or overloaded; its `cause` chain is searched too,
+ * for a layer that wraps the driver's error.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e = error, depth = 0; typeof e === 'object' && e !== null && depth < 5; depth++) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (unavailableSqlStates.test(code) || unavailableSocketCodes.has(code))) return true;
+    if (typeof message === 'string' && unavailableDriverMessage.test(message)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** Seconds a client should wait before retrying an overloaded call: long enough for the pool to drain. */
+const overloadRetryAfterSeconds = '5';
+
 function isNamed(error: unknown, name: string): boolean {
   return typeof error === 'object' && error !== null && (error as Error).constructor?.name === name;
 }
@@ -79,6 +111,14 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
     return send({ status: 503, message: messageFor(503) });
   }
 
+  // Out of connections (the server's limit, the pool's acquire timeout) or a database restarting:
+  // overload, which the client may retry, never a 500 (docs/decisions.md, "Database overload is a 503").
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, 'database unavailable');
+    void reply.header('retry-after', overloadRetryAfterSeconds);
+    return send({ status: 503, message: messageFor(503) });
+  }
+
   // A multipart body the parser could not read (cut off, or a part never terminated): the client's.
   if (!(error as FastifyError).statusCode && multipartParseError.test((error as Error).message ?? '')) {
     return send({ status: 400, message: messageFor(400) });
@@ -94,7 +134,11 @@ export function errorHandler(error: FastifyError | Error, request: FastifyReques
       ...(statusCode === 413 ? { request_id: request.id } : {}),
     });
   }
-  if (statusCode === 503) return send({ status: 503, message: messageFor(503) });
+  if (statusCode === 503) {
+    // under-pressure sets its own Retry-After; other 503s get the overload default.
+    void reply.header('retry-after', reply.getHeader('retry-after') ?? overloadRetryAfterSeconds);
+    return send({ status: 503, message: messageFor(503) });
+  }
 
   request.log.error({ err: error }, 'unhandled error');
   send({ status: 500, message: messageFor(500) });

@@ -97,6 +97,14 @@ async function build(extra: Partial<ServiceAppOptions> = {}): Promise<FastifyIns
     if (params.kind === 'conflict') throw new WrongExpectedRevisionError('tag-x', 1, 2);
     if (params.kind === 'teapot') throw new HttpError(418, 'ティーポット');
     if (params.kind === 'missing') throw Object.assign(new Error('relation "rm.x" does not exist'), { code: '42P01' });
+    if (params.kind === 'too-many')
+      throw Object.assign(new Error('sorry, too many clients already'), { code: '53300' });
+    if (params.kind === 'starting')
+      throw Object.assign(new Error('the database system is starting up'), { code: '57P03' });
+    if (params.kind === 'acquire') throw new Error('timeout exceeded when trying to connect');
+    if (params.kind === 'wrapped')
+      throw new Error('append failed', { cause: new Error('Connection terminated due to connection timeout') });
+    if (params.kind === 'unique') throw Object.assign(new Error('duplicate key value'), { code: '23505' });
     throw new Error('secret internals: password=hunter2');
   });
   registerEndpoint(a, reading, async () => ({ ok: true }), { reads: ['tags'] });
@@ -265,6 +273,10 @@ describe('input rules', () => {
     const query = await post(auth, undefined, `/api/things/${id}?tag_ids=ok&tag_ids=x%00&period[from]=%1B`);
     expect(query.statusCode).toBe(422);
     expect(query.json().errors.map((e: { field: string }) => e.field)).toEqual(['tag_ids.1', 'period.from']);
+    // A lone surrogate sent as the UTF-8 bytes of its code unit.
+    const raw = await post(auth, undefined, `/api/things/${id}?tag_ids=ab%ED%A0%80cd`);
+    expect(raw.statusCode, raw.body).toBe(422);
+    expect(raw.json().errors.map((e: { field: string }) => e.field)).toEqual(['tag_ids']);
     const param = await app.inject({ method: 'GET', url: '/api/failing/a%00', headers: auth });
     expect(param.statusCode).toBe(404);
     const fine = await post(auth, { name: '行1\r\n行2\t𠮷', count: 1 });
@@ -333,6 +345,32 @@ describe('errors', () => {
     });
     expect(missing.statusCode).toBe(503);
     expect(missing.body).not.toContain('rm.x');
+  });
+
+  it('answers 503 with Retry-After, never 500, when the database is out of connections or not reachable', async () => {
+    const token = await testAuth.token();
+    for (const kind of ['too-many', 'starting', 'acquire', 'wrapped']) {
+      const res = await app.inject({
+        method: 'GET',
+        url: `/api/failing/${kind}`,
+        headers: { authorization: `Bearer ${token}`, 'x-request-id': `req-${kind}` },
+      });
+      expect(res.statusCode, kind).toBe(503);
+      expect(res.headers['retry-after'], kind).toBe('5');
+      expect(res.json(), kind).toEqual({
+        status: 503,
+        message: 'ただいまアクセスが集中しています。しばらくしてから再度お試しください。',
+        request_id: `req-${kind}`,
+      });
+    }
+    // Other database errors are no overload: a bug stays a 500.
+    const unique = await app.inject({
+      method: 'GET',
+      url: '/api/failing/unique',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(unique.statusCode).toBe(500);
+    expect(unique.headers['retry-after']).toBeUndefined();
   });
 
   it('answers a body that is not JSON with a 400 error body', async () => {
@@ -435,6 +473,7 @@ describe('operations', () => {
         res = await pressed.inject({ url: '/api/reading' });
       }
       expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
       expect(res.json()).toEqual({
         status: 503,
         message: expect.stringContaining('アクセスが集中'),

@@ -297,7 +297,7 @@ describe('the embedded process under kill -9', () => {
 
       const progress = async (ctx: Ctx) => {
         const { rows } = await sql<{ chunks: string; finished: string }>`
-        SELECT count(*) FILTER (WHERE type = 'LabelValueImportChunkProcessed')::text AS chunks,
+        SELECT count(*) FILTER (WHERE type = 'MedicalInstitutionLabelValuesImported')::text AS chunks,
                count(*) FILTER (WHERE type = 'LabelValueImportFinished')::text AS finished
           FROM es.events WHERE data->>'import_id' = ${importId}`.execute(ctx.db.kysely);
         return { done: Number(rows[0]!.finished) > 0, mark: Number(rows[0]!.chunks) };
@@ -334,13 +334,17 @@ describe('the embedded process under kill -9', () => {
 
       await withDatabase(async (ctx) => {
         await catchUp(ctx);
-        const { rows } = await sql<{ n: string; ids: string }>`
-        SELECT count(*)::text AS n, count(DISTINCT event_id)::text AS ids FROM es.events
-         WHERE type = 'MedicalInstitutionLabelValuesChanged' AND data->>'import_id' = ${importId}`.execute(
+        // Every row recorded once, in one chunk event each chunk.
+        const { rows } = await sql<{ n: string; ids: string; chunks: string; chunk_numbers: string }>`
+        SELECT count(*)::text AS n, count(DISTINCT r->>'row_number')::text AS ids,
+               count(DISTINCT e.event_id)::text AS chunks, count(DISTINCT e.data->>'chunk')::text AS chunk_numbers
+          FROM es.events e CROSS JOIN jsonb_array_elements(e.data->'rows') r
+         WHERE e.type = 'MedicalInstitutionLabelValuesImported' AND e.data->>'import_id' = ${importId}`.execute(
           ctx.db.kysely,
         );
         expect(Number(rows[0]!.n)).toBe(ROWS);
         expect(Number(rows[0]!.ids)).toBe(ROWS);
+        expect(Number(rows[0]!.chunks)).toBe(Number(rows[0]!.chunk_numbers));
         const record = await sql<{ status: string; imported_row_count: number; failed_row_count: number }>`
         SELECT status, imported_row_count, failed_row_count FROM rm.label_value_imports WHERE id = ${importId}`.execute(
           ctx.db.kysely,

@@ -197,7 +197,7 @@ describe('the worker under kill -9', () => {
     const chunks = async () => {
       const { rows } = await sql<{ n: string }>`
         SELECT count(*)::text AS n FROM es.events
-         WHERE type = 'LabelValueImportChunkProcessed' AND data->>'import_id' = ${importId}`.execute(db.kysely);
+         WHERE type = 'MedicalInstitutionLabelValuesImported' AND data->>'import_id' = ${importId}`.execute(db.kysely);
       return Number(rows[0]!.n);
     };
     let kills = 0;
@@ -215,11 +215,17 @@ describe('the worker under kill -9', () => {
       await killHard(survivor);
     }
 
-    const { rows } = await sql<{ n: string; ids: string }>`
-      SELECT count(*)::text AS n, count(DISTINCT event_id)::text AS ids FROM es.events
-       WHERE type = 'MedicalInstitutionLabelValuesChanged' AND data->>'import_id' = ${importId}`.execute(db.kysely);
+    // Every row recorded once, in one chunk event each chunk.
+    const { rows } = await sql<{ n: string; ids: string; chunks: string; chunk_numbers: string }>`
+      SELECT count(*)::text AS n, count(DISTINCT r->>'row_number')::text AS ids,
+             count(DISTINCT e.event_id)::text AS chunks, count(DISTINCT e.data->>'chunk')::text AS chunk_numbers
+        FROM es.events e CROSS JOIN jsonb_array_elements(e.data->'rows') r
+       WHERE e.type = 'MedicalInstitutionLabelValuesImported' AND e.data->>'import_id' = ${importId}`.execute(
+      db.kysely,
+    );
     expect(Number(rows[0]!.n)).toBe(ROWS);
     expect(Number(rows[0]!.ids)).toBe(ROWS);
+    expect(Number(rows[0]!.chunks)).toBe(Number(rows[0]!.chunk_numbers));
     const record = await sql<{ status: string; imported_row_count: number; failed_row_count: number }>`
       SELECT status, imported_row_count, failed_row_count FROM rm.label_value_imports WHERE id = ${importId}`.execute(
       db.kysely,

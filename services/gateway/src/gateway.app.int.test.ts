@@ -369,6 +369,16 @@ describe('gateway over https', () => {
       expect(JSON.parse(refused.body), p).toMatchObject({ status: 400, request_id: expect.any(String) });
     }
     expect((await call('GET', '/api/things?page=2')).status).toBe(200);
+    // A lone surrogate as the UTF-8 bytes of its code unit: refused as the service's string rule does
+    // (the proxy cannot forward it), a 400 in a key the endpoint does not read.
+    const surrogate = await call('GET', '/api/things_paged?page=ab%ED%A0%80');
+    expect(surrogate.status, surrogate.body).toBe(422);
+    expect(JSON.parse(surrogate.body)).toMatchObject({
+      status: 422,
+      errors: [{ field: 'page', message: '使用できない文字が含まれています。' }],
+      request_id: expect.any(String),
+    });
+    expect((await call('GET', '/api/things?page=%ED%A0%80')).status).toBe(400);
     for (const p of ['/api/th%ZZ', '/app/%E0%A4%A']) {
       const res = await call('GET', p);
       expect(res.status, p).toBe(400);

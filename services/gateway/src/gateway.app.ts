@@ -14,6 +14,7 @@ import replyFrom from '@fastify/reply-from';
 import fastifyStatic from '@fastify/static';
 import {
   errorMessages,
+  unusableCharacterMessage,
   ipNotAllowedMessage,
   ipNotAllowedSubCode,
   type EndpointContract,
@@ -22,7 +23,13 @@ import {
 } from '@renkei/contracts';
 import { buildRouteTable } from './route-table.ts';
 import { tenantOfBearer, type IpAllowListSource } from './ip-allow-lists.ts';
-import { frameworkError, installSecurityHeaders, malformedQueryKeys, repairQueryEscapes } from './security-headers.ts';
+import {
+  frameworkError,
+  installSecurityHeaders,
+  malformedQueryKeys,
+  repairQueryEscapes,
+  surrogateQueryKeys,
+} from './security-headers.ts';
 
 export interface GatewayOptions {
   /** PEM key and certificate of the https origin. */
@@ -181,6 +188,15 @@ export async function buildGatewayApp(options: GatewayOptions): Promise<FastifyI
         malformedQueryKeys(request.originalUrl).some((k) => !match.readsQueryKey(k))
       )
         return reply.code(400).send(errorBody(400, request.id));
+      // A lone surrogate sent as the UTF-8 bytes of its code unit cannot be forwarded as sent (the
+      // proxy decodes strictly): refused here as the service's string rule would (422 naming the key).
+      const surrogates = request.url !== request.originalUrl ? surrogateQueryKeys(request.originalUrl) : [];
+      if (surrogates.some((k) => !match.readsQueryKey(k))) return reply.code(400).send(errorBody(400, request.id));
+      if (surrogates.length > 0)
+        return reply.code(422).send({
+          ...errorBody(422, request.id),
+          errors: [...new Set(surrogates)].map((field) => ({ field, message: unusableCharacterMessage })),
+        });
       const tenantId = match.service === 'identity' ? undefined : tenantOfBearer(request.headers.authorization);
       if (options.ipAllowLists && tenantId) {
         // request.ip is the socket's address, or X-Forwarded-For's only under trustProxy: a client

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorMessages, repairPercentEscapes, type ErrorBody } from '@renkei/contracts';
+import { errorMessages, hasSurrogateEscape, repairPercentEscapes, type ErrorBody } from '@renkei/contracts';
 
 const common = {
   'strict-transport-security': 'max-age=31536000; includeSubDomains',
@@ -59,7 +59,29 @@ function headersFor(url: string): Record<string, string> {
  */
 export function repairQueryEscapes(url: string): string {
   const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query) + repairPercentEscapes(url.slice(query));
+  // The proxy decodes the URL it forwards strictly: a surrogate escape is repaired to text here, after
+  // the /api route has refused it from the original URL (`surrogateQueryKeys`).
+  return query < 0 ? url : url.slice(0, query) + repairPercentEscapes(url.slice(query), { keepSurrogates: false });
+}
+
+/** The keys (before any `[`) of the query pairs of `url` that carry a lone surrogate as UTF-8 bytes. */
+export function surrogateQueryKeys(url: string): string[] {
+  const query = url.indexOf('?');
+  if (query < 0) return [];
+  return url
+    .slice(query + 1)
+    .split('&')
+    .filter((pair) => hasSurrogateEscape(pair))
+    .map((pair) => {
+      const rawKey = pair.split('=')[0]!;
+      let key = rawKey;
+      try {
+        key = decodeURIComponent(rawKey);
+      } catch {
+        // A key that is itself malformed names nothing an endpoint reads.
+      }
+      return key.split('[')[0]!;
+    });
 }
 
 /** A URL the router cannot decode: 400 in the error body, with the edge's headers. */

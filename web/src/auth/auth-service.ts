@@ -16,7 +16,12 @@ export interface AuthService {
   login(returnTo?: string): Promise<void>;
   getToken(audience: Audience): Promise<string>;
   logout(): Promise<void>;
-  clearAccount(): void;
+  /**
+   * Forgets the account here, its cached tokens too: the next start signs in again (the provider
+   * decides whether a password is needed). Keeping the tokens made a deleted account's next start
+   * pick the account again and answer the 401 page again, never the sign-in (issue 15).
+   */
+  clearAccount(): Promise<void>;
 }
 
 const appBase = '/app/';
@@ -95,8 +100,10 @@ export function createAuthService(config: AppConfig): AuthService {
         postLogoutRedirectUri: `${origin}${appBase}`,
       });
     },
-    clearAccount() {
+    async clearAccount() {
+      const account = msal.getActiveAccount();
       msal.setActiveAccount(null);
+      if (account) await msal.clearCache({ account });
     },
   };
 }

@@ -18,7 +18,7 @@ export async function logout({ auth, overlay, toastError }: LogoutDeps): Promise
     await auth.logout();
     analytics.clear();
     setReportingUser(null);
-    auth.clearAccount();
+    await auth.clearAccount();
   } catch {
     toastError(logoutFailed);
   } finally {

@@ -1,20 +1,28 @@
 import { ActionIcon, Anchor, AppShell, Burger, Group, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { Link, Outlet, useMatches, useRouter, useRouterState } from '@tanstack/react-router';
-import { useEffect, useMemo } from 'react';
+import { Suspense, lazy, useEffect, useMemo } from 'react';
 import { useServices } from '../app/services-context.tsx';
 import { ErrorPage } from '../errors/ErrorPage.tsx';
 import { errorPageStore, useShownError } from '../errors/error-page-store.ts';
 import type { SignedInUser } from '../features/current-user/signed-in-user.ts';
-import { TenantLogo } from '../features/tenant-settings/components/TenantLogo.tsx';
 import { AppFooter } from './AppFooter.tsx';
 import { resolveBackLink } from './back-link.ts';
 import { visibleMenu } from './menu.ts';
 import { isPhoneSupported, resolveLayout } from './page-meta.ts';
-import { PhoneUnsupportedNotice } from './PhoneUnsupportedNotice.tsx';
 import { SideMenu } from './SideMenu.tsx';
 import { UserMenu } from './UserMenu.tsx';
 import { useViewport } from './use-viewport.ts';
+
+// Only a tenant with a logo loads it (with the file download it needs): the first page's JavaScript
+// stays within its 250 KiB budget (docs/benchmarks.md, bench:web).
+// Only a phone on a page not made for phones shows the notice (and loads Mantine's Alert for it).
+const PhoneUnsupportedNotice = lazy(() =>
+  import('./PhoneUnsupportedNotice.tsx').then((m) => ({ default: m.PhoneUnsupportedNotice })),
+);
+const TenantLogo = lazy(() =>
+  import('../features/tenant-settings/components/TenantLogo.tsx').then((m) => ({ default: m.TenantLogo })),
+);
 
 /** Spec §9 drawer transition. */
 const drawerTransitionMs = 250;
@@ -56,7 +64,9 @@ export function AppFrame({ user }: { user: SignedInUser }) {
   const notice = shownError ? (
     <ErrorPage status={shownError.status} subCode={shownError.subCode} />
   ) : isPhone && !isPhoneSupported(location.pathname) ? (
-    <PhoneUnsupportedNotice />
+    <Suspense fallback={null}>
+      <PhoneUnsupportedNotice />
+    </Suspense>
   ) : null;
   // The page stays mounted, only hidden, under a notice: a viewport that briefly narrows (a tablet turned,
   // a window resized, a full-page screenshot) must not remount it and lose a half-filled form or dialog.
@@ -131,7 +141,11 @@ export function AppFrame({ user }: { user: SignedInUser }) {
                 </Text>
               )}
             </Anchor>
-            {!isPhone && <TenantLogo logo={user.tenant.logo} alt={user.tenant.name} height={32} />}
+            {!isPhone && user.tenant.logo && (
+              <Suspense fallback={null}>
+                <TenantLogo logo={user.tenant.logo} alt={user.tenant.name} height={32} />
+              </Suspense>
+            )}
           </Group>
           <UserMenu user={user} canOpenTenantSettings={isAvailable('/tenant_setting')} onLogout={() => void logout()} />
         </Group>

@@ -23,7 +23,7 @@ export const Route = createFileRoute('/_authenticated')({
       setReportingUser(tracked);
       return { user };
     } catch (error) {
-      context.auth.clearAccount();
+      await context.auth.clearAccount();
       // A 403 keeps its reading (IP or permission); every other failure behaves like an expired session.
       if (isApiError(error) && error.status === 403) throw error;
       throw new ApiError(401, isApiError(error) ? error.message : '認証が必要です。');

@@ -50,6 +50,12 @@ export interface EndpointContract<
   readonly csAccount?: 'only' | 'denied';
   /** multipart/form-data request. */
   readonly multipart?: boolean;
+  /**
+   * `false` on a command PUT or DELETE that has no version to race on, so If-Match is not part of it:
+   * a set that answers the same however often it is sent (a like), or a write on what is no versioned
+   * record (an import). Absent: it honours If-Match (the reliability suite races it).
+   */
+  readonly versionGuarded?: false;
   /** Streams a file instead of JSON: `true` a CSV export, `'image'` an image (the tenant logo). */
   readonly download?: boolean | 'image';
   /** Whether a handler answers it today. A test keeps this honest in both directions. */

@@ -89,6 +89,11 @@ describe('decodeQuery on hostile or malformed input', () => {
     expect(decodeQuery('keyword=100%&x=%E3%81')).toEqual({ keyword: '100%', x: '%E3%81' });
   });
 
+  it('reads a surrogate written as UTF-8 bytes as the lone surrogate (the string rule then refuses it)', () => {
+    expect(decodeQuery('keyword=ab%ED%A0%80cd&x=%E3%81%82%ED%BF%BF')).toEqual({ keyword: 'ab\ud800cd', x: 'あ\udfff' });
+    expect(decodeQuery('x=%ED%A0%80%E3%81')).toEqual({ x: '%ED%A0%80%E3%81' });
+  });
+
   it('never writes to prototypes', () => {
     const decoded = decodeQuery('__proto__[polluted]=1&a[__proto__][polluted]=1&constructor[prototype][p]=1');
     expect(decoded[invalidQueryKey]).toHaveLength(3);
@@ -116,6 +121,8 @@ describe('repairPercentEscapes', () => {
     expect(repairPercentEscapes('/api/tags?page=%ZZ')).toBe('/api/tags?page=%25ZZ');
     expect(repairPercentEscapes('/api/th%ZZ/x?a=%')).toBe('/api/th%25ZZ/x?a=%25');
     expect(repairPercentEscapes('/api/x?k=%E3%81')).toBe('/api/x?k=%25E3%2581');
+    expect(repairPercentEscapes('/api/x?k=ab%ED%A0%80')).toBe('/api/x?k=ab%ED%A0%80');
+    expect(repairPercentEscapes('/api/%ED%A0%80?k=%ED%A0%80%FF')).toBe('/api/%25ED%25A0%2580?k=%25ED%25A0%2580%25FF');
     const valid = '/api/x?keyword=%E7%97%85%E9%99%A2&a=%2F&b=%00';
     expect(repairPercentEscapes(valid)).toBe(valid);
     for (const url of ['/api/tags?page=%ZZ', '/a%E3%81?x=%FF%', '/%%%']) {

@@ -82,7 +82,34 @@ function safeDecode(text: string): string {
   try {
     return decodeURIComponent(plus);
   } catch {
-    return plus;
+    return decodeWithSurrogates(plus) ?? plus;
+  }
+}
+
+/** `%ED%A0%80`…`%ED%BF%BF`: a UTF-16 surrogate written as UTF-8 bytes (WTF-8), which strict UTF-8 refuses. */
+const surrogateEscape = /%ED%[AB][0-9A-F]%[89AB][0-9A-F]/gi;
+
+/**
+ * The text with surrogate escapes decoded to the lone surrogate they name, or null when it has any
+ * other malformed escape. A client that sends a lone surrogate (a JavaScript string cut in the middle
+ * of a pair) sends these bytes: read as the surrogate, the services' string rule names the field
+ * (422) instead of taking the escape for literal text.
+ */
+function decodeWithSurrogates(text: string): string | null {
+  if (!surrogateEscape.test(text)) return null;
+  surrogateEscape.lastIndex = 0;
+  const parts = text.split(surrogateEscape);
+  const surrogates = (text.match(surrogateEscape) ?? []).map((escape) => {
+    const [b1, b2, b3] = escape
+      .split('%')
+      .slice(1)
+      .map((h) => parseInt(h, 16));
+    return String.fromCharCode(((b1! & 0x0f) << 12) | ((b2! & 0x3f) << 6) | (b3! & 0x3f));
+  });
+  try {
+    return parts.map((part, i) => decodeURIComponent(part) + (surrogates[i] ?? '')).join('');
+  } catch {
+    return null;
   }
 }
 
@@ -136,16 +163,37 @@ function assign(target: any, path: string[], value: string): boolean {
  * (`?page=%ZZ`, `/tags/%E3`) reads as the text it is instead of failing URL decoding in the router or a
  * proxy before the service could answer with its own error body. A well-formed URL is returned as is.
  */
-export function repairPercentEscapes(url: string): string {
+export function repairPercentEscapes(url: string, options: { keepSurrogates?: boolean } = {}): string {
   if (!url.includes('%')) return url;
-  const repaired = url.replace(/%(?![0-9A-Fa-f]{2})/g, '%25');
+  const at = url.indexOf('?');
+  // In the query a surrogate written as UTF-8 bytes is kept (unless a proxy must forward the URL, which
+  // then decodes it strictly): `decodeQuery` reads it as the surrogate it names, and the service's
+  // string rule refuses it. A path has no such reading (the router decodes it strictly).
+  const keep = options.keepSurrogates ?? true;
+  if (at >= 0) return repairEscapes(url.slice(0, at), false) + repairEscapes(url.slice(at), keep);
+  return repairEscapes(url, false);
+}
+
+/** Whether a query pair carries a surrogate written as UTF-8 bytes (`%ED%A0%80`). */
+export const hasSurrogateEscape = (pair: string): boolean => {
+  try {
+    decodeURIComponent(pair);
+    return false;
+  } catch {
+    return decodeWithSurrogates(pair) !== null && new RegExp(surrogateEscape.source, 'i').test(pair);
+  }
+};
+
+function repairEscapes(text: string, keepSurrogates: boolean): string {
+  if (!text.includes('%')) return text;
+  const repaired = text.replace(/%(?![0-9A-Fa-f]{2})/g, '%25');
   // Escapes that are hex but not UTF-8 (`%E3%81` cut short, `%FF`) fail decoding too: escape their `%`.
   return repaired.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
     try {
       decodeURIComponent(run);
       return run;
     } catch {
-      return run.replace(/%/g, '%25');
+      return keepSurrogates && decodeWithSurrogates(run) !== null ? run : run.replace(/%/g, '%25');
     }
   });
 }

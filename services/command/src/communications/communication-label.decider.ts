@@ -14,6 +14,8 @@ export type CommunicationLabelEvent = ReturnType<typeof parseCommunicationLabelE
 export interface CommunicationLabelsState {
   labels: CommunicationLabelDefinition[];
   versions: Record<string, number>;
+  /** The order's version: its number of saves (0 before the first), answered as ETag. */
+  orderVersion: number;
 }
 
 export type CommunicationLabelCommand =
@@ -31,24 +33,26 @@ function evolve(state: CommunicationLabelsState, event: CommunicationLabelEvent)
   switch (event.type) {
     case 'CommunicationLabelCreated':
       return {
+        ...state,
         labels: [...state.labels, event.data],
         versions: { ...state.versions, [event.data.label_id]: 0 },
       };
     case 'CommunicationLabelUpdated':
       return {
+        ...state,
         labels: state.labels.map((l) => (l.label_id === event.data.label_id ? event.data : l)),
         versions: { ...state.versions, [event.data.label_id]: (state.versions[event.data.label_id] ?? 0) + 1 },
       };
     case 'CommunicationLabelDeleted': {
       const { [event.data.label_id]: _gone, ...versions } = state.versions;
-      return { labels: state.labels.filter((l) => l.label_id !== event.data.label_id), versions };
+      return { ...state, labels: state.labels.filter((l) => l.label_id !== event.data.label_id), versions };
     }
     case 'CommunicationLabelsReordered': {
       const at = new Map(event.data.label_ids.map((id, i) => [id, i]));
       const labels = [...state.labels].sort(
         (a, b) => (at.get(a.label_id) ?? Infinity) - (at.get(b.label_id) ?? Infinity),
       );
-      return { ...state, labels };
+      return { ...state, labels, orderVersion: state.orderVersion + 1 };
     }
     default: {
       const never: never = event;
@@ -129,7 +133,7 @@ export const communicationLabelsDecider: Decider<
   CommunicationLabelCommand,
   CommunicationLabelEvent
 > = {
-  initialState: () => ({ labels: [], versions: {} }),
+  initialState: () => ({ labels: [], versions: {}, orderVersion: 0 }),
   evolve,
   decide,
   parse: parseCommunicationLabelEvent,

@@ -40,6 +40,12 @@ function labelIfMatch(header: string | string[] | undefined, labelId: string) {
     : { matches: (state: CommunicationLabelsState) => (state.versions[labelId] ?? -1) === expected };
 }
 
+/** If-Match on the order's number of saves. */
+function orderIfMatch(header: string | string[] | undefined) {
+  const expected = readIfMatch(header);
+  return expected === null ? null : { matches: (state: CommunicationLabelsState) => state.orderVersion === expected };
+}
+
 export function registerCommunicationLabelRoutes(app: FastifyInstance, deps: CommunicationLabelRouteDeps): void {
   const { db, store } = deps;
   const labelsStream = (tenantId: string) => streamId(communicationLabelsAggregate, tenantId);
@@ -126,11 +132,14 @@ export function registerCommunicationLabelRoutes(app: FastifyInstance, deps: Com
         stream: labelsStream(auth.tenantId),
         decider: communicationLabelsDecider,
         command: { type: 'ReorderCommunicationLabels', labelIds: body.label_ids },
+        // The order's version is its number of saves, as for institution labels: a stale one is a 409.
+        ifMatch: orderIfMatch(request.headers['if-match']),
         // A label added meanwhile is not in the client's list: the order is refused, not guessed.
         onRace: 'recompute',
       },
     );
     if (result.position) reply.position(result.position);
+    void reply.header('etag', etagOf(result.after.orderVersion));
     return toLabels(result.after);
   });
 }

@@ -50,16 +50,48 @@ function multipart(fields: Record<string, string>, content: Buffer) {
 
 const csv = Buffer.from('紹介年月日,カルテ番号,紹介元\r\nR6.4.1,123,みなと内科\r\n');
 
-async function upload(tenantId: string, fields: Record<string, string>, role: 'owner' | 'member' = 'owner') {
+async function upload(
+  tenantId: string,
+  fields: Record<string, string>,
+  role: 'owner' | 'member' = 'owner',
+  headers: Record<string, string> = {},
+  content: Buffer = csv,
+) {
   const token = await testAuth.token({ tenantId, accountId: randomUUID(), role, features: [...featureKeys] });
-  const body = multipart(fields, csv);
+  const body = multipart(fields, content);
   return app.inject({
     method: 'POST',
     url: '/api/data_uploads',
     payload: body.payload,
-    headers: { 'content-type': `multipart/form-data; boundary=${body.boundary}`, authorization: `Bearer ${token}` },
+    headers: {
+      'content-type': `multipart/form-data; boundary=${body.boundary}`,
+      authorization: `Bearer ${token}`,
+      ...headers,
+    },
   });
 }
+
+describe('POST /data_uploads retries', () => {
+  it('opens one upload for retries with one Idempotency-Key, sequential or concurrent; another file or type is a 422', async () => {
+    const tenantId = randomUUID();
+    const key = { 'idempotency-key': 'upload-1' };
+    const first = await upload(tenantId, { import_type: 'referral' }, 'owner', key);
+    expect(first.statusCode, first.body).toBe(202);
+    const events = await tenantEventCount(db, tenantId);
+    const retries = await Promise.all(
+      Array.from({ length: 3 }, () => upload(tenantId, { import_type: 'referral' }, 'owner', key)),
+    );
+    for (const r of retries)
+      expect({ status: r.statusCode, body: r.json() }).toEqual({ status: first.statusCode, body: first.json() });
+    expect(await tenantEventCount(db, tenantId)).toBe(events);
+    expect(fs.readdirSync(path.join(dataDir, 'imports', tenantId))).toEqual([first.json().id]);
+    const otherType = await upload(tenantId, { import_type: 'reverse_referral' }, 'owner', key);
+    expect(otherType.statusCode).toBe(422);
+    const otherFile = await upload(tenantId, { import_type: 'referral' }, 'owner', key, Buffer.from('a,b\r\n1,2\r\n'));
+    expect(otherFile.statusCode).toBe(422);
+    expect(await tenantEventCount(db, tenantId)).toBe(events);
+  });
+});
 
 describe('POST /data_uploads', () => {
   it('keeps the file and opens the import with the saved mapping it names', async () => {

@@ -60,6 +60,18 @@ async function claimIdempotencyKey(
   db: Db,
   claim: { tenantId: string; endpoint: string; key: string; hash: string; resourceId: string },
 ): Promise<IdempotencyClaim> {
+  // The row may vanish between the insert that met it and the look-up: a first attempt that failed
+  // frees its key. Then the key is free, and this request claims it again (it may become the first).
+  for (;;) {
+    const seen = await claimOnce(db, claim);
+    if (seen) return seen;
+  }
+}
+
+async function claimOnce(
+  db: Db,
+  claim: { tenantId: string; endpoint: string; key: string; hash: string; resourceId: string },
+): Promise<IdempotencyClaim | null> {
   const inserted = await db
     .insertInto('cmd.idempotency_keys')
     .values({
@@ -80,7 +92,8 @@ async function claimIdempotencyKey(
     .where('endpoint', '=', claim.endpoint)
     .where('key', '=', claim.key)
     .execute();
-  const row = rows[0]!;
+  const row = rows[0];
+  if (!row) return null;
   if (row.request_hash !== claim.hash) {
     throw new HttpError(422, undefined, {
       errors: [{ field: 'Idempotency-Key', message: 'このIdempotency-Keyは別の内容のリクエストで使われています。' }],

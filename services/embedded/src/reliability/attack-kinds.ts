@@ -27,9 +27,12 @@ export type AttackKind = (typeof attackKinds)[number];
 const hasInputs = (e: EndpointContract) => Boolean(e.params || e.query || e.body);
 /** Writes a client may retry: every POST of the command service (the contract documents the header there). */
 const isCommandPost = (e: EndpointContract) => e.service === 'command' && e.method === 'POST';
-/** Writes that may carry `If-Match`; whether the handler honours it is probed at run time. */
+/**
+ * Writes that may carry `If-Match`, unless the registry says the write has no version (`versionGuarded:
+ * false`); whether the handler honours it is probed at run time.
+ */
 const mayBeVersionGuarded = (e: EndpointContract) =>
-  e.service === 'command' && (e.method === 'PUT' || e.method === 'DELETE');
+  e.service === 'command' && (e.method === 'PUT' || e.method === 'DELETE') && e.versionGuarded !== false;
 
 /** Which attacks apply to an endpoint, from its registry entry only. */
 export function applicableKinds(e: EndpointContract): AttackKind[] {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { CommunicationType } from '@renkei/contracts';
 
 /** Ids of one record and of the records its path nests under, by resource kind. */
 export type RecordIds = Readonly<Record<string, string>>;
@@ -10,7 +11,13 @@ export interface FixtureApi {
   readonly institutionIds: readonly string[];
   call(
     id: string,
-    input: { params?: Record<string, string>; body?: unknown; rawBody?: Buffer; headers?: Record<string, string> },
+    input: {
+      params?: Record<string, string>;
+      query?: Record<string, unknown>;
+      body?: unknown;
+      rawBody?: Buffer;
+      headers?: Record<string, string>;
+    },
   ): Promise<{ status: number; json: any }>;
 }
 
@@ -26,6 +33,112 @@ export interface Fixture {
 }
 
 const unique = () => randomUUID().slice(0, 8);
+
+/** A multipart body: text fields, then one file part. */
+function multipartBody(
+  fields: Record<string, string>,
+  file: { field: string; name: string; type?: string; content: Buffer } | null,
+): { rawBody: Buffer; headers: Record<string, string> } {
+  const boundary = `----renkei${unique()}`;
+  const parts: Buffer[] = Object.entries(fields).map(([name, value]) =>
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`),
+  );
+  if (file)
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.name}"\r\n` +
+          `Content-Type: ${file.type ?? 'text/csv'}\r\n\r\n`,
+      ),
+      file.content,
+      Buffer.from('\r\n'),
+    );
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { rawBody: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+/**
+ * The file part a multipart endpoint reads, with a content it accepts (`n` varies it): `file` unless
+ * listed here. An endpoint reading another part ignores a `file` part, so its upload attacks would test
+ * nothing: add it here.
+ */
+const fileParts: Record<string, { field: string; content: (n: number) => string }> = {
+  'emails.create': {
+    field: 'recipients_file',
+    content: (n) => `メールアドレス,氏名\r\nsuite-${n}@example.jp,宛先 ${n}\r\n`,
+  },
+  'emails.update': {
+    field: 'recipients_file',
+    content: (n) => `メールアドレス,氏名\r\nsuite-${n}@example.jp,宛先 ${n}\r\n`,
+  },
+};
+export const filePartOf = (endpointId: string) =>
+  fileParts[endpointId] ?? { field: 'file', content: (n: number) => `a,b\n1,${n + 2}\n` };
+
+interface CommunicationLabelRow {
+  id: string;
+  communication_type: string;
+  component_type: string;
+  is_required: boolean;
+  selections: { id: string }[];
+}
+
+/** What a communication needs to be accepted: the tenant's labels and own departments, read now. */
+export interface CommunicationFacts {
+  labels: CommunicationLabelRow[];
+  departmentIds: string[];
+}
+
+export async function communicationFacts(api: Pick<FixtureApi, 'call'>): Promise<CommunicationFacts> {
+  const labels = await api.call('labels.listCommunicationLabels', {});
+  const departments = await api.call('referenceData.listOwnDepartments', {});
+  if (labels.status !== 200 || departments.status !== 200)
+    throw new Error(`communication facts: labels ${labels.status}, departments ${departments.status}`);
+  return {
+    labels: labels.json as CommunicationLabelRow[],
+    departmentIds: (departments.json as { id: string }[]).map((d) => d.id),
+  };
+}
+
+/**
+ * A value for every required label of a communication type (other cases create required labels of
+ * any kind, at any time), or null when one cannot be answered (a required own-department label while
+ * the tenant has no department).
+ */
+function requiredLabelValues(facts: CommunicationFacts, communicationType: string): object[] | null {
+  const values: object[] = [];
+  for (const label of facts.labels) {
+    if (label.communication_type !== communicationType || !label.is_required) continue;
+    const choice = label.selections[0]?.id;
+    const department = facts.departmentIds[0];
+    const value: Record<string, object | null> = {
+      text: { text_value: 'suite' },
+      textarea: { text_value: 'suite' },
+      integer: { integer_value: 1 },
+      date: { date_value: '2026-11-20' },
+      time: { time_value: '09:30' },
+      select: choice ? { selection_id: choice } : null,
+      radio: choice ? { selection_id: choice } : null,
+      checkbox: choice ? { selection_ids: [choice] } : null,
+      own_department: department ? { own_department_id: department } : null,
+    };
+    const fields = value[label.component_type];
+    if (!fields) return null;
+    values.push({ label_id: label.id, ...fields });
+  }
+  return values;
+}
+
+/** The communication type `preferred` if its required labels can be answered, else the first that can. */
+export function answerableType(
+  facts: CommunicationFacts,
+  preferred: string,
+): { type: string; label_values: object[] } | null {
+  for (const type of [preferred, ...CommunicationType.options]) {
+    const values = requiredLabelValues(facts, type);
+    if (values) return { type, label_values: values };
+  }
+  return null;
+}
 
 async function created(api: FixtureApi, id: string, input: Parameters<FixtureApi['call']>[1]) {
   const res = await api.call(id, input);
@@ -82,9 +195,17 @@ export const fixtures: Record<string, Fixture> = {
   communications: {
     create: async (api) => {
       const institution = api.institutionIds[0]!;
+      // Other cases leave required labels behind: the fixture answers them.
+      const answerable = answerableType(await communicationFacts(api), 'visit');
+      if (!answerable) throw new Error(`fixture communications for ${api.tenant.slug}: no type can be answered`);
       const communication = await created(api, 'communications.createForMedicalInstitution', {
         params: { id: institution },
-        body: { communication_type: 'visit', acted_date: '2026-11-20', story: `${api.tenant.canary} 訪問記録` },
+        body: {
+          communication_type: answerable.type,
+          acted_date: '2026-11-20',
+          story: `${api.tenant.canary} 訪問記録`,
+          label_values: answerable.label_values,
+        },
       });
       return { medical_institutions: institution, communications: communication };
     },
@@ -218,18 +339,27 @@ export const fixtures: Record<string, Fixture> = {
     },
   },
   emails: {
-    // The multipart create's fields as a JSON body (the same fields; the recipients file is optional).
+    // With a recipients file, so that the email can be sent (a send without recipients is a 422).
     create: async (api) => ({
-      emails: await created(api, 'emails.create', {
-        body: {
-          stringified: JSON.stringify({
-            title: `${api.tenant.canary} メール ${unique()}`,
-            sender_name: `${api.tenant.canary} 連携室`,
-            sender_email: `renkei-${unique()}@${api.tenant.slug}.example`,
-            main_content: `<p>${api.tenant.canary}</p>`,
-          }),
-        },
-      }),
+      emails: await created(
+        api,
+        'emails.create',
+        multipartBody(
+          {
+            stringified: JSON.stringify({
+              title: `${api.tenant.canary} メール ${unique()}`,
+              sender_name: `${api.tenant.canary} 連携室`,
+              sender_email: `renkei-${unique()}@${api.tenant.slug}.example`,
+              main_content: `<p>${api.tenant.canary}</p>`,
+            }),
+          },
+          {
+            field: 'recipients_file',
+            name: 'recipients.csv',
+            content: Buffer.from(`メールアドレス,氏名\r\nsuite-${unique()}@${api.tenant.slug}.example,宛先\r\n`),
+          },
+        ),
+      ),
     }),
   },
   accounts: {
@@ -278,3 +408,18 @@ export function innermostKind(path: string): string | undefined {
 export function paramsFrom(path: string, ids: RecordIds): Record<string, string> {
   return Object.fromEntries(pathParamKinds(path).map((p) => [p.name, ids[p.kind] ?? '']));
 }
+
+/**
+ * How a racer of the concurrency attack changes an accepted body, for a PUT that sets one entry of a
+ * map rather than one value: every accepted body was written once already, so sent again it would
+ * change nothing (and every racer would "win"). An institution match is re-pointed at another
+ * institution of the master.
+ */
+export const raceVariants: Record<string, (body: unknown, api: FixtureApi) => unknown> = {
+  'imports.matchInstitution': (body, api) => ({
+    ...(body as object),
+    medical_institution_id: api.institutionIds.find(
+      (id) => id !== (body as { medical_institution_id?: string }).medical_institution_id,
+    ),
+  }),
+};

@@ -5,15 +5,19 @@ import {
   fillPath,
   minPositionHeader,
   positionHeader,
+  listColumns,
   registry,
   type Audience,
   type EndpointContract,
+  type MappedListType,
 } from '@renkei/contracts';
-import { validArbitrary } from './arbitraries.ts';
+import { inputJsonSchema, validArbitrary } from './arbitraries.ts';
 import type { SuiteResponse } from './client.ts';
 import { Coverage } from './coverage.ts';
 import {
+  answerableType,
   bodyRefs,
+  communicationFacts,
   fixtures,
   innermostKind,
   paramsFrom,
@@ -23,6 +27,8 @@ import {
 } from './fixtures.ts';
 import { settledState, type TenantState } from './state.ts';
 import { startSuiteSystem, type SuiteSystem, type SuiteTenant } from './system.ts';
+
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** `pnpm test:reliability --long` sets this: many more generated inputs per endpoint. */
 const long = process.env.RELIABILITY_LONG === '1';
@@ -50,15 +56,36 @@ export interface CallInput {
   token?: string | null;
 }
 
+/**
+ * A query value as sent on the wire. A lone UTF-16 surrogate goes as the UTF-8 bytes of its code unit
+ * (`%ED%A0%80` for U+D800), as a client encoding a JavaScript string byte by byte sends it:
+ * `encodeURIComponent` throws on it and URLSearchParams sends U+FFFD, a valid character, so the
+ * attack would never reach the server.
+ */
+function encodeQueryPart(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    const code = ch.codePointAt(0)!;
+    out +=
+      code >= 0xd800 && code <= 0xdfff
+        ? [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
+            .map((b) => `%${b.toString(16).toUpperCase()}`)
+            .join('')
+        : encodeURIComponent(ch);
+  }
+  return out;
+}
+
 function queryString(query: Record<string, unknown> | undefined): string {
-  const params = new URLSearchParams();
+  const pairs: string[] = [];
   for (const [key, value] of Object.entries(query ?? {})) {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) {
-      params.append(key, typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v));
+      const text = typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
+      pairs.push(`${encodeQueryPart(key)}=${encodeQueryPart(text)}`);
     }
   }
-  return params.toString();
+  return pairs.join('&');
 }
 
 /** The running system, its tenants and callers, and what the run covered. */
@@ -72,15 +99,18 @@ export class Suite {
   records!: { a: Record<string, RecordIds>; b: Record<string, RecordIds> };
   private readonly tokens = new Map<string, Promise<string>>();
   private readonly positions = new Map<string, string>();
-  /** Every label id per tenant, as the order endpoint needs them all. */
+  /** Every label id of a kind per tenant (`<tenant>|<order path>`), as an order endpoint needs them all. */
   readonly labelOrder = new Map<string, string[]>();
 
-  async refreshLabelOrder(caller: Caller): Promise<void> {
-    const res = await this.call(caller, 'labels.listMedicalInstitutionLabels');
-    const list = (Array.isArray(res.json) ? res.json : (res.json?.data ?? [])) as { id: string }[];
+  /** Reads the labels an order endpoint (`…/orders`) orders, in their current order. */
+  async refreshLabelOrder(caller: Caller, e: EndpointContract): Promise<void> {
+    const list = registry.find((x) => x.served && x.method === 'GET' && `${x.path}/orders` === e.path);
+    if (!list) throw new Error(`no list beside ${e.id} to read the labels from`);
+    const res = await this.call(caller, list);
+    const rows = (Array.isArray(res.json) ? res.json : (res.json?.data ?? [])) as { id: string }[];
     this.labelOrder.set(
-      caller.tenant.id,
-      list.map((l) => l.id),
+      `${caller.tenant.id}|${e.path}`,
+      rows.map((l) => l.id),
     );
   }
 
@@ -102,6 +132,16 @@ export class Suite {
       this.records.a[kind] = await this.create(this.owner.a, kind);
       this.records.b[kind] = await this.create(this.owner.b, kind);
     }
+    // Two more labels of each kind: a new order then differs from the current one and from the one
+    // before (the concurrency attack needs orders that change something). Long-lived: only fresh
+    // records are ever deleted.
+    for (const kind of ['medical_institution_labels', 'communication_labels'])
+      for (let i = 0; i < 2; i++) await this.create(this.owner.a, kind);
+    // Two phases (the tenant's setting): an institution's phase then has values to change between.
+    const phases = await this.call(this.owner.a, 'referenceData.replacePhaseMasters', {
+      body: { phase_masters: [{ name: '初回訪問' }, { name: '定期訪問' }] },
+    });
+    if (phases.status !== 200) throw new Error(`phase masters: ${phases.status} ${phases.text}`);
   }
 
   async stop(): Promise<void> {
@@ -207,10 +247,13 @@ export class Suite {
    * Ids in a generated body that name the tenant's records (`tag_ids`, `label_id` …, see
    * `bodyRefs`) replaced by real ones: random uuids there would only ever test the 422 path.
    */
-  withOwnRefs(body: unknown, caller: Caller): unknown {
-    if (Array.isArray((body as { label_ids?: unknown })?.label_ids) && this.labelOrder.has(caller.tenant.id)) {
-      // A new order must name every label exactly once.
-      return { ...(body as object), label_ids: [...this.labelOrder.get(caller.tenant.id)!].reverse() };
+  withOwnRefs(body: unknown, caller: Caller, e?: EndpointContract, sample = 0): unknown {
+    const order = e && this.labelOrder.get(`${caller.tenant.id}|${e.path}`);
+    if (order && Array.isArray((body as { label_ids?: unknown })?.label_ids)) {
+      // A new order must name every label exactly once; each sample rotates the current order by
+      // another step, so that orders differ from it and from each other.
+      const step = order.length > 1 ? 1 + (sample % (order.length - 1)) : 0;
+      return { ...(body as object), label_ids: [...order.slice(step), ...order.slice(0, step)] };
     }
     const own = caller.tenant === this.system.tenants.b ? this.records.b : this.records.a;
     const swap = (v: unknown, key?: string): unknown => {
@@ -225,6 +268,51 @@ export class Suite {
       return v;
     };
     return swap(body);
+  }
+
+  /**
+   * A generated body made acceptable where acceptance depends on what the tenant has now (other cases
+   * create and delete such things at any time, so it is read at each call): values for the required
+   * labels of a communication's type, an existing phase, mapping profiles that map the required
+   * columns. Reads only: it runs inside blocks where nothing may be written.
+   */
+  async completeBody(e: EndpointContract, body: unknown, caller: Caller, sample = 0): Promise<unknown> {
+    if (!isObject(body)) return body;
+    const props = e.body ? Object.keys(inputJsonSchema(e.body).properties ?? {}) : [];
+    let out: Record<string, unknown> = { ...body };
+    if (props.includes('communication_type') && props.includes('label_values')) {
+      const facts = await communicationFacts(this.fixtureApi(caller));
+      const answerable = answerableType(facts, String(out.communication_type ?? 'visit'));
+      if (answerable) out = { ...out, communication_type: answerable.type, label_values: answerable.label_values };
+      // Staff, task staff and attachments named by random ids are only ever refused; the caller acts.
+      if ('user_id' in out) out.user_id = null;
+      if ('attachment_ids' in out) out.attachment_ids = [];
+      if (Array.isArray(out.tasks)) out.tasks = out.tasks.map((t) => (isObject(t) ? { ...t, staff_id: null } : t));
+    }
+    if (typeof out.stringified === 'string') {
+      // An email's fields as JSON text: doctors named by random ids are only ever refused.
+      const fields: unknown = JSON.parse(out.stringified);
+      if (isObject(fields) && Array.isArray(fields.doctor_ids))
+        out.stringified = JSON.stringify({ ...fields, doctor_ids: [] });
+    }
+    if (typeof out.phase_master_id === 'string') {
+      const res = await this.call(caller, 'referenceData.listPhaseMasters');
+      const ids = ((res.json ?? []) as { id: string }[]).map((p) => p.id);
+      out.phase_master_id = ids.length ? ids[sample % ids.length]! : null;
+    }
+    if (Array.isArray(out.profiles)) {
+      out.profiles = out.profiles.map((profile) => {
+        if (!isObject(profile)) return profile;
+        const columns = listColumns[profile.import_type as MappedListType];
+        if (!columns) return profile;
+        // One header per required column group, named after the sample so that each body differs.
+        return {
+          ...profile,
+          mapping: Object.fromEntries(columns.required.map((group) => [group[0], `${group[0]} ${sample}`])),
+        };
+      });
+    }
+    return out;
   }
 
   state(tenant: 'a' | 'b'): Promise<TenantState> {

@@ -74,7 +74,9 @@ const listenInternal = async (app: FastifyInstance): Promise<string> => {
  * answer it is testing.
  */
 export async function startSuiteSystem(): Promise<SuiteSystem> {
-  const db = await createTestDatabase();
+  // RELIABILITY_POOL_MAX shrinks the one pool all services share, to run cases under contention.
+  const poolMax = Number(process.env.RELIABILITY_POOL_MAX) || undefined;
+  const db = await createTestDatabase(poolMax ? { poolMax } : {});
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-reliability-'));
   const logger = pino({ level: process.env.RELIABILITY_LOG_LEVEL ?? 'silent' });
   const reserved = await reservePort();

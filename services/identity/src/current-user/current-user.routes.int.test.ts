@@ -89,6 +89,31 @@ describe('GET /api/current_user', () => {
     expect(body.features).not.toContain('data_analysis');
     expect(body.last_login_date).toBeNull();
   });
+
+  it("shows the tenant's admission period in days as its owners set it, the default before", async () => {
+    const token = await mainToken('sakura', 'owner@sakura.example');
+    const before = (await get('/api/current_user', token)).json();
+    expect(before.tenant.max_referral_hospital_admission_period).toBe(90);
+    const metadata = {
+      tenant_id: sakura.tenantId,
+      account_id: sakura.ownerId,
+      correlation_id: sakura.tenantId,
+      causation_id: null,
+    };
+    await f.store.append(
+      streamId('referral_admission_period', sakura.tenantId),
+      [
+        { type: 'ReferralAdmissionPeriodChanged', data: { days: 60 }, metadata: { ...metadata, schema_version: 1 } },
+        { type: 'ReferralAdmissionPeriodChanged', data: { days: 45 }, metadata: { ...metadata, schema_version: 1 } },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    const after = (await get('/api/current_user', token)).json();
+    expect(after.tenant.max_referral_hospital_admission_period).toBe(45);
+    // Another tenant keeps its own (the default).
+    const other = await get('/api/current_user', await mainToken('kaede', 'owner@kaede.example'), '10.1.2.3');
+    expect(other.json().tenant.max_referral_hospital_admission_period).toBe(90);
+  });
 });
 
 describe('profile', () => {

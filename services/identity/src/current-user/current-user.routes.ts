@@ -1,6 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { identityEndpoints } from '@renkei/contracts';
+import {
+  ReferralAdmissionPeriodChanged,
+  defaultReferralAdmissionPeriodDays,
+  referralAdmissionPeriodAggregate,
+} from '@renkei/domain';
+import { readStreamOrEmpty, streamId, type EventStore } from '@renkei/event-store';
 import { registerEndpoint } from '@renkei/service-kit';
 import type { IdentityDeps } from '../deps.ts';
 import { enqueueAccountUpdated } from '../accounts/account.commands.ts';
@@ -12,9 +18,13 @@ import { identityDb } from '../db/identity.tables.ts';
 export function registerCurrentUserRoutes(app: FastifyInstance, deps: IdentityDeps): void {
   const db = identityDb(deps.db);
 
-  registerEndpoint(app, identityEndpoints.getCurrentUser, async ({ auth }) =>
-    getCurrentUser(db, auth.tenantId, auth.accountId),
-  );
+  registerEndpoint(app, identityEndpoints.getCurrentUser, async ({ auth }) => {
+    const [user, period] = await Promise.all([
+      getCurrentUser(db, auth.tenantId, auth.accountId),
+      admissionPeriodDays(deps.store, auth.tenantId),
+    ]);
+    return { ...user, tenant: { ...user.tenant, max_referral_hospital_admission_period: period } };
+  });
 
   registerEndpoint(app, identityEndpoints.getProfile, async ({ auth }) =>
     profileOf(await loadOwnAccount(db, auth.tenantId, auth.accountId)),
@@ -50,4 +60,16 @@ export function registerCurrentUserRoutes(app: FastifyInstance, deps: IdentityDe
       includeInactive: query.include_inactive,
     }),
   );
+}
+
+/**
+ * The tenant's admission period in days as its owners set it (PUT /referral_admission_period): the
+ * last change on the tenant's `referral_admission_period` stream, else the default. Identity reads
+ * that stream of the shared store instead of keeping a copy (docs/decisions.md "Admission period on
+ * /current_user"); it is one short stream per tenant, a change or two a year.
+ */
+async function admissionPeriodDays(store: EventStore, tenantId: string): Promise<number> {
+  const events = await readStreamOrEmpty(store, streamId(referralAdmissionPeriodAggregate, tenantId), tenantId);
+  const last = [...events].reverse().find((e) => e.type === 'ReferralAdmissionPeriodChanged');
+  return last ? ReferralAdmissionPeriodChanged.parse(last.data).days : defaultReferralAdmissionPeriodDays;
 }

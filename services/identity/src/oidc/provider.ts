@@ -3,7 +3,7 @@ import { scopeFor, type Audience } from '@renkei/contracts';
 import { issuerOf, type IdentityConfig } from '../config.ts';
 import { findAccountById } from '../accounts/account.queries.ts';
 import { findTenantById, tenantFeatures } from '../tenants/tenant.queries.ts';
-import { errorPage, loggedOutPage, logoutPage, logoutPageCsp } from '../pages/provider.pages.ts';
+import { errorPage, loggedOutPage, logoutPage, logoutPageCsp, providerPagesCsp } from '../pages/provider.pages.ts';
 import { PostgresAdapter } from './postgres-adapter.ts';
 import type { ProviderSecrets } from './secrets.ts';
 import { idTokenTtlSeconds } from './signing-keys.ts';
@@ -218,6 +218,8 @@ export function createProvider(db: IdentityDb, config: IdentityConfig, secrets: 
   // Behind the gateway: trust x-forwarded-proto/host for the https issuer and secure cookies.
   provider.proxy = true;
   provider.use(async (ctx, next) => {
+    // A page with its own policy (the logout page) replaces it; inline scripts add their hashes to it.
+    ctx.set('content-security-policy', providerPagesCsp);
     if (ctx.path === '/auth' && ctx.method === 'GET') {
       ctx.querystring = withSilentConsent(ctx.querystring, config);
       // URLs the provider builds take the mount path from originalUrl minus url; keep them aligned.

@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { AccessTokenClaims, scopeFor, type Audience } from '@renkei/contracts';
-import { addTenant, getJwks, issueAccessToken } from '../index.ts';
+import { sql } from 'kysely';
+import { addAccount, addTenant, getJwks, issueAccessToken } from '../index.ts';
 import { wrongCredentialsMessage } from '../pages/sign-in.page.ts';
 import { createIdentityFixture, type IdentityFixture } from '../testing/identity-fixture.ts';
 import { TestBrowser } from '../testing/test-browser.ts';
@@ -264,6 +265,55 @@ describe('the OpenID provider', () => {
     const confirmed = await browser.navigate('POST', formAction, { form: { xsrf, logout: 'yes' } });
     expect(confirmed.location).toBe(`${origin}/app/`);
     // Signed out: the next authorization asks for credentials again.
+    const again = await startSignIn(browser);
+    expect(again.page.body).toContain('name="password"');
+  });
+
+  it('logs a deleted account out at once, back to the app and then to the sign-in (issue 15)', async () => {
+    const { accountId } = await addAccount(f, {
+      tenantId,
+      username: '削除 予定',
+      loginName: 'to-be-deleted',
+      password: 'deleted-pass-1',
+      role: 'member',
+    });
+    const browser = new TestBrowser(f.identity.app);
+    const { page, verifier } = await startSignIn(browser);
+    const action = /action="([^"]+)"/.exec(page.body)![1]!;
+    const done = await browser.navigate('POST', action, {
+      form: { login: 'to-be-deleted', password: 'deleted-pass-1' },
+    });
+    const code = new URL(done.location!).searchParams.get('code')!;
+    const exchanged = await token(browser, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+    });
+    expect(exchanged.status).toBe(200);
+    // What DELETE /accounts/{id} does to the account and its sessions.
+    await sql`UPDATE identity.accounts SET active = false WHERE id = ${accountId}`.execute(f.db.kysely);
+    await sql`DELETE FROM identity.oidc_payloads WHERE payload->>'accountId' = ${accountId}`.execute(f.db.kysely);
+
+    // The session is gone, so the provider skips its confirmation page and renders an auto-submitted
+    // form: its inline script must be allowed by the page's policy, else the browser stays there.
+    const logout = await browser.request(
+      'GET',
+      `/oidc/session/end?${new URLSearchParams({
+        id_token_hint: exchanged.body.id_token!,
+        post_logout_redirect_uri: `${origin}/app/`,
+        client_id: 'renkei-web',
+      })}`,
+    );
+    expect(logout.status).toBe(200);
+    const script = /<script>([\s\S]*?)<\/script>/.exec(logout.body)![1]!;
+    const policy = String(logout.headers['content-security-policy']);
+    const scriptSrc = policy.split(';').find((d) => d.trim().startsWith('script-src'));
+    expect(scriptSrc).toContain(`'sha256-${createHash('sha256').update(script).digest('base64')}'`);
+    const formAction = /action="([^"]+)"/.exec(logout.body)![1]!;
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(logout.body)![1]!;
+    const confirmed = await browser.navigate('POST', formAction, { form: { xsrf, logout: 'yes' } });
+    expect(confirmed.location).toBe(`${origin}/app/`);
     const again = await startSignIn(browser);
     expect(again.page.body).toContain('name="password"');
   });
