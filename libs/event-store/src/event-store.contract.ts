@@ -145,6 +145,105 @@ export function eventStoreContract(
       expect(await store.readStream(stream, { tenantId: tenant })).toHaveLength(2);
     });
 
+    it('appendMany appends many streams, each with its revision, metadata and positions in order', async () => {
+      const from = await store.headPosition();
+      const streams = Array.from({ length: 40 }, () => newStream());
+      const older = await store.append(streams[0]!, [ev('Many', { i: -1 })], { expectedRevision: 'no_stream' });
+      const appends = streams.map((stream, i) => ({
+        stream,
+        events: [ev('Many', { i }), ev('Many', { i, second: true })],
+        expectedRevision: i === 0 ? older.revision : ('no_stream' as const),
+      }));
+      const woken: number[] = [];
+      const off = store.onAppend?.(() => woken.push(1));
+      const outcomes = await store.appendMany(appends);
+      off?.();
+      if (store.onAppend) expect(woken.length).toBeGreaterThan(0);
+      expect(outcomes.map((o) => o.ok)).toEqual(streams.map(() => true));
+      let last: Position = from;
+      for (const [i, stream] of streams.entries()) {
+        const read = await store.readStream(stream, { tenantId: tenant });
+        const mine = read.slice(i === 0 ? 1 : 0);
+        expect(mine.map((e) => e.id)).toEqual(appends[i]!.events.map((e) => e.id));
+        expect(mine.map((e) => e.revision)).toEqual(i === 0 ? [1, 2] : [0, 1]);
+        expect(mine[0]!.metadata).toEqual(appends[i]!.events[0]!.metadata);
+        expect(comparePositions(mine[0]!.position, mine[1]!.position)).toBe(-1);
+        const outcome = outcomes[i]!;
+        if (!outcome.ok) throw outcome.error;
+        expect(outcome.value.revision).toBe(mine[1]!.revision);
+        expect(comparePositions(outcome.value.position, mine[1]!.position)).toBe(0);
+        if (comparePositions(mine[1]!.position, last) > 0) last = mine[1]!.position;
+      }
+      // Readers see them all after the call, in the global order.
+      await waitVisible(store, last);
+      const seen: RecordedEvent[] = [];
+      for (let next = from, guard = 0; guard < 100; guard++) {
+        const page = await store.readAll(next, { types: ['Many'] });
+        seen.push(...page.events.filter((e) => streams.includes(e.stream)));
+        if (page.events.length === 0) break;
+        next = page.next;
+      }
+      expect(seen).toHaveLength(81);
+      for (let i = 1; i < seen.length; i++) expect(comparePositions(seen[i - 1]!.position, seen[i]!.position)).toBe(-1);
+    });
+
+    it('appendMany checks each expected revision on its own: one refused append leaves the others in', async () => {
+      const taken = newStream();
+      await store.append(taken, [ev('A', 0)], { expectedRevision: 'no_stream' });
+      const fresh = [newStream(), newStream()];
+      const outcomes = await store.appendMany([
+        { stream: fresh[0]!, events: [ev('A', 1)], expectedRevision: 'no_stream' },
+        { stream: taken, events: [ev('A', 2)], expectedRevision: 'no_stream' },
+        { stream: fresh[1]!, events: [ev('A', 3)], expectedRevision: 'any' },
+        { stream: newStream(), events: [ev('A', 4)], expectedRevision: 5 },
+      ]);
+      expect(outcomes.map((o) => o.ok)).toEqual([true, false, true, false]);
+      for (const o of [outcomes[1]!, outcomes[3]!])
+        if (!o.ok) expect(o.error).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(await store.readStream(taken, { tenantId: tenant })).toHaveLength(1);
+      for (const stream of fresh) expect(await store.readStream(stream, { tenantId: tenant })).toHaveLength(1);
+    });
+
+    it('appendMany applies two appends to one stream in the order given', async () => {
+      const stream = newStream();
+      const first = ev('A', 1);
+      const second = ev('A', 2);
+      const outcomes = await store.appendMany([
+        { stream, events: [first], expectedRevision: 'no_stream' },
+        { stream: newStream(), events: [ev('A', 0)], expectedRevision: 'no_stream' },
+        { stream, events: [second], expectedRevision: 0 },
+      ]);
+      expect(outcomes.map((o) => o.ok && o.value.revision)).toEqual([0, 0, 1]);
+      expect((await store.readStream(stream, { tenantId: tenant })).map((e) => e.id)).toEqual([first.id, second.id]);
+    });
+
+    it('appendMany is idempotent on event ids: a repeated call answers as the first and stores nothing new', async () => {
+      const streams = [newStream(), newStream(), newStream()];
+      const appends = streams.map((stream) => ({
+        stream,
+        events: [ev('A', 1), ev('A', 2)],
+        expectedRevision: 'no_stream' as const,
+      }));
+      const first = await store.appendMany(appends);
+      const again = await store.appendMany(appends);
+      expect(again.map((o) => o.ok)).toEqual([true, true, true]);
+      again.forEach((o, i) => {
+        const f = first[i]!;
+        if (!o.ok || !f.ok) throw new Error('not appended');
+        expect(o.value.revision).toBe(f.value.revision);
+        expect(comparePositions(o.value.position, f.value.position)).toBe(0);
+      });
+      // Part of a call already stored (a chunk cut short and run again): the rest goes in.
+      const more = newStream();
+      const third = await store.appendMany([
+        ...appends,
+        { stream: more, events: [ev('A', 3)], expectedRevision: 'no_stream' },
+      ]);
+      expect(third.map((o) => o.ok)).toEqual([true, true, true, true]);
+      for (const stream of streams) expect(await store.readStream(stream, { tenantId: tenant })).toHaveLength(2);
+      expect(await store.readStream(more, { tenantId: tenant })).toHaveLength(1);
+    });
+
     it('treats a stream of another tenant as not found', async () => {
       const stream = newStream();
       await store.append(stream, [ev('A', 1)], { expectedRevision: 'no_stream' });

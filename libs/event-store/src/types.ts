@@ -59,6 +59,16 @@ export interface AppendResult {
   position: Position;
 }
 
+/** One stream's append inside `appendMany`. */
+export interface StreamAppend {
+  stream: string;
+  events: NewEvent[];
+  expectedRevision: ExpectedRevision;
+}
+
+/** What one append of `appendMany` came to: its result, or the error `append` would have thrown. */
+export type AppendOutcome = { ok: true; value: AppendResult } | { ok: false; error: unknown };
+
 export interface ReadAllResult {
   events: RecordedEvent[];
   /** Where to continue from; equal to the input when nothing new is visible yet. */
@@ -79,6 +89,15 @@ export interface EventStore {
     events: NewEvent[],
     options: { expectedRevision: ExpectedRevision; guard?: AppendGuard },
   ): Promise<AppendResult>;
+  /**
+   * Many streams' appends in as few round trips as the store allows (the Postgres store: one
+   * statement for up to thousands of streams), for bulk work such as imports. Each append keeps every
+   * guarantee of `append` on its own (expected revision, idempotent on event ids, the stream's tenant)
+   * and is atomic on its own: one refused append does not stop the others, and its outcome carries the
+   * error `append` would have thrown. Appends to one stream apply in the order given; the outcomes are
+   * in the order of `appends`.
+   */
+  appendMany(appends: readonly StreamAppend[]): Promise<AppendOutcome[]>;
   /** Whether `append` takes a `guard` (the Postgres store); others throw when given one. */
   readonly supportsGuards?: boolean;
   /**

@@ -98,6 +98,13 @@ describe('projections runner', () => {
       const future = { primary: position.primary + 1_000_000n, secondary: 0n };
       expect(await waitForPosition(db, ['stream_totals'], future, 100)).toBe(false);
       expect(await waitForPosition(db, ['stream_totals', 'no_such_projection'], position, 50)).toBe(false);
+      // A stopping worker is not held by a long wait: the abort ends it at once.
+      const stopping = new AbortController();
+      const started = Date.now();
+      const waiting = waitForPosition(db, ['stream_totals'], future, 60_000, stopping.signal);
+      setTimeout(() => stopping.abort(), 50);
+      expect(await waiting).toBe(false);
+      expect(Date.now() - started).toBeLessThan(30_000);
     } finally {
       await runner.stop();
     }

@@ -7,22 +7,32 @@ const UNDEFINED_TABLE = '42P01';
 
 /**
  * True once every named projection's live build has passed `position` (compared as a pair); false
- * when `timeoutMs` ran out first. Read-your-writes for queries carrying `X-Min-Position`.
+ * when `timeoutMs` ran out first or `signal` aborted (a stopping worker). Read-your-writes for queries carrying `X-Min-Position`.
  */
 export async function waitForPosition(
   db: Database,
   projectionNames: readonly string[],
   position: Position,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   const names = [...new Set(projectionNames)];
   let delay = 5;
   for (;;) {
+    if (signal?.aborted) return false;
     if (await reached(db, names, position)) return true;
     const left = deadline - Date.now();
     if (left <= 0) return false;
-    await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.min(delay, left));
+      signal?.addEventListener('abort', done, { once: true });
+    });
     delay = Math.min(delay * 2, 50);
   }
 }

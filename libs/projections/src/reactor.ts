@@ -8,6 +8,8 @@ export interface ReactorContext {
   db: Database;
   store: EventStore;
   logger?: ProjectionLogger | undefined;
+  /** Aborts when the reactors stop: a handler that waits (for a projection, say) gives up at once. */
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -90,7 +92,7 @@ export function startReactors(options: ReactorContext & { reactors: readonly Rea
     });
 
   const abort = new AbortController();
-  const ctx: ReactorContext = { db, store, logger };
+  const ctx: ReactorContext = { db, store, logger, signal: abort.signal };
   const backgrounds = options.reactors.flatMap((reactor) =>
     reactor.background
       ? [

@@ -5,6 +5,7 @@ import type { TenantSettingsTables } from './tenant-settings/tenant-settings.tab
 import type { EmailsTables } from './emails/emails.tables.ts';
 import type { ReferralsTables } from './referrals/referrals.tables.ts';
 import type { ReferralSettingsTables } from './referrals/referral-settings.tables.ts';
+import type { ReferralDayAndMdcRollupsTables } from './referrals/referrals.daily-rollups.ts';
 import type { CommunicationsTables } from './communications/communications.tables.ts';
 import type { TasksTables } from './tasks/tasks.tables.ts';
 import type { VocsTables } from './vocs/vocs.tables.ts';
@@ -29,4 +30,5 @@ export interface ReadModels
     VocsTables,
     CommunicationImportsTables,
     VisitRollupsTables,
-    ReferralSettingsTables {}
+    ReferralSettingsTables,
+    ReferralDayAndMdcRollupsTables {}

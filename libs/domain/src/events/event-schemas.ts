@@ -20,6 +20,7 @@ import {
   LabelValueImportFinished,
   LabelValueImportRequested,
   LabelValueImportStarted,
+  MedicalInstitutionLabelValuesImported,
   type LabelValueImportEvent,
 } from '../labels/label-value-import.events.ts';
 import type { DecodedEvent } from './event-decoder.ts';
@@ -51,6 +52,7 @@ export const labelValueImportEventSchemas = {
   LabelValueImportRequested,
   LabelValueImportStarted,
   LabelValueImportChunkProcessed,
+  MedicalInstitutionLabelValuesImported,
   LabelValueImportFinished,
 } as const;
 

@@ -19,6 +19,7 @@ import {
 import { StreamNotFoundError, WrongExpectedRevisionError } from '../errors.ts';
 import { comparePositions } from '../position.ts';
 import type {
+  AppendOutcome,
   AppendResult,
   EventMetadata,
   EventStore,
@@ -120,8 +121,27 @@ export function createEventStoreDbStore(url: string): EventStore {
     return { events, next };
   }
 
-  return {
+  const store: EventStore = {
     supportsGuards: false,
+    // EventStoreDB appends one stream per call: the streams go side by side, each stream's appends in order.
+    async appendMany(appends): Promise<AppendOutcome[]> {
+      const outcomes: AppendOutcome[] = new Array(appends.length);
+      const byStream = new Map<string, number[]>();
+      appends.forEach((a, i) => byStream.set(a.stream, [...(byStream.get(a.stream) ?? []), i]));
+      await Promise.all(
+        [...byStream.values()].map(async (indexes) => {
+          for (const i of indexes) {
+            const a = appends[i]!;
+            try {
+              outcomes[i] = { ok: true, value: await store.append(a.stream, a.events, a) };
+            } catch (error) {
+              outcomes[i] = { ok: false, error };
+            }
+          }
+        }),
+      );
+      return outcomes;
+    },
     async append(stream, events, options): Promise<AppendResult> {
       if (events.length === 0) throw new Error('append: no events');
       // A guard is SQL in the appending transaction; EventStoreDB has neither.
@@ -227,4 +247,5 @@ export function createEventStoreDbStore(url: string): EventStore {
       await client.dispose();
     },
   };
+  return store;
 }

@@ -32,6 +32,15 @@ describe('Postgres event store: tenant guard on append', () => {
         store.append(stream, [{ type: 'A', data: {}, metadata: meta(randomUUID()) }], { expectedRevision: 'any' }),
       ).rejects.toBeInstanceOf(StreamNotFoundError);
       expect(await store.readStream(stream, { tenantId: owner })).toHaveLength(1);
+      // The same through appendMany, without stopping the call's other appends.
+      const other = streamId('guard', randomUUID());
+      const outcomes = await store.appendMany([
+        { stream, events: [{ type: 'A', data: {}, metadata: meta(randomUUID()) }], expectedRevision: 'any' },
+        { stream: other, events: [{ type: 'A', data: {}, metadata: meta(owner) }], expectedRevision: 'no_stream' },
+      ]);
+      expect(outcomes[0]).toMatchObject({ ok: false, error: expect.any(StreamNotFoundError) });
+      expect(outcomes[1]!.ok).toBe(true);
+      expect(await store.readStream(stream, { tenantId: owner })).toHaveLength(1);
     } finally {
       await db.close();
     }

@@ -14,6 +14,7 @@ import { AppendGuardRefusedError, StreamNotFoundError, WrongExpectedRevisionErro
 import { pollingSubscription } from '../polling-subscription.ts';
 import type {
   AppendGuard,
+  AppendOutcome,
   AppendResult,
   EventMetadata,
   EventStore,
@@ -22,6 +23,7 @@ import type {
   Position,
   ReadAllResult,
   RecordedEvent,
+  StreamAppend,
 } from '../types.ts';
 import { eventStoreMigrations } from './postgres-event-store.migrations.ts';
 
@@ -66,6 +68,11 @@ const APPEND_BATCH_SQL = `
 
 /** Appends per group-commit statement: enough to empty the queue of a busy process, few enough to stay a short transaction. */
 const MAX_BATCH = 64;
+/**
+ * Events per `appendMany` statement: an import chunk's appends leave in one statement, and a larger
+ * call is split so no transaction holds many thousand rows' locks for long.
+ */
+const MAX_MANY_EVENTS = 4_000;
 
 const READ_STREAM_SQL = `
   SELECT global_position, transaction_id::text, stream_id, revision, event_id, type, data, metadata,
@@ -316,6 +323,48 @@ export async function createPostgresEventStore(
     });
   }
 
+  /**
+   * Many streams in one statement (es.append_batch, without the group-commit queue): the appends go in
+   * rounds of distinct streams (a stream's second append of the call waits for the next round), each
+   * round in statements of at most MAX_MANY_EVENTS events.
+   */
+  async function appendMany(appends: readonly StreamAppend[]): Promise<AppendOutcome[]> {
+    const outcomes: AppendOutcome[] = new Array(appends.length);
+    const rounds: number[][] = [];
+    const seen = new Map<string, number>();
+    appends.forEach((a, i) => {
+      if (a.events.length === 0) {
+        outcomes[i] = { ok: false, error: new Error('append: no events') };
+        return;
+      }
+      const round = seen.get(a.stream) ?? 0;
+      seen.set(a.stream, round + 1);
+      (rounds[round] ??= []).push(i);
+    });
+    const pending = (a: StreamAppend): PendingAppend => ({
+      stream: a.stream,
+      events: a.events,
+      ids: a.events.map((e) => e.id ?? randomUUID()),
+      expected: a.expectedRevision,
+      tenantId: a.events[0]!.metadata.tenant_id.toLowerCase(),
+      guard: undefined,
+    });
+    for (const round of rounds) {
+      let start = 0;
+      while (start < round.length) {
+        let end = start;
+        let events = 0;
+        while (end < round.length && (end === start || events + appends[round[end]!]!.events.length <= MAX_MANY_EVENTS))
+          events += appends[round[end++]!]!.events.length;
+        const slice = round.slice(start, end);
+        const settled = await appendTogether(slice.map((i) => pending(appends[i]!)));
+        slice.forEach((i, k) => (outcomes[i] = settled[k]!));
+        start = end;
+      }
+    }
+    return outcomes;
+  }
+
   async function readStream(stream: string, options: { tenantId: string }): Promise<RecordedEvent[]> {
     const { rows } = await pool.query<EventRow & { tenant_id: string }>(readStreamStatement([stream]));
     if (rows.length === 0 || rows[0]!.tenant_id !== options.tenantId.toLowerCase()) {
@@ -402,6 +451,7 @@ export async function createPostgresEventStore(
 
   return {
     append,
+    appendMany,
     supportsGuards: true,
     countAfter,
     onAppend,

@@ -32,6 +32,7 @@ export const labelValueImportsProjection = defineProjection({
           await importProgress.started(trx, table, tenantId, event.data);
           break;
         case 'LabelValueImportChunkProcessed':
+        case 'MedicalInstitutionLabelValuesImported':
           await importProgress.chunkProcessed(trx, table, tenantId, event.data);
           break;
         case 'LabelValueImportFinished':

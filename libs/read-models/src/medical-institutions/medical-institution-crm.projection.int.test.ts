@@ -219,4 +219,139 @@ describe('medical_institution_crm projection', () => {
     ]);
     expect((await tagsOf(tenantId)).map((r) => r.tag_id)).not.toContain(fresh);
   });
+
+  describe('label values imported a chunk at a time', () => {
+    const value = (labelId: string, integer: number) => ({
+      label_id: labelId,
+      text_value: null,
+      integer_value: integer,
+      date_value: null,
+      time_value: null,
+      selection_id: null,
+      selection_ids: [],
+      own_department_id: null,
+      area_id: null,
+    });
+    const labelCreated = (tenantId: string, labelId: string) =>
+      event(tenantId, `medical_institution_label-${labelId}`, 'MedicalInstitutionLabelCreated', {
+        label_id: labelId,
+        name: '医師数',
+        description: '',
+        component_type: 'integer',
+        selections: [],
+        areas: [],
+      });
+    /** A chunk event as the import writes it: values carry only the fields they use. */
+    const imported = (
+      tenantId: string,
+      importId: string,
+      chunk: number,
+      rows: { row: number; institution: string; labelId: string; value: number }[],
+    ) =>
+      event(tenantId, `medical_institution_label_value_import-${importId}`, 'MedicalInstitutionLabelValuesImported', {
+        import_id: importId,
+        chunk,
+        imported_row_count: rows.length,
+        failed_row_count: 0,
+        errors: [],
+        rows: rows.map((r) => ({
+          row_number: r.row,
+          medical_institution_id: r.institution,
+          values: [{ label_id: r.labelId, integer_value: r.value }],
+        })),
+      });
+    const changed = (tenantId: string, institution: string, values: object[], removed: string[] = []) =>
+      event(tenantId, `medical_institution_crm-${tenantId}-${institution}`, 'MedicalInstitutionLabelValuesChanged', {
+        medical_institution_id: institution,
+        values,
+        removed_label_ids: removed,
+        // What the institution's own stream knew: nothing of the import.
+        previous: [],
+        import_id: null,
+      });
+    const valuesOf = (tenantId: string) =>
+      rows<{ medical_institution_id: string; integer_value: number }>(sql`
+        SELECT medical_institution_id, integer_value FROM ${sql.table(t.mi_label_values)}
+         WHERE tenant_id = ${tenantId} ORDER BY integer_value`);
+    const historyOf = (tenantId: string, institution: string) =>
+      rows<{ summary: string; changes: { before: string | null; after: string | null }[] }>(sql`
+        SELECT summary, changes FROM ${sql.table(t.mi_histories)}
+         WHERE tenant_id = ${tenantId} AND medical_institution_id = ${institution}
+         ORDER BY position_primary, position_secondary`);
+
+    it('applies 20,000 rows in a fixed number of statements; a later row and a later chunk win', async () => {
+      const tenantId = randomUUID();
+      const labelId = randomUUID();
+      const importId = randomUUID();
+      const institutions = Array.from({ length: 5_000 }, () => randomUUID());
+      // Four rows per institution over ten chunks: row n sets the value n.
+      const all = Array.from({ length: 20_000 }, (_, i) => ({
+        row: i + 1,
+        institution: institutions[i % institutions.length]!,
+        labelId,
+        value: i + 1,
+      }));
+      await handle([labelCreated(tenantId, labelId)]);
+      const chunks = Array.from({ length: 10 }, (_, c) =>
+        imported(tenantId, importId, c, all.slice(c * 2_000, (c + 1) * 2_000)),
+      );
+      const statements = await handle(chunks);
+      expect(statements).toBeLessThanOrEqual(12);
+      const values = await valuesOf(tenantId);
+      expect(values).toHaveLength(5_000);
+      expect(values[0]).toEqual({ medical_institution_id: institutions[0], integer_value: 15_001 });
+      expect(values.at(-1)).toEqual({ medical_institution_id: institutions.at(-1), integer_value: 20_000 });
+      // One line per chunk that changed the institution, with the value before it and after it.
+      expect((await historyOf(tenantId, institutions[0]!)).map((h) => h.changes)).toEqual(
+        [null, '1', '5001', '10001'].map((before, k) => [
+          { field: `label:${labelId}`, label: '医師数', before, after: String(k * 5_000 + 1) },
+        ]),
+      );
+    });
+
+    it('takes the value before from the read model: an import between two hand edits, clearing and setting back', async () => {
+      const tenantId = randomUUID();
+      const labelId = randomUUID();
+      const [a, b] = [randomUUID(), randomUUID()];
+      await handle([labelCreated(tenantId, labelId), changed(tenantId, a, [value(labelId, 1)])]);
+      // One batch: the import sets 2, a hand edit sets 1 back; the next batch clears it by hand.
+      await handle([
+        imported(tenantId, randomUUID(), 0, [
+          { row: 1, institution: a, labelId, value: 2 },
+          { row: 2, institution: a, labelId, value: 3 },
+          { row: 3, institution: b, labelId, value: 7 },
+        ]),
+        changed(tenantId, a, [value(labelId, 1)]),
+      ]);
+      expect(await valuesOf(tenantId)).toEqual([
+        { medical_institution_id: a, integer_value: 1 },
+        { medical_institution_id: b, integer_value: 7 },
+      ]);
+      await handle([changed(tenantId, b, [], [labelId])]);
+      expect(await valuesOf(tenantId)).toEqual([{ medical_institution_id: a, integer_value: 1 }]);
+      expect((await historyOf(tenantId, a)).map((h) => [h.summary, h.changes.map((c) => [c.before, c.after])])).toEqual(
+        [
+          ['ラベルの値を変更', [[null, '1']]],
+          // Rows 1 and 2 of one chunk: one line, from before the chunk to its last row.
+          ['ラベルの値をインポートで変更', [['1', '3']]],
+          ['ラベルの値を変更', [['3', '1']]],
+        ],
+      );
+      expect((await historyOf(tenantId, b)).map((h) => h.changes.map((c) => [c.before, c.after]))).toEqual([
+        [[null, '7']],
+        [['7', null]],
+      ]);
+    });
+
+    it('records no history line for rows or edits that change nothing', async () => {
+      const tenantId = randomUUID();
+      const labelId = randomUUID();
+      const a = randomUUID();
+      await handle([labelCreated(tenantId, labelId), changed(tenantId, a, [value(labelId, 5)])]);
+      await handle([imported(tenantId, randomUUID(), 0, [{ row: 1, institution: a, labelId, value: 5 }])]);
+      await handle([changed(tenantId, a, [value(labelId, 5)]), changed(tenantId, randomUUID(), [], [labelId])]);
+      expect(await historyOf(tenantId, a)).toHaveLength(1);
+      expect(await valuesOf(tenantId)).toEqual([{ medical_institution_id: a, integer_value: 5 }]);
+    });
+  });
 });

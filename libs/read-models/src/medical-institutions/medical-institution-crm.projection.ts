@@ -69,6 +69,9 @@ export const medicalInstitutionCrmProjection = defineProjection({
         case 'MedicalInstitutionLabelValuesChanged':
           labelValues.applyValues(event, a);
           break;
+        case 'MedicalInstitutionLabelValuesImported':
+          labelValues.applyImported(event, a);
+          break;
         case 'MedicalInstitutionLabelCreated':
         case 'MedicalInstitutionLabelUpdated':
           labelValues.applyLabelDefined(event, a);

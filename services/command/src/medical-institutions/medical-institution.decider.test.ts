@@ -95,7 +95,7 @@ describe('CRM decisions', () => {
       .thenRejected(invalid({ field: 'phase_master_id', message: 'フェーズが見つかりません' }));
   });
 
-  it('records only label values that change, and refuses a value its label cannot hold', () => {
+  it('records every value sent, even one this stream already holds, and refuses a value its label cannot hold', () => {
     const when = (values: LabelValueData[]) => ({
       type: 'ChangeLabelValues' as const,
       medicalInstitutionId: mi,
@@ -104,12 +104,23 @@ describe('CRM decisions', () => {
       ownDepartmentIds: new Set<string>(),
     });
     const state = [valuesChanged([lv(t(1), 1), lv(t(2), 2)])];
+    // An import may have changed label 1 since (its values are on the import's stream, not this one):
+    // setting 1 back must still be recorded. The projection keeps only real changes in the history.
     given(crmDecider, state)
       .when(when([lv(t(1), 1), lv(t(2), 3)]))
-      .then([valuesChanged([lv(t(2), 3)], [lv(t(2), 2)])]);
+      .then([valuesChanged([lv(t(1), 1), lv(t(2), 3)], [lv(t(1), 1), lv(t(2), 2)])]);
     given(crmDecider, state)
       .when(when([lv(t(1), 1)]))
-      .then([]);
+      .then([valuesChanged([lv(t(1), 1)], [lv(t(1), 1)])]);
+    // Clearing a label this stream never set (an import set it) is recorded too.
+    given(crmDecider, [])
+      .when(when([{ ...lv(t(2), 0), integer_value: null }]))
+      .then([
+        {
+          type: 'MedicalInstitutionLabelValuesChanged',
+          data: { medical_institution_id: mi, values: [], removed_label_ids: [t(2)], previous: [], import_id: null },
+        },
+      ]);
     given(crmDecider, state)
       .when(when([lv(t(9), 1)]))
       .thenRejected(invalid({ field: 'label_values.0.label_id', message: 'ラベルが見つかりません' }));

@@ -3,7 +3,6 @@ import {
   parseCrmEvent,
   parseMemoEvent,
   parseSpecialNoteEvent,
-  stableJson,
   type LabelDefinition,
   type LabelValueData,
 } from '@renkei/domain';
@@ -124,9 +123,13 @@ function decideTags(state: CrmState, medicalInstitutionId: string, tagIds: reado
   ];
 }
 
-const same = (a: LabelValueData | undefined, b: LabelValueData) => a !== undefined && stableJson(a) === stableJson(b);
-
-/** Only labels whose value really changes are recorded; the rest of the institution's values stay. */
+/**
+ * Every value sent and every clearing asked for is recorded, even one that looks unchanged here: an
+ * import records its values on the import's own stream, not on this one, so this state may not hold
+ * what the institution has now (an imported value could not be cleared, nor an older value set
+ * back). The CRM projection applies the events in global order and keeps only real changes in the
+ * history, with the values before from its read model; `previous` is what this stream knew.
+ */
 function decideLabelValues(
   state: CrmState,
   medicalInstitutionId: string,
@@ -134,10 +137,8 @@ function decideLabelValues(
   removedLabelIds: readonly string[],
   importId: string | null = null,
 ): CrmEvent[] {
-  const changed = values.filter((v) => !same(state.labelValues.get(v.label_id), v));
-  const removed = removedLabelIds.filter((id) => state.labelValues.has(id));
-  if (changed.length === 0 && removed.length === 0) return [];
-  const previous = [...changed.map((v) => v.label_id), ...removed]
+  if (values.length === 0 && removedLabelIds.length === 0) return [];
+  const previous = [...values.map((v) => v.label_id), ...removedLabelIds]
     .map((id) => state.labelValues.get(id))
     .filter((v): v is LabelValueData => v !== undefined);
   return [
@@ -145,8 +146,8 @@ function decideLabelValues(
       type: 'MedicalInstitutionLabelValuesChanged',
       data: {
         medical_institution_id: medicalInstitutionId,
-        values: changed,
-        removed_label_ids: removed,
+        values: [...values],
+        removed_label_ids: [...removedLabelIds],
         previous,
         import_id: importId,
       },

@@ -368,7 +368,9 @@ describe('phase, tags and label values', () => {
       ],
     });
     expect(again.statusCode).toBe(200);
-    expect(await eventCount(t.tenantId)).toBe(before);
+    // Recorded even though this stream holds the same values: an import may have changed them since
+    // (the projection writes no history line for a save that changes nothing).
+    expect(await eventCount(t.tenantId)).toBe(before + 1);
     const cleared = await call(t, 'POST', url, { label_values: [{ label_id: int.json().id }] });
     expect(cleared.json()).toEqual([expect.objectContaining({ label_id: sel.json().id, selection_id: a })]);
     const order = await call(t, 'PUT', '/api/medical_institution_labels/orders', {

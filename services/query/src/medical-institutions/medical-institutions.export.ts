@@ -92,7 +92,7 @@ export function exportMedicalInstitutions(
     const where = await searchConditions(db.typed<ReadModels>(), tenantId, body);
     const query = sql<InstitutionRow>`
       SELECT ${detailColumns(tenantId)}, rf.referral_count, rf.comparison_referral_count
-        FROM ${fromClause(tenantId)} ${referralJoin(tenantId, body)} ${accountJoin(tenantId)}
+        FROM ${fromClause(tenantId)} ${referralJoin(tenantId, body, 'grouped')} ${accountJoin(tenantId)}
        WHERE ${where} ORDER BY ${orderBy(body.sort_by, body.sort)}`.compile(db.typed<ReadModels>());
     const toChunk = (rows: InstitutionRow[]) =>
       encode(rows.map((r) => line(columns.map((c) => cell(toMedicalInstitution(r), c)))).join(''));

@@ -191,21 +191,74 @@ export const fromClause = (tenantId: string) => sql`
  * `rf`: an institution's referrals in the search's referral period and comparison period, summed from
  * the monthly rollups (a period counts the whole months it touches). Without periods the figures are
  * null, as before, and nothing is read.
+ *
+ * `lateral` (a page's rows): a lookup per institution. `grouped` (ordering the whole search by a
+ * referral figure): one pass over the tenant's per-institution rollups of the periods' whole 年度,
+ * quarters and months (`rollupPieces`), grouped by institution and joined by hash. At 20,000 institutions and 5,000,000 referrals the lateral form
+ * summed the own-department rollups once per institution (1.5-2 s).
  */
 export function referralJoin(
   tenantId: string,
   periods: { referral_period?: Period | undefined; comparison_referral_period?: Period | undefined },
+  form: 'lateral' | 'grouped' = 'lateral',
 ) {
   const { referral_period: p, comparison_referral_period: c } = periods;
   if (!p && !c)
     return sql`LEFT JOIN LATERAL (SELECT NULL::int AS referral_count, NULL::int AS comparison_referral_count) rf ON true`;
   const within = (period: Period | undefined) =>
     period ? sql`r.month >= date_trunc('month', ${period.from}::date) AND r.month <= ${period.to}::date` : sql`false`;
-  return sql`LEFT JOIN LATERAL (
+  if (form === 'lateral')
+    return sql`LEFT JOIN LATERAL (
     SELECT ${p ? sql`coalesce(sum(r.referral_count) FILTER (WHERE ${within(p)}), 0)::int` : sql`NULL::int`} AS referral_count,
            ${c ? sql`coalesce(sum(r.referral_count) FILTER (WHERE ${within(c)}), 0)::int` : sql`NULL::int`} AS comparison_referral_count
       FROM rm.referral_monthly_rollups r WHERE r.tenant_id = ${tenantId} AND r.medical_institution_id = m.id) rf ON true`;
+  const inSpan = (period: Period | undefined) => {
+    if (!period) return sql`false`;
+    const pieces = rollupPieces(period);
+    return sql`((r.span = 'fiscal_year' AND r.period_start = ANY(${pieces.fiscal_year}::date[]))
+      OR (r.span = 'quarter' AND r.period_start = ANY(${pieces.quarter}::date[]))
+      OR (r.span = 'month' AND r.period_start = ANY(${pieces.month}::date[])))`;
+  };
+  return sql`LEFT JOIN (
+    SELECT r.medical_institution_id,
+           sum(r.referral_count) FILTER (WHERE ${inSpan(p)})::int AS referral_count,
+           sum(r.referral_count) FILTER (WHERE ${inSpan(c)})::int AS comparison_referral_count
+      FROM rm.referral_institution_rollups r
+     WHERE r.tenant_id = ${tenantId} AND (${inSpan(p)} OR ${inSpan(c)})
+     GROUP BY r.medical_institution_id) rfg ON rfg.medical_institution_id = m.id
+  CROSS JOIN LATERAL (
+    SELECT ${p ? sql`coalesce(rfg.referral_count, 0)` : sql`NULL::int`} AS referral_count,
+           ${c ? sql`coalesce(rfg.comparison_referral_count, 0)` : sql`NULL::int`} AS comparison_referral_count) rf`;
 }
+
+/**
+ * The whole months a period touches as the fewest rollup rows: each 年度 (April–March) wholly inside
+ * as one row, then each quarter wholly inside (fiscal quarters are calendar quarters), then months.
+ * A 年度 against the last reads one row per institution and year instead of twelve.
+ */
+export function rollupPieces(period: Period): { fiscal_year: string[]; quarter: string[]; month: string[] } {
+  const index = (day: string) => Number(day.slice(0, 4)) * 12 + Number(day.slice(5, 7)) - 1;
+  const day = (i: number) => `${Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}-01`;
+  const pieces = { fiscal_year: [] as string[], quarter: [] as string[], month: [] as string[] };
+  const last = index(period.to);
+  for (let i = index(period.from); i <= last;) {
+    if (i % 12 === 3 && i + 11 <= last) {
+      pieces.fiscal_year.push(day(i));
+      i += 12;
+    } else if (i % 3 === 0 && i + 2 <= last) {
+      pieces.quarter.push(day(i));
+      i += 3;
+    } else {
+      pieces.month.push(day(i));
+      i += 1;
+    }
+  }
+  return pieces;
+}
+
+/** Whether ordering by this key needs the referral figures of every matching institution. */
+const referralSort = (sortBy: MedicalInstitutionSortKey) =>
+  sortBy === 'referral_count' || sortBy === 'comparison_referral_count' || sortBy === 'rate_of_referral_change';
 
 export interface InstitutionRow {
   id: string;
@@ -332,7 +385,7 @@ export async function searchMedicalInstitutions(
       sql<InstitutionRow>`
       WITH page AS (
         SELECT m.id, row_number() OVER () AS rn FROM (
-          SELECT m.id FROM ${fromClause(tenantId)} ${referralJoin(tenantId, body)} WHERE ${where}
+          SELECT m.id FROM ${fromClause(tenantId)} ${referralSort(body.sort_by) ? referralJoin(tenantId, body, 'grouped') : sql``} WHERE ${where}
            ORDER BY ${orderBy(body.sort_by, body.sort, selectiveKeyword(body.keyword ?? undefined))}
            LIMIT ${body.per_page} OFFSET ${(body.page - 1) * body.per_page}) m)
       SELECT ${detailColumns(tenantId)}, rf.referral_count, rf.comparison_referral_count

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { newEventMetadata, streamId, type RecordedEvent } from '@renkei/event-store';
-import { integrationEventTypes, integrationTopics, toIntegrationMessage } from './integration-events.ts';
+import { medicalInstitutionCrmKey } from '@renkei/domain';
+import {
+  integrationEventTypes,
+  integrationTopics,
+  toIntegrationMessage,
+  toIntegrationMessages,
+} from './integration-events.ts';
 
 const tenant = randomUUID();
 const at = new Date('2025-04-01T00:00:00.000Z');
@@ -97,6 +103,60 @@ describe('integration events v1', () => {
       phase_master_id: phaseId,
       phase_name: '重点',
     });
+  });
+
+  it('publishes an import chunk row by row, as the label-value changes a hand edit publishes', () => {
+    const [labelId, importId, first, second] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const event = recorded(
+      streamId('medical_institution_label_value_import', importId),
+      'MedicalInstitutionLabelValuesImported',
+      {
+        import_id: importId,
+        chunk: 0,
+        imported_row_count: 2,
+        failed_row_count: 0,
+        errors: [],
+        rows: [
+          { row_number: 1, medical_institution_id: first, values: [{ label_id: labelId, integer_value: 12 }] },
+          { row_number: 2, medical_institution_id: second, values: [{ label_id: labelId, integer_value: 3 }] },
+        ],
+      },
+    );
+    expect(integrationEventTypes).toContain('MedicalInstitutionLabelValuesImported');
+    const messages = toIntegrationMessages(event);
+    expect(messages.map((m) => m.key)).toEqual([
+      medicalInstitutionCrmKey(tenant, first),
+      medicalInstitutionCrmKey(tenant, second),
+    ]);
+    const values = messages.map((m) => JSON.parse(m.value));
+    expect(values[0]).toMatchObject({
+      type: 'MedicalInstitutionLabelValuesChanged',
+      tenant_id: tenant,
+      data: {
+        medical_institution_id: first,
+        removed_label_ids: [],
+        values: [
+          {
+            label_id: labelId,
+            text_value: null,
+            integer_value: 12,
+            date_value: null,
+            time_value: null,
+            selection_id: null,
+            selection_ids: [],
+            own_department_id: null,
+            area_id: null,
+          },
+        ],
+      },
+    });
+    expect(messages[0]!.topic).toBe('renkei.medical_institution.v1');
+    // Ids are stable across re-deliveries and distinct per row.
+    expect(toIntegrationMessages(event).map((m) => m.headers.event_id)).toEqual(
+      messages.map((m) => m.headers.event_id),
+    );
+    expect(new Set(values.map((v) => v.event_id)).size).toBe(2);
+    expect(toIntegrationMessages(recorded(streamId('x', randomUUID()), 'LabelValueImportStarted', {}))).toEqual([]);
   });
 
   it('publishes label values item by item, without the import that made them', () => {

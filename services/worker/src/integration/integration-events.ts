@@ -1,3 +1,4 @@
+import { medicalInstitutionCrmKey, parseLabelValueImportEvent, uuidV5 } from '@renkei/domain';
 import type { RecordedEvent } from '@renkei/event-store';
 
 /**
@@ -74,7 +75,7 @@ const label = (data: Record<string, unknown>) => ({
  * Internal event type → topic and public data. Left out on purpose: identity events (staff accounts,
  * plans and limits are not an outside system's business; the tenant id is on every event), memo and
  * special-note texts (free-text internal notes), label order (display only), label-value imports (the
- * values they change are published as `MedicalInstitutionLabelValuesChanged`).
+ * values each row sets are published as `MedicalInstitutionLabelValuesChanged`, see `importedRows`).
  */
 const mappings: Readonly<Record<string, Mapping>> = {
   TagCreated: { topic: 'renkei.tag.v1', data: tag },
@@ -115,8 +116,49 @@ const mappings: Readonly<Record<string, Mapping>> = {
   },
 };
 
+/** A chunk of a label-value import: published row by row, as the hand edits of the same values are. */
+const importedLabelValuesType = 'MedicalInstitutionLabelValuesImported';
+
+/**
+ * One `MedicalInstitutionLabelValuesChanged` per row of an import's chunk event (imports recorded one
+ * such event per row before), keyed by the institution's CRM aggregate so a consumer gets an
+ * institution's imported and hand-made changes in order on one partition. Ids derive from the chunk
+ * event's and the row number: stable across re-deliveries.
+ */
+function importedRows(event: RecordedEvent): IntegrationMessage[] {
+  const parsed = parseLabelValueImportEvent(event);
+  if (parsed.type !== importedLabelValuesType) return [];
+  const changed = mappings.MedicalInstitutionLabelValuesChanged!;
+  return parsed.data.rows.map((row) => {
+    const value: IntegrationEventV1 = {
+      event_id: uuidV5(event.id.replaceAll('-', ''), `row:${row.row_number}`),
+      type: 'MedicalInstitutionLabelValuesChanged',
+      occurred_at: event.created_at.toISOString(),
+      tenant_id: event.metadata.tenant_id,
+      data: changed.data({
+        medical_institution_id: row.medical_institution_id,
+        values: row.values,
+        removed_label_ids: [],
+      }),
+    };
+    return {
+      topic: changed.topic,
+      key: medicalInstitutionCrmKey(event.metadata.tenant_id, row.medical_institution_id),
+      value: JSON.stringify(value),
+      headers: { event_id: value.event_id, type: value.type, 'content-type': 'application/json' },
+    };
+  });
+}
+
 /** The internal event types that are published (the relay reads only these). */
-export const integrationEventTypes: readonly string[] = Object.keys(mappings);
+export const integrationEventTypes: readonly string[] = [...Object.keys(mappings), importedLabelValuesType];
+
+/** The public messages of an internal event: none when its type is not published, one per row for an import's chunk. */
+export function toIntegrationMessages(event: RecordedEvent): IntegrationMessage[] {
+  if (event.type === importedLabelValuesType) return importedRows(event);
+  const message = toIntegrationMessage(event);
+  return message ? [message] : [];
+}
 
 /** Every topic the relay writes to (for operators creating topics ahead of time). */
 export const integrationTopics: readonly string[] = [...new Set(Object.values(mappings).map((m) => m.topic))].sort();

@@ -1,7 +1,7 @@
 import type { Database } from '@renkei/db';
 import type { EventStore } from '@renkei/event-store';
 import { defineReactor, startReactors, type ProjectionLogger, type Reactor } from '@renkei/projections';
-import { integrationEventTypes, integrationTopics, toIntegrationMessage } from './integration-events.ts';
+import { integrationEventTypes, integrationTopics, toIntegrationMessages } from './integration-events.ts';
 import { createKafkaProducer, parseBrokers, type IntegrationProducer } from './kafka-producer.ts';
 
 /** Its checkpoint row in `rm.reactor_checkpoints`. */
@@ -21,7 +21,7 @@ export function integrationRelay(producer: IntegrationProducer): Reactor {
     batchSize: 500,
     startAt: 'beginning',
     async handle(events) {
-      const messages = events.flatMap((event) => toIntegrationMessage(event) ?? []);
+      const messages = events.flatMap(toIntegrationMessages);
       await producer.publish(messages);
     },
   });

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
-import { medicalInstitutionCrmKey, type LabelValueImportFinished } from '@renkei/domain';
+import { sql } from 'kysely';
+import type { LabelValueImportFinished } from '@renkei/domain';
 import { createPostgresEventStore, newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
 import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
 import { catchUpProjections } from '@renkei/projections';
@@ -83,14 +84,11 @@ describe('label value import right after a label is created', () => {
     const events = await store.readStream(importStream, { tenantId: tenant });
     const finished = events.find((e) => e.type === 'LabelValueImportFinished')!.data as LabelValueImportFinished;
     expect(finished).toMatchObject({ status: 'completed', imported_row_count: 1, failed_row_count: 0 });
-    const crm = await store.readStream(
-      streamId('medical_institution_crm', medicalInstitutionCrmKey(tenant, institutionIdFromCode(code))),
-      { tenantId: tenant },
-    );
-    expect(crm.map((e) => e.data)).toEqual([
-      expect.objectContaining({
-        values: [expect.objectContaining({ label_id: labelId, text_value: '地域連携室 田中様' })],
-      }),
-    ]);
+    // The value is in the read model the institution pages and searches read.
+    await catchUp();
+    const { rows } = await sql<{ label_id: string; text_value: string }>`
+      SELECT label_id, text_value FROM rm.mi_label_values
+       WHERE tenant_id = ${tenant} AND medical_institution_id = ${institutionIdFromCode(code)}`.execute(db.kysely);
+    expect(rows).toEqual([{ label_id: labelId, text_value: '地域連携室 田中様' }]);
   });
 });

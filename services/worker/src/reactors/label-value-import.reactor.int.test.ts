@@ -6,11 +6,17 @@ import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
-import { medicalInstitutionCrmKey, type LabelValueImportFinished } from '@renkei/domain';
-import { createPostgresEventStore, streamId, type EventStore } from '@renkei/event-store';
+import { blankLabelValue, parseLabelValueImportEvent, type LabelValueImportFinished } from '@renkei/domain';
+import {
+  comparePositions,
+  createPostgresEventStore,
+  newEventMetadata,
+  streamId,
+  type EventStore,
+} from '@renkei/event-store';
 import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
 import { migrateProjections } from '@renkei/projections';
-import { runLabelValueImport } from './label-value-import.reactor.ts';
+import { labelValueChunkRows, runLabelValueImport } from './label-value-import.reactor.ts';
 
 let db: TestDatabase;
 let store: EventStore;
@@ -91,15 +97,26 @@ async function run(content: Buffer, encoding: 'utf-8' | 'shift_jis' | null = nul
   };
 }
 
-async function labelEvents(n: number) {
-  try {
-    return await store.readStream(
-      streamId('medical_institution_crm', medicalInstitutionCrmKey(tenant, institutionIdFromCode(code(n)))),
-      { tenantId: tenant },
-    );
-  } catch {
-    return [];
+/** Every import's chunk events of the tenant, read through their schema. */
+async function chunkEvents() {
+  const { rows } = await sql<{ stream_id: string }>`
+    SELECT DISTINCT stream_id FROM es.events WHERE type = 'MedicalInstitutionLabelValuesImported'`.execute(db.kysely);
+  const events = [];
+  for (const r of rows) {
+    for (const e of await store.readStream(r.stream_id, { tenantId: tenant })) {
+      const parsed = parseLabelValueImportEvent(e);
+      if (parsed.type === 'MedicalInstitutionLabelValuesImported')
+        events.push({ id: e.id, position: e.position, ...parsed.data });
+    }
   }
+  return events.sort((a, b) => comparePositions(a.position, b.position));
+}
+
+/** The rows every import recorded for institution `n`, in the order they were recorded. */
+async function importedRows(n: number, importId?: string) {
+  return (await chunkEvents())
+    .filter((e) => importId === undefined || e.import_id === importId)
+    .flatMap((e) => e.rows.filter((r) => r.medical_institution_id === institutionIdFromCode(code(n))));
 }
 
 describe('label value import', () => {
@@ -119,27 +136,33 @@ describe('label value import', () => {
       unprocessed_row_count: 0,
       abortion_row_number: null,
     });
-    const chunk = events.find((e) => e.type === 'LabelValueImportChunkProcessed')!.data as {
-      errors: { row_number: number; message: string }[];
-    };
-    expect(chunk.errors.map((e) => e.row_number)).toEqual([2, 3]);
-    expect(chunk.errors[0]!.message).toContain('医師数');
-    const first = await labelEvents(1);
-    expect(first).toHaveLength(1);
-    expect((first[0]!.data as { values: { label_id: string }[] }).values).toEqual([
-      expect.objectContaining({ label_id: labels.level, selection_id: choiceA }),
-      expect.objectContaining({ label_id: labels.doctors, integer_value: 12 }),
-      expect.objectContaining({ label_id: labels.since, date_value: '2024-04-01' }),
+    const importId = finished.import_id;
+    // One event records the chunk: its counts, its row errors and its valid rows with their values.
+    const chunks = events
+      .map((e) => parseLabelValueImportEvent(e))
+      .flatMap((e) => (e.type === 'MedicalInstitutionLabelValuesImported' ? [e.data] : []));
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]!).toMatchObject({ chunk: 0, imported_row_count: 2, failed_row_count: 2 });
+    expect(chunks[0]!.errors.map((e) => e.row_number)).toEqual([2, 3]);
+    expect(chunks[0]!.errors[0]!.message).toContain('医師数');
+    expect(chunks[0]!.rows.map((r) => r.row_number)).toEqual([1, 4]);
+    expect((await importedRows(1, importId)).map((r) => r.values)).toEqual([
+      [
+        { ...blankLabelValue(labels.level), selection_id: choiceA },
+        { ...blankLabelValue(labels.doctors), integer_value: 12 },
+        { ...blankLabelValue(labels.since), date_value: '2024-04-01' },
+      ],
     ]);
-    expect(await labelEvents(2)).toHaveLength(0);
-    expect((await labelEvents(3))[0]!.data).toMatchObject({ values: [{ label_id: labels.doctors, integer_value: 3 }] });
-  });
-
-  it('a re-run of the same rows changes nothing', async () => {
-    const csv = `医療機関コード,重点度\n${code(1)},A\n`;
-    const { finished } = await run(Buffer.from(csv));
-    expect(finished).toMatchObject({ status: 'completed', imported_row_count: 1 });
-    expect(await labelEvents(1)).toHaveLength(1);
+    expect(await importedRows(2, importId)).toEqual([]);
+    expect((await importedRows(3, importId)).map((r) => r.values)).toEqual([
+      [{ ...blankLabelValue(labels.doctors), integer_value: 3 }],
+    ]);
+    // Only the fields a value uses are stored; the schema fills in the rest when the event is read.
+    const { rows: stored } = await sql<{ data: { rows: { values: Record<string, unknown>[] }[] } }>`
+      SELECT data FROM es.events WHERE type = 'MedicalInstitutionLabelValuesImported' AND data->>'import_id' = ${importId}`.execute(
+      db.kysely,
+    );
+    expect(stored[0]!.data.rows[1]!.values).toEqual([{ label_id: labels.doctors, integer_value: 3 }]);
   });
 
   it('fails at the header for an unknown label, writing nothing', async () => {
@@ -160,9 +183,7 @@ describe('label value import', () => {
     expect(finished.imported_row_count).toBe(1);
     expect(finished.abortion_row_number).toBe(2);
     expect(finished.unprocessed_row_count).toBeGreaterThan(0);
-    expect(
-      (await labelEvents(2)).map((e) => (e.data as { values: { integer_value: number }[] }).values[0]!.integer_value),
-    ).toEqual([5]);
+    expect((await importedRows(2, finished.import_id)).map((r) => r.values[0]!.integer_value)).toEqual([5]);
   });
 
   it('rejects, by row number, cells no event may carry (NUL, controls, out-of-range numbers and dates) and imports the rest', async () => {
@@ -180,15 +201,65 @@ describe('label value import', () => {
     const { finished, events } = await run(Buffer.from(csv));
     expect(finished).toMatchObject({ status: 'completed', imported_row_count: 1, failed_row_count: 7 });
     const errors = events
-      .filter((e) => e.type === 'LabelValueImportChunkProcessed')
-      .flatMap((e) => (e.data as { errors: { row_number: number; message: string }[] }).errors);
+      .map((e) => parseLabelValueImportEvent(e))
+      .flatMap((e) => (e.type === 'MedicalInstitutionLabelValuesImported' ? e.data.errors : []));
     expect(errors.map((e) => e.row_number)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(errors[0]!.message).toBe('1行目: 「備考」に使用できない文字（制御文字など）が含まれています');
     expect(errors[1]!.message).toContain('「重点度」に使用できない文字');
     expect(errors[4]!.message).toContain('「医師数」は-2147483648から2147483647までの整数で入力してください');
     expect(errors[5]!.message).toContain('「連携開始日」は西暦1000年以降の日付で入力してください');
     expect(errors[6]!.message).toContain('「医療機関コード」に使用できない文字');
-    const last = (await labelEvents(2)).at(-1)!.data as { values: { label_id: string; text_value: string | null }[] };
+    const last = (await importedRows(2, finished.import_id)).at(-1)!;
     expect(last.values.find((v) => v.label_id === labels.memo)!.text_value).toBe('改行は\r\n使えます');
+  });
+
+  it('records each chunk once with its rows: a run cut short between chunks resumes after the last one recorded', async () => {
+    const importId = randomUUID();
+    const file = path.join(dir, `${importId}.csv`);
+    const rows = labelValueChunkRows * 2 + 7;
+    const lines = ['医療機関コード,医師数'];
+    for (let i = 1; i <= rows; i++) lines.push(`${code((i % 3) + 1)},${i}`);
+    fs.writeFileSync(file, lines.join('\n'));
+    const stream = streamId('medical_institution_label_value_import', importId);
+    await store.append(
+      stream,
+      [
+        {
+          type: 'LabelValueImportRequested',
+          data: { import_id: importId, filename: 'x.csv', stored_path: file, encoding: 'utf-8' },
+          metadata: newEventMetadata(tenant),
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    const [requested] = await store.readStream(stream, { tenantId: tenant });
+    // The process dies as it records the second chunk: nothing of that chunk is stored.
+    let appends = 0;
+    const dying: EventStore = {
+      ...store,
+      appendMany: async (many) => {
+        if (
+          many.some((a) => a.events.some((e) => e.type === 'MedicalInstitutionLabelValuesImported')) &&
+          ++appends === 2
+        )
+          throw new Error('killed');
+        return store.appendMany(many);
+      },
+    };
+    await expect(runLabelValueImport(db, dying, requested!)).rejects.toThrow('killed');
+    expect((await chunkEvents()).filter((e) => e.import_id === importId).map((e) => e.chunk)).toEqual([0]);
+    await runLabelValueImport(db, store, requested!);
+    const events = await store.readStream(stream, { tenantId: tenant });
+    expect(events.find((e) => e.type === 'LabelValueImportFinished')!.data).toMatchObject({
+      status: 'completed',
+      imported_row_count: rows,
+      failed_row_count: 0,
+    });
+    const chunks = (await chunkEvents()).filter((e) => e.import_id === importId);
+    expect(chunks.map((e) => e.chunk)).toEqual([0, 1, 2]);
+    // Every row once, in file order, with its own value.
+    const recorded = chunks.flatMap((e) => e.rows);
+    expect(recorded.map((r) => r.row_number)).toEqual(Array.from({ length: rows }, (_, i) => i + 1));
+    expect(recorded.every((r) => r.values[0]!.integer_value === r.row_number)).toBe(true);
   });
 });

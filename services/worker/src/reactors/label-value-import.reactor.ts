@@ -1,72 +1,41 @@
-import fs from 'node:fs';
 import { createHash } from 'node:crypto';
-import { parse } from 'csv-parse';
-import iconv from 'iconv-lite';
 import { sql } from 'kysely';
 import type { Database } from '@renkei/db';
 import {
   checkLabelValues,
-  stableJson,
   blankLabelValue,
   labelValueImportAggregate,
-  medicalInstitutionCrmAggregate,
-  medicalInstitutionCrmKey,
-  parseCrmEvent,
   parseLabelValueImportEvent,
+  compactLabelValue,
+  type ImportedLabelValueRowInput,
   type LabelDefinition,
   type LabelValueData,
-  type LabelValueImportChunkProcessed,
   type LabelValueImportRequested,
 } from '@renkei/domain';
-import {
-  readStreamOrEmpty,
-  WrongExpectedRevisionError,
-  streamId,
-  type EventMetadata,
-  type EventStore,
-  type NewEvent,
-  type RecordedEvent,
-} from '@renkei/event-store';
+import { readStreamOrEmpty, streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { detectEncoding } from '@renkei/institution-master';
-import { defineReactor, waitForPosition } from '@renkei/projections';
+import { waitForPosition } from '@renkei/projections';
 import { medicalInstitutionCrmProjection } from '@renkei/read-models';
+import { ImportNotReadyError, type ImportRunControl } from './import-queue.ts';
 import {
-  createImportQueue,
-  ImportInterruptedError,
-  ImportNotReadyError,
-  type ImportQueueOptions,
-  type ImportRunControl,
-} from './import-queue.ts';
-
-/** Rows per chunk: progress is recorded after each. */
-const importChunkSize = 500;
+  countDataLines,
+  createImportReactor,
+  hasUnstorableCharacter,
+  importCsvRows,
+  ImportRun,
+  rowError,
+  type CsvRow,
+  type ImportJournal,
+  type RowError,
+} from './import-runner.ts';
 const codeHeader = '医療機関コード';
 const ignoredHeaders = new Set(['医療機関名', '名称']);
 
 export const nfkc = (s: string) => s.normalize('NFKC').trim();
 
-/**
- * Characters Postgres cannot store in text or jsonb (NUL), other C0/C1 controls except tab and line
- * breaks (a textarea value may hold those), and UTF-16 halves without their partner.
- */
-const unstorable =
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point
-  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const unstorableAll = new RegExp(unstorable.source, 'g');
-
-/** Whether a cell holds a character that no event may carry. */
-export function hasUnstorableCharacter(cell: string): boolean {
-  return unstorable.test(cell);
-}
-
-/** A message for the user that quotes file content: the characters no event may carry are dropped. */
-export function storable(text: string): string {
-  return text.replace(unstorableAll, '');
-}
-
 const int4 = { min: -2147483648, max: 2147483647 };
 
-/** Ids of events the reactor appends derive from the import and the row, so a repeated run appends nothing new. */
+/** Ids of events the reactor appends derive from the import and their place in it, so a repeated run appends nothing new. */
 function eventId(...parts: (string | number)[]): string {
   const h = createHash('sha1')
     .update(`label_value_import\u0000${parts.join('\u0000')}`)
@@ -79,6 +48,14 @@ interface TenantLabels {
   all: Map<string, LabelDefinition>;
   ownDepartments: Map<string, string>;
 }
+
+/**
+ * Rows per chunk: a chunk is one event and one append whatever its rows, so the statement's fixed
+ * cost (round trip, the store's commit-order lock, the projection's batch) is shared by 2,000 rows;
+ * another tenant's import waits at most one chunk (~0.1–0.3 s) for its turn.
+ */
+export const labelValueChunkRows = 2_000;
+const legacyChunkRows = 500;
 
 /** How long one run waits for the read model before it gives up and the reactor retries the upload. */
 const labelsCatchUpTimeoutMs = 30_000;
@@ -203,106 +180,31 @@ export function parseCell(
   }
 }
 
-export async function countDataLines(filePath: string): Promise<number> {
-  let lines = 0;
-  let lastByte = 0x0a;
-  for await (const chunk of fs.createReadStream(filePath) as AsyncIterable<Buffer>) {
-    for (const b of chunk) if (b === 0x0a) lines++;
-    lastByte = chunk[chunk.length - 1] ?? lastByte;
-  }
-  if (lastByte !== 0x0a) lines++;
-  return Math.max(lines - 1, 0);
-}
-
-const alone: ImportRunControl = { turn: (work) => work() };
-
 /**
- * Runs one import: the file is parsed streamed, in chunks of rows; a row with any problem is reported
- * by its number and applied not at all; a valid row becomes one label-values change on its
- * institution. A problem with the file itself (no code column, unknown label, broken CSV) stops the
- * run there. Every event has an id derived from the import and the row or chunk, and chunks already
- * recorded are skipped, so a run cut short anywhere resumes without a duplicate.
+ * Runs one import (the chunk loop, resume and counts are the import runner's): a row with any problem
+ * is reported by its number and applied not at all; a chunk's valid rows travel in its chunk event
+ * (`MedicalInstitutionLabelValuesImported`), which the CRM projection applies. A problem with the file itself (no code column, unknown label, broken CSV) stops
+ * the run there.
  */
 export async function runLabelValueImport(
   db: Database,
   store: EventStore,
   requested: RecordedEvent,
-  control: ImportRunControl = alone,
+  control?: ImportRunControl,
 ): Promise<void> {
-  const data = requestOf(requested);
-  const tenantId = requested.metadata.tenant_id;
-  const importStream = streamId(labelValueImportAggregate, data.import_id);
-  const history = (await readStreamOrEmpty(store, importStream, tenantId)).map(parseLabelValueImportEvent);
-  if (history.some((e) => e.type === 'LabelValueImportFinished')) return;
-  const recordedChunks = new Map<number, LabelValueImportChunkProcessed>();
-  for (const e of history) if (e.type === 'LabelValueImportChunkProcessed') recordedChunks.set(e.data.chunk, e.data);
-  const metadata: EventMetadata = {
-    tenant_id: tenantId,
-    account_id: requested.metadata.account_id,
-    correlation_id: data.import_id,
-    causation_id: requested.id,
-    schema_version: 1,
-  };
-  const record = async (id: string, type: string, payload: unknown) => {
-    await store.append(importStream, [{ id, type, data: payload, metadata }], { expectedRevision: 'any' });
-  };
-
+  const run = await ImportRun.open(store, requested, labelValueImportJournal, { control });
+  if (!run) return;
+  const data = run.request;
   // Before anything is recorded: a run that cannot see the labels yet leaves the import waiting.
   const labels = await loadTenantLabels(db, requested);
-  const total = await countDataLines(data.stored_path);
-  await record(eventId(data.import_id, 'started'), 'LabelValueImportStarted', {
-    import_id: data.import_id,
-    total_row_count: total,
-  });
+  await run.start(await countDataLines(data.stored_path));
   const encoding = data.encoding ?? ((await detectEncoding(data.stored_path)) === 'utf8' ? 'utf-8' : 'shift_jis');
 
-  let imported = 0;
-  let failed = 0;
-  let processed = 0;
-  let chunk = 0;
-  let chunkImported = 0;
-  let chunkFailed = 0;
-  let chunkErrors: { row_number: number | null; message: string }[] = [];
-  const flush = async () => {
-    if (chunkImported + chunkFailed === 0) return;
-    await record(eventId(data.import_id, 'chunk', chunk), 'LabelValueImportChunkProcessed', {
-      import_id: data.import_id,
-      chunk,
-      imported_row_count: chunkImported,
-      failed_row_count: chunkFailed,
-      errors: chunkErrors,
-    });
-    chunk++;
-    chunkImported = 0;
-    chunkFailed = 0;
-    chunkErrors = [];
-  };
-  const finish = async (status: 'completed' | 'failed', abortion: number | null, error: string | null) => {
-    await flush();
-    await record(eventId(data.import_id, 'finished'), 'LabelValueImportFinished', {
-      import_id: data.import_id,
-      status,
-      imported_row_count: imported,
-      failed_row_count: failed,
-      unprocessed_row_count: status === 'completed' ? 0 : Math.max(total - processed, 0),
-      abortion_row_number: abortion,
-      error: error ? { row_number: abortion, message: storable(error) } : null,
-    });
-  };
-
-  const parser = fs
-    .createReadStream(data.stored_path)
-    .pipe(iconv.decodeStream(encoding === 'utf-8' ? 'utf8' : 'cp932'))
-    .pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, delimiter: [',', '\t'] }));
-  let columns: (LabelDefinition | 'code' | null)[] | null = null;
-  let rowNumber = -1;
-  let pending: { rowNumber: number; cells: string[] }[] = [];
-
-  const validate = (row: { rowNumber: number; cells: string[] }, idByCode: Map<string, string>) => {
-    const cols = columns!;
-    const codeCell = row.cells[cols.indexOf('code')] ?? '';
+  let columns: (LabelDefinition | 'code' | null)[] = [];
+  const validate = (row: CsvRow, idByCode: Map<string, string>) => {
+    const codeCell = row.cells[columns.indexOf('code')] ?? '';
     const problems: string[] = [];
-    const unstorableIn = cols.flatMap((col, i) =>
+    const unstorableIn = columns.flatMap((col, i) =>
       col !== null && hasUnstorableCharacter(row.cells[i] ?? '') ? [col === 'code' ? codeHeader : col.name] : [],
     );
     if (unstorableIn.length > 0) {
@@ -314,7 +216,7 @@ export async function runLabelValueImport(
     if (!institutionId)
       problems.push(code ? `医療機関コード「${code}」は登録されていません` : '医療機関コードを入力してください');
     const values: LabelValueData[] = [];
-    cols.forEach((col, i) => {
+    columns.forEach((col, i) => {
       if (col === null || col === 'code') return;
       const cell = row.cells[i] ?? '';
       if (cell.trim() === '') return;
@@ -329,223 +231,65 @@ export async function runLabelValueImport(
     return { problems, institutionId, values };
   };
 
-  const applyChunk = async () => {
-    if (control.signal?.aborted) throw new ImportInterruptedError();
-    const rows = pending;
-    pending = [];
-    const done = recordedChunks.get(chunk);
-    if (done) {
-      // Recorded by an earlier run that was cut short: its rows are in already.
-      processed += rows.length;
-      imported += done.imported_row_count;
-      failed += done.failed_row_count;
-      chunk++;
-      return;
-    }
-    await control.turn(async () => {
+  // An import begun before chunks carried their rows resumes in the chunks it was begun with.
+  const begunWithRowEvents = (
+    await readStreamOrEmpty(store, streamId(labelValueImportAggregate, data.import_id), run.tenantId)
+  ).some((e) => e.type === 'LabelValueImportChunkProcessed');
+  await importCsvRows(run, {
+    path: data.stored_path,
+    encoding,
+    chunkSize: begunWithRowEvents ? legacyChunkRows : labelValueChunkRows,
+    header(cells) {
+      const mapped = cells.map((h) => {
+        const name = nfkc(h);
+        if (name === codeHeader) return 'code' as const;
+        if (ignoredHeaders.has(name) || name === '') return null;
+        return labels.byName.get(name) ?? name;
+      });
+      const unknown = mapped.filter((c): c is string => typeof c === 'string' && c !== 'code');
+      if (!mapped.includes('code')) return '1行目（見出し）に「医療機関コード」の列がありません';
+      if (unknown.length > 0) return `見出しのラベル「${unknown.join('」「')}」は登録されていません`;
+      columns = mapped as (LabelDefinition | 'code' | null)[];
+      return null;
+    },
+    async chunk(rows) {
       const codes = [
         ...new Set(
-          rows.map((r) => nfkc(r.cells[columns!.indexOf('code')] ?? '')).filter((c) => !hasUnstorableCharacter(c)),
+          rows.map((r) => nfkc(r.cells[columns.indexOf('code')] ?? '')).filter((c) => !hasUnstorableCharacter(c)),
         ),
       ];
       const found = await sql<{ code: string; id: string }>`
         SELECT code, id FROM ref.medical_institutions WHERE code = ANY(${sql.val(codes)}::text[])`.execute(db.kysely);
       const idByCode = new Map(found.rows.map((r) => [r.code, r.id]));
-      // Valid rows are grouped by institution: each group is appended in file order, groups side by side.
-      const groups = new Map<string, { rowNumber: number; values: LabelValueData[] }[]>();
+      const imported: ImportedLabelValueRowInput[] = [];
+      const errors: RowError[] = [];
+      let valid = 0;
       for (const row of rows) {
-        processed++;
         const { problems, institutionId, values } = validate(row, idByCode);
         if (problems.length > 0 || !institutionId) {
-          failed++;
-          chunkFailed++;
-          chunkErrors.push({
-            row_number: row.rowNumber,
-            message: storable(`${row.rowNumber}行目: ${problems.join('、')}`),
-          });
+          errors.push(rowError(row.rowNumber, problems));
           continue;
         }
-        const group = groups.get(institutionId) ?? [];
-        group.push({ rowNumber: row.rowNumber, values });
-        groups.set(institutionId, group);
-        imported++;
-        chunkImported++;
+        valid++;
+        // A row of empty cells changes nothing but counts as imported.
+        if (values.length > 0)
+          imported.push({
+            row_number: row.rowNumber,
+            medical_institution_id: institutionId,
+            values: values.map(compactLabelValue),
+          });
       }
-      await applyGroups(store, metadata, tenantId, data.import_id, groups);
-      await flush();
-    });
-    // Let requests and other imports in between chunks.
-    await new Promise((resolve) => setImmediate(resolve));
-  };
-
-  let readingFailed: unknown = null;
-  try {
-    for await (const cells of parser as AsyncIterable<string[]>) {
-      rowNumber++;
-      if (columns === null) {
-        const mapped = cells.map((h) => {
-          const name = nfkc(h);
-          if (name === codeHeader) return 'code' as const;
-          if (ignoredHeaders.has(name) || name === '') return null;
-          return labels.byName.get(name) ?? name;
-        });
-        const unknown = mapped.filter((c): c is string => typeof c === 'string' && c !== 'code');
-        if (!mapped.includes('code'))
-          return await finish('failed', 0, '1行目（見出し）に「医療機関コード」の列がありません');
-        if (unknown.length > 0)
-          return await finish('failed', 0, `見出しのラベル「${unknown.join('」「')}」は登録されていません`);
-        columns = mapped as (LabelDefinition | 'code' | null)[];
-        continue;
-      }
-      pending.push({ rowNumber, cells });
-      if (pending.length >= importChunkSize) {
-        // Parsing pauses while the chunk is applied; a failure there is the store's, not the file's.
-        try {
-          await applyChunk();
-        } catch (error) {
-          parser.destroy();
-          throw Object.assign(new Error('apply failed'), { applyError: error });
-        }
-      }
-    }
-  } catch (error) {
-    const applyError = (error as { applyError?: unknown }).applyError;
-    if (applyError !== undefined) throw applyError;
-    readingFailed = error;
-  }
-  if (readingFailed !== null) {
-    // A broken file (unbalanced quotes, undecodable bytes): rows before stay imported, the rest are unprocessed.
-    if (pending.length > 0) await applyChunk();
-    return await finish(
-      'failed',
-      rowNumber + 1,
-      `${rowNumber + 1}行目でファイルを読み取れませんでした: ${(readingFailed as Error).message}`,
-    );
-  }
-  if (columns === null) return await finish('failed', 0, 'ファイルにデータがありません');
-  if (pending.length > 0) await applyChunk();
-  await finish('completed', null, null);
-}
-
-/** What a group's rows change on top of the stream as it is: one event per row that changes anything. */
-function planRows(
-  existing: RecordedEvent[],
-  rows: { rowNumber: number; values: LabelValueData[] }[],
-  institutionId: string,
-  importId: string,
-  metadata: EventMetadata,
-): NewEvent[] {
-  const stored = new Set(existing.map((e) => e.id));
-  const current = new Map<string, LabelValueData>();
-  for (const e of existing.map(parseCrmEvent)) {
-    if (e.type !== 'MedicalInstitutionLabelValuesChanged') continue;
-    for (const r of e.data.removed_label_ids) current.delete(r);
-    for (const v of e.data.values) current.set(v.label_id, v);
-  }
-  const planned: NewEvent[] = [];
-  for (const row of rows) {
-    const id = eventId(importId, 'row', row.rowNumber);
-    if (stored.has(id)) continue;
-    const changed = row.values.filter((v) => stableJson(current.get(v.label_id)) !== stableJson(v));
-    if (changed.length === 0) continue;
-    const previous = changed.map((v) => current.get(v.label_id)).filter((v): v is LabelValueData => v !== undefined);
-    for (const v of changed) current.set(v.label_id, v);
-    planned.push({
-      id,
-      type: 'MedicalInstitutionLabelValuesChanged',
-      data: {
-        medical_institution_id: institutionId,
-        values: changed,
-        removed_label_ids: [],
-        previous,
-        import_id: importId,
-      },
-      metadata,
-    });
-  }
-  return planned;
-}
-
-/**
- * Applies a chunk's rows: every institution's stream is read in one round trip, and each
- * institution's rows go in one append, all appends at once (the store's group commit puts many in
- * one statement). An institution changed meanwhile by someone else is redone row by row.
- */
-async function applyGroups(
-  store: EventStore,
-  metadata: EventMetadata,
-  tenantId: string,
-  importId: string,
-  groups: Map<string, { rowNumber: number; values: LabelValueData[] }[]>,
-): Promise<void> {
-  if (groups.size === 0) return;
-  const entries = [...groups.entries()].map(([institutionId, rows]) => ({
-    institutionId,
-    rows,
-    stream: streamId(medicalInstitutionCrmAggregate, medicalInstitutionCrmKey(tenantId, institutionId)),
-  }));
-  const existing = store.readStreams
-    ? await store.readStreams(
-        entries.map((e) => e.stream),
-        { tenantId },
-      )
-    : new Map(
-        await Promise.all(
-          entries.map(async (e) => [e.stream, await readStreamOrEmpty(store, e.stream, tenantId)] as const),
-        ),
-      );
-  await Promise.all(
-    entries.map(async ({ institutionId, rows, stream }) => {
-      const events = existing.get(stream) ?? [];
-      const planned = planRows(events, rows, institutionId, importId, metadata);
-      if (planned.length === 0) return;
-      try {
-        await store.append(stream, planned, {
-          expectedRevision: events.length === 0 ? 'no_stream' : events[events.length - 1]!.revision,
-        });
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
-        for (const r of rows)
-          await applyRow(
-            store,
-            metadata,
-            tenantId,
-            institutionId,
-            r.values,
-            eventId(importId, 'row', r.rowNumber),
-            importId,
-          );
-      }
-    }),
-  );
-}
-
-async function applyRow(
-  store: EventStore,
-  metadata: EventMetadata,
-  tenantId: string,
-  institutionId: string,
-  values: LabelValueData[],
-  id: string,
-  importId: string,
-): Promise<void> {
-  const stream = streamId(medicalInstitutionCrmAggregate, medicalInstitutionCrmKey(tenantId, institutionId));
-  for (let attempt = 0; ; attempt++) {
-    const events = await readStreamOrEmpty(store, stream, tenantId);
-    const [event] = planRows(events, [{ rowNumber: -1, values }], institutionId, importId, metadata).map((e) => ({
-      ...e,
-      id,
-    }));
-    if (!event || events.some((e) => e.id === id)) return;
-    try {
-      await store.append(stream, [event], {
-        expectedRevision: events.length === 0 ? 'no_stream' : events[events.length - 1]!.revision,
-      });
-      return;
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError) || attempt >= 3) throw error;
-    }
-  }
+      // The chunk's record carries its rows: one event on the import's own stream, one append, whatever
+      // the number of institutions (docs/decisions.md, "Label-value imports record a chunk as one facts event").
+      return {
+        type: 'MedicalInstitutionLabelValuesImported',
+        imported: valid,
+        failed: errors.length,
+        errors,
+        data: { rows: imported },
+      };
+    },
+  });
 }
 
 /** The upload an import run starts from, read through its schema like every other event. */
@@ -555,69 +299,31 @@ function requestOf(requested: RecordedEvent): LabelValueImportRequested {
   return event.data;
 }
 
-/** Marks an import that failed for good as failed, with the rows recorded so far counted. */
-async function failImport(store: EventStore, requested: RecordedEvent): Promise<void> {
-  const data = requestOf(requested);
-  const tenantId = requested.metadata.tenant_id;
-  const importStream = streamId(labelValueImportAggregate, data.import_id);
-  const history = (await readStreamOrEmpty(store, importStream, tenantId)).map(parseLabelValueImportEvent);
-  if (history.some((e) => e.type === 'LabelValueImportFinished')) return;
-  let started: { total_row_count: number } | undefined;
-  const chunks: LabelValueImportChunkProcessed[] = [];
-  for (const e of history) {
-    if (e.type === 'LabelValueImportStarted') started = e.data;
-    if (e.type === 'LabelValueImportChunkProcessed') chunks.push(e.data);
-  }
-  const imported = chunks.reduce((n, c) => n + c.imported_row_count, 0);
-  const failed = chunks.reduce((n, c) => n + c.failed_row_count, 0);
-  const message =
-    '取り込み中に予期しないエラーが発生したため中断しました。ファイルの内容を確認して、もう一度取り込んでください。';
-  await store.append(
-    importStream,
-    [
-      {
-        id: eventId(data.import_id, 'finished'),
-        type: 'LabelValueImportFinished',
-        data: {
-          import_id: data.import_id,
-          status: 'failed',
-          imported_row_count: imported,
-          failed_row_count: failed,
-          unprocessed_row_count: Math.max((started?.total_row_count ?? 0) - imported - failed, 0),
-          abortion_row_number: null,
-          error: { row_number: null, message },
-        },
-        metadata: {
-          tenant_id: tenantId,
-          account_id: requested.metadata.account_id,
-          correlation_id: data.import_id,
-          causation_id: requested.id,
-          schema_version: 1,
-        },
-      },
-    ],
-    { expectedRevision: 'any' },
-  );
-}
+/** How a label-value import records itself (import-runner.ts). */
+const labelValueImportJournal: ImportJournal<LabelValueImportRequested> = {
+  aggregate: labelValueImportAggregate,
+  startedType: 'LabelValueImportStarted',
+  finishedType: 'LabelValueImportFinished',
+  eventId: (importId, ...parts) => eventId(importId, ...parts),
+  request: requestOf,
+  read(event) {
+    const e = parseLabelValueImportEvent(event);
+    if (e.type === 'LabelValueImportFinished') return { ended: true };
+    if (e.type === 'LabelValueImportStarted') return { total: e.data.total_row_count };
+    if (e.type === 'LabelValueImportChunkProcessed' || e.type === 'MedicalInstitutionLabelValuesImported')
+      return { chunk: e.data };
+    return {};
+  },
+};
 
-/**
- * Records each upload as a job of the import queue (per tenant, round-robin by chunk, parked after
- * repeated failures; see import-queue.ts); the queue runs beside the reactor loop and stops with it.
- */
-export function createLabelValueImportReactor(
-  options: Pick<ImportQueueOptions, 'maxAttempts' | 'retryBaseMs' | 'chunkSlots' | 'maxActive' | 'pollIntervalMs'> = {},
-) {
-  const queue = createImportQueue({
-    ...options,
+/** Records each upload as a job of the import queue; the import runner runs it (import-runner.ts). */
+export function createLabelValueImportReactor(queue: Parameters<typeof createImportReactor>[0]['queue'] = {}) {
+  return createImportReactor({
     name: 'medical_institution_label_value_import',
-    run: (event, control, ctx) => runLabelValueImport(ctx.db, ctx.store, event, control),
-    onParked: (event, _error, ctx) => failImport(ctx.store, event),
-  });
-  return defineReactor({
-    name: 'medical_institution_label_value_import',
-    eventTypes: ['LabelValueImportRequested'],
-    handle: (events, ctx) => queue.enqueue(events, ctx),
-    background: (ctx) => queue.background(ctx),
+    eventType: 'LabelValueImportRequested',
+    journal: labelValueImportJournal,
+    run: runLabelValueImport,
+    queue,
   });
 }
 

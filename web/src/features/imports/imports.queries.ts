@@ -19,6 +19,18 @@ export function progressOf(
 /** While an import runs the list is polled, so its progress bar moves without a reload. */
 export const pollIntervalMs = 2000;
 
+/**
+ * An import history's polling: while one of its imports runs, or until it shows `awaitedId` (an
+ * import just uploaded; the upload does not go through the typed client, so the first read may miss it).
+ */
+export const importListPolling =
+  (awaitedId: string | null) =>
+  (query: { state: { data?: { data: Pick<ImportRecord, 'id' | 'status'>[] } | undefined } }): number | false => {
+    const rows = query.state.data?.data ?? [];
+    const waiting = awaitedId !== null && !rows.some((r) => r.id === awaitedId);
+    return waiting || rows.some(isRunning) ? pollIntervalMs : false;
+  };
+
 export const importQueries = {
   all: ['imports'] as const,
   /**
@@ -29,10 +41,6 @@ export const importQueries = {
     queryOptions({
       queryKey: [...importQueries.all, 'medical-institution-label-values', page] as const,
       queryFn: ({ signal }) => api.listLabelValueImports({ query: { page, per_page: 20 }, signal }),
-      refetchInterval: (query) => {
-        const rows = query.state.data?.data ?? [];
-        const waiting = awaitedId !== null && !rows.some((r) => r.id === awaitedId);
-        return waiting || rows.some(isRunning) ? pollIntervalMs : false;
-      },
+      refetchInterval: importListPolling(awaitedId),
     }),
 };

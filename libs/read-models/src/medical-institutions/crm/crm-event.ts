@@ -4,6 +4,7 @@ import {
   eventDecoder,
   medicalInstitutionCrmEventSchemas,
   medicalInstitutionLabelEventSchemas,
+  MedicalInstitutionLabelValuesImported,
   TagDeleted,
 } from '@renkei/domain';
 import type { ProjectionTables } from '@renkei/projections';
@@ -13,6 +14,7 @@ import type { HistoryChange, HistoryKind, medicalInstitutionCrmTables } from '..
 export const decodeCrmEvent = eventDecoder({
   ...medicalInstitutionCrmEventSchemas,
   ...medicalInstitutionLabelEventSchemas,
+  MedicalInstitutionLabelValuesImported,
   AccountRegistered,
   AccountUpdated,
   TagDeleted,
@@ -29,8 +31,11 @@ export interface Applied {
   /** created_at as ISO text (what the rows store). */
   readonly at: string;
   readonly revision: number;
-  /** Records a line of the institution's change history for this event. */
-  history(institutionId: string, kind: HistoryKind, summary: string, changes: HistoryChange[]): void;
+  /**
+   * Records a line of the institution's change history for this event; `part` names it among the
+   * event's lines when the event changes several institutions (its id derives from the event's and it).
+   */
+  history(institutionId: string, kind: HistoryKind, summary: string, changes: HistoryChange[], part?: string): void;
 }
 
 export const key = (...parts: string[]) => parts.join(':');

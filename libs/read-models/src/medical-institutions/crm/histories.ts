@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely';
+import { uuidV5 } from '@renkei/domain';
 import type { RecordedEvent } from '@renkei/event-store';
 import { insertRows, type WriteRow } from '../../shared/table.ts';
 import { miHistoriesTable, type HistoryChange, type HistoryKind } from '../medical-institution-crm.tables.ts';
@@ -9,11 +10,11 @@ export class CrmHistories {
   private readonly rows: WriteRow<typeof miHistoriesTable>[] = [];
 
   recorder(recorded: RecordedEvent) {
-    return (institutionId: string, kind: HistoryKind, summary: string, changes: HistoryChange[]) =>
+    return (institutionId: string, kind: HistoryKind, summary: string, changes: HistoryChange[], part?: string) =>
       this.rows.push({
         tenant_id: recorded.metadata.tenant_id,
         medical_institution_id: institutionId,
-        id: recorded.id,
+        id: part === undefined ? recorded.id : uuidV5(recorded.id.replaceAll('-', ''), part),
         kind,
         occurred_at: recorded.created_at.toISOString(),
         account_id: recorded.metadata.account_id ?? null,

@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
-import { formatLabelValue, type LabelDefinition, type LabelValueData } from '@renkei/domain';
-import { insertRows, type TableRow, type WriteRow } from '../../shared/table.ts';
+import { formatLabelValue, stableJson, type LabelDefinition, type LabelValueData } from '@renkei/domain';
+import { insertRows, type TableRow } from '../../shared/table.ts';
 import { medicalInstitutionLabelsTable, miLabelValuesTable } from '../medical-institution-crm.tables.ts';
 import { key, type Applied, type CrmEvent, type CrmEventOf, type CrmTables } from './crm-event.ts';
 
@@ -12,14 +12,19 @@ type LabelRow = TableRow<typeof medicalInstitutionLabelsTable>;
  * values as they were when the change happened.
  */
 export class CrmLabelValues {
-  /** (tenant, institution, label) → value after the batch, or null when cleared. */
+  /**
+   * (tenant, institution, label) → its value as of the event being applied (null: none): loaded up
+   * front for every key the batch's label-value events touch, then kept current while folding.
+   * `dirty` entries are written back.
+   */
   private readonly labelValues = new Map<
     string,
     {
       tenant_id: string;
       medical_institution_id: string;
       label_id: string;
-      value: WriteRow<typeof miLabelValuesTable> | null;
+      value: LabelValueData | null;
+      dirty: boolean;
     }
   >();
   private readonly deletedLabels = new Map<string, { tenant_id: string; label_id: string }>();
@@ -45,40 +50,132 @@ export class CrmLabelValues {
       );
       for (const r of rows) labels.get(r.tenant_id)!.set(r.id, r);
     }
-    return new CrmLabelValues(labels);
+    const parts = new CrmLabelValues(labels);
+    await parts.loadValues(trx, t, events);
+    return parts;
+  }
+
+  /**
+   * The stored values of every (tenant, institution, label) the batch's label-value events touch, in
+   * one statement: the history's "before" comes from here (an import's rows carry no previous values,
+   * and a hand edit's `previous` cannot know values an import set since).
+   */
+  private async loadValues(
+    trx: Transaction<unknown>,
+    t: CrmTables,
+    events: readonly { tenantId: string; event: CrmEvent }[],
+  ): Promise<void> {
+    const touch = (tenantId: string, institutionId: string, labelId: string) => {
+      const k = key(tenantId, institutionId, labelId);
+      if (!this.labelValues.has(k))
+        this.labelValues.set(k, {
+          tenant_id: tenantId,
+          medical_institution_id: institutionId,
+          label_id: labelId,
+          value: null,
+          dirty: false,
+        });
+    };
+    for (const { tenantId, event } of events) {
+      if (event.type === 'MedicalInstitutionLabelValuesChanged') {
+        const d = event.data;
+        for (const v of d.values) touch(tenantId, d.medical_institution_id, v.label_id);
+        for (const id of d.removed_label_ids) touch(tenantId, d.medical_institution_id, id);
+      } else if (event.type === 'MedicalInstitutionLabelValuesImported') {
+        for (const row of event.data.rows)
+          for (const v of row.values) touch(tenantId, row.medical_institution_id, v.label_id);
+      }
+    }
+    if (this.labelValues.size === 0) return;
+    const keys = [...this.labelValues.values()];
+    const { rows } = await sql<LabelValueData & { tenant_id: string; medical_institution_id: string }>`
+      SELECT m.tenant_id, m.medical_institution_id, m.label_id, m.text_value, m.integer_value,
+             m.date_value::text AS date_value, m.time_value, m.selection_id, to_jsonb(m.selection_ids) AS selection_ids,
+             m.own_department_id, m.area_id
+        FROM unnest(${sql.val(keys.map((k) => k.tenant_id))}::uuid[],
+                    ${sql.val(keys.map((k) => k.medical_institution_id))}::uuid[],
+                    ${sql.val(keys.map((k) => k.label_id))}::uuid[]) AS d(tenant_id, medical_institution_id, label_id)
+        JOIN ${sql.table(t.mi_label_values)} AS m
+          ON m.tenant_id = d.tenant_id AND m.medical_institution_id = d.medical_institution_id AND m.label_id = d.label_id`.execute(
+      trx,
+    );
+    for (const { tenant_id, medical_institution_id, ...value } of rows)
+      this.labelValues.get(key(tenant_id, medical_institution_id, value.label_id))!.value = value;
+  }
+
+  /**
+   * Sets (or clears, with null) one value and answers the change for the history, or null when the
+   * value stays what it was.
+   */
+  private set(tenantId: string, institutionId: string, labelId: string, after: LabelValueData | null) {
+    const entry = this.labelValues.get(key(tenantId, institutionId, labelId))!;
+    const before = entry.value;
+    if (before === null ? after === null : after !== null && stableJson(before) === stableJson(after)) return null;
+    entry.value = after;
+    entry.dirty = true;
+    const labels = this.labels.get(tenantId)!;
+    const l = labels.get(labelId);
+    const definition: LabelDefinition | undefined = l && {
+      id: labelId,
+      name: l.name,
+      componentType: l.component_type,
+      selections: l.selections,
+      areas: l.areas,
+    };
+    return {
+      field: `label:${labelId}`,
+      label: l?.name ?? 'ラベル',
+      before: before ? formatLabelValue(before, definition) : null,
+      after: after ? formatLabelValue(after, definition) : null,
+    };
   }
 
   applyValues(event: CrmEventOf<'MedicalInstitutionLabelValuesChanged'>, a: Applied): void {
     const d = event.data;
-    const touched = [...d.values.map((v) => v.label_id), ...d.removed_label_ids];
-    const after = new Map<string, LabelValueData>(d.values.map((v) => [v.label_id, v]));
-    for (const labelId of touched) {
-      const v = after.get(labelId);
-      this.labelValues.set(key(a.tenantId, d.medical_institution_id, labelId), {
-        tenant_id: a.tenantId,
-        medical_institution_id: d.medical_institution_id,
-        label_id: labelId,
-        value: v ? { ...v, tenant_id: a.tenantId, medical_institution_id: d.medical_institution_id } : null,
-      });
-    }
-    const labels = this.labels.get(a.tenantId)!;
-    const definition = (id: string): LabelDefinition | undefined => {
-      const l = labels.get(id);
-      return l && { id, name: l.name, componentType: l.component_type, selections: l.selections, areas: l.areas };
-    };
-    const before = new Map(d.previous.map((v) => [v.label_id, v]));
-    const changes = touched.map((id) => ({
-      field: `label:${id}`,
-      label: labels.get(id)?.name ?? 'ラベル',
-      before: before.has(id) ? formatLabelValue(before.get(id)!, definition(id)) : null,
-      after: after.has(id) ? formatLabelValue(after.get(id)!, definition(id)) : null,
-    }));
+    const changes = [
+      ...d.values.map((v) => this.set(a.tenantId, d.medical_institution_id, v.label_id, v)),
+      ...d.removed_label_ids.map((id) => this.set(a.tenantId, d.medical_institution_id, id, null)),
+    ].filter((c) => c !== null);
+    if (changes.length === 0) return;
     a.history(
       d.medical_institution_id,
       'label_values_changed',
       d.import_id ? 'ラベルの値をインポートで変更' : 'ラベルの値を変更',
       changes,
     );
+  }
+
+  /**
+   * A chunk of an import: its rows in file order over the values as they are. The history gets one
+   * line per institution the chunk changed (the chunk committed as one, so nobody saw the values
+   * between two rows of one institution), from its first value before to its last after.
+   */
+  applyImported(event: CrmEventOf<'MedicalInstitutionLabelValuesImported'>, a: Applied): void {
+    const perInstitution = new Map<
+      string,
+      Map<string, { before: string | null; after: string | null; label: string }>
+    >();
+    for (const row of event.data.rows) {
+      for (const v of row.values) {
+        const change = this.set(a.tenantId, row.medical_institution_id, v.label_id, v);
+        if (!change) continue;
+        const changes = perInstitution.get(row.medical_institution_id) ?? new Map();
+        perInstitution.set(row.medical_institution_id, changes);
+        const first = changes.get(change.field);
+        changes.set(change.field, {
+          label: change.label,
+          before: first ? first.before : change.before,
+          after: change.after,
+        });
+      }
+    }
+    for (const [institutionId, changes] of perInstitution) {
+      const list = [...changes].flatMap(([field, c]) =>
+        c.before === c.after ? [] : [{ field, label: c.label, before: c.before, after: c.after }],
+      );
+      if (list.length === 0) continue;
+      a.history(institutionId, 'label_values_changed', 'ラベルの値をインポートで変更', list, institutionId);
+    }
   }
 
   applyLabelDefined(
@@ -111,8 +208,13 @@ export class CrmLabelValues {
     this.labels.get(a.tenantId)!.delete(labelId);
     this.labelsChanged.add(a.tenantId);
     this.deletedLabels.set(key(a.tenantId, labelId), { tenant_id: a.tenantId, label_id: labelId });
+    // The DELETE by label runs first in `write`; values set after the deletion in this batch are not
+    // written (the label is gone, and no later event may set one).
     for (const entry of this.labelValues.values())
-      if (entry.tenant_id === a.tenantId && entry.label_id === labelId) entry.value = null;
+      if (entry.tenant_id === a.tenantId && entry.label_id === labelId) {
+        entry.value = null;
+        entry.dirty = false;
+      }
   }
 
   applyLabelsReordered(event: CrmEventOf<'MedicalInstitutionLabelsReordered'>, a: Applied): void {
@@ -130,11 +232,12 @@ export class CrmLabelValues {
          USING jsonb_to_recordset(${JSON.stringify([...this.deletedLabels.values()])}::jsonb) AS d(tenant_id uuid, label_id uuid)
          WHERE m.tenant_id = d.tenant_id AND m.label_id = d.label_id`.execute(trx);
     }
-    const valueRows = [...this.labelValues.values()];
+    const valueRows = [...this.labelValues.values()].filter((r) => r.dirty);
     if (valueRows.length > 0) {
       await sql`DELETE FROM ${sql.table(t.mi_label_values)} AS m
-         USING jsonb_to_recordset(${JSON.stringify(valueRows.map(({ value: _, ...k }) => k))}::jsonb)
-               AS d(tenant_id uuid, medical_institution_id uuid, label_id uuid)
+         USING unnest(${sql.val(valueRows.map((r) => r.tenant_id))}::uuid[],
+                      ${sql.val(valueRows.map((r) => r.medical_institution_id))}::uuid[],
+                      ${sql.val(valueRows.map((r) => r.label_id))}::uuid[]) AS d(tenant_id, medical_institution_id, label_id)
          WHERE m.tenant_id = d.tenant_id AND m.medical_institution_id = d.medical_institution_id AND m.label_id = d.label_id`.execute(
         trx,
       );
@@ -143,7 +246,9 @@ export class CrmLabelValues {
       trx,
       t.mi_label_values,
       miLabelValuesTable,
-      valueRows.flatMap((r) => (r.value ? [r.value] : [])),
+      valueRows.flatMap((r) =>
+        r.value ? [{ ...r.value, tenant_id: r.tenant_id, medical_institution_id: r.medical_institution_id }] : [],
+      ),
     );
 
     if (this.labelsChanged.size > 0) {

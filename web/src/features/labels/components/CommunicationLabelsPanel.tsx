@@ -1,4 +1,4 @@
-import { Badge, Button, Group, SegmentedControl, Stack, Table, Text } from '@mantine/core';
+import { Badge, Button, Group, SegmentedControl, Stack, Text } from '@mantine/core';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { communicationTypeNames, type CommunicationLabel, type CommunicationType } from '@renkei/contracts';
@@ -7,11 +7,8 @@ import { useServices } from '../../../app/services-context.tsx';
 import { reloadedConflictMessage } from '../../../errors/mutation-errors.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
-import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
-import { ReorderButtons } from '../../../ui/ReorderButtons.tsx';
 import { useRecordDialogs } from '../../../ui/useRecordDialogs.ts';
 import { communicationQueries } from '../../communications/communications.queries.ts';
-import { componentTypeLabel } from '../label-values.ts';
 import {
   useCreateCommunicationLabel,
   useDeleteCommunicationLabel,
@@ -20,6 +17,7 @@ import {
   type CommunicationLabelInputValues,
 } from '../labels.queries.ts';
 import { LabelFormModal } from './LabelFormModal.tsx';
+import { LabelTable } from './LabelTable.tsx';
 
 const types = Object.entries(communicationTypeNames).map(([value, label]) => ({ value, label }));
 
@@ -50,10 +48,7 @@ export function CommunicationLabelsPanel({ canEdit }: { canEdit: boolean }) {
   const counts = new Map<string, number>();
   for (const l of labels) counts.set(l.communication_type, (counts.get(l.communication_type) ?? 0) + 1);
 
-  const moveLabel = async (from: number, to: number) => {
-    const ids = shown.map((l) => l.id);
-    const [id] = ids.splice(from, 1);
-    ids.splice(to, 0, id!);
+  const saveOrder = async (ids: string[]) => {
     // The type's slots in the whole order keep their places; only who fills them changes.
     let next = 0;
     const whole = all.map((l) => (l.communication_type === type ? ids[next++]! : l.id));
@@ -104,70 +99,29 @@ export function CommunicationLabelsPanel({ canEdit }: { canEdit: boolean }) {
             : `「${communicationTypeNames[type]}」のラベルはまだありません。オーナーが作成すると、ここに表示されます。`}
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={720}>
-          <Table striped data-testid="communication-label-table">
-            <Table.Thead>
-              <Table.Tr>
-                {canEdit && <Table.Th w={90}>並び順</Table.Th>}
-                <Table.Th>ラベル名</Table.Th>
-                <Table.Th>入力形式</Table.Th>
-                <Table.Th>選択肢</Table.Th>
-                <Table.Th>説明</Table.Th>
-                {canEdit && <Table.Th w={140}>操作</Table.Th>}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {shown.map((l, i) => (
-                <Table.Tr key={l.id} data-label-name={l.name}>
-                  {canEdit && (
-                    <Table.Td>
-                      <ReorderButtons
-                        name={l.name}
-                        index={i}
-                        count={shown.length}
-                        disabled={order.isPending}
-                        onMove={(from, to) => void moveLabel(from, to)}
-                      />
-                    </Table.Td>
-                  )}
-                  <Table.Td fw={600}>
-                    <Group gap={6}>
-                      {l.name}
-                      {l.is_required && (
-                        <Badge color="red" variant="light" size="xs">
-                          必須
-                        </Badge>
-                      )}
-                    </Group>
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge variant="light" size="sm">
-                      {componentTypeLabel[l.component_type]}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="xs" lineClamp={2}>
-                      {[...l.selections]
-                        .sort((a, b) => a.order - b.order)
-                        .map((s) => s.label)
-                        .join('、')}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="xs" lineClamp={2}>
-                      {l.description}
-                    </Text>
-                  </Table.Td>
-                  {canEdit && (
-                    <Table.Td>
-                      <EditDeleteButtons onEdit={() => setEditing({ record: l })} onDelete={() => setDeleting(l)} />
-                    </Table.Td>
-                  )}
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <LabelTable
+          labels={shown}
+          canEdit={canEdit}
+          detailHeader="選択肢"
+          detailOf={(l) =>
+            [...l.selections]
+              .sort((a, b) => a.order - b.order)
+              .map((s) => s.label)
+              .join('、')
+          }
+          badgesOf={(l) =>
+            l.is_required && (
+              <Badge color="red" variant="light" size="xs">
+                必須
+              </Badge>
+            )
+          }
+          reordering={order.isPending}
+          onReorder={(ids) => void saveOrder(ids)}
+          onEdit={(l) => setEditing({ record: l })}
+          onDelete={setDeleting}
+          testId="communication-label-table"
+        />
       )}
       <LabelFormModal
         kind="communication"

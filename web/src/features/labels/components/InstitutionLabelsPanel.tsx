@@ -1,16 +1,13 @@
-import { Badge, Button, Group, Stack, Table, Text } from '@mantine/core';
+import { Button, Group, Stack, Text } from '@mantine/core';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import type { MedicalInstitutionLabel } from '@renkei/contracts';
 import { useServices } from '../../../app/services-context.tsx';
 import { reloadedConflictMessage } from '../../../errors/mutation-errors.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
-import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
-import { ReorderButtons } from '../../../ui/ReorderButtons.tsx';
 import { useRecordDialogs } from '../../../ui/useRecordDialogs.ts';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
 import { prefectureName } from '../../reference-data/prefectures.ts';
-import { componentTypeLabel } from '../label-values.ts';
 import {
   labelQueries,
   useCreateInstitutionLabel,
@@ -20,6 +17,7 @@ import {
   type InstitutionLabelInputValues,
 } from '../labels.queries.ts';
 import { LabelFormModal } from './LabelFormModal.tsx';
+import { LabelTable } from './LabelTable.tsx';
 
 function detailOf(label: MedicalInstitutionLabel): string {
   if (label.component_type === 'area') {
@@ -55,10 +53,7 @@ export function InstitutionLabelsPanel({ canEdit }: { canEdit: boolean }) {
   });
   const sorted = [...labels].sort((a, b) => a.order - b.order);
 
-  const moveLabel = async (index: number, to: number) => {
-    const ids = sorted.map((l) => l.id);
-    const [id] = ids.splice(index, 1);
-    ids.splice(to, 0, id!);
+  const saveOrder = async (ids: string[]) => {
     try {
       await order.mutateAsync(ids);
     } catch (error) {
@@ -94,58 +89,17 @@ export function InstitutionLabelsPanel({ canEdit }: { canEdit: boolean }) {
             : '医療機関ラベルはまだありません。オーナーが作成すると、ここに表示されます。'}
         </Text>
       ) : (
-        <Table.ScrollContainer minWidth={720}>
-          <Table striped data-testid="label-table">
-            <Table.Thead>
-              <Table.Tr>
-                {canEdit && <Table.Th w={90}>並び順</Table.Th>}
-                <Table.Th>ラベル名</Table.Th>
-                <Table.Th>入力形式</Table.Th>
-                <Table.Th>選択肢・エリア</Table.Th>
-                <Table.Th>説明</Table.Th>
-                {canEdit && <Table.Th w={140}>操作</Table.Th>}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {sorted.map((l, i) => (
-                <Table.Tr key={l.id} data-label-name={l.name}>
-                  {canEdit && (
-                    <Table.Td>
-                      <ReorderButtons
-                        name={l.name}
-                        index={i}
-                        count={sorted.length}
-                        disabled={order.isPending}
-                        onMove={(from, to) => void moveLabel(from, to)}
-                      />
-                    </Table.Td>
-                  )}
-                  <Table.Td fw={600}>{l.name}</Table.Td>
-                  <Table.Td>
-                    <Badge variant="light" size="sm">
-                      {componentTypeLabel[l.component_type]}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="xs" lineClamp={2}>
-                      {detailOf(l)}
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="xs" lineClamp={2}>
-                      {l.description}
-                    </Text>
-                  </Table.Td>
-                  {canEdit && (
-                    <Table.Td>
-                      <EditDeleteButtons onEdit={() => setEditing({ record: l })} onDelete={() => setDeleting(l)} />
-                    </Table.Td>
-                  )}
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <LabelTable
+          labels={sorted}
+          canEdit={canEdit}
+          detailHeader="選択肢・エリア"
+          detailOf={detailOf}
+          reordering={order.isPending}
+          onReorder={(ids) => void saveOrder(ids)}
+          onEdit={(l) => setEditing({ record: l })}
+          onDelete={setDeleting}
+          testId="label-table"
+        />
       )}
       <LabelFormModal
         opened={editing !== null}
