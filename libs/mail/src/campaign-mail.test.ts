@@ -48,4 +48,20 @@ describe('buildCampaignMail', () => {
     expect(options.text).toContain(`https://renkei.example.jp/t/c/${signed}`);
     expect(options.text).not.toContain('https://example.jp/a');
   });
+
+  it("keeps an uploaded image's lasting link as it is (an image is fetched, not clicked)", () => {
+    const src =
+      'https://renkei.example.jp/files/0b6f0a64-9a0e-4a53-8f58-6f1e2b1f0c11?expires=4102444800&amp;signature=SIG';
+    const options = buildCampaignMail({
+      from: { name: '地域連携室', address: 'renkei@example.jp' },
+      to: { name: null, address: 'yamada@example.jp' },
+      subject: '地図',
+      html: `<p>会場の地図です。</p><img src="${src}" alt="会場の地図" style="max-width:100%;height:auto;border:0">`,
+      unsubscribeUrl: 'https://renkei.example.jp/t/u/TOKEN',
+      openUrl: 'https://renkei.example.jp/t/o/OPEN',
+      clickUrl: (href) => `https://renkei.example.jp/t/c/${Buffer.from(href).toString('base64url')}`,
+      messageId: '<img@renkei>',
+    });
+    expect(options.html as string).toContain(`<img src="${src}" alt="会場の地図"`);
+  });
 });

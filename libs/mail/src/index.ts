@@ -1,5 +1,6 @@
 export { startMailCatcher, listMails, localCatcherAddress, bounceMailboxDir, type StoredMail } from './mail-catcher.ts';
 export { createMailTransport, type MailTransport } from './mail-transport.ts';
+export { gatedSend, type GatedSend } from './gated-send.ts';
 export { buildCampaignMail, type CampaignMailInput } from './campaign-mail.ts';
 export { signTracking, verifyTracking, type TrackingClaims } from './tracking.ts';
 export { emailTrackingKey } from './tracking-key.ts';

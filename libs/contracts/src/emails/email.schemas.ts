@@ -84,11 +84,19 @@ export const EmailRecipientReport = z.object({
   unsubscribed: z.boolean(),
   opened_at: IsoDateTime.nullable(),
   clicked_at: IsoDateTime.nullable(),
+  /**
+   * Renkei addition: the delivery stopped (a crash) with this mail under way and its outcome unknown;
+   * it was mailed again, so it may have arrived twice (with `delivered`), or is waiting to be.
+   */
+  delivery_in_doubt: z.boolean(),
 });
 export type EmailRecipientReport = z.infer<typeof EmailRecipientReport>;
 
-/** The report's filter (a Renkei addition): recipients that opened, clicked, bounced or unsubscribed. */
-export const EmailReportFilter = z.enum(['opened', 'clicked', 'bounced', 'unsubscribed']);
+/**
+ * The report's filter (a Renkei addition): recipients that opened, clicked, bounced or unsubscribed,
+ * or whose delivery is in doubt after a crash.
+ */
+export const EmailReportFilter = z.enum(['opened', 'clicked', 'bounced', 'unsubscribed', 'in_doubt']);
 export type EmailReportFilter = z.infer<typeof EmailReportFilter>;
 
 export const EmailReportsQuery = z.object({ ...PageQuery.shape, filter: EmailReportFilter.optional() });
@@ -129,6 +137,8 @@ export const EmailStats = z.object({
   delivered_rate: z.number().nullable(),
   opened_rate: z.number().nullable(),
   clicked_rate: z.number().nullable(),
+  /** Renkei addition: recipients whose delivery is in doubt after a crash (`delivery_in_doubt`). */
+  in_doubt_count: z.number().int(),
 });
 export type EmailStats = z.infer<typeof EmailStats>;
 

@@ -116,6 +116,20 @@ export const EmailRecipientBounced = z.object({
 });
 export type EmailRecipientBounced = z.infer<typeof EmailRecipientBounced>;
 
+/**
+ * A worker taking up a stopped send found these recipients claimed without an outcome: their mails
+ * were prepared or on their way when the previous run stopped, and at most one commit group of them
+ * (docs/decisions.md, "Email delivery throughput") was accepted by the server unrecorded. They are
+ * mailed again, so one of them may get the mail twice; which one cannot be known without the
+ * receiving server's logs. Campaign sends only (test sends are never reported).
+ */
+export const EmailRecipientsInDoubt = z.object({
+  email_id: uuid,
+  email_addresses: z.array(z.string()),
+  noted_at: z.string(),
+});
+export type EmailRecipientsInDoubt = z.infer<typeof EmailRecipientsInDoubt>;
+
 /** Events of `email_delivery-<email id>`: outcomes of the send, then bounces, opens and clicks. */
 export const emailDeliveryEventSchemas = {
   EmailRecipientDelivered,
@@ -123,6 +137,7 @@ export const emailDeliveryEventSchemas = {
   EmailOpened,
   EmailLinkClicked,
   EmailRecipientBounced,
+  EmailRecipientsInDoubt,
 } as const;
 
 export const emailDeliveryAggregate = 'email_delivery';
@@ -163,6 +178,13 @@ export const parseEmailUnsubscribeEvent = eventParser(emailUnsubscribesAggregate
 
 export const emailUnsubscribedEventId = (tenantId: string, address: string): string =>
   uuidV5(emailDeliveryNamespace, `unsubscribe\u0000${tenantId}\u0000${emailAddressKey(address)}`);
+
+/** The same set of doubtful recipients noted twice (a crash before the claims were marked) is one event. */
+export const emailInDoubtEventId = (emailId: string, sendId: string, addresses: readonly string[]): string =>
+  uuidV5(
+    emailDeliveryNamespace,
+    `in_doubt\u0000${emailId}\u0000${sendId}\u0000${addresses.map(emailAddressKey).sort().join('\u0000')}`,
+  );
 
 export const emailTrackingEventId = (emailId: string, address: string, what: string): string =>
   uuidV5(emailDeliveryNamespace, `track\u0000${emailId}\u0000${emailAddressKey(address)}\u0000${what}`);

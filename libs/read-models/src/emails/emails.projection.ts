@@ -38,7 +38,8 @@ const key = (tenantId: string, emailId: string) => `${tenantId}:${emailId}`;
 export const emailsProjection = defineProjection({
   name: 'emails',
   // v2: bounces, unsubscribes per campaign, and the communications a campaign left on timelines.
-  version: 2,
+  // v3: recipients in doubt after a crash of the delivery (`in_doubt_at`).
+  version: 3,
   eventTypes: decode.types,
   tables: tableNames([emailsTable, emailRecipientsTable, emailCommunicationsTable]),
   setup: (trx, t) => createTables(trx, [emailsTable, emailRecipientsTable, emailCommunicationsTable], t),
@@ -62,6 +63,7 @@ export const emailsProjection = defineProjection({
     }[] = [];
     const communications: { tenant_id: string; communication_id: string; email_id: string }[] = [];
     const unsubscribed: { tenant_id: string; email_id: string; address_key: string; at: string }[] = [];
+    const inDoubt: { tenant_id: string; email_id: string; address_key: string; at: string }[] = [];
     for (const recorded of events) {
       const event = decode(recorded);
       const tenantId = recorded.metadata.tenant_id;
@@ -160,6 +162,15 @@ export const emailsProjection = defineProjection({
               at: event.data.bounced_at,
               status: event.data.status,
               reason: event.data.reason,
+            });
+          break;
+        case 'EmailRecipientsInDoubt':
+          for (const address of event.data.email_addresses)
+            inDoubt.push({
+              tenant_id: tenantId,
+              email_id: event.data.email_id,
+              address_key: emailAddressKey(address),
+              at: event.data.noted_at,
             });
           break;
         default: {
@@ -306,6 +317,15 @@ export const emailsProjection = defineProjection({
         UPDATE ${recipients} AS cur SET unsubscribed_at = coalesce(cur.unsubscribed_at, d.at)
           FROM jsonb_to_recordset(${JSON.stringify(unsubscribed)}::jsonb)
                AS d(tenant_id uuid, email_id uuid, address_key text, at timestamptz)
+         WHERE cur.tenant_id = d.tenant_id AND cur.email_id = d.email_id AND cur.address_key = d.address_key
+      `.execute(trx);
+    if (inDoubt.length > 0)
+      await sql`
+        UPDATE ${recipients} AS cur SET in_doubt_at = coalesce(cur.in_doubt_at, d.at)
+          FROM (SELECT tenant_id, email_id, address_key, min(at) AS at
+                  FROM jsonb_to_recordset(${JSON.stringify(inDoubt)}::jsonb)
+                       AS x(tenant_id uuid, email_id uuid, address_key text, at timestamptz)
+                 GROUP BY 1, 2, 3) AS d
          WHERE cur.tenant_id = d.tenant_id AND cur.email_id = d.email_id AND cur.address_key = d.address_key
       `.execute(trx);
     if (communications.length > 0)

@@ -51,6 +51,11 @@ export const emailRecipientsTable = defineTable({
     bounce_reason: column.text().nullable(),
     /** The recipient unsubscribed through this campaign's mail. */
     unsubscribed_at: column.timestamptz().nullable(),
+    /**
+     * A worker resumed the send after a crash and found this recipient's mail under way without an
+     * outcome: mailed again, it may have arrived twice (or, without `delivered_at`, not be known yet).
+     */
+    in_doubt_at: column.timestamptz().nullable(),
   },
   primaryKey: ['tenant_id', 'email_id', 'address_key'],
   indexes: [['tenant_id', 'email_id', 'sort_order']],

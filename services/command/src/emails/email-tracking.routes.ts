@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import {
   emailDeliveryAggregate,
   emailTrackingEventId,
@@ -8,6 +8,7 @@ import {
 } from '@renkei/domain';
 import { newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
 import { emailTrackingKey, verifyTracking, type TrackingClaims } from '@renkei/mail';
+import { createTrackingHitBatcher } from './tracking-hits.ts';
 
 export interface EmailTrackingDeps {
   store: EventStore;
@@ -54,37 +55,18 @@ export function registerEmailTrackingRoutes(app: FastifyInstance, deps: EmailTra
   };
   const byReader = (claims: TrackingClaims, method: string) =>
     method === 'GET' && Math.floor(Date.now() / 1000) - (claims.s ?? 0) >= machineGraceSeconds;
-  // Ids this process has stored: a reader opening the same mail ten times costs one append. Bounded:
-  // when full it starts again (a forgotten id is only appended again, which the store ignores).
-  const stored = new Set<string>();
-  /**
-   * The hit's event, stored after the answer: the reader never waits for the database, and the
-   * tracking paths stay fast under load. A crash in that instant loses the hit, never doubles it.
-   */
-  const record = (request: FastifyRequest, claims: TrackingClaims, what: string, type: string, data: object): void => {
-    const id = emailTrackingEventId(claims.e, claims.r, what);
-    if (stored.has(id)) return;
-    deps.store
-      .append(
-        streamId(emailDeliveryAggregate, claims.e),
-        [
-          {
-            id,
-            type,
-            data: { email_id: claims.e, email_address: claims.r, ...data },
-            metadata: newEventMetadata(claims.t),
-          },
-        ],
-        { expectedRevision: 'any' },
-      )
-      .then(
-        () => {
-          if (stored.size >= 100_000) stored.clear();
-          stored.add(id);
-        },
-        (error: unknown) => request.log.error({ err: error, email_id: claims.e }, 'email tracking hit not recorded'),
-      );
-  };
+  // Hits are stored after the answer, a few tens of milliseconds' worth in one append: the reader
+  // never waits for the database, a crash in that instant loses the hits of that instant (never
+  // doubles one: ids), and the service's close stores what is held.
+  const hits = createTrackingHitBatcher({ store: deps.store, logger: app.log });
+  app.addHook('onClose', () => hits.close());
+  const record = (claims: TrackingClaims, what: string, type: string, data: object): void =>
+    hits.add(streamId(emailDeliveryAggregate, claims.e), {
+      id: emailTrackingEventId(claims.e, claims.r, what),
+      type,
+      data: { email_id: claims.e, email_address: claims.r, ...data },
+      metadata: newEventMetadata(claims.t),
+    });
   const config = { config: { rateLimit: false } };
   // A wildcard, not a `:token` parameter: tokens are longer than the router's parameter limit.
   const tokenOf = (params: unknown) => (params as { '*': string })['*'];
@@ -96,7 +78,7 @@ export function registerEmailTrackingRoutes(app: FastifyInstance, deps: EmailTra
     handler: async (request, reply) => {
       const claims = claimsOf(tokenOf(request.params));
       if (claims && !claims.u && byReader(claims, request.method))
-        record(request, claims, 'open', 'EmailOpened', { opened_at: new Date().toISOString() });
+        record(claims, 'open', 'EmailOpened', { opened_at: new Date().toISOString() });
       // The same answer whatever the token: the pixel reveals nothing.
       return reply.header('cache-control', 'no-store').type('image/gif').send(pixel);
     },
@@ -110,7 +92,7 @@ export function registerEmailTrackingRoutes(app: FastifyInstance, deps: EmailTra
       const claims = claimsOf(tokenOf(request.params));
       if (!claims?.u) return notFound(reply);
       if (byReader(claims, request.method))
-        record(request, claims, `click\u0000${claims.u}`, 'EmailLinkClicked', {
+        record(claims, `click\u0000${claims.u}`, 'EmailLinkClicked', {
           url: claims.u,
           clicked_at: new Date().toISOString(),
         });

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { featureKeys, type FeatureKey } from '@renkei/contracts';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { createPostgresEventStore, newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
+import { createPostgresFileStorage, fileUrlKey, verifyFileUrl } from '@renkei/file-storage';
 import type { TestAuth } from '@renkei/service-kit/testing';
 import { buildTestCommandApp, tenantEventCount } from '../testing.ts';
 
@@ -241,6 +242,26 @@ describe('email commands', () => {
     expect(other.statusCode).toBe(422);
   });
 
+  it('answers a retried send (same Idempotency-Key, sequential or concurrent) as the first; the key on another email is a 422', async () => {
+    const tenant = { tenantId: randomUUID() };
+    const create = async () => (await call(tenant, 'POST', '/api/emails', multipart(content, sjisList))).json();
+    const email = await create();
+    const sendKey = { 'idempotency-key': 'send-1' };
+    const sends = await Promise.all(
+      Array.from({ length: 4 }, () => call(tenant, 'POST', `/api/emails/${email.id}/send`, undefined, sendKey)),
+    );
+    expect(sends.map((r) => r.statusCode)).toEqual([202, 202, 202, 202]);
+    for (const r of sends) expect(r.json()).toEqual(sends[0]!.json());
+    const events = await tenantEventCount(db, tenant.tenantId);
+    const again = await call(tenant, 'POST', `/api/emails/${email.id}/send`, undefined, sendKey);
+    expect(again.json()).toEqual(sends[0]!.json());
+    expect(await tenantEventCount(db, tenant.tenantId)).toBe(events);
+    const other = await create();
+    const reused = await call(tenant, 'POST', `/api/emails/${other.id}/send`, undefined, sendKey);
+    expect(reused.statusCode).toBe(422);
+    expect(reused.json().errors[0].field).toBe('Idempotency-Key');
+  });
+
   it('answers 400 for a multipart body cut off in any part, and writes nothing', async () => {
     const tenant = { tenantId: randomUUID() };
     const full = multipart(content, sjisList);
@@ -286,5 +307,87 @@ describe('email commands', () => {
     const created = (await call(tenant, 'POST', '/api/emails', multipart(content))).json();
     const res = await call(tenant, 'POST', `/api/emails/${created.id}/send`);
     expect(res.statusCode).toBe(422);
+  });
+
+  it('keeps an uploaded image of the body with a lasting public link, and refuses an image of another tenant or a non-image', async () => {
+    const upload = async (tenantId: string, bytes: Buffer, filename: string) => {
+      const boundary = '----renkei' + randomUUID();
+      const payload = Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+        ),
+        bytes,
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      const res = await call({ tenantId }, 'POST', '/api/uploaded_files', {
+        payload,
+        contentType: `multipart/form-data; boundary=${boundary}`,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json() as { id: string; url: string };
+    };
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const tenant = { tenantId: randomUUID() };
+    const image = await upload(tenant.tenantId, png, 'map.png');
+    // The editor inserts the upload's link as answered (relative, valid for 30 minutes).
+    expect(image.url).toMatch(/^\/files\/[0-9a-f-]{36}\?expires=\d+&signature=/);
+    const html = `<p>地図です</p><img src="${image.url.replace(/&/g, '&amp;')}" alt="案内図">`;
+    const created = await call(tenant, 'POST', '/api/emails', multipart({ ...content, main_content: html }));
+    expect(created.statusCode, created.body).toBe(201);
+    const body = created.json() as { main_content: string };
+    const src = /<img[^>]*src="([^"]+)"/.exec(body.main_content)![1]!.replace(/&amp;/g, '&');
+    const url = new URL(src);
+    expect(url.origin).toBe('https://localhost:3000');
+    expect(url.pathname).toBe(`/files/${image.id}`);
+    // Valid until 2100: a mail is read long after it went out.
+    expect(url.searchParams.get('expires')).toBe('4102444800');
+    expect(
+      verifyFileUrl(
+        fileUrlKey(),
+        { tenantId: tenant.tenantId, id: image.id },
+        url.searchParams.get('expires')!,
+        url.searchParams.get('signature')!,
+        new Date('2099-12-31T00:00:00Z'),
+      ),
+    ).toBe(true);
+    expect(body.main_content).toContain('alt="案内図"');
+    // Kept for good: never among the files the daily sweep removes.
+    const storage = createPostgresFileStorage(db);
+    const owned = await storage.filesOf(tenant.tenantId, [`email_image:${image.id}`]);
+    expect(owned.get(`email_image:${image.id}`)?.map((f) => f.id)).toEqual([image.id]);
+    await storage.removeUnreferenced(new Date(Date.now() + 7 * 24 * 3600 * 1000));
+    expect(await storage.find(tenant.tenantId, [image.id])).toHaveLength(1);
+
+    // Saved again (the lasting link as the editor shows it), the same HTML.
+    const again = await call(
+      tenant,
+      'PUT',
+      `/api/emails/${(created.json() as { id: string }).id}`,
+      multipart({ ...content, main_content: body.main_content }),
+      { 'if-match': '"0"' },
+    );
+    expect(again.statusCode, again.body).toBe(200);
+    expect((again.json() as { main_content: string }).main_content).toBe(body.main_content);
+
+    // Another tenant's image, an unknown file and a file that is not an image: 422 on the body, nothing written.
+    const other = await upload(randomUUID(), png, 'other.png');
+    const text = await upload(tenant.tenantId, Buffer.from('ただのテキスト'), 'note.txt');
+    for (const link of [other.url, `/files/${randomUUID()}?expires=1&signature=x`, text.url]) {
+      const before = await tenantEventCount(db, tenant.tenantId);
+      const res = await call(
+        tenant,
+        'POST',
+        '/api/emails',
+        multipart({ ...content, main_content: `<img src="${link.replace(/&/g, '&amp;')}" alt="">` }),
+      );
+      expect(res.statusCode, link).toBe(422);
+      expect((res.json() as { errors: { field: string }[] }).errors.map((e) => e.field)).toEqual([
+        'stringified.main_content',
+      ]);
+      expect(await tenantEventCount(db, tenant.tenantId)).toBe(before);
+    }
   });
 });

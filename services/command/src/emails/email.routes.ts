@@ -2,6 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError, endpoints, type Email, type EmailInput, type UserRef } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
+import { createPostgresFileStorage, fileUrlKey, type FileStorage } from '@renkei/file-storage';
 import { doctorAggregate, emailAggregate } from '@renkei/domain';
 import { streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
@@ -13,6 +14,7 @@ import { callerRef, emailSenderAllowed, readState } from '../shared/facts.ts';
 import { idempotentCreate } from '../shared/idempotency.ts';
 import { recordEmailCommunications } from './email-communications.ts';
 import { sanitizeEmailHtml } from './email-content.ts';
+import { publishMailImages } from './email-images.ts';
 import { readRecipientsFile } from './email-recipients-file.ts';
 import { emailDecider, type DoctorFact, type EmailDraftInput, type EmailState } from './email.decider.ts';
 
@@ -21,6 +23,18 @@ export interface EmailRouteDeps {
   store: EventStore;
   /** Largest recipients file (default 5 MiB: 10,000 rows of address, name and code fit many times). */
   maxRecipientsFileBytes?: number;
+  /** Where uploaded images are kept (default the database's, as `POST /uploaded_files`). */
+  fileStorage?: FileStorage;
+  /** Key of file links (default RENKEI_FILE_URL_SECRET or the key kept in RENKEI_DATA_DIR). */
+  fileUrlKey?: Buffer;
+  /** The public origin mail clients fetch images from (default PUBLIC_ORIGIN). */
+  publicOrigin?: string;
+}
+
+interface MailImageDeps {
+  storage: FileStorage;
+  fileUrlKey: () => Buffer;
+  publicOrigin: string;
 }
 
 const recipientsFiles = new WeakMap<FastifyRequest, Buffer>();
@@ -90,6 +104,7 @@ async function draftInput(
   auth: AuthContext,
   input: EmailInput,
   file: Buffer | undefined,
+  images: MailImageDeps,
 ): Promise<EmailDraftInput> {
   let fileRows: EmailDraftInput['fileRows'] = null;
   if (file) {
@@ -101,7 +116,7 @@ async function draftInput(
     title: input.title,
     senderName: input.sender_name,
     senderEmail: input.sender_email,
-    mainContent: sanitizeEmailHtml(input.main_content),
+    mainContent: await publishMailImages(sanitizeEmailHtml(input.main_content), { tenantId: auth.tenantId, ...images }),
     attachmentId: input.attachment_id,
     doctorIds: input.doctor_ids,
     doctors: await doctorFacts(store, auth.tenantId, input.doctor_ids),
@@ -118,6 +133,14 @@ async function draftInput(
 export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRouteDeps): Promise<void> {
   const { db, store } = deps;
   const maxFileBytes = deps.maxRecipientsFileBytes ?? 5 * 1024 * 1024;
+  const storage = deps.fileStorage ?? createPostgresFileStorage(db);
+  await storage.migrate();
+  let key = deps.fileUrlKey ?? null;
+  const images: MailImageDeps = {
+    storage,
+    fileUrlKey: () => (key ??= fileUrlKey()),
+    publicOrigin: deps.publicOrigin ?? process.env.PUBLIC_ORIGIN ?? 'https://localhost:3000',
+  };
 
   await app.register(async (child) => {
     child.addHook('preValidation', async (request) => {
@@ -149,7 +172,7 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
 
     registerEndpoint(child, endpoints.createEmail, async ({ body, auth, request, reply }) => {
       const file = recipientsFiles.get(request);
-      const input = await draftInput(store, auth, body.stringified, file);
+      const input = await draftInput(store, auth, body.stringified, file, images);
       return idempotentCreate(
         db,
         {
@@ -183,7 +206,7 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
     });
 
     registerEndpoint(child, endpoints.updateEmail, async ({ params, body, auth, request, reply }) => {
-      const input = await draftInput(store, auth, body.stringified, recipientsFiles.get(request));
+      const input = await draftInput(store, auth, body.stringified, recipientsFiles.get(request), images);
       const result = await handleCommand(
         { store, auth, requestId: request.id },
         {
@@ -251,35 +274,50 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
     );
   });
 
-  registerEndpoint(app, endpoints.sendEmail, async ({ params, auth, request, reply }) => {
-    const result = await handleCommand(
-      { store, auth, requestId: request.id },
+  registerEndpoint(app, endpoints.sendEmail, async ({ params, auth, request, reply }) =>
+    idempotentCreate(
+      db,
       {
-        stream: streamId(emailAggregate, params.id),
-        decider: emailDecider,
-        command: { type: 'SendEmail', emailId: params.id },
-        // A second send is no change whatever the client last saw: If-Match is not asked for.
-        onRace: 'recompute',
+        request,
+        reply,
+        tenantId: auth.tenantId,
+        endpoint: endpoints.sendEmail.id,
+        // The key names the send of one email: a retry answers what the first send did.
+        hashed: { email_id: params.id },
+        etag: (m: Email) => etagOf(m.version),
       },
-    );
-    if (result.after.status === 'sent' && result.after.draft && result.after.sentAt) {
-      // Every send (the first, or a repeat after a crash) completes the timeline records: ids are
-      // the campaign's and the institution's, so none is recorded twice.
-      const sentEvent = result.stored.find((e) => e.type === 'EmailSent');
-      await recordEmailCommunications(
-        { db, store, auth, requestId: request.id },
-        {
-          emailId: params.id,
-          draft: result.after.draft,
-          sentAt: result.after.sentAt,
-          sentBy: sentEvent?.metadata.account_id ?? auth.accountId,
-        },
-      );
-    }
-    if (result.position) reply.position(result.position);
-    void reply.header('etag', etagOf(result.revision));
-    return toEmail(store, auth, params.id, result.after, result.stored, result.revision);
-  });
+      async () => {
+        const result = await handleCommand(
+          { store, auth, requestId: request.id },
+          {
+            stream: streamId(emailAggregate, params.id),
+            decider: emailDecider,
+            command: { type: 'SendEmail', emailId: params.id },
+            // A second send is no change whatever the client last saw: If-Match is not asked for.
+            onRace: 'recompute',
+          },
+        );
+        if (result.after.status === 'sent' && result.after.draft && result.after.sentAt) {
+          // Every send (the first, or a repeat after a crash) completes the timeline records: ids are
+          // the campaign's and the institution's, so none is recorded twice.
+          const sentEvent = result.stored.find((e) => e.type === 'EmailSent');
+          await recordEmailCommunications(
+            { db, store, auth, requestId: request.id },
+            {
+              emailId: params.id,
+              draft: result.after.draft,
+              sentAt: result.after.sentAt,
+              sentBy: sentEvent?.metadata.account_id ?? auth.accountId,
+            },
+          );
+        }
+        return {
+          body: await toEmail(store, auth, params.id, result.after, result.stored, result.revision),
+          position: result.position,
+        };
+      },
+    ),
+  );
 
   registerEndpoint(app, endpoints.sendEmailForTest, async ({ params, body, auth, request, reply }) =>
     idempotentCreate(

@@ -115,6 +115,7 @@ export async function getEmailStats(db: Kysely<ReadModels>, tenantId: string, id
       sql<string>`count(*) FILTER (WHERE delivered_at IS NOT NULL AND bounced_at IS NULL)`.as('delivered'),
       eb.fn.count<string>('opened_at').as('opened'),
       eb.fn.count<string>('clicked_at').as('clicked'),
+      eb.fn.count<string>('in_doubt_at').as('in_doubt'),
     ])
     .where('tenant_id', '=', tenantId)
     .where('email_id', '=', id)
@@ -131,6 +132,7 @@ export async function getEmailStats(db: Kysely<ReadModels>, tenantId: string, id
     delivered_rate: rate(delivered, email.destination_count),
     opened_rate: rate(opened, delivered),
     clicked_rate: rate(clicked, delivered),
+    in_doubt_count: Number(counts.in_doubt),
   };
 }
 
@@ -148,6 +150,7 @@ type ReportRow = {
   bounce_status: string | null;
   bounce_reason: string | null;
   unsubscribed: boolean;
+  in_doubt: boolean;
 };
 
 const filterSql: Record<EmailReportFilter, RawBuilder<unknown>> = {
@@ -155,6 +158,7 @@ const filterSql: Record<EmailReportFilter, RawBuilder<unknown>> = {
   clicked: sql`r.clicked_at IS NOT NULL`,
   bounced: sql`r.bounced_at IS NOT NULL`,
   unsubscribed: sql`(r.unsubscribed_at IS NOT NULL OR r.skipped_reason IS NOT DISTINCT FROM 'unsubscribed')`,
+  in_doubt: sql`r.in_doubt_at IS NOT NULL`,
 };
 
 /** The campaign's recipients in the draft's order from `after` on; 404 for no campaign of the tenant. */
@@ -168,7 +172,8 @@ async function reportRows(
     SELECT r.id, r.sort_order, r.email_address, r.name, r.medical_institution_id, m.name AS medical_institution_name,
            (r.delivered_at IS NOT NULL AND r.bounced_at IS NULL) AS delivered, r.opened_at, r.clicked_at,
            r.bounced_at IS NOT NULL AS bounced, r.bounce_status, r.bounce_reason,
-           (r.unsubscribed_at IS NOT NULL OR r.skipped_reason IS NOT DISTINCT FROM 'unsubscribed') AS unsubscribed
+           (r.unsubscribed_at IS NOT NULL OR r.skipped_reason IS NOT DISTINCT FROM 'unsubscribed') AS unsubscribed,
+           r.in_doubt_at IS NOT NULL AS in_doubt
       FROM rm.email_recipients r
       LEFT JOIN ref.medical_institutions m ON m.id = r.medical_institution_id
      WHERE r.tenant_id = ${tenantId} AND r.email_id = ${id}
@@ -195,6 +200,7 @@ const toReport = (r: ReportRow): EmailRecipientReport => ({
   unsubscribed: r.unsubscribed,
   opened_at: r.opened_at ? r.opened_at.toISOString() : null,
   clicked_at: r.clicked_at ? r.clicked_at.toISOString() : null,
+  delivery_in_doubt: r.in_doubt,
 });
 
 async function assertEmail(db: Kysely<ReadModels>, tenantId: string, id: string) {
@@ -258,6 +264,7 @@ export function exportEmailReports(
     '配信停止',
     '開封日時',
     'クリック日時',
+    '配信結果不明',
   ];
   // The 404 is answered before the first byte: the email is checked first.
   return assertEmail(db, tenantId, id).then(() => {
@@ -284,6 +291,7 @@ export function exportEmailReports(
                 yesNo(report.unsubscribed),
                 jst(r.opened_at),
                 jst(r.clicked_at),
+                yesNo(report.delivery_in_doubt),
               ]);
             })
             .join(''),

@@ -127,6 +127,7 @@ describe('email queries', () => {
       delivered_rate: 0.5,
       opened_rate: 0,
       clicked_rate: 0,
+      in_doubt_count: 0,
     });
 
     const reports = await get(tenantId, `/api/emails/${sentId}/reports?per_page=1&page=2`, position);
@@ -264,6 +265,11 @@ describe('email report additions', () => {
           permanent: false,
         },
       },
+      // A crash left d's mail without its outcome: mailed again (delivered above), maybe twice.
+      {
+        type: 'EmailRecipientsInDoubt',
+        data: { email_id: emailId, email_addresses: ['d@example.jp'], noted_at: at(2) },
+      },
     ]);
     const position = await record(tenantId, streamId('email_unsubscribes', tenantId), [
       { type: 'EmailUnsubscribed', data: { email_address: 'C@example.jp', email_id: emailId } },
@@ -281,6 +287,7 @@ describe('email report additions', () => {
     expect(await filtered('clicked')).toEqual({ emails: ['a@example.jp'], total: 1 });
     expect(await filtered('bounced')).toEqual({ emails: ['b@example.jp'], total: 1 });
     expect(await filtered('unsubscribed')).toEqual({ emails: ['c@example.jp', 'e@example.jp'], total: 2 });
+    expect(await filtered('in_doubt')).toEqual({ emails: ['d@example.jp'], total: 1 });
     expect((await get(tenantId, `/api/emails/${emailId}/reports?filter=read`, position)).statusCode).toBe(422);
 
     const all = (await get(tenantId, `/api/emails/${emailId}/reports`, position)).json();
@@ -290,11 +297,17 @@ describe('email report additions', () => {
       bounced: true,
       bounce_reason: '5.1.1 User unknown',
     });
-    expect(all.data[3]).toMatchObject({ email_address: 'd@example.jp', delivered: true, bounced: false });
+    expect(all.data[3]).toMatchObject({
+      email_address: 'd@example.jp',
+      delivered: true,
+      bounced: false,
+      delivery_in_doubt: true,
+    });
+    expect(all.data[0]).toMatchObject({ delivery_in_doubt: false });
     expect(all.data[0]).toMatchObject({ opened_at: at(5), clicked_at: at(70) });
 
     const stats = (await get(tenantId, `/api/emails/${emailId}/stats`, position)).json();
-    expect(stats).toMatchObject({ delivered_count: 3, opened_count: 2, clicked_count: 1 });
+    expect(stats).toMatchObject({ delivered_count: 3, opened_count: 2, clicked_count: 1, in_doubt_count: 1 });
 
     // First hits only: a's click after its open is no second open.
     const timeline = await get(tenantId, `/api/emails/${emailId}/timeline`, position);
@@ -337,13 +350,14 @@ describe('email report additions', () => {
     expect(csv.statusCode).toBe(200);
     expect(csv.headers['content-type']).toContain('Shift_JIS');
     expect(iconv.decode(csv.rawPayload, 'cp932').split('\r\n')).toEqual([
-      'メールアドレス,氏名,医療機関,配信,開封,クリック,不達,不達理由,配信停止,開封日時,クリック日時',
-      'b@example.jp,受信者1,,,,,○,5.1.1 User unknown,,,',
+      'メールアドレス,氏名,医療機関,配信,開封,クリック,不達,不達理由,配信停止,開封日時,クリック日時,配信結果不明',
+      'b@example.jp,受信者1,,,,,○,5.1.1 User unknown,,,,',
       '',
     ]);
     const utf8 = await get(tenantId, `/api/emails/${emailId}/reports/export`, position);
     expect(utf8.body.startsWith('\ufeffメールアドレス')).toBe(true);
-    expect(utf8.body).toContain('a@example.jp,受信者0,,○,○,○,,,,2026-11-20 09:35,2026-11-20 10:40');
+    expect(utf8.body).toContain('a@example.jp,受信者0,,○,○,○,,,,2026-11-20 09:35,2026-11-20 10:40,\r\n');
+    expect(utf8.body).toContain('d@example.jp,受信者3,,○,,,,,,,,○\r\n');
 
     const other = randomUUID();
     for (const url of [`/api/emails/${emailId}/timeline`, `/api/emails/${emailId}/reports/export`])

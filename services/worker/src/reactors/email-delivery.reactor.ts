@@ -5,26 +5,30 @@ import {
   emailAggregate,
   emailDeliveryAggregate,
   emailDeliveryEventId,
+  emailInDoubtEventId,
   emailTrackingEventId,
   emailUnsubscribesAggregate,
   parseEmailUnsubscribeEvent,
   parseEmailEvent,
   type EmailDraftSaved,
 } from '@renkei/domain';
-import { readStreamOrEmpty, streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
+import { readStreamOrEmpty, streamId, type EventStore, type NewEvent, type RecordedEvent } from '@renkei/event-store';
 import {
   bounceMailboxDir,
   buildCampaignMail,
   createMailTransport,
   emailTrackingKey,
+  gatedSend,
   parseBounce,
+  type GatedSend,
   readVerpAddress,
   signTracking,
   verpAddress,
   type MailTransport,
 } from '@renkei/mail';
 import { defineReactor, type Reactor, type ReactorContext } from '@renkei/projections';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { migrateModule, type Database } from '@renkei/db';
 
 export interface EmailDeliveryOptions {
   /** The public https origin of the tracking and unsubscribe links (PUBLIC_ORIGIN). */
@@ -42,10 +46,24 @@ export interface EmailDeliveryOptions {
    */
   bounceAddress?: string | null;
   /**
-   * Recipients handled at once (default 10: twice the pooled transport's 5 connections, so a lane
-   * storing its outcome leaves no connection idle). A crash may resend at most this many mails.
+   * Mails prepared at once across all sends (default 10: twice the pooled transport's 5
+   * connections).
    */
   concurrency?: number;
+  /**
+   * Mails of one send whose end of data goes out together, their outcomes then stored in one append
+   * (group commit; RENKEI_EMAIL_COMMIT_GROUP, default 5, the pooled transport's connections). A crash
+   * resends at most this many mails per send under way; 1 commits one mail at a time.
+   */
+  commitGroup?: number;
+  /** Recipients claimed per statement (default `concurrency`): the most a stopped run leaves in doubt. */
+  claimSlice?: number;
+  /** Tries of a failing send before it is parked (default 5). */
+  maxAttempts?: number;
+  /** First back-off after a failed try, times 4 after each (default 1 s). */
+  retryBaseMs?: number;
+  /** How often the queue looks for due sends it was not told of (default 1 s). */
+  pollMs?: number;
   /** How often the bounce mailbox is read (default 5 s). */
   bouncePollMs?: number;
 }
@@ -65,14 +83,99 @@ function pacer(perMinute: number) {
   };
 }
 
-interface Job {
-  tenantId: string;
-  emailId: string;
-  /** 'send' for the campaign, the test's id for a test send. */
-  sendId: string;
+interface Recipient {
+  address: string;
+  name: string | null;
+  /** The position in the campaign's list (named by the VERP return path). */
+  index: number;
+}
+
+interface JobRow {
+  job_id: string;
+  tenant_id: string;
+  email_id: string;
+  send_id: string;
   test: boolean;
-  /** `index`: the position in the campaign's list (named by the VERP return path). */
-  recipients: { address: string; name: string | null; index: number }[];
+  addresses: string[] | null;
+  attempts: number;
+  enqueued_at: Date | string;
+}
+
+/** A queued send being delivered: its recipients left, a cursor, and the lock that orders its commits. */
+interface ActiveJob {
+  row: JobRow;
+  draft: EmailDraftSaved;
+  recipients: Recipient[];
+  /** Unsubscribed addresses (keys): skipped with an event, never mailed. */
+  skip: Set<string>;
+  /** The next recipient to hand to a lane. */
+  cursor: number;
+  /** Recipients [0, claimedUpTo) are claimed in the database. */
+  claimedUpTo: number;
+  claiming: Promise<void> | null;
+  inFlight: number;
+  failure: { error: unknown } | null;
+  /** A mail was given up because the worker is stopping: the send stays queued. */
+  interrupted: boolean;
+  /** Mails ready for their end of data, waiting for the send's next commit group. */
+  commitQueue: PendingCommit[];
+  /** A commit group is under way (one at a time per send). */
+  committing: boolean;
+  /** Addresses whose end of data went out and whose outcome was not stored: maybe accepted. */
+  uncertain: Set<string>;
+}
+
+/** A lane's mail waiting for its commit group: the group ends it and stores its outcome with the others'. */
+interface PendingCommit {
+  send: GatedSend;
+  event: NewEvent;
+  signal: AbortSignal | null;
+  done: (error?: unknown) => void;
+}
+
+const migrations = {
+  '0001_email_delivery_queue': {
+    async up(db: Kysely<unknown>) {
+      await sql`CREATE SCHEMA IF NOT EXISTS email_delivery`.execute(db);
+      // One row per send (campaign or test): the event's id, so a repeated batch enqueues nothing.
+      await sql`
+        CREATE TABLE email_delivery.jobs (
+          job_id text PRIMARY KEY,
+          tenant_id uuid NOT NULL,
+          email_id uuid NOT NULL,
+          send_id text NOT NULL,
+          test boolean NOT NULL,
+          addresses jsonb,
+          state text NOT NULL DEFAULT 'queued',
+          attempts integer NOT NULL DEFAULT 0,
+          not_before timestamptz NOT NULL DEFAULT now(),
+          in_doubt integer NOT NULL DEFAULT 0,
+          last_error text,
+          enqueued_at timestamptz NOT NULL DEFAULT now(),
+          done_at timestamptz
+        )`.execute(db);
+      await sql`CREATE INDEX jobs_queued_idx ON email_delivery.jobs (not_before) WHERE state = 'queued'`.execute(db);
+      // A recipient is claimed (in slices) before any of its mail leaves; its outcome is the event of
+      // the delivery stream. A claim without an outcome found by a later run is 'in_doubt'.
+      await sql`
+        CREATE TABLE email_delivery.claims (
+          email_id uuid NOT NULL,
+          send_id text NOT NULL,
+          address text NOT NULL,
+          tenant_id uuid NOT NULL,
+          state text NOT NULL DEFAULT 'claimed',
+          claimed_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (email_id, send_id, address)
+        )`.execute(db);
+    },
+  },
+};
+
+const migrated = new WeakSet<Database>();
+async function migrate(db: Database): Promise<void> {
+  if (migrated.has(db)) return;
+  await migrateModule(db.kysely, 'email_delivery', migrations);
+  migrated.add(db);
 }
 
 async function draftOf(store: EventStore, tenantId: string, emailId: string): Promise<EmailDraftSaved | null> {
@@ -91,16 +194,25 @@ async function unsubscribed(store: EventStore, tenantId: string): Promise<Set<st
 }
 
 /**
- * Delivers campaigns and test sends mail by mail. Exactly one mail per recipient across crashes:
- * each recipient's outcome is an event whose id derives from the email, the send and the address,
- * so a repeated batch (the reactor is at-least-once) finds it in the delivery stream and skips the
- * recipient. The one window left: the SMTP server accepted a mail and the worker died before the
- * event was stored; that recipient (one at most per crash) gets the mail again, with the same
- * Message-ID (docs/decisions.md, "Email campaigns").
+ * Delivers campaigns and test sends through a fair queue (docs/decisions.md, "Email delivery queue").
+ * The reactor only enqueues: each `EmailSent` / `EmailTestSent` becomes a row of
+ * `email_delivery.jobs`, and the background loop delivers the queued sends recipient by recipient,
+ * the tenants taking turns one recipient at a time (a tenant's test sends before its campaigns),
+ * so a 10,000-recipient campaign of one tenant never holds up another tenant's test or small campaign.
+ *
+ * Exactly one mail per recipient across crashes: each recipient's outcome is an event whose id
+ * derives from the email, the send and the address, and a resumed send skips who has one. Lanes
+ * prepare mails side by side, but a send commits one mail at a time (the end of data, the server's
+ * answer, then the outcome's event: `gatedSend`), so a crash leaves at most one mail of a send
+ * accepted without its outcome; that recipient gets it again, with the same Message-ID. Recipients
+ * are claimed in slices before their mails leave; a later run marks the claims it finds without an
+ * outcome `in_doubt` (the one duplicate, if any, is among them) and counts them on the job.
  */
-export function createEmailDeliveryReactor(
-  options: EmailDeliveryOptions = {},
-): Reactor & { readBounces(ctx: ReactorContext): Promise<number> } {
+export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): Reactor & {
+  readBounces(ctx: ReactorContext): Promise<number>;
+  /** Delivers every queued send now due, then returns (tests, the bench). */
+  drain(ctx: ReactorContext): Promise<void>;
+} {
   let transport: MailTransport | null = null;
   let key: Buffer | null = null;
   const publicOrigin = () =>
@@ -116,104 +228,411 @@ export function createEmailDeliveryReactor(
       : process.env.RENKEI_EMAIL_BOUNCE_ADDRESS || (process.env.SMTP_URL ? null : 'bounces@localhost');
   const bounceDir = () => bounceMailboxDir(options.dataDir ?? path.resolve(process.env.RENKEI_DATA_DIR ?? '.data'));
   const concurrency = Math.max(1, options.concurrency ?? 10);
+  const slice = Math.max(1, options.claimSlice ?? concurrency);
+  const commitGroup = Math.max(1, options.commitGroup ?? (Number(process.env.RENKEI_EMAIL_COMMIT_GROUP) || 5));
+  const maxAttempts = Math.max(1, options.maxAttempts ?? 5);
+  const retryBaseMs = options.retryBaseMs ?? 1_000;
+  const pollMs = options.pollMs ?? 1_000;
   const pace = pacer(options.ratePerMinute ?? (Number(process.env.RENKEI_EMAIL_RATE_PER_MINUTE) || 600));
-
-  async function deliver(store: EventStore, job: Job, draft: EmailDraftSaved) {
-    const deliveryStream = streamId(emailDeliveryAggregate, job.emailId);
-    const done = new Set((await readStreamOrEmpty(store, deliveryStream, job.tenantId)).map((e) => e.id));
-    const skip = job.test ? new Set<string>() : await unsubscribed(store, job.tenantId);
-    const mailer = (transport ??= options.transport
+  const mailer = () =>
+    (transport ??= options.transport
       ? options.transport()
       : createMailTransport({
           smtpUrl: process.env.SMTP_URL,
           pool: true,
           fallbackPort: Number(process.env.SMTP_PORT ?? 2525),
         }));
-    const origin = publicOrigin();
-    const bounceReturn = bounceAddress();
-    const metadata = {
-      tenant_id: job.tenantId,
-      account_id: null,
-      correlation_id: job.emailId,
-      causation_id: null,
-      schema_version: 1,
-    };
-    const one = async (recipient: Job['recipients'][number]) => {
-      const id = emailDeliveryEventId(job.emailId, job.sendId, recipient.address);
-      if (done.has(id)) return;
-      const address = emailAddressKey(recipient.address);
-      if (skip.has(address)) {
-        await store.append(
-          deliveryStream,
+
+  /** Wakes the running queue (a send was just enqueued). */
+  let kick: (() => void) | null = null;
+
+  const metadataOf = (job: ActiveJob) => ({
+    tenant_id: job.row.tenant_id,
+    account_id: null,
+    correlation_id: job.row.email_id,
+    causation_id: null,
+    schema_version: 1,
+  });
+
+  /** Loads a queued send: its draft, the recipients without an outcome, and marks the claims in doubt. */
+  async function activate(ctx: ReactorContext, row: JobRow): Promise<ActiveJob | null> {
+    const draft = await draftOf(ctx.store, row.tenant_id, row.email_id);
+    if (!draft) return null;
+    const all: Recipient[] = row.test
+      ? (row.addresses ?? []).map((address, index) => ({ address, name: null, index }))
+      : draft.recipients.map((r, index) => ({ address: r.email_address, name: r.name, index }));
+    const done = new Set(
+      (await readStreamOrEmpty(ctx.store, streamId(emailDeliveryAggregate, row.email_id), row.tenant_id)).map(
+        (e) => e.id,
+      ),
+    );
+    const recipients = all.filter((r) => !done.has(emailDeliveryEventId(row.email_id, row.send_id, r.address)));
+    // Claims of an earlier run with no outcome: that run stopped with these mails prepared or on their
+    // way; at most one commit group of them reached the server's end of data. A campaign's doubt is
+    // an event first (its id from the set, so noting it again after a crash right here is the same
+    // event), then the claims are marked, so the report shows it whatever happens in between.
+    const left = recipients.map((r) => emailAddressKey(r.address));
+    const { rows: claimed } = await sql<{ address: string }>`
+      SELECT address FROM email_delivery.claims
+       WHERE email_id = ${row.email_id} AND send_id = ${row.send_id} AND state = 'claimed'
+         AND address = ANY(${left}::text[])`.execute(ctx.db.kysely);
+    const doubtful = claimed.map((c) => c.address).sort();
+    if (doubtful.length > 0) {
+      if (!row.test)
+        await ctx.store.append(
+          streamId(emailDeliveryAggregate, row.email_id),
           [
             {
-              id,
-              type: 'EmailRecipientSkipped',
-              data: { email_id: job.emailId, email_address: recipient.address, reason: 'unsubscribed' },
-              metadata,
+              id: emailInDoubtEventId(row.email_id, row.send_id, doubtful),
+              type: 'EmailRecipientsInDoubt',
+              data: { email_id: row.email_id, email_addresses: doubtful, noted_at: new Date().toISOString() },
+              metadata: {
+                tenant_id: row.tenant_id,
+                account_id: null,
+                correlation_id: row.email_id,
+                causation_id: null,
+                schema_version: 1,
+              },
             },
           ],
           { expectedRevision: 'any' },
         );
-        return;
-      }
-      const claims = { t: job.tenantId, e: job.emailId, r: address, s: Math.floor(Date.now() / 1000) };
-      const token = (u?: string) => signTracking(trackingKey(), u ? { ...claims, u } : claims);
-      await pace();
-      await mailer.sendMail(
-        buildCampaignMail({
-          from: { name: draft.sender_name, address: draft.sender_email },
-          to: { name: recipient.name, address: recipient.address },
-          subject: job.test ? `[テスト送信] ${draft.title}` : draft.title,
-          html: draft.main_content,
-          unsubscribeUrl: `${origin}/t/u/${token()}`,
-          // A test send is never counted: no pixel, links left as they are.
-          openUrl: job.test ? null : `${origin}/t/o/${token()}`,
-          clickUrl: job.test ? null : (href) => `${origin}/t/c/${token(href)}`,
-          messageId: `<${id}@renkei>`,
-          // A test send's bounce is the tester's business: only campaign mails carry a VERP path.
-          returnPath:
-            job.test || !bounceReturn
-              ? null
-              : verpAddress(trackingKey(), bounceReturn, { emailId: job.emailId, recipient: recipient.index }),
-        }),
+      await sql`
+        UPDATE email_delivery.claims SET state = 'in_doubt'
+         WHERE email_id = ${row.email_id} AND send_id = ${row.send_id} AND address = ANY(${doubtful}::text[])`.execute(
+        ctx.db.kysely,
       );
-      await store.append(
+      await sql`UPDATE email_delivery.jobs SET in_doubt = in_doubt + ${doubtful.length} WHERE job_id = ${row.job_id}`.execute(
+        ctx.db.kysely,
+      );
+      ctx.logger?.warn(
+        { tenant_id: row.tenant_id, email_id: row.email_id, in_doubt: doubtful.length },
+        'email send resumed: recipients claimed by the stopped run are sent again (at most one commit group of them twice)',
+      );
+    }
+    return {
+      row,
+      draft,
+      recipients,
+      skip: row.test ? new Set() : await unsubscribed(ctx.store, row.tenant_id),
+      cursor: 0,
+      claimedUpTo: 0,
+      claiming: null,
+      inFlight: 0,
+      failure: null,
+      interrupted: false,
+      commitQueue: [],
+      committing: false,
+      uncertain: new Set(),
+    };
+  }
+
+  /** Claims the job's recipients up to `index` (a slice per statement, in order). */
+  async function claimThrough(ctx: ReactorContext, job: ActiveJob, index: number) {
+    while (job.claimedUpTo <= index) {
+      job.claiming ??= (async () => {
+        const from = job.claimedUpTo;
+        const to = Math.min(job.recipients.length, from + slice);
+        const addresses = job.recipients.slice(from, to).map((r) => emailAddressKey(r.address));
+        await sql`
+          INSERT INTO email_delivery.claims (email_id, send_id, address, tenant_id)
+          SELECT ${job.row.email_id}, ${job.row.send_id}, a, ${job.row.tenant_id} FROM unnest(${addresses}::text[]) AS a
+          ON CONFLICT (email_id, send_id, address) DO NOTHING`.execute(ctx.db.kysely);
+        job.claimedUpTo = to;
+      })().finally(() => {
+        job.claiming = null;
+      });
+      await job.claiming;
+    }
+  }
+
+  /**
+   * Group commit: the mails of a send waiting for their end of data go out together (at most
+   * `commitGroup`), and their outcomes are stored in one append before the next group's end of data.
+   * A crash leaves at most one group of a send accepted without outcomes: those recipients get the
+   * mail again, with the same Message-ID.
+   */
+  function commitInGroup(ctx: ReactorContext, job: ActiveJob, pending: Omit<PendingCommit, 'done'>): Promise<void> {
+    const done = new Promise<void>((resolve, reject) =>
+      job.commitQueue.push({ ...pending, done: (error) => (error === undefined ? resolve() : reject(error)) }),
+    );
+    void runCommits(ctx, job);
+    return done;
+  }
+
+  async function runCommits(ctx: ReactorContext, job: ActiveJob) {
+    if (job.committing) return;
+    job.committing = true;
+    try {
+      while (job.commitQueue.length > 0) {
+        const group = job.commitQueue.splice(0, commitGroup);
+        // A failure of another mail of this send, or the worker stopping: given up unsent.
+        const going: PendingCommit[] = [];
+        for (const p of group) {
+          if (job.failure || p.signal?.aborted) {
+            if (p.signal?.aborted) job.interrupted = true;
+            await p.send.abort();
+            p.done();
+          } else going.push(p);
+        }
+        if (going.length === 0) continue;
+        const answers = await Promise.allSettled(going.map((p) => p.send.commit()));
+        const accepted = going.filter((_, i) => answers[i]!.status === 'fulfilled');
+        let stored: unknown;
+        if (accepted.length > 0)
+          stored = await ctx.store
+            .append(
+              streamId(emailDeliveryAggregate, job.row.email_id),
+              accepted.map((p) => p.event),
+              { expectedRevision: 'any' },
+            )
+            .then(
+              () => undefined,
+              (error: unknown) => error ?? new Error('outcome append failed'),
+            );
+        going.forEach((p, i) => {
+          const answer = answers[i]!;
+          // The server's refusal (an SMTP answer) is certain; a lost connection or store is not.
+          const refused =
+            answer.status === 'rejected' &&
+            typeof (answer.reason as { responseCode?: unknown })?.responseCode === 'number';
+          if (!refused && (answer.status === 'rejected' || stored !== undefined))
+            job.uncertain.add(emailAddressKey((p.event.data as { email_address: string }).email_address));
+          p.done(answer.status === 'rejected' ? (answer.reason ?? new Error('mail refused')) : stored);
+        });
+      }
+    } finally {
+      job.committing = false;
+    }
+  }
+
+  async function deliverOne(ctx: ReactorContext, job: ActiveJob, recipient: Recipient, signal: AbortSignal | null) {
+    const { row } = job;
+    const deliveryStream = streamId(emailDeliveryAggregate, row.email_id);
+    const id = emailDeliveryEventId(row.email_id, row.send_id, recipient.address);
+    const address = emailAddressKey(recipient.address);
+    if (job.skip.has(address)) {
+      await ctx.store.append(
         deliveryStream,
         [
           {
             id,
-            type: 'EmailRecipientDelivered',
-            data: {
-              email_id: job.emailId,
-              email_address: recipient.address,
-              delivered_at: new Date().toISOString(),
-              test: job.test,
-            },
-            metadata,
+            type: 'EmailRecipientSkipped',
+            data: { email_id: row.email_id, email_address: recipient.address, reason: 'unsubscribed' },
+            metadata: metadataOf(job),
           },
         ],
         { expectedRevision: 'any' },
       );
+      return;
+    }
+    const origin = publicOrigin();
+    const bounceReturn = bounceAddress();
+    const claims = { t: row.tenant_id, e: row.email_id, r: address, s: Math.floor(Date.now() / 1000) };
+    const token = (u?: string) => signTracking(trackingKey(), u ? { ...claims, u } : claims);
+    await pace();
+    const send = await gatedSend(
+      mailer(),
+      buildCampaignMail({
+        from: { name: job.draft.sender_name, address: job.draft.sender_email },
+        to: { name: recipient.name, address: recipient.address },
+        subject: row.test ? `[テスト送信] ${job.draft.title}` : job.draft.title,
+        html: job.draft.main_content,
+        unsubscribeUrl: `${origin}/t/u/${token()}`,
+        // A test send is never counted: no pixel, links left as they are.
+        openUrl: row.test ? null : `${origin}/t/o/${token()}`,
+        clickUrl: row.test ? null : (href) => `${origin}/t/c/${token(href)}`,
+        messageId: `<${id}@renkei>`,
+        // A test send's bounce is the tester's business: only campaign mails carry a VERP path.
+        returnPath:
+          row.test || !bounceReturn
+            ? null
+            : verpAddress(trackingKey(), bounceReturn, { emailId: row.email_id, recipient: recipient.index }),
+      }),
+    );
+    await send.ready;
+    await commitInGroup(ctx, job, {
+      send,
+      signal,
+      event: {
+        id,
+        type: 'EmailRecipientDelivered',
+        data: {
+          email_id: row.email_id,
+          email_address: recipient.address,
+          delivered_at: new Date().toISOString(),
+          test: row.test,
+        },
+        metadata: metadataOf(job),
+      },
+    });
+  }
+
+  /**
+   * The queue: loads the due sends, and `concurrency` lanes take recipients from them, tenants in
+   * turn. With `untilIdle` it returns once nothing due is left; else when `signal` aborts.
+   */
+  async function runQueue(ctx: ReactorContext, run: { signal: AbortSignal | null; untilIdle: boolean }) {
+    await migrate(ctx.db);
+    const active = new Map<string, ActiveJob>();
+    const settling = new Set<Promise<void>>();
+    let tenantTurn = 0;
+    // Every waiter (the lanes, the feed) wakes on new work, a send's end, or the stop.
+    const waiters = new Set<() => void>();
+    const wakeUp = () => {
+      for (const waiter of [...waiters]) waiter();
     };
-    // A few recipients at once (`concurrency` lanes over the pooled connections): each lane sends
-    // and records one recipient at a time. After a failure no lane starts another mail, and
-    // the error is raised once every lane has stopped, so a repeat of the batch never overlaps a
-    // mail still on its way.
-    let next = 0;
-    let failure: { error: unknown } | null = null;
-    const lane = async () => {
-      while (!failure && next < job.recipients.length) {
-        const recipient = job.recipients[next++]!;
+    run.signal?.addEventListener('abort', wakeUp);
+    kick = wakeUp;
+    const waitForWork = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ms);
+        waiters.add(done);
+        function done() {
+          clearTimeout(timer);
+          waiters.delete(done);
+          resolve();
+        }
+      });
+    const stopping = () => run.signal?.aborted === true;
+
+    /** The next recipient: the tenant after the last one served, its oldest test send first, then its oldest campaign. */
+    function pick(): { job: ActiveJob; recipient: Recipient; position: number } | null {
+      const byTenant = new Map<string, ActiveJob[]>();
+      for (const job of active.values()) {
+        if (job.failure || job.cursor >= job.recipients.length) continue;
+        const list = byTenant.get(job.row.tenant_id) ?? [];
+        list.push(job);
+        byTenant.set(job.row.tenant_id, list);
+      }
+      const tenants = [...byTenant.keys()].sort();
+      if (tenants.length === 0) return null;
+      const tenant = tenants[tenantTurn++ % tenants.length]!;
+      const job = byTenant
+        .get(tenant)!
+        .sort(
+          (a, b) =>
+            Number(b.row.test) - Number(a.row.test) ||
+            new Date(a.row.enqueued_at).getTime() - new Date(b.row.enqueued_at).getTime(),
+        )[0]!;
+      const position = job.cursor++;
+      return { job, recipient: job.recipients[position]!, position };
+    }
+
+    /** Ends a send whose lanes have all stopped: done, or back in the queue after a back-off, or parked. */
+    function settle(job: ActiveJob) {
+      if (job.inFlight > 0 || (!job.failure && job.cursor < job.recipients.length && !stopping())) return;
+      if (!active.delete(job.row.job_id)) return;
+      const finished = !job.failure && !job.interrupted && job.cursor >= job.recipients.length;
+      const work = (async () => {
+        if (finished) {
+          await sql`UPDATE email_delivery.jobs SET state = 'done', done_at = now(), last_error = NULL
+            WHERE job_id = ${job.row.job_id}`.execute(ctx.db.kysely);
+        } else {
+          // This run knows which of its claimed recipients cannot have the mail (never ended, or
+          // refused by the server): their claims go, so the next run notes only real doubt.
+          await sql`DELETE FROM email_delivery.claims
+            WHERE email_id = ${job.row.email_id} AND send_id = ${job.row.send_id} AND state = 'claimed'
+              AND NOT (address = ANY(${[...job.uncertain]}::text[]))`.execute(ctx.db.kysely);
+          if (job.failure) await failed(job.row, job.failure.error);
+        }
+        // Stopped by shutdown: still queued, resumed by the next start.
+      })()
+        .catch((error: unknown) =>
+          ctx.logger?.error({ err: error, email_id: job.row.email_id }, 'recording the end of an email send failed'),
+        )
+        .finally(() => {
+          settling.delete(work);
+          wakeUp();
+        });
+      settling.add(work);
+    }
+
+    async function failed(row: JobRow, error: unknown) {
+      const attempts = row.attempts + 1;
+      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      if (attempts >= maxAttempts) {
+        ctx.logger?.error({ err: error, tenant_id: row.tenant_id, email_id: row.email_id }, 'email send parked');
+        await sql`UPDATE email_delivery.jobs SET state = 'parked', attempts = ${attempts}, last_error = ${message.slice(0, 2000)}
+          WHERE job_id = ${row.job_id}`.execute(ctx.db.kysely);
+        return;
+      }
+      ctx.logger?.warn({ err: error, tenant_id: row.tenant_id, email_id: row.email_id }, 'email send failed; retrying');
+      const backoff = retryBaseMs * 4 ** (attempts - 1);
+      await sql`UPDATE email_delivery.jobs SET attempts = ${attempts}, last_error = ${message.slice(0, 2000)},
+          not_before = now() + make_interval(secs => ${backoff / 1000})
+        WHERE job_id = ${row.job_id}`.execute(ctx.db.kysely);
+    }
+
+    let idle = false;
+    async function lane() {
+      while (!stopping() && !idle) {
+        const next = pick();
+        if (!next) {
+          await waitForWork(pollMs);
+          continue;
+        }
+        const { job, recipient, position } = next;
+        job.inFlight++;
         try {
-          await one(recipient);
+          await claimThrough(ctx, job, position);
+          if (stopping()) job.interrupted = true;
+          else if (!job.failure) await deliverOne(ctx, job, recipient, run.signal);
         } catch (error) {
-          failure ??= { error };
+          job.failure ??= { error };
+        } finally {
+          job.inFlight--;
+          // After a failure no lane takes another recipient of this send.
+          if (job.failure) job.cursor = job.recipients.length;
+          settle(job);
         }
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, job.recipients.length) }, lane));
-    if (failure) throw (failure as { error: unknown }).error;
+    }
+
+    async function feed() {
+      while (!stopping()) {
+        let due: JobRow[] = [];
+        try {
+          const { rows } = await sql<JobRow>`
+            SELECT job_id, tenant_id, email_id, send_id, test, addresses, attempts, enqueued_at
+              FROM email_delivery.jobs
+             WHERE state = 'queued' AND not_before <= now()
+             ORDER BY enqueued_at LIMIT 200`.execute(ctx.db.kysely);
+          due = rows.filter((row) => !active.has(row.job_id));
+          for (const row of due) {
+            const job = await activate(ctx, row);
+            if (!job) {
+              // Deleted since (or never saved): nothing to send.
+              await sql`UPDATE email_delivery.jobs SET state = 'done', done_at = now() WHERE job_id = ${row.job_id}`.execute(
+                ctx.db.kysely,
+              );
+              continue;
+            }
+            active.set(row.job_id, job);
+            settle(job); // a send with nobody left ends at once
+          }
+        } catch (error) {
+          ctx.logger?.error({ err: error }, 'loading queued email sends failed; trying again');
+        }
+        if (due.length > 0) wakeUp();
+        if (run.untilIdle && active.size === 0 && settling.size === 0 && due.length === 0) {
+          const { rows } = await sql<{ n: number }>`
+            SELECT count(*)::int AS n FROM email_delivery.jobs WHERE state = 'queued' AND not_before <= now()`.execute(
+            ctx.db.kysely,
+          );
+          if ((rows[0]?.n ?? 0) === 0) break;
+        }
+        await waitForWork(pollMs);
+      }
+      idle = true;
+      wakeUp();
+    }
+
+    await Promise.all([feed(), ...Array.from({ length: concurrency }, lane)]);
+    // Lanes stopped: wait for the last sends' ends to be recorded.
+    while (settling.size > 0) await Promise.all([...settling]);
+    run.signal?.removeEventListener('abort', wakeUp);
+    if (kick === wakeUp) kick = null;
   }
 
   /**
@@ -292,53 +711,46 @@ export function createEmailDeliveryReactor(
     eventTypes: ['EmailSent', 'EmailTestSent'],
     // Mails are side effects: a worker meeting this reactor for the first time does not send history.
     startAt: 'head',
-    batchSize: 1,
     async handle(events: RecordedEvent[], ctx) {
+      await migrate(ctx.db);
       for (const recorded of events) {
         const event = parseEmailEvent(recorded);
-        const tenantId = recorded.metadata.tenant_id;
         if (event.type !== 'EmailSent' && event.type !== 'EmailTestSent') continue;
-        const emailId = event.data.email_id;
-        const draft = await draftOf(ctx.store, tenantId, emailId);
-        if (!draft) continue;
-        const job: Job =
-          event.type === 'EmailSent'
-            ? {
-                tenantId,
-                emailId,
-                sendId: 'send',
-                test: false,
-                recipients: draft.recipients.map((r, index) => ({ address: r.email_address, name: r.name, index })),
-              }
-            : {
-                tenantId,
-                emailId,
-                sendId: event.data.test_id,
-                test: true,
-                recipients: event.data.email_addresses.map((address, index) => ({ address, name: null, index })),
-              };
-        await deliver(ctx.store, job, draft);
+        const test = event.type === 'EmailTestSent';
+        await sql`
+          INSERT INTO email_delivery.jobs (job_id, tenant_id, email_id, send_id, test, addresses)
+          VALUES (${recorded.id}, ${recorded.metadata.tenant_id}, ${event.data.email_id},
+                  ${test ? event.data.test_id : 'send'}, ${test},
+                  ${test ? JSON.stringify(event.data.email_addresses) : null}::jsonb)
+          ON CONFLICT (job_id) DO NOTHING`.execute(ctx.db.kysely);
       }
+      kick?.();
     },
     async background(ctx) {
       const every = options.bouncePollMs ?? 5_000;
-      while (!ctx.signal.aborted) {
-        try {
-          await readBounces(ctx);
-        } catch (error) {
-          ctx.logger?.error({ err: error }, 'reading the bounce mailbox failed; trying again');
-        }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, every);
-          function done() {
-            clearTimeout(timer);
-            ctx.signal.removeEventListener('abort', done);
-            resolve();
+      const bounces = async () => {
+        while (!ctx.signal.aborted) {
+          try {
+            await readBounces(ctx);
+          } catch (error) {
+            ctx.logger?.error({ err: error }, 'reading the bounce mailbox failed; trying again');
           }
-          ctx.signal.addEventListener('abort', done);
-        });
-      }
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(done, every);
+            function done() {
+              clearTimeout(timer);
+              ctx.signal.removeEventListener('abort', done);
+              resolve();
+            }
+            ctx.signal.addEventListener('abort', done);
+          });
+        }
+      };
+      await Promise.all([bounces(), runQueue(ctx, { signal: ctx.signal, untilIdle: false })]);
     },
   });
-  return Object.assign(reactor, { readBounces });
+  return Object.assign(reactor, {
+    readBounces,
+    drain: (ctx: ReactorContext) => runQueue(ctx, { signal: null, untilIdle: true }),
+  });
 }

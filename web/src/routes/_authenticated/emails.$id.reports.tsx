@@ -1,15 +1,16 @@
 import { createFileRoute } from '@tanstack/react-router';
 import { ApiError } from '../../api/api-errors.ts';
-import { EmailReportFilter } from '@renkei/contracts';
+import type { EmailReportFilter } from '@renkei/contracts';
 import { enumParam, intParam, isUuid, type SearchInput } from '../../app/search-params.ts';
 import { requireFeature } from '../../features/current-user/require-feature.ts';
 import { EmailReportsPage } from '../../features/emails/components/EmailReportsPage.tsx';
 import { emailQueries } from '../../features/emails/emails.queries.ts';
+import { emailReportFilters } from '../../features/emails/email-report-filters.ts';
 
 export const Route = createFileRoute('/_authenticated/emails/$id/reports')({
   staticData: { title: '配信レポート' },
   validateSearch: (search: SearchInput): { page: number; filter?: EmailReportFilter } => {
-    const filter = enumParam(search.filter, EmailReportFilter.options, undefined);
+    const filter = enumParam(search.filter, emailReportFilters, undefined);
     return { page: intParam(search.page, 1, Number.MAX_SAFE_INTEGER, 1), ...(filter ? { filter } : {}) };
   },
   beforeLoad: ({ context, params }) => {

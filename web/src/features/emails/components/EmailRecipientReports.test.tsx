@@ -24,6 +24,7 @@ const row = (n: number, over: Partial<EmailRecipientReport>): EmailRecipientRepo
   unsubscribed: false,
   opened_at: null,
   clicked_at: null,
+  delivery_in_doubt: false,
   ...over,
 });
 
@@ -31,11 +32,13 @@ function renderReports(filter: EmailReportFilter | undefined) {
   const rows = [
     row(1, { opened: true }),
     row(2, { delivered: false, bounced: true, bounce_reason: '5.1.1 User unknown' }),
+    row(3, { delivery_in_doubt: true }),
+    row(4, { delivered: false, delivery_in_doubt: true }),
   ];
   const api = {
     listEmailReports: vi.fn(async () => ({
-      data: filter === 'bounced' ? rows.slice(1) : rows,
-      meta: { total_count: filter === 'bounced' ? 1 : 2, page: 1, per_page: 50, total_pages: 1 },
+      data: filter === 'bounced' ? rows.slice(1, 2) : rows,
+      meta: { total_count: filter === 'bounced' ? 1 : 4, page: 1, per_page: 50, total_pages: 1 },
     })),
   };
   const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
@@ -58,11 +61,18 @@ function renderReports(filter: EmailReportFilter | undefined) {
 describe('email recipient reports', () => {
   it('asks for the filter of the URL, shows bounced recipients as such, and puts a new filter back from page 1', async () => {
     const { api, onChange } = renderReports(undefined);
-    expect(await screen.findAllByTestId('email-report-row')).toHaveLength(2);
+    expect(await screen.findAllByTestId('email-report-row')).toHaveLength(4);
     expect(api.listEmailReports).toHaveBeenCalledWith(
       expect.objectContaining({ params: { id: id(9) }, query: { page: 1, per_page: 50, filter: undefined } }),
     );
-    expect(screen.getByText('2件')).toBeInTheDocument();
+    expect(screen.getByText('4件')).toBeInTheDocument();
+    // In doubt after a crash: delivered again (maybe twice), or not known yet; never a plain 済.
+    expect(screen.getAllByTestId('email-report-in-doubt').map((b) => b.textContent)).toEqual([
+      '重複の可能性',
+      '結果不明',
+    ]);
+    await userEvent.click(screen.getByRole('radio', { name: '結果不明' }));
+    expect(onChange).toHaveBeenLastCalledWith({ page: 1, filter: 'in_doubt' });
     expect(screen.getByText('不達', { selector: '.mantine-Badge-label' })).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'CSV出力' })).toBeInTheDocument();
 

@@ -12,7 +12,14 @@ const reportFilters: { value: EmailReportFilter | 'all'; label: string }[] = [
   { value: 'clicked', label: 'クリック' },
   { value: 'bounced', label: '不達' },
   { value: 'unsubscribed', label: '配信停止' },
+  { value: 'in_doubt', label: '結果不明' },
 ];
+
+/** What a recipient in doubt means (docs/decisions.md, "Email delivery throughput"). */
+const inDoubtExplanation = (delivered: boolean) =>
+  delivered
+    ? '送信中に障害が起きたため、このメールの配信結果を記録できませんでした。再送して配信済みですが、二重に届いている可能性があります。'
+    : '送信中に障害が起きたため、このメールの配信結果が分かりません。再送を待っています。';
 
 const Flag = ({ on, label = '済', color = 'teal' }: { on: boolean; label?: string; color?: string }) =>
   on ? (
@@ -83,6 +90,7 @@ export function EmailRecipientReports({
               <Table.Th>クリック</Table.Th>
               <Table.Th>不達</Table.Th>
               <Table.Th>配信停止</Table.Th>
+              <Table.Th>配信結果</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
@@ -113,6 +121,17 @@ export function EmailRecipientReports({
                 </Table.Td>
                 <Table.Td>
                   <Flag on={r.unsubscribed} label="停止" color="gray" />
+                </Table.Td>
+                <Table.Td>
+                  {r.delivery_in_doubt ? (
+                    <Tooltip label={inDoubtExplanation(r.delivered)} multiline w={280} withArrow>
+                      <Badge color="orange" variant="light" data-testid="email-report-in-doubt">
+                        {r.delivered ? '重複の可能性' : '結果不明'}
+                      </Badge>
+                    </Tooltip>
+                  ) : (
+                    <Flag on={false} />
+                  )}
                 </Table.Td>
               </Table.Tr>
             ))}

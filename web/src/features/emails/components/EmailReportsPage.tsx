@@ -1,4 +1,4 @@
-import { Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import type { EmailReportFilter } from '@renkei/contracts';
@@ -97,6 +97,13 @@ export function EmailReportsPage({
       <Text size="xs" c="dimmed">
         配信はメールサーバーが受け付け、不達の通知が戻っていないことを表します。開封率・クリック率は配信数に対する割合です（テスト送信は含みません）。
       </Text>
+      {stats.in_doubt_count > 0 && (
+        <Alert color="orange" title={`配信結果が不明な送信先：${stats.in_doubt_count}件`} data-testid="email-in-doubt">
+          送信中にサーバーの障害や再起動があり、その時点で送信中だったメールの配信結果を記録できませんでした。
+          これらの送信先には再送しているため、一部の方に同じメールが二重に届いている可能性があります（どの方かはメールサーバーの記録なしには特定できません）。
+          一覧の「結果不明」で絞り込めます。配信数には、再送で配信を確認できたものだけを含めています。
+        </Alert>
+      )}
       <OpensAndClicks id={id} />
       <EmailRecipientReports id={id} page={page} filter={filter} onChange={onChange} />
     </Stack>
