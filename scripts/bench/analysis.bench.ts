@@ -11,6 +11,12 @@ import {
   rebuildTenantAnalysisRollups,
   referralsProjection,
 } from '../../libs/read-models/src/referrals/referrals.projection.ts';
+import {
+  dayAndMdcRollupTables,
+  rebuildTenantDayAndMdcRollups,
+  rebuildTenantInstitutionMdcRollups,
+} from '../../libs/read-models/src/referrals/referrals.daily-rollups.ts';
+import { createTables } from '../../libs/read-models/src/shared/table.ts';
 import { createTestAuth } from '../../libs/service-kit/src/testing/index.ts';
 import { buildQueryApp, queryProjections } from '../../services/query/src/index.ts';
 import { httpClient, percentile, round } from './http-bench-support.ts';
@@ -91,6 +97,44 @@ async function buildRollups(db: Awaited<ReturnType<BenchContext['openDatabase']>
     await db.kysely
       .transaction()
       .execute((trx) => rebuildTenantAnalysisRollups(trx, t, tenantId, { from: `${fy}-04-01`, to: `${fy + 1}-04-01` }));
+  await buildDayAndMdcRollups(db, tenantId, years);
+}
+
+/**
+ * The day and MDC rollups, in their own transactions after the others. A database seeded before they
+ * existed (BENCH_ANALYSIS_REUSE) gets their tables and views here, beside the live build's.
+ */
+async function buildDayAndMdcRollups(
+  db: Awaited<ReturnType<BenchContext['openDatabase']>>,
+  tenantId: string,
+  years: number[],
+  only?: 'mdc',
+) {
+  for (const table of dayAndMdcRollupTables) {
+    const { rows } = await db.pool.query<{ present: boolean }>(
+      `SELECT to_regclass('rm.${table.name}') IS NOT NULL AS present`,
+    );
+    if (rows[0]!.present) continue;
+    const physical = { [table.name]: `rm.${table.name}_bench` } as Record<typeof table.name, string>;
+    await db.kysely.transaction().execute((trx) => createTables(trx, [table], physical));
+    await db.pool.query(`CREATE VIEW rm.${table.name} AS SELECT * FROM rm.${table.name}_bench`);
+  }
+  const t = {
+    referrals: 'rm.referrals',
+    reverse_referrals: 'rm.reverse_referrals',
+    hospital_admissions: 'rm.hospital_admissions',
+    referral_case_rollups: 'rm.referral_case_rollups',
+    referral_daily_rollups: 'rm.referral_daily_rollups',
+    referral_tenant_daily_rollups: 'rm.referral_tenant_daily_rollups',
+    referral_institution_mdc_rollups: 'rm.referral_institution_mdc_rollups',
+  };
+  for (const fy of years)
+    await db.kysely.transaction().execute((trx) =>
+      (only === 'mdc' ? rebuildTenantInstitutionMdcRollups : rebuildTenantDayAndMdcRollups)(trx, t, tenantId, {
+        from: `${fy}-04-01`,
+        to: `${fy + 1}-04-01`,
+      }),
+    );
 }
 
 /**
@@ -139,7 +183,18 @@ export const bench: BenchDefinition = {
       );
       const facilityType = commonType[0]!.id;
       const t0 = performance.now();
-      if (!REUSE || REBUILD) {
+      // BENCH_ANALYSIS_REBUILD=daily (or mdc): only the day and MDC rollups (or the MDC ones), on a
+      // database seeded before they existed.
+      const rebuildOnly = process.env.BENCH_ANALYSIS_REBUILD;
+      if (REUSE && (rebuildOnly === 'daily' || rebuildOnly === 'mdc')) {
+        await buildDayAndMdcRollups(
+          db,
+          tenantId,
+          (process.env.BENCH_ANALYSIS_YEARS ?? '2023,2024,2025,2026').split(',').map(Number),
+          rebuildOnly === 'mdc' ? 'mdc' : undefined,
+        );
+        await db.pool.query('VACUUM ANALYZE');
+      } else if (!REUSE || REBUILD) {
         if (REUSE) await buildRollups(db, tenantId);
         else await seed(db, tenantId, departments);
         await db.pool.query('VACUUM ANALYZE');
@@ -386,10 +441,39 @@ export const bench: BenchDefinition = {
             [rows.length, rows.reduce((x, r) => x + r.a, 0)],
           ],
         },
+        {
+          // Issue 12 §8: the partner search sorted by referral change (this 年度 against the last), one page.
+          label: 'medical_institutions/search_results (sorted by rate_of_referral_change, 50 per page)',
+          url: '/api/medical_institutions/search_results',
+          body: {
+            referral_period: fy2025,
+            comparison_referral_period: { from: '2024-04-01', to: '2025-03-31' },
+            sort_by: 'rate_of_referral_change',
+            sort: 'desc',
+            per_page: 50,
+          },
+          goalMs: 100,
+          baseline: {
+            text: `WITH f AS (
+                     SELECT medical_institution_id AS id, count(*) FILTER (WHERE referral_date >= $2)::int AS n,
+                            count(*) FILTER (WHERE referral_date < $2)::int AS c
+                       FROM rm.referrals WHERE tenant_id = $1 AND referral_date BETWEEN '2024-04-01' AND $3 GROUP BY 1)
+                   SELECT m.id, (coalesce(f.n, 0) - f.c)::numeric / nullif(f.c, 0) AS rate
+                     FROM ref.medical_institutions m LEFT JOIN f ON f.id = m.id
+                    ORDER BY 2 DESC NULLS LAST, m.id DESC LIMIT 50`,
+            values: [tenantId, fy2025.from, fy2025.to],
+          },
+          same: (a, rows) => [
+            a.data.map((d: any) => (d.rate_of_referral_change === null ? null : round(d.rate_of_referral_change, 6))),
+            rows.map((r) => (r.rate === null ? null : round(Number(r.rate), 6))),
+          ],
+        },
       ];
 
       try {
-        for (const c of cases) {
+        // BENCH_ANALYSIS_ONLY: only the cases whose label contains it (a re-run of one call).
+        const only = process.env.BENCH_ANALYSIS_ONLY;
+        for (const c of cases.filter((x) => !only || x.label.includes(only))) {
           const http: number[] = [];
           const raw: number[] = [];
           for (let i = 0; i < SAMPLES + 3; i++) {

@@ -83,6 +83,24 @@ try {
     analysis.push(await showAll(page, system.baseURL));
     tags.push(await showTags(page, system.baseURL));
   }
+  // BENCH_TRACE=1: one more load of the page, printing each API call's start and end relative to the
+  // navigation, to see which calls the time goes to (not recorded).
+  if (process.env.BENCH_TRACE) {
+    const calls: string[] = [];
+    const t0 = performance.now();
+    const onFinished = (request: import('playwright-core').Request) => {
+      const t = request.timing();
+      const started = t.startTime - (performance.timeOrigin + t0);
+      calls.push(
+        `${Math.round(started)}→${Math.round(started + t.responseEnd)} ms ${request.method()} ${new URL(request.url()).pathname}`,
+      );
+    };
+    page.on('requestfinished', onFinished);
+    const total = await showAll(page, system.baseURL);
+    page.off('requestfinished', onFinished);
+    calls.push(`${Math.round(total)} all panels shown`);
+    console.log(calls.sort((a, b) => parseInt(a) - parseInt(b)).join('\n'));
+  }
   const load = fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0];
   const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
   const m = median(analysis);

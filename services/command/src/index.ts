@@ -66,7 +66,7 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
   await registerInstitutionCommandRoutes(app, { db: deps.db, store: deps.store });
   await registerEmailRoutes(app, { db: deps.db, store: deps.store });
   registerEmailTrackingRoutes(app, { store: deps.store, trackingKey: deps.emailTrackingKey });
-  await registerDataUploadRoutes(app, { store: deps.store });
+  await registerDataUploadRoutes(app, { db: deps.db, store: deps.store });
   registerInstitutionMatchRoutes(app, { db: deps.db, store: deps.store });
   registerReferralEntryRoutes(app, { db: deps.db, store: deps.store });
   const fileStorage = deps.fileStorage ?? createPostgresFileStorage(deps.db);

@@ -99,7 +99,13 @@ export const DataUploadTemplateParams = z.object({ import_type: MappedListType }
 
 /** What `/data_sync_statuses` shows of one import type: its last import and when one last completed. */
 export const DataSyncImportStatus = z.object({
-  import_type: z.union([DataUploadType, z.literal('label_values')]),
+  /** `communication` and `communication_update` (the communication imports) are additions to the spec's list. */
+  import_type: z.union([
+    DataUploadType,
+    z.literal('label_values'),
+    z.literal('communication'),
+    z.literal('communication_update'),
+  ]),
   last: ImportRecord.pick({
     id: true,
     filename: true,

@@ -88,6 +88,7 @@ export const importEndpoints = {
   }),
   importCommunicationUpdates: endpoint({
     id: 'imports.importCommunicationUpdates',
+    versionGuarded: false,
     area: 'imports',
     method: 'PUT',
     path: '/imports/communications',
@@ -103,6 +104,7 @@ export const importEndpoints = {
   }),
   deleteCommunicationImport: endpoint({
     id: 'imports.deleteCommunicationImport',
+    versionGuarded: false,
     area: 'imports',
     method: 'DELETE',
     path: '/imports/communications/{id}',

@@ -67,6 +67,16 @@ export const ReverseReferral = z.object({
 });
 export type ReverseReferral = z.infer<typeof ReverseReferral>;
 
+/**
+ * Addition: a reverse referral as the institution's referral page lists it: the department's name,
+ * and whether it was entered by hand (then editable there; imported rows belong to their files).
+ */
+export const ListedReverseReferral = ReverseReferral.extend({
+  specialty: z.object({ id: Id, name: z.string() }).nullable(),
+  entered_by_hand: z.boolean(),
+});
+export type ListedReverseReferral = z.infer<typeof ListedReverseReferral>;
+
 export const ReverseReferralInput = z.object({
   reverse_referral_date: inputDate('逆紹介日はYYYY-MM-DD形式で入力してください'),
   patient_id: z.string().trim().min(1, '患者IDを入力してください').max(50, '患者IDは50文字以内で入力してください'),
@@ -122,6 +132,11 @@ export const SegmentationSetting = z.object({
     }),
   ),
   updated_at: IsoDateTime.nullable(),
+  /**
+   * Addition: the version a save sends back as If-Match (the ETag's value; null before the first
+   * save), so the settings card can say another owner saved first (409) instead of overwriting.
+   */
+  version: z.number().int().nullable(),
 });
 export type SegmentationSetting = z.infer<typeof SegmentationSetting>;
 
@@ -233,6 +248,22 @@ export const referralEndpoints = {
     response: Referral,
     successStatus: 201,
     feature: 'medical_institutions_search',
+  }),
+  listMedicalInstitutionReverseReferrals: endpoint({
+    ...r,
+    id: 'referrals.listReverseForMedicalInstitution',
+    served: true,
+    method: 'GET',
+    path: '/medical_institutions/{id}/reverse_referrals',
+    service: 'query',
+    summary: '医療機関への逆紹介一覧（独自追加）',
+    params: IdParams,
+    query: PageQuery,
+    response: paged(ListedReverseReferral),
+    successStatus: 200,
+    // Patient-level rows, like the referral list: not for the vendor's support account.
+    csAccount: 'denied',
+    feature: 'reverse_referrals',
   }),
   createMedicalInstitutionReverseReferral: endpoint({
     ...r,

@@ -244,10 +244,8 @@ describe('referrals projection', () => {
       { identity: 'referral:1', medical_institution_id: clinic },
       { identity: 'referral:coded', medical_institution_id: clinic },
     ]);
-    await repointed.thenRows('referral_monthly_rollups', [
-      { medical_institution_id: other, referral_count: 0 },
-      { medical_institution_id: clinic, referral_count: 2 },
-    ]);
+    // The institution left keeps no row (a month without facts has none, as in a fresh build).
+    await repointed.thenRows('referral_monthly_rollups', [{ medical_institution_id: clinic, referral_count: 2 }]);
   });
 
   it('keeps a referral and a reverse referral entered by hand under the id their POST answered, in the same rollups', async () => {

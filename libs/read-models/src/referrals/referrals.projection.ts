@@ -17,6 +17,7 @@ import {
 } from '@renkei/domain';
 import { createTables, insertRows, tableNames, type WriteRow } from '../shared/table.ts';
 import { applyDpcFacts, mergeDpcFactsIntoStays, type DpcFactsInput } from './referrals.dpc-facts.ts';
+import { dayAndMdcRollupTables, rollupDaysAndMdc } from './referrals.daily-rollups.ts';
 import {
   dpcStayClaimsTable,
   dpcStayProceduresTable,
@@ -62,6 +63,7 @@ const tables = [
   outpatientVisitsTable,
   referralInstitutionRollupsTable,
   referralSettingsTable,
+  ...dayAndMdcRollupTables,
 ] as const;
 type T = ProjectionTables<(typeof tables)[number]['name']>;
 
@@ -148,7 +150,8 @@ export const referralsProjection = defineProjection({
   // 5: per-institution rollups by month, quarter and 年度 without other dimensions (rankings, issue 13).
   // 6: owners' admission period per tenant (and its re-link in slices), the segmentation setting, and
   //    corrections and withdrawals of hand entries (ReferralEntryUpdated, …Deleted).
-  version: 6,
+  // 7: day rows per institution and per tenant, MDC rows per institution (referrals.daily-rollups.ts).
+  version: 7,
   eventTypes: decode.types,
   tables: tableNames(tables),
   setup: (trx, t) => createTables(trx, tables, t),
@@ -554,153 +557,109 @@ async function reattribute(trx: Transaction<unknown>, t: T, matches: WriteRow<ty
   if (keys.size > 0) await recompute(trx, t, [], [...keys.values()]);
 }
 
-/** Re-links the stays of the patients touched, then recomputes the rollup rows of `keys` and of those patients' referrals. */
+/**
+ * Re-links the stays of the patients touched, then brings the rollups of every institution-month of
+ * `keys` and of those patients' referrals up to date (rollupInstitutionMonths).
+ */
 async function recompute(
   trx: Transaction<unknown>,
   t: T,
   affected: { tenant_id: string; patient_key: string }[],
   keys: RollupKey[],
 ): Promise<void> {
+  const patients = sql`unnest(${sql.val(affected.map((p) => p.tenant_id))}::uuid[], ${sql.val(affected.map((p) => p.patient_key))}::text[]) AS p(tenant_id, patient_key)`;
   // Each stay of a touched patient follows the latest referral it qualifies for, never two.
-  await sql`
-    UPDATE ${sql.table(t.hospital_admissions)} AS a SET referral_id = (
-      SELECT r.id FROM ${sql.table(t.referrals)} r
-       WHERE r.tenant_id = a.tenant_id AND r.patient_key = a.patient_key
-         AND a.admission_date BETWEEN r.referral_date AND r.referral_date + ${admissionPeriodOf(t, sql`a.tenant_id`)}
-       ORDER BY r.referral_date DESC, r.id DESC LIMIT 1)
-      FROM unnest(${sql.val(affected.map((p) => p.tenant_id))}::uuid[], ${sql.val(affected.map((p) => p.patient_key))}::text[]) AS p(tenant_id, patient_key)
-     WHERE a.tenant_id = p.tenant_id AND a.patient_key = p.patient_key`.execute(trx);
+  if (affected.length > 0)
+    await sql`
+      UPDATE ${sql.table(t.hospital_admissions)} AS a SET referral_id = (
+        SELECT r.id FROM ${sql.table(t.referrals)} r
+         WHERE r.tenant_id = a.tenant_id AND r.patient_key = a.patient_key
+           AND a.admission_date BETWEEN r.referral_date AND r.referral_date + ${admissionPeriodOf(t, sql`a.tenant_id`)}
+         ORDER BY r.referral_date DESC, r.id DESC LIMIT 1)
+        FROM ${patients}
+       WHERE a.tenant_id = p.tenant_id AND a.patient_key = p.patient_key
+         AND a.referral_id IS DISTINCT FROM (
+           SELECT r.id FROM ${sql.table(t.referrals)} r
+            WHERE r.tenant_id = a.tenant_id AND r.patient_key = a.patient_key
+              AND a.admission_date BETWEEN r.referral_date AND r.referral_date + ${admissionPeriodOf(t, sql`a.tenant_id`)}
+            ORDER BY r.referral_date DESC, r.id DESC LIMIT 1)`.execute(trx);
 
-  // The rollup rows of touched patients' referrals and of the rows changed, recomputed from the facts.
-  const keySet = sql`
-      SELECT DISTINCT * FROM (
-        SELECT k.tenant_id, k.medical_institution_id, k.own_department_id, k.month
-          FROM jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS k(tenant_id uuid, medical_institution_id uuid, own_department_id uuid, month date)
-        UNION ALL
-        SELECT r.tenant_id, r.medical_institution_id, coalesce(r.own_department_id, ${noDepartment}::uuid), date_trunc('month', r.referral_date)::date
-          FROM ${sql.table(t.referrals)} r
-          JOIN unnest(${sql.val(affected.map((p) => p.tenant_id))}::uuid[], ${sql.val(affected.map((p) => p.patient_key))}::text[]) AS p(tenant_id, patient_key)
-            ON r.tenant_id = p.tenant_id AND r.patient_key = p.patient_key
-         WHERE r.medical_institution_id IS NOT NULL) u`;
-  await sql`
-    WITH keys AS (${keySet})
-    INSERT INTO ${sql.table(t.referral_monthly_rollups)} AS cur
-      (tenant_id, medical_institution_id, own_department_id, month, referral_count, first_visit_count, admitted_count, operated_count, reverse_referral_count)
-    SELECT k.tenant_id, k.medical_institution_id, k.own_department_id, k.month,
-           coalesce(f.referrals, 0), coalesce(f.first_visits, 0), coalesce(f.admitted, 0), coalesce(f.operated, 0), coalesce(v.reverse, 0)
-      FROM keys k
-      LEFT JOIN LATERAL (
-        SELECT count(*)::int AS referrals,
-               count(*) FILTER (WHERE r.first_visit)::int AS first_visits,
-               count(*) FILTER (WHERE EXISTS (SELECT 1 FROM ${sql.table(t.hospital_admissions)} a
-                                               WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id))::int AS admitted,
-               count(*) FILTER (WHERE EXISTS (SELECT 1 FROM ${sql.table(t.hospital_admissions)} a
-                                               WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id AND a.kcode IS NOT NULL))::int AS operated
-          FROM ${sql.table(t.referrals)} r
-         WHERE r.tenant_id = k.tenant_id AND r.medical_institution_id = k.medical_institution_id
-           AND coalesce(r.own_department_id, ${noDepartment}::uuid) = k.own_department_id
-           AND r.referral_date >= k.month AND r.referral_date < (k.month + interval '1 month')::date) f ON true
-      LEFT JOIN LATERAL (
-        SELECT count(*)::int AS reverse FROM ${sql.table(t.reverse_referrals)} v
-         WHERE v.tenant_id = k.tenant_id AND v.medical_institution_id = k.medical_institution_id
-           AND coalesce(v.own_department_id, ${noDepartment}::uuid) = k.own_department_id
-           AND v.reverse_referral_date >= k.month AND v.reverse_referral_date < (k.month + interval '1 month')::date) v ON true
-    ON CONFLICT (tenant_id, medical_institution_id, own_department_id, month) DO UPDATE SET
-      referral_count = excluded.referral_count, first_visit_count = excluded.first_visit_count,
-      admitted_count = excluded.admitted_count, operated_count = excluded.operated_count,
-      reverse_referral_count = excluded.reverse_referral_count`.execute(trx);
-  await rebuildAnalysisRollups(trx, t, keySet);
+  // The institution-months of the rows changed and of the touched patients' referrals, once.
+  const { rows: months } = await sql<InstitutionMonth>`
+    SELECT DISTINCT tenant_id, medical_institution_id, to_char(month, 'YYYY-MM-DD') AS month FROM (
+      SELECT k.tenant_id, k.medical_institution_id, k.month
+        FROM jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS k(tenant_id uuid, medical_institution_id uuid, month date)
+      UNION ALL
+      SELECT r.tenant_id, r.medical_institution_id, date_trunc('month', r.referral_date)::date
+        FROM ${sql.table(t.referrals)} r JOIN ${patients} ON r.tenant_id = p.tenant_id AND r.patient_key = p.patient_key
+       WHERE r.medical_institution_id IS NOT NULL) u`.execute(trx);
+  if (months.length > 0) await rollupInstitutionMonths(trx, t, months);
+  await rollupDaysAndMdc(trx, t, months);
 }
 
-/**
- * The analysis rollups of every institution-month of a tenant's facts dated in [from, to): for facts
- * written in bulk beside the events (the analysis bench), with the projection's own statements.
- */
-export async function rebuildTenantAnalysisRollups(
-  trx: Transaction<unknown>,
-  t: T,
-  tenantId: string,
-  range: { from: string; to: string },
-): Promise<void> {
-  // The institution-months once, in a table of the transaction: each statement below reads them, and
-  // recomputing them from millions of facts per statement cost minutes.
-  await sql`
-    CREATE TEMP TABLE analysis_rebuild_keys ON COMMIT DROP AS
-    SELECT DISTINCT tenant_id, medical_institution_id, ${noDepartment}::uuid AS own_department_id, date_trunc('month', d)::date AS month
-      FROM (SELECT tenant_id, medical_institution_id, referral_date AS d FROM ${sql.table(t.referrals)}
-            UNION ALL SELECT tenant_id, medical_institution_id, reverse_referral_date FROM ${sql.table(t.reverse_referrals)}) f
-     WHERE tenant_id = ${tenantId} AND medical_institution_id IS NOT NULL AND d >= ${range.from}::date AND d < ${range.to}::date`.execute(
-    trx,
-  );
-  await sql`ANALYZE analysis_rebuild_keys`.execute(trx);
-  await rebuildAnalysisRollups(trx, t, sql`SELECT * FROM analysis_rebuild_keys`);
-  // The monthly rollups the events keep row by row, here summed from the period rollups just built.
-  await sql`
-    INSERT INTO ${sql.table(t.referral_monthly_rollups)} AS cur
-      (tenant_id, medical_institution_id, own_department_id, month, referral_count, first_visit_count, admitted_count, operated_count, reverse_referral_count)
-    SELECT tenant_id, medical_institution_id, own_department_id, date_trunc('month', segment)::date,
-           sum(referral_count)::int, coalesce(sum(referral_count) FILTER (WHERE visit = 'first'), 0)::int, sum(admitted_count)::int,
-           sum(operated_count)::int, sum(reverse_referral_count)::int
-      FROM ${sql.table(t.referral_period_rollups)}
-     WHERE tenant_id = ${tenantId} AND segment >= ${range.from}::date AND segment < ${range.to}::date
-     GROUP BY 1, 2, 3, 4
-    ON CONFLICT (tenant_id, medical_institution_id, own_department_id, month) DO UPDATE SET
-      referral_count = excluded.referral_count, first_visit_count = excluded.first_visit_count,
-      admitted_count = excluded.admitted_count, operated_count = excluded.operated_count,
-      reverse_referral_count = excluded.reverse_referral_count`.execute(trx);
+interface InstitutionMonth {
+  tenant_id: string;
+  medical_institution_id: string;
+  month: string;
 }
 
+const visitOf = sql`CASE WHEN r.first_visit THEN 'first' WHEN NOT r.first_visit THEN 'return' ELSE 'unknown' END`;
+const segmentOf = (column: string) =>
+  sql`greatest(date_trunc('week', ${sql.ref(column)}::timestamp), date_trunc('month', ${sql.ref(column)}::timestamp))::date`;
+/** The spans of `referral_institution_rollups` holding the month `m` (a 年度 starts in April). */
+const institutionSpans = (m: ReturnType<typeof sql>) => sql`(VALUES
+  ('month', date_trunc('month', ${m})::date),
+  ('quarter', date_trunc('quarter', ${m})::date),
+  ('fiscal_year', (date_trunc('year', ${m} - interval '3 months') + interval '3 months')::date)) s(span, period_start)`;
+
 /**
- * The analysis rollups of every (tenant, institution, month) the batch touched, deleted and summed
- * again from the facts: a row's dimensions (referral department, visit, case mix) can change with a
- * re-upload or a late stay, so recomputing whole months is simpler than patching and as idempotent.
+ * Which facts a rollup statement reads: those of the institution-months in `g` (a batch), or those of
+ * a tenant dated in a range (a bulk build). `alias.column` is the fact's date.
  */
-async function rebuildAnalysisRollups(trx: Transaction<unknown>, t: T, keySet: ReturnType<typeof sql>) {
-  const months = sql`SELECT DISTINCT tenant_id, medical_institution_id, month FROM (${keySet}) k`;
-  const visit = sql`CASE WHEN r.first_visit THEN 'first' WHEN NOT r.first_visit THEN 'return' ELSE 'unknown' END`;
-  const segment = (column: string) =>
-    sql`greatest(date_trunc('week', ${sql.ref(column)}::timestamp), date_trunc('month', ${sql.ref(column)}::timestamp))::date`;
-  const inMonth = (alias: string, column: string) =>
-    sql`${sql.ref(`${alias}.tenant_id`)} = g.tenant_id AND ${sql.ref(`${alias}.medical_institution_id`)} = g.medical_institution_id
-        AND ${sql.ref(`${alias}.${column}`)} >= g.month AND ${sql.ref(`${alias}.${column}`)} < (g.month + interval '1 month')::date`;
+type FactScope = (alias: string, column: string) => { join: ReturnType<typeof sql>; where: ReturnType<typeof sql> };
+const monthsScope =
+  (g: ReturnType<typeof sql>): FactScope =>
+  (alias, column) => ({
+    join: sql`JOIN ${g} ON ${sql.ref(`${alias}.tenant_id`)} = g.tenant_id AND ${sql.ref(`${alias}.medical_institution_id`)} = g.medical_institution_id
+        AND ${sql.ref(`${alias}.${column}`)} >= g.month AND ${sql.ref(`${alias}.${column}`)} < (g.month + interval '1 month')::date`,
+    where: sql``,
+  });
+const rangeScope =
+  (tenantId: string, range: { from: string; to: string }): FactScope =>
+  (alias, column) => ({
+    join: sql``,
+    where: sql`WHERE ${sql.ref(`${alias}.tenant_id`)} = ${tenantId} AND ${sql.ref(`${alias}.medical_institution_id`)} IS NOT NULL
+          AND ${sql.ref(`${alias}.${column}`)} >= ${range.from}::date AND ${sql.ref(`${alias}.${column}`)} < ${range.to}::date`,
+  });
+
+/** The period rollup rows (referral_period_rollups' columns) of the facts in scope. */
+function periodRowsOf(t: T, scope: FactScope) {
   const admitted = sql`EXISTS (SELECT 1 FROM ${sql.table(t.hospital_admissions)} a WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id)`;
   const operated = sql`EXISTS (SELECT 1 FROM ${sql.table(t.hospital_admissions)} a WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id AND a.kcode IS NOT NULL)`;
-
-  await sql`
-    DELETE FROM ${sql.table(t.referral_period_rollups)} p USING (${months}) g
-     WHERE p.tenant_id = g.tenant_id AND p.medical_institution_id = g.medical_institution_id
-       AND p.segment >= g.month AND p.segment < (g.month + interval '1 month')::date`.execute(trx);
-  await sql`
-    INSERT INTO ${sql.table(t.referral_period_rollups)}
-      (tenant_id, medical_institution_id, own_department_id, referral_department, visit, segment,
-       referral_count, admitted_count, operated_count, reverse_referral_count)
+  return sql`
     SELECT tenant_id, medical_institution_id, own_department_id, referral_department, visit, segment,
-           sum(referrals)::int, sum(admitted)::int, sum(operated)::int, sum(reverse)::int
+           sum(referrals)::int AS referral_count, sum(admitted)::int AS admitted_count, sum(operated)::int AS operated_count,
+           sum(reverse)::int AS reverse_referral_count
       FROM (
         SELECT r.tenant_id, r.medical_institution_id, coalesce(r.own_department_id, ${noDepartment}::uuid) AS own_department_id,
-               coalesce(r.from_department, '') AS referral_department, ${visit} AS visit, ${segment('r.referral_date')} AS segment,
+               coalesce(r.from_department, '') AS referral_department, ${visitOf} AS visit, ${segmentOf('r.referral_date')} AS segment,
                1 AS referrals, (${admitted})::int AS admitted, (${operated})::int AS operated, 0 AS reverse
-          FROM ${sql.table(t.referrals)} r JOIN (${months}) g ON ${inMonth('r', 'referral_date')}
+          FROM ${sql.table(t.referrals)} r ${scope('r', 'referral_date').join} ${scope('r', 'referral_date').where}
         UNION ALL
         SELECT v.tenant_id, v.medical_institution_id, coalesce(v.own_department_id, ${noDepartment}::uuid), '', 'unknown',
-               ${segment('v.reverse_referral_date')}, 0, 0, 0, 1
-          FROM ${sql.table(t.reverse_referrals)} v JOIN (${months}) g ON ${inMonth('v', 'reverse_referral_date')}) f
-     GROUP BY tenant_id, medical_institution_id, own_department_id, referral_department, visit, segment`.execute(trx);
+               ${segmentOf('v.reverse_referral_date')}, 0, 0, 0, 1
+          FROM ${sql.table(t.reverse_referrals)} v ${scope('v', 'reverse_referral_date').join} ${scope('v', 'reverse_referral_date').where}) f
+     GROUP BY tenant_id, medical_institution_id, own_department_id, referral_department, visit, segment`;
+}
 
-  await sql`
-    DELETE FROM ${sql.table(t.referral_case_rollups)} c USING (${months}) g
-     WHERE c.tenant_id = g.tenant_id AND c.medical_institution_id = g.medical_institution_id AND c.month = g.month`.execute(
-    trx,
-  );
-  await sql`
-    INSERT INTO ${sql.table(t.referral_case_rollups)}
-      (tenant_id, medical_institution_id, own_department_id, referral_department, visit, mdc, kcode, month,
-       referral_count, admitted_count, operated_count)
-    SELECT r.tenant_id, r.medical_institution_id, coalesce(r.own_department_id, ${noDepartment}::uuid),
-           coalesce(r.from_department, ''), ${visit}, coalesce(left(s.dpc_code, 2), ''), coalesce(o.kcode, ''), g.month,
-           count(*)::int, count(s.found)::int, count(o.kcode)::int
-      FROM ${sql.table(t.referrals)} r
-      JOIN (${months}) g ON ${inMonth('r', 'referral_date')}
+/** The case-mix rollup rows (referral_case_rollups' columns) of the referrals in scope. */
+function caseRowsOf(t: T, scope: FactScope) {
+  return sql`
+    SELECT r.tenant_id, r.medical_institution_id, coalesce(r.own_department_id, ${noDepartment}::uuid) AS own_department_id,
+           coalesce(r.from_department, '') AS referral_department, ${visitOf} AS visit, coalesce(left(s.dpc_code, 2), '') AS mdc,
+           coalesce(o.kcode, '') AS kcode, date_trunc('month', r.referral_date)::date AS month,
+           count(*)::int AS referral_count, count(s.found)::int AS admitted_count, count(o.kcode)::int AS operated_count
+      FROM ${sql.table(t.referrals)} r ${scope('r', 'referral_date').join}
       LEFT JOIN LATERAL (
         SELECT true AS found, a.dpc_code FROM ${sql.table(t.hospital_admissions)} a
          WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id ORDER BY a.admission_date, a.id LIMIT 1) s ON true
@@ -708,67 +667,208 @@ async function rebuildAnalysisRollups(trx: Transaction<unknown>, t: T, keySet: R
         SELECT a.kcode FROM ${sql.table(t.hospital_admissions)} a
          WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id AND a.kcode IS NOT NULL
          ORDER BY a.admission_date, a.id LIMIT 1) o ON true
-     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`.execute(trx);
+     ${scope('r', 'referral_date').where}
+     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`;
+}
 
-  // The per-tenant sums of the tenant-months touched, from the rows just written.
-  const tenantMonths = sql`SELECT DISTINCT tenant_id, month FROM (${keySet}) k`;
+const periodColumns = sql.raw(
+  'tenant_id, medical_institution_id, own_department_id, referral_department, visit, segment, referral_count, admitted_count, operated_count, reverse_referral_count',
+);
+const caseColumns = sql.raw(
+  'tenant_id, medical_institution_id, own_department_id, referral_department, visit, mdc, kcode, month, referral_count, admitted_count, operated_count',
+);
+const addCounts = (columns: string[]) =>
+  sql.raw(`DO UPDATE SET ${columns.map((c) => `${c} = cur.${c} + excluded.${c}`).join(', ')}`);
+const fourCounts = ['referral_count', 'admitted_count', 'operated_count', 'reverse_referral_count'];
+const threeCounts = ['referral_count', 'admitted_count', 'operated_count'];
+
+/**
+ * The rollups of whole institution-months, kept incrementally: the period and case-mix rows of each
+ * institution-month are deleted and summed again from its facts (a row's dimensions — referral
+ * department, visit, case mix — can change with a re-upload or a late stay, so recomputing the
+ * institution-month is simpler than patching it), and what changed between the rows deleted and the
+ * rows written is added, as deltas, to the sums over institutions (per tenant) and over months (per
+ * institution: month, quarter, 年度), whose rows left at zero are removed. One statement per step
+ * whatever the batch's size, and no step reads more than the institution-months touched: the sums of
+ * a tenant or an institution are never re-summed from all its rows (per 500-row chunk that made an
+ * import quadratic in the tenant's data). The monthly rollups (per own department) are the period
+ * rows of each institution-month summed by month.
+ */
+async function rollupInstitutionMonths(trx: Transaction<unknown>, t: T, months: InstitutionMonth[]): Promise<void> {
+  // Arrays rather than a JSON set: the planner knows their length, and reads them once.
+  const g = sql`unnest(${sql.val(months.map((m) => m.tenant_id))}::uuid[], ${sql.val(months.map((m) => m.medical_institution_id))}::uuid[],
+    ${sql.val(months.map((m) => m.month))}::date[]) AS g(tenant_id, medical_institution_id, month)`;
+  const inMonth = (alias: string, column: string) =>
+    sql`${sql.ref(`${alias}.tenant_id`)} = g.tenant_id AND ${sql.ref(`${alias}.medical_institution_id`)} = g.medical_institution_id
+        AND ${sql.ref(`${alias}.${column}`)} >= g.month AND ${sql.ref(`${alias}.${column}`)} < (g.month + interval '1 month')::date`;
+  const tenantPeriodKey = 'tenant_id, own_department_id, referral_department, visit, segment';
+  const tenantCaseKey = 'tenant_id, own_department_id, referral_department, visit, mdc, kcode, month';
+  const sums = (columns: string[], sign: '' | '-') => sql.raw(columns.map((c) => `${sign}sum(${c})::int`).join(', '));
+  /** The deltas of `rows` (old rows with '-', new ones with '') into the per-tenant and per-institution sums. */
+  const periodDeltas = (rows: string, sign: '' | '-') => sql`
+    tenant_delta AS (
+      INSERT INTO ${sql.table(t.referral_tenant_period_rollups)} AS cur (${sql.raw(tenantPeriodKey)}, ${sql.raw(fourCounts.join(', '))})
+      SELECT ${sql.raw(tenantPeriodKey)}, ${sums(fourCounts, sign)} FROM ${sql.raw(rows)} GROUP BY ${sql.raw(tenantPeriodKey)}
+      ON CONFLICT (${sql.raw(tenantPeriodKey)}) ${addCounts(fourCounts)})
+    INSERT INTO ${sql.table(t.referral_institution_rollups)} AS cur
+      (tenant_id, medical_institution_id, span, period_start, ${sql.raw(fourCounts.join(', '))})
+    SELECT x.tenant_id, x.medical_institution_id, s.span, s.period_start, ${sql.raw(fourCounts.map((c) => `${sign}sum(x.${c})::int`).join(', '))}
+      FROM ${sql.raw(rows)} x CROSS JOIN LATERAL ${institutionSpans(sql`x.segment`)}
+     GROUP BY x.tenant_id, x.medical_institution_id, s.span, s.period_start
+    ON CONFLICT (tenant_id, medical_institution_id, span, period_start) ${addCounts(fourCounts)}`;
+
   await sql`
-    DELETE FROM ${sql.table(t.referral_tenant_period_rollups)} p USING (${tenantMonths}) g
-     WHERE p.tenant_id = g.tenant_id AND p.segment >= g.month AND p.segment < (g.month + interval '1 month')::date`.execute(
+    WITH old AS (
+      DELETE FROM ${sql.table(t.referral_period_rollups)} p USING ${g} WHERE ${inMonth('p', 'segment')} RETURNING p.*),
+    monthly AS (
+      DELETE FROM ${sql.table(t.referral_monthly_rollups)} m USING ${g}
+       WHERE m.tenant_id = g.tenant_id AND m.medical_institution_id = g.medical_institution_id AND m.month = g.month),
+    ${periodDeltas('old', '-')}`.execute(trx);
+  await sql`
+    WITH new AS (
+      INSERT INTO ${sql.table(t.referral_period_rollups)} (${periodColumns})
+      ${periodRowsOf(t, monthsScope(g))}
+      RETURNING *),
+    monthly AS (
+      INSERT INTO ${sql.table(t.referral_monthly_rollups)}
+        (tenant_id, medical_institution_id, own_department_id, month, referral_count, first_visit_count, admitted_count, operated_count, reverse_referral_count)
+      SELECT tenant_id, medical_institution_id, own_department_id, date_trunc('month', segment)::date,
+             sum(referral_count)::int, coalesce(sum(referral_count) FILTER (WHERE visit = 'first'), 0)::int, sum(admitted_count)::int,
+             sum(operated_count)::int, sum(reverse_referral_count)::int
+        FROM new GROUP BY 1, 2, 3, 4),
+    ${periodDeltas('new', '')}`.execute(trx);
+
+  await sql`
+    WITH old AS (
+      DELETE FROM ${sql.table(t.referral_case_rollups)} c USING ${g}
+       WHERE c.tenant_id = g.tenant_id AND c.medical_institution_id = g.medical_institution_id AND c.month = g.month
+      RETURNING c.*)
+    INSERT INTO ${sql.table(t.referral_tenant_case_rollups)} AS cur (${sql.raw(tenantCaseKey)}, ${sql.raw(threeCounts.join(', '))})
+    SELECT ${sql.raw(tenantCaseKey)}, ${sums(threeCounts, '-')} FROM old GROUP BY ${sql.raw(tenantCaseKey)}
+    ON CONFLICT (${sql.raw(tenantCaseKey)}) ${addCounts(threeCounts)}`.execute(trx);
+  await sql`
+    WITH new AS (
+      INSERT INTO ${sql.table(t.referral_case_rollups)} (${caseColumns})
+      ${caseRowsOf(t, monthsScope(g))}
+      RETURNING *)
+    INSERT INTO ${sql.table(t.referral_tenant_case_rollups)} AS cur (${sql.raw(tenantCaseKey)}, ${sql.raw(threeCounts.join(', '))})
+    SELECT ${sql.raw(tenantCaseKey)}, ${sums(threeCounts, '')} FROM new GROUP BY ${sql.raw(tenantCaseKey)}
+    ON CONFLICT (${sql.raw(tenantCaseKey)}) ${addCounts(threeCounts)}`.execute(trx);
+
+  // Sums that fell to zero (their facts moved or went) are no rows, as a fresh build leaves them. The
+  // keys are listed here and looked up by primary key: a join on the JSON set above was re-read per row.
+  const tenantMonths = new Map<string, { tenant_id: string; month: string }>();
+  const spans = new Map<string, { tenant_id: string; medical_institution_id: string; span: string; start: string }>();
+  for (const m of months) {
+    tenantMonths.set(`${m.tenant_id}|${m.month}`, { tenant_id: m.tenant_id, month: m.month });
+    const monthNumber = Number(m.month.slice(5, 7));
+    const quarter = `${m.month.slice(0, 5)}${String(monthNumber - ((monthNumber - 1) % 3)).padStart(2, '0')}-01`;
+    for (const [span, start] of [
+      ['month', m.month],
+      ['quarter', quarter],
+      ['fiscal_year', fiscalYearStart(m.month)],
+    ] as const)
+      spans.set(`${m.tenant_id}|${m.medical_institution_id}|${span}|${start}`, {
+        tenant_id: m.tenant_id,
+        medical_institution_id: m.medical_institution_id,
+        span,
+        start,
+      });
+  }
+  const tm = [...tenantMonths.values()];
+  const tenantMonthKeys = sql`unnest(${sql.val(tm.map((k) => k.tenant_id))}::uuid[], ${sql.val(tm.map((k) => k.month))}::date[]) AS g(tenant_id, month)`;
+  const zero = (columns: string[], alias: string) => sql.raw(columns.map((c) => `${alias}.${c} = 0`).join(' AND '));
+  await sql`
+    DELETE FROM ${sql.table(t.referral_tenant_period_rollups)} p USING ${tenantMonthKeys}
+     WHERE p.tenant_id = g.tenant_id AND p.segment >= g.month AND p.segment < (g.month + interval '1 month')::date
+       AND ${zero(fourCounts, 'p')}`.execute(trx);
+  await sql`
+    DELETE FROM ${sql.table(t.referral_tenant_case_rollups)} c USING ${tenantMonthKeys}
+     WHERE c.tenant_id = g.tenant_id AND c.month = g.month AND ${zero(threeCounts, 'c')}`.execute(trx);
+  const sk = [...spans.values()];
+  await sql`
+    DELETE FROM ${sql.table(t.referral_institution_rollups)} i
+     USING unnest(${sql.val(sk.map((k) => k.tenant_id))}::uuid[], ${sql.val(sk.map((k) => k.medical_institution_id))}::uuid[],
+                  ${sql.val(sk.map((k) => k.span))}::text[], ${sql.val(sk.map((k) => k.start))}::date[]) AS k(tenant_id, medical_institution_id, span, period_start)
+     WHERE i.tenant_id = k.tenant_id AND i.medical_institution_id = k.medical_institution_id
+       AND i.span = k.span AND i.period_start = k.period_start AND ${zero(fourCounts, 'i')}`.execute(trx);
+}
+
+/**
+ * The analysis rollups of a tenant's facts dated in [from, to), built set-wise (a statement per table
+ * over the range, no per-institution-month step): for facts written in bulk beside the events (the
+ * analysis bench). The range must be whole 年度 or the rollups outside it current: the per-institution
+ * quarter and 年度 rows are summed over the whole 年度 holding the range.
+ */
+export async function rebuildTenantAnalysisRollups(
+  trx: Transaction<unknown>,
+  t: T,
+  tenantId: string,
+  range: { from: string; to: string },
+): Promise<void> {
+  const scope = rangeScope(tenantId, range);
+  const inRange = (column: string) =>
+    sql`tenant_id = ${tenantId} AND ${sql.ref(column)} >= ${range.from}::date AND ${sql.ref(column)} < ${range.to}::date`;
+  await sql`DELETE FROM ${sql.table(t.referral_period_rollups)} WHERE ${inRange('segment')}`.execute(trx);
+  await sql`INSERT INTO ${sql.table(t.referral_period_rollups)} (${periodColumns}) ${periodRowsOf(t, scope)}`.execute(
     trx,
   );
+  await sql`DELETE FROM ${sql.table(t.referral_case_rollups)} WHERE ${inRange('month')}`.execute(trx);
+  await sql`INSERT INTO ${sql.table(t.referral_case_rollups)} (${caseColumns}) ${caseRowsOf(t, scope)}`.execute(trx);
+  await sql`DELETE FROM ${sql.table(t.referral_tenant_period_rollups)} WHERE ${inRange('segment')}`.execute(trx);
   await sql`
     INSERT INTO ${sql.table(t.referral_tenant_period_rollups)}
-      (tenant_id, own_department_id, referral_department, visit, segment, referral_count, admitted_count, operated_count, reverse_referral_count)
-    SELECT p.tenant_id, p.own_department_id, p.referral_department, p.visit, p.segment, sum(p.referral_count)::int,
-           sum(p.admitted_count)::int, sum(p.operated_count)::int, sum(p.reverse_referral_count)::int
-      FROM ${sql.table(t.referral_period_rollups)} p
-      JOIN (${tenantMonths}) g ON p.tenant_id = g.tenant_id AND p.segment >= g.month AND p.segment < (g.month + interval '1 month')::date
-     GROUP BY 1, 2, 3, 4, 5`.execute(trx);
-  await sql`
-    DELETE FROM ${sql.table(t.referral_tenant_case_rollups)} c USING (${tenantMonths}) g
-     WHERE c.tenant_id = g.tenant_id AND c.month = g.month`.execute(trx);
+      (tenant_id, own_department_id, referral_department, visit, segment, ${sql.raw(fourCounts.join(', '))})
+    SELECT tenant_id, own_department_id, referral_department, visit, segment, ${sql.raw(fourCounts.map((c) => `sum(${c})::int`).join(', '))}
+      FROM ${sql.table(t.referral_period_rollups)} WHERE ${inRange('segment')} GROUP BY 1, 2, 3, 4, 5`.execute(trx);
+  await sql`DELETE FROM ${sql.table(t.referral_tenant_case_rollups)} WHERE ${inRange('month')}`.execute(trx);
   await sql`
     INSERT INTO ${sql.table(t.referral_tenant_case_rollups)}
-      (tenant_id, own_department_id, referral_department, visit, mdc, kcode, month, referral_count, admitted_count, operated_count)
-    SELECT c.tenant_id, c.own_department_id, c.referral_department, c.visit, c.mdc, c.kcode, c.month,
-           sum(c.referral_count)::int, sum(c.admitted_count)::int, sum(c.operated_count)::int
-      FROM ${sql.table(t.referral_case_rollups)} c JOIN (${tenantMonths}) g ON c.tenant_id = g.tenant_id AND c.month = g.month
-     GROUP BY 1, 2, 3, 4, 5, 6, 7`.execute(trx);
+      (tenant_id, own_department_id, referral_department, visit, mdc, kcode, month, ${sql.raw(threeCounts.join(', '))})
+    SELECT tenant_id, own_department_id, referral_department, visit, mdc, kcode, month, ${sql.raw(threeCounts.map((c) => `sum(${c})::int`).join(', '))}
+      FROM ${sql.table(t.referral_case_rollups)} WHERE ${inRange('month')} GROUP BY 1, 2, 3, 4, 5, 6, 7`.execute(trx);
+  await sql`DELETE FROM ${sql.table(t.referral_monthly_rollups)} WHERE ${inRange('month')}`.execute(trx);
+  await sql`
+    INSERT INTO ${sql.table(t.referral_monthly_rollups)}
+      (tenant_id, medical_institution_id, own_department_id, month, referral_count, first_visit_count, admitted_count, operated_count, reverse_referral_count)
+    SELECT tenant_id, medical_institution_id, own_department_id, date_trunc('month', segment)::date,
+           sum(referral_count)::int, coalesce(sum(referral_count) FILTER (WHERE visit = 'first'), 0)::int, sum(admitted_count)::int,
+           sum(operated_count)::int, sum(reverse_referral_count)::int
+      FROM ${sql.table(t.referral_period_rollups)} WHERE ${inRange('segment')} GROUP BY 1, 2, 3, 4`.execute(trx);
+  await rebuildTenantInstitutionRollups(trx, t, tenantId, range);
+}
 
-  // The per-institution totals: the months touched from their segment rows just written, then the
-  // quarters and 年度 holding them from the month rows. Joined on equal keys (the span's start of each
-  // row), so the plan stays a look-up by institution whatever the statistics say mid-transaction.
-  const totals = sql`sum(referral_count)::int, sum(admitted_count)::int, sum(operated_count)::int, sum(reverse_referral_count)::int`;
-  const startOf = (span: 'month' | 'quarter' | 'fiscal_year', date: ReturnType<typeof sql>) =>
-    span === 'month'
-      ? sql`date_trunc('month', ${date})::date`
-      : span === 'quarter'
-        ? sql`date_trunc('quarter', ${date})::date`
-        : sql`(date_trunc('year', ${date} - interval '3 months') + interval '3 months')::date`;
-  for (const span of ['month', 'quarter', 'fiscal_year'] as const) {
-    const touched = sql`SELECT DISTINCT g.tenant_id, g.medical_institution_id, ${startOf(span, sql`g.month`)} AS period_start FROM (${months}) g`;
-    await sql`
-      DELETE FROM ${sql.table(t.referral_institution_rollups)} i USING (${touched}) g
-       WHERE i.tenant_id = g.tenant_id AND i.medical_institution_id = g.medical_institution_id
-         AND i.span = ${span} AND i.period_start = g.period_start`.execute(trx);
-    const source =
-      span === 'month'
-        ? sql`SELECT tenant_id, medical_institution_id, ${startOf(span, sql`segment`)} AS period_start,
-                     referral_count, admitted_count, operated_count, reverse_referral_count
-                FROM ${sql.table(t.referral_period_rollups)}`
-        : sql`SELECT tenant_id, medical_institution_id, ${startOf(span, sql`period_start`)} AS period_start,
-                     referral_count, admitted_count, operated_count, reverse_referral_count
-                FROM ${sql.table(t.referral_institution_rollups)} WHERE span = 'month'`;
-    await sql`
-      INSERT INTO ${sql.table(t.referral_institution_rollups)}
-        (tenant_id, medical_institution_id, span, period_start, referral_count, admitted_count, operated_count, reverse_referral_count)
-      SELECT g.tenant_id, g.medical_institution_id, ${span}, g.period_start, ${totals}
-        FROM (${source}) s
-        JOIN (${touched}) g ON s.tenant_id = g.tenant_id AND s.medical_institution_id = g.medical_institution_id
-         AND s.period_start = g.period_start
-       GROUP BY g.tenant_id, g.medical_institution_id, g.period_start`.execute(trx);
-  }
+/** The first day of the 年度 (April to March) holding `isoDate`. */
+function fiscalYearStart(isoDate: string): string {
+  const year = Number(isoDate.slice(0, 4)) - (Number(isoDate.slice(5, 7)) < 4 ? 1 : 0);
+  return `${year}-04-01`;
+}
+
+/**
+ * `referral_institution_rollups` of a tenant over the 年度 that [from, to) touches, in one set-wise
+ * statement from the period rollups (each period row counted once per span holding it). Widened to
+ * whole 年度 so a quarter or 年度 row is never summed from part of its months. Deriving the spans
+ * institution-month by institution-month did not finish at 5,000,000 referrals.
+ */
+async function rebuildTenantInstitutionRollups(
+  trx: Transaction<unknown>,
+  t: T,
+  tenantId: string,
+  range: { from: string; to: string },
+): Promise<void> {
+  const from = fiscalYearStart(range.from);
+  const lastDay = new Date(Date.parse(`${range.to}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+  const to = `${Number(fiscalYearStart(lastDay).slice(0, 4)) + 1}-04-01`;
+  await sql`
+    DELETE FROM ${sql.table(t.referral_institution_rollups)}
+     WHERE tenant_id = ${tenantId} AND period_start >= ${from}::date AND period_start < ${to}::date`.execute(trx);
+  await sql`
+    INSERT INTO ${sql.table(t.referral_institution_rollups)}
+      (tenant_id, medical_institution_id, span, period_start, ${sql.raw(fourCounts.join(', '))})
+    SELECT p.tenant_id, p.medical_institution_id, s.span, s.period_start, ${sql.raw(fourCounts.map((c) => `sum(p.${c})::int`).join(', '))}
+      FROM ${sql.table(t.referral_period_rollups)} p CROSS JOIN LATERAL ${institutionSpans(sql`p.segment`)}
+     WHERE p.tenant_id = ${tenantId} AND p.segment >= ${from}::date AND p.segment < ${to}::date
+     GROUP BY p.tenant_id, p.medical_institution_id, s.span, s.period_start`.execute(trx);
 }
 
 async function applyImportPatches(trx: Transaction<unknown>, t: T, patches: ImportPatch[]): Promise<void> {

@@ -6,7 +6,12 @@ import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import type { RecordedEvent } from '@renkei/event-store';
 import type { HospitalAdmissionFact, ReferralFact, ReverseReferralFact } from '@renkei/domain';
 import { physicalTables } from '@renkei/projections';
-import { referralAdmissionPeriodDays, referralsProjection } from './referrals.projection.ts';
+import {
+  rebuildTenantAnalysisRollups,
+  referralAdmissionPeriodDays,
+  referralsProjection,
+} from './referrals.projection.ts';
+import { rebuildTenantDayAndMdcRollups } from './referrals.daily-rollups.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -189,6 +194,7 @@ function expectedAnalysis(ops: Op[], ids: Map<string, string>) {
   const { referrals, links, reverses } = finalFacts(ops, ids);
   const period = new Map<string, number[]>();
   const cases = new Map<string, number[]>();
+  const daily = new Map<string, number[]>();
   const add = (map: Map<string, number[]>, key: string, values: number[]) => {
     const v = map.get(key) ?? values.map(() => 0);
     values.forEach((x, i) => (v[i]! += x));
@@ -214,6 +220,7 @@ function expectedAnalysis(ops: Op[], ids: Map<string, string>) {
     const admitted = stays.length > 0 ? 1 : 0;
     const operated = stays.some((a) => a.kcode) ? 1 : 0;
     add(period, [...dims, segmentOf(r.referral_date)].join('|'), [1, admitted, operated, 0]);
+    add(daily, [...dims, r.referral_date].join('|'), [1, admitted, operated, 0]);
     const mdc = stays[0]?.dpc_code?.slice(0, 2) ?? '';
     const kcode = stays.find((a) => a.kcode)?.kcode ?? '';
     add(cases, [...dims, mdc, kcode, `${r.referral_date.slice(0, 7)}-01`].join('|'), [1, admitted, operated]);
@@ -222,6 +229,7 @@ function expectedAnalysis(ops: Op[], ids: Map<string, string>) {
     if (!v.medical_institution_id) continue;
     const dims = [v.medical_institution_id, v.own_department_id ?? noDepartment, '', 'unknown'];
     add(period, [...dims, segmentOf(v.reverse_referral_date)].join('|'), [0, 0, 0, 1]);
+    add(daily, [...dims, v.reverse_referral_date].join('|'), [0, 0, 0, 1]);
   }
   // The per-tenant tables: the same rows without the institution, summed.
   const withoutInstitution = (map: Map<string, number[]>) => {
@@ -243,17 +251,42 @@ function expectedAnalysis(ops: Op[], ids: Map<string, string>) {
     ])
       add(institutionTotals, [institution, span, start].join('|'), values);
   }
+  // The per-institution case mix by MDC per month, quarter and 年度, from the case-mix rows.
+  const mdcTotals = new Map<string, number[]>();
+  for (const [key, values] of cases) {
+    const [institution, , , , mdc, , month] = key.split('|') as string[] as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    const m = Number(month.slice(5, 7));
+    const quarter = `${month.slice(0, 5)}${String(m - ((m - 1) % 3)).padStart(2, '0')}-01`;
+    const fiscalYear = `${m >= 4 ? month.slice(0, 4) : Number(month.slice(0, 4)) - 1}-04-01`;
+    for (const [span, start] of [
+      ['month', month],
+      ['quarter', quarter],
+      ['fiscal_year', fiscalYear],
+    ])
+      add(mdcTotals, [institution, mdc, span, start].join('|'), values);
+  }
   return {
+    mdc: Object.fromEntries(mdcTotals),
     period: Object.fromEntries(period),
     cases: Object.fromEntries(cases),
     tenantPeriod: withoutInstitution(period),
     tenantCases: withoutInstitution(cases),
     institution: Object.fromEntries(institutionTotals),
+    daily: Object.fromEntries(daily),
+    tenantDaily: withoutInstitution(daily),
   };
 }
 
 describe('referral rollups', () => {
-  it('answer every period exactly as the facts do, whatever the order and batching of uploads', async () => {
+  it('answer every period exactly as the facts do, whatever the order and batching of uploads, and so does a bulk build', async () => {
     const tenantId = randomUUID();
     const months = fc.integer({ min: 0, max: 13 }).map((m) => day(m * 31).slice(0, 7));
     await fc.assert(
@@ -290,44 +323,77 @@ describe('referral rollups', () => {
           }>`SELECT identity, id FROM ${sql.table(t.referrals)}
               UNION ALL SELECT identity, id FROM ${sql.table(t.hospital_admissions)}`.execute(db.kysely);
           const ids = new Map(idRows.rows.map((r) => [r.identity, r.id]));
-          for (const [a, b] of periods) {
-            const [from, to] = a <= b ? [a, b] : [b, a];
-            const { rows } = await sql<{ id: string; v: number[] }>`
-              SELECT medical_institution_id AS id,
-                     ARRAY[sum(referral_count), sum(first_visit_count), sum(admitted_count), sum(operated_count), sum(reverse_referral_count)]::int[] AS v
-                FROM ${sql.table(t.referral_monthly_rollups)}
-               WHERE tenant_id = ${tenantId} AND month >= ${`${from}-01`}::date AND month <= ${`${to}-01`}::date
-               GROUP BY medical_institution_id`.execute(db.kysely);
-            const actual = Object.fromEntries(rows.filter((r) => r.v.some((x) => x > 0)).map((r) => [r.id, r.v]));
-            expect(actual).toEqual(expected(ops, ids, from, to));
-          }
-          const periodRows = await sql<{ k: string; v: number[] }>`
-            SELECT concat_ws('|', medical_institution_id, own_department_id, referral_department, visit, to_char(segment, 'YYYY-MM-DD')) AS k,
-                   ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
-              FROM ${sql.table(t.referral_period_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
-          const caseRows = await sql<{ k: string; v: number[] }>`
-            SELECT concat_ws('|', medical_institution_id, own_department_id, referral_department, visit, mdc, kcode, to_char(month, 'YYYY-MM-DD')) AS k,
-                   ARRAY[referral_count, admitted_count, operated_count] AS v
-              FROM ${sql.table(t.referral_case_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
-          const tenantPeriodRows = await sql<{ k: string; v: number[] }>`
-            SELECT concat_ws('|', own_department_id, referral_department, visit, to_char(segment, 'YYYY-MM-DD')) AS k,
-                   ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
-              FROM ${sql.table(t.referral_tenant_period_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
-          const tenantCaseRows = await sql<{ k: string; v: number[] }>`
-            SELECT concat_ws('|', own_department_id, referral_department, visit, mdc, kcode, to_char(month, 'YYYY-MM-DD')) AS k,
-                   ARRAY[referral_count, admitted_count, operated_count] AS v
-              FROM ${sql.table(t.referral_tenant_case_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
-          const institutionRows = await sql<{ k: string; v: number[] }>`
-            SELECT concat_ws('|', medical_institution_id, span, to_char(period_start, 'YYYY-MM-DD')) AS k,
-                   ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
-              FROM ${sql.table(t.referral_institution_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
-          expect({
-            period: Object.fromEntries(periodRows.rows.map((r) => [r.k, r.v])),
-            cases: Object.fromEntries(caseRows.rows.map((r) => [r.k, r.v])),
-            tenantPeriod: Object.fromEntries(tenantPeriodRows.rows.map((r) => [r.k, r.v])),
-            tenantCases: Object.fromEntries(tenantCaseRows.rows.map((r) => [r.k, r.v])),
-            institution: Object.fromEntries(institutionRows.rows.map((r) => [r.k, r.v])),
-          }).toEqual(expectedAnalysis(ops, ids));
+          const check = async () => {
+            for (const [a, b] of periods) {
+              const [from, to] = a <= b ? [a, b] : [b, a];
+              const { rows } = await sql<{ id: string; v: number[] }>`
+                SELECT medical_institution_id AS id,
+                       ARRAY[sum(referral_count), sum(first_visit_count), sum(admitted_count), sum(operated_count), sum(reverse_referral_count)]::int[] AS v
+                  FROM ${sql.table(t.referral_monthly_rollups)}
+                 WHERE tenant_id = ${tenantId} AND month >= ${`${from}-01`}::date AND month <= ${`${to}-01`}::date
+                 GROUP BY medical_institution_id`.execute(db.kysely);
+              const actual = Object.fromEntries(rows.filter((r) => r.v.some((x) => x > 0)).map((r) => [r.id, r.v]));
+              expect(actual).toEqual(expected(ops, ids, from, to));
+            }
+            const periodRows = await sql<{ k: string; v: number[] }>`
+              SELECT concat_ws('|', medical_institution_id, own_department_id, referral_department, visit, to_char(segment, 'YYYY-MM-DD')) AS k,
+                     ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
+                FROM ${sql.table(t.referral_period_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+            const caseRows = await sql<{ k: string; v: number[] }>`
+              SELECT concat_ws('|', medical_institution_id, own_department_id, referral_department, visit, mdc, kcode, to_char(month, 'YYYY-MM-DD')) AS k,
+                     ARRAY[referral_count, admitted_count, operated_count] AS v
+                FROM ${sql.table(t.referral_case_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+            const tenantPeriodRows = await sql<{ k: string; v: number[] }>`
+              SELECT concat_ws('|', own_department_id, referral_department, visit, to_char(segment, 'YYYY-MM-DD')) AS k,
+                     ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
+                FROM ${sql.table(t.referral_tenant_period_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+            const tenantCaseRows = await sql<{ k: string; v: number[] }>`
+              SELECT concat_ws('|', own_department_id, referral_department, visit, mdc, kcode, to_char(month, 'YYYY-MM-DD')) AS k,
+                     ARRAY[referral_count, admitted_count, operated_count] AS v
+                FROM ${sql.table(t.referral_tenant_case_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+            const institutionRows = await sql<{ k: string; v: number[] }>`
+              SELECT concat_ws('|', medical_institution_id, span, to_char(period_start, 'YYYY-MM-DD')) AS k,
+                     ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
+                FROM ${sql.table(t.referral_institution_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+            const dailyRows = await sql<{ k: string; v: number[] }>`
+              SELECT concat_ws('|', medical_institution_id, own_department_id, referral_department, visit, to_char(day, 'YYYY-MM-DD')) AS k,
+                     ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
+                FROM ${sql.table(t.referral_daily_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+            const tenantDailyRows = await sql<{ k: string; v: number[] }>`
+              SELECT concat_ws('|', own_department_id, referral_department, visit, to_char(day, 'YYYY-MM-DD')) AS k,
+                     ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
+                FROM ${sql.table(t.referral_tenant_daily_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+            const mdcRows = await sql<{ k: string; v: number[] }>`
+              SELECT concat_ws('|', medical_institution_id, mdc, span, to_char(period_start, 'YYYY-MM-DD')) AS k,
+                     ARRAY[referral_count, admitted_count, operated_count] AS v
+                FROM ${sql.table(t.referral_institution_mdc_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+            expect({
+              mdc: Object.fromEntries(mdcRows.rows.map((r) => [r.k, r.v])),
+              period: Object.fromEntries(periodRows.rows.map((r) => [r.k, r.v])),
+              cases: Object.fromEntries(caseRows.rows.map((r) => [r.k, r.v])),
+              tenantPeriod: Object.fromEntries(tenantPeriodRows.rows.map((r) => [r.k, r.v])),
+              tenantCases: Object.fromEntries(tenantCaseRows.rows.map((r) => [r.k, r.v])),
+              institution: Object.fromEntries(institutionRows.rows.map((r) => [r.k, r.v])),
+              daily: Object.fromEntries(dailyRows.rows.map((r) => [r.k, r.v])),
+              tenantDaily: Object.fromEntries(tenantDailyRows.rows.map((r) => [r.k, r.v])),
+            }).toEqual(expectedAnalysis(ops, ids));
+          };
+          // Kept incrementally, batch by batch (deltas into the per-tenant and per-institution sums).
+          await check();
+          // Built set-wise from the same facts, as a bulk build does: the same rows.
+          await db.kysely
+            .transaction()
+            .execute((trx) => rebuildTenantAnalysisRollups(trx, t, tenantId, { from: '2023-04-01', to: '2025-04-01' }));
+          // The day and MDC rows from nothing, so the check sees the bulk build's rows and not the batches' left over.
+          await sql`DELETE FROM ${sql.table(t.referral_daily_rollups)}`.execute(db.kysely);
+          await sql`DELETE FROM ${sql.table(t.referral_tenant_daily_rollups)}`.execute(db.kysely);
+          await sql`DELETE FROM ${sql.table(t.referral_institution_mdc_rollups)}`.execute(db.kysely);
+          await db.kysely
+            .transaction()
+            .execute((trx) =>
+              rebuildTenantDayAndMdcRollups(trx, t, tenantId, { from: '2023-04-01', to: '2025-04-01' }),
+            );
+          await check();
           await sql`DROP TABLE ${sql.raw(Object.values<string>(t).join(', '))}`.execute(db.kysely);
         },
       ),

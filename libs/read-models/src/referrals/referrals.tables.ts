@@ -279,7 +279,19 @@ export const referralInstitutionRollupsTable = defineTable({
     reverse_referral_count: column.int(),
   },
   primaryKey: ['tenant_id', 'medical_institution_id', 'span', 'period_start'],
-  indexes: [['tenant_id', 'span', 'period_start']],
+  // Covering (issue 13 §3): a ranking reads a span's rows of every institution by index only.
+  indexes: [
+    [
+      'tenant_id',
+      'span',
+      'period_start',
+      'medical_institution_id',
+      'referral_count',
+      'admitted_count',
+      'operated_count',
+      'reverse_referral_count',
+    ],
+  ],
 });
 
 /**

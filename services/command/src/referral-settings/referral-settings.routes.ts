@@ -55,6 +55,7 @@ export function registerReferralSettingsRoutes(app: FastifyInstance, deps: { sto
       id: segmentationSettingId(auth.tenantId),
       ...result.after,
       updated_at: savedAt(result.position !== null, result.stored),
+      version: result.revision,
     };
     return answer;
   });

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   endpoints,
   type Referral,
@@ -15,14 +15,14 @@ import {
 } from '@renkei/domain';
 import { streamId, type EventStore } from '@renkei/event-store';
 import { patientKeyOf } from '@renkei/referral-files';
-import { registerEndpoint } from '@renkei/service-kit';
+import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
 import { ownDepartmentsDecider } from '../phases/phase-master.decider.ts';
 import { deterministicId } from '../shared/deterministic-id.ts';
 import { assertInstitutionExists, readState } from '../shared/facts.ts';
 import { handleCommand } from '../shared/command-handler.ts';
 import { idempotentCreate } from '../shared/idempotency.ts';
 import { etagOf, revisionIfMatch } from '../shared/command-context.ts';
-import { referralEntryDecider } from './referral-entry.decider.ts';
+import { referralEntryDecider, type EnterReferral } from './referral-entry.decider.ts';
 
 /**
  * Referrals and reverse referrals entered by hand on an institution's referral page (spec §7). Each
@@ -34,8 +34,19 @@ export function registerReferralEntryRoutes(app: FastifyInstance, deps: { db: Da
   const departmentsOf = async (tenantId: string) =>
     (await readState(store, tenantId, streamId(ownDepartmentsAggregate, tenantId), ownDepartmentsDecider)).state;
 
-  registerEndpoint(app, endpoints.createMedicalInstitutionReferral, async ({ params, body, auth, request, reply }) => {
-    await assertInstitutionExists(db, params.id);
+  const entryStream = (id: string) => streamId(referralEntryAggregate, id);
+
+  /**
+   * The set-up a create shares for both kinds (the institution exists, the tenant's departments, the
+   * Idempotency-Key, a new stream); only the command built from the fact and the answer differ.
+   */
+  async function enter<A>(
+    ctx: { auth: AuthContext; request: FastifyRequest; reply: FastifyReply },
+    entry: { endpoint: string; institutionId: string; body: object; departmentId: string | null },
+    build: (id: string, ownDepartmentIds: ReadonlySet<string>, department: Department) => Built<A>,
+  ) {
+    const { auth, request, reply } = ctx;
+    await assertInstitutionExists(db, entry.institutionId);
     const departments = await departmentsOf(auth.tenantId);
     return idempotentCreate(
       db,
@@ -43,123 +54,123 @@ export function registerReferralEntryRoutes(app: FastifyInstance, deps: { db: Da
         request,
         reply,
         tenantId: auth.tenantId,
-        endpoint: endpoints.createMedicalInstitutionReferral.id,
-        hashed: { medical_institution_id: params.id, body },
+        endpoint: entry.endpoint,
+        hashed: { medical_institution_id: entry.institutionId, body: entry.body },
         etag: () => etagOf(0),
       },
       async (id, retryable) => {
-        const department = departments.find((d) => d.id === body.own_department_id) ?? null;
+        const { command, answer } = build(
+          id,
+          new Set(departments.map((d) => d.id)),
+          departments.find((d) => d.id === entry.departmentId) ?? null,
+        );
         const result = await handleCommand(
           { store, auth, requestId: request.id },
           {
-            stream: streamId(referralEntryAggregate, id),
+            stream: entryStream(id),
             decider: referralEntryDecider,
-            command: {
-              type: 'EnterReferral',
-              id,
-              ownDepartmentIds: new Set(departments.map((d) => d.id)),
-              referral: referralFact(id, params.id, body, department),
-            },
+            command,
             isNew: true,
             onRace: 'conflict',
             ...(retryable ? { eventId: (i: number) => deterministicId(id, 'enter', retryable.hash, String(i)) } : {}),
           },
         );
-        return { body: referralAnswer(id, body, department), position: result.position };
+        return { body: answer, position: result.position };
       },
     );
-  });
+  }
 
-  registerEndpoint(
-    app,
-    endpoints.createMedicalInstitutionReverseReferral,
-    async ({ params, body, auth, request, reply }) => {
-      await assertInstitutionExists(db, params.id);
-      const departments = await departmentsOf(auth.tenantId);
-      return idempotentCreate(
-        db,
-        {
-          request,
-          reply,
-          tenantId: auth.tenantId,
-          endpoint: endpoints.createMedicalInstitutionReverseReferral.id,
-          hashed: { medical_institution_id: params.id, body },
-          etag: () => etagOf(0),
-        },
-        async (id, retryable) => {
-          const department = departments.find((d) => d.id === body.specialty_id) ?? null;
-          const result = await handleCommand(
-            { store, auth, requestId: request.id },
-            {
-              stream: streamId(referralEntryAggregate, id),
-              decider: referralEntryDecider,
-              command: {
-                type: 'EnterReverseReferral',
-                id,
-                ownDepartmentIds: new Set(departments.map((d) => d.id)),
-                reverseReferral: reverseFact(id, params.id, body, department),
-              },
-              isNew: true,
-              onRace: 'conflict',
-              ...(retryable ? { eventId: (i: number) => deterministicId(id, 'enter', retryable.hash, String(i)) } : {}),
-            },
-          );
-          return { body: reverseAnswer(id, params.id, body), position: result.position };
-        },
-      );
-    },
-  );
-
-  const entryStream = (id: string) => streamId(referralEntryAggregate, id);
-
-  registerEndpoint(app, endpoints.updateMedicalInstitutionReferral, async ({ params, body, auth, request, reply }) => {
+  /** The set-up a correction shares for both kinds (If-Match, a lost race is a 409, ETag and position). */
+  async function update<A>(
+    ctx: { auth: AuthContext; request: FastifyRequest; reply: FastifyReply },
+    entry: { id: string; departmentId: string | null },
+    build: (ownDepartmentIds: ReadonlySet<string>, department: Department) => Built<A>,
+  ): Promise<A> {
+    const { auth, request, reply } = ctx;
     const departments = await departmentsOf(auth.tenantId);
-    const department = departments.find((d) => d.id === body.own_department_id) ?? null;
+    const { command, answer } = build(
+      new Set(departments.map((d) => d.id)),
+      departments.find((d) => d.id === entry.departmentId) ?? null,
+    );
     const result = await handleCommand(
       { store, auth, requestId: request.id },
       {
-        stream: entryStream(params.id),
+        stream: entryStream(entry.id),
         decider: referralEntryDecider,
-        command: {
-          type: 'UpdateReferral',
-          id: params.id,
-          ownDepartmentIds: new Set(departments.map((d) => d.id)),
-          referral: referralFact(params.id, params.medical_institution_id, body, department),
-        },
+        command,
         ifMatch: revisionIfMatch(request.headers['if-match']),
         onRace: 'conflict',
       },
     );
     if (result.position) reply.position(result.position);
     void reply.header('etag', etagOf(result.revision));
-    return referralAnswer(params.id, body, department);
-  });
+    return answer;
+  }
 
-  registerEndpoint(
-    app,
-    endpoints.updateMedicalInstitutionReverseReferral,
-    async ({ params, body, auth, request, reply }) => {
-      const departments = await departmentsOf(auth.tenantId);
-      const department = departments.find((d) => d.id === body.specialty_id) ?? null;
-      const result = await handleCommand(
-        { store, auth, requestId: request.id },
-        {
-          stream: entryStream(params.id),
-          decider: referralEntryDecider,
-          command: {
-            type: 'UpdateReverseReferral',
-            id: params.id,
-            ownDepartmentIds: new Set(departments.map((d) => d.id)),
-            reverseReferral: reverseFact(params.id, params.medical_institution_id, body, department),
-          },
-          ifMatch: revisionIfMatch(request.headers['if-match']),
-          onRace: 'conflict',
+  registerEndpoint(app, endpoints.createMedicalInstitutionReferral, ({ params, body, ...ctx }) =>
+    enter(
+      ctx,
+      {
+        endpoint: endpoints.createMedicalInstitutionReferral.id,
+        institutionId: params.id,
+        body,
+        departmentId: body.own_department_id,
+      },
+      (id, ownDepartmentIds, department) => ({
+        command: {
+          type: 'EnterReferral',
+          id,
+          ownDepartmentIds,
+          referral: referralFact(id, params.id, body, department),
         },
-      );
-      if (result.position) reply.position(result.position);
-      void reply.header('etag', etagOf(result.revision));
-      return reverseAnswer(params.id, params.medical_institution_id, body);
-    },
+        answer: referralAnswer(id, body, department),
+      }),
+    ),
+  );
+
+  registerEndpoint(app, endpoints.createMedicalInstitutionReverseReferral, ({ params, body, ...ctx }) =>
+    enter(
+      ctx,
+      {
+        endpoint: endpoints.createMedicalInstitutionReverseReferral.id,
+        institutionId: params.id,
+        body,
+        departmentId: body.specialty_id,
+      },
+      (id, ownDepartmentIds, department) => ({
+        command: {
+          type: 'EnterReverseReferral',
+          id,
+          ownDepartmentIds,
+          reverseReferral: reverseFact(id, params.id, body, department),
+        },
+        answer: reverseAnswer(id, params.id, body),
+      }),
+    ),
+  );
+
+  registerEndpoint(app, endpoints.updateMedicalInstitutionReferral, ({ params, body, ...ctx }) =>
+    update(ctx, { id: params.id, departmentId: body.own_department_id }, (ownDepartmentIds, department) => ({
+      command: {
+        type: 'UpdateReferral',
+        id: params.id,
+        ownDepartmentIds,
+        referral: referralFact(params.id, params.medical_institution_id, body, department),
+      },
+      answer: referralAnswer(params.id, body, department),
+    })),
+  );
+
+  registerEndpoint(app, endpoints.updateMedicalInstitutionReverseReferral, ({ params, body, ...ctx }) =>
+    update(ctx, { id: params.id, departmentId: body.specialty_id }, (ownDepartmentIds, department) => ({
+      command: {
+        type: 'UpdateReverseReferral',
+        id: params.id,
+        ownDepartmentIds,
+        reverseReferral: reverseFact(params.id, params.medical_institution_id, body, department),
+      },
+      answer: reverseAnswer(params.id, params.medical_institution_id, body),
+    })),
   );
 
   // Withdrawing a hand entry is the same command for both kinds; the kind keeps a referral's id from
@@ -186,6 +197,12 @@ export function registerReferralEntryRoutes(app: FastifyInstance, deps: { db: Da
 }
 
 type Department = { id: string; name: string } | null;
+
+/** What a kind of entry decides and answers (the rest of a create or update is shared). */
+interface Built<A> {
+  command: EnterReferral;
+  answer: A;
+}
 
 /** A hand entry as a fact shaped like an imported row (identity `manual:<id>`), for enter and update alike. */
 function referralFact(id: string, institutionId: string, body: ReferralInput, department: Department): ReferralFact {

@@ -103,8 +103,12 @@ export function institutionConditions(
   const parts: RawBuilder<unknown>[] = [];
   // One semi-join against the master rows that pass, not a look-up per rollup row.
   const master: RawBuilder<unknown>[] = [];
+  // Compared as integers (only ids written as the master writes them can match), so the planner's
+  // statistics see how many institutions pass: compared as text it guessed 0.5 % and probed per row.
   if (f.facility_type_ids?.length)
-    master.push(sql`m.facility_type_id::text = ANY(${sql.val(f.facility_type_ids)}::text[])`);
+    master.push(
+      sql`m.facility_type_id = ANY(${sql.val(f.facility_type_ids.filter((id) => /^-?(0|[1-9]\d{0,8})$/.test(id)).map(Number))}::int[])`,
+    );
   // Area as partner management filters it: the master's prefecture code and municipality (NFKC).
   if (f.prefectures?.length)
     master.push(sql`m.prefecture_code = ANY(${sql.val(f.prefectures.map(Number))}::smallint[])`);
@@ -128,8 +132,8 @@ export type Grouping = 'bucket' | 'institution' | 'institution_bucket' | 'own_de
  * institution is asked, the per-institution totals of whole 年度, quarters and months when nothing but
  * the institution is (rankings), the monthly per-institution rows when neither referral department nor
  * visit is and the period is whole months, else the per-institution segments. The days at the period's
- * ends that no whole segment covers (at most six at each end) are counted from the facts, so every
- * period is exact to the day (docs/decisions.md, Referral analysis). With `top`, only the keys of the
+ * ends that no whole segment covers (at most six at each end) are summed from the day rollups, so every
+ * period is exact to the day without reading a fact (docs/decisions.md, Referral analysis). With `top`, only the keys of the
  * `top` biggest sums and those tied with the last of them (rankings).
  */
 export async function sumMeasures(
@@ -163,17 +167,19 @@ export async function sumMeasures(
       const parts: RawBuilder<unknown>[] = [];
       for (const piece of splitBySpans(range, grains))
         parts.push(
+          // Whole weeks of a partial month: the same figures as their segment rows, from the day rows'
+          // covering index (a page per row of the segment rows at 5,000,000 referrals).
           piece.span === 'segment'
-            ? sql`SELECT tenant_id, medical_institution_id, own_department_id, referral_department, visit, segment,
+            ? sql`SELECT tenant_id, medical_institution_id, own_department_id, referral_department, visit, day AS segment,
                          referral_count, admitted_count, operated_count, reverse_referral_count
-                    FROM rm.referral_period_rollups
-                   WHERE tenant_id = ${tenantId} AND segment >= ${piece.from}::date AND segment <= ${piece.to}::date`
+                    FROM rm.referral_daily_rollups
+                   WHERE tenant_id = ${tenantId} AND day >= ${piece.from}::date AND day <= ${piece.to}::date${institutionsOnly(f)}`
             : sql`SELECT tenant_id, medical_institution_id, ${noDepartment}::uuid AS own_department_id, '' AS referral_department,
                          'unknown' AS visit, period_start AS segment,
                          referral_count, admitted_count, operated_count, reverse_referral_count
                     FROM rm.referral_institution_rollups
                    WHERE tenant_id = ${tenantId} AND span = ${piece.span}
-                     AND period_start >= ${piece.from}::date AND period_start <= ${piece.to}::date`,
+                     AND period_start >= ${piece.from}::date AND period_start <= ${piece.to}::date${institutionsOnly(f)}`,
         );
       const edges = splitBySpans(range, grains, true);
       return summed(db, tenantId, f, measures, group, unit, parts, edges, reverse, true, options.top);
@@ -198,11 +204,23 @@ export async function sumMeasures(
   const parts: RawBuilder<unknown>[] = [];
   if (inner)
     parts.push(sql`SELECT * FROM (${rollup}) r WHERE r.tenant_id = ${tenantId}
-                      AND r.segment >= ${inner.from}::date AND r.segment <= ${inner.to}::date`);
+                      AND r.segment >= ${inner.from}::date AND r.segment <= ${inner.to}::date
+                      ${institutionLevel ? institutionsOnly(f, sql`r.`) : sql``}`);
   return summed(db, tenantId, f, measures, group, unit, parts, edges, reverse, institutionLevel, options.top);
 }
 
-/** The sums of `sumMeasures` over rollup rows (`parts`) and the facts of the days `edges` hold. */
+/**
+ * The institutions asked for, as a condition of each rollup read rather than of their union: the
+ * per-institution tables' keys start with the institution, so a ranking's values of its top rows read
+ * those rows only instead of the whole period's.
+ */
+function institutionsOnly(f: AnalysisFilters, alias: RawBuilder<unknown> = sql``): RawBuilder<unknown> {
+  return f.medical_institution_ids?.length
+    ? sql` AND ${alias}medical_institution_id = ANY(${sql.val(f.medical_institution_ids)}::uuid[])`
+    : sql``;
+}
+
+/** The sums of `sumMeasures` over rollup rows (`parts`) and the day rows of the days `edges` hold. */
 async function summed(
   db: Kysely<ReadModels>,
   tenantId: string,
@@ -216,35 +234,17 @@ async function summed(
   institutionLevel: boolean,
   top: number | undefined,
 ): Promise<Map<string, number[]>> {
-  if (edges.length > 0) {
-    const within = (column: RawBuilder<unknown>) =>
-      sql.join(
-        edges.map((e) => sql`(${column} >= ${e.from}::date AND ${column} <= ${e.to}::date)`),
-        sql` OR `,
-      );
-    if (measures.some((m) => m !== 'reverse_referrals'))
-      parts.push(sql`SELECT r.tenant_id, r.medical_institution_id,
-                            coalesce(r.own_department_id, ${noDepartment}::uuid) AS own_department_id,
-                            coalesce(r.from_department, '') AS referral_department,
-                            CASE WHEN r.first_visit THEN 'first' WHEN NOT r.first_visit THEN 'return' ELSE 'unknown' END AS visit,
-                            r.referral_date AS segment, 1 AS referral_count,
-                            (EXISTS (SELECT 1 FROM rm.hospital_admissions a WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id))::int
-                              AS admitted_count,
-                            (EXISTS (SELECT 1 FROM rm.hospital_admissions a WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id
-                                       AND a.kcode IS NOT NULL))::int AS operated_count,
-                            0 AS reverse_referral_count
-                       FROM rm.referrals r
-                      WHERE r.tenant_id = ${tenantId} AND r.medical_institution_id IS NOT NULL
-                        AND (${within(sql`r.referral_date`)})`);
-    if (reverse)
-      parts.push(sql`SELECT v.tenant_id, v.medical_institution_id,
-                            coalesce(v.own_department_id, ${noDepartment}::uuid) AS own_department_id,
-                            '' AS referral_department, 'unknown' AS visit, v.reverse_referral_date AS segment,
-                            0 AS referral_count, 0 AS admitted_count, 0 AS operated_count, 1 AS reverse_referral_count
-                       FROM rm.reverse_referrals v
-                      WHERE v.tenant_id = ${tenantId} AND v.medical_institution_id IS NOT NULL
-                        AND (${within(sql`v.reverse_referral_date`)})`);
-  }
+  // The days no whole segment covers come from the day rollups (per institution, or per tenant when
+  // nothing of the institution is asked), shaped like segment rows dated on the day itself.
+  if (edges.length > 0)
+    parts.push(sql`SELECT tenant_id, ${institutionLevel ? sql`medical_institution_id` : sql`NULL::uuid`} AS medical_institution_id,
+                          own_department_id, referral_department, visit, day AS segment,
+                          referral_count, admitted_count, operated_count, reverse_referral_count
+                     FROM ${institutionLevel ? sql`rm.referral_daily_rollups` : sql`rm.referral_tenant_daily_rollups`}
+                    WHERE tenant_id = ${tenantId} AND (${sql.join(
+                      edges.map((e) => sql`(day >= ${e.from}::date AND day <= ${e.to}::date)`),
+                      sql` OR `,
+                    )})${institutionsOnly(f)}`);
   if (parts.length === 0) return new Map();
   const source = sql`(${sql.join(parts, sql` UNION ALL `)})`;
   const key =
@@ -321,9 +321,13 @@ const spanStarts: Record<Span, (date: string) => boolean> = {
  * either side of it, then segments), each piece with the span of its rows; with `daysLeft`, the days at
  * the ends no segment covers instead (at most six at each end).
  */
-function splitBySpans(range: DateRange, spans: Span[]): ({ span: Span } & DateRange)[];
-function splitBySpans(range: DateRange, spans: Span[], daysLeft: true): DateRange[];
-function splitBySpans(range: DateRange, spans: Span[], daysLeft = false): (({ span: Span } & DateRange) | DateRange)[] {
+export function splitBySpans(range: DateRange, spans: Span[]): ({ span: Span } & DateRange)[];
+export function splitBySpans(range: DateRange, spans: Span[], daysLeft: true): DateRange[];
+export function splitBySpans(
+  range: DateRange,
+  spans: Span[],
+  daysLeft = false,
+): (({ span: Span } & DateRange) | DateRange)[] {
   const [span, ...finer] = spans;
   if (range.from > range.to) return [];
   if (!span) return daysLeft ? [range] : [];

@@ -55,6 +55,16 @@ beforeAll(async () => {
   await sql`
     INSERT INTO rm.label_value_imports (tenant_id, id, filename, status, imported_row_count, failed_row_count, created_at)
     VALUES (${tenantA}, ${randomUUID()}, '医師数.csv', 'completed', 40, 0, now())`.execute(db.kysely);
+  await sql`
+    INSERT INTO rm.communication_imports (tenant_id, id, import_type, filename, status, imported_row_count,
+                                          failed_row_count, created_at)
+    VALUES (${tenantA}, ${randomUUID()}, 'communication', '活動記録.csv', 'completed', 120, 2,
+            now() - interval '20 minutes'),
+           (${tenantA}, ${randomUUID()}, 'communication', '活動記録2.csv', 'failed', 3, 1, now() - interval '2 minutes'),
+           (${tenantA}, ${randomUUID()}, 'communication_update', '検索結果.csv', 'processing', 0, 0, now()),
+           (${tenantB}, ${randomUUID()}, 'communication_update', '他院の検索結果.csv', 'completed', 5, 0, now())`.execute(
+    db.kysely,
+  );
 });
 
 afterAll(async () => {
@@ -77,12 +87,27 @@ describe('GET /data_sync_statuses', () => {
       'outpatient_ef_file',
       'hospital_admission_ef_file',
       'label_values',
+      'communication',
+      'communication_update',
     ]);
     // The last one failed; the data in is the earlier completed one's.
     expect(of('referral').last).toMatchObject({ filename: '紹介2026-10.csv', status: 'failed' });
     expect(Date.parse(of('referral').last_completed_at!)).toBeLessThan(Date.parse(of('referral').last!.created_at));
     expect(of('ff1_file')).toMatchObject({ last: { status: 'processing' }, last_completed_at: null });
     expect(of('label_values').last).toMatchObject({ filename: '医師数.csv', imported_row_count: 40 });
+    // Communication imports: new records and updates from a search export, each its own type.
+    expect(of('communication').last).toMatchObject({
+      filename: '活動記録2.csv',
+      status: 'failed',
+      failed_row_count: 1,
+    });
+    expect(Date.parse(of('communication').last_completed_at!)).toBeLessThan(
+      Date.parse(of('communication').last!.created_at),
+    );
+    expect(of('communication_update')).toMatchObject({
+      last: { filename: '検索結果.csv', status: 'processing' },
+      last_completed_at: null,
+    });
     // Tenant B's reverse-referral upload is not A's.
     expect(of('reverse_referral')).toEqual({ import_type: 'reverse_referral', last: null, last_completed_at: null });
   });

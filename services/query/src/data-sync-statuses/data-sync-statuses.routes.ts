@@ -13,7 +13,12 @@ type ProjectionRow = DataSyncStatuses['projections'][number];
 /** Seconds behind after which a read model counts as delayed (one import chunk commits well within it). */
 const delayedAfterSeconds = 5;
 
-const importTypes: readonly ImportType[] = [...DataUploadType.options, 'label_values'];
+const importTypes: readonly ImportType[] = [
+  ...DataUploadType.options,
+  'label_values',
+  'communication',
+  'communication_update',
+];
 
 interface LastImport {
   import_type: ImportType;
@@ -42,6 +47,9 @@ export function registerDataSyncStatusRoutes(app: FastifyInstance, deps: { db: D
           UNION ALL
           SELECT 'label_values', id, filename, status, created_at, imported_row_count, failed_row_count
             FROM rm.label_value_imports WHERE tenant_id = ${auth.tenantId}
+          UNION ALL
+          SELECT import_type, id, filename, status, created_at, imported_row_count, failed_row_count
+            FROM rm.communication_imports WHERE tenant_id = ${auth.tenantId}
         )
         SELECT DISTINCT ON (import_type) *,
                max(created_at) FILTER (WHERE status = 'completed') OVER (PARTITION BY import_type) AS last_completed_at

@@ -1,51 +1,33 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { defaultResources, featureKeys } from '@renkei/contracts';
-import { createTestDatabase, type TestDatabase } from '@renkei/db';
-import { createPostgresEventStore, formatPosition, streamId, type EventStore } from '@renkei/event-store';
-import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
-import { startProjections } from '@renkei/projections';
-import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
-import { buildQueryApp, queryProjections } from '../index.ts';
+import { featureKeys } from '@renkei/contracts';
+import type { TestDatabase } from '@renkei/db';
+import { formatPosition, streamId, type EventStore } from '@renkei/event-store';
+import { buildInstitutionCode, institutionIdFromCode } from '@renkei/institution-master';
+import type { TestAuth } from '@renkei/service-kit/testing';
+import { startQueryTest, type QueryTest } from '../testing/query-test.ts';
 
+let t: QueryTest;
 let db: TestDatabase;
 let store: EventStore;
 let app: FastifyInstance;
 let testAuth: TestAuth;
-let projections: { stop(): Promise<void> };
 const code = buildInstitutionCode({ prefectureCode: 22, scoreTable: 1, districtNumber: 2, institutionNumber: 1002 });
 const clinic = institutionIdFromCode(code);
 const tenant = randomUUID();
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  store = await createPostgresEventStore(db);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-matching-'));
-  fs.writeFileSync(path.join(dir, 'm.csv'), `${code},みなと内科,,,静岡県静岡市葵区追手町1,,,,診療所,0,内科,,,開設\n`);
-  await importInstitutionMaster(db, path.join(dir, 'm.csv'));
-  fs.rmSync(dir, { recursive: true, force: true });
-  projections = startProjections({ db, store, projections: queryProjections });
-  testAuth = await createTestAuth({ audience: defaultResources.query });
-  app = await buildQueryApp({
-    db,
-    auth: testAuth.auth,
-    logger: false,
-    rateLimit: false,
-    underPressure: false,
-    minPositionTimeoutMs: 10_000,
+  t = await startQueryTest({
+    master: { csv: `${code},みなと内科,,,静岡県静岡市葵区追手町1,,,,診療所,0,内科,,,開設\n` },
+    live: true,
   });
+  ({ db, store, app, testAuth } = t);
 });
 
 afterAll(async () => {
-  await app?.close();
-  await projections?.stop();
-  await store?.close();
-  await db?.close();
+  await t?.close();
 });
 
 const metadata = (tenantId: string) => ({

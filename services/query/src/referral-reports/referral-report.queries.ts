@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { ReferralReportBody } from '@renkei/contracts';
 import { splitForRollups, type DateRange } from '@renkei/domain';
 import type { ReadModels } from '@renkei/read-models';
-import { institutionConditions } from '../charts/analysis.queries.ts';
+import { institutionConditions, splitBySpans } from '../charts/analysis.queries.ts';
 
 type GroupingKey = ReferralReportBody['grouping_conditions'][number];
 const noDepartment = '00000000-0000-0000-0000-000000000000';
@@ -31,7 +31,8 @@ const groupingSql: Record<GroupingKey, { value: RawBuilder<unknown>; id?: RawBui
  * The case-mix rows of a period: the monthly rollups for its whole months, and for a partial month at
  * either end the facts of its days, grouped the way the projection groups them (MDC of the first stay
  * that followed, K-code of the first with an operation), so a period ending today is exact to the day.
- * `caseMix` false (no MDC or K-code asked): the partial month's whole weeks from the segment rollups.
+ * `caseMix` false (no MDC or K-code asked): the partial month's whole weeks from the segment rollups
+ * and its other days from the day rollups.
  */
 function caseSource(
   tenantId: string,
@@ -48,11 +49,12 @@ function caseSource(
                           own_department_id, referral_department, visit, mdc, kcode, month, referral_count, admitted_count, operated_count
                      FROM ${institutionLevel ? sql`rm.referral_case_rollups` : sql`rm.referral_tenant_case_rollups`}
                     WHERE tenant_id = ${tenantId} AND month >= ${inner.from}::date AND month <= ${inner.to}::date`);
-  // Without MDC or K-code asked, a partial month's whole weeks come from the segment rows (their
-  // reverse-referral-only rows left out) and only the days no segment covers from the facts.
+  // Without MDC or K-code asked, a partial month's whole weeks come from the segment rows and its other
+  // days from the day rows (their reverse-referral-only rows left out): no fact is read.
   if (!caseMix && edges.length > 0) {
     const segments = edges.map((e) => splitForRollups(e, 'segment'));
-    edges = segments.flatMap((x) => x.edges);
+    const days = segments.flatMap((x) => x.edges);
+    edges = [];
     for (const { inner: whole } of segments)
       if (whole)
         parts.push(sql`SELECT tenant_id, ${institutionLevel ? sql`medical_institution_id` : sql`NULL::uuid`} AS medical_institution_id,
@@ -61,6 +63,15 @@ function caseSource(
                          FROM ${institutionLevel ? sql`rm.referral_period_rollups` : sql`rm.referral_tenant_period_rollups`}
                         WHERE tenant_id = ${tenantId} AND segment >= ${whole.from}::date AND segment <= ${whole.to}::date
                           AND referral_count > 0`);
+    if (days.length > 0)
+      parts.push(sql`SELECT tenant_id, ${institutionLevel ? sql`medical_institution_id` : sql`NULL::uuid`} AS medical_institution_id,
+                            own_department_id, referral_department, visit, '' AS mdc, '' AS kcode,
+                            date_trunc('month', day)::date AS month, referral_count, admitted_count, operated_count
+                       FROM ${institutionLevel ? sql`rm.referral_daily_rollups` : sql`rm.referral_tenant_daily_rollups`}
+                      WHERE tenant_id = ${tenantId} AND referral_count > 0 AND (${sql.join(
+                        days.map((e) => sql`(day >= ${e.from}::date AND day <= ${e.to}::date)`),
+                        sql` OR `,
+                      )})`);
   }
   if (edges.length > 0)
     parts.push(sql`SELECT r.tenant_id, r.medical_institution_id, coalesce(r.own_department_id, ${noDepartment}::uuid) AS own_department_id,
@@ -93,7 +104,8 @@ const rate = (part: number, whole: number) => (whole === 0 ? null : part / whole
 /**
  * The referral aggregation: referrals, the referrals a stay followed (admissions) and those with an
  * operation, grouped by up to three keys, from the monthly case-mix rollups (per tenant when nothing
- * of the institution is asked) and the facts of a partial month at the period's ends. Biggest referral count first, then by the keys.
+ * of the institution is asked) and, for a partial month at the period's ends, the segment and day
+ * rollups (the facts when MDC or K-code is asked). Biggest referral count first, then by the keys.
  */
 export async function referralAggregation(db: Kysely<ReadModels>, tenantId: string, body: ReferralReportBody) {
   const f = body.filter_conditions;
@@ -115,8 +127,57 @@ export async function referralAggregation(db: Kysely<ReadModels>, tenantId: stri
     f.prefectures.length > 0 ||
     f.cities.length > 0 ||
     f.tag_ids.length > 0;
-  if (institutionLevel) where.push(...institutionConditions(tenantId, f, sql`c.medical_institution_id`));
   const caseMix = keys.includes('mdc') || keys.includes('kcode') || f.mdc_ids.length > 0;
+
+  // The rollup rows summed first by the columns the keys read, so the master and the department names
+  // are joined once per institution (and key) rather than once per rollup row.
+  const keyColumns: Record<GroupingKey, string[]> = {
+    medical_institution: ['medical_institution_id'],
+    own_department: ['own_department_id'],
+    referral_department: ['referral_department'],
+    month: ['month'],
+    year: ['month'],
+    facility_type: ['medical_institution_id'],
+    prefecture: ['medical_institution_id'],
+    city: ['medical_institution_id'],
+    mdc: ['mdc'],
+    kcode: ['kcode'],
+  };
+  const kept = [
+    ...new Set([
+      'tenant_id',
+      ...(institutionLevel ? ['medical_institution_id'] : []),
+      ...keys.flatMap((k) => keyColumns[k]),
+    ]),
+  ];
+  // Nothing asked of the referral but its institution and MDC, over whole months: the per-institution
+  // MDC rows of whole 年度, quarters and months, a few rows per institution.
+  const mdcPieces = splitBySpans(f.period, ['fiscal_year', 'quarter', 'month']);
+  const mdcOnly =
+    mdcPieces.length > 0 &&
+    institutionLevel &&
+    keys.every((k) => [...institutionKeys, 'mdc'].includes(k)) &&
+    f.own_department_ids.length === 0 &&
+    f.first_visit === 'all' &&
+    splitBySpans(f.period, ['month'], true).length === 0;
+  const source = mdcOnly
+    ? sql`(${sql.join(
+        mdcPieces.map(
+          (piece) => sql`SELECT tenant_id, medical_institution_id, mdc, referral_count, admitted_count, operated_count
+                           FROM rm.referral_institution_mdc_rollups
+                          WHERE tenant_id = ${tenantId} AND span = ${piece.span}
+                            AND period_start >= ${piece.from}::date AND period_start <= ${piece.to}::date`,
+        ),
+        sql` UNION ALL `,
+      )})`
+    : caseSource(tenantId, f.period, institutionLevel, caseMix);
+  const summedSource = sql`(
+    SELECT ${sql.join(kept.map((c) => sql.ref(`c.${c}`)))},
+           sum(c.referral_count) AS referral_count, sum(c.admitted_count) AS admitted_count, sum(c.operated_count) AS operated_count
+      FROM ${source} c
+     WHERE ${sql.join(where, sql` AND `)}
+     GROUP BY ${sql.join(kept.map((c) => sql.ref(`c.${c}`)))})`;
+  const outer = institutionLevel ? institutionConditions(tenantId, f, sql`c.medical_institution_id`) : [];
 
   const columns = keys.flatMap((k, i) => {
     const g = groupingSql[k];
@@ -128,10 +189,10 @@ export async function referralAggregation(db: Kysely<ReadModels>, tenantId: stri
     SELECT ${sql.join(columns)},
            sum(c.referral_count)::int AS referral_count, sum(c.admitted_count)::int AS admitted,
            sum(c.operated_count)::int AS operated
-      FROM ${caseSource(tenantId, f.period, institutionLevel, caseMix)} c
+      FROM ${summedSource} c
       ${institutionLevel ? sql`LEFT JOIN ref.medical_institutions m ON m.id = c.medical_institution_id` : sql``}
-      LEFT JOIN rm.own_departments d ON d.tenant_id = c.tenant_id AND d.id = c.own_department_id
-     WHERE ${sql.join(where, sql` AND `)}
+      ${keys.includes('own_department') ? sql`LEFT JOIN rm.own_departments d ON d.tenant_id = c.tenant_id AND d.id = c.own_department_id` : sql``}
+     ${outer.length > 0 ? sql`WHERE ${sql.join(outer, sql` AND `)}` : sql``}
      GROUP BY ${sql.join(groupBy)}
      ORDER BY referral_count DESC, ${sql.join(keys.map((_, i) => sql`${sql.ref(`k${i}`)} NULLS LAST`))}`.execute(db);
   return {

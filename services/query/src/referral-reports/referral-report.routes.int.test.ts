@@ -69,8 +69,15 @@ const date = fc
   .integer({ min: Date.UTC(2022, 9, 1), max: Date.UTC(2026, 8, 30) })
   .map((ms) => new Date(ms).toISOString().slice(0, 10));
 const period = fc.tuple(date, date).map(([a, b]) => (a <= b ? { from: a, to: b } : { from: b, to: a }));
+// Whole months (1st to last day), across 年度 and leap Februaries: what the per-institution MDC rows answer.
+const wholeMonths = fc.tuple(fc.integer({ min: 0, max: 47 }), fc.integer({ min: 0, max: 47 })).map(([a, b]) => {
+  const [first, last] = a <= b ? [a, b] : [b, a];
+  const start = new Date(Date.UTC(2022, 9 + first, 1)).toISOString().slice(0, 10);
+  const end = new Date(Date.UTC(2022, 10 + last, 0)).toISOString().slice(0, 10);
+  return { from: start, to: end };
+});
 const conditions = fc.record({
-  period,
+  period: fc.oneof(period, wholeMonths),
   own_department_ids: fc.subarray([...departments, nil], { maxLength: 2 }),
   medical_institution_ids: fc.oneof(fc.constant<string[]>([]), fc.subarray(institutions, { maxLength: 3 })),
   facility_type_ids: fc
@@ -145,6 +152,31 @@ describe('POST /referral_reports/aggregation_results', () => {
           // Biggest referral count first.
           data.forEach((r, i) => i > 0 && expect(r.referral_count).toBeLessThanOrEqual(data[i - 1]!.referral_count));
           expect([...data].sort(byKeys)).toEqual(expected(c, grouping).sort(byKeys));
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('groups by the institution, its facility type or area and MDC over whole months as the facts do', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        conditions.map((c) => ({ ...c, own_department_ids: [], first_visit: 'all' as const })),
+        wholeMonths,
+        fc.shuffledSubarray(['medical_institution', 'facility_type', 'prefecture', 'city'] as const, {
+          minLength: 1,
+          maxLength: 2,
+        }),
+        fc.boolean(),
+        async (c, months, institutionKeys, withMdc) => {
+          const grouping: Key[] = withMdc ? [...institutionKeys, 'mdc'] : [...institutionKeys];
+          const body = { ...c, period: months };
+          const res = await fx.post('/api/referral_reports/aggregation_results', {
+            filter_conditions: body,
+            grouping_conditions: grouping,
+          });
+          expect(res.statusCode).toBe(200);
+          expect([...res.json<{ data: Row[] }>().data].sort(byKeys)).toEqual(expected(body, grouping).sort(byKeys));
         },
       ),
       { numRuns: 40 },

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { HospitalAdmission, Referral } from '@renkei/contracts';
+import type { HospitalAdmission, ListedReverseReferral, Referral } from '@renkei/contracts';
 import type { ReadModels } from '@renkei/read-models';
 
 interface ReferralRow {
@@ -183,4 +183,57 @@ export async function lastReverseReferrals(
        AND (${departmentIds === undefined} OR v.own_department_id = ANY(${sql.val(departmentIds ?? [])}::uuid[]))
      ORDER BY v.medical_institution_id, v.reverse_referral_date DESC, v.id DESC`.execute(db);
   return rows;
+}
+
+/**
+ * The reverse referrals to an institution, newest first, with the own department's name; hand
+ * entries (identity `manual:<id>`) are marked so the page offers to correct or withdraw them.
+ */
+export async function listInstitutionReverseReferrals(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  institutionId: string,
+  page: number,
+  perPage: number,
+): Promise<{ total: number; data: ListedReverseReferral[] }> {
+  const [counted, rows] = await Promise.all([
+    sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM rm.reverse_referrals
+       WHERE tenant_id = ${tenantId} AND medical_institution_id = ${institutionId}`.execute(db),
+    sql<{
+      id: string;
+      reverse_referral_date: string;
+      patient_id: string;
+      own_department_id: string | null;
+      own_department_name: string | null;
+      source_id: string | null;
+      import_id: string;
+      entered_by_hand: boolean;
+    }>`
+      SELECT v.id, to_char(v.reverse_referral_date, 'YYYY-MM-DD') AS reverse_referral_date, v.patient_id,
+             v.own_department_id, d.name AS own_department_name, v.source_id, v.import_id,
+             starts_with(v.identity, 'manual:') AS entered_by_hand
+        FROM rm.reverse_referrals v
+        LEFT JOIN rm.own_departments d ON d.tenant_id = v.tenant_id AND d.id = v.own_department_id
+       WHERE v.tenant_id = ${tenantId} AND v.medical_institution_id = ${institutionId}
+       ORDER BY v.reverse_referral_date DESC, v.id DESC
+       LIMIT ${perPage} OFFSET ${(page - 1) * perPage}`.execute(db),
+  ]);
+  return {
+    total: counted.rows[0]?.n ?? 0,
+    data: rows.rows.map((v) => ({
+      id: v.id,
+      // Sent back from the tenant's own hospital: the list has no other sender.
+      medical_institution_id_from: null,
+      medical_institution_id_to: institutionId,
+      specialty_id: v.own_department_id,
+      specialty:
+        v.own_department_id && v.own_department_name ? { id: v.own_department_id, name: v.own_department_name } : null,
+      reverse_referral_date: v.reverse_referral_date,
+      patient_id: v.patient_id,
+      control_id: v.source_id,
+      importing_log_id: v.entered_by_hand ? null : v.import_id,
+      entered_by_hand: v.entered_by_hand,
+    })),
+  };
 }

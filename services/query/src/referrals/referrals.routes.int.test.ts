@@ -1,51 +1,31 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { defaultResources, featureKeys } from '@renkei/contracts';
-import { createTestDatabase, type TestDatabase } from '@renkei/db';
-import { createPostgresEventStore, formatPosition, streamId, type EventStore } from '@renkei/event-store';
-import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
-import { startProjections } from '@renkei/projections';
-import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
-import { buildQueryApp, queryProjections } from '../index.ts';
+import { featureKeys } from '@renkei/contracts';
+import { formatPosition, streamId, type EventStore } from '@renkei/event-store';
+import { buildInstitutionCode, institutionIdFromCode } from '@renkei/institution-master';
+import type { TestAuth } from '@renkei/service-kit/testing';
+import { startQueryTest, type QueryTest } from '../testing/query-test.ts';
 
-let db: TestDatabase;
+let t: QueryTest;
 let store: EventStore;
 let app: FastifyInstance;
 let testAuth: TestAuth;
-let projections: { stop(): Promise<void> };
 const code = buildInstitutionCode({ prefectureCode: 22, scoreTable: 1, districtNumber: 2, institutionNumber: 1001 });
 const clinic = institutionIdFromCode(code);
 const tenant = randomUUID();
 const importId = randomUUID();
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  store = await createPostgresEventStore(db);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-referrals-'));
-  fs.writeFileSync(path.join(dir, 'm.csv'), `${code},みなと内科,,,静岡県静岡市葵区追手町1,,,,診療所,0,内科,,,開設\n`);
-  await importInstitutionMaster(db, path.join(dir, 'm.csv'));
-  fs.rmSync(dir, { recursive: true, force: true });
-  projections = startProjections({ db, store, projections: queryProjections });
-  testAuth = await createTestAuth({ audience: defaultResources.query });
-  app = await buildQueryApp({
-    db,
-    auth: testAuth.auth,
-    logger: false,
-    rateLimit: false,
-    underPressure: false,
-    minPositionTimeoutMs: 10_000,
+  t = await startQueryTest({
+    master: { csv: `${code},みなと内科,,,静岡県静岡市葵区追手町1,,,,診療所,0,内科,,,開設\n` },
+    live: true,
   });
+  ({ store, app, testAuth } = t);
 });
 
 afterAll(async () => {
-  await app?.close();
-  await projections?.stop();
-  await store?.close();
-  await db?.close();
+  await t?.close();
 });
 
 const chunk = { import_id: importId, chunk: 0, failed_row_count: 0 };
@@ -247,5 +227,64 @@ describe('referral reads', () => {
     expect(weeks.series.find((x) => x.key === 'reverse_referrals')!.values).toEqual(weeks.labels.map(() => 0));
     const template = await get('/api/data_uploads/templates/referral');
     expect(template.body).toContain('紹介日,患者ID,紹介元医療機関コード');
+  });
+
+  it('list the reverse referrals to an institution, newest first, a hand entry marked; other tenants see nothing', async () => {
+    const entryId = randomUUID();
+    const appended = await store.append(
+      streamId('referral_entry', entryId),
+      [
+        {
+          type: 'ReverseReferralEntered',
+          data: {
+            reverse_referral_id: entryId,
+            reverse_referral: {
+              identity: `manual:${entryId}`,
+              row_number: 0,
+              reverse_referral_date: '2024-06-10',
+              patient_id: '00042',
+              patient_key: '42',
+              medical_institution_id: clinic,
+              institution_code: null,
+              institution_name: null,
+              own_department: null,
+              own_department_id: null,
+              source_id: null,
+            },
+          },
+          metadata: {
+            tenant_id: tenant,
+            account_id: null,
+            correlation_id: entryId,
+            causation_id: null,
+            schema_version: 1,
+          },
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    const url = `/api/medical_institutions/${clinic}/reverse_referrals?page=1&per_page=10`;
+    const listed = await get(url, tenant, formatPosition(appended.position));
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json()).toEqual({
+      data: [
+        {
+          id: entryId,
+          medical_institution_id_from: null,
+          medical_institution_id_to: clinic,
+          specialty_id: null,
+          specialty: null,
+          reverse_referral_date: '2024-06-10',
+          patient_id: '00042',
+          control_id: null,
+          importing_log_id: null,
+          entered_by_hand: true,
+        },
+      ],
+      meta: { total_count: 1, page: 1, per_page: 10, total_pages: 1 },
+    });
+    expect((await get(url, randomUUID())).json().data).toEqual([]);
+    expect((await get(`/api/medical_institutions/${randomUUID()}/reverse_referrals`)).statusCode).toBe(404);
+    expect((await get(`/api/medical_institutions/${clinic}/reverse_referrals?per_page=abc`)).statusCode).toBe(422);
   });
 });

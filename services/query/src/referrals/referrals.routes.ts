@@ -1,25 +1,44 @@
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { HttpError, endpoints } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { medicalInstitutionCrmProjection, referralsProjection, type ReadModels } from '@renkei/read-models';
-import { registerEndpoint } from '@renkei/service-kit';
-import { lastReverseReferrals, listInstitutionReferrals, referralMarks } from './referrals.queries.ts';
+import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
+import {
+  lastReverseReferrals,
+  listInstitutionReferrals,
+  listInstitutionReverseReferrals,
+  referralMarks,
+} from './referrals.queries.ts';
 import { institutionReferralChart } from './referrals.chart.ts';
+
+interface InstitutionPageRequest {
+  params: { id: string };
+  query: { page: number; per_page: number };
+  auth: AuthContext;
+}
 
 /** The referral reference calls of spec §7 read from the referrals read model. */
 export function registerReferralQueryRoutes(app: FastifyInstance, deps: { db: Database }): void {
   // own_departments (the referral's department name) belongs to the CRM read model.
   const reads = { reads: [referralsProjection.name, medicalInstitutionCrmProjection.name] };
 
-  registerEndpoint(
-    app,
-    endpoints.listMedicalInstitutionReferrals,
-    async ({ params, query, auth }) => {
+  // The institution's referrals and reverse referrals: the same paging of the same institution's rows.
+  const institutionPage =
+    <T>(
+      list: (
+        db: Kysely<ReadModels>,
+        tenantId: string,
+        institutionId: string,
+        page: number,
+        perPage: number,
+      ) => Promise<{ total: number; data: T[] }>,
+    ) =>
+    async ({ params, query, auth }: InstitutionPageRequest) => {
       const db = deps.db.typed<ReadModels>();
       const { rows } = await sql`SELECT 1 FROM ref.medical_institutions WHERE id = ${params.id}`.execute(db);
       if (rows.length === 0) throw new HttpError(404);
-      const { total, data } = await listInstitutionReferrals(db, auth.tenantId, params.id, query.page, query.per_page);
+      const { total, data } = await list(db, auth.tenantId, params.id, query.page, query.per_page);
       return {
         data,
         meta: {
@@ -29,7 +48,12 @@ export function registerReferralQueryRoutes(app: FastifyInstance, deps: { db: Da
           total_pages: Math.ceil(total / query.per_page),
         },
       };
-    },
+    };
+  registerEndpoint(app, endpoints.listMedicalInstitutionReferrals, institutionPage(listInstitutionReferrals), reads);
+  registerEndpoint(
+    app,
+    endpoints.listMedicalInstitutionReverseReferrals,
+    institutionPage(listInstitutionReverseReferrals),
     reads,
   );
 

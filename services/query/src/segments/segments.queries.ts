@@ -56,6 +56,7 @@ export async function segmentationSetting(
       excluded_own_department_ids: (saved && row.excluded_own_department_ids) || [],
       segments: (saved && row.segments) || [],
       updated_at: saved ? row.segmentation_updated_at : null,
+      version: saved ? row.segmentation_version : null,
     },
     version: saved ? row.segmentation_version : -1,
   };

@@ -1,51 +1,31 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { defaultResources, featureKeys } from '@renkei/contracts';
-import { createTestDatabase, type TestDatabase } from '@renkei/db';
-import { createPostgresEventStore, formatPosition, streamId, type EventStore } from '@renkei/event-store';
-import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
-import { startProjections } from '@renkei/projections';
-import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
-import { buildQueryApp, queryProjections } from '../index.ts';
+import { featureKeys } from '@renkei/contracts';
+import { formatPosition, streamId, type EventStore } from '@renkei/event-store';
+import { buildInstitutionCode, institutionIdFromCode } from '@renkei/institution-master';
+import type { TestAuth } from '@renkei/service-kit/testing';
+import { startQueryTest, type QueryTest } from '../testing/query-test.ts';
 
-let db: TestDatabase;
+let t: QueryTest;
 let store: EventStore;
 let app: FastifyInstance;
 let testAuth: TestAuth;
-let projections: { stop(): Promise<void> };
 const code = buildInstitutionCode({ prefectureCode: 22, scoreTable: 1, districtNumber: 2, institutionNumber: 1002 });
 const clinic = institutionIdFromCode(code);
 const tenant = randomUUID();
 const surgery = randomUUID();
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  store = await createPostgresEventStore(db);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-segments-'));
-  fs.writeFileSync(path.join(dir, 'm.csv'), `${code},あおば内科,,,静岡県静岡市葵区追手町1,,,,診療所,0,内科,,,開設\n`);
-  await importInstitutionMaster(db, path.join(dir, 'm.csv'));
-  fs.rmSync(dir, { recursive: true, force: true });
-  projections = startProjections({ db, store, projections: queryProjections });
-  testAuth = await createTestAuth({ audience: defaultResources.query });
-  app = await buildQueryApp({
-    db,
-    auth: testAuth.auth,
-    logger: false,
-    rateLimit: false,
-    underPressure: false,
-    minPositionTimeoutMs: 10_000,
+  t = await startQueryTest({
+    master: { csv: `${code},あおば内科,,,静岡県静岡市葵区追手町1,,,,診療所,0,内科,,,開設\n` },
+    live: true,
   });
+  ({ store, app, testAuth } = t);
 });
 
 afterAll(async () => {
-  await app?.close();
-  await projections?.stop();
-  await store?.close();
-  await db?.close();
+  await t?.close();
 });
 
 const metadata = { tenant_id: tenant, account_id: null, correlation_id: tenant, causation_id: null, schema_version: 1 };
@@ -144,6 +124,7 @@ describe('segments', () => {
       excluded_own_department_ids: [],
       segments: [],
       updated_at: null,
+      version: null,
     });
     expect(setting.headers.etag).toBeUndefined();
     expect((await get('/api/referral_admission_segments', other)).json()).toEqual([]);
@@ -194,6 +175,7 @@ describe('segments', () => {
     const setting = await get('/api/segmentation_setting', tenant, position);
     expect(setting.json()).toMatchObject({ rest_segment_label: '対象外', segments, updated_at: expect.any(String) });
     expect(setting.headers.etag).toBe('"0"');
+    expect(setting.json().version).toBe(0);
     expect((await get('/api/referral_admission_segments', tenant, position)).json()).toEqual([
       {
         id: segments[0]!.id,

@@ -187,6 +187,19 @@ describe('referral data import', () => {
     ]);
   });
 
+  it('does not import without the tenant scope when reading it fails (only a missing settings model means no scope)', async () => {
+    const file = path.join(dir, 'scope.csv');
+    fs.writeFileSync(file, 'a\tb\tc\n1\t2\t3\n');
+    await sql`ALTER TABLE rm.tenant_settings RENAME COLUMN group_medical_institution_ids TO renamed`.execute(db.kysely);
+    try {
+      await expect(upload(file, 'd_file', null)).rejects.toMatchObject({ code: '42703' });
+    } finally {
+      await sql`ALTER TABLE rm.tenant_settings RENAME COLUMN renamed TO group_medical_institution_ids`.execute(
+        db.kysely,
+      );
+    }
+  });
+
   it('fails a file of the wrong kind at once, saying what was expected', async () => {
     const file = path.join(dir, 'wrong.csv');
     fs.writeFileSync(file, 'a\tb\tc\n1\t2\t3\n');

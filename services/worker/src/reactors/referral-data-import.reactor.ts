@@ -13,14 +13,8 @@ import {
   type ReferralFact,
   type ReverseReferralFact,
 } from '@renkei/domain';
-import {
-  readStreamOrEmpty,
-  streamId,
-  type EventMetadata,
-  type EventStore,
-  type RecordedEvent,
-} from '@renkei/event-store';
-import { defineReactor, waitForPosition } from '@renkei/projections';
+import type { EventStore, RecordedEvent } from '@renkei/event-store';
+import { waitForPosition } from '@renkei/projections';
 import {
   facilityCodeOfInstitutionCode,
   FileKindError,
@@ -41,12 +35,8 @@ import {
   type ReverseReferralRecord,
 } from '@renkei/referral-files';
 import { medicalInstitutionCrmProjection } from '@renkei/read-models';
-import {
-  createImportQueue,
-  ImportInterruptedError,
-  ImportNotReadyError,
-  type ImportRunControl,
-} from './import-queue.ts';
+import { ImportNotReadyError, type ImportRunControl } from './import-queue.ts';
+import { createImportReactor, ImportRun, type ImportJournal } from './import-runner.ts';
 
 /** Records per chunk event: progress is recorded after each, and each commits on its own. */
 const chunkSize = 500;
@@ -82,6 +72,16 @@ interface TenantFacts {
   facilityCodes: Set<string>;
 }
 
+/**
+ * No tenant settings read model in this database (a worker without the tenant-settings projection):
+ * no own hospital, so no scope. Any other error (a lost connection, a changed column) is thrown, so the
+ * job is retried instead of importing DPC rows of every facility unchecked.
+ */
+function whenSettingsMissing<R>(error: unknown): { rows: R[] } {
+  if ((error as { code?: string }).code === '42P01') return { rows: [] };
+  throw error;
+}
+
 async function loadTenantFacts(db: Database, requested: RecordedEvent): Promise<TenantFacts> {
   // Own departments come from the CRM read model: wait until it has seen everything before the upload.
   const reached = await waitForPosition(db, [medicalInstitutionCrmProjection.name], requested.position, 30_000);
@@ -93,13 +93,13 @@ async function loadTenantFacts(db: Database, requested: RecordedEvent): Promise<
     SELECT m.prefecture_code FROM rm.tenant_settings s JOIN ref.medical_institutions m ON m.id::text = s.medical_institution_id
      WHERE s.tenant_id = ${tenantId}`
     .execute(db.kysely)
-    .catch(() => ({ rows: [] as { prefecture_code: number | null }[] }));
+    .catch(whenSettingsMissing<{ prefecture_code: number | null }>);
   const scope = await sql<{ code: string | null }>`
     SELECT m.code FROM rm.tenant_settings s JOIN ref.medical_institutions m
         ON m.id::text = s.medical_institution_id OR m.id = ANY(s.group_medical_institution_ids)
      WHERE s.tenant_id = ${tenantId} AND s.medical_institution_id IS NOT NULL`
     .execute(db.kysely)
-    .catch(() => ({ rows: [] as { code: string | null }[] }));
+    .catch(whenSettingsMissing<{ code: string | null }>);
   return {
     prefectureCode: own.rows[0]?.prefecture_code ?? undefined,
     ownDepartments: new Map(departments.rows.map((d) => [nfkc(d.name), d.id])),
@@ -155,8 +155,6 @@ async function countDataLines(filePath: string): Promise<number> {
   return lastByte !== 0x0a ? lines + 1 : lines;
 }
 
-const alone: ImportRunControl = { turn: (work) => work() };
-
 type ChunkCounts = { imported_row_count: number; failed_row_count: number };
 
 function admissionFact(stay: HospitalStay): HospitalAdmissionFact {
@@ -194,78 +192,29 @@ export async function runReferralDataImport(
   db: Database,
   store: EventStore,
   requested: RecordedEvent,
-  control: ImportRunControl = alone,
+  control?: ImportRunControl,
 ): Promise<void> {
-  const data = uploadOf(requested);
-  const importId = data.import_id;
-  const tenantId = requested.metadata.tenant_id;
-  const importStream = streamId(referralDataImportAggregate, importId);
-  const history = (await readStreamOrEmpty(store, importStream, tenantId)).map(parseReferralDataImportEvent);
-  if (history.some((e) => e.type === 'ReferralDataImportFinished')) return;
-  const recorded = new Map<number, ChunkCounts>();
-  for (const e of history)
-    if (
-      e.type === 'ReferralsImported' ||
-      e.type === 'ReverseReferralsImported' ||
-      e.type === 'HospitalAdmissionsImported' ||
-      e.type === 'DpcFactsImported'
-    )
-      recorded.set(e.data.chunk, e.data);
-  const metadata: EventMetadata = {
-    tenant_id: tenantId,
-    account_id: requested.metadata.account_id,
-    correlation_id: importId,
-    causation_id: requested.id,
-    schema_version: 1,
-  };
-  const append = (id: string, type: string, payload: unknown) =>
-    store.append(importStream, [{ id, type, data: payload, metadata }], { expectedRevision: 'any' });
+  const run = await ImportRun.open(store, requested, referralDataImportJournal, { control });
+  if (!run) return;
+  const data = run.request;
 
   const facts = await loadTenantFacts(db, requested);
   const match = institutionMatcher(db);
   const lines = await countDataLines(data.stored_path);
-  let total = lines;
-  let imported = 0;
-  let failed = 0;
-  let chunk = 0;
 
-  const finish = async (status: 'completed' | 'failed', abortion: number | null, error: string | null) =>
-    append(eventId(importId, 'finished'), 'ReferralDataImportFinished', {
-      import_id: importId,
-      status,
-      imported_row_count: imported,
-      failed_row_count: failed,
-      unprocessed_row_count: status === 'completed' ? 0 : Math.max(total - imported - failed, 0),
-      abortion_row_number: abortion,
-      error: error ? { row_number: abortion, message: error } : null,
-    });
-
-  /** Appends one chunk's event unless an earlier run did; `build` runs only when it is needed. */
-  const emitChunk = async (
+  /** Records one chunk's event unless an earlier run did (import-runner.ts); `build` runs only when it is needed. */
+  const emitChunk = (
     type: string,
     counts: ChunkCounts & { errors: { row_number: number | null; message: string }[] },
     build: () => Promise<Record<string, unknown>>,
-  ) => {
-    if (control.signal?.aborted) throw new ImportInterruptedError();
-    const done = recorded.get(chunk);
-    if (!done) {
-      await control.turn(async () => {
-        const records = await build();
-        await append(eventId(importId, 'chunk', chunk), type, {
-          import_id: importId,
-          chunk,
-          ...counts,
-          errors: counts.errors.slice(0, maxErrorsPerChunk),
-          ...records,
-        });
-      });
-      // Let requests and other imports in between chunks.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    imported += counts.imported_row_count;
-    failed += counts.failed_row_count;
-    chunk++;
-  };
+  ) =>
+    run.chunk(async () => ({
+      type,
+      imported: counts.imported_row_count,
+      failed: counts.failed_row_count,
+      errors: counts.errors.slice(0, maxErrorsPerChunk),
+      data: await build(),
+    }));
 
   const inChunks = async <T>(
     items: AsyncIterable<Parsed<T>>,
@@ -290,16 +239,13 @@ export async function runReferralDataImport(
     if (held.length > 0) await flush();
   };
 
-  await append(eventId(importId, 'started'), 'ReferralDataImportStarted', {
-    import_id: importId,
-    total_row_count: total,
-  });
+  await run.start(lines);
   try {
     switch (data.import_type) {
       case 'referral':
       case 'reverse_referral': {
         const header = await readListHeader(data.stored_path);
-        total = Math.max(lines - (header.hasHeader ? 1 : 0), 0);
+        run.total = Math.max(lines - (header.hasHeader ? 1 : 0), 0);
         const mapping =
           data.mapping ?? (header.headerNames ? suggestMapping(header.headerNames, data.import_type) : {});
         const options = { mapping, hasHeader: header.hasHeader, prefectureCode: facts.prefectureCode };
@@ -370,7 +316,7 @@ export async function runReferralDataImport(
             assembler.addFf1(item.record);
           } else errors.push({ row_number: item.rowNumber, message: `${item.rowNumber}行目: ${item.reason}` });
         }
-        total = rows + errors.length;
+        run.total = rows + errors.length;
         const stays = assembler.stays();
         for (let i = 0; i === 0 || i < stays.length; i += chunkSize) {
           // The rows are counted on the first chunk; the stays follow in chunks.
@@ -425,9 +371,9 @@ export async function runReferralDataImport(
           else held.addEf(item.record as EfFact);
           if (held.size >= chunkSize) await flush();
         }
-        total = progress.rows;
+        run.total = progress.rows;
         // The last chunk also counts the rows after the last fact (always one chunk, even for an empty file).
-        if (held.size > 0 || progress.rows > counted || chunk === 0) await flush();
+        if (held.size > 0 || progress.rows > counted || run.chunks === 0) await flush();
         break;
       }
       default: {
@@ -437,12 +383,12 @@ export async function runReferralDataImport(
     }
   } catch (error) {
     if (error instanceof FileKindError) {
-      await finish('failed', 0, error.message);
+      await run.finish('failed', 0, error.message);
       return;
     }
     throw error;
   }
-  await finish('completed', null, null);
+  await run.finish('completed', null, null);
 }
 
 /**
@@ -531,70 +477,32 @@ function uploadOf(requested: RecordedEvent): ReferralDataImportRequested {
   return event.data;
 }
 
-/** Marks an upload that failed for good as failed, with the chunks recorded so far counted. */
-async function failImport(store: EventStore, requested: RecordedEvent): Promise<void> {
-  const data = uploadOf(requested);
-  const tenantId = requested.metadata.tenant_id;
-  const importStream = streamId(referralDataImportAggregate, data.import_id);
-  const history = (await readStreamOrEmpty(store, importStream, tenantId)).map(parseReferralDataImportEvent);
-  if (history.some((e) => e.type === 'ReferralDataImportFinished')) return;
-  const counts = { i: 0, f: 0 };
-  let total: number | undefined;
-  for (const e of history) {
+/** How a referral data import records itself (import-runner.ts). */
+const referralDataImportJournal: ImportJournal<ReferralDataImportRequested> = {
+  aggregate: referralDataImportAggregate,
+  startedType: 'ReferralDataImportStarted',
+  finishedType: 'ReferralDataImportFinished',
+  eventId,
+  request: uploadOf,
+  read(event) {
+    const e = parseReferralDataImportEvent(event);
+    if (e.type === 'ReferralDataImportFinished') return { ended: true };
+    if (e.type === 'ReferralDataImportStarted') return { total: e.data.total_row_count };
     if (
       e.type === 'ReferralsImported' ||
       e.type === 'ReverseReferralsImported' ||
       e.type === 'HospitalAdmissionsImported' ||
       e.type === 'DpcFactsImported'
-    ) {
-      counts.i += e.data.imported_row_count;
-      counts.f += e.data.failed_row_count;
-    }
-    if (e.type === 'ReferralDataImportStarted') total = e.data.total_row_count;
-  }
-  await store.append(
-    importStream,
-    [
-      {
-        id: eventId(data.import_id, 'finished'),
-        type: 'ReferralDataImportFinished',
-        data: {
-          import_id: data.import_id,
-          status: 'failed',
-          imported_row_count: counts.i,
-          failed_row_count: counts.f,
-          unprocessed_row_count: Math.max((total ?? 0) - counts.i - counts.f, 0),
-          abortion_row_number: null,
-          error: {
-            row_number: null,
-            message:
-              '取り込み中に予期しないエラーが発生したため中断しました。ファイルの内容を確認して、もう一度取り込んでください。',
-          },
-        },
-        metadata: {
-          tenant_id: tenantId,
-          account_id: requested.metadata.account_id,
-          correlation_id: data.import_id,
-          causation_id: requested.id,
-          schema_version: 1,
-        },
-      },
-    ],
-    { expectedRevision: 'any' },
-  );
-}
+    )
+      return { chunk: e.data };
+    return {};
+  },
+};
 
-/** Records each upload as a job of the shared per-tenant import queue (import-queue.ts). */
-export const referralDataImportReactor = (() => {
-  const queue = createImportQueue({
-    name: 'referral_data_import',
-    run: (event, control, ctx) => runReferralDataImport(ctx.db, ctx.store, event, control),
-    onParked: (event, _error, ctx) => failImport(ctx.store, event),
-  });
-  return defineReactor({
-    name: 'referral_data_import',
-    eventTypes: ['ReferralDataImportRequested'],
-    handle: (events, ctx) => queue.enqueue(events, ctx),
-    background: (ctx) => queue.background(ctx),
-  });
-})();
+/** Records each upload as a job of the shared per-tenant import queue; the import runner runs it (import-runner.ts). */
+export const referralDataImportReactor = createImportReactor({
+  name: 'referral_data_import',
+  eventType: 'ReferralDataImportRequested',
+  journal: referralDataImportJournal,
+  run: runReferralDataImport,
+});

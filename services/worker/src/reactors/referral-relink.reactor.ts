@@ -22,12 +22,12 @@ export const referralRelinkReactor = defineReactor({
   name: 'referral_stays_relink',
   eventTypes: ['ReferralAdmissionPeriodChanged'],
   batchSize: 10,
-  async handle(events, { db, store }) {
+  async handle(events, { db, store, signal }) {
     for (const changed of events) {
       ReferralAdmissionPeriodChanged.parse(changed.data);
       const metadata = { ...changed.metadata, causation_id: changed.id };
       // The projection first takes the change itself (and has its tables): the slices then link with it.
-      if (!(await waitForPosition(db, [referralsProjection.name], changed.position, 10_000)))
+      if (!(await waitForPosition(db, [referralsProjection.name], changed.position, 10_000, signal)))
         throw new Error(`referral re-link: the referrals projection did not reach the change ${changed.id}`);
       const { rows } = await sql<{ n: string }>`
         SELECT count(*)::text AS n FROM rm.hospital_admissions WHERE tenant_id = ${changed.metadata.tenant_id}`.execute(
@@ -50,7 +50,7 @@ export const referralRelinkReactor = defineReactor({
         );
         // A projection that does not get there soon (parked, stopped, shutting down) fails the batch: the
         // reactor retries it later, and a stopping worker is not held by the wait.
-        if (!(await waitForPosition(db, [referralsProjection.name], appended.position, 10_000)))
+        if (!(await waitForPosition(db, [referralsProjection.name], appended.position, 10_000, signal)))
           throw new Error(`referral re-link: the referrals projection did not reach slice ${bucket} of ${changed.id}`);
       }
     }

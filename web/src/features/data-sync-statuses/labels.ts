@@ -4,8 +4,14 @@ import { uploadTypeLabel } from '../data-uploads/components/labels.ts';
 type ImportType = DataSyncStatuses['imports'][number]['import_type'];
 type ProjectionStatus = DataSyncStatuses['projections'][number]['status'];
 
-export const importTypeLabel = (type: ImportType): string =>
-  type === 'label_values' ? 'ラベル値インポート' : uploadTypeLabel[type];
+const importTypeLabels: Record<ImportType, string> = {
+  ...uploadTypeLabel,
+  label_values: 'ラベル値インポート',
+  communication: 'コミュニケーション取り込み（新規）',
+  communication_update: 'コミュニケーション取り込み（更新）',
+};
+
+export const importTypeLabel = (type: ImportType): string => importTypeLabels[type];
 
 /** Read models by what a user knows them as; an unknown name (a newer build) shows as it is. */
 const readModelLabels: Record<string, string> = {
@@ -16,6 +22,8 @@ const readModelLabels: Record<string, string> = {
   referrals: '紹介・逆紹介・入院データ',
   emails: 'HTMLメール',
   label_value_imports: 'ラベル値インポート履歴',
+  communication_imports: 'コミュニケーション取り込み履歴',
+  visit_rollups: '訪問分析',
   tenant_settings: 'テナント設定',
 };
 export const readModelLabel = (name: string): string => readModelLabels[name] ?? name;

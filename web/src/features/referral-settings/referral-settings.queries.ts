@@ -26,7 +26,9 @@ export const referralSettingQueries = {
 /** A save changes segments everywhere; a period change re-links stays, so the referral screens too. */
 export const useSaveSegmentationSetting = () =>
   useApiMutation(
-    (api, body: z.input<typeof SegmentationSettingInput>) => api.updateSegmentationSetting({ body }),
+    (api, { body, version }: { body: z.input<typeof SegmentationSettingInput>; version: number | null }) =>
+      // The version the card was loaded at (none before the first save): a later save by another owner is a 409.
+      api.updateSegmentationSetting({ body, ...(version === null ? {} : { ifMatch: `"${version}"` }) }),
     [referralSettingQueries.all],
   );
 

@@ -30,6 +30,12 @@ export const referralQueries = {
       queryFn: ({ signal }) =>
         api.listMedicalInstitutionReferrals({ params: { id }, query: { page, per_page: 20 }, signal }),
     }),
+  reverseList: (api: ApiClient, id: string, page: number) =>
+    queryOptions({
+      queryKey: [...referralQueries.all, 'reverse-list', id, page] as const,
+      queryFn: ({ signal }) =>
+        api.listMedicalInstitutionReverseReferrals({ params: { id }, query: { page, per_page: 20 }, signal }),
+    }),
 };
 
 export type ReferralInputValues = z.input<typeof ReferralInput>;
@@ -61,5 +67,19 @@ export const useDeleteReferral = () =>
   useApiMutation(
     (api, { institutionId, id }: { institutionId: string; id: string }) =>
       api.deleteMedicalInstitutionReferral({ params: { medical_institution_id: institutionId, id } }),
+    [referralQueries.all, ['referral-settings']],
+  );
+
+export const useUpdateReverseReferral = () =>
+  useApiMutation(
+    (api, { institutionId, id, body }: { institutionId: string; id: string; body: ReverseReferralInputValues }) =>
+      api.updateMedicalInstitutionReverseReferral({ params: { medical_institution_id: institutionId, id }, body }),
+    [referralQueries.all, ['referral-settings']],
+  );
+
+export const useDeleteReverseReferral = () =>
+  useApiMutation(
+    (api, { institutionId, id }: { institutionId: string; id: string }) =>
+      api.deleteMedicalInstitutionReverseReferral({ params: { medical_institution_id: institutionId, id } }),
     [referralQueries.all, ['referral-settings']],
   );

@@ -202,7 +202,9 @@ configure({ asyncUtilTimeout: 5000 });
 
 afterEach(() => vi.restoreAllMocks());
 
-describe('data analysis page', () => {
+// The whole page renders in jsdom (a dozen panels with tables and charts): several seconds per test on a
+// loaded machine, past vitest's 5 s default although nothing is wrong.
+describe('data analysis page', { timeout: 30_000 }, () => {
   it('asks every call for this 年度 to date against the same dates last 年度, and shows the KPIs with their change', async () => {
     const api = fakeApi();
     renderPage(api);

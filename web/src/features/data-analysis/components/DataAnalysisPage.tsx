@@ -1,4 +1,5 @@
 import { Alert, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
+import { memo, useCallback, useMemo } from 'react';
 import type { FeatureKey } from '@renkei/contracts';
 import { keepPreviousData, useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
@@ -7,6 +8,7 @@ import { prefectures } from '../../reference-data/prefectures.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { comparisonOf, todayInJapan, withDefaults } from '../analysis-periods.ts';
 import type { AnalysisFilters, AnalysisSearch } from '../analysis-search.ts';
+import type { GroupLabels } from '../breakdown.ts';
 import { totalsOf } from '../breakdown.ts';
 import { dataAnalysisQueries, effectivenessComparison, periodOf, type Grouping } from '../data-analysis.queries.ts';
 import { hasData, splitComparison, sumOf } from '../figures.ts';
@@ -80,73 +82,34 @@ function EmptyState({ file }: { file: string }) {
   );
 }
 
-/** The top page: the period's referrals at a glance, where they come from, who changed, and whether visits helped. */
-export function DataAnalysisPage({
-  search,
-  today = todayInJapan(),
-  features,
-  onSearchChange,
+// Each section below asks its own calls and is memoised on its inputs: an answer arriving re-renders
+// only the section that asked for it. With every call in the page component, each of the page's ~20
+// answers (and each fetching state) re-rendered every panel, and the page spent seconds of script time
+// in Chromium after the last answer had arrived. Sections asking the same call share one request (the
+// query cache dedupes by key).
+
+const KpiSection = memo(function KpiSection({
+  f,
+  withReports,
+  withReverse,
+  hasComparison,
 }: {
-  search: AnalysisSearch;
-  /** Today in Japan unless given (tests fix it). */
-  today?: string;
-  features: readonly FeatureKey[];
-  onSearchChange: (patch: AnalysisSearch) => void;
+  f: AnalysisFilters;
+  withReports: boolean;
+  withReverse: boolean;
+  hasComparison: boolean;
 }) {
   const { api } = useServices();
-  const f = withDefaults(search, today);
-  const period = periodOf(f);
-  const comparison = comparisonOf(period, f.cmp);
-  const withReports = features.includes('report');
-  const withReverse = features.includes('reverse_referrals');
-  const withVisits = features.includes('communications');
-  const withTags = features.includes('tags');
-  const tenant = useQuery(referenceDataQueries.tenant(api));
-  const isGroup = (tenant.data?.is_group ?? false) && (tenant.data?.group_medical_institutions.length ?? 0) > 0;
-  // The group tab asks only the group calls; on a group link the own panels wait for the tenant's answer
-  // (a link to the tab of a tenant that is no longer a group opens its own analysis).
-  const own = !(search.view === 'group' && (tenant.isPending || isGroup));
-
-  const trend = useQuery({ ...dataAnalysisQueries.referralsTrend(api, f), ...keep, enabled: own });
+  const byOwn = useAggregation(f, ['own_department'], withReports);
   const reverseMonthly = useQuery({
     ...dataAnalysisQueries.reverseReferralsMonthly(api, f),
     ...keep,
-    enabled: own && withReverse,
+    enabled: withReverse,
   });
-  const both = useQuery({ ...dataAnalysisQueries.bothReferrals(api, f), ...keep, enabled: own && withReverse });
-  const byOwn = useAggregation(f, ['own_department'], own && withReports);
-  const byDepartment = useAggregation(f, ['referral_department'], own && withReports);
-  const byArea = useAggregation(f, ['prefecture', 'city'], own && withReports);
-  const byFacility = useAggregation(f, ['facility_type'], own && withReports);
-  const rankNow = useQuery({ ...dataAnalysisQueries.ranking(api, f, period), ...keep, enabled: own });
-  const rankBefore = useQuery({
-    ...dataAnalysisQueries.ranking(api, f, comparison ?? period),
-    ...keep,
-    enabled: own && comparison !== null,
-  });
-  const effectiveness = useQuery({
-    ...dataAnalysisQueries.effectiveness(api, f),
-    ...keep,
-    enabled: own && withVisits,
-  });
-
-  const ownDepartments = useQuery(referenceDataQueries.ownDepartments(api));
-  const facilityTypes = useQuery(referenceDataQueries.facilityTypeGroups(api));
-  const tags = useQuery({ ...dataAnalysisQueries.tags(api), enabled: withTags });
-  // The aggregation answers a facility type by its master code; the filter's master names it.
-  const facilityTypeName = (code: string) =>
-    facilityTypes.data?.flatMap((g) => g.facility_types).find((t) => t.id === code)?.name ?? code;
-  const names = {
-    own: f.own.map((id) => ownDepartments.data?.find((d) => d.id === id)?.name ?? id),
-    ft: f.ft.map(facilityTypeName),
-    tags: f.tags.map((id) => tags.data?.data.find((t) => t.id === id)?.name ?? id),
-    pref: f.pref.map((code) => prefectures.find((p) => p.code === code)?.name ?? code),
-  };
-
-  const kpiLoading =
+  const loading =
     (withReports && (byOwn.current.isPending || (byOwn.comparison?.isPending ?? false))) ||
     (withReverse && reverseMonthly.isPending);
-  const kpiStale =
+  const stale =
     byOwn.current.isPlaceholderData ||
     (byOwn.comparison?.isPlaceholderData ?? false) ||
     (withReverse && reverseMonthly.isPlaceholderData);
@@ -165,6 +128,139 @@ export function DataAnalysisPage({
       comparison: split?.comparison ? sumOf(split.comparison.values) : null,
     });
   }
+  return (
+    <>
+      {withReverse && reverseMonthly.data && !hasData(reverseMonthly.data) && <EmptyState file="逆紹介リスト" />}
+      {kpis.length > 0 && <KpiCards kpis={kpis} loading={loading} stale={stale} hasComparison={hasComparison} />}
+    </>
+  );
+});
+
+const TrendSection = memo(function TrendSection({ f }: { f: AnalysisFilters }) {
+  const { api } = useServices();
+  const trend = useQuery({ ...dataAnalysisQueries.referralsTrend(api, f), ...keep });
+  return (
+    <>
+      {trend.data && !hasData(trend.data) && <EmptyState file="紹介リスト" />}
+      <ChartPanel
+        title={`紹介件数の推移（${unitLabels[f.unit]}別）`}
+        testId="trend-panel"
+        axis={unitLabels[f.unit]}
+        kind="line"
+        query={trend}
+      />
+    </>
+  );
+});
+
+const BreakdownSection = memo(function BreakdownSection({
+  f,
+  title,
+  testId,
+  groupLabel,
+  by,
+  labels,
+}: {
+  f: AnalysisFilters;
+  title: string;
+  testId: string;
+  groupLabel: string;
+  by: Grouping;
+  labels?: GroupLabels | undefined;
+}) {
+  const aggregation = useAggregation(f, by, true);
+  return (
+    <BreakdownPanel
+      title={title}
+      testId={testId}
+      groupLabel={groupLabel}
+      by={by}
+      {...(labels ? { labels } : {})}
+      {...aggregation}
+    />
+  );
+});
+
+const RankingSection = memo(function RankingSection({ f }: { f: AnalysisFilters }) {
+  const { api } = useServices();
+  const period = periodOf(f);
+  const comparison = comparisonOf(period, f.cmp);
+  const rankNow = useQuery({ ...dataAnalysisQueries.ranking(api, f, period), ...keep });
+  const rankBefore = useQuery({
+    ...dataAnalysisQueries.ranking(api, f, comparison ?? period),
+    ...keep,
+    enabled: comparison !== null,
+  });
+  return <RankingPanel current={rankNow} comparison={comparison ? rankBefore : null} />;
+});
+
+const BothReferralsSection = memo(function BothReferralsSection({ f }: { f: AnalysisFilters }) {
+  const { api } = useServices();
+  const both = useQuery({ ...dataAnalysisQueries.bothReferrals(api, f), ...keep });
+  return (
+    <ChartPanel
+      title="紹介・逆紹介の比較"
+      testId="both-referrals-panel"
+      axis={unitLabels[f.unit]}
+      kind="bar"
+      query={both as UseQueryResult<NonNullable<typeof both.data>>}
+    />
+  );
+});
+
+const EffectivenessSection = memo(function EffectivenessSection({ f }: { f: AnalysisFilters }) {
+  const { api } = useServices();
+  const effectiveness = useQuery({ ...dataAnalysisQueries.effectiveness(api, f), ...keep });
+  return <EffectivenessPanel query={effectiveness} period={periodOf(f)} comparison={effectivenessComparison(f)} />;
+});
+
+const byOwnDepartment: Grouping = ['own_department'];
+const byReferralDepartment: Grouping = ['referral_department'];
+const byArea: Grouping = ['prefecture', 'city'];
+const byFacilityType: Grouping = ['facility_type'];
+
+/** The top page: the period's referrals at a glance, where they come from, who changed, and whether visits helped. */
+export function DataAnalysisPage({
+  search,
+  today = todayInJapan(),
+  features,
+  onSearchChange,
+}: {
+  search: AnalysisSearch;
+  /** Today in Japan unless given (tests fix it). */
+  today?: string;
+  features: readonly FeatureKey[];
+  onSearchChange: (patch: AnalysisSearch) => void;
+}) {
+  const { api } = useServices();
+  // One object per search, so the memoised sections see the same filters until the search changes.
+  const f = useMemo(() => withDefaults(search, today), [search, today]);
+  const comparison = comparisonOf(periodOf(f), f.cmp);
+  const withReports = features.includes('report');
+  const withReverse = features.includes('reverse_referrals');
+  const withVisits = features.includes('communications');
+  const withTags = features.includes('tags');
+  const tenant = useQuery(referenceDataQueries.tenant(api));
+  const isGroup = (tenant.data?.is_group ?? false) && (tenant.data?.group_medical_institutions.length ?? 0) > 0;
+  // The group tab asks only the group calls; on a group link the own panels wait for the tenant's answer
+  // (a link to the tab of a tenant that is no longer a group opens its own analysis).
+  const own = !(search.view === 'group' && (tenant.isPending || isGroup));
+
+  const ownDepartments = useQuery(referenceDataQueries.ownDepartments(api));
+  const facilityTypes = useQuery(referenceDataQueries.facilityTypeGroups(api));
+  const tags = useQuery({ ...dataAnalysisQueries.tags(api), enabled: withTags });
+  // The aggregation answers a facility type by its master code; the filter's master names it.
+  const facilityTypeName = useCallback(
+    (code: string) => facilityTypes.data?.flatMap((g) => g.facility_types).find((t) => t.id === code)?.name ?? code,
+    [facilityTypes.data],
+  );
+  const facilityLabels = useCallback<GroupLabels>((_, code) => facilityTypeName(code), [facilityTypeName]);
+  const names = {
+    own: f.own.map((id) => ownDepartments.data?.find((d) => d.id === id)?.name ?? id),
+    ft: f.ft.map(facilityTypeName),
+    tags: f.tags.map((id) => tags.data?.data.find((t) => t.id === id)?.name ?? id),
+    pref: f.pref.map((code) => prefectures.find((p) => p.code === code)?.name ?? code),
+  };
 
   return (
     <Stack gap="md" data-analysis-page>
@@ -189,49 +285,33 @@ export function DataAnalysisPage({
       {!own && isGroup && <GroupPanels filters={f} />}
       {own && (
         <>
-          {trend.data && !hasData(trend.data) && <EmptyState file="紹介リスト" />}
-          {withReverse && reverseMonthly.data && !hasData(reverseMonthly.data) && <EmptyState file="逆紹介リスト" />}
-          {kpis.length > 0 && (
-            <KpiCards kpis={kpis} loading={kpiLoading} stale={kpiStale} hasComparison={comparison !== null} />
-          )}
-          <ChartPanel
-            title={`紹介件数の推移（${unitLabels[f.unit]}別）`}
-            testId="trend-panel"
-            axis={unitLabels[f.unit]}
-            kind="line"
-            query={trend}
-          />
+          <KpiSection f={f} withReports={withReports} withReverse={withReverse} hasComparison={comparison !== null} />
+          <TrendSection f={f} />
           {withReports ? (
             // Nine columns each: side by side only where two tables fit without wrapping their headings.
             <SimpleGrid cols={{ base: 1, xl: 2 }}>
-              <BreakdownPanel
+              <BreakdownSection
+                f={f}
                 title="自院診療科別"
                 testId="breakdown-own"
                 groupLabel="自院診療科"
-                by={['own_department']}
-                {...byOwn}
+                by={byOwnDepartment}
               />
-              <BreakdownPanel
+              <BreakdownSection
+                f={f}
                 title="紹介元診療科別"
                 testId="breakdown-department"
                 groupLabel="紹介元診療科"
-                by={['referral_department']}
-                {...byDepartment}
+                by={byReferralDepartment}
               />
-              <BreakdownPanel
-                title="地域別"
-                testId="breakdown-area"
-                groupLabel="地域"
-                by={['prefecture', 'city']}
-                {...byArea}
-              />
-              <BreakdownPanel
+              <BreakdownSection f={f} title="地域別" testId="breakdown-area" groupLabel="地域" by={byArea} />
+              <BreakdownSection
+                f={f}
                 title="施設種別"
                 testId="breakdown-facility"
                 groupLabel="施設種別"
-                by={['facility_type']}
-                labels={(_, code) => facilityTypeName(code)}
-                {...byFacility}
+                by={byFacilityType}
+                labels={facilityLabels}
               />
             </SimpleGrid>
           ) : (
@@ -239,19 +319,9 @@ export function DataAnalysisPage({
               診療科別・地域別・施設種別の内訳はレポート機能をご契約の場合に表示されます。
             </Text>
           )}
-          <RankingPanel current={rankNow} comparison={comparison ? rankBefore : null} />
-          {withReverse && (
-            <ChartPanel
-              title="紹介・逆紹介の比較"
-              testId="both-referrals-panel"
-              axis={unitLabels[f.unit]}
-              kind="bar"
-              query={both as UseQueryResult<NonNullable<typeof both.data>>}
-            />
-          )}
-          {withVisits && (
-            <EffectivenessPanel query={effectiveness} period={period} comparison={effectivenessComparison(f)} />
-          )}
+          <RankingSection f={f} />
+          {withReverse && <BothReferralsSection f={f} />}
+          {withVisits && <EffectivenessSection f={f} />}
           {withVisits && <VisitAnalysisPanel filters={f} />}
         </>
       )}

@@ -15,6 +15,8 @@ const types = [
   'outpatient_ef_file',
   'hospital_admission_ef_file',
   'label_values',
+  'communication',
+  'communication_update',
 ] as const;
 
 function statuses(patch: Partial<DataSyncStatuses> = {}): DataSyncStatuses {
@@ -86,7 +88,24 @@ describe('data sync status page', () => {
       },
       last_completed_at: '2026-10-20T03:00:00.000Z',
     };
+    answer.imports[8] = {
+      import_type: 'communication_update',
+      last: {
+        id: '6f1c1f7e-8d8e-4a5f-9a57-5d3c9d1f4f11',
+        filename: '活動記録の検索結果.csv',
+        status: 'completed',
+        created_at: '2026-11-21T03:00:00.000Z',
+        imported_row_count: 57,
+        failed_row_count: 0,
+      },
+      last_completed_at: '2026-11-21T03:00:00.000Z',
+    };
     renderPage(answer);
+    const updates = (await screen.findByTestId('import-statuses')).querySelector(
+      '[data-import-type="communication_update"]',
+    );
+    expect(updates).toHaveTextContent('コミュニケーション取り込み（更新）');
+    expect(updates).toHaveTextContent('活動記録の検索結果.csv');
     const referral = (await screen.findByTestId('import-statuses')).querySelector('[data-import-type="referral"]');
     expect(referral).toHaveTextContent('紹介2026-10.csv');
     expect(referral).toHaveTextContent('失敗');

@@ -1,16 +1,4 @@
-import {
-  Badge,
-  Button,
-  Card,
-  FileInput,
-  Group,
-  Pagination,
-  Paper,
-  SimpleGrid,
-  Stack,
-  Text,
-  Title,
-} from '@mantine/core';
+import { Button, Card, FileInput, Group, Pagination, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   endpoints,
@@ -146,39 +134,32 @@ export function DataUploadsPage() {
         データアップロード
       </Title>
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="md">
-        {uploadTypes.map(({ type, label, expects, supported }) => (
+        {uploadTypes.map(({ type, label, expects }) => (
           <Card key={type} withBorder padding="md" data-testid={`upload-card-${type}`}>
             <Stack gap="xs">
-              <Group justify="space-between">
-                <Text fw={600}>{label}</Text>
-                {!supported && <Badge color="gray">準備中</Badge>}
-              </Group>
+              <Text fw={600}>{label}</Text>
               <Text size="xs" c="dimmed">
                 {expects}
               </Text>
-              {supported && (
-                <>
-                  <FileInput
-                    aria-label={`${label}のファイル`}
-                    placeholder="ファイルを選択"
-                    value={files[type] ?? null}
-                    onChange={(file) => setFiles((f) => ({ ...f, [type]: file }))}
-                    error={errors[type]}
-                    clearable
-                    size="xs"
-                  />
-                  <Group gap="xs">
-                    <Button size="xs" onClick={() => void start(type)} loading={busy === type}>
-                      {isList(type) ? '列を確認してアップロード' : 'アップロード'}
-                    </Button>
-                    {isList(type) && (
-                      <Button size="xs" variant="default" onClick={() => void template(type)}>
-                        テンプレート
-                      </Button>
-                    )}
-                  </Group>
-                </>
-              )}
+              <FileInput
+                aria-label={`${label}のファイル`}
+                placeholder="ファイルを選択"
+                value={files[type] ?? null}
+                onChange={(file) => setFiles((f) => ({ ...f, [type]: file }))}
+                error={errors[type]}
+                clearable
+                size="xs"
+              />
+              <Group gap="xs">
+                <Button size="xs" onClick={() => void start(type)} loading={busy === type}>
+                  {isList(type) ? '列を確認してアップロード' : 'アップロード'}
+                </Button>
+                {isList(type) && (
+                  <Button size="xs" variant="default" onClick={() => void template(type)}>
+                    テンプレート
+                  </Button>
+                )}
+              </Group>
             </Stack>
           </Card>
         ))}

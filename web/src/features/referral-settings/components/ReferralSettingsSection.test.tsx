@@ -18,6 +18,7 @@ const setting = {
     { id: focus, label: '重点', priority: 1, referral_count_more_equal: 10, referral_admission_rate_more_equal: 30 },
   ],
   updated_at: null,
+  version: 3,
 };
 
 function renderSection(api: Record<string, unknown>) {
@@ -68,6 +69,8 @@ describe('referral settings', { timeout: 30_000 }, () => {
     await userEvent.click(screen.getByRole('button', { name: 'セグメント設定を保存' }));
     await waitFor(() => expect(api.updateSegmentationSetting).toHaveBeenCalled());
     expect(api.updateSegmentationSetting.mock.calls[0]![0]).toEqual({
+      // The version the card was loaded at: another owner's later save is a 409, not overwritten.
+      ifMatch: '"3"',
       body: {
         rest_segment_label: 'その他',
         excluded_own_department_ids: [],
@@ -108,5 +111,23 @@ describe('referral settings', { timeout: 30_000 }, () => {
     await userEvent.click(screen.getByRole('button', { name: 'セグメント設定を保存' }));
     await waitFor(() => expect(api.updateSegmentationSetting).toHaveBeenCalled());
     expect(await screen.findByText('入院率は100以下で入力してください')).toBeInTheDocument();
+  });
+
+  it('says in Japanese that another owner saved first (409) and shows their setting', async () => {
+    let saved = setting;
+    const api = renderSection({
+      segmentationSetting: vi.fn(async () => saved),
+      updateSegmentationSetting: vi.fn(async () => {
+        saved = { ...setting, rest_segment_label: '一般', version: 4 };
+        throw new ApiError(409, '他の操作と競合しました');
+      }),
+    });
+    await waitFor(() => expect(screen.getAllByTestId('segment-row')).toHaveLength(1));
+    await userEvent.click(screen.getByRole('button', { name: 'セグメント設定を保存' }));
+    expect(await screen.findByTestId('segmentation-conflict')).toHaveTextContent(
+      'ほかのオーナーが先にセグメント設定を保存したため、保存できませんでした。',
+    );
+    await waitFor(() => expect(screen.getByLabelText('どのセグメントにも当てはまらない医療機関')).toHaveValue('一般'));
+    expect(api.updateSegmentationSetting).toHaveBeenCalledWith(expect.objectContaining({ ifMatch: '"3"' }));
   });
 });

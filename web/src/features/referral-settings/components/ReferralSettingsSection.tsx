@@ -1,5 +1,6 @@
 import {
   ActionIcon,
+  Alert,
   Button,
   Card,
   Group,
@@ -114,6 +115,7 @@ function SegmentationForm() {
   const [rest, setRest] = useState('');
   const [excluded, setExcluded] = useState<string[]>([]);
   const [rows, setRows] = useState<SegmentRow[]>([]);
+  const [conflict, setConflict] = useState(false);
   useEffect(() => {
     if (!setting.data) return;
     setRest(setting.data.rest_segment_label);
@@ -139,20 +141,28 @@ function SegmentationForm() {
     save: async (v) => {
       try {
         await save.mutateAsync({
-          rest_segment_label: v.rest,
-          excluded_own_department_ids: v.excluded,
-          segments: v.rows.map((r, i) => ({
-            id: r.id,
-            label: r.label,
-            priority: i + 1,
-            referral_count_more_equal: toNumber(r.count),
-            referral_admission_rate_more_equal: toNumber(r.rate),
-          })),
+          version: setting.data?.version ?? null,
+          body: {
+            rest_segment_label: v.rest,
+            excluded_own_department_ids: v.excluded,
+            segments: v.rows.map((r, i) => ({
+              id: r.id,
+              label: r.label,
+              priority: i + 1,
+              referral_count_more_equal: toNumber(r.count),
+              referral_admission_rate_more_equal: toNumber(r.rate),
+            })),
+          },
         });
       } catch (error) {
-        if (!(isApiError(error) && error.status === 422)) onError(error);
+        if (isApiError(error) && error.status === 409) {
+          // Another owner saved since this card was loaded: theirs is shown, nothing is overwritten.
+          setConflict(true);
+          void setting.refetch();
+        } else if (!(isApiError(error) && error.status === 422)) onError(error);
         throw error;
       }
+      setConflict(false);
       toast.success('セグメント設定を保存しました');
     },
   });
@@ -160,6 +170,11 @@ function SegmentationForm() {
     <form onSubmit={(e) => void submit(e)} noValidate data-testid="segmentation-form">
       <Stack gap="sm">
         <Text fw={600}>紹介入院セグメント</Text>
+        {conflict && (
+          <Alert color="yellow" data-testid="segmentation-conflict">
+            ほかのオーナーが先にセグメント設定を保存したため、保存できませんでした。最新の設定を表示しています。内容を確認してから、もう一度保存してください。
+          </Alert>
+        )}
         <Text size="sm" c="dimmed">
           直近12か月（今月を除く）の紹介件数と入院率（紹介のうち入院につながった割合）で医療機関を分けます。上の行から順に判定し、どれにも当てはまらない医療機関は「その他」のセグメントになります。
         </Text>

@@ -12,6 +12,7 @@ import { lastThreeFiscalYears, referralQueries, useDeleteReferral } from '../ref
 import { ReferralEntryForm } from './ReferralEntryForm.tsx';
 import { ReferralList } from './ReferralList.tsx';
 import { ReferralMonthlyChart } from './ReferralMonthlyChart.tsx';
+import { ReverseReferralsSection } from './ReverseReferralsSection.tsx';
 
 /** /crms/{id}/referrals: the last three fiscal years month by month, and the referrals with their admissions. */
 export function InstitutionReferralsPage({ id }: { id: string }) {
@@ -62,6 +63,7 @@ export function InstitutionReferralsPage({ id }: { id: string }) {
           <Pagination mt="sm" total={list.data.meta.total_pages} value={page} onChange={setPage} aria-label="ページ" />
         )}
       </Paper>
+      <ReverseReferralsSection id={id} />
       <Paper withBorder p="md">
         <Title order={3} fz="md" mb="sm">
           紹介・逆紹介の手入力

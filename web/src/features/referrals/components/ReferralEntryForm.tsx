@@ -7,8 +7,13 @@ import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
-import type { Referral } from '@renkei/contracts';
-import { useCreateReferral, useCreateReverseReferral, useUpdateReferral } from '../referrals.queries.ts';
+import type { ListedReverseReferral, Referral } from '@renkei/contracts';
+import {
+  useCreateReferral,
+  useCreateReverseReferral,
+  useUpdateReferral,
+  useUpdateReverseReferral,
+} from '../referrals.queries.ts';
 
 type Kind = 'referral' | 'reverse';
 const empty = { date: '', patientId: '', departmentId: null as string | null, doctorFrom: '', reason: '' };
@@ -20,11 +25,14 @@ const empty = { date: '', patientId: '', departmentId: null as string | null, do
 export function ReferralEntryForm({
   id,
   editing,
+  editingReverse,
   onDone,
 }: {
   id: string;
   /** A referral entered by hand, corrected here (then only the referral's fields show). */
   editing?: Referral;
+  /** A reverse referral entered by hand, corrected here (then only its fields show). */
+  editingReverse?: ListedReverseReferral;
   onDone?: () => void;
 }) {
   const { api } = useServices();
@@ -32,18 +40,27 @@ export function ReferralEntryForm({
   const createReferral = useCreateReferral();
   const createReverse = useCreateReverseReferral();
   const updateReferral = useUpdateReferral();
+  const updateReverse = useUpdateReverseReferral();
   const onError = useMutationErrorHandler();
-  const [kind, setKind] = useState<Kind>('referral');
+  const correcting = editing !== undefined || editingReverse !== undefined;
+  const [kind, setKind] = useState<Kind>(editingReverse ? 'reverse' : 'referral');
   const [values, setValues] = useState(
-    editing
+    editingReverse
       ? {
-          date: editing.referral_date,
-          patientId: editing.patient_id,
-          departmentId: editing.referral_department?.id ?? null,
-          doctorFrom: editing.doctor_name_from ?? '',
-          reason: editing.reason_for_presenting ?? '',
+          ...empty,
+          date: editingReverse.reverse_referral_date,
+          patientId: editingReverse.patient_id,
+          departmentId: editingReverse.specialty_id,
         }
-      : empty,
+      : editing
+        ? {
+            date: editing.referral_date,
+            patientId: editing.patient_id,
+            departmentId: editing.referral_department?.id ?? null,
+            doctorFrom: editing.doctor_name_from ?? '',
+            reason: editing.reason_for_presenting ?? '',
+          }
+        : empty,
   );
   const set = (patch: Partial<typeof empty>) => setValues((v) => ({ ...v, ...patch }));
   const { errors, saving, submit, setErrors } = useFormSubmit({
@@ -63,21 +80,19 @@ export function ReferralEntryForm({
           ...(editing ? { doctor_name_to: editing.doctor_name_to } : {}),
           reason_for_presenting: v.reason.trim() || null,
         };
+        const reverse = { reverse_referral_date: v.date, patient_id: v.patientId, specialty_id: v.departmentId };
         if (editing) await updateReferral.mutateAsync({ institutionId: id, id: editing.id, body: referral });
+        else if (editingReverse)
+          await updateReverse.mutateAsync({ institutionId: id, id: editingReverse.id, body: reverse });
         else if (kind === 'referral') await createReferral.mutateAsync({ id, body: referral });
-        else
-          await createReverse.mutateAsync({
-            id,
-            body: { reverse_referral_date: v.date, patient_id: v.patientId, specialty_id: v.departmentId },
-          });
+        else await createReverse.mutateAsync({ id, body: reverse });
       } catch (error) {
         if (!(isApiError(error) && error.status === 422)) onError(error);
         throw error;
       }
-      toast.success(
-        editing ? '紹介を更新しました' : kind === 'referral' ? '紹介を登録しました' : '逆紹介を登録しました',
-      );
-      if (!editing) setValues(empty);
+      const what = kind === 'referral' ? '紹介' : '逆紹介';
+      toast.success(correcting ? `${what}を更新しました` : `${what}を登録しました`);
+      if (!correcting) setValues(empty);
       onDone?.();
     },
   });
@@ -85,7 +100,7 @@ export function ReferralEntryForm({
   return (
     <form onSubmit={(e) => void submit(e)} noValidate data-testid="referral-entry-form">
       <Stack gap="sm">
-        {!editing && (
+        {!correcting && (
           <SegmentedControl
             value={kind}
             onChange={(k) => {
@@ -147,7 +162,7 @@ export function ReferralEntryForm({
             </Button>
           )}
           <Button type="submit" loading={saving} data-testid="referral-entry-save">
-            {editing ? '保存' : '登録'}
+            {correcting ? '保存' : '登録'}
           </Button>
         </Group>
       </Stack>
