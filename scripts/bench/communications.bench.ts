@@ -207,14 +207,22 @@ export const bench: BenchDefinition = {
       const t0 = performance.now();
       await seed(db, tenantId, staff, ctx.log);
       await db.pool.query('VACUUM ANALYZE');
-      const { rows: sizes } = await db.pool.query<{ c: string; s: string; d: string; m: string; t: string }>(
+      const { rows: sizes } = await db.pool.query<{
+        c: string;
+        s: string;
+        d: string;
+        m: string;
+        td: string;
+        t: string;
+      }>(
         `SELECT (SELECT count(*) FROM rm.communications) AS c, (SELECT count(*) FROM rm.visit_sources) AS s,
                 (SELECT count(*) FROM rm.visit_daily_rollups) AS d, (SELECT count(*) FROM rm.visit_monthly_rollups) AS m,
+                (SELECT count(*) FROM rm.visit_tenant_daily_rollups) AS td,
                 (SELECT count(*) FROM rm.tasks) AS t`,
       );
       const z = sizes[0]!;
       ctx.log(
-        `seeded ${z.c} communications, ${z.t} tasks (visit rows ${z.s}, daily rollups ${z.d}, monthly ${z.m}) in ${round((performance.now() - t0) / 1000)} s`,
+        `seeded ${z.c} communications, ${z.t} tasks (visit rows ${z.s}, daily rollups ${z.d}, per-tenant daily ${z.td}, monthly ${z.m}) in ${round((performance.now() - t0) / 1000)} s`,
       );
       const { rows: busiest } = await db.pool.query<{ id: string; n: number }>(
         `SELECT medical_institution_id AS id, count(*)::int AS n FROM rm.communications WHERE tenant_id = $1
@@ -289,6 +297,20 @@ export const bench: BenchDefinition = {
         for (const s of PHASES.includes('search') ? searches : []) {
           await call(s.url, s.body);
           const waves = await captureWaves(db, () => call(s.url, s.body));
+          // A two-character keyword: the same statements without the 2-gram index condition (what the
+          // search sent before projection v3, strpos alone), timed beside them as a second baseline.
+          const unindexed = waves.map((w) =>
+            w.map((st) => ({
+              ...st,
+              text: st.text.replace(
+                /\(rm\.search_bigrams\(c\.search_text\) @> ARRAY\[(\$\d+)\]::text\[\] AND (strpos\(c\.search_text, \$\d+\) > 0)\)/g,
+                // The gram's parameter stays typed (Postgres refuses a parameter it cannot type).
+                '($1::text IS NOT NULL AND $2)',
+              ),
+            })),
+          );
+          const compareUnindexed = JSON.stringify(unindexed) !== JSON.stringify(waves);
+          const old: number[] = [];
           const http: number[] = [];
           const dbTime: number[] = [];
           for (let i = 0; i < SAMPLES + 3; i++) {
@@ -298,9 +320,32 @@ export const bench: BenchDefinition = {
             started = performance.now();
             await replay(db, waves);
             const d = performance.now() - started;
+            if (compareUnindexed) {
+              started = performance.now();
+              await replay(db, unindexed);
+              if (i >= 3) old.push(performance.now() - started);
+            }
             if (i >= 3) {
               http.push(h);
               dbTime.push(d);
+            }
+          }
+          if (compareUnindexed) {
+            old.sort((a, b) => a - b);
+            const sorted = [...dbTime].sort((a, b) => a - b);
+            for (const p of [50, 95]) {
+              const [mine, theirs] = [percentile(sorted, p), percentile(old, p)];
+              figures.push({
+                metric: `${s.label}: database time with the 2-gram index p${p}`,
+                value: round(mine, 1),
+                unit: 'ms',
+                baseline: {
+                  label: `same statements with strpos alone (before v3) p${p}`,
+                  value: round(theirs, 1),
+                  unit: 'ms',
+                },
+                ratio: round(theirs / mine, 1),
+              });
             }
           }
           loads.push(load());

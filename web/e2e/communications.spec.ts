@@ -106,3 +106,117 @@ test.describe('communications on a phone', () => {
     await expect(cards).toHaveCount(1);
   });
 });
+
+test.describe('editing a communication', () => {
+  test('edit the story, a label value and the attachments; a stale edit is refused and keeps what was typed', async ({
+    page,
+    context,
+  }) => {
+    const n = Date.now() % 100000;
+    const story = `e2e編集前-${n}`;
+    await signIn(page, undefined, '/communications');
+    await expect(page.getByTestId('communication-card').first()).toBeVisible();
+    await page.getByRole('button', { name: '活動を記録' }).click();
+    const create = page.getByRole('dialog', { name: '活動の記録' });
+    await create.getByLabel('医療機関').fill('病院');
+    await page.getByRole('option').first().click();
+    await create.getByLabel('内容').fill(story);
+    await create.getByLabel('面談相手').click();
+    await page.getByRole('option', { name: '院長' }).click();
+    await create.getByRole('button', { name: '記録する' }).click();
+    await expect(create).toBeHidden();
+
+    // The edit form has the create form's fields, filled with the record's values.
+    const card = () => page.getByTestId('communication-card').filter({ hasText: `e2e編集` }).first();
+    await card().getByRole('button', { name: '編集' }).click();
+    let dialog = page.getByRole('dialog', { name: '活動記録の編集' });
+    await expect(dialog.getByLabel('内容')).toHaveValue(story);
+    await expect(dialog.getByLabel('面談相手')).toHaveValue('院長');
+    await dialog.getByLabel('内容').fill(`e2e編集後-${n}`);
+    await dialog.getByLabel('面談相手').click();
+    await page.getByRole('option', { name: '事務長' }).click();
+    const file = `議事録-${n}.pdf`;
+    await dialog.getByLabel('ファイルを選ぶ').setInputFiles({
+      name: file,
+      mimeType: 'application/pdf',
+      buffer: Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n'),
+    });
+    await expect(dialog.getByTestId('attachment-picker-files').getByText(file)).toBeVisible();
+    await dialog.getByRole('button', { name: '保存する' }).click();
+    await expect(dialog).toBeHidden();
+    await expect(card()).toContainText(`e2e編集後-${n}`);
+    await expect(card().getByText('面談相手: 事務長')).toBeVisible();
+    await expect(card().getByTestId('communication-attachments').getByText(file)).toBeVisible();
+
+    // Someone else saves the same record in another tab while this edit is open.
+    await card().getByRole('button', { name: '編集' }).click();
+    dialog = page.getByRole('dialog', { name: '活動記録の編集' });
+    await dialog.getByLabel('内容').fill(`e2e私の入力-${n}`);
+    await dialog.getByRole('button', { name: `${file}を外す` }).click();
+    const other = await context.newPage();
+    await other.goto(app('/communications'));
+    const otherCard = other.getByTestId('communication-card').filter({ hasText: `e2e編集後-${n}` });
+    await otherCard.getByRole('button', { name: '編集' }).click();
+    const otherDialog = other.getByRole('dialog', { name: '活動記録の編集' });
+    await otherDialog.getByLabel('メモ').fill('別の人のメモ');
+    await otherDialog.getByRole('button', { name: '保存する' }).click();
+    await expect(otherDialog).toBeHidden();
+    await other.close();
+
+    await dialog.getByRole('button', { name: '保存する' }).click();
+    await expect(dialog.getByTestId('communication-conflict')).toContainText('他のユーザーが先に更新しました');
+    await expect(dialog.getByLabel('内容')).toHaveValue(`e2e私の入力-${n}`);
+    // The memo this edit did not touch now holds the other person's change.
+    await expect(dialog.getByLabel('メモ')).toHaveValue('別の人のメモ');
+    await screenshot(page, 'communications-edit-conflict');
+    // Saved again knowingly, over the latest version: both changes are in.
+    await dialog.getByRole('button', { name: '保存する' }).click();
+    await expect(dialog).toBeHidden();
+    const saved = page.getByTestId('communication-card').filter({ hasText: `e2e私の入力-${n}` });
+    await expect(saved).toBeVisible();
+    await expect(saved.getByText('メモ: 別の人のメモ')).toBeVisible();
+    await expect(saved.getByText(file)).toBeHidden();
+  });
+
+  test('add, rename, complete and delete a task of a record from its edit form', async ({ page }) => {
+    const n = Date.now() % 100000;
+    const story = `e2eタスク編集-${n}`;
+    await signIn(page, undefined, '/communications');
+    await expect(page.getByTestId('communication-card').first()).toBeVisible();
+    await page.getByRole('button', { name: '活動を記録' }).click();
+    const create = page.getByRole('dialog', { name: '活動の記録' });
+    await create.getByLabel('医療機関').fill('病院');
+    await page.getByRole('option').first().click();
+    await create.getByLabel('内容').fill(story);
+    await create.getByLabel('面談相手').click();
+    await page.getByRole('option', { name: '院長' }).click();
+    await create.getByRole('button', { name: '記録する' }).click();
+    await expect(create).toBeHidden();
+
+    const card = page.getByTestId('communication-card').filter({ hasText: story });
+    await card.getByRole('button', { name: '編集' }).click();
+    const dialog = page.getByRole('dialog', { name: '活動記録の編集' });
+    const tasks = dialog.getByTestId('communication-tasks');
+    await tasks.getByLabel('新しいタスク').fill(`見積送付-${n}`);
+    await tasks.getByLabel('期限').last().fill('2026-12-01');
+    await tasks.getByRole('button', { name: 'タスクを追加' }).click();
+    const row = tasks.getByTestId('communication-task');
+    await expect(row.getByLabel('タスク')).toHaveValue(`見積送付-${n}`);
+    // Saved at once: the card behind the dialog already shows it.
+    await expect(card.getByText(`タスク: 見積送付-${n}（期限 2026/12/01）`)).toBeVisible();
+
+    await row.getByLabel('タスク').fill(`再見積送付-${n}`);
+    await row.getByRole('button', { name: 'タスクを保存' }).click();
+    await expect(card.getByText(`タスク: 再見積送付-${n}`)).toBeVisible();
+    // Checked once the server has saved it (a controlled checkbox): click, then wait for the state.
+    await row.getByRole('checkbox', { name: `再見積送付-${n}を完了にする` }).click();
+    await expect(row.getByRole('checkbox', { name: `再見積送付-${n}を完了にする` })).toBeChecked();
+    await screenshot(page, 'communications-edit-tasks');
+    await row.getByRole('button', { name: `再見積送付-${n}を削除` }).click();
+    await expect(row).toHaveCount(0);
+    await expect(card.getByText(`再見積送付-${n}`)).toBeHidden();
+    // The record itself was not touched: closing the form without saving keeps it as it was.
+    await dialog.getByRole('button', { name: 'キャンセル' }).click();
+    await expect(card).toContainText(story);
+  });
+});

@@ -24,7 +24,11 @@ export const CommunicationImportStarted = LabelValueImportStarted;
 export type CommunicationImportStarted = z.infer<typeof CommunicationImportStarted>;
 
 export const CommunicationImportChunkProcessed = LabelValueImportChunkProcessed.extend({
-  /** Records this chunk created (create mode); an undo deletes them. */
+  /**
+   * Create mode: records this chunk created (an undo deletes them). Update mode: records its rows
+   * named and applied (an undo restores what the import changed in them); empty in imports recorded
+   * before undo restored values.
+   */
   communication_ids: z.array(z.string().uuid()),
 });
 export type CommunicationImportChunkProcessed = z.infer<typeof CommunicationImportChunkProcessed>;

@@ -61,10 +61,37 @@ const searchText = (f: CommunicationFields) => [f.story, f.memo, f.other_memo].m
  */
 export const communicationsProjection = defineProjection({
   name: 'communications',
-  version: 1,
+  // v2: indexes for the search (docs/benchmarks.md, communications at 1,000,000): (tenant, type, date),
+  // and a trigram index on the keyword text where pg_trgm is installed.
+  // v3: a 2-gram index on the keyword text, for two-character keywords (面談), which have no trigram.
+  version: 3,
   eventTypes: decode.types,
   tables: tableNames(tables),
-  setup: (trx, t) => createTables(trx, tables, t),
+  async setup(trx, t) {
+    await createTables(trx, tables, t);
+    // pg_trgm serves a keyword of three characters or more from an index (the search uses LIKE then).
+    // The institution master's migration installs it where Postgres ships it; PGlite does not, and
+    // there the keyword reads the period's rows as before.
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM pg_extension WHERE extname = 'pg_trgm'`.execute(trx);
+    if ((rows[0]?.n ?? 0) > 0)
+      await sql`CREATE INDEX ON ${sql.table(t.communications)} USING gin (search_text gin_trgm_ops)`.execute(trx);
+    // A two-character keyword (面談, 院長: the most common) is one 2-gram: an expression index of the
+    // text's 2-grams answers it without reading the period's rows, on Postgres and PGlite alike (the
+    // institution master's approach, its migration 0002; the function is this projection's own, since
+    // the master's schema may not exist yet where the worker sets up). An expression, not a stored
+    // column, keeps the heap that every other search reads as narrow as before.
+    const { rows: fn } = await sql<{ ok: boolean }>`
+      SELECT to_regprocedure('rm.search_bigrams(text)') IS NOT NULL AS ok`.execute(trx);
+    if (!fn[0]?.ok)
+      await sql`
+        CREATE FUNCTION rm.search_bigrams(t text) RETURNS text[]
+        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+        AS $$ SELECT coalesce(array_agg(DISTINCT substr(t, i, 2)), '{}') FROM generate_series(1, length(t) - 1) AS i $$`.execute(
+        trx,
+      );
+    await sql`CREATE INDEX ON ${sql.table(t.communications)} USING gin (rm.search_bigrams(search_text))`.execute(trx);
+  },
   async handle(trx, events, t) {
     const records = new Map<string, RecordEntry>();
     const comments = new Map<

@@ -162,6 +162,58 @@ describe('visit rollups projection', () => {
     ]);
   });
 
+  it('sums the staff members of a day per type, and follows a visit moved to another day', async () => {
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    const scenario = test.given(
+      [
+        {
+          type: 'CommunicationCreated',
+          stream: stream(a),
+          data: { ...fields(a, { is_doctor_attended: true }), tasks: [task(randomUUID())] },
+        },
+        { type: 'CommunicationCreated', stream: stream(b), data: { ...fields(b, { user_id: bob }), tasks: [] } },
+        {
+          type: 'CommunicationCreated',
+          stream: stream(c),
+          data: { ...fields(c, { user_id: bob, is_doctor_attended: true }), tasks: [] },
+        },
+      ],
+      // A later batch: c moves to another day, so both days are summed again from stored rows.
+      [
+        {
+          type: 'CommunicationUpdated',
+          stream: stream(c),
+          data: fields(c, { user_id: bob, acted_date: '2026-04-11' }),
+        },
+      ],
+    );
+    await scenario.thenRows('visit_tenant_daily_rollups', [
+      {
+        acted_date: day('2026-04-10'),
+        communication_type: 'visit',
+        visit_count: 2,
+        doctor_interview_count: 1,
+        next_action_count: 1,
+      },
+      {
+        acted_date: day('2026-04-11'),
+        communication_type: 'visit',
+        visit_count: 1,
+        doctor_interview_count: 0,
+        next_action_count: 0,
+      },
+    ]);
+    await scenario.thenRows('visit_tenant_monthly_rollups', [
+      {
+        month: day('2026-04-01'),
+        communication_type: 'visit',
+        visit_count: 3,
+        doctor_interview_count: 1,
+        next_action_count: 1,
+      },
+    ]);
+  });
+
   it('a visit that stops being one leaves no rollup row behind', async () => {
     const a = randomUUID();
     await test
@@ -170,5 +222,23 @@ describe('visit rollups projection', () => {
         [{ type: 'CommunicationUpdated', stream: stream(a), data: fields(a, { communication_type: 'email' }) }],
       )
       .thenRows('visit_monthly_rollups', []);
+    await test
+      .given(
+        [{ type: 'CommunicationCreated', stream: stream(a), data: { ...fields(a), tasks: [] } }],
+        [
+          {
+            type: 'CommunicationDeleted',
+            stream: stream(a),
+            data: { communication_id: a, medical_institution_id: institution },
+          },
+        ],
+      )
+      .thenRows('visit_tenant_daily_rollups', []);
+    await test
+      .given(
+        [{ type: 'CommunicationCreated', stream: stream(a), data: { ...fields(a), tasks: [] } }],
+        [{ type: 'CommunicationUpdated', stream: stream(a), data: fields(a, { communication_type: 'phone' }) }],
+      )
+      .thenRows('visit_tenant_monthly_rollups', []);
   });
 });

@@ -16,6 +16,8 @@ export interface CommunicationComment {
   comment_id: string;
   user_id: string;
   comment: string;
+  /** Edits of the comment (0 after it was added): the ETag of its PUT, the If-Match its author may send. */
+  version: number;
 }
 
 export interface CommunicationState {
@@ -82,14 +84,19 @@ function evolve(state: CommunicationState, event: CommunicationEvent): Communica
         ...state,
         comments: [
           ...state.comments,
-          { comment_id: event.data.comment_id, user_id: event.data.user_id, comment: event.data.comment },
+          {
+            comment_id: event.data.comment_id,
+            user_id: event.data.user_id,
+            comment: event.data.comment,
+            version: 0,
+          },
         ],
       };
     case 'CommunicationCommentEdited':
       return {
         ...state,
         comments: state.comments.map((c) =>
-          c.comment_id === event.data.comment_id ? { ...c, comment: event.data.comment } : c,
+          c.comment_id === event.data.comment_id ? { ...c, comment: event.data.comment, version: c.version + 1 } : c,
         ),
       };
     case 'CommunicationCommentDeleted':

@@ -275,3 +275,47 @@ it('completes a task entered with a communication with If-Match; another tenant 
   expect((await call(t, 'DELETE', `/api/tasks/${ok.json().id}`)).statusCode).toBe(204);
   expect((await call(t, 'DELETE', `/api/tasks/${ok.json().id}`)).statusCode).toBe(404);
 });
+
+it('honours If-Match on a comment (its number of edits) and on the label order (its number of saves)', async () => {
+  const t = await newTenant();
+  const id = (await call(t, 'POST', `/api/medical_institutions/${institution}/communications`, visit)).json().id;
+  const comment = (await call(t, 'POST', `/api/communications/${id}/comments`, { comment: '一回目' })).json();
+  const commentUrl = `/api/communications/${id}/comments/${comment.id}`;
+  const edited = await call(t, 'PUT', commentUrl, { comment: '二回目' }, { 'if-match': '"0"' });
+  expect(edited.statusCode, edited.body).toBe(200);
+  expect(edited.headers.etag).toBe('"1"');
+  const count = await tenantEventCount(db, t.tenantId);
+  const stale = await call(t, 'PUT', commentUrl, { comment: '三回目' }, { 'if-match': '"0"' });
+  expect(stale.statusCode).toBe(409);
+  expect((await call(t, 'DELETE', commentUrl, undefined, { 'if-match': '"0"' })).statusCode).toBe(409);
+  expect(await tenantEventCount(db, t.tenantId)).toBe(count);
+  expect((await call(t, 'DELETE', commentUrl, undefined, { 'if-match': '"1"' })).statusCode).toBe(204);
+
+  const labels = [];
+  for (const name of ['同行者', '面談相手'])
+    labels.push(
+      (
+        await call(t, 'POST', '/api/communication_labels', {
+          name,
+          communication_type: 'visit',
+          component_type: 'text',
+        })
+      ).json().id,
+    );
+  const order = await call(t, 'PUT', '/api/communication_labels/orders', { label_ids: [...labels].reverse() });
+  expect(order.statusCode, order.body).toBe(200);
+  expect(order.headers.etag).toBe('"1"');
+  const before = await tenantEventCount(db, t.tenantId);
+  const staleOrder = await call(
+    t,
+    'PUT',
+    '/api/communication_labels/orders',
+    { label_ids: labels },
+    { 'if-match': '"0"' },
+  );
+  expect(staleOrder.statusCode).toBe(409);
+  expect(await tenantEventCount(db, t.tenantId)).toBe(before);
+  const next = await call(t, 'PUT', '/api/communication_labels/orders', { label_ids: labels }, { 'if-match': '"1"' });
+  expect(next.statusCode).toBe(200);
+  expect(next.headers.etag).toBe('"2"');
+});

@@ -25,6 +25,17 @@ export interface CommunicationRouteDeps {
 }
 
 /** If-Match on the record's number of saves (comments and likes do not make an edit stale). */
+/** If-Match on one comment's number of edits (two tabs of its author saving it at once). */
+function commentIfMatch(header: string | string[] | undefined, commentId: string) {
+  const expected = readIfMatch(header);
+  return expected === null
+    ? null
+    : {
+        matches: (state: CommunicationState) => findComment(state, commentId)?.version === expected,
+        message: 'このコメントは更新されています。最新の内容を読み込んでから保存してください。',
+      };
+}
+
 function versionIfMatch(header: string | string[] | undefined) {
   const expected = readIfMatch(header);
   return expected === null
@@ -302,10 +313,13 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
           commentId: params.id,
           comment: body.comment,
         }),
+        ifMatch: commentIfMatch(request.headers['if-match'], params.id),
         onRace: 'recompute',
       },
     );
     if (result.position) reply.position(result.position);
+    const version = findComment(result.after, params.id)?.version;
+    if (version !== undefined) void reply.header('etag', etagOf(version));
     const createdAt =
       result.stored.find((e) => {
         const event = parseCommunicationEvent(e);
@@ -326,6 +340,7 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
           communicationId: params.communication_id,
           commentId: params.id,
         }),
+        ifMatch: commentIfMatch(request.headers['if-match'], params.id),
         onRace: 'recompute',
       },
     );

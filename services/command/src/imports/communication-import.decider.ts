@@ -6,8 +6,10 @@ export type CommunicationImportEvent = ReturnType<typeof parseCommunicationImpor
 export interface CommunicationImportState {
   status: 'absent' | 'waiting' | 'processing' | 'finished' | 'deleted';
   mode: CommunicationImportRequested['mode'] | null;
-  /** Records the import created, in file order: what an undo deletes. */
+  /** Records the import created, in file order: what an undo deletes (create mode). */
   createdIds: string[];
+  /** Records the import changed (update mode; may repeat): what an undo restores. */
+  changedIds: string[];
 }
 
 export type CommunicationImportCommand =
@@ -29,7 +31,9 @@ function evolve(state: CommunicationImportState, event: CommunicationImportEvent
       // A resumed run starts again: what earlier chunks created stays recorded in them.
       return { ...state, status: 'processing' };
     case 'CommunicationImportChunkProcessed':
-      return { ...state, createdIds: [...state.createdIds, ...event.data.communication_ids] };
+      return state.mode === 'update'
+        ? { ...state, changedIds: [...state.changedIds, ...event.data.communication_ids] }
+        : { ...state, createdIds: [...state.createdIds, ...event.data.communication_ids] };
     case 'CommunicationImportFinished':
       return { ...state, status: 'finished' };
     case 'CommunicationImportDeleted':
@@ -44,14 +48,15 @@ function evolve(state: CommunicationImportState, event: CommunicationImportEvent
 /**
  * An import is requested once; the worker's reactor appends its progress. It is undone only once it
  * has finished (the route refuses a running one with 409 before deciding): the records it created are
- * deleted by the route, one command each, and then the import itself is recorded as deleted.
+ * deleted, or those it changed get their previous values back, by the route, one command each, and
+ * then the import itself is recorded as deleted.
  */
 export const communicationImportDecider: Decider<
   CommunicationImportState,
   CommunicationImportCommand,
   CommunicationImportEvent
 > = {
-  initialState: () => ({ status: 'absent', mode: null, createdIds: [] }),
+  initialState: () => ({ status: 'absent', mode: null, createdIds: [], changedIds: [] }),
   evolve,
   decide: (state, command) => {
     switch (command.type) {

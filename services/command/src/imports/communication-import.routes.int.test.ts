@@ -162,6 +162,110 @@ async function givenImport(tenantId: string, accountId: string, { finished = tru
   return { importId, created };
 }
 
+/** An account of the tenant, registered as the identity service would. */
+async function registerAccount(tenantId: string, accountId: string) {
+  await store.append(
+    streamId('account', accountId),
+    [
+      {
+        type: 'AccountRegistered',
+        data: {
+          account_id: accountId,
+          tenant_id: tenantId,
+          username: '連携 花子',
+          email: null,
+          login_name: null,
+          role: 'owner',
+          cs_account: false,
+        },
+        metadata: meta(tenantId, accountId),
+      },
+    ],
+    { expectedRevision: 'no_stream' },
+  );
+}
+
+const handEntered = (id: string, userId: string) => ({
+  communication_id: id,
+  medical_institution_id: randomUUID(),
+  communication_type: 'visit',
+  acted_date: '2026-04-01',
+  category: null,
+  purpose: null,
+  story: '院長と面談',
+  event_name: null,
+  memo: '手入力のメモ',
+  other_memo: '',
+  person_in_charge_hospital: '田中様',
+  attendee: null,
+  is_doctor_attended: true,
+  user_id: userId,
+  attachment_ids: [],
+  label_values: [],
+});
+
+/**
+ * An update import as the worker leaves it: a record entered by hand, changed by the import's row
+ * (its events carry the import as correlation id), and the chunk naming the records it changed.
+ */
+async function givenUpdateImport(tenantId: string, accountId: string, { userBefore = accountId } = {}) {
+  const importId = randomUUID();
+  const id = randomUUID();
+  const before = handEntered(id, userBefore);
+  const imported = { ...before, story: '取り込みで変えた内容', memo: '取り込みのメモ', user_id: accountId };
+  await store.append(
+    streamId('communication', id),
+    [{ type: 'CommunicationCreated', data: { ...before, tasks: [] }, metadata: meta(tenantId, accountId) }],
+    { expectedRevision: 'no_stream' },
+  );
+  const byImport = { ...meta(tenantId, accountId), correlation_id: importId };
+  await store.append(
+    streamId('communication', id),
+    [{ type: 'CommunicationUpdated', data: imported, metadata: byImport }],
+    {
+      expectedRevision: 0,
+    },
+  );
+  await store.append(
+    streamId('communication_import', importId),
+    [
+      {
+        type: 'CommunicationImportRequested',
+        data: { import_id: importId, filename: 'a.csv', stored_path: '/nowhere/a.csv', encoding: null, mode: 'update' },
+        metadata: byImport,
+      },
+      { type: 'CommunicationImportStarted', data: { import_id: importId, total_row_count: 1 }, metadata: byImport },
+      {
+        type: 'CommunicationImportChunkProcessed',
+        data: {
+          import_id: importId,
+          chunk: 0,
+          imported_row_count: 1,
+          failed_row_count: 0,
+          errors: [],
+          communication_ids: [id],
+        },
+        metadata: byImport,
+      },
+      {
+        type: 'CommunicationImportFinished',
+        data: {
+          import_id: importId,
+          status: 'completed',
+          imported_row_count: 1,
+          failed_row_count: 0,
+          unprocessed_row_count: 0,
+          abortion_row_number: null,
+          error: null,
+        },
+        metadata: byImport,
+      },
+    ],
+    { expectedRevision: 'no_stream' },
+  );
+  return { importId, id, before, imported };
+}
+
 const lastType = async (id: string, tenantId: string) =>
   (await store.readStream(streamId('communication', id), { tenantId })).at(-1)?.type;
 
@@ -252,5 +356,53 @@ describe('undoing a communication import', () => {
     expect(running.json().message).toContain('処理中');
     expect(await lastType(created[0]!, owner.tenantId)).toBe('CommunicationCreated');
     expect(await tenantEventCount(db, stranger.tenantId)).toBe(0);
+  });
+});
+
+describe('undoing a communication update import', () => {
+  it('restores the values the import changed, through the command handler, keeping a hand edit made since', async () => {
+    const { tenantId, accountId, token } = await caller();
+    await registerAccount(tenantId, accountId);
+    const { importId, id, before, imported } = await givenUpdateImport(tenantId, accountId);
+    // After the import someone edits the memo by hand: the undo leaves that edit alone.
+    await store.append(
+      streamId('communication', id),
+      [
+        {
+          type: 'CommunicationUpdated',
+          data: { ...imported, memo: 'あとで手で直したメモ' },
+          metadata: meta(tenantId, accountId),
+        },
+      ],
+      { expectedRevision: 1 },
+    );
+    const res = await remove(importId, token);
+    expect(res.statusCode, res.body).toBe(204);
+    const events = await store.readStream(streamId('communication', id), { tenantId });
+    expect(events).toHaveLength(4);
+    const restored = events.at(-1)!;
+    expect(restored.type).toBe('CommunicationUpdated');
+    // Written as a hand edit is: by the caller, in the DELETE's request.
+    expect(restored.metadata).toMatchObject({ account_id: accountId, tenant_id: tenantId });
+    expect(restored.metadata.correlation_id).not.toBe(importId);
+    expect(restored.data).toEqual({ ...before, memo: 'あとで手で直したメモ' });
+    const importEvents = await store.readStream(streamId('communication_import', importId), { tenantId });
+    expect(importEvents.at(-1)!.type).toBe('CommunicationImportDeleted');
+    // Nothing is deleted by undoing an update import.
+    expect(events.some((e) => e.type === 'CommunicationDeleted')).toBe(false);
+  });
+
+  it('refuses with 409 and restores nothing when today’s rules refuse a previous value', async () => {
+    const { tenantId, accountId, token } = await caller();
+    await registerAccount(tenantId, accountId);
+    // The record was first entered for a staff member who is no longer an account of the tenant.
+    const { importId, id } = await givenUpdateImport(tenantId, accountId, { userBefore: randomUUID() });
+    const count = await tenantEventCount(db, tenantId);
+    const res = await remove(importId, token);
+    expect(res.statusCode, res.body).toBe(409);
+    expect(res.json().message).toContain('1件の活動記録');
+    expect(res.json().message).toContain('担当者が見つかりません');
+    expect(await tenantEventCount(db, tenantId)).toBe(count);
+    expect(await lastType(id, tenantId)).toBe('CommunicationUpdated');
   });
 });

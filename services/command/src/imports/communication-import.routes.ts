@@ -11,6 +11,7 @@ import { deterministicId } from '../shared/deterministic-id.ts';
 import { callerRef, readState } from '../shared/facts.ts';
 import { idempotentCreate } from '../shared/idempotency.ts';
 import { communicationImportDecider, importRunning } from './communication-import.decider.ts';
+import { restoreChanged } from './communication-import-undo.ts';
 
 export interface CommunicationImportDeps {
   db: Database;
@@ -28,8 +29,9 @@ const undoBatch = 50;
 /**
  * POST (new records) and PUT (changes to records named by id) /imports/communications: the upload is
  * streamed to disk, kept read-only, and an import record is opened; the worker's reactor does the rest.
- * DELETE undoes a finished import: every record it created is deleted through the communication's own
- * decider, then the import leaves the history.
+ * DELETE undoes a finished import: every record it created is deleted, and every record it changed gets
+ * its previous values back (communication-import-undo.ts), through the communication's own decider;
+ * then the import leaves the history.
  */
 export async function registerCommunicationImportRoutes(
   app: FastifyInstance,
@@ -100,6 +102,7 @@ export async function registerCommunicationImportRoutes(
     if (state.status === 'absent' || state.status === 'deleted') throw new HttpError(404);
     if (importRunning(state))
       throw new HttpError(409, 'インポートの処理中は取り消せません。完了してからもう一度お試しください。');
+    await restoreChanged(store, auth, request.id, params.id, state.changedIds);
     for (let i = 0; i < state.createdIds.length; i += undoBatch)
       await Promise.all(
         state.createdIds.slice(i, i + undoBatch).map((id) => deleteCreated(store, auth, request.id, params.id, id)),

@@ -20,6 +20,8 @@ interface Row {
   actions: number;
 }
 
+const visitTypes: VisitChartBody['communication_types'] = ['visit', 'new_visit'];
+
 const empty = (): VisitSums => ({ visits: 0, doctorInterviews: 0, nextActions: 0, visit: 0, newVisit: 0 });
 
 /** Whether the body filters on something of the institution (then the per-visit rows answer). */
@@ -30,7 +32,7 @@ const institutionLevel = (b: VisitChartBody) =>
 /**
  * The period's visit counts per bucket of its unit (buckets clipped to the period, exact to the day).
  * Without an institution filter, whole months come from the monthly rollups and the days at the ends
- * (every day, for weeks) from the daily rollups; with one, from the projection's per-visit rows joined
+ * (every day, for weeks) from the daily rollups (both per tenant when no staff filter is given); with one, from the projection's per-visit rows joined
  * to the institution filters. Never from `rm.communications`.
  */
 async function visitSums(
@@ -71,19 +73,23 @@ const and = (parts: RawBuilder<unknown>[]) => (parts.length === 0 ? sql`` : sql`
 async function rollupRows(db: Kysely<ReadModels>, tenantId: string, body: VisitChartBody, daysOnly: boolean) {
   const { inner, edges } = daysOnly ? { inner: null, edges: [body.period] } : splitForRollups(body.period, 'month');
   const parts: RawBuilder<unknown>[] = [];
+  // Without a staff filter the per-tenant rows answer: one per day (or month) and type, not one per staff member too.
+  const allStaff = body.user_ids.length === 0;
+  const monthly = allStaff ? sql`rm.visit_tenant_monthly_rollups` : sql`rm.visit_monthly_rollups`;
   if (inner)
     parts.push(sql`
       SELECT to_char(m.month, 'YYYY-MM-DD') AS d, m.communication_type, sum(m.visit_count)::int AS visits,
              sum(m.doctor_interview_count)::int AS doctors, sum(m.next_action_count)::int AS actions
-        FROM rm.visit_monthly_rollups m
+        FROM ${monthly} m
        WHERE m.tenant_id = ${tenantId} AND m.month BETWEEN ${inner.from} AND ${inner.to}${and(staffAndType(body, 'm'))}
        GROUP BY 1, 2`);
   if (edges.length > 0) {
     const ranges = edges.map((e: DateRange) => sql`d.acted_date BETWEEN ${e.from} AND ${e.to}`);
+    const daily = allStaff ? sql`rm.visit_tenant_daily_rollups` : sql`rm.visit_daily_rollups`;
     parts.push(sql`
       SELECT to_char(d.acted_date, 'YYYY-MM-DD') AS d, d.communication_type, sum(d.visit_count)::int AS visits,
              sum(d.doctor_interview_count)::int AS doctors, sum(d.next_action_count)::int AS actions
-        FROM rm.visit_daily_rollups d
+        FROM ${daily} d
        WHERE d.tenant_id = ${tenantId} AND (${sql.join(ranges, sql` OR `)})${and(staffAndType(body, 'd'))}
        GROUP BY 1, 2`);
   }
@@ -92,7 +98,9 @@ async function rollupRows(db: Kysely<ReadModels>, tenantId: string, body: VisitC
 }
 
 async function perVisitRows(db: Kysely<ReadModels>, tenantId: string, body: VisitChartBody) {
-  const parts = staffAndType(body, 's');
+  // The type always named, so the covering (tenant, type, date) index serves the range index-only.
+  const types = body.communication_types.length > 0 ? body.communication_types : visitTypes;
+  const parts = staffAndType({ ...body, communication_types: types }, 's');
   if (body.medical_institution_ids.length > 0)
     parts.push(sql`s.medical_institution_id = ANY(${sql.val(body.medical_institution_ids)}::uuid[])`);
   parts.push(...institutionConditions(tenantId, body, sql`s.medical_institution_id`));

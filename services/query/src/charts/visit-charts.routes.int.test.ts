@@ -1,42 +1,25 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { defaultResources, featureKeys, type ChartData } from '@renkei/contracts';
-import { createTestDatabase, type TestDatabase } from '@renkei/db';
+import { featureKeys, type ChartData } from '@renkei/contracts';
+import type { TestDatabase } from '@renkei/db';
 import { bucketsOf } from '@renkei/domain';
-import { createPostgresEventStore, type EventStore, type Position } from '@renkei/event-store';
-import { generateInstitutionMaster, importInstitutionMaster } from '@renkei/institution-master';
-import { catchUpProjections } from '@renkei/projections';
-import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
-import { buildQueryApp, queryProjections } from '../index.ts';
+import type { TestAuth } from '@renkei/service-kit/testing';
+import { startQueryTest, type QueryTest } from '../testing/query-test.ts';
 
+let t: QueryTest;
 let db: TestDatabase;
-let store: EventStore;
 let app: FastifyInstance;
 let testAuth: TestAuth;
+let record: QueryTest['record'];
+let settle: QueryTest['settle'];
 let institutions: { id: string; facility_type: string }[];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  store = await createPostgresEventStore(db);
-  testAuth = await createTestAuth({ audience: defaultResources.query });
-  app = await buildQueryApp({
-    db,
-    auth: testAuth.auth,
-    logger: false,
-    rateLimit: false,
-    underPressure: false,
-    minPositionTimeoutMs: 10_000,
-  });
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-qv-'));
-  await generateInstitutionMaster(path.join(dir, 'm.csv'), { count: 4, seed: 11 });
-  await importInstitutionMaster(db, path.join(dir, 'm.csv'));
-  fs.rmSync(dir, { recursive: true });
+  t = await startQueryTest({ master: { generated: { count: 4, seed: 11 } } });
+  ({ db, app, testAuth, record, settle } = t);
   institutions = (
     await sql<{ id: string; facility_type: string }>`
       SELECT id, facility_type_id::text AS facility_type FROM ref.medical_institutions ORDER BY code`.execute(db.kysely)
@@ -44,33 +27,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await app?.close();
-  await store?.close();
-  await db?.close();
+  await t?.close();
 });
-
-let last: Position | undefined;
-async function record(tenantId: string, stream: string, type: string, data: unknown) {
-  const result = await store.append(
-    stream,
-    [
-      {
-        type,
-        data,
-        metadata: {
-          tenant_id: tenantId,
-          account_id: null,
-          correlation_id: randomUUID(),
-          causation_id: null,
-          schema_version: 1,
-        },
-      },
-    ],
-    { expectedRevision: 'any' },
-  );
-  last = result.position;
-}
-const settle = () => catchUpProjections({ db, store, projections: queryProjections, until: last! });
 
 async function post(tenantId: string, url: string, payload: object, features: string[] = [...featureKeys]) {
   const token = await testAuth.token({ tenantId, features: features as (typeof featureKeys)[number][] });
@@ -250,7 +208,7 @@ describe('visit charts against the raw communications (property)', () => {
               continue;
             }
             if (o.kind === 'settle') {
-              if (last) await settle();
+              await settle();
               continue;
             }
             if (live.length === 0) continue;

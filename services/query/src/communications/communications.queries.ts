@@ -42,7 +42,15 @@ function conditions(tenantId: string, body: SearchBody): Expression<SqlBool>[] {
   if (body.is_doctor_attended !== undefined) where.push(sql`c.is_doctor_attended = ${body.is_doctor_attended}`);
   if (body.keyword) {
     const k = normalizeKeyword(body.keyword);
-    if (k) where.push(sql`strpos(c.search_text, ${k}) > 0`);
+    // Characters, not UTF-16 units: a kanji outside the BMP is one character to `rm.search_bigrams`.
+    const length = [...k].length;
+    // Three characters or more: LIKE, which the trigram index serves (communications projection v2).
+    // Two: the 2-gram index (projection v3; the strpos beside it only confirms). One character has
+    // neither, and strpos reads the rows the other conditions leave.
+    if (length >= 3) where.push(sql`c.search_text LIKE ${`%${k.replace(/[\\%_]/g, (m) => `\\${m}`)}%`}`);
+    else if (length === 2)
+      where.push(sql`(rm.search_bigrams(c.search_text) @> ARRAY[${k}]::text[] AND strpos(c.search_text, ${k}) > 0)`);
+    else if (k) where.push(sql`strpos(c.search_text, ${k}) > 0`);
   }
   for (const f of body.label_filters ?? []) {
     const value = sql`(SELECT v FROM jsonb_array_elements(c.label_values) v WHERE v->>'label_id' = ${f.label_id} LIMIT 1)`;

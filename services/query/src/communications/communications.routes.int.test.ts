@@ -1,40 +1,23 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { defaultResources, featureKeys } from '@renkei/contracts';
-import { createTestDatabase, type TestDatabase } from '@renkei/db';
-import { createPostgresEventStore, type EventStore, type Position } from '@renkei/event-store';
-import { generateInstitutionMaster, importInstitutionMaster } from '@renkei/institution-master';
-import { catchUpProjections } from '@renkei/projections';
-import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
-import { buildQueryApp, queryProjections } from '../index.ts';
+import { featureKeys } from '@renkei/contracts';
+import type { TestDatabase } from '@renkei/db';
+import type { TestAuth } from '@renkei/service-kit/testing';
+import { startQueryTest, type QueryTest } from '../testing/query-test.ts';
 
+let t: QueryTest;
 let db: TestDatabase;
-let store: EventStore;
 let app: FastifyInstance;
 let testAuth: TestAuth;
+let record: QueryTest['record'];
+let settle: QueryTest['settle'];
 let institutions: { id: string; name: string }[];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  store = await createPostgresEventStore(db);
-  testAuth = await createTestAuth({ audience: defaultResources.query });
-  app = await buildQueryApp({
-    db,
-    auth: testAuth.auth,
-    logger: false,
-    rateLimit: false,
-    underPressure: false,
-    minPositionTimeoutMs: 10_000,
-  });
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-qc-'));
-  await generateInstitutionMaster(path.join(dir, 'm.csv'), { count: 2, seed: 5 });
-  await importInstitutionMaster(db, path.join(dir, 'm.csv'));
-  fs.rmSync(dir, { recursive: true });
+  t = await startQueryTest({ master: { generated: { count: 2, seed: 5 } } });
+  ({ db, app, testAuth, record, settle } = t);
   institutions = (
     await sql<{ id: string; name: string }>`SELECT id, name FROM ref.medical_institutions ORDER BY code`.execute(
       db.kysely,
@@ -43,33 +26,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await app?.close();
-  await store?.close();
-  await db?.close();
+  await t?.close();
 });
-
-let last: Position | undefined;
-async function record(tenantId: string, stream: string, type: string, data: unknown) {
-  const result = await store.append(
-    stream,
-    [
-      {
-        type,
-        data,
-        metadata: {
-          tenant_id: tenantId,
-          account_id: null,
-          correlation_id: randomUUID(),
-          causation_id: null,
-          schema_version: 1,
-        },
-      },
-    ],
-    { expectedRevision: 'any' },
-  );
-  last = result.position;
-}
-const settle = () => catchUpProjections({ db, store, projections: queryProjections, until: last! });
 
 async function request(tenantId: string, method: 'GET' | 'POST', url: string, payload?: object) {
   const token = await testAuth.token({ tenantId, features: [...featureKeys] });
@@ -167,13 +125,34 @@ describe('communication queries', () => {
 
   it('filters by keyword normalised like the partner search, type, period and institution', async () => {
     expect((await search({ keyword: 'いんちょう' })).data.map((c) => c.id)).toEqual([visit]);
+    // LIKE's wildcards in a keyword are plain characters (three or more characters go through LIKE).
+    expect((await search({ keyword: '%%%' })).data).toEqual([]);
+    expect((await search({ keyword: 'い_ちょう' })).data).toEqual([]);
     expect((await search({ keyword: 'ﾆｯﾃｲ' })).data).toEqual([]);
     expect((await search({ keyword: '日程' })).data.map((c) => c.id)).toEqual([phone]);
+    // Two characters go through the 2-gram index, normalised the same way (かな/カナ, 全角/半角).
+    expect((await search({ keyword: '面談' })).data.map((c) => c.id)).toEqual([visit]);
+    expect((await search({ keyword: 'いん' })).data.map((c) => c.id)).toEqual([visit]);
+    expect((await search({ keyword: 'ﾁｮ' })).data.map((c) => c.id)).toEqual([visit]);
+    expect((await search({ keyword: '調整' })).data.map((c) => c.id)).toEqual([phone]);
+    // Story, memo and other memo are separate texts: a keyword spanning two of them matches neither.
+    expect((await search({ keyword: '談日' })).data).toEqual([]);
+    expect((await search({ keyword: '談' })).data.map((c) => c.id)).toEqual([visit]);
     expect((await search({ communication_types: ['phone'] })).data.map((c) => c.id)).toEqual([phone]);
     expect((await search({ period: { from: '2026-02-01', to: '2026-02-28' } })).data.map((c) => c.id)).toEqual([visit]);
     expect((await search({ sort: 'asc', per_page: 1 })).data.map((c) => c.id)).toEqual([visit]);
     const own = await search({}, `/api/medical_institutions/${institutions[1]!.id}/communications/search_results`);
     expect(own.data.map((c) => c.id)).toEqual([phone]);
+  });
+
+  it('answers a two-character keyword from the 2-gram index', async () => {
+    const plan = await db.kysely.transaction().execute(async (trx) => {
+      await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+      return sql<{ 'QUERY PLAN': string }>`
+        EXPLAIN SELECT count(*) FROM rm.communications c
+         WHERE rm.search_bigrams(c.search_text) @> ARRAY['面談']::text[]`.execute(trx);
+    });
+    expect(plan.rows.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index Scan on \S*search_bigrams/);
   });
 
   it('shows one record to its tenant only', async () => {

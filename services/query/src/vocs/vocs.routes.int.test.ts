@@ -1,40 +1,23 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { defaultResources, featureKeys, listVersion } from '@renkei/contracts';
-import { createTestDatabase, type TestDatabase } from '@renkei/db';
-import { createPostgresEventStore, type EventStore, type Position } from '@renkei/event-store';
-import { generateInstitutionMaster, importInstitutionMaster } from '@renkei/institution-master';
-import { catchUpProjections } from '@renkei/projections';
-import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
-import { buildQueryApp, queryProjections } from '../index.ts';
+import { featureKeys, listVersion } from '@renkei/contracts';
+import type { TestDatabase } from '@renkei/db';
+import type { TestAuth } from '@renkei/service-kit/testing';
+import { startQueryTest, type QueryTest } from '../testing/query-test.ts';
 
+let t: QueryTest;
 let db: TestDatabase;
-let store: EventStore;
 let app: FastifyInstance;
 let testAuth: TestAuth;
+let record: QueryTest['record'];
+let settle: QueryTest['settle'];
 let institutions: { id: string; name: string }[];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  store = await createPostgresEventStore(db);
-  testAuth = await createTestAuth({ audience: defaultResources.query });
-  app = await buildQueryApp({
-    db,
-    auth: testAuth.auth,
-    logger: false,
-    rateLimit: false,
-    underPressure: false,
-    minPositionTimeoutMs: 10_000,
-  });
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-qv-'));
-  await generateInstitutionMaster(path.join(dir, 'm.csv'), { count: 2, seed: 6 });
-  await importInstitutionMaster(db, path.join(dir, 'm.csv'));
-  fs.rmSync(dir, { recursive: true });
+  t = await startQueryTest({ master: { generated: { count: 2, seed: 6 } } });
+  ({ db, app, testAuth, record, settle } = t);
   institutions = (
     await sql<{ id: string; name: string }>`SELECT id, name FROM ref.medical_institutions ORDER BY code`.execute(
       db.kysely,
@@ -43,33 +26,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await app?.close();
-  await store?.close();
-  await db?.close();
+  await t?.close();
 });
-
-let last: Position | undefined;
-async function record(tenantId: string, stream: string, type: string, data: unknown) {
-  const result = await store.append(
-    stream,
-    [
-      {
-        type,
-        data,
-        metadata: {
-          tenant_id: tenantId,
-          account_id: null,
-          correlation_id: randomUUID(),
-          causation_id: null,
-          schema_version: 1,
-        },
-      },
-    ],
-    { expectedRevision: 'any' },
-  );
-  last = result.position;
-}
-const settle = () => catchUpProjections({ db, store, projections: queryProjections, until: last! });
 
 async function request(tenantId: string, method: 'GET' | 'POST', url: string, payload?: object) {
   const token = await testAuth.token({ tenantId, features: [...featureKeys] });

@@ -1,6 +1,3 @@
-import fs from 'node:fs';
-import { parse } from 'csv-parse';
-import iconv from 'iconv-lite';
 import { sql } from 'kysely';
 import { CommunicationUpdateInput, communicationTypeNames } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
@@ -16,7 +13,6 @@ import {
   stableJson,
   uuidV5,
   type CommunicationFields,
-  type CommunicationImportChunkProcessed,
   type CommunicationImportRequested,
   type CommunicationTypeData,
   type LabelDefinition,
@@ -29,25 +25,27 @@ import {
   type EventMetadata,
   type EventStore,
   type RecordedEvent,
+  type StreamAppend,
 } from '@renkei/event-store';
 import { detectEncoding } from '@renkei/institution-master';
-import { defineReactor, waitForPosition } from '@renkei/projections';
+import { waitForPosition } from '@renkei/projections';
 import {
   communicationImportsProjection,
   communicationsProjection,
   medicalInstitutionCrmProjection,
 } from '@renkei/read-models';
+import { ImportNotReadyError, type ImportRunControl } from './import-queue.ts';
 import {
-  createImportQueue,
-  ImportInterruptedError,
-  ImportNotReadyError,
-  type ImportQueueOptions,
-  type ImportRunControl,
-} from './import-queue.ts';
-import { countDataLines, hasUnstorableCharacter, nfkc, parseCell, storable } from './label-value-import.reactor.ts';
-
-/** Rows per chunk, as the label-value import: progress is recorded after each. */
-const importChunkSize = 500;
+  countDataLines,
+  createImportReactor,
+  hasUnstorableCharacter,
+  importCsvRows,
+  ImportRun,
+  rowError,
+  storable,
+  type ImportJournal,
+} from './import-runner.ts';
+import { nfkc, parseCell } from './label-value-import.reactor.ts';
 /** How long one run waits for the read models before the queue tries the upload again. */
 const catchUpTimeoutMs = 30_000;
 /** Never change: record and event ids derived from it are stored. */
@@ -372,8 +370,6 @@ function decideRow(
   };
 }
 
-const alone: ImportRunControl = { turn: (work) => work() };
-
 /** The upload an import run starts from, read through its schema like every other event. */
 function requestOf(requested: RecordedEvent): CommunicationImportRequested {
   const event = parseCommunicationImportEvent(requested);
@@ -381,147 +377,71 @@ function requestOf(requested: RecordedEvent): CommunicationImportRequested {
   return event.data;
 }
 
-const metadataOf = (requested: RecordedEvent, importId: string): EventMetadata => ({
-  tenant_id: requested.metadata.tenant_id,
-  account_id: requested.metadata.account_id,
-  correlation_id: importId,
-  causation_id: requested.id,
-  schema_version: 1,
-});
+/** How a communication import records itself (import-runner.ts). */
+const communicationImportJournal: ImportJournal<CommunicationImportRequested> = {
+  aggregate: communicationImportAggregate,
+  startedType: 'CommunicationImportStarted',
+  finishedType: 'CommunicationImportFinished',
+  eventId: derivedId,
+  request: requestOf,
+  read(event) {
+    const e = parseCommunicationImportEvent(event);
+    if (e.type === 'CommunicationImportFinished' || e.type === 'CommunicationImportDeleted') return { ended: true };
+    if (e.type === 'CommunicationImportStarted') return { total: e.data.total_row_count };
+    if (e.type === 'CommunicationImportChunkProcessed') return { chunk: e.data };
+    return {};
+  },
+};
 
 /**
- * Runs one import like the label-value import runs: the file is parsed streamed, in chunks of rows; a
- * row with any problem is reported by its number and applied not at all; a file-level problem stops
- * the run there. Create rows become records with ids derived from the import and the row, update rows
- * change the record their ID names (a record changed meanwhile is decided again on its new state).
- * Chunks already recorded are skipped and every event id is derived, so a run cut short anywhere
- * resumes without a duplicate.
+ * Runs one import through the import runner, as the label-value import runs: a row with any problem
+ * is reported by its number and applied not at all; a file-level problem stops the run there. Create
+ * rows become records with ids derived from the import and the row, update rows change the record
+ * their ID names (a record changed meanwhile is decided again on its new state). Every event id is
+ * derived, so a run cut short anywhere resumes without a duplicate.
  */
 export async function runCommunicationImport(
   db: Database,
   store: EventStore,
   requested: RecordedEvent,
-  control: ImportRunControl = alone,
+  control?: ImportRunControl,
 ): Promise<void> {
-  const data = requestOf(requested);
-  const tenantId = requested.metadata.tenant_id;
-  const importStream = streamId(communicationImportAggregate, data.import_id);
-  const history = (await readStreamOrEmpty(store, importStream, tenantId)).map(parseCommunicationImportEvent);
-  if (history.some((e) => e.type === 'CommunicationImportFinished' || e.type === 'CommunicationImportDeleted')) return;
-  const recordedChunks = new Map<number, CommunicationImportChunkProcessed>();
-  for (const e of history) if (e.type === 'CommunicationImportChunkProcessed') recordedChunks.set(e.data.chunk, e.data);
-  const metadata = metadataOf(requested, data.import_id);
-  const record = (id: string, type: string, payload: unknown) =>
-    store.append(importStream, [{ id, type, data: payload, metadata }], { expectedRevision: 'any' });
-
+  const run = await ImportRun.open(store, requested, communicationImportJournal, { control });
+  if (!run) return;
+  const data = run.request;
   const facts = await loadFacts(db, requested, data.import_id);
-  const total = await countDataLines(data.stored_path);
-  await record(derivedId(data.import_id, 'started'), 'CommunicationImportStarted', {
-    import_id: data.import_id,
-    total_row_count: total,
-  });
+  await run.start(await countDataLines(data.stored_path));
   const encoding = data.encoding ?? ((await detectEncoding(data.stored_path)) === 'utf8' ? 'utf-8' : 'shift_jis');
-
-  let imported = 0;
-  let failed = 0;
-  let processed = 0;
-  let chunk = 0;
-  const finish = async (status: 'completed' | 'failed', abortion: number | null, error: string | null) => {
-    await record(derivedId(data.import_id, 'finished'), 'CommunicationImportFinished', {
-      import_id: data.import_id,
-      status,
-      imported_row_count: imported,
-      failed_row_count: failed,
-      unprocessed_row_count: status === 'completed' ? 0 : Math.max(total - processed, 0),
-      abortion_row_number: abortion,
-      error: error ? { row_number: abortion, message: storable(error) } : null,
-    });
-  };
-
-  let columns: Column[] | null = null;
-  let pending: Row[] = [];
-  const applyChunk = async () => {
-    if (control.signal?.aborted) throw new ImportInterruptedError();
-    const rows = pending;
-    pending = [];
-    const done = recordedChunks.get(chunk);
-    if (done) {
-      // Recorded by an earlier run that was cut short: its rows are in already.
-      processed += rows.length;
-      imported += done.imported_row_count;
-      failed += done.failed_row_count;
-      chunk++;
-      return;
-    }
-    await control.turn(async () => {
-      const result = await applyRows(db, store, metadata, data, columns!, facts, rows);
-      processed += rows.length;
-      imported += result.communicationIds.length;
-      failed += result.errors.length;
-      await record(derivedId(data.import_id, 'chunk', chunk), 'CommunicationImportChunkProcessed', {
-        import_id: data.import_id,
-        chunk,
-        imported_row_count: result.communicationIds.length,
-        failed_row_count: result.errors.length,
+  let columns: Column[] = [];
+  await importCsvRows(run, {
+    path: data.stored_path,
+    encoding,
+    header(cells) {
+      const header = mapHeader(cells, facts, data.mode);
+      if ('error' in header) return header.error!;
+      columns = header.columns;
+      return null;
+    },
+    async chunk(rows) {
+      const result = await decideRows(db, store, run.metadata, data, columns, facts, rows);
+      return {
+        type: 'CommunicationImportChunkProcessed',
+        imported: result.communicationIds.length,
+        failed: result.errors.length,
         errors: result.errors,
-        communication_ids: data.mode === 'create' ? result.communicationIds : [],
-      });
-      chunk++;
-    });
-    // Let requests and other imports in between chunks.
-    await new Promise((resolve) => setImmediate(resolve));
-  };
-
-  const parser = fs
-    .createReadStream(data.stored_path)
-    .pipe(iconv.decodeStream(encoding === 'utf-8' ? 'utf8' : 'cp932'))
-    .pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, delimiter: [',', '\t'] }));
-  let rowNumber = -1;
-  let readingFailed: unknown = null;
-  try {
-    for await (const cells of parser as AsyncIterable<string[]>) {
-      rowNumber++;
-      if (columns === null) {
-        const header = mapHeader(cells, facts, data.mode);
-        if ('error' in header) {
-          parser.destroy();
-          return await finish('failed', 0, header.error!);
-        }
-        columns = header.columns;
-        continue;
-      }
-      pending.push({ rowNumber, cells });
-      if (pending.length >= importChunkSize) {
-        // Parsing pauses while the chunk is applied; a failure there is the store's, not the file's.
-        try {
-          await applyChunk();
-        } catch (error) {
-          parser.destroy();
-          throw Object.assign(new Error('apply failed'), { applyError: error });
-        }
-      }
-    }
-  } catch (error) {
-    const applyError = (error as { applyError?: unknown }).applyError;
-    if (applyError !== undefined) throw applyError;
-    readingFailed = error;
-  }
-  if (readingFailed !== null) {
-    // A broken file (unbalanced quotes, undecodable bytes): rows before stay imported, the rest are unprocessed.
-    if (pending.length > 0) await applyChunk();
-    return await finish(
-      'failed',
-      rowNumber + 1,
-      `${rowNumber + 1}行目でファイルを読み取れませんでした: ${(readingFailed as Error).message}`,
-    );
-  }
-  if (columns === null) return await finish('failed', 0, 'ファイルにデータがありません');
-  if (pending.length > 0) await applyChunk();
-  await finish('completed', null, null);
+        // Create: the records made (an undo deletes them); update: those changed (an undo restores them).
+        data: { communication_ids: result.communicationIds },
+        appends: result.appends,
+      };
+    },
+  });
 }
 
-/** A chunk's rows decided and appended: each record in its own stream, all appends at once. */
-async function applyRows(
+/**
+ * A chunk's rows decided: create rows as appends of new records (the runner sends them with the chunk
+ * event in one statement), update rows appended here one record at a time.
+ */
+async function decideRows(
   db: Database,
   store: EventStore,
   metadata: EventMetadata,
@@ -529,7 +449,7 @@ async function applyRows(
   columns: Column[],
   facts: ImportFacts,
   rows: Row[],
-): Promise<{ communicationIds: string[]; errors: { row_number: number; message: string }[] }> {
+): Promise<{ communicationIds: string[]; errors: { row_number: number; message: string }[]; appends: StreamAppend[] }> {
   const tenantId = metadata.tenant_id;
   const cellOf = (row: Row, field: CommunicationImportField) => {
     const i = columns.indexOf(field);
@@ -571,45 +491,38 @@ async function applyRows(
     }
     const outcome = decideRow(row, columns, facts, lookups, context);
     if (outcome.fields) creates.push({ row, fields: outcome.fields });
-    else errors.push(rowError(row, outcome.problems));
+    else errors.push(rowError(row.rowNumber, outcome.problems));
   }
-  await Promise.all(
-    creates.map(async ({ row, fields }) => {
-      await store.append(
-        streamId(communicationAggregate, fields.communication_id),
-        [
-          {
-            id: derivedId(data.import_id, 'row', row.rowNumber),
-            type: 'CommunicationCreated',
-            data: { ...fields, tasks: [] },
-            metadata,
-          },
-        ],
-        // A retried chunk re-appends the same event: the store answers it as already stored.
-        { expectedRevision: 'no_stream' },
-      );
-      communicationIds.push(fields.communication_id);
-    }),
-  );
+  // A retried chunk re-appends the same events: the store answers them as already stored.
+  const appends: StreamAppend[] = creates.map(({ row, fields }) => {
+    communicationIds.push(fields.communication_id);
+    return {
+      stream: streamId(communicationAggregate, fields.communication_id),
+      events: [
+        {
+          id: derivedId(data.import_id, 'row', row.rowNumber),
+          type: 'CommunicationCreated',
+          data: { ...fields, tasks: [] },
+          metadata,
+        },
+      ],
+      expectedRevision: 'no_stream',
+    };
+  });
   await Promise.all(
     [...updatesById.entries()].map(async ([id, updateRows]) => {
       for (const row of updateRows) {
         const outcome = await applyUpdate(store, metadata, data.import_id, row, id, (events) =>
           decideRow(row, columns, facts, { ...lookups, streams: new Map([[id, events]]) }, context),
         );
-        if (outcome.problems.length > 0) errors.push(rowError(row, outcome.problems));
+        if (outcome.problems.length > 0) errors.push(rowError(row.rowNumber, outcome.problems));
         else communicationIds.push(id);
       }
     }),
   );
   errors.sort((a, b) => a.row_number - b.row_number);
-  return { communicationIds, errors };
+  return { communicationIds, errors, appends };
 }
-
-const rowError = (row: Row, problems: string[]) => ({
-  row_number: row.rowNumber,
-  message: storable(`${row.rowNumber}行目: ${problems.join('、')}`),
-});
 
 /** One update row on the record's latest state; a record changed meanwhile is decided again (3 tries). */
 async function applyUpdate(
@@ -649,65 +562,10 @@ async function applyUpdate(
   }
 }
 
-/** Marks an import that failed for good as failed, with the rows recorded so far counted. */
-async function failImport(store: EventStore, requested: RecordedEvent): Promise<void> {
-  const data = requestOf(requested);
-  const tenantId = requested.metadata.tenant_id;
-  const importStream = streamId(communicationImportAggregate, data.import_id);
-  const history = (await readStreamOrEmpty(store, importStream, tenantId)).map(parseCommunicationImportEvent);
-  if (history.some((e) => e.type === 'CommunicationImportFinished' || e.type === 'CommunicationImportDeleted')) return;
-  let total = 0;
-  let imported = 0;
-  let failed = 0;
-  for (const e of history) {
-    if (e.type === 'CommunicationImportStarted') total = e.data.total_row_count;
-    if (e.type === 'CommunicationImportChunkProcessed') {
-      imported += e.data.imported_row_count;
-      failed += e.data.failed_row_count;
-    }
-  }
-  await store.append(
-    importStream,
-    [
-      {
-        id: derivedId(data.import_id, 'finished'),
-        type: 'CommunicationImportFinished',
-        data: {
-          import_id: data.import_id,
-          status: 'failed',
-          imported_row_count: imported,
-          failed_row_count: failed,
-          unprocessed_row_count: Math.max(total - imported - failed, 0),
-          abortion_row_number: null,
-          error: {
-            row_number: null,
-            message:
-              '取り込み中に予期しないエラーが発生したため中断しました。ファイルの内容を確認して、もう一度取り込んでください。',
-          },
-        },
-        metadata: metadataOf(requested, data.import_id),
-      },
-    ],
-    { expectedRevision: 'any' },
-  );
-}
-
-/** Records each upload as a job of its own import queue (per tenant, round-robin by chunk; see import-queue.ts). */
-function createCommunicationImportReactor(
-  options: Pick<ImportQueueOptions, 'maxAttempts' | 'retryBaseMs' | 'chunkSlots' | 'maxActive' | 'pollIntervalMs'> = {},
-) {
-  const queue = createImportQueue({
-    ...options,
-    name: 'communication_import',
-    run: (event, control, ctx) => runCommunicationImport(ctx.db, ctx.store, event, control),
-    onParked: (event, _error, ctx) => failImport(ctx.store, event),
-  });
-  return defineReactor({
-    name: 'communication_import',
-    eventTypes: ['CommunicationImportRequested'],
-    handle: (events, ctx) => queue.enqueue(events, ctx),
-    background: (ctx) => queue.background(ctx),
-  });
-}
-
-export const communicationImportReactor = createCommunicationImportReactor();
+/** Records each upload as a job of its own import queue; the import runner runs it (import-runner.ts). */
+export const communicationImportReactor = createImportReactor({
+  name: 'communication_import',
+  eventType: 'CommunicationImportRequested',
+  journal: communicationImportJournal,
+  run: runCommunicationImport,
+});

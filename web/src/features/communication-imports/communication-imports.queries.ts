@@ -2,7 +2,7 @@ import { queryOptions } from '@tanstack/react-query';
 import type { ImportRecord } from '@renkei/contracts';
 import type { ApiClient } from '../../api/api-client.ts';
 import { useApiMutation } from '../../api/useApiMutation.ts';
-import { isRunning, pollIntervalMs } from '../imports/imports.queries.ts';
+import { importListPolling, isRunning } from '../imports/imports.queries.ts';
 
 export const communicationImportQueries = {
   all: ['communication-imports'] as const,
@@ -11,18 +11,14 @@ export const communicationImportQueries = {
     queryOptions({
       queryKey: [...communicationImportQueries.all, 'list', page] as const,
       queryFn: ({ signal }) => api.listCommunicationImports({ query: { page, per_page: 20 }, signal }),
-      refetchInterval: (query) => {
-        const rows = query.state.data?.data ?? [];
-        const waiting = awaitedId !== null && !rows.some((r) => r.id === awaitedId);
-        return waiting || rows.some(isRunning) ? pollIntervalMs : false;
-      },
+      refetchInterval: importListPolling(awaitedId),
     }),
 };
 
 /** An import can be undone once its run is over. */
 export const canUndo = (record: ImportRecord): boolean => !isRunning(record);
 
-/** Undoing an import deletes the records it created: communication lists change too. */
+/** Undoing an import deletes the records it created or restores those it changed: communication lists change too. */
 export const useUndoCommunicationImport = () =>
   useApiMutation(
     (api, id: string) => api.deleteCommunicationImport({ params: { id } }),

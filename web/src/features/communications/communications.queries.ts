@@ -1,6 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import type {
   CommunicationCreateInput,
+  CommunicationUpdateInput,
   CommunicationSearchBody,
   MedicalInstitutionCommunicationSearchBody,
 } from '@renkei/contracts';
@@ -53,6 +54,17 @@ export const useCreateCommunication = () =>
     ) => api.createForMedicalInstitution({ params: { id: institutionId }, body, idempotencyKey }),
     // Tasks entered with the record show on /tasks; the CRM page shows the last visit.
     [communicationQueries.all, taskQueries.all, ['medical-institutions']],
+  );
+
+export type CommunicationUpdateValues = z.input<typeof CommunicationUpdateInput>;
+
+/** Saves an edit against the version it was based on: another save since is a 409 (If-Match). */
+export const useUpdateCommunication = () =>
+  useApiMutation(
+    (api, { id, version, body }: { id: string; version: number; body: CommunicationUpdateValues }) =>
+      api.updateCommunication({ params: { id }, body, ifMatch: version }),
+    // The CRM page shows the last visit (an edit may change its date or type).
+    [communicationQueries.all, ['medical-institutions']],
   );
 
 export const useAddComment = () =>

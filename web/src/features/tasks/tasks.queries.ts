@@ -1,5 +1,5 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { Task, TaskListQuery } from '@renkei/contracts';
+import type { Task, TaskCreateInput, TaskListQuery, TaskUpdateInput } from '@renkei/contracts';
 import type { z } from 'zod';
 import type { ApiClient } from '../../api/api-client.ts';
 import { useApiMutation } from '../../api/useApiMutation.ts';
@@ -13,7 +13,33 @@ export const taskQueries = {
       queryKey: [...taskQueries.all, 'list', params] as const,
       queryFn: ({ signal }) => api.listTasks({ query: params, signal }),
     }),
+  detail: (api: ApiClient, id: string) =>
+    queryOptions({
+      queryKey: [...taskQueries.all, 'detail', id] as const,
+      queryFn: ({ signal }) => api.getTask({ params: { id }, signal }),
+    }),
 };
+
+// The communications timeline shows each record's tasks.
+const listsAndTimelines = [[...taskQueries.all, 'list'], ['communications']] as const;
+
+export const useCreateTask = () =>
+  useApiMutation((api, body: z.input<typeof TaskCreateInput>) => api.createTask({ body }), listsAndTimelines);
+
+/** Saves a task over the version it was read at (If-Match): a stale save is a 409. */
+export const useUpdateTask = () =>
+  useApiMutation(
+    (api, { task, body }: { task: Task; body: z.input<typeof TaskUpdateInput> }) =>
+      api.updateTask({ params: { id: task.id }, body, ifMatch: task.version }),
+    [taskQueries.all, ['communications']],
+  );
+
+/** The deleted task's own detail is not refetched (it would answer 404): its screen drops it. */
+export const useDeleteTask = () =>
+  useApiMutation(
+    (api, task: Task) => api.deleteTask({ params: { id: task.id }, ifMatch: task.version }),
+    listsAndTimelines,
+  );
 
 /** Completes (or reopens) a task, keeping everything else as it is. */
 export const useSetTaskStatus = () =>

@@ -26,10 +26,13 @@ export function CommunicationCard({
   communication: c,
   labels,
   currentUserId,
+  onEdit,
 }: {
   communication: Communication;
   labels: CommunicationLabel[];
   currentUserId: string;
+  /** Opens the edit form (the timeline's own dialog). */
+  onEdit?: () => void;
 }) {
   const [comment, setComment] = useState('');
   const addComment = useAddComment();
@@ -65,9 +68,16 @@ export function CommunicationCard({
               </Badge>
             )}
           </Group>
-          <Text size="sm" c="dimmed">
-            {c.user?.name ?? ''}
-          </Text>
+          <Group gap="xs">
+            <Text size="sm" c="dimmed">
+              {c.user?.name ?? ''}
+            </Text>
+            {onEdit && (
+              <Button size="compact-sm" variant="subtle" onClick={onEdit}>
+                編集
+              </Button>
+            )}
+          </Group>
         </Group>
         {c.medical_institution && (
           <AnchorLink to="/crms/$id" params={{ id: c.medical_institution.id }} fw={500}>

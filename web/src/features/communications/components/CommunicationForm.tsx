@@ -1,19 +1,5 @@
-import {
-  ActionIcon,
-  Alert,
-  Button,
-  Card,
-  Checkbox,
-  Group,
-  Select,
-  Stack,
-  Text,
-  TextInput,
-  Textarea,
-  Title,
-} from '@mantine/core';
+import { ActionIcon, Alert, Button, Card, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import type { CommunicationType, UploadedFile } from '@renkei/contracts';
 import { useEffect, useRef, useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
@@ -23,9 +9,13 @@ import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { currentUserQueries } from '../../current-user/current-user.queries.ts';
 import { clearDraft, draftKey, loadDraft, saveDraft } from '../communication-draft.ts';
-import { communicationQueries, communicationTypeLabels, useCreateCommunication } from '../communications.queries.ts';
-import { LabelValueField, type LabelValueValues } from './LabelValueField.tsx';
-import { AttachmentPicker } from './AttachmentPicker.tsx';
+import { communicationQueries, useCreateCommunication } from '../communications.queries.ts';
+import {
+  CommunicationFields,
+  labelsOfType,
+  labelValuesOf,
+  type CommunicationFieldValues,
+} from './CommunicationFields.tsx';
 
 interface TaskDraft {
   title: string;
@@ -33,26 +23,13 @@ interface TaskDraft {
   staff_id: string | null;
 }
 
-interface FormValues {
+interface FormValues extends CommunicationFieldValues {
   institution: { id: string; name: string } | null;
-  communication_type: CommunicationType;
-  acted_date: string;
-  story: string;
-  memo: string;
-  event_name: string;
-  person_in_charge_hospital: string;
-  is_doctor_attended: boolean;
-  labelValues: Record<string, LabelValueValues>;
   tasks: TaskDraft[];
-  /** Uploaded when chosen; absent in drafts kept before attachments existed. */
-  attachments?: UploadedFile[];
 }
 
 /** Today in Asia/Tokyo as YYYY-MM-DD (the acted date a visit defaults to). */
 const todayInTokyo = () => new Date().toLocaleDateString('sv-SE', { timeZone: 'Asia/Tokyo' });
-const typeOptions = Object.entries(communicationTypeLabels).map(([value, label]) => ({ value, label }));
-/** Types with an institution-side contact and a doctor to meet. */
-const metInPerson: CommunicationType[] = ['visit', 'new_visit', 'event_attendance'];
 
 /** How often a record kept while offline is tried again, besides the browser's `online` event. */
 const offlineRetryMs = 10_000;
@@ -106,7 +83,7 @@ export function CommunicationForm({
   const [pending, setPending] = useState(restored?.pending ?? false);
   const [showRestored, setShowRestored] = useState(restored !== null && !restored.pending);
   const touched = useRef(restored !== null);
-  const typeLabels = (labels.data ?? []).filter((l) => l.communication_type === values.communication_type);
+  const typeLabels = labelsOfType(labels.data, values.communication_type);
 
   const { errors, saving, submit } = useFormSubmit({
     values,
@@ -140,7 +117,7 @@ export function CommunicationForm({
         event_name: v.event_name || null,
         person_in_charge_hospital: v.person_in_charge_hospital || null,
         is_doctor_attended: v.is_doctor_attended,
-        label_values: typeLabels.flatMap((l) => (v.labelValues[l.id] ? [v.labelValues[l.id]!] : [])),
+        label_values: labelValuesOf(typeLabels, v),
         tasks: v.tasks.map((t) => ({ title: t.title, deadline: t.deadline || null, staff_id: t.staff_id })),
         attachment_ids: (v.attachments ?? []).map((f) => f.id),
       },
@@ -214,11 +191,6 @@ export function CommunicationForm({
       'tasks',
       values.tasks.map((t, j) => (j === i ? { ...t, ...patch } : t)),
     );
-  const labelError = (labelId: string) => {
-    const index = typeLabels.filter((l) => values.labelValues[l.id]).findIndex((l) => l.id === labelId);
-    const prefix = `label_values.${index}.`;
-    return index >= 0 ? Object.entries(errors).find(([k]) => k.startsWith(prefix))?.[1] : undefined;
-  };
 
   return (
     <form onSubmit={(e) => void submit(e)} noValidate>
@@ -278,89 +250,16 @@ export function CommunicationForm({
             error={errors.institution}
           />
         )}
-        <Select
-          label="種別"
-          size="md"
-          data={typeOptions}
-          value={values.communication_type}
-          onChange={(v) =>
-            v && setValues((prev) => ({ ...prev, communication_type: v as CommunicationType, labelValues: {} }))
-          }
-          allowDeselect={false}
-          error={errors.communication_type}
-        />
-        <TextInput
-          label="活動日"
-          type="date"
-          size="md"
-          required
-          value={values.acted_date}
-          onChange={(e) => set('acted_date', e.currentTarget.value)}
-          error={errors.acted_date}
-        />
-        {values.communication_type === 'event_attendance' && (
-          <TextInput
-            label="イベント名"
-            size="md"
-            value={values.event_name}
-            onChange={(e) => set('event_name', e.currentTarget.value)}
-            error={errors.event_name}
-          />
-        )}
-        {metInPerson.includes(values.communication_type) && (
-          <>
-            <TextInput
-              label="先方担当者"
-              size="md"
-              value={values.person_in_charge_hospital}
-              onChange={(e) => set('person_in_charge_hospital', e.currentTarget.value)}
-              error={errors.person_in_charge_hospital}
-            />
-            <Checkbox
-              label="医師と面談した"
-              size="md"
-              checked={values.is_doctor_attended}
-              onChange={(e) => set('is_doctor_attended', e.currentTarget.checked)}
-            />
-          </>
-        )}
-        <Textarea
-          label="内容"
-          size="md"
-          autosize
-          minRows={3}
-          value={values.story}
-          onChange={(e) => set('story', e.currentTarget.value)}
-          error={errors.story}
-        />
-        <Textarea
-          label="メモ"
-          size="md"
-          autosize
-          minRows={2}
-          value={values.memo}
-          onChange={(e) => set('memo', e.currentTarget.value)}
-          error={errors.memo}
-        />
-        {typeLabels.map((label) => (
-          <LabelValueField
-            key={label.id}
-            label={label}
-            value={values.labelValues[label.id]}
-            onChange={(value) => set('labelValues', { ...values.labelValues, [label.id]: value })}
-            error={labelError(label.id)}
-            ownDepartments={ownDepartments.data ?? []}
-          />
-        ))}
-        {errors.label_values && (
-          <Text c="red" size="sm" role="alert">
-            {errors.label_values}
-          </Text>
-        )}
-        <AttachmentPicker
-          value={values.attachments ?? []}
-          onChange={(files) => set('attachments', files)}
-          error={Object.entries(errors).find(([k]) => k.startsWith('attachment_ids'))?.[1]}
+        <CommunicationFields
+          values={values}
+          onChange={(patch) => {
+            touched.current = true;
+            setValues((v) => ({ ...v, ...patch }));
+          }}
+          onTypeChange={(type) => setValues((prev) => ({ ...prev, communication_type: type, labelValues: {} }))}
+          errors={errors}
+          typeLabels={typeLabels}
+          ownDepartments={ownDepartments.data ?? []}
         />
         <Stack gap="xs">
           <Text fw={600}>タスク</Text>

@@ -1,6 +1,6 @@
 import { Button, Group, Modal, MultiSelect, Pagination, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
-import type { CommunicationType } from '@renkei/contracts';
+import type { Communication, CommunicationType } from '@renkei/contracts';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import {
@@ -37,6 +37,9 @@ export function searchBodyOf(params: CommunicationsParams): CommunicationSearchI
 
 // The form loads when first opened, not with the list.
 const CommunicationForm = lazy(() => import('./CommunicationForm.tsx').then((m) => ({ default: m.CommunicationForm })));
+const CommunicationEditForm = lazy(() =>
+  import('./CommunicationEditForm.tsx').then((m) => ({ default: m.CommunicationEditForm })),
+);
 
 const typeOptions = Object.entries(communicationTypeLabels).map(([value, label]) => ({ value, label }));
 
@@ -67,6 +70,7 @@ export function CommunicationsPage({
   const staffs = useQuery(communicationQueries.staffs(api));
   const [keyword, setKeyword] = useState(params.keyword ?? '');
   const [logging, setLogging] = useState(false);
+  const [editing, setEditing] = useState<Communication | null>(null);
   const phone = useViewport() === 'phone';
   useEffect(() => setKeyword(params.keyword ?? ''), [params.keyword]);
 
@@ -94,6 +98,25 @@ export function CommunicationsPage({
       >
         <Suspense fallback={null}>
           {logging && <CommunicationForm institution={institution ?? null} onSaved={() => setLogging(false)} />}
+        </Suspense>
+      </Modal>
+      <Modal
+        opened={editing !== null}
+        onClose={() => setEditing(null)}
+        fullScreen={phone}
+        size="lg"
+        title="活動記録の編集"
+        withCloseButton
+      >
+        <Suspense fallback={null}>
+          {editing && (
+            <CommunicationEditForm
+              key={editing.id}
+              communication={editing}
+              onSaved={() => setEditing(null)}
+              onCancel={() => setEditing(null)}
+            />
+          )}
         </Suspense>
       </Modal>
       <Group gap="sm" align="flex-end" wrap="wrap">
@@ -164,7 +187,13 @@ export function CommunicationsPage({
       ) : (
         <Stack gap="sm">
           {data.data.map((c) => (
-            <CommunicationCard key={c.id} communication={c} labels={labels.data ?? []} currentUserId={currentUserId} />
+            <CommunicationCard
+              key={c.id}
+              communication={c}
+              labels={labels.data ?? []}
+              currentUserId={currentUserId}
+              onEdit={() => setEditing(c)}
+            />
           ))}
         </Stack>
       )}
