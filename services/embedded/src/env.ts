@@ -58,7 +58,7 @@ export const envVars: readonly EnvVar[] = [
   { name: 'LOG_LEVEL', readBy: all, default: 'info', description: 'pino log level' },
   {
     name: 'PUBLIC_ORIGIN',
-    readBy: ['identity', 'worker', 'embedded'],
+    readBy: ['identity', 'command', 'worker', 'embedded'],
     default: 'https://localhost:<PORT>',
     description: 'Public https origin; issuer = <PUBLIC_ORIGIN>/oidc',
   },
@@ -169,6 +169,12 @@ export const envVars: readonly EnvVar[] = [
     description: 'Campaign mails sent per minute at most',
   },
   {
+    name: 'RENKEI_EMAIL_COMMIT_GROUP',
+    readBy: ['worker', 'embedded'],
+    default: '5',
+    description: 'Mails of a campaign whose outcomes are recorded together (a crash may resend at most this many)',
+  },
+  {
     name: 'RENKEI_EMAIL_TRACKING_SECRET',
     readBy: ['command', 'worker', 'embedded'],
     default: 'a key kept in RENKEI_DATA_DIR',
@@ -225,6 +231,14 @@ export const envVars: readonly EnvVar[] = [
     readBy: ['embedded'],
     default: 'silent',
     description: 'Tests: log level of the system the reliability suite attacks',
+    devOnly: true,
+  },
+  {
+    name: 'RELIABILITY_POOL_MAX',
+    readBy: ['embedded'],
+    default: null,
+    description:
+      'Tests: size of the one database pool of the system the reliability suite attacks, to run its cases under contention',
     devOnly: true,
   },
   {

@@ -43,7 +43,7 @@ export function testServices(): AppServices {
       login: vi.fn(),
       getToken: vi.fn(),
       logout: vi.fn(),
-      clearAccount: vi.fn(),
+      clearAccount: vi.fn(async () => {}),
     },
     api: {} as AppServices['api'],
     logout: vi.fn(async () => {}),
