@@ -1,8 +1,12 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach, vi } from 'vitest';
 
 afterEach(() => cleanup());
+
+// findBy…/waitFor give up after 1 s by default: on a loaded CI machine a page's first render (lazy
+// chunks, Suspense, the mocked queries) can take longer, and the test failed without anything being wrong.
+configure({ asyncUtilTimeout: 10_000 });
 
 // jsdom has no layout: Mantine needs these browser APIs to exist.
 const width = () => (globalThis as { __viewportWidth?: number }).__viewportWidth ?? 1280;
