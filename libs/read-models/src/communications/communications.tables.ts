@@ -83,6 +83,36 @@ export const communicationLabelsTable = defineTable({
   primaryKey: ['tenant_id', 'id'],
 });
 
+/**
+ * Live records per tenant, day and type: the search's total when it filters on nothing but the period
+ * and the types (the unfiltered list, "visits this month") is a sum of these rows instead of a count
+ * that visits every matching record. Summed again from `communications` for every key a batch touches.
+ */
+export const communicationDayCountsTable = defineTable({
+  name: 'communication_day_counts',
+  columns: {
+    tenant_id: column.uuid(),
+    acted_date: column.date(),
+    communication_type: column.text(),
+    record_count: column.int(),
+  },
+  primaryKey: ['tenant_id', 'acted_date', 'communication_type'],
+});
+
+/**
+ * Saves of each tenant's communication-label order (`CommunicationLabelsReordered` events): the
+ * command side's order version, answered as the ETag of `GET /communication_labels` so a reorder can
+ * send it back as If-Match. No row: never reordered (version 0).
+ */
+export const communicationLabelOrdersTable = defineTable({
+  name: 'communication_label_orders',
+  columns: {
+    tenant_id: column.uuid(),
+    order_version: column.int(),
+  },
+  primaryKey: ['tenant_id'],
+});
+
 /** The last visit (visit or new_visit) of each institution a tenant has visited. */
 export const lastVisitsTable = defineTable({
   name: 'mi_last_visits',
@@ -100,5 +130,7 @@ export type CommunicationsTables = KyselyTables<
   | typeof communicationCommentsTable
   | typeof communicationLikesTable
   | typeof communicationLabelsTable
+  | typeof communicationDayCountsTable
+  | typeof communicationLabelOrdersTable
   | typeof lastVisitsTable
 >;
