@@ -69,7 +69,7 @@ export const communicationsProjection = defineProjection({
   // and a trigram index on the keyword text where pg_trgm is installed.
   // v3: a 2-gram index on the keyword text, for two-character keywords (面談), which have no trigram.
   // v4: records per tenant, day and type (the search's total without a visit per record) and the
-  // label order's number of saves (the ETag of the label list).
+  // label order's number of saves (the ETag of the label list); the search's whole order in its indexes.
   version: 4,
   eventTypes: decode.types,
   tables: tableNames(tables),

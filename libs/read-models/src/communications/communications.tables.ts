@@ -31,10 +31,12 @@ export const communicationsTable = defineTable({
     updated_at: column.timestamptz(),
   },
   primaryKey: ['tenant_id', 'id'],
+  // The search's order (acted_date, created_at, id) in full, so a page reads its 20 rows and no more:
+  // with acted_date alone it read and sorted every record of the first day (~900 heap rows at 1,000,000).
   indexes: [
-    ['tenant_id', 'acted_date DESC', 'id'],
-    ['tenant_id', 'medical_institution_id', 'acted_date DESC'],
-    ['tenant_id', 'user_id', 'acted_date DESC'],
+    ['tenant_id', 'acted_date DESC', 'created_at DESC', 'id DESC'],
+    ['tenant_id', 'medical_institution_id', 'acted_date DESC', 'created_at DESC', 'id DESC'],
+    ['tenant_id', 'user_id', 'acted_date DESC', 'created_at DESC', 'id DESC'],
     // A type filter over a period (the search's "visits this month", its count) without a heap row each.
     ['tenant_id', 'communication_type', 'acted_date DESC'],
   ],

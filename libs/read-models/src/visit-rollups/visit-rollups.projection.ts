@@ -10,6 +10,10 @@ import {
 } from '@renkei/domain';
 import { createTables, insertRows, tableNames } from '../shared/table.ts';
 import {
+  noFacilityType,
+  noPrefecture,
+  visitAttributeBasesTable,
+  visitAttributeMonthlyRollupsTable,
   visitDailyRollupsTable,
   visitMonthlyRollupsTable,
   visitSourcesTable,
@@ -31,6 +35,8 @@ const tables = [
   visitTenantDailyRollupsTable,
   visitMonthlyRollupsTable,
   visitTenantMonthlyRollupsTable,
+  visitAttributeMonthlyRollupsTable,
+  visitAttributeBasesTable,
 ] as const;
 
 /** The communication types the visit charts count (docs/decisions.md, Visit analysis). */
@@ -55,7 +61,8 @@ export const visitRollupsProjection = defineProjection({
   name: 'visit_rollups',
   // v2 (docs/decisions.md, Visit analysis at 1,000,000 records): per-tenant daily and monthly rows without
   // the staff dimension, and a covering index so charts filtered by institution read the per-visit rows index-only.
-  version: 2,
+  // v3: monthly rows per facility type and prefecture (with the master sync they were summed against).
+  version: 3,
   eventTypes: decode.types,
   tables: tableNames(tables),
   async setup(trx, t) {
@@ -220,8 +227,93 @@ export const visitRollupsProjection = defineProjection({
     );
     for (const k of await keysOf(trx, t, refs)) dayKeys.set(dayKeyString(k), k);
     await resumDays(trx, t, [...dayKeys.values()]);
+    await resumAttributes(trx, t, [...dayKeys.values()]);
   },
 });
+
+/**
+ * The institution master's sync runs so far, or null when one is running (or there is no master yet).
+ * Read before the master rows are: a sync inserts its run before it writes any institution, so rows
+ * summed after this read are at least as new as the count says, and any later sync moves the count on.
+ */
+async function masterRuns(trx: Transaction<unknown>): Promise<number | null> {
+  const { rows: exists } = await sql<{ ok: boolean }>`
+    SELECT to_regclass('ref.sync_runs') IS NOT NULL AND to_regclass('ref.medical_institutions') IS NOT NULL AS ok`.execute(
+    trx,
+  );
+  if (!exists[0]?.ok) return null;
+  const { rows } = await sql<{ runs: number; running: number }>`
+    SELECT count(*)::int AS runs, count(*) FILTER (WHERE status = 'running')::int AS running
+      FROM ref.sync_runs WHERE kind = 'medical_institutions'`.execute(trx);
+  return rows[0]!.running > 0 ? null : rows[0]!.runs;
+}
+
+/**
+ * Sums the attribute rollups of the months and types the given day keys fall in, for tenants whose rows
+ * were summed against the current master; a tenant summed against an older master (or none) has all its
+ * months summed again. While a sync runs nothing is summed and the tenants' rows are marked unusable.
+ */
+async function resumAttributes(trx: Transaction<unknown>, t: Tables, keys: DayKey[]): Promise<void> {
+  if (keys.length === 0) return;
+  const runs = await masterRuns(trx);
+  const tenants = [...new Set(keys.map((k) => k.tenant_id))];
+  const { rows: bases } = await sql<{ tenant_id: string; master_runs: number | null }>`
+    SELECT tenant_id, master_runs FROM ${sql.table(t.visit_attribute_bases)}
+     WHERE tenant_id = ANY(${sql.val(tenants)}::uuid[])`.execute(trx);
+  const current = new Set(bases.filter((b) => runs !== null && b.master_runs === runs).map((b) => b.tenant_id));
+  const stale = tenants.filter((id) => !current.has(id));
+  const sums = sql`count(*)::int, count(*) FILTER (WHERE s.is_doctor_attended)::int,
+                   count(*) FILTER (WHERE s.has_next_action)::int`;
+  const attributes = sql`coalesce(m.facility_type_id, ${noFacilityType}), coalesce(m.prefecture_code::int, ${noPrefecture})`;
+  const columns = sql`(tenant_id, month, communication_type, facility_type_id, prefecture_code, visit_count,
+                       doctor_interview_count, next_action_count)`;
+  if (runs !== null && stale.length > 0) {
+    await sql`DELETE FROM ${sql.table(t.visit_attribute_monthly_rollups)} WHERE tenant_id = ANY(${sql.val(stale)}::uuid[])`.execute(
+      trx,
+    );
+    await sql`
+      INSERT INTO ${sql.table(t.visit_attribute_monthly_rollups)} ${columns}
+      SELECT s.tenant_id, date_trunc('month', s.acted_date)::date, s.communication_type, ${attributes}, ${sums}
+        FROM ${sql.table(t.visit_sources)} s
+        LEFT JOIN ref.medical_institutions m ON m.id = s.medical_institution_id
+       WHERE s.tenant_id = ANY(${sql.val(stale)}::uuid[])
+       GROUP BY 1, 2, 3, 4, 5`.execute(trx);
+  }
+  const months = new Map<string, { tenant: string; month: string; type: string }>();
+  for (const k of keys)
+    if (current.has(k.tenant_id)) {
+      const month = `${k.acted_date.slice(0, 7)}-01`;
+      months.set(`${k.tenant_id}|${month}|${k.communication_type}`, {
+        tenant: k.tenant_id,
+        month,
+        type: k.communication_type,
+      });
+    }
+  const list = [...months.values()];
+  if (list.length > 0) {
+    const m = sql`unnest(${sql.val(list.map((x) => x.tenant))}::uuid[], ${sql.val(list.map((x) => x.month))}::date[],
+                         ${sql.val(list.map((x) => x.type))}::text[]) AS k(tenant_id, month, communication_type)`;
+    await sql`
+      DELETE FROM ${sql.table(t.visit_attribute_monthly_rollups)} AS cur USING ${m}
+       WHERE cur.tenant_id = k.tenant_id AND cur.month = k.month AND cur.communication_type = k.communication_type`.execute(
+      trx,
+    );
+    await sql`
+      INSERT INTO ${sql.table(t.visit_attribute_monthly_rollups)} ${columns}
+      SELECT s.tenant_id, k.month, s.communication_type, ${attributes}, ${sums}
+        FROM ${m}
+        JOIN ${sql.table(t.visit_sources)} s
+          ON s.tenant_id = k.tenant_id AND s.communication_type = k.communication_type
+         AND s.acted_date >= k.month AND s.acted_date < k.month + interval '1 month'
+        LEFT JOIN ref.medical_institutions m ON m.id = s.medical_institution_id
+       GROUP BY 1, 2, 3, 4, 5`.execute(trx);
+  }
+  if (stale.length > 0)
+    await sql`
+      INSERT INTO ${sql.table(t.visit_attribute_bases)} AS cur (tenant_id, master_runs)
+      SELECT id, ${runs}::int FROM unnest(${sql.val(stale)}::uuid[]) AS id
+      ON CONFLICT (tenant_id) DO UPDATE SET master_runs = excluded.master_runs`.execute(trx);
+}
 
 /** Sets `has_next_action` of the source rows `from` selects (a FROM list and WHERE on `s`) from their links. */
 async function refreshNextActions(trx: Transaction<unknown>, t: Tables, from: RawBuilder<unknown>): Promise<void> {
@@ -361,4 +453,6 @@ export async function rebuildTenantVisitRollups(trx: Transaction<unknown>, t: Ta
     SELECT DISTINCT tenant_id, to_char(acted_date, 'YYYY-MM-DD') AS acted_date, user_id, communication_type
       FROM ${sql.table(t.visit_sources)} WHERE tenant_id = ${tenantId}`.execute(trx);
   await resumDays(trx, t, rows);
+  await sql`DELETE FROM ${sql.table(t.visit_attribute_bases)} WHERE tenant_id = ${tenantId}`.execute(trx);
+  await resumAttributes(trx, t, rows);
 }

@@ -42,7 +42,7 @@ async function visitSums(
 ): Promise<{ labels: string[]; sums: VisitSums[] }> {
   const buckets = bucketsOf(body.period, body.period_unit);
   const rows = institutionLevel(body)
-    ? await perVisitRows(db, tenantId, body)
+    ? await institutionRows(db, tenantId, body)
     : await rollupRows(db, tenantId, body, body.period_unit === 'week');
   const index = new Map(buckets.map((b, i) => [b.key, i]));
   const sums = buckets.map(empty);
@@ -95,6 +95,47 @@ async function rollupRows(db: Kysely<ReadModels>, tenantId: string, body: VisitC
   }
   const { rows } = await sql<Row>`${sql.join(parts, sql` UNION ALL `)}`.execute(db);
   return rows;
+}
+
+/**
+ * A chart filtered by institution: whole months from the facility-type and prefecture rollups when
+ * those are the only filters, the unit is a month or longer and the rollups were summed against the
+ * master as it is now; the days at the period's ends and everything else from the per-visit rows.
+ */
+async function institutionRows(db: Kysely<ReadModels>, tenantId: string, body: VisitChartBody): Promise<Row[]> {
+  const attributesOnly =
+    body.user_ids.length + body.medical_institution_ids.length + body.tag_ids.length + (body.cities?.length ?? 0) ===
+      0 && body.period_unit !== 'week';
+  const { inner, edges } = splitForRollups(body.period, 'month');
+  if (!attributesOnly || !inner || !(await attributesCurrent(db, tenantId))) return perVisitRows(db, tenantId, body);
+  const parts = [
+    sql`a.communication_type = ANY(${sql.val(body.communication_types.length > 0 ? body.communication_types : visitTypes)}::text[])`,
+  ];
+  // The same ids as the master join takes (analysis.queries.ts, institutionConditions).
+  if (body.facility_type_ids.length > 0)
+    parts.push(
+      sql`a.facility_type_id = ANY(${sql.val(body.facility_type_ids.filter((id) => /^-?(0|[1-9]\d{0,8})$/.test(id)).map(Number))}::int[])`,
+    );
+  if (body.prefectures?.length)
+    parts.push(sql`a.prefecture_code = ANY(${sql.val(body.prefectures.map(Number))}::int[])`);
+  const [months, ...ends] = await Promise.all([
+    sql<Row>`
+      SELECT to_char(a.month, 'YYYY-MM-DD') AS d, a.communication_type, sum(a.visit_count)::int AS visits,
+             sum(a.doctor_interview_count)::int AS doctors, sum(a.next_action_count)::int AS actions
+        FROM rm.visit_attribute_monthly_rollups a
+       WHERE a.tenant_id = ${tenantId} AND a.month BETWEEN ${inner.from} AND ${inner.to}${and(parts)}
+       GROUP BY 1, 2`.execute(db),
+    ...edges.map((period) => perVisitRows(db, tenantId, { ...body, period })),
+  ]);
+  return [...months.rows, ...ends.flat()];
+}
+
+/** Whether the tenant's attribute rollups were summed against the master as it is (no sync since). */
+async function attributesCurrent(db: Kysely<ReadModels>, tenantId: string): Promise<boolean> {
+  const { rows } = await sql<{ ok: boolean | null }>`
+    SELECT b.master_runs = (SELECT count(*)::int FROM ref.sync_runs WHERE kind = 'medical_institutions') AS ok
+      FROM rm.visit_attribute_bases b WHERE b.tenant_id = ${tenantId}`.execute(db);
+  return rows[0]?.ok === true;
 }
 
 async function perVisitRows(db: Kysely<ReadModels>, tenantId: string, body: VisitChartBody) {
