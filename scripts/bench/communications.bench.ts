@@ -273,7 +273,7 @@ export const bench: BenchDefinition = {
       );
       const z = sizes[0]!;
       ctx.log(
-        `seeded ${z.c} communications, ${z.t} tasks (visit rows ${z.s}, daily rollups ${z.d}, per-tenant daily ${z.td}, monthly ${z.m}) in ${round((performance.now() - t0) / 1000)} s`,
+        `${marker[0] ? 'reused' : 'seeded'} ${z.c} communications, ${z.t} tasks (visit rows ${z.s}, daily rollups ${z.d}, per-tenant daily ${z.td}, monthly ${z.m}) in ${round((performance.now() - t0) / 1000)} s`,
       );
       const { rows: busiest } = await db.pool.query<{ id: string; n: number }>(
         `SELECT medical_institution_id AS id, count(*)::int AS n FROM rm.communications WHERE tenant_id = $1
