@@ -107,7 +107,7 @@ async function institutionRows(db: Kysely<ReadModels>, tenantId: string, body: V
     body.user_ids.length + body.medical_institution_ids.length + body.tag_ids.length + (body.cities?.length ?? 0) ===
       0 && body.period_unit !== 'week';
   const { inner, edges } = splitForRollups(body.period, 'month');
-  if (!attributesOnly || !inner || !(await attributesCurrent(db, tenantId))) return perVisitRows(db, tenantId, body);
+  if (!attributesOnly || !inner) return perVisitRows(db, tenantId, body);
   const parts = [
     sql`a.communication_type = ANY(${sql.val(body.communication_types.length > 0 ? body.communication_types : visitTypes)}::text[])`,
   ];
@@ -118,24 +118,25 @@ async function institutionRows(db: Kysely<ReadModels>, tenantId: string, body: V
     );
   if (body.prefectures?.length)
     parts.push(sql`a.prefecture_code = ANY(${sql.val(body.prefectures.map(Number))}::int[])`);
+  // One statement says whether the rows were summed against the master as it is (no sync since) and,
+  // if so, sums them: a separate check was one more round trip on every chart.
   const [months, ...ends] = await Promise.all([
-    sql<Row>`
-      SELECT to_char(a.month, 'YYYY-MM-DD') AS d, a.communication_type, sum(a.visit_count)::int AS visits,
-             sum(a.doctor_interview_count)::int AS doctors, sum(a.next_action_count)::int AS actions
-        FROM rm.visit_attribute_monthly_rollups a
-       WHERE a.tenant_id = ${tenantId} AND a.month BETWEEN ${inner.from} AND ${inner.to}${and(parts)}
-       GROUP BY 1, 2`.execute(db),
+    sql<Row & { ok: boolean }>`
+      WITH basis AS (
+        SELECT coalesce((SELECT b.master_runs = (SELECT count(*)::int FROM ref.sync_runs WHERE kind = 'medical_institutions')
+                           FROM rm.visit_attribute_bases b WHERE b.tenant_id = ${tenantId}), false) AS ok)
+      SELECT basis.ok, m.d, m.communication_type, m.visits, m.doctors, m.actions
+        FROM basis
+        LEFT JOIN LATERAL (
+          SELECT to_char(a.month, 'YYYY-MM-DD') AS d, a.communication_type, sum(a.visit_count)::int AS visits,
+                 sum(a.doctor_interview_count)::int AS doctors, sum(a.next_action_count)::int AS actions
+            FROM rm.visit_attribute_monthly_rollups a
+           WHERE basis.ok AND a.tenant_id = ${tenantId} AND a.month BETWEEN ${inner.from} AND ${inner.to}${and(parts)}
+           GROUP BY 1, 2) m ON true`.execute(db),
     ...edges.map((period) => perVisitRows(db, tenantId, { ...body, period })),
   ]);
-  return [...months.rows, ...ends.flat()];
-}
-
-/** Whether the tenant's attribute rollups were summed against the master as it is (no sync since). */
-async function attributesCurrent(db: Kysely<ReadModels>, tenantId: string): Promise<boolean> {
-  const { rows } = await sql<{ ok: boolean | null }>`
-    SELECT b.master_runs = (SELECT count(*)::int FROM ref.sync_runs WHERE kind = 'medical_institutions') AS ok
-      FROM rm.visit_attribute_bases b WHERE b.tenant_id = ${tenantId}`.execute(db);
-  return rows[0]?.ok === true;
+  if (!months.rows[0]?.ok) return perVisitRows(db, tenantId, body);
+  return [...months.rows.filter((r) => r.d !== null), ...ends.flat()];
 }
 
 async function perVisitRows(db: Kysely<ReadModels>, tenantId: string, body: VisitChartBody) {
