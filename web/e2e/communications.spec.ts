@@ -220,3 +220,38 @@ test.describe('editing a communication', () => {
     await expect(card).toContainText(story);
   });
 });
+
+test.describe('communication labels order', () => {
+  test('a reorder over one saved meanwhile in another tab is refused, said and replaced by the saved order', async ({
+    page,
+    context,
+  }) => {
+    await signIn(page, undefined, '/labels?tab=CommunicationLabels');
+    const names = (p: typeof page) =>
+      p
+        .getByTestId('communication-label-table')
+        .locator('tr[data-label-name]')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-label-name')));
+    await expect(page.getByTestId('communication-label-table')).toBeVisible();
+    const original = await names(page);
+    expect(original.slice(0, 2)).toEqual(['面談相手', '次回訪問予定']);
+    // A second tab of the same owner reads the same order.
+    const other = await context.newPage();
+    await other.goto(app('/labels?tab=CommunicationLabels'));
+    await expect(other.getByTestId('communication-label-table')).toBeVisible();
+
+    await page.getByRole('button', { name: '次回訪問予定を上へ' }).click();
+    await expect.poll(() => names(page)).toEqual(['次回訪問予定', '面談相手', ...original.slice(2)]);
+
+    // The second tab still shows the old order: its move is refused, not applied over the first.
+    await other.getByRole('button', { name: '面談相手を下へ' }).click();
+    await expect(other.getByText('他の人が更新しました。最新の内容を読み込みました。')).toBeVisible();
+    await expect.poll(() => names(other)).toEqual(['次回訪問予定', '面談相手', ...original.slice(2)]);
+
+    // With the order it now shows, the move goes through (and puts the demo's order back).
+    await other.getByRole('button', { name: '面談相手を上へ' }).click();
+    await expect.poll(() => names(other)).toEqual(original);
+    await page.reload();
+    await expect.poll(() => names(page)).toEqual(original);
+  });
+});

@@ -62,6 +62,14 @@ describe('api client', () => {
     expect(JSON.parse(init.body as string)).toEqual({ name: 'a' });
   });
 
+  it("hands the answer's ETag to the caller that asks for it (a list's version, sent back as If-Match)", async () => {
+    const { api } = setup([json([], 200, { etag: '"4"' }), json([], 200)]);
+    const seen: (string | null)[] = [];
+    await api.listCommunicationLabels({ query: {}, onEtag: (etag) => seen.push(etag) });
+    await api.listCommunicationLabels({ query: {}, onEtag: (etag) => seen.push(etag) });
+    expect(seen).toEqual(['"4"', null]);
+  });
+
   it('sends a multipart body as the FormData it is, leaving its content type to the browser', async () => {
     const { api, fetch } = setup([json({ id: tagId }, 201)]);
     const form = new FormData();

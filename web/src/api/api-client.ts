@@ -35,6 +35,8 @@ type CallArgs<E> = ParamsPart<E> &
     ifMatch?: number | string;
     /** A create's Idempotency-Key: a retry of the same request never makes a second record. */
     idempotencyKey?: string;
+    /** Receives the answer's ETag (null when it has none): a version a list's GET gives only there. */
+    onEtag?: (etag: string | null) => void;
     signal?: AbortSignal;
   };
 type CallResult<E> = E extends EndpointContract<any, any, any, infer R> ? z.output<R> : never;
@@ -76,6 +78,7 @@ function createTransport(deps: ApiClientDeps): ApiTransport {
       body?: unknown;
       ifMatch?: number | string;
       idempotencyKey?: string;
+      onEtag?: (etag: string | null) => void;
       signal?: AbortSignal;
     };
     const params: Record<string, string | number> = {};
@@ -129,6 +132,7 @@ function createTransport(deps: ApiClientDeps): ApiTransport {
     }
 
     if (response.status < 200 || response.status > 299) throw await toApiError(response);
+    args.onEtag?.(response.headers.get('etag'));
     if (contract.method !== 'GET') {
       const position = response.headers.get(positionHeader);
       if (position) lastPosition = position;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
-import { projectionTest } from '@renkei/projections/testing';
+import { projectionTest, type GivenEvent } from '@renkei/projections/testing';
 import { communicationsProjection } from './communications.projection.ts';
 import { tasksProjection } from '../tasks/tasks.projection.ts';
 
@@ -159,6 +159,116 @@ describe('communications projection', () => {
         { id: a, name: '訪問目的', is_required: true, sort_order: 1, version: 1 },
         { id: c, name: '次回', is_required: false, sort_order: 1_000_004, version: 0 },
       ]);
+  });
+
+  it('counts the label order saves of each tenant (the ETag of the label list)', async () => {
+    const [a, b] = [randomUUID(), randomUUID()];
+    const other = randomUUID();
+    const label = (id: string) => ({
+      label_id: id,
+      name: id.slice(0, 4),
+      communication_type: 'visit',
+      component_type: 'text',
+      description: '',
+      selections: [],
+      is_required: false,
+    });
+    await test
+      .given(
+        [
+          { type: 'CommunicationLabelCreated', stream: 'labels', data: label(a) },
+          { type: 'CommunicationLabelCreated', stream: 'labels', data: label(b) },
+          { type: 'CommunicationLabelsReordered', stream: 'labels', data: { label_ids: [b, a] } },
+          { type: 'CommunicationLabelsReordered', stream: 'labels', data: { label_ids: [a, b] } },
+          { type: 'CommunicationLabelsReordered', tenant: other, stream: 'other', data: { label_ids: [] } },
+        ],
+        [{ type: 'CommunicationLabelsReordered', stream: 'labels', data: { label_ids: [b, a] } }],
+      )
+      .thenRows('communication_label_orders', [
+        { tenant_id: test.tenantId, order_version: 3 },
+        { tenant_id: other, order_version: 1 },
+      ]);
+  });
+
+  // The per-day totals against the records themselves: random creates, edits that move a record to
+  // another day or type, and deletes, over several batches and two tenants.
+  it('keeps the records per day and type equal to the live records, whatever the edits (property)', async () => {
+    const days = ['2026-01-31', '2026-02-01', '2026-02-02', '2026-03-15'];
+    const types = ['visit', 'new_visit', 'phone', 'other'];
+    const tenants = [test.tenantId, randomUUID()];
+    const institution = randomUUID();
+    for (let run = 0; run < 5; run++) {
+      let seed = 7 + run * 101;
+      const rand = (n: number) => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return seed % n;
+      };
+      const live = new Map<string, { tenant: string; day: string; type: string }>();
+      const known: { id: string; tenant: string }[] = [];
+      const batches: GivenEvent[][] = [];
+      for (let b = 0; b < 4; b++) {
+        const batch: GivenEvent[] = [];
+        for (let i = 0; i < 12; i++) {
+          const pick = rand(10);
+          const day = days[rand(days.length)]!;
+          const type = types[rand(types.length)]!;
+          if (pick < 5 || known.length === 0) {
+            const id = randomUUID();
+            const tenant = tenants[rand(tenants.length)]!;
+            known.push({ id, tenant });
+            live.set(id, { tenant, day, type });
+            batch.push({
+              type: 'CommunicationCreated',
+              tenant,
+              stream: `communication-${id}`,
+              data: { ...fields(id, institution, { acted_date: day, communication_type: type }), tasks: [] },
+            });
+            continue;
+          }
+          const { id, tenant } = known[rand(known.length)]!;
+          if (!live.has(id)) continue;
+          if (pick < 8) {
+            live.set(id, { tenant, day, type });
+            batch.push({
+              type: 'CommunicationUpdated',
+              tenant,
+              stream: `communication-${id}`,
+              data: fields(id, institution, { acted_date: day, communication_type: type }),
+            });
+          } else {
+            live.delete(id);
+            batch.push({
+              type: 'CommunicationDeleted',
+              tenant,
+              stream: `communication-${id}`,
+              data: { communication_id: id, medical_institution_id: institution },
+            });
+          }
+        }
+        batches.push(batch);
+      }
+      const expected = new Map<
+        string,
+        { tenant_id: string; acted_date: Date; communication_type: string; record_count: number }
+      >();
+      for (const r of live.values()) {
+        const key = `${r.tenant}:${r.day}:${r.type}`;
+        const row = expected.get(key) ?? {
+          tenant_id: r.tenant,
+          acted_date: new Date(`${r.day}T00:00:00`),
+          communication_type: r.type,
+          record_count: 0,
+        };
+        row.record_count++;
+        expected.set(key, row);
+      }
+      const scenario = test.given(...batches);
+      await scenario.thenRows(
+        'communications',
+        [...live.entries()].map(([id, r]) => ({ id, tenant_id: r.tenant, communication_type: r.type })),
+      );
+      await scenario.thenRows('communication_day_counts', [...expected.values()]);
+    }
   });
 
   it('fails loudly on data its schema refuses', async () => {

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { defineProjection } from '@renkei/projections';
 import {
   communicationEventSchemas,
@@ -11,6 +11,8 @@ import { normalizeKeyword } from '@renkei/institution-master';
 import { createTables, insertRows, tableNames, type WriteRow } from '../shared/table.ts';
 import {
   communicationCommentsTable,
+  communicationDayCountsTable,
+  communicationLabelOrdersTable,
   communicationLabelsTable,
   communicationLikesTable,
   communicationsTable,
@@ -23,6 +25,8 @@ const tables = [
   communicationCommentsTable,
   communicationLikesTable,
   communicationLabelsTable,
+  communicationDayCountsTable,
+  communicationLabelOrdersTable,
   lastVisitsTable,
 ] as const;
 
@@ -64,7 +68,9 @@ export const communicationsProjection = defineProjection({
   // v2: indexes for the search (docs/benchmarks.md, communications at 1,000,000): (tenant, type, date),
   // and a trigram index on the keyword text where pg_trgm is installed.
   // v3: a 2-gram index on the keyword text, for two-character keywords (面談), which have no trigram.
-  version: 3,
+  // v4: records per tenant, day and type (the search's total without a visit per record) and the
+  // label order's number of saves (the ETag of the label list); the search's whole order in its indexes.
+  version: 4,
   eventTypes: decode.types,
   tables: tableNames(tables),
   async setup(trx, t) {
@@ -112,6 +118,7 @@ export const communicationsProjection = defineProjection({
     >();
     const labels = new Map<string, LabelEntry>();
     const reorders = new Map<string, string[]>();
+    const reorderCounts = new Map<string, number>();
     const touchedInstitutions = new Map<string, { tenantId: string; id: string }>();
     const deletedRecords: { tenantId: string; id: string }[] = [];
 
@@ -238,6 +245,7 @@ export const communicationsProjection = defineProjection({
         }
         case 'CommunicationLabelsReordered':
           reorders.set(tenantId, event.data.label_ids);
+          reorderCounts.set(tenantId, (reorderCounts.get(tenantId) ?? 0) + 1);
           break;
         default: {
           const never: never = event;
@@ -246,7 +254,29 @@ export const communicationsProjection = defineProjection({
       }
     }
 
+    // The (tenant, day, type) keys whose totals this batch may change: where each touched record was
+    // before (read before the writes below) and where it is now.
+    const touchedRecords = [
+      ...[...records.values()].flatMap((r) =>
+        r.fields ? [{ tenantId: r.tenantId, id: r.fields.communication_id }] : [],
+      ),
+      ...deletedRecords,
+    ];
+    const dayKeys = new Map<string, { tenantId: string; day: string; type: string }>();
+    const addDayKey = (tenantId: string, day: string, type: string) =>
+      dayKeys.set(`${tenantId}:${day}:${type}`, { tenantId, day, type });
+    if (touchedRecords.length > 0) {
+      const { rows: before } = await sql<{ tenant_id: string; d: string; communication_type: string }>`
+        SELECT c.tenant_id, to_char(c.acted_date, 'YYYY-MM-DD') AS d, c.communication_type
+          FROM ${sql.table(t.communications)} c
+          JOIN unnest(${sql.val(touchedRecords.map((r) => r.tenantId))}::uuid[],
+                      ${sql.val(touchedRecords.map((r) => r.id))}::uuid[]) AS k(tenant_id, id)
+            ON c.tenant_id = k.tenant_id AND c.id = k.id`.execute(trx);
+      for (const b of before) addDayKey(b.tenant_id, b.d, b.communication_type);
+    }
+
     const live = [...records.values()].filter((r) => !r.deleted && r.fields);
+    for (const r of live) addDayKey(r.tenantId, r.fields!.acted_date, r.fields!.communication_type);
     const rows: WriteRow<typeof communicationsTable>[] = live.map((r) => {
       const f = r.fields!;
       return {
@@ -295,6 +325,25 @@ export const communicationsProjection = defineProjection({
           DELETE FROM ${sql.table(table)} AS cur USING unnest(${tenantIds}::uuid[], ${ids}::uuid[]) AS d(tenant_id, id)
            WHERE cur.tenant_id = d.tenant_id AND ${idColumn} = d.id`.execute(trx);
       }
+    }
+
+    if (dayKeys.size > 0) {
+      const keys = [...dayKeys.values()];
+      const tenantIds = sql.val(keys.map((k) => k.tenantId));
+      const days = sql.val(keys.map((k) => k.day));
+      const types = sql.val(keys.map((k) => k.type));
+      await sql`
+        DELETE FROM ${sql.table(t.communication_day_counts)} AS cur
+         USING unnest(${tenantIds}::uuid[], ${days}::date[], ${types}::text[]) AS k(tenant_id, acted_date, communication_type)
+         WHERE cur.tenant_id = k.tenant_id AND cur.acted_date = k.acted_date
+           AND cur.communication_type = k.communication_type`.execute(trx);
+      await sql`
+        INSERT INTO ${sql.table(t.communication_day_counts)} (tenant_id, acted_date, communication_type, record_count)
+        SELECT c.tenant_id, c.acted_date, c.communication_type, count(*)::int
+          FROM unnest(${tenantIds}::uuid[], ${days}::date[], ${types}::text[]) AS k(tenant_id, acted_date, communication_type)
+          JOIN ${sql.table(t.communications)} c ON c.tenant_id = k.tenant_id AND c.acted_date = k.acted_date
+           AND c.communication_type = k.communication_type
+         GROUP BY 1, 2, 3`.execute(trx);
     }
 
     const deletedIds = new Set(deletedRecords.map((d) => `${d.tenantId}:${d.id}`));
@@ -416,5 +465,29 @@ export const communicationsProjection = defineProjection({
                       ${sql.val(orders.map((o) => o.i))}::int[]) AS o(tenant_id, id, i)
          WHERE cur.tenant_id = o.tenant_id AND cur.id = o.id`.execute(trx);
     }
+    if (reorderCounts.size > 0) {
+      const saves = [...reorderCounts.entries()];
+      await sql`
+        INSERT INTO ${sql.table(t.communication_label_orders)} AS cur (tenant_id, order_version)
+        SELECT * FROM unnest(${sql.val(saves.map(([id]) => id))}::uuid[], ${sql.val(saves.map(([, n]) => n))}::int[])
+        ON CONFLICT (tenant_id) DO UPDATE SET order_version = cur.order_version + excluded.order_version`.execute(trx);
+    }
   },
 });
+
+/**
+ * Sums every (day, type) key of one tenant again from `communications`: the bench writes records
+ * straight into the table and then calls this (the projection itself sums only the keys a batch touches).
+ */
+export async function recountTenantCommunicationDays(
+  trx: Transaction<unknown>,
+  t: { communications: string; communication_day_counts: string },
+  tenantId: string,
+): Promise<void> {
+  await sql`DELETE FROM ${sql.table(t.communication_day_counts)} WHERE tenant_id = ${tenantId}`.execute(trx);
+  await sql`
+    INSERT INTO ${sql.table(t.communication_day_counts)} (tenant_id, acted_date, communication_type, record_count)
+    SELECT tenant_id, acted_date, communication_type, count(*)::int
+      FROM ${sql.table(t.communications)} WHERE tenant_id = ${tenantId}
+     GROUP BY 1, 2, 3`.execute(trx);
+}

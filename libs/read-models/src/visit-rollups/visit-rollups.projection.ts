@@ -10,6 +10,10 @@ import {
 } from '@renkei/domain';
 import { createTables, insertRows, tableNames } from '../shared/table.ts';
 import {
+  noFacilityType,
+  noPrefecture,
+  visitAttributeBasesTable,
+  visitAttributeMonthlyRollupsTable,
   visitDailyRollupsTable,
   visitMonthlyRollupsTable,
   visitSourcesTable,
@@ -31,6 +35,8 @@ const tables = [
   visitTenantDailyRollupsTable,
   visitMonthlyRollupsTable,
   visitTenantMonthlyRollupsTable,
+  visitAttributeMonthlyRollupsTable,
+  visitAttributeBasesTable,
 ] as const;
 
 /** The communication types the visit charts count (docs/decisions.md, Visit analysis). */
@@ -55,7 +61,8 @@ export const visitRollupsProjection = defineProjection({
   name: 'visit_rollups',
   // v2 (docs/decisions.md, Visit analysis at 1,000,000 records): per-tenant daily and monthly rows without
   // the staff dimension, and a covering index so charts filtered by institution read the per-visit rows index-only.
-  version: 2,
+  // v3: monthly rows per facility type and prefecture (with the master sync they were summed against).
+  version: 3,
   eventTypes: decode.types,
   tables: tableNames(tables),
   async setup(trx, t) {
@@ -145,6 +152,7 @@ export const visitRollupsProjection = defineProjection({
     const refs = [...touched.values()];
     const dayKeys = new Map<string, DayKey>();
     for (const k of await keysOf(trx, t, refs)) dayKeys.set(dayKeyString(k), k);
+    const attributes = await attributesBefore(trx, t, refs);
 
     // Sources: visits upserted (never behind a later save), everything else removed.
     const live = [...records.values()].filter((r) => r.fields && isVisit(r.fields.communication_type));
@@ -220,8 +228,157 @@ export const visitRollupsProjection = defineProjection({
     );
     for (const k of await keysOf(trx, t, refs)) dayKeys.set(dayKeyString(k), k);
     await resumDays(trx, t, [...dayKeys.values()]);
+    await attributesAfter(trx, t, refs, attributes);
   },
 });
+
+/**
+ * The institution master's sync runs so far, or null when one is running (or there is no master yet).
+ * Read before the master rows are: a sync inserts its run before it writes any institution, so rows
+ * summed after this read are at least as new as the count says, and any later sync moves the count on.
+ */
+async function masterRuns(trx: Transaction<unknown>): Promise<number | null> {
+  const { rows: exists } = await sql<{ ok: boolean }>`
+    SELECT to_regclass('ref.sync_runs') IS NOT NULL AND to_regclass('ref.medical_institutions') IS NOT NULL AS ok`.execute(
+    trx,
+  );
+  if (!exists[0]?.ok) return null;
+  const { rows } = await sql<{ runs: number; running: number }>`
+    SELECT count(*)::int AS runs, count(*) FILTER (WHERE status = 'running')::int AS running
+      FROM ref.sync_runs WHERE kind = 'medical_institutions'`.execute(trx);
+  return rows[0]!.running > 0 ? null : rows[0]!.runs;
+}
+
+interface AttributeBatch {
+  /** Master sync runs read before any master row (null: a sync is running, or no master). */
+  runs: number | null;
+  /** Tenants whose attribute rows were summed against this master: they take deltas. */
+  current: Set<string>;
+  /** Their touched visits' contributions before the batch's writes, to subtract. */
+  before: AttributeSum[];
+}
+interface AttributeSum {
+  tenant_id: string;
+  month: string;
+  communication_type: string;
+  facility_type_id: number;
+  prefecture_code: number;
+  visits: number;
+  doctors: number;
+  actions: number;
+}
+
+/** What the given visits add to the attribute rows, per row key, from their current source rows. */
+async function attributeSums(trx: Transaction<unknown>, t: Tables, refs: Ref[]): Promise<AttributeSum[]> {
+  if (refs.length === 0) return [];
+  const { rows } = await sql<AttributeSum>`
+    SELECT s.tenant_id, to_char(date_trunc('month', s.acted_date), 'YYYY-MM-DD') AS month, s.communication_type,
+           coalesce(m.facility_type_id, ${noFacilityType}) AS facility_type_id,
+           coalesce(m.prefecture_code::int, ${noPrefecture}) AS prefecture_code, count(*)::int AS visits,
+           count(*) FILTER (WHERE s.is_doctor_attended)::int AS doctors,
+           count(*) FILTER (WHERE s.has_next_action)::int AS actions
+      FROM ${sql.table(t.visit_sources)} s
+      JOIN unnest(${sql.val(refs.map((r) => r.tenantId))}::uuid[], ${sql.val(refs.map((r) => r.id))}::uuid[])
+           AS k(tenant_id, id) ON s.tenant_id = k.tenant_id AND s.communication_id = k.id
+      LEFT JOIN ref.medical_institutions m ON m.id = s.medical_institution_id
+     GROUP BY 1, 2, 3, 4, 5`.execute(trx);
+  return rows;
+}
+
+/**
+ * Before the batch writes: the master's run count (read before any master row), which tenants' rows
+ * were summed against it, and what their touched visits contribute now.
+ */
+async function attributesBefore(trx: Transaction<unknown>, t: Tables, refs: Ref[]): Promise<AttributeBatch> {
+  const runs = await masterRuns(trx);
+  const tenants = [...new Set(refs.map((r) => r.tenantId))];
+  const { rows: bases } = await sql<{ tenant_id: string; master_runs: number | null }>`
+    SELECT tenant_id, master_runs FROM ${sql.table(t.visit_attribute_bases)}
+     WHERE tenant_id = ANY(${sql.val(tenants)}::uuid[])`.execute(trx);
+  const current = new Set(bases.filter((b) => runs !== null && b.master_runs === runs).map((b) => b.tenant_id));
+  return {
+    runs,
+    current,
+    before: await attributeSums(
+      trx,
+      t,
+      refs.filter((r) => current.has(r.tenantId)),
+    ),
+  };
+}
+
+/**
+ * After the batch writes: tenants summed against the current master take the difference their touched
+ * visits made (after minus before, both joined to the same master); the others have every month summed
+ * again against the master as it is now. While a sync runs nothing is summed and the tenants' rows are
+ * marked unusable (the charts read the visits), to be summed again by their next batch.
+ */
+async function attributesAfter(
+  trx: Transaction<unknown>,
+  t: Tables,
+  refs: Ref[],
+  { runs, current, before }: AttributeBatch,
+): Promise<void> {
+  const tenants = [...new Set(refs.map((r) => r.tenantId))];
+  const stale = tenants.filter((id) => !current.has(id));
+  const columns = sql`(tenant_id, month, communication_type, facility_type_id, prefecture_code, visit_count,
+                       doctor_interview_count, next_action_count)`;
+  const deltas = new Map<string, AttributeSum>();
+  const add = (r: AttributeSum, sign: number) => {
+    const key = `${r.tenant_id}|${r.month}|${r.communication_type}|${r.facility_type_id}|${r.prefecture_code}`;
+    const d = deltas.get(key) ?? { ...r, visits: 0, doctors: 0, actions: 0 };
+    d.visits += sign * r.visits;
+    d.doctors += sign * r.doctors;
+    d.actions += sign * r.actions;
+    deltas.set(key, d);
+  };
+  for (const r of before) add(r, -1);
+  for (const r of await attributeSums(
+    trx,
+    t,
+    refs.filter((r) => current.has(r.tenantId)),
+  ))
+    add(r, 1);
+  const changed = [...deltas.values()].filter((d) => d.visits !== 0 || d.doctors !== 0 || d.actions !== 0);
+  if (changed.length > 0) {
+    const col = <K extends keyof AttributeSum>(k: K) => sql.val(changed.map((d) => d[k]));
+    const k = sql`unnest(${col('tenant_id')}::uuid[], ${col('month')}::date[], ${col('communication_type')}::text[],
+                         ${col('facility_type_id')}::int[], ${col('prefecture_code')}::int[], ${col('visits')}::int[],
+                         ${col('doctors')}::int[], ${col('actions')}::int[])
+                  AS k(tenant_id, month, communication_type, facility_type_id, prefecture_code, visits, doctors, actions)`;
+    await sql`
+      INSERT INTO ${sql.table(t.visit_attribute_monthly_rollups)} AS cur ${columns}
+      SELECT * FROM ${k}
+      ON CONFLICT (tenant_id, communication_type, month, facility_type_id, prefecture_code) DO UPDATE SET
+        visit_count = cur.visit_count + excluded.visit_count,
+        doctor_interview_count = cur.doctor_interview_count + excluded.doctor_interview_count,
+        next_action_count = cur.next_action_count + excluded.next_action_count`.execute(trx);
+    await sql`
+      DELETE FROM ${sql.table(t.visit_attribute_monthly_rollups)} AS cur USING ${k}
+       WHERE cur.tenant_id = k.tenant_id AND cur.month = k.month AND cur.communication_type = k.communication_type
+         AND cur.facility_type_id = k.facility_type_id AND cur.prefecture_code = k.prefecture_code
+         AND cur.visit_count = 0`.execute(trx);
+  }
+  if (runs !== null && stale.length > 0) {
+    await sql`DELETE FROM ${sql.table(t.visit_attribute_monthly_rollups)} WHERE tenant_id = ANY(${sql.val(stale)}::uuid[])`.execute(
+      trx,
+    );
+    await sql`
+      INSERT INTO ${sql.table(t.visit_attribute_monthly_rollups)} ${columns}
+      SELECT s.tenant_id, date_trunc('month', s.acted_date)::date, s.communication_type,
+             coalesce(m.facility_type_id, ${noFacilityType}), coalesce(m.prefecture_code::int, ${noPrefecture}),
+             count(*)::int, count(*) FILTER (WHERE s.is_doctor_attended)::int, count(*) FILTER (WHERE s.has_next_action)::int
+        FROM ${sql.table(t.visit_sources)} s
+        LEFT JOIN ref.medical_institutions m ON m.id = s.medical_institution_id
+       WHERE s.tenant_id = ANY(${sql.val(stale)}::uuid[])
+       GROUP BY 1, 2, 3, 4, 5`.execute(trx);
+  }
+  if (stale.length > 0)
+    await sql`
+      INSERT INTO ${sql.table(t.visit_attribute_bases)} AS cur (tenant_id, master_runs)
+      SELECT id, ${runs}::int FROM unnest(${sql.val(stale)}::uuid[]) AS id
+      ON CONFLICT (tenant_id) DO UPDATE SET master_runs = excluded.master_runs`.execute(trx);
+}
 
 /** Sets `has_next_action` of the source rows `from` selects (a FROM list and WHERE on `s`) from their links. */
 async function refreshNextActions(trx: Transaction<unknown>, t: Tables, from: RawBuilder<unknown>): Promise<void> {
@@ -361,4 +518,7 @@ export async function rebuildTenantVisitRollups(trx: Transaction<unknown>, t: Ta
     SELECT DISTINCT tenant_id, to_char(acted_date, 'YYYY-MM-DD') AS acted_date, user_id, communication_type
       FROM ${sql.table(t.visit_sources)} WHERE tenant_id = ${tenantId}`.execute(trx);
   await resumDays(trx, t, rows);
+  // Without a basis the tenant counts as stale: every month is summed against the master as it is.
+  await sql`DELETE FROM ${sql.table(t.visit_attribute_bases)} WHERE tenant_id = ${tenantId}`.execute(trx);
+  await attributesAfter(trx, t, [{ tenantId, id: tenantId }], await attributesBefore(trx, t, []));
 }

@@ -102,6 +102,48 @@ export const visitTenantMonthlyRollupsTable = defineTable({
   primaryKey: ['tenant_id', 'month', 'communication_type'],
 });
 
+/**
+ * Stands for "the master has no value" in the attribute rollups' keys (a primary key has no NULLs): no
+ * filter can name it (the charts accept facility type ids of at most nine digits and two-digit prefectures).
+ */
+export const noFacilityType = -2147483648;
+export const noPrefecture = -32768;
+
+/**
+ * Visits per tenant, month, type and the institution's facility type and prefecture as the institution
+ * master had them when summed: a chart filtered by facility type or prefecture reads whole months here
+ * instead of each visit joined to the master. Valid only while `visit_attribute_bases` says the master
+ * has not been synced since (the charts fall back to the per-visit rows otherwise).
+ */
+export const visitAttributeMonthlyRollupsTable = defineTable({
+  name: 'visit_attribute_monthly_rollups',
+  columns: {
+    tenant_id: column.uuid(),
+    month: column.date(),
+    communication_type: column.text<'visit' | 'new_visit'>(),
+    /** The master's `facility_type_id`, `noFacilityType` where it has none. */
+    facility_type_id: column.int(),
+    /** The master's `prefecture_code`, `noPrefecture` where it has none. */
+    prefecture_code: column.int(),
+    ...counts,
+  },
+  primaryKey: ['tenant_id', 'communication_type', 'month', 'facility_type_id', 'prefecture_code'],
+});
+
+/**
+ * Per tenant, the number of institution-master sync runs (`ref.sync_runs`) there were when its attribute
+ * rollups were summed; null while a sync was running then (or the master was missing). A sync writes its
+ * run row before any master row, so a run count that has moved on since says the rollups may be stale.
+ */
+export const visitAttributeBasesTable = defineTable({
+  name: 'visit_attribute_bases',
+  columns: {
+    tenant_id: column.uuid(),
+    master_runs: column.int().nullable(),
+  },
+  primaryKey: ['tenant_id'],
+});
+
 export type VisitRollupsTables = KyselyTables<
   | typeof visitSourcesTable
   | typeof visitTaskLinksTable
@@ -109,4 +151,6 @@ export type VisitRollupsTables = KyselyTables<
   | typeof visitTenantDailyRollupsTable
   | typeof visitMonthlyRollupsTable
   | typeof visitTenantMonthlyRollupsTable
+  | typeof visitAttributeMonthlyRollupsTable
+  | typeof visitAttributeBasesTable
 >;

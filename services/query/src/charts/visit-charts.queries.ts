@@ -42,7 +42,7 @@ async function visitSums(
 ): Promise<{ labels: string[]; sums: VisitSums[] }> {
   const buckets = bucketsOf(body.period, body.period_unit);
   const rows = institutionLevel(body)
-    ? await perVisitRows(db, tenantId, body)
+    ? await institutionRows(db, tenantId, body)
     : await rollupRows(db, tenantId, body, body.period_unit === 'week');
   const index = new Map(buckets.map((b, i) => [b.key, i]));
   const sums = buckets.map(empty);
@@ -97,6 +97,48 @@ async function rollupRows(db: Kysely<ReadModels>, tenantId: string, body: VisitC
   return rows;
 }
 
+/**
+ * A chart filtered by institution: whole months from the facility-type and prefecture rollups when
+ * those are the only filters, the unit is a month or longer and the rollups were summed against the
+ * master as it is now; the days at the period's ends and everything else from the per-visit rows.
+ */
+async function institutionRows(db: Kysely<ReadModels>, tenantId: string, body: VisitChartBody): Promise<Row[]> {
+  const attributesOnly =
+    body.user_ids.length + body.medical_institution_ids.length + body.tag_ids.length + (body.cities?.length ?? 0) ===
+      0 && body.period_unit !== 'week';
+  const { inner, edges } = splitForRollups(body.period, 'month');
+  if (!attributesOnly || !inner) return perVisitRows(db, tenantId, body);
+  const parts = [
+    sql`a.communication_type = ANY(${sql.val(body.communication_types.length > 0 ? body.communication_types : visitTypes)}::text[])`,
+  ];
+  // The same ids as the master join takes (analysis.queries.ts, institutionConditions).
+  if (body.facility_type_ids.length > 0)
+    parts.push(
+      sql`a.facility_type_id = ANY(${sql.val(body.facility_type_ids.filter((id) => /^-?(0|[1-9]\d{0,8})$/.test(id)).map(Number))}::int[])`,
+    );
+  if (body.prefectures?.length)
+    parts.push(sql`a.prefecture_code = ANY(${sql.val(body.prefectures.map(Number))}::int[])`);
+  // One statement says whether the rows were summed against the master as it is (no sync since) and,
+  // if so, sums them: a separate check was one more round trip on every chart.
+  const [months, ...ends] = await Promise.all([
+    sql<Row & { ok: boolean }>`
+      WITH basis AS (
+        SELECT coalesce((SELECT b.master_runs = (SELECT count(*)::int FROM ref.sync_runs WHERE kind = 'medical_institutions')
+                           FROM rm.visit_attribute_bases b WHERE b.tenant_id = ${tenantId}), false) AS ok)
+      SELECT basis.ok, m.d, m.communication_type, m.visits, m.doctors, m.actions
+        FROM basis
+        LEFT JOIN LATERAL (
+          SELECT to_char(a.month, 'YYYY-MM-DD') AS d, a.communication_type, sum(a.visit_count)::int AS visits,
+                 sum(a.doctor_interview_count)::int AS doctors, sum(a.next_action_count)::int AS actions
+            FROM rm.visit_attribute_monthly_rollups a
+           WHERE basis.ok AND a.tenant_id = ${tenantId} AND a.month BETWEEN ${inner.from} AND ${inner.to}${and(parts)}
+           GROUP BY 1, 2) m ON true`.execute(db),
+    ...edges.map((period) => perVisitRows(db, tenantId, { ...body, period })),
+  ]);
+  if (!months.rows[0]?.ok) return perVisitRows(db, tenantId, body);
+  return [...months.rows.filter((r) => r.d !== null), ...ends.flat()];
+}
+
 async function perVisitRows(db: Kysely<ReadModels>, tenantId: string, body: VisitChartBody) {
   // The type always named, so the covering (tenant, type, date) index serves the range index-only.
   const types = body.communication_types.length > 0 ? body.communication_types : visitTypes;
@@ -104,13 +146,15 @@ async function perVisitRows(db: Kysely<ReadModels>, tenantId: string, body: Visi
   if (body.medical_institution_ids.length > 0)
     parts.push(sql`s.medical_institution_id = ANY(${sql.val(body.medical_institution_ids)}::uuid[])`);
   parts.push(...institutionConditions(tenantId, body, sql`s.medical_institution_id`));
+  // Grouped by the date itself and formatted per group: a text key per visit row cost more than the sums.
   const { rows } = await sql<Row>`
-    SELECT to_char(s.acted_date, 'YYYY-MM-DD') AS d, s.communication_type, count(*)::int AS visits,
-           count(*) FILTER (WHERE s.is_doctor_attended)::int AS doctors,
-           count(*) FILTER (WHERE s.has_next_action)::int AS actions
-      FROM rm.visit_sources s
-     WHERE s.tenant_id = ${tenantId} AND s.acted_date BETWEEN ${body.period.from} AND ${body.period.to}${and(parts)}
-     GROUP BY 1, 2`.execute(db);
+    SELECT to_char(g.acted_date, 'YYYY-MM-DD') AS d, g.communication_type, g.visits, g.doctors, g.actions
+      FROM (SELECT s.acted_date, s.communication_type, count(*)::int AS visits,
+                   count(*) FILTER (WHERE s.is_doctor_attended)::int AS doctors,
+                   count(*) FILTER (WHERE s.has_next_action)::int AS actions
+              FROM rm.visit_sources s
+             WHERE s.tenant_id = ${tenantId} AND s.acted_date BETWEEN ${body.period.from} AND ${body.period.to}${and(parts)}
+             GROUP BY 1, 2) g`.execute(db);
   return rows;
 }
 

@@ -15,14 +15,15 @@ let app: FastifyInstance;
 let testAuth: TestAuth;
 let record: QueryTest['record'];
 let settle: QueryTest['settle'];
-let institutions: { id: string; facility_type: string }[];
+let institutions: { id: string; facility_type: string; prefecture: string }[];
 
 beforeAll(async () => {
   t = await startQueryTest({ master: { generated: { count: 4, seed: 11 } } });
   ({ db, app, testAuth, record, settle } = t);
   institutions = (
-    await sql<{ id: string; facility_type: string }>`
-      SELECT id, facility_type_id::text AS facility_type FROM ref.medical_institutions ORDER BY code`.execute(db.kysely)
+    await sql<{ id: string; facility_type: string; prefecture: string }>`
+      SELECT id, facility_type_id::text AS facility_type, lpad(prefecture_code::text, 2, '0') AS prefecture
+        FROM ref.medical_institutions ORDER BY code`.execute(db.kysely)
   ).rows;
 });
 
@@ -182,6 +183,7 @@ describe('visit charts against the raw communications (property)', () => {
     types: fc.subarray(['visit', 'new_visit'] as const),
     institutions: fc.subarray([0, 1, 2, 3]),
     facility: fc.boolean(),
+    prefecture: fc.boolean(),
   });
 
   it('answers, bucket by bucket, what the live communications and tasks give', async () => {
@@ -260,10 +262,29 @@ describe('visit charts against the raw communications (property)', () => {
                    c.medical_institution_id AS institution, c.is_doctor_attended AS doctor,
                    EXISTS (SELECT 1 FROM rm.tasks t WHERE t.tenant_id = c.tenant_id AND t.communication_id = c.id) AS task
               FROM rm.communications c WHERE c.tenant_id = ${tenant}`.execute(db.kysely);
+          // The facility-type and prefecture rows themselves against the visits joined to the master.
+          const attributeRows = async (query: ReturnType<typeof sql>) =>
+            (await query.execute(db.kysely)).rows.map((r) => JSON.stringify(r)).sort();
+          expect(
+            await attributeRows(sql`
+              SELECT to_char(month, 'YYYY-MM') AS m, communication_type AS t, facility_type_id AS f, prefecture_code AS p,
+                     visit_count AS n, doctor_interview_count AS d, next_action_count AS a
+                FROM rm.visit_attribute_monthly_rollups WHERE tenant_id = ${tenant}`),
+          ).toEqual(
+            await attributeRows(sql`
+              SELECT to_char(c.acted_date, 'YYYY-MM') AS m, c.communication_type AS t, m.facility_type_id AS f,
+                     m.prefecture_code::int AS p, count(*)::int AS n, count(*) FILTER (WHERE c.is_doctor_attended)::int AS d,
+                     count(*) FILTER (WHERE EXISTS (SELECT 1 FROM rm.tasks x
+                                                     WHERE x.tenant_id = c.tenant_id AND x.communication_id = c.id))::int AS a
+                FROM rm.communications c JOIN ref.medical_institutions m ON m.id = c.medical_institution_id
+               WHERE c.tenant_id = ${tenant} AND c.communication_type IN ('visit', 'new_visit')
+               GROUP BY 1, 2, 3, 4`),
+          );
           for (const b of bodies) {
             const period = { from: day(b.from), to: day(b.from + b.length) };
             const chosenInstitutions = b.institutions.map((i) => institutions[i]!.id);
             const facility = b.facility ? [institutions[0]!.facility_type] : [];
+            const prefectures = b.prefecture ? [institutions[1]!.prefecture] : [];
             const request = {
               period,
               period_unit: b.unit,
@@ -271,6 +292,7 @@ describe('visit charts against the raw communications (property)', () => {
               communication_types: b.types,
               medical_institution_ids: chosenInstitutions,
               facility_type_ids: facility,
+              prefectures,
             };
             const kept = raw.filter(
               (r) =>
@@ -278,7 +300,9 @@ describe('visit charts against the raw communications (property)', () => {
                 (request.user_ids.length === 0 || request.user_ids.includes(r.user_id)) &&
                 (chosenInstitutions.length === 0 || chosenInstitutions.includes(r.institution)) &&
                 (facility.length === 0 ||
-                  institutions.find((i) => i.id === r.institution)!.facility_type === facility[0]),
+                  institutions.find((i) => i.id === r.institution)!.facility_type === facility[0]) &&
+                (prefectures.length === 0 ||
+                  institutions.find((i) => i.id === r.institution)!.prefecture === prefectures[0]),
             );
             const buckets = bucketsOf(period, b.unit);
             const inBucket = buckets.map((bucket) => kept.filter((r) => r.d >= bucket.from && r.d <= bucket.to));
@@ -301,5 +325,76 @@ describe('visit charts against the raw communications (property)', () => {
       ),
       { numRuns: 50 },
     );
+  });
+});
+
+describe('visit charts by facility type after a master sync', () => {
+  it('answers from the institutions as the master has them now, before and after the rollups catch up', async () => {
+    const tenant = randomUUID();
+    const user = randomUUID();
+    const visit = async (institution: string, date: string) => {
+      const id = randomUUID();
+      await record(tenant, `communication-${id}`, 'CommunicationCreated', {
+        ...fields(id, institution, user, { acted_date: date }),
+        tasks: [],
+      });
+    };
+    for (const [i, date] of [
+      [0, '2025-04-03'],
+      [0, '2025-05-20'],
+      [1, '2025-05-21'],
+      [2, '2025-06-30'],
+    ] as const)
+      await visit(institutions[i]!.id, date);
+    await settle();
+    const other = institutions.find((i) => i.facility_type !== institutions[0]!.facility_type)!;
+    const chart = async () =>
+      values(
+        (
+          await post(tenant, '/api/charts/visits', {
+            period: { from: '2025-04-01', to: '2025-06-30' },
+            facility_type_ids: [institutions[0]!.facility_type],
+          })
+        ).json<ChartData>(),
+        'visits',
+      );
+    const raw = async () => {
+      const { rows } = await sql<{ m: string; n: number }>`
+        SELECT to_char(c.acted_date, 'YYYY-MM') AS m, count(*)::int AS n
+          FROM rm.communications c JOIN ref.medical_institutions m ON m.id = c.medical_institution_id
+         WHERE c.tenant_id = ${tenant} AND m.facility_type_id::text = ${institutions[0]!.facility_type}
+         GROUP BY 1`.execute(db.kysely);
+      return ['2025-04', '2025-05', '2025-06'].map((month) => rows.find((r) => r.m === month)?.n ?? 0);
+    };
+    const first = await chart();
+    expect(first).toEqual(await raw());
+    const { rows: summed } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM rm.visit_attribute_monthly_rollups WHERE tenant_id = ${tenant}`.execute(db.kysely);
+    expect(summed[0]!.n).toBeGreaterThan(0);
+
+    // A sync moves institution 0 to another facility type: as a sync does, its run is recorded first.
+    const before = institutions[0]!.facility_type;
+    const sync = async (facilityType: string) => {
+      await sql`INSERT INTO ref.sync_runs (id, source, full_sync, status, finished_at)
+                VALUES (${randomUUID()}, 'test', false, 'completed', now())`.execute(db.kysely);
+      await sql`UPDATE ref.medical_institutions SET facility_type_id = ${Number(facilityType)}
+                 WHERE id = ${institutions[0]!.id}`.execute(db.kysely);
+    };
+    await sync(other.facility_type);
+    try {
+      // The rollups were summed against the old master: the chart reads the visits themselves.
+      expect(await chart()).toEqual(await raw());
+      expect(await raw()).not.toEqual(first);
+      // The next batch of the tenant sums its months again against the master as it is now.
+      await visit(institutions[2]!.id, '2025-06-01');
+      await settle();
+      const { rows: basis } = await sql<{ ok: boolean }>`
+        SELECT b.master_runs = (SELECT count(*)::int FROM ref.sync_runs WHERE kind = 'medical_institutions') AS ok
+          FROM rm.visit_attribute_bases b WHERE b.tenant_id = ${tenant}`.execute(db.kysely);
+      expect(basis[0]!.ok).toBe(true);
+      expect(await chart()).toEqual(await raw());
+    } finally {
+      await sync(before);
+    }
   });
 });

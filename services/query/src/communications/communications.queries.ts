@@ -27,12 +27,23 @@ const dateOnly = (d: Date | string): string =>
     ? d.slice(0, 10)
     : `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
-function conditions(tenantId: string, body: SearchBody): Expression<SqlBool>[] {
+/**
+ * The search's conditions. `byDay` says that only the tenant, the period and the types are asked, so
+ * the per-day totals (`communication_day_counts`) give the exact count. `forCount` leaves out what
+ * only confirms an exact index condition, so a count can be answered from index pages alone.
+ */
+function conditions(
+  tenantId: string,
+  body: SearchBody,
+  { forCount = false } = {},
+): { where: Expression<SqlBool>[]; byDay: boolean } {
   const where: Expression<SqlBool>[] = [sql<SqlBool>`c.tenant_id = ${tenantId}`];
-  if (body.medical_institution_id) where.push(sql`c.medical_institution_id = ${body.medical_institution_id}`);
   if (body.period) where.push(sql`c.acted_date BETWEEN ${body.period.from}::date AND ${body.period.to}::date`);
   if (body.communication_types?.length)
     where.push(sql`c.communication_type = ANY(${sql.val(body.communication_types)}::text[])`);
+  // Every condition below is one the day totals cannot answer: any of them makes the count read records.
+  const dayConditions = where.length;
+  if (body.medical_institution_id) where.push(sql`c.medical_institution_id = ${body.medical_institution_id}`);
   if (body.user_ids?.length) where.push(sql`c.user_id = ANY(${sql.val(body.user_ids)}::uuid[])`);
   if (body.medical_institution_ids?.length)
     where.push(sql`c.medical_institution_id = ANY(${sql.val(body.medical_institution_ids)}::uuid[])`);
@@ -48,6 +59,10 @@ function conditions(tenantId: string, body: SearchBody): Expression<SqlBool>[] {
     // Two: the 2-gram index (projection v3; the strpos beside it only confirms). One character has
     // neither, and strpos reads the rows the other conditions leave.
     if (length >= 3) where.push(sql`c.search_text LIKE ${`%${k.replace(/[\\%_]/g, (m) => `\\${m}`)}%`}`);
+    // For a count, the 2-gram containment alone: a two-character keyword is in the text exactly when
+    // it is one of its 2-grams, so the strpos that confirms it for the page adds nothing but a heap
+    // read per match (the index pages and the all-visible map answer a count otherwise).
+    else if (length === 2 && forCount) where.push(sql`rm.search_bigrams(c.search_text) @> ARRAY[${k}]::text[]`);
     else if (length === 2)
       where.push(sql`(rm.search_bigrams(c.search_text) @> ARRAY[${k}]::text[] AND strpos(c.search_text, ${k}) > 0)`);
     else if (k) where.push(sql`strpos(c.search_text, ${k}) > 0`);
@@ -70,7 +85,7 @@ function conditions(tenantId: string, body: SearchBody): Expression<SqlBool>[] {
       parts.push(sql`${value}->>'own_department_id' = ANY(${sql.val(f.own_department_ids)}::text[])`);
     where.push(parts.length ? sql`(${sql.join(parts, sql` AND `)})` : sql`${value} IS NOT NULL`);
   }
-  return where;
+  return { where, byDay: where.length === dayConditions };
 }
 
 const sortColumns = { acted_date: sql`c.acted_date`, created_at: sql`c.created_at`, updated_at: sql`c.updated_at` };
@@ -181,17 +196,26 @@ async function userRefs(db: Kysely<ReadModels>, tenantId: string, ids: string[])
 
 export async function searchCommunications(db: Kysely<ReadModels>, tenantId: string, body: SearchBody) {
   const dir = body.sort === 'asc' ? sql`ASC` : sql`DESC`;
-  const where = sql.join(conditions(tenantId, body), sql` AND `);
+  const page = conditions(tenantId, body);
+  const where = sql.join(page.where, sql` AND `);
   // The page and the count as two statements: a window count over the page query made Postgres read and
   // sort every matching row with all its columns (16 s for a tenant's 1,000,000 records, docs/benchmarks.md);
-  // alone, the page reads only its rows in index order.
+  // alone, the page reads only its rows in index order. The count sums the per-day totals when only the
+  // period and the types are asked (a million records are ~10,000 day rows), else counts the records.
+  const count = page.byDay
+    ? sql<{ n: string }>`
+        SELECT coalesce(sum(d.record_count), 0) AS n FROM rm.communication_day_counts d
+         WHERE d.tenant_id = ${tenantId}${body.period ? sql` AND d.acted_date BETWEEN ${body.period.from}::date AND ${body.period.to}::date` : sql``}${body.communication_types?.length ? sql` AND d.communication_type = ANY(${sql.val(body.communication_types)}::text[])` : sql``}`
+    : sql<{ n: string }>`
+        SELECT count(*) AS n FROM rm.communications c
+         WHERE ${sql.join(conditions(tenantId, body, { forCount: true }).where, sql` AND `)}`;
   const [{ rows }, counted] = await Promise.all([
     sql<CommunicationRow>`
       SELECT c.* FROM rm.communications c
        WHERE ${where}
        ORDER BY ${sortColumns[body.sort_by]} ${dir}, c.created_at ${dir}, c.id ${dir}
        LIMIT ${body.per_page} OFFSET ${(body.page - 1) * body.per_page}`.execute(db),
-    sql<{ n: string }>`SELECT count(*) AS n FROM rm.communications c WHERE ${where}`.execute(db),
+    count.execute(db),
   ]);
   const total = Number(counted.rows[0]!.n);
   return {
@@ -247,4 +271,14 @@ export async function listCommunicationLabels(
       is_required: r.is_required,
       version: r.version,
     }));
+}
+
+/** Saves of the tenant's label order (0 before the first): the command side's order version. */
+export async function communicationLabelOrderVersion(db: Kysely<ReadModels>, tenantId: string): Promise<number> {
+  const row = await db
+    .selectFrom('rm.communication_label_orders')
+    .select('order_version')
+    .where('tenant_id', '=', tenantId)
+    .executeTakeFirst();
+  return row?.order_version ?? 0;
 }

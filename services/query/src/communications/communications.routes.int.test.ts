@@ -239,3 +239,103 @@ describe('communication queries', () => {
     ).toHaveLength(1);
   });
 });
+
+describe('communication search totals', () => {
+  const tenant = randomUUID();
+  const users = [randomUUID(), randomUUID()];
+  const days = ['2026-01-31', '2026-02-01', '2026-02-15', '2026-03-01'];
+  const types = ['visit', 'new_visit', 'phone'];
+  const stories = ['院長と面談', '資料送付', 'いんちょう不在'];
+
+  beforeAll(async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 24; i++) {
+      const id = randomUUID();
+      ids.push(id);
+      await record(
+        tenant,
+        `communication-${id}`,
+        'CommunicationCreated',
+        communication(id, institutions[i % 2]!.id, users[i % 2]!, {
+          acted_date: days[i % days.length],
+          communication_type: types[i % types.length],
+          story: stories[i % stories.length],
+          is_doctor_attended: i % 5 === 0,
+        }),
+      );
+    }
+    // Edits that move records to another day and type, and deletes: the totals follow.
+    for (const id of ids.slice(0, 4)) {
+      const { tasks: _tasks, ...fields } = communication(id, institutions[0]!.id, users[0]!, {
+        acted_date: '2026-02-15',
+        communication_type: 'new_visit',
+      });
+      await record(tenant, `communication-${id}`, 'CommunicationUpdated', fields);
+    }
+    for (const id of ids.slice(4, 7))
+      await record(tenant, `communication-${id}`, 'CommunicationDeleted', {
+        communication_id: id,
+        medical_institution_id: institutions[0]!.id,
+      });
+    await settle();
+  });
+
+  it('answers every filter mix with the number of matching records', async () => {
+    const bodies: { body: object; where: string }[] = [
+      { body: {}, where: 'true' },
+      {
+        body: { period: { from: '2026-02-01', to: '2026-02-28' } },
+        where: "acted_date BETWEEN '2026-02-01' AND '2026-02-28'",
+      },
+      { body: { communication_types: ['visit', 'new_visit'] }, where: "communication_type IN ('visit', 'new_visit')" },
+      {
+        body: { period: { from: '2026-01-31', to: '2026-02-15' }, communication_types: ['new_visit'] },
+        where: "acted_date BETWEEN '2026-01-31' AND '2026-02-15' AND communication_type = 'new_visit'",
+      },
+      { body: { user_ids: [users[1]] }, where: `user_id = '${users[1]}'` },
+      { body: { is_doctor_attended: true }, where: 'is_doctor_attended' },
+      // Two characters: the 2-gram index alone counts them, exactly as strpos would.
+      { body: { keyword: '面談' }, where: "strpos(search_text, '面談') > 0" },
+      { body: { keyword: 'ｲﾝ' }, where: "strpos(search_text, 'イン') > 0" },
+      {
+        body: { keyword: '談', period: { from: '2026-02-01', to: '2026-03-31' } },
+        where: "strpos(search_text, '談') > 0 AND acted_date >= '2026-02-01'",
+      },
+    ];
+    for (const { body, where } of bodies) {
+      const { rows } = await sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM rm.communications WHERE tenant_id = ${tenant} AND ${sql.raw(where)}`.execute(
+        db.kysely,
+      );
+      const result = await search(tenant, body);
+      expect(result.meta.total_count, JSON.stringify(body)).toBe(rows[0]!.n);
+    }
+    // The mixes above are not all empty or all full: the check can fail.
+    expect((await search(tenant, {})).meta.total_count).toBe(21);
+  });
+
+  it("gives the label list its order's number of saves as ETag", async () => {
+    const other = randomUUID();
+    const label = randomUUID();
+    await record(other, `communication_labels-${other}`, 'CommunicationLabelCreated', {
+      label_id: label,
+      name: '目的',
+      communication_type: 'visit',
+      component_type: 'text',
+      description: '',
+      selections: [],
+      is_required: false,
+    });
+    expect((await request(other, 'GET', '/api/communication_labels')).headers.etag).toBe('"0"');
+    for (let i = 0; i < 2; i++)
+      await record(other, `communication_labels-${other}`, 'CommunicationLabelsReordered', { label_ids: [label] });
+    await settle();
+    expect((await request(other, 'GET', '/api/communication_labels')).headers.etag).toBe('"2"');
+  });
+});
+
+async function search(tenantId: string, body: object) {
+  const res = await request(tenantId, 'POST', '/api/communications/search_results', body);
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json() as { data: { id: string }[]; meta: { total_count: number } };
+}

@@ -12,7 +12,12 @@ import {
   type ReadModels,
 } from '@renkei/read-models';
 import { exportCommunications } from './communications.export.ts';
-import { getCommunication, listCommunicationLabels, searchCommunications } from './communications.queries.ts';
+import {
+  communicationLabelOrderVersion,
+  getCommunication,
+  listCommunicationLabels,
+  searchCommunications,
+} from './communications.queries.ts';
 import { withAttachments, type UploadedFileQueryDeps } from '../uploaded-files/uploaded-files.routes.ts';
 
 export function registerCommunicationQueryRoutes(
@@ -79,7 +84,15 @@ export function registerCommunicationQueryRoutes(
   registerEndpoint(
     app,
     endpoints.listCommunicationLabels,
-    async ({ query, auth }) => listCommunicationLabels(db(), auth.tenantId, query.communication_type),
+    async ({ query, auth, reply }) => {
+      const [labels, orderVersion] = await Promise.all([
+        listCommunicationLabels(db(), auth.tenantId, query.communication_type),
+        communicationLabelOrderVersion(db(), auth.tenantId),
+      ]);
+      // The order's number of saves: what PUT /communication_labels/orders takes as If-Match.
+      void reply.header('etag', `"${orderVersion}"`);
+      return labels;
+    },
     { reads: [communicationsProjection.name] },
   );
 }

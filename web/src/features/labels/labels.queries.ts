@@ -65,8 +65,33 @@ export const useDeleteCommunicationLabel = () =>
     [communicationQueries.all],
   );
 
+/**
+ * The tenant's communication labels with the version of their order (the list's ETag), which a reorder
+ * sends back. Under the communications' keys, so every label change refreshes it with the form's list.
+ */
+export const communicationLabelsWithOrder = (api: ApiClient) =>
+  queryOptions({
+    queryKey: [...communicationQueries.all, 'labels', 'with-order-version'] as const,
+    queryFn: async ({ signal }) => {
+      let orderVersion: string | null = null;
+      const labels = await api.listCommunicationLabels({
+        query: {},
+        signal,
+        onEtag: (etag) => {
+          orderVersion = etag;
+        },
+      });
+      return { labels, orderVersion: orderVersion as string | null };
+    },
+  });
+
+/** Saves the order over the version it was read at (If-Match): a reorder by someone else since is a 409. */
 export const useOrderCommunicationLabels = () =>
   useApiMutation(
-    (api, label_ids: string[]) => api.orderCommunicationLabels({ body: { label_ids } }),
+    (api, { label_ids, orderVersion }: { label_ids: string[]; orderVersion: string | null }) =>
+      api.orderCommunicationLabels({
+        body: { label_ids },
+        ...(orderVersion === null ? {} : { ifMatch: orderVersion }),
+      }),
     [communicationQueries.all],
   );

@@ -13,7 +13,10 @@ import userEvent from '@testing-library/user-event';
 import type { CommunicationLabel } from '@renkei/contracts';
 import { Suspense } from 'react';
 import { describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../../api/api-errors.ts';
 import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
+import { toast } from '../../../app/toast.ts';
+import { reloadedConflictMessage } from '../../../errors/mutation-errors.ts';
 import { testServices } from '../../../test/render-app.tsx';
 import { CommunicationLabelsPanel } from './CommunicationLabelsPanel.tsx';
 
@@ -38,10 +41,17 @@ const labels = [
   label(3, { name: '次回訪問予定' }),
 ];
 
-function renderPanel(canEdit = true) {
+/** The list as the query service answers it: the order's version (its number of saves) as the ETag. */
+function renderPanel(canEdit = true, orderVersion = 2) {
   const api = {
-    listCommunicationLabels: vi.fn(async () => labels),
-    orderCommunicationLabels: vi.fn(async (_args: { body: { label_ids: string[] } }) => labels),
+    listCommunicationLabels: vi.fn(async ({ onEtag }: { onEtag?: (etag: string | null) => void }) => {
+      onEtag?.(`"${orderVersion}"`);
+      return labels;
+    }),
+    orderCommunicationLabels: vi.fn(
+      async (_args: { body: { label_ids: string[] }; ifMatch?: string | number }): Promise<CommunicationLabel[]> =>
+        labels,
+    ),
   };
   const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
@@ -97,7 +107,23 @@ describe('communication labels panel', () => {
     await waitFor(() => expect(api.orderCommunicationLabels).toHaveBeenCalled());
     expect(api.orderCommunicationLabels.mock.calls[0]![0]).toMatchObject({
       body: { label_ids: [id(3), id(2), id(1)] },
+      // The order's version as read, so a reorder saved by someone else since is refused.
+      ifMatch: '"2"',
     });
+  });
+
+  it('says so and shows the saved order when someone else reordered the labels since they were read', async () => {
+    const shown = vi.spyOn(toast, 'error').mockImplementation(() => {});
+    const api = renderPanel(true, 5);
+    api.orderCommunicationLabels.mockRejectedValueOnce(new ApiError(409, '競合しました'));
+    await screen.findByTestId('communication-label-table');
+    expect(api.listCommunicationLabels).toHaveBeenCalledTimes(1);
+    await userEvent.click(screen.getByRole('button', { name: '次回訪問予定を上へ' }));
+    await waitFor(() => expect(shown).toHaveBeenCalledWith(reloadedConflictMessage));
+    expect(api.orderCommunicationLabels.mock.calls[0]![0]).toMatchObject({ ifMatch: '"5"' });
+    // The list (and its order version) is read again.
+    await waitFor(() => expect(api.listCommunicationLabels).toHaveBeenCalledTimes(2));
+    shown.mockRestore();
   });
 
   it('shows members the labels without the editing controls', async () => {

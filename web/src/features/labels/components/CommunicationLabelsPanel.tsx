@@ -1,8 +1,9 @@
 import { Badge, Button, Group, SegmentedControl, Stack, Text } from '@mantine/core';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
-import { useSuspenseQuery } from '@tanstack/react-query';
+import { useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import { communicationTypeNames, type CommunicationLabel, type CommunicationType } from '@renkei/contracts';
 import { useState } from 'react';
+import { isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { reloadedConflictMessage } from '../../../errors/mutation-errors.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
@@ -10,6 +11,7 @@ import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
 import { useRecordDialogs } from '../../../ui/useRecordDialogs.ts';
 import { communicationQueries } from '../../communications/communications.queries.ts';
 import {
+  communicationLabelsWithOrder,
   useCreateCommunicationLabel,
   useDeleteCommunicationLabel,
   useOrderCommunicationLabels,
@@ -28,7 +30,10 @@ const types = Object.entries(communicationTypeNames).map(([value, label]) => ({ 
  */
 export function CommunicationLabelsPanel({ canEdit }: { canEdit: boolean }) {
   const { api } = useServices();
-  const { data: labels } = useSuspenseQuery(communicationQueries.labels(api));
+  const queryClient = useQueryClient();
+  const {
+    data: { labels, orderVersion },
+  } = useSuspenseQuery(communicationLabelsWithOrder(api));
   const [type, setType] = useState<CommunicationType>('visit');
   const remove = useDeleteCommunicationLabel();
   const order = useOrderCommunicationLabels();
@@ -53,9 +58,12 @@ export function CommunicationLabelsPanel({ canEdit }: { canEdit: boolean }) {
     let next = 0;
     const whole = all.map((l) => (l.communication_type === type ? ids[next++]! : l.id));
     try {
-      await order.mutateAsync(whole);
+      await order.mutateAsync({ label_ids: whole, orderVersion });
     } catch (error) {
       onError(error);
+      // Someone saved the labels meanwhile: show their order (the toast says so) before another move.
+      if (isApiError(error) && error.status === 409)
+        await queryClient.invalidateQueries({ queryKey: communicationQueries.all });
     }
   };
 
