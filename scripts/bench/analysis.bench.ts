@@ -14,6 +14,7 @@ import {
 import {
   dayAndMdcRollupTables,
   rebuildTenantDayAndMdcRollups,
+  rebuildTenantInstitutionDailyRollups,
   rebuildTenantInstitutionMdcRollups,
 } from '../../libs/read-models/src/referrals/referrals.daily-rollups.ts';
 import { createTables } from '../../libs/read-models/src/shared/table.ts';
@@ -108,7 +109,7 @@ async function buildDayAndMdcRollups(
   db: Awaited<ReturnType<BenchContext['openDatabase']>>,
   tenantId: string,
   years: number[],
-  only?: 'mdc',
+  only?: 'mdc' | 'institution-daily',
 ) {
   for (const table of dayAndMdcRollupTables) {
     const { rows } = await db.pool.query<{ present: boolean }>(
@@ -127,14 +128,18 @@ async function buildDayAndMdcRollups(
     referral_daily_rollups: 'rm.referral_daily_rollups',
     referral_tenant_daily_rollups: 'rm.referral_tenant_daily_rollups',
     referral_institution_mdc_rollups: 'rm.referral_institution_mdc_rollups',
+    referral_institution_daily_rollups: 'rm.referral_institution_daily_rollups',
   };
+  const rebuild =
+    only === 'mdc'
+      ? rebuildTenantInstitutionMdcRollups
+      : only === 'institution-daily'
+        ? rebuildTenantInstitutionDailyRollups
+        : rebuildTenantDayAndMdcRollups;
   for (const fy of years)
-    await db.kysely.transaction().execute((trx) =>
-      (only === 'mdc' ? rebuildTenantInstitutionMdcRollups : rebuildTenantDayAndMdcRollups)(trx, t, tenantId, {
-        from: `${fy}-04-01`,
-        to: `${fy + 1}-04-01`,
-      }),
-    );
+    await db.kysely
+      .transaction()
+      .execute((trx) => rebuild(trx, t, tenantId, { from: `${fy}-04-01`, to: `${fy + 1}-04-01` }));
 }
 
 /**
@@ -183,15 +188,15 @@ export const bench: BenchDefinition = {
       );
       const facilityType = commonType[0]!.id;
       const t0 = performance.now();
-      // BENCH_ANALYSIS_REBUILD=daily (or mdc): only the day and MDC rollups (or the MDC ones), on a
-      // database seeded before they existed.
+      // BENCH_ANALYSIS_REBUILD=daily (or mdc, institution-daily): only the day and MDC rollups (or the
+      // MDC ones, the institution-day ones), on a database seeded before they existed.
       const rebuildOnly = process.env.BENCH_ANALYSIS_REBUILD;
-      if (REUSE && (rebuildOnly === 'daily' || rebuildOnly === 'mdc')) {
+      if (REUSE && (rebuildOnly === 'daily' || rebuildOnly === 'mdc' || rebuildOnly === 'institution-daily')) {
         await buildDayAndMdcRollups(
           db,
           tenantId,
           (process.env.BENCH_ANALYSIS_YEARS ?? '2023,2024,2025,2026').split(',').map(Number),
-          rebuildOnly === 'mdc' ? 'mdc' : undefined,
+          rebuildOnly === 'daily' ? undefined : rebuildOnly,
         );
         await db.pool.query('VACUUM ANALYZE');
       } else if (!REUSE || REBUILD) {

@@ -56,6 +56,27 @@ const referralTenantDailyRollupsTable = defineTable({
   primaryKey: ['tenant_id', 'day', 'own_department_id', 'referral_department', 'visit'],
 });
 
+/**
+ * The day rows summed over own department, referral department and visit, per institution and day:
+ * what rankings read for a period's days outside whole months (issue 13 §3: a big referrer has dozens
+ * of day rows a month above, one here). Covering both ways: by institution (a ranking's candidates,
+ * probed one by one) and by day (every institution's days of a period).
+ */
+const referralInstitutionDailyRollupsTable = defineTable({
+  name: 'referral_institution_daily_rollups',
+  columns: {
+    tenant_id: column.uuid(),
+    medical_institution_id: column.uuid(),
+    day: column.date(),
+    ...dailyCounts,
+  },
+  primaryKey: ['tenant_id', 'medical_institution_id', 'day'],
+  indexes: [
+    ['tenant_id', 'medical_institution_id', 'day', ...Object.keys(dailyCounts)],
+    ['tenant_id', 'day', 'medical_institution_id', ...Object.keys(dailyCounts)],
+  ],
+});
+
 /** The physical tables these statements read and write (a projection build's names). */
 type DailyTables = Readonly<
   Record<
@@ -63,7 +84,8 @@ type DailyTables = Readonly<
     | 'reverse_referrals'
     | 'hospital_admissions'
     | 'referral_daily_rollups'
-    | 'referral_tenant_daily_rollups',
+    | 'referral_tenant_daily_rollups'
+    | 'referral_institution_daily_rollups',
     string
   >
 >;
@@ -143,12 +165,37 @@ async function rollupDailyRows(
       INSERT INTO ${sql.table(t.referral_daily_rollups)} (${dailyColumns}) ${dailyRowsOf(t, inMonths)}
       RETURNING *)
     ${intoTenant('new', '')}`.execute(trx);
+  await rollupInstitutionDays(
+    trx,
+    t,
+    sql`JOIN ${g} ON d.tenant_id = g.tenant_id AND d.medical_institution_id = g.medical_institution_id
+        AND d.day >= g.month AND d.day < (g.month + interval '1 month')::date`,
+  );
   const tenantMonths = [...new Map(months.map((m) => [`${m.tenant_id}|${m.month}`, m])).values()];
   await sql`
     DELETE FROM ${sql.table(t.referral_tenant_daily_rollups)} p
      USING unnest(${sql.val(tenantMonths.map((m) => m.tenant_id))}::uuid[], ${sql.val(tenantMonths.map((m) => m.month))}::date[]) AS g(tenant_id, month)
      WHERE p.tenant_id = g.tenant_id AND p.day >= g.month AND p.day < (g.month + interval '1 month')::date
        AND ${sql.raw(counts.map((c) => `p.${c} = 0`).join(' AND '))}`.execute(trx);
+}
+
+/**
+ * The institution-day rows of the day rows that `scope` (a join or condition on the day rows `d`)
+ * keeps, replaced by their sums: the one way they are computed, in a batch and in a bulk build alike
+ * (the day rows must be current there).
+ */
+async function rollupInstitutionDays(trx: Transaction<unknown>, t: DailyTables, scope: RawBuilder<unknown>) {
+  await sql`
+    DELETE FROM ${sql.table(t.referral_institution_daily_rollups)} x
+     WHERE (x.tenant_id, x.medical_institution_id, x.day) IN (
+       SELECT d.tenant_id, d.medical_institution_id, d.day FROM ${sql.table(t.referral_institution_daily_rollups)} d ${scope})`.execute(
+    trx,
+  );
+  await sql`
+    INSERT INTO ${sql.table(t.referral_institution_daily_rollups)} (tenant_id, medical_institution_id, day, ${sql.raw(counts.join(', '))})
+    SELECT d.tenant_id, d.medical_institution_id, d.day, ${sql.raw(counts.map((c) => `sum(d.${c})::int`).join(', '))}
+      FROM ${sql.table(t.referral_daily_rollups)} d ${scope}
+     GROUP BY 1, 2, 3`.execute(trx);
 }
 
 /**
@@ -167,11 +214,26 @@ async function rebuildTenantDailyRollups(
           AND ${sql.ref(`${alias}.${column}`)} >= ${range.from}::date AND ${sql.ref(`${alias}.${column}`)} < ${range.to}::date`;
   await sql`DELETE FROM ${sql.table(t.referral_daily_rollups)} WHERE ${inRange}`.execute(trx);
   await sql`INSERT INTO ${sql.table(t.referral_daily_rollups)} (${dailyColumns}) ${dailyRowsOf(t, scope)}`.execute(trx);
+  await rebuildTenantInstitutionDailyRollups(trx, t, tenantId, range);
   await sql`DELETE FROM ${sql.table(t.referral_tenant_daily_rollups)} WHERE ${inRange}`.execute(trx);
   await sql`
     INSERT INTO ${sql.table(t.referral_tenant_daily_rollups)} (${sql.raw(tenantKey)}, ${sql.raw(counts.join(', '))})
     SELECT ${sql.raw(tenantKey)}, ${sums('')} FROM ${sql.table(t.referral_daily_rollups)} WHERE ${inRange}
      GROUP BY ${sql.raw(tenantKey)}`.execute(trx);
+}
+
+/** The institution-day rows of a tenant's days in [from, to), from its day rows (current there). */
+export async function rebuildTenantInstitutionDailyRollups(
+  trx: Transaction<unknown>,
+  t: DailyTables,
+  tenantId: string,
+  range: { from: string; to: string },
+): Promise<void> {
+  await rollupInstitutionDays(
+    trx,
+    t,
+    sql`WHERE d.tenant_id = ${tenantId} AND d.day >= ${range.from}::date AND d.day < ${range.to}::date`,
+  );
 }
 
 /** The spans of `referral_institution_mdc_rollups`, each wholly inside the next (a 年度 starts in April). */
@@ -297,6 +359,7 @@ export async function rebuildTenantInstitutionMdcRollups(
 export const dayAndMdcRollupTables = [
   referralDailyRollupsTable,
   referralTenantDailyRollupsTable,
+  referralInstitutionDailyRollupsTable,
   referralInstitutionMdcRollupsTable,
 ] as const;
 

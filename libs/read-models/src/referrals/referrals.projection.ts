@@ -151,7 +151,9 @@ export const referralsProjection = defineProjection({
   // 6: owners' admission period per tenant (and its re-link in slices), the segmentation setting, and
   //    corrections and withdrawals of hand entries (ReferralEntryUpdated, …Deleted).
   // 7: day rows per institution and per tenant, MDC rows per institution (referrals.daily-rollups.ts).
-  version: 7,
+  // 8: institution-day rows (the day rows without other dimensions) for rankings' partial months, and
+  //    the per-institution rollups indexed in ranking order.
+  version: 8,
   eventTypes: decode.types,
   tables: tableNames(tables),
   setup: (trx, t) => createTables(trx, tables, t),

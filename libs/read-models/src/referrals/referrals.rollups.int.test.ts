@@ -273,7 +273,14 @@ function expectedAnalysis(ops: Op[], ids: Map<string, string>) {
     ])
       add(mdcTotals, [institution, mdc, span, start].join('|'), values);
   }
+  // The per-institution day rows: the day rows without own department, referral department and visit.
+  const institutionDaily = new Map<string, number[]>();
+  for (const [key, values] of daily) {
+    const parts = key.split('|');
+    add(institutionDaily, [parts[0], parts[4]].join('|'), values);
+  }
   return {
+    institutionDaily: Object.fromEntries(institutionDaily),
     mdc: Object.fromEntries(mdcTotals),
     period: Object.fromEntries(period),
     cases: Object.fromEntries(cases),
@@ -367,7 +374,14 @@ describe('referral rollups', () => {
               SELECT concat_ws('|', medical_institution_id, mdc, span, to_char(period_start, 'YYYY-MM-DD')) AS k,
                      ARRAY[referral_count, admitted_count, operated_count] AS v
                 FROM ${sql.table(t.referral_institution_mdc_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+            const institutionDailyRows = await sql<{ k: string; v: number[] }>`
+              SELECT concat_ws('|', medical_institution_id, to_char(day, 'YYYY-MM-DD')) AS k,
+                     ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
+                FROM ${sql.table(t.referral_institution_daily_rollups)} WHERE tenant_id = ${tenantId}`.execute(
+              db.kysely,
+            );
             expect({
+              institutionDaily: Object.fromEntries(institutionDailyRows.rows.map((r) => [r.k, r.v])),
               mdc: Object.fromEntries(mdcRows.rows.map((r) => [r.k, r.v])),
               period: Object.fromEntries(periodRows.rows.map((r) => [r.k, r.v])),
               cases: Object.fromEntries(caseRows.rows.map((r) => [r.k, r.v])),
@@ -387,6 +401,7 @@ describe('referral rollups', () => {
           // The day and MDC rows from nothing, so the check sees the bulk build's rows and not the batches' left over.
           await sql`DELETE FROM ${sql.table(t.referral_daily_rollups)}`.execute(db.kysely);
           await sql`DELETE FROM ${sql.table(t.referral_tenant_daily_rollups)}`.execute(db.kysely);
+          await sql`DELETE FROM ${sql.table(t.referral_institution_daily_rollups)}`.execute(db.kysely);
           await sql`DELETE FROM ${sql.table(t.referral_institution_mdc_rollups)}`.execute(db.kysely);
           await db.kysely
             .transaction()
