@@ -96,4 +96,15 @@ export const institutionMasterMigrations: ModuleMigrations = {
         USING gin (ref.search_bigrams(search_text))`.execute(db);
     },
   },
+  // Analysis and visit charts filtered by facility type take the ids of that type's institutions and
+  // join them to rollups: with the id in the index that is an index-only scan instead of reading the
+  // master's heap (10 MB, ~180,000 rows) on every call. It supersedes the one-column index.
+  '0003_facility_type_ids': {
+    async up(db: Kysely<any>) {
+      await sql`CREATE INDEX medical_institutions_facility_type_ids ON ref.medical_institutions (facility_type_id, id)`.execute(
+        db,
+      );
+      await sql`DROP INDEX ref.medical_institutions_facility_type`.execute(db);
+    },
+  },
 };
