@@ -1,6 +1,8 @@
 import nodemailer from 'nodemailer';
 import { describe, expect, it } from 'vitest';
-import { buildCampaignMail } from './campaign-mail.ts';
+import { convert } from 'html-to-text';
+import juice from 'juice';
+import { buildCampaignMail, prepareCampaignMail } from './campaign-mail.ts';
 
 async function raw(options: ReturnType<typeof buildCampaignMail>): Promise<string> {
   // streamTransport builds the very MIME an SMTP transport would send.
@@ -63,5 +65,76 @@ describe('buildCampaignMail', () => {
       messageId: '<img@renkei>',
     });
     expect(options.html as string).toContain(`<img src="${src}" alt="会場の地図"`);
+  });
+});
+
+describe('prepareCampaignMail', () => {
+  // The per-recipient render before templates: juice and html-to-text on each recipient's own HTML.
+  function renderedAlone(html: string, unsubscribeUrl: string, openUrl: string, clickUrl: (href: string) => string) {
+    const rewritten = html.replace(/(<a\b[^>]*?\bhref=")([^"]*)(")/gi, (whole, before: string, href: string, after) => {
+      const url = href.replace(/&amp;/g, '&');
+      return /^https?:\/\//i.test(url)
+        ? `${before}${clickUrl(url).replace(/&/g, '&amp;').replace(/"/g, '&quot;')}${after}`
+        : whole;
+    });
+    const document =
+      `<!DOCTYPE html><html lang="ja"><head><meta charset="utf-8"><style>.renkei-footer{color:#666666;font-size:12px;margin-top:24px;border-top:1px solid #dddddd;padding-top:8px}</style></head>` +
+      `<body>${rewritten}<p class="renkei-footer">今後このようなメールの配信を希望されない場合は<a href="${unsubscribeUrl}">配信停止</a>の手続きをお願いいたします。</p>` +
+      `<img src="${openUrl}" width="1" height="1" alt="" style="display:block;border:0"></body></html>`;
+    return {
+      html: juice(document),
+      text: `${convert(rewritten, { wordwrap: 72, selectors: [{ selector: 'img', format: 'skip' }] })}\n\n--\n配信停止: ${unsubscribeUrl}\n`,
+    };
+  }
+
+  it('gives every recipient the mail a render of its own would give (signed URLs of any length past the wrap)', () => {
+    const html =
+      '<h2>新任医師のご案内</h2><p style="color:#c00">いつもお世話になっております。地域医療連携室です。4月より循環器内科に新しい医師が着任しました。' +
+      '<a href="https://example.jp/doctors?a=1&amp;b=2">医師紹介</a>をご覧ください。</p>' +
+      '<ul><li>外来：月・水・金 <a href="https://example.jp/x">外来表</a> and some more words to wrap around the link</li>' +
+      '<li>紹介予約：<a href="tel:0542000000">054-200-0000</a> <a href="mailto:a@example.jp">メール</a></li></ul>';
+    const template = prepareCampaignMail({
+      from: { name: '地域連携室', address: 'renkei@example.jp' },
+      subject: '件名',
+      html,
+      trackClicks: true,
+      trackOpens: true,
+    });
+    for (const [i, address] of [
+      'a@example.jp',
+      'a.very.long.address.of.a.doctor@some-clinic.example.co.jp',
+    ].entries()) {
+      const token = (u?: string) => Buffer.from(JSON.stringify({ r: address, u, i })).toString('base64url');
+      const urls = {
+        unsubscribeUrl: `https://renkei.example.jp/t/u/${token()}`,
+        openUrl: `https://renkei.example.jp/t/o/${token()}`,
+        clickUrl: (href: string) => `https://renkei.example.jp/t/c/${token(href)}&q="x"`,
+      };
+      const mail = template.render({ to: { name: null, address }, messageId: `<${i}@renkei>`, ...urls });
+      const alone = renderedAlone(html, urls.unsubscribeUrl, urls.openUrl, urls.clickUrl);
+      expect(mail.html).toBe(alone.html);
+      expect(mail.text).toBe(alone.text);
+      expect(mail.to).toBe(address);
+    }
+  });
+
+  it('leaves links alone and adds no pixel for a test send', () => {
+    const mail = prepareCampaignMail({
+      from: { name: '地域連携室', address: 'renkei@example.jp' },
+      subject: '[テスト送信] 件名',
+      html: '<p><a href="https://example.jp/a">詳細</a></p>',
+      trackClicks: false,
+      trackOpens: false,
+    }).render({
+      to: { name: '医師', address: 'a@example.jp' },
+      unsubscribeUrl: 'https://renkei.example.jp/t/u/TOKEN',
+      openUrl: null,
+      clickUrl: null,
+      messageId: '<t@renkei>',
+    });
+    expect(mail.html).toContain('href="https://example.jp/a"');
+    expect(mail.html).not.toContain('<img');
+    expect(mail.html).toContain('href="https://renkei.example.jp/t/u/TOKEN"');
+    expect(mail.text).toContain('https://example.jp/a');
   });
 });

@@ -14,6 +14,8 @@ export function createMailTransport(
     pool?: boolean;
     catcherPort?: number | undefined;
     fallbackPort?: number;
+    /** Pooled connections (default 5). */
+    maxConnections?: number;
   } = {},
 ): Transporter {
   if (options.smtpUrl) return nodemailer.createTransport(options.smtpUrl);
@@ -22,6 +24,6 @@ export function createMailTransport(
     ...(options.catcherPort ? { port: options.catcherPort } : {}),
     secure: false,
     ignoreTLS: true,
-    ...(options.pool ? { pool: true, maxConnections: 5 } : {}),
+    ...(options.pool ? { pool: true, maxConnections: options.maxConnections ?? 5 } : {}),
   });
 }

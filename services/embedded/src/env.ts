@@ -171,7 +171,7 @@ export const envVars: readonly EnvVar[] = [
   {
     name: 'RENKEI_EMAIL_COMMIT_GROUP',
     readBy: ['worker', 'embedded'],
-    default: '5',
+    default: '10',
     description: 'Mails of a campaign whose outcomes are recorded together (a crash may resend at most this many)',
   },
   {

@@ -15,11 +15,12 @@ import {
 import { readStreamOrEmpty, streamId, type EventStore, type NewEvent, type RecordedEvent } from '@renkei/event-store';
 import {
   bounceMailboxDir,
-  buildCampaignMail,
   createMailTransport,
   emailTrackingKey,
   gatedSend,
   parseBounce,
+  prepareCampaignMail,
+  type CampaignTemplate,
   type GatedSend,
   readVerpAddress,
   signTracking,
@@ -46,17 +47,20 @@ export interface EmailDeliveryOptions {
    */
   bounceAddress?: string | null;
   /**
-   * Mails prepared at once across all sends (default 10: twice the pooled transport's 5
-   * connections).
+   * Mails prepared at once across all sends (default 20: twice the pooled transport's connections,
+   * so the next group is ready on the free connections while one group is committed).
    */
   concurrency?: number;
   /**
    * Mails of one send whose end of data goes out together, their outcomes then stored in one append
-   * (group commit; RENKEI_EMAIL_COMMIT_GROUP, default 5, the pooled transport's connections). A crash
-   * resends at most this many mails per send under way; 1 commits one mail at a time.
+   * (group commit; RENKEI_EMAIL_COMMIT_GROUP, default 10, the local catcher's pooled connections). A
+   * crash resends at most this many mails per send under way; 1 commits one mail at a time.
    */
   commitGroup?: number;
-  /** Recipients claimed per statement (default `concurrency`): the most a stopped run leaves in doubt. */
+  /**
+   * Recipients claimed per statement (default 10): a stopped run leaves at most the mails under way
+   * and one slice in doubt.
+   */
   claimSlice?: number;
   /** Tries of a failing send before it is parked (default 5). */
   maxAttempts?: number;
@@ -105,6 +109,8 @@ interface JobRow {
 interface ActiveJob {
   row: JobRow;
   draft: EmailDraftSaved;
+  /** The mail inlined and its text made once for the send; each recipient's is its URLs and headers. */
+  template: CampaignTemplate;
   recipients: Recipient[];
   /** Unsubscribed addresses (keys): skipped with an event, never mailed. */
   skip: Set<string>;
@@ -227,9 +233,9 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
       ? options.bounceAddress
       : process.env.RENKEI_EMAIL_BOUNCE_ADDRESS || (process.env.SMTP_URL ? null : 'bounces@localhost');
   const bounceDir = () => bounceMailboxDir(options.dataDir ?? path.resolve(process.env.RENKEI_DATA_DIR ?? '.data'));
-  const concurrency = Math.max(1, options.concurrency ?? 10);
-  const slice = Math.max(1, options.claimSlice ?? concurrency);
-  const commitGroup = Math.max(1, options.commitGroup ?? (Number(process.env.RENKEI_EMAIL_COMMIT_GROUP) || 5));
+  const concurrency = Math.max(1, options.concurrency ?? 20);
+  const slice = Math.max(1, options.claimSlice ?? 10);
+  const commitGroup = Math.max(1, options.commitGroup ?? (Number(process.env.RENKEI_EMAIL_COMMIT_GROUP) || 10));
   const maxAttempts = Math.max(1, options.maxAttempts ?? 5);
   const retryBaseMs = options.retryBaseMs ?? 1_000;
   const pollMs = options.pollMs ?? 1_000;
@@ -240,6 +246,8 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
       : createMailTransport({
           smtpUrl: process.env.SMTP_URL,
           pool: true,
+          // A commit group can only be as large as the connections holding its mails at their end of data.
+          maxConnections: Math.max(5, commitGroup),
           fallbackPort: Number(process.env.SMTP_PORT ?? 2525),
         }));
 
@@ -313,6 +321,14 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
     return {
       row,
       draft,
+      template: prepareCampaignMail({
+        from: { name: draft.sender_name, address: draft.sender_email },
+        subject: row.test ? `[テスト送信] ${draft.title}` : draft.title,
+        html: draft.main_content,
+        // A test send is never counted: no pixel, links left as they are.
+        trackClicks: !row.test,
+        trackOpens: !row.test,
+      }),
       recipients,
       skip: row.test ? new Set() : await unsubscribed(ctx.store, row.tenant_id),
       cursor: 0,
@@ -433,13 +449,9 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
     await pace();
     const send = await gatedSend(
       mailer(),
-      buildCampaignMail({
-        from: { name: job.draft.sender_name, address: job.draft.sender_email },
+      job.template.render({
         to: { name: recipient.name, address: recipient.address },
-        subject: row.test ? `[テスト送信] ${job.draft.title}` : job.draft.title,
-        html: job.draft.main_content,
         unsubscribeUrl: `${origin}/t/u/${token()}`,
-        // A test send is never counted: no pixel, links left as they are.
         openUrl: row.test ? null : `${origin}/t/o/${token()}`,
         clickUrl: row.test ? null : (href) => `${origin}/t/c/${token(href)}`,
         messageId: `<${id}@renkei>`,

@@ -171,12 +171,18 @@ export class ImportRun<Request extends { import_id: string } = { import_id: stri
    * The next chunk: `work` runs on the import's turn and its outcome is recorded, unless an earlier
    * run recorded this chunk (then its counts are taken from the record; the last recorded one runs
    * again, without being recorded twice, when the run replays it).
+   *
+   * With `after` (the previous chunk's `chunk` call), `work` runs at once, beside the previous chunk's
+   * append, and only the recording waits for it and for the turn: chunks are still recorded one after
+   * the other in file order (a later row wins), and a stop still falls between two recorded chunks.
+   * Only for `work` that reads nothing the previous chunks write.
    */
-  async chunk(work: () => Promise<ChunkOutcome>): Promise<void> {
+  async chunk(work: () => Promise<ChunkOutcome>, after?: Promise<unknown>): Promise<void> {
     if (this.control.signal?.aborted) throw new ImportInterruptedError();
     const chunk = this.chunkIndex++;
     const done = this.recorded.get(chunk);
     if (done) {
+      await after;
       this.imported += done.imported_row_count;
       this.failed += done.failed_row_count;
       // Its redo may have been cut short: its rows' appends are idempotent, so it runs again.
@@ -184,8 +190,7 @@ export class ImportRun<Request extends { import_id: string } = { import_id: stri
         await this.control.turn(async () => this.apply(await work(), null));
       return;
     }
-    await this.control.turn(async () => {
-      const outcome = await work();
+    const record = async (outcome: ChunkOutcome) => {
       this.imported += outcome.imported;
       this.failed += outcome.failed;
       await this.apply(outcome, {
@@ -207,7 +212,12 @@ export class ImportRun<Request extends { import_id: string } = { import_id: stri
         ],
         expectedRevision: 'any',
       });
-    });
+    };
+    if (after) {
+      const outcome = await work();
+      await after;
+      await this.control.turn(() => record(outcome));
+    } else await this.control.turn(async () => record(await work()));
     // Let requests and other imports in between chunks.
     await new Promise((resolve) => setImmediate(resolve));
   }
@@ -363,6 +373,11 @@ export async function importCsvRows(
     chunk(rows: CsvRow[]): Promise<ChunkOutcome>;
     /** Rows per chunk (default 500); fixed for an import, since a resumed run finds its chunks by number. */
     chunkSize?: number;
+    /**
+     * Reads and prepares the next chunk while the previous one is recorded (`ImportRun.chunk`'s
+     * `after`): only for a `chunk` that reads nothing the earlier chunks write.
+     */
+    prepareAhead?: boolean;
   },
 ): Promise<void> {
   const parser = fs
@@ -372,10 +387,25 @@ export async function importCsvRows(
   let headerRead = false;
   let rowNumber = -1;
   let pending: CsvRow[] = [];
-  const applyChunk = () => {
+  // With `prepareAhead`, the chunk being recorded while the next one is read and prepared.
+  let recording: Promise<void> | null = null;
+  const applyChunk = async () => {
     const rows = pending;
     pending = [];
-    return run.chunk(() => options.chunk(rows));
+    if (!options.prepareAhead) return run.chunk(() => options.chunk(rows));
+    const previous = recording;
+    const current = run.chunk(() => options.chunk(rows), previous ?? Promise.resolve());
+    // Awaited by the next chunk (or below); a failure surfaces there, never unhandled.
+    current.catch(() => undefined);
+    recording = current;
+    // At most one chunk recorded while one is prepared: the file is read no further ahead.
+    if (previous) await previous;
+  };
+  /** The last chunk handed over is recorded (prepareAhead). */
+  const recorded = async () => {
+    const last = recording;
+    recording = null;
+    if (last) await last;
   };
   let readingFailed: unknown = null;
   try {
@@ -392,7 +422,7 @@ export async function importCsvRows(
       }
       pending.push({ rowNumber, cells });
       if (pending.length >= (options.chunkSize ?? csvChunkSize)) {
-        // Parsing pauses while the chunk is applied.
+        // Parsing pauses while the chunk is applied (with prepareAhead: while the one before it is).
         try {
           await applyChunk();
         } catch (error) {
@@ -408,6 +438,7 @@ export async function importCsvRows(
   }
   if (readingFailed !== null) {
     if (pending.length > 0) await applyChunk();
+    await recorded();
     return await run.finish(
       'failed',
       rowNumber + 1,
@@ -416,5 +447,6 @@ export async function importCsvRows(
   }
   if (!headerRead) return await run.finish('failed', 0, 'ファイルにデータがありません');
   if (pending.length > 0) await applyChunk();
+  await recorded();
   await run.finish('completed', null, null);
 }

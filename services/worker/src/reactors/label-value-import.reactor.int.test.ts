@@ -263,3 +263,78 @@ describe('label value import', () => {
     expect(recorded.every((r) => r.values[0]!.integer_value === r.row_number)).toBe(true);
   });
 });
+
+describe('label value import, chunks prepared ahead', () => {
+  it('prepares a chunk while the one before it is being recorded, and records them one after the other in file order', async () => {
+    const importId = randomUUID();
+    const file = path.join(dir, `${importId}.csv`);
+    const rows = labelValueChunkRows * 2 + 3;
+    const lines = ['医療機関コード,医師数'];
+    for (let i = 1; i <= rows; i++) lines.push(`${code((i % 3) + 1)},${i}`);
+    fs.writeFileSync(file, lines.join('\n'));
+    const stream = streamId('medical_institution_label_value_import', importId);
+    await store.append(
+      stream,
+      [
+        {
+          type: 'LabelValueImportRequested',
+          data: { import_id: importId, filename: 'x.csv', stored_path: file, encoding: 'utf-8' },
+          metadata: newEventMetadata(tenant),
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    const [requested] = await store.readStream(stream, { tenantId: tenant });
+    // Chunk 0's append is held until the next chunk's lookup of institution codes has run: the run
+    // only gets past it if it prepares chunk 1 while chunk 0 is being recorded (else it never ends).
+    let lookups = 0;
+    let prepared!: () => void;
+    const nextLookup = new Promise<void>((resolve) => (prepared = resolve));
+    // Every statement goes through the executor (kysely's private fields want their own `this`).
+    const bound = <T extends object>(target: T, wrap: (property: string | symbol, value: unknown) => unknown) =>
+      new Proxy(target, {
+        get(t, property) {
+          const value: unknown = Reflect.get(t, property, t);
+          const wrapped = wrap(property, value);
+          if (wrapped !== undefined) return wrapped;
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
+        },
+      });
+    const watched = bound(db.kysely, (property, value) =>
+      property === 'getExecutor'
+        ? () =>
+            bound((value as () => object).call(db.kysely), (p, executeQuery) =>
+              p === 'executeQuery'
+                ? (...args: unknown[]) => {
+                    // The second chunk's lookup, before or while the first chunk is being recorded.
+                    if ((args[0] as { sql: string }).sql.includes('ref.medical_institutions') && ++lookups === 2)
+                      prepared();
+                    return (executeQuery as (...a: unknown[]) => unknown).apply(
+                      (value as () => object).call(db.kysely),
+                      args,
+                    );
+                  }
+                : undefined,
+            )
+        : undefined,
+    );
+    const order: number[] = [];
+    const held: EventStore = {
+      ...store,
+      appendMany: async (many) => {
+        const chunk = many.flatMap((a) => a.events).find((e) => e.type === 'MedicalInstitutionLabelValuesImported')
+          ?.data as { chunk: number } | undefined;
+        if (chunk) order.push(chunk.chunk);
+        if (chunk?.chunk === 0) await nextLookup;
+        return store.appendMany(many);
+      },
+    };
+    await runLabelValueImport({ ...db, kysely: watched }, held, requested!);
+    expect(order).toEqual([0, 1, 2]);
+    const chunks = (await chunkEvents()).filter((e) => e.import_id === importId);
+    expect(chunks.map((e) => e.chunk)).toEqual([0, 1, 2]);
+    expect(chunks.flatMap((e) => e.rows).map((r) => r.row_number)).toEqual(
+      Array.from({ length: rows }, (_, i) => i + 1),
+    );
+  });
+});

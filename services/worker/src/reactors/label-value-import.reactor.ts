@@ -239,6 +239,8 @@ export async function runLabelValueImport(
     path: data.stored_path,
     encoding,
     chunkSize: begunWithRowEvents ? legacyChunkRows : labelValueChunkRows,
+    // A chunk reads the master and the labels only, never what earlier chunks wrote.
+    prepareAhead: true,
     header(cells) {
       const mapped = cells.map((h) => {
         const name = nfkc(h);
