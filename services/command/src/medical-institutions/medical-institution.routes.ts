@@ -234,7 +234,11 @@ export function registerMedicalInstitutionRoutes(app: FastifyInstance, deps: Med
               : {}),
           },
         );
-        const values: LabelValue[] = [...result.after.labelValues.values()];
+        // The values of the labels this request named, as stored. Not every value of the institution:
+        // values set by an import live in the import's streams, which this stream does not see, so a
+        // fuller list would silently leave those out (GET …/label_values answers every value).
+        const named = new Set(body.label_values.map((v) => v.label_id));
+        const values: LabelValue[] = [...result.after.labelValues.values()].filter((v) => named.has(v.label_id));
         return { body: values, position: result.position };
       },
     );
