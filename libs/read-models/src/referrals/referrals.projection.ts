@@ -360,6 +360,12 @@ export const referralsProjection = defineProjection({
       onConflict: sql`ON CONFLICT (tenant_id, institution_code, institution_name) DO UPDATE SET medical_institution_id = excluded.medical_institution_id`,
     });
     await settings.applySettings(trx, t);
+    // An import that ends in this batch (a rebuild, or an import that stopped soon): its chunks here are
+    // recomputed with the batch rather than noted and taken back by its slices; what earlier batches
+    // noted is still taken by its slices and its end, after.
+    const endsHere = new Set(deferredSteps.filter((s) => s.slice === null).map((s) => `${s.tenantId}|${s.importId}`));
+    for (const f of facts) if (f.deferredTo && endsHere.has(`${f.tenantId}|${f.deferredTo}`)) f.deferredTo = undefined;
+    for (const d of dpcFacts) if (d.deferred && endsHere.has(`${d.tenantId}|${d.importId}`)) d.deferred = false;
     if (facts.length > 0) await applyFacts(trx, t, facts, patch);
     const countDpc = (tenantId: string, importId: string, c: { new: number; updated: number; unchanged: number }) => {
       const p = patch(tenantId, importId);

@@ -247,6 +247,57 @@ describe('referral data import', () => {
     }
   });
 
+  it('resumes a list import whose chunks a worker before v8 recorded (500 rows each) at their size, without a duplicate', async () => {
+    const file = path.join(dir, 'legacy.csv');
+    const rows = Array.from(
+      { length: 1200 },
+      (_, i) => `2024/05/${String((i % 28) + 1).padStart(2, '0')},L${i},,みなと内科`,
+    );
+    fs.writeFileSync(file, ['紹介日,患者ID,紹介元医療機関コード,紹介元医療機関名', ...rows].join('\n'));
+    const stop = new AbortController();
+    const control = {
+      signal: stop.signal,
+      // Stopped before its first chunk: what the earlier worker recorded is appended below.
+      turn: <T>(_work: () => Promise<T>): Promise<T> => {
+        stop.abort();
+        return Promise.reject(new ImportInterruptedError());
+      },
+    };
+    const run = await upload(file, 'referral', null, (requested) =>
+      expect(runReferralDataImport(db, store, requested, control)).rejects.toThrow(ImportInterruptedError),
+    );
+    // What the earlier worker recorded: the first 500 rows as chunk 0, rollups not deferred.
+    const started = await run.events();
+    const { referrals } = await (async () => {
+      const full = await upload(file, 'referral', null);
+      return (await full.events()).find((e) => e.type === 'ReferralsImported')!.data as ReferralsImported;
+    })();
+    await store.append(
+      run.stream,
+      [
+        {
+          type: 'ReferralsImported',
+          data: {
+            import_id: run.importId,
+            chunk: 0,
+            imported_row_count: 500,
+            failed_row_count: 0,
+            errors: [],
+            referrals: referrals.slice(0, 500),
+          },
+          metadata: started[0]!.metadata,
+        },
+      ],
+      { expectedRevision: 'any' },
+    );
+    await runReferralDataImport(db, store, run.requested);
+    const chunks = (await run.events())
+      .filter((e) => e.type === 'ReferralsImported')
+      .map((e) => e.data as ReferralsImported);
+    expect(chunks.map((c) => c.referrals.length)).toEqual([500, 500, 200]);
+    expect(new Set(chunks.flatMap((c) => c.referrals.map((r) => r.identity))).size).toBe(1200);
+  });
+
   it('does not import without the tenant scope when reading it fails (only a missing settings model means no scope)', async () => {
     const file = path.join(dir, 'scope.csv');
     fs.writeFileSync(file, 'a\tb\tc\n1\t2\t3\n');

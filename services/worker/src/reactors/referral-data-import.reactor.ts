@@ -44,6 +44,8 @@ import { createImportReactor, ImportRun, type ImportJournal } from './import-run
  * the referrals projection little more than a smaller one and saves a round of matching and appends.
  */
 const listChunkSize = 2000;
+/** What the lists' chunks held before (a run resumed from such chunks keeps it). */
+const legacyListChunkSize = 500;
 /** Stays, or D/EF facts, per chunk event of the DPC files. */
 const chunkSize = 500;
 /** About this many rows per slice of an import's deferred rollups, in at most `maxRollupSlices` slices. */
@@ -205,8 +207,20 @@ export async function runReferralDataImport(
   requested: RecordedEvent,
   control?: ImportRunControl,
 ): Promise<void> {
-  const run = await ImportRun.open(store, requested, referralDataImportJournal, { control });
+  // A run resumed from chunks a worker before v8 recorded (500 rows, rollups not deferred) keeps their size:
+  // chunks are skipped by number, so another size would skip other rows.
+  let legacyChunks = false;
+  const journal: ImportJournal<ReferralDataImportRequested> = {
+    ...referralDataImportJournal,
+    read(event) {
+      const read = referralDataImportJournal.read(event);
+      if (read.chunk && (event.data as { rollups_deferred?: boolean }).rollups_deferred !== true) legacyChunks = true;
+      return read;
+    },
+  };
+  const run = await ImportRun.open(store, requested, journal, { control });
   if (!run) return;
+  const listChunkRows = legacyChunks ? legacyListChunkSize : listChunkSize;
   const data = run.request;
 
   const facts = await loadTenantFacts(db, requested);
@@ -276,7 +290,7 @@ export async function runReferralDataImport(
     };
     for await (const item of items) {
       held.push(item);
-      if (held.length >= listChunkSize) await flush();
+      if (held.length >= listChunkRows) await flush();
     }
     if (held.length > 0) await flush();
   };
