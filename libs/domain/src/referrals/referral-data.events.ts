@@ -44,6 +44,12 @@ const chunk = {
   imported_row_count: z.number().int(),
   failed_row_count: z.number().int(),
   errors: z.array(RowError),
+  /**
+   * True: the analysis rollups of the chunk's rows (and the re-link of its patients' stays) wait for
+   * the import's ReferralDataImportRollupsRequested slices (or its end); the chunk only writes facts.
+   * Absent (events written before, or by hand in tests and benches): recomputed with the chunk.
+   */
+  rollups_deferred: z.boolean().optional(),
 };
 
 const InstitutionRef = {
@@ -168,6 +174,21 @@ export const DpcFactsImported = z.object({
 });
 export type DpcFactsImported = z.infer<typeof DpcFactsImported>;
 
+/**
+ * One slice of the rollups an import deferred (docs/decisions.md, "Referral import rollups once per
+ * import"): phase `link` re-links the stays of the import's patients whose key hashes to `bucket` (of
+ * `buckets`); phase `rollup` recomputes the institution-months hashing to `bucket`. The worker appends
+ * every link slice, then every rollup slice, each after the referrals projection applied the one
+ * before, then the import's end: the rollups hold the import's rows when its record says completed.
+ */
+export const ReferralDataImportRollupsRequested = z.object({
+  import_id: z.uuid(),
+  phase: z.enum(['link', 'rollup']),
+  bucket: z.number().int().min(0),
+  buckets: z.number().int().min(1),
+});
+export type ReferralDataImportRollupsRequested = z.infer<typeof ReferralDataImportRollupsRequested>;
+
 export const ReferralDataImportFinished = z.object({
   import_id: z.uuid(),
   status: z.enum(['completed', 'failed']),
@@ -187,6 +208,7 @@ export const referralDataImportEventSchemas = {
   ReverseReferralsImported,
   HospitalAdmissionsImported,
   DpcFactsImported,
+  ReferralDataImportRollupsRequested,
   ReferralDataImportFinished,
 } as const;
 

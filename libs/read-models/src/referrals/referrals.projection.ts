@@ -12,6 +12,7 @@ import {
   stableJson,
   uuidV5,
   type HospitalAdmissionFact,
+  type ReferralDataImportRollupsRequested,
   type ReferralFact,
   type ReverseReferralFact,
 } from '@renkei/domain';
@@ -29,6 +30,8 @@ import {
   referralCaseRollupsTable,
   referralInstitutionRollupsTable,
   referralMonthlyRollupsTable,
+  referralPendingMonthsTable,
+  referralPendingPatientsTable,
   referralPeriodRollupsTable,
   referralTenantCaseRollupsTable,
   referralTenantPeriodRollupsTable,
@@ -64,6 +67,8 @@ const tables = [
   referralInstitutionRollupsTable,
   referralSettingsTable,
   ...dayAndMdcRollupTables,
+  referralPendingPatientsTable,
+  referralPendingMonthsTable,
 ] as const;
 type T = ProjectionTables<(typeof tables)[number]['name']>;
 
@@ -140,6 +145,9 @@ const dateOf = (f: FactRow) =>
  * hold (new / updated / already present counted on the import), written with one upsert per table,
  * then the stays of every patient touched are re-linked and the rollup rows those patients and rows
  * touch are recomputed from the facts, so late data links both ways and a rebuild gives the same rows.
+ * A chunk of an import that defers its rollups (`rollups_deferred`, what the worker writes) only notes
+ * the patients and institution-months it touched; the import's slices then run the same `recompute`
+ * over them, a bounded share per transaction, and its end runs whatever is left.
  */
 export const referralsProjection = defineProjection({
   name: 'referrals',
@@ -153,7 +161,9 @@ export const referralsProjection = defineProjection({
   // 7: day rows per institution and per tenant, MDC rows per institution (referrals.daily-rollups.ts).
   // 8: institution-day rows (the day rows without other dimensions) for rankings' partial months, and
   //    the per-institution rollups indexed in ranking order.
-  version: 8,
+  // 9: an import's chunks only write facts and note what they touched (referral_pending_*); the
+  //    import's slices (ReferralDataImportRollupsRequested) and its end re-link and recompute them.
+  version: 9,
   eventTypes: decode.types,
   tables: tableNames(tables),
   setup: (trx, t) => createTables(trx, tables, t),
@@ -171,7 +181,7 @@ export const referralsProjection = defineProjection({
     ] as const;
     const newImports: Pick<WriteRow<typeof referralDataImportsTable>, (typeof importColumns)[number]>[] = [];
     const facts: FactInput[] = [];
-    const dpcFacts: DpcFactsInput[] = [];
+    const dpcFacts: (DpcFactsInput & { deferred: boolean })[] = [];
     const patch = (tenantId: string, id: string) => {
       const key = `${tenantId}:${id}`;
       let p = imports.get(key);
@@ -198,6 +208,8 @@ export const referralsProjection = defineProjection({
     const profiles = new Map<string, WriteRow<typeof mappingProfilesTable>>();
     const matches = new Map<string, WriteRow<typeof institutionMatchesTable>>();
     const settings = new ReferralSettingsBatch(recompute);
+    /** The deferred work the batch's slices and import ends take, in the order of their events. */
+    const deferredSteps: DeferredStep[] = [];
     for (const recorded of events) {
       const event = decode(recorded);
       const tenantId = recorded.metadata.tenant_id;
@@ -291,7 +303,8 @@ export const referralsProjection = defineProjection({
               : event.type === 'ReverseReferralsImported'
                 ? ['reverse', event.data.reverse_referrals]
                 : ['admission', event.data.admissions];
-          for (const fact of list) facts.push({ kind, tenantId, importId: d.import_id, fact });
+          const deferredTo = d.rollups_deferred ? d.import_id : undefined;
+          for (const fact of list) facts.push({ kind, tenantId, importId: d.import_id, fact, deferredTo });
           break;
         }
         case 'DpcFactsImported': {
@@ -306,7 +319,13 @@ export const referralsProjection = defineProjection({
             stays: d.stays,
             procedures: d.procedures,
             visits: d.visits,
+            deferred: d.rollups_deferred ?? false,
           });
+          break;
+        }
+        case 'ReferralDataImportRollupsRequested': {
+          const d = event.data;
+          deferredSteps.push({ tenantId, importId: d.import_id, slice: d });
           break;
         }
         case 'ReferralDataImportFinished': {
@@ -320,6 +339,8 @@ export const referralsProjection = defineProjection({
             abortion: d.abortion_row_number,
           };
           if (d.error) p.errors.push(d.error);
+          // What the import's slices did not take (an import that ended before them, or written before v8).
+          deferredSteps.push({ tenantId, importId: d.import_id, slice: null });
           break;
         }
         default: {
@@ -341,18 +362,33 @@ export const referralsProjection = defineProjection({
       onConflict: sql`ON CONFLICT (tenant_id, institution_code, institution_name) DO UPDATE SET medical_institution_id = excluded.medical_institution_id`,
     });
     await settings.applySettings(trx, t);
+    // An import that ends in this batch (a rebuild, or an import that stopped soon): its chunks here are
+    // recomputed with the batch rather than noted and taken back by its slices; what earlier batches
+    // noted is still taken by its slices and its end, after.
+    const endsHere = new Set(deferredSteps.filter((s) => s.slice === null).map((s) => `${s.tenantId}|${s.importId}`));
+    for (const f of facts) if (f.deferredTo && endsHere.has(`${f.tenantId}|${f.deferredTo}`)) f.deferredTo = undefined;
+    for (const d of dpcFacts) if (d.deferred && endsHere.has(`${d.tenantId}|${d.importId}`)) d.deferred = false;
     if (facts.length > 0) await applyFacts(trx, t, facts, patch);
-    if (dpcFacts.length > 0) {
-      const patients = await applyDpcFacts(trx, t, dpcFacts, (tenantId, importId, c) => {
-        const p = patch(tenantId, importId);
-        p.new_records += c.new;
-        p.updated += c.updated;
-        p.unchanged += c.unchanged;
-      });
+    const countDpc = (tenantId: string, importId: string, c: { new: number; updated: number; unchanged: number }) => {
+      const p = patch(tenantId, importId);
+      p.new_records += c.new;
+      p.updated += c.updated;
+      p.unchanged += c.unchanged;
+    };
+    const immediateDpc = dpcFacts.filter((d) => !d.deferred);
+    if (immediateDpc.length > 0) {
+      const patients = await applyDpcFacts(trx, t, immediateDpc, countDpc);
       if (patients.length > 0) await recompute(trx, t, patients, []);
+    }
+    // Deferred: one call per import, so the patients each returns are noted against it.
+    for (const importKey of new Set(dpcFacts.filter((d) => d.deferred).map((d) => `${d.tenantId}|${d.importId}`))) {
+      const inputs = dpcFacts.filter((d) => d.deferred && `${d.tenantId}|${d.importId}` === importKey);
+      const patients = await applyDpcFacts(trx, t, inputs, countDpc);
+      await notePending(trx, t, inputs[0]!.importId, patients, []);
     }
     await settings.applyDeletionsAndRelinks(trx, t);
     if (matches.size > 0) await reattribute(trx, t, [...matches.values()]);
+    for (const step of deferredSteps) await runDeferredStep(trx, t, step);
     await applyImportPatches(trx, t, [...imports.values()]);
   },
 });
@@ -363,6 +399,8 @@ interface FactInput {
   importId: string;
   fact: ReferralFact | ReverseReferralFact | HospitalAdmissionFact;
   entryId?: string;
+  /** The import whose slices re-link and recompute what this fact touches, instead of its batch. */
+  deferredTo?: string | undefined;
 }
 
 async function applyFacts(
@@ -414,11 +452,23 @@ async function applyFacts(
   }
 
   const latest = new Map<string, FactRow>();
-  const rollupKeys = new Map<
+  /** What the batch touched: '' for the work done now, else the import id that deferred it. */
+  const touched = new Map<
     string,
-    { tenant_id: string; medical_institution_id: string; own_department_id: string; month: string }
+    { patients: Map<string, { tenant_id: string; patient_key: string }>; keys: Map<string, RollupKey> }
   >();
-  const addKey = (tenantId: string, institution: string | null, department: string | null, date: string) => {
+  const touchedOf = (deferredTo: string | undefined) => {
+    let w = touched.get(deferredTo ?? '');
+    if (!w) touched.set(deferredTo ?? '', (w = { patients: new Map(), keys: new Map() }));
+    return w;
+  };
+  const addKey = (
+    deferredTo: string | undefined,
+    tenantId: string,
+    institution: string | null,
+    department: string | null,
+    date: string,
+  ) => {
     if (!institution) return;
     const k = {
       tenant_id: tenantId,
@@ -426,13 +476,12 @@ async function applyFacts(
       own_department_id: department ?? noDepartment,
       month: month(date),
     };
-    rollupKeys.set(`${k.tenant_id}|${k.medical_institution_id}|${k.own_department_id}|${k.month}`, k);
+    touchedOf(deferredTo).keys.set(`${k.tenant_id}|${k.medical_institution_id}|${k.own_department_id}|${k.month}`, k);
   };
-  const patients = new Map<string, { tenant_id: string; patient_key: string }>();
-  const touch = (tenantId: string, patientKey: string) =>
-    patients.set(`${tenantId}|${patientKey}`, { tenant_id: tenantId, patient_key: patientKey });
+  const touch = (deferredTo: string | undefined, tenantId: string, patientKey: string) =>
+    touchedOf(deferredTo).patients.set(`${tenantId}|${patientKey}`, { tenant_id: tenantId, patient_key: patientKey });
 
-  for (const { kind, tenantId, importId, fact, entryId } of facts) {
+  for (const { kind, tenantId, importId, fact, entryId, deferredTo } of facts) {
     const key = `${kind}|${tenantId}|${fact.identity}`;
     const next = toRow(kind, tenantId, importId, fact, entryId);
     // The row keeps what the file said in `content` (a re-upload compares that) and is attributed by hand.
@@ -463,12 +512,13 @@ async function applyFacts(
     else p.new_records++;
     latest.set(key, next);
     if (prev) {
-      touch(tenantId, prev.patient_key);
-      if (kind !== 'admission') addKey(tenantId, prev.medical_institution_id, prev.own_department_id, prev.date);
+      touch(deferredTo, tenantId, prev.patient_key);
+      if (kind !== 'admission')
+        addKey(deferredTo, tenantId, prev.medical_institution_id, prev.own_department_id, prev.date);
     }
-    touch(tenantId, next.row.patient_key);
+    touch(deferredTo, tenantId, next.row.patient_key);
     if (next.kind !== 'admission')
-      addKey(tenantId, next.row.medical_institution_id, next.row.own_department_id, dateOf(next));
+      addKey(deferredTo, tenantId, next.row.medical_institution_id, next.row.own_department_id, dateOf(next));
   }
 
   const changed = [...latest.values()];
@@ -501,8 +551,11 @@ async function applyFacts(
         : [],
     ),
   );
-  if (patients.size === 0 && rollupKeys.size === 0) return;
-  await recompute(trx, t, [...patients.values()], [...rollupKeys.values()]);
+  for (const [deferredTo, w] of touched) {
+    if (w.patients.size === 0 && w.keys.size === 0) continue;
+    if (deferredTo === '') await recompute(trx, t, [...w.patients.values()], [...w.keys.values()]);
+    else await notePending(trx, t, deferredTo, [...w.patients.values()], [...w.keys.values()]);
+  }
 }
 
 interface RollupKey {
@@ -569,34 +622,120 @@ async function recompute(
   affected: { tenant_id: string; patient_key: string }[],
   keys: RollupKey[],
 ): Promise<void> {
-  const patients = sql`unnest(${sql.val(affected.map((p) => p.tenant_id))}::uuid[], ${sql.val(affected.map((p) => p.patient_key))}::text[]) AS p(tenant_id, patient_key)`;
-  // Each stay of a touched patient follows the latest referral it qualifies for, never two.
-  if (affected.length > 0)
-    await sql`
-      UPDATE ${sql.table(t.hospital_admissions)} AS a SET referral_id = (
-        SELECT r.id FROM ${sql.table(t.referrals)} r
-         WHERE r.tenant_id = a.tenant_id AND r.patient_key = a.patient_key
-           AND a.admission_date BETWEEN r.referral_date AND r.referral_date + ${admissionPeriodOf(t, sql`a.tenant_id`)}
-         ORDER BY r.referral_date DESC, r.id DESC LIMIT 1)
-        FROM ${patients}
-       WHERE a.tenant_id = p.tenant_id AND a.patient_key = p.patient_key
-         AND a.referral_id IS DISTINCT FROM (
-           SELECT r.id FROM ${sql.table(t.referrals)} r
-            WHERE r.tenant_id = a.tenant_id AND r.patient_key = a.patient_key
-              AND a.admission_date BETWEEN r.referral_date AND r.referral_date + ${admissionPeriodOf(t, sql`a.tenant_id`)}
-            ORDER BY r.referral_date DESC, r.id DESC LIMIT 1)`.execute(trx);
+  const months = await relink(trx, t, affected, keys);
+  await rollupMonths(trx, t, months);
+}
 
-  // The institution-months of the rows changed and of the touched patients' referrals, once.
+/** The rollups of whole institution-months, from the facts and the stays' links as they stand. */
+async function rollupMonths(trx: Transaction<unknown>, t: T, months: InstitutionMonth[]): Promise<void> {
+  if (months.length === 0) return;
+  await rollupInstitutionMonths(trx, t, months);
+  await rollupDaysAndMdc(trx, t, months);
+}
+
+/**
+ * `recompute`'s first half: re-links the stays of the patients `affected`, and answers the
+ * institution-months whose rollups are then out of date (those of `keys` and of the referrals whose
+ * stays changed or moved).
+ */
+async function relink(
+  trx: Transaction<unknown>,
+  t: T,
+  affected: { tenant_id: string; patient_key: string }[],
+  keys: { tenant_id: string; medical_institution_id: string; month: string }[],
+): Promise<InstitutionMonth[]> {
+  if (affected.length === 0 && keys.length === 0) return [];
+  const patients = sql`unnest(${sql.val(affected.map((p) => p.tenant_id))}::uuid[], ${sql.val(affected.map((p) => p.patient_key))}::text[]) AS p(tenant_id, patient_key)`;
+  const latestReferral = sql`(
+    SELECT r.id FROM ${sql.table(t.referrals)} r
+     WHERE r.tenant_id = a.tenant_id AND r.patient_key = a.patient_key
+       AND a.admission_date BETWEEN r.referral_date AND r.referral_date + ${admissionPeriodOf(t, sql`a.tenant_id`)}
+     ORDER BY r.referral_date DESC, r.id DESC LIMIT 1)`;
+  // Each stay of a touched patient follows the latest referral it qualifies for, never two. Whose
+  // figures that can change: the referrals a touched patient's stay was linked to (the stay itself may
+  // have changed: K-code, DPC, date, another patient) and those a stay moves to. A patient's other
+  // referrals keep their stays as they were, so their months are not summed again for nothing.
   const { rows: months } = await sql<InstitutionMonth>`
+    WITH cur AS MATERIALIZED (
+      SELECT a.tenant_id, a.identity, a.referral_id AS before
+        FROM ${sql.table(t.hospital_admissions)} a JOIN ${patients} ON a.tenant_id = p.tenant_id AND a.patient_key = p.patient_key),
+    moved AS (
+      UPDATE ${sql.table(t.hospital_admissions)} AS a SET referral_id = ${latestReferral}
+        FROM cur WHERE a.tenant_id = cur.tenant_id AND a.identity = cur.identity AND a.referral_id IS DISTINCT FROM ${latestReferral}
+      RETURNING a.tenant_id, a.referral_id AS after),
+    linked AS (
+      SELECT tenant_id, before AS id FROM cur WHERE before IS NOT NULL
+      UNION SELECT tenant_id, after FROM moved WHERE after IS NOT NULL)
     SELECT DISTINCT tenant_id, medical_institution_id, to_char(month, 'YYYY-MM-DD') AS month FROM (
       SELECT k.tenant_id, k.medical_institution_id, k.month
         FROM jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS k(tenant_id uuid, medical_institution_id uuid, month date)
       UNION ALL
       SELECT r.tenant_id, r.medical_institution_id, date_trunc('month', r.referral_date)::date
-        FROM ${sql.table(t.referrals)} r JOIN ${patients} ON r.tenant_id = p.tenant_id AND r.patient_key = p.patient_key
+        FROM linked l JOIN ${sql.table(t.referrals)} r ON r.tenant_id = l.tenant_id AND r.id = l.id
        WHERE r.medical_institution_id IS NOT NULL) u`.execute(trx);
-  if (months.length > 0) await rollupInstitutionMonths(trx, t, months);
-  await rollupDaysAndMdc(trx, t, months);
+  return months;
+}
+
+/** A slice (or the end) of an import that deferred its rollups, with the tenant whose events it is of. */
+interface DeferredStep {
+  tenantId: string;
+  importId: string;
+  /** Null: the import's end, which takes everything its slices left. */
+  slice: ReferralDataImportRollupsRequested | null;
+}
+
+/** Notes what a deferred chunk touched: its import's slices (or end) re-link and recompute it. */
+async function notePending(
+  trx: Transaction<unknown>,
+  t: T,
+  importId: string,
+  patients: { tenant_id: string; patient_key: string }[],
+  keys: { tenant_id: string; medical_institution_id: string; month: string }[],
+): Promise<void> {
+  if (patients.length > 0)
+    await sql`
+      INSERT INTO ${sql.table(t.referral_pending_patients)} (tenant_id, import_id, patient_key)
+      SELECT tenant_id, ${importId}::uuid, patient_key
+        FROM unnest(${sql.val(patients.map((p) => p.tenant_id))}::uuid[], ${sql.val(patients.map((p) => p.patient_key))}::text[])
+          AS p(tenant_id, patient_key)
+      ON CONFLICT DO NOTHING`.execute(trx);
+  const months = [...new Map(keys.map((k) => [`${k.tenant_id}|${k.medical_institution_id}|${k.month}`, k])).values()];
+  if (months.length > 0)
+    await sql`
+      INSERT INTO ${sql.table(t.referral_pending_months)} (tenant_id, import_id, medical_institution_id, month)
+      SELECT tenant_id, ${importId}::uuid, medical_institution_id, month
+        FROM unnest(${sql.val(months.map((m) => m.tenant_id))}::uuid[], ${sql.val(months.map((m) => m.medical_institution_id))}::uuid[],
+                    ${sql.val(months.map((m) => m.month))}::date[]) AS m(tenant_id, medical_institution_id, month)
+      ON CONFLICT DO NOTHING`.execute(trx);
+}
+
+/**
+ * One step of an import's deferred rollups. `link`: the pending patients hashing to the slice's bucket
+ * are re-linked and the institution-months of their referrals become pending. `rollup`: the pending
+ * institution-months hashing to the bucket are recomputed. The end: all that is left, linked then
+ * recomputed. Every link slice comes before every rollup slice, so a month is recomputed after the
+ * last link that changes it; what `recompute` does for any other change, in the same statements.
+ */
+async function runDeferredStep(trx: Transaction<unknown>, t: T, step: DeferredStep): Promise<void> {
+  const { tenantId, importId, slice } = step;
+  const inBucket = (key: ReturnType<typeof sql>) =>
+    slice ? sql`AND mod(hashtext(${key})::bigint + 2147483648, ${slice.buckets}) = ${slice.bucket}` : sql``;
+  if (!slice || slice.phase === 'link') {
+    const { rows: patients } = await sql<{ tenant_id: string; patient_key: string }>`
+      DELETE FROM ${sql.table(t.referral_pending_patients)} p
+       WHERE p.tenant_id = ${tenantId} AND p.import_id = ${importId} ${inBucket(sql`p.patient_key`)}
+      RETURNING p.tenant_id, p.patient_key`.execute(trx);
+    const months = await relink(trx, t, patients, []);
+    await notePending(trx, t, importId, [], months);
+  }
+  if (!slice || slice.phase === 'rollup') {
+    const { rows: months } = await sql<InstitutionMonth>`
+      DELETE FROM ${sql.table(t.referral_pending_months)} m
+       WHERE m.tenant_id = ${tenantId} AND m.import_id = ${importId}
+         ${inBucket(sql`m.medical_institution_id::text || to_char(m.month, 'YYYYMM')`)}
+      RETURNING m.tenant_id, m.medical_institution_id, to_char(m.month, 'YYYY-MM-DD') AS month`.execute(trx);
+    await rollupMonths(trx, t, months);
+  }
 }
 
 interface InstitutionMonth {

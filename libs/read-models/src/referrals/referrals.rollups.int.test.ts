@@ -292,6 +292,74 @@ function expectedAnalysis(ops: Op[], ids: Map<string, string>) {
   };
 }
 
+type Tables = ReturnType<typeof referralTables>;
+const referralTables = (suffix: string) => physicalTables(referralsProjection, suffix);
+
+/** Every rollup table of the tenant against the same figures computed from the final facts. */
+async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [string, string][]): Promise<void> {
+  const idRows = await sql<{ identity: string; id: string }>`SELECT identity, id FROM ${sql.table(t.referrals)}
+      UNION ALL SELECT identity, id FROM ${sql.table(t.hospital_admissions)}`.execute(db.kysely);
+  const ids = new Map(idRows.rows.map((r) => [r.identity, r.id]));
+  for (const [a, b] of periods) {
+    const [from, to] = a <= b ? [a, b] : [b, a];
+    const { rows } = await sql<{ id: string; v: number[] }>`
+          SELECT medical_institution_id AS id,
+                 ARRAY[sum(referral_count), sum(first_visit_count), sum(admitted_count), sum(operated_count), sum(reverse_referral_count)]::int[] AS v
+            FROM ${sql.table(t.referral_monthly_rollups)}
+           WHERE tenant_id = ${tenantId} AND month >= ${`${from}-01`}::date AND month <= ${`${to}-01`}::date
+           GROUP BY medical_institution_id`.execute(db.kysely);
+    const actual = Object.fromEntries(rows.filter((r) => r.v.some((x) => x > 0)).map((r) => [r.id, r.v]));
+    expect(actual).toEqual(expected(ops, ids, from, to));
+  }
+  const periodRows = await sql<{ k: string; v: number[] }>`
+        SELECT concat_ws('|', medical_institution_id, own_department_id, referral_department, visit, to_char(segment, 'YYYY-MM-DD')) AS k,
+               ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
+          FROM ${sql.table(t.referral_period_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+  const caseRows = await sql<{ k: string; v: number[] }>`
+        SELECT concat_ws('|', medical_institution_id, own_department_id, referral_department, visit, mdc, kcode, to_char(month, 'YYYY-MM-DD')) AS k,
+               ARRAY[referral_count, admitted_count, operated_count] AS v
+          FROM ${sql.table(t.referral_case_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+  const tenantPeriodRows = await sql<{ k: string; v: number[] }>`
+        SELECT concat_ws('|', own_department_id, referral_department, visit, to_char(segment, 'YYYY-MM-DD')) AS k,
+               ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
+          FROM ${sql.table(t.referral_tenant_period_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+  const tenantCaseRows = await sql<{ k: string; v: number[] }>`
+        SELECT concat_ws('|', own_department_id, referral_department, visit, mdc, kcode, to_char(month, 'YYYY-MM-DD')) AS k,
+               ARRAY[referral_count, admitted_count, operated_count] AS v
+          FROM ${sql.table(t.referral_tenant_case_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+  const institutionRows = await sql<{ k: string; v: number[] }>`
+        SELECT concat_ws('|', medical_institution_id, span, to_char(period_start, 'YYYY-MM-DD')) AS k,
+               ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
+          FROM ${sql.table(t.referral_institution_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+  const dailyRows = await sql<{ k: string; v: number[] }>`
+        SELECT concat_ws('|', medical_institution_id, own_department_id, referral_department, visit, to_char(day, 'YYYY-MM-DD')) AS k,
+               ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
+          FROM ${sql.table(t.referral_daily_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+  const tenantDailyRows = await sql<{ k: string; v: number[] }>`
+        SELECT concat_ws('|', own_department_id, referral_department, visit, to_char(day, 'YYYY-MM-DD')) AS k,
+               ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
+          FROM ${sql.table(t.referral_tenant_daily_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+  const mdcRows = await sql<{ k: string; v: number[] }>`
+        SELECT concat_ws('|', medical_institution_id, mdc, span, to_char(period_start, 'YYYY-MM-DD')) AS k,
+               ARRAY[referral_count, admitted_count, operated_count] AS v
+          FROM ${sql.table(t.referral_institution_mdc_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+  const institutionDailyRows = await sql<{ k: string; v: number[] }>`
+    SELECT concat_ws('|', medical_institution_id, to_char(day, 'YYYY-MM-DD')) AS k,
+           ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
+      FROM ${sql.table(t.referral_institution_daily_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+  expect({
+    institutionDaily: Object.fromEntries(institutionDailyRows.rows.map((r) => [r.k, r.v])),
+    mdc: Object.fromEntries(mdcRows.rows.map((r) => [r.k, r.v])),
+    period: Object.fromEntries(periodRows.rows.map((r) => [r.k, r.v])),
+    cases: Object.fromEntries(caseRows.rows.map((r) => [r.k, r.v])),
+    tenantPeriod: Object.fromEntries(tenantPeriodRows.rows.map((r) => [r.k, r.v])),
+    tenantCases: Object.fromEntries(tenantCaseRows.rows.map((r) => [r.k, r.v])),
+    institution: Object.fromEntries(institutionRows.rows.map((r) => [r.k, r.v])),
+    daily: Object.fromEntries(dailyRows.rows.map((r) => [r.k, r.v])),
+    tenantDaily: Object.fromEntries(tenantDailyRows.rows.map((r) => [r.k, r.v])),
+  }).toEqual(expectedAnalysis(ops, ids));
+}
+
 describe('referral rollups', () => {
   it('answer every period exactly as the facts do, whatever the order and batching of uploads, and so does a bulk build', async () => {
     const tenantId = randomUUID();
@@ -324,74 +392,7 @@ describe('referral rollups', () => {
             await db.kysely
               .transaction()
               .execute((trx) => referralsProjection.handle(trx, events.slice(i, i + size), t));
-          const idRows = await sql<{
-            identity: string;
-            id: string;
-          }>`SELECT identity, id FROM ${sql.table(t.referrals)}
-              UNION ALL SELECT identity, id FROM ${sql.table(t.hospital_admissions)}`.execute(db.kysely);
-          const ids = new Map(idRows.rows.map((r) => [r.identity, r.id]));
-          const check = async () => {
-            for (const [a, b] of periods) {
-              const [from, to] = a <= b ? [a, b] : [b, a];
-              const { rows } = await sql<{ id: string; v: number[] }>`
-                SELECT medical_institution_id AS id,
-                       ARRAY[sum(referral_count), sum(first_visit_count), sum(admitted_count), sum(operated_count), sum(reverse_referral_count)]::int[] AS v
-                  FROM ${sql.table(t.referral_monthly_rollups)}
-                 WHERE tenant_id = ${tenantId} AND month >= ${`${from}-01`}::date AND month <= ${`${to}-01`}::date
-                 GROUP BY medical_institution_id`.execute(db.kysely);
-              const actual = Object.fromEntries(rows.filter((r) => r.v.some((x) => x > 0)).map((r) => [r.id, r.v]));
-              expect(actual).toEqual(expected(ops, ids, from, to));
-            }
-            const periodRows = await sql<{ k: string; v: number[] }>`
-              SELECT concat_ws('|', medical_institution_id, own_department_id, referral_department, visit, to_char(segment, 'YYYY-MM-DD')) AS k,
-                     ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
-                FROM ${sql.table(t.referral_period_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
-            const caseRows = await sql<{ k: string; v: number[] }>`
-              SELECT concat_ws('|', medical_institution_id, own_department_id, referral_department, visit, mdc, kcode, to_char(month, 'YYYY-MM-DD')) AS k,
-                     ARRAY[referral_count, admitted_count, operated_count] AS v
-                FROM ${sql.table(t.referral_case_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
-            const tenantPeriodRows = await sql<{ k: string; v: number[] }>`
-              SELECT concat_ws('|', own_department_id, referral_department, visit, to_char(segment, 'YYYY-MM-DD')) AS k,
-                     ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
-                FROM ${sql.table(t.referral_tenant_period_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
-            const tenantCaseRows = await sql<{ k: string; v: number[] }>`
-              SELECT concat_ws('|', own_department_id, referral_department, visit, mdc, kcode, to_char(month, 'YYYY-MM-DD')) AS k,
-                     ARRAY[referral_count, admitted_count, operated_count] AS v
-                FROM ${sql.table(t.referral_tenant_case_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
-            const institutionRows = await sql<{ k: string; v: number[] }>`
-              SELECT concat_ws('|', medical_institution_id, span, to_char(period_start, 'YYYY-MM-DD')) AS k,
-                     ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
-                FROM ${sql.table(t.referral_institution_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
-            const dailyRows = await sql<{ k: string; v: number[] }>`
-              SELECT concat_ws('|', medical_institution_id, own_department_id, referral_department, visit, to_char(day, 'YYYY-MM-DD')) AS k,
-                     ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
-                FROM ${sql.table(t.referral_daily_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
-            const tenantDailyRows = await sql<{ k: string; v: number[] }>`
-              SELECT concat_ws('|', own_department_id, referral_department, visit, to_char(day, 'YYYY-MM-DD')) AS k,
-                     ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
-                FROM ${sql.table(t.referral_tenant_daily_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
-            const mdcRows = await sql<{ k: string; v: number[] }>`
-              SELECT concat_ws('|', medical_institution_id, mdc, span, to_char(period_start, 'YYYY-MM-DD')) AS k,
-                     ARRAY[referral_count, admitted_count, operated_count] AS v
-                FROM ${sql.table(t.referral_institution_mdc_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
-            const institutionDailyRows = await sql<{ k: string; v: number[] }>`
-              SELECT concat_ws('|', medical_institution_id, to_char(day, 'YYYY-MM-DD')) AS k,
-                     ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
-                FROM ${sql.table(t.referral_institution_daily_rollups)} WHERE tenant_id = ${tenantId}`.execute(
-              db.kysely,
-            );
-            expect({
-              institutionDaily: Object.fromEntries(institutionDailyRows.rows.map((r) => [r.k, r.v])),
-              mdc: Object.fromEntries(mdcRows.rows.map((r) => [r.k, r.v])),
-              period: Object.fromEntries(periodRows.rows.map((r) => [r.k, r.v])),
-              cases: Object.fromEntries(caseRows.rows.map((r) => [r.k, r.v])),
-              tenantPeriod: Object.fromEntries(tenantPeriodRows.rows.map((r) => [r.k, r.v])),
-              tenantCases: Object.fromEntries(tenantCaseRows.rows.map((r) => [r.k, r.v])),
-              institution: Object.fromEntries(institutionRows.rows.map((r) => [r.k, r.v])),
-              daily: Object.fromEntries(dailyRows.rows.map((r) => [r.k, r.v])),
-              tenantDaily: Object.fromEntries(tenantDailyRows.rows.map((r) => [r.k, r.v])),
-            }).toEqual(expectedAnalysis(ops, ids));
-          };
+          const check = () => checkRollups(t, tenantId, ops, periods);
           // Kept incrementally, batch by batch (deltas into the per-tenant and per-institution sums).
           await check();
           // Built set-wise from the same facts, as a bulk build does: the same rows.
@@ -415,4 +416,113 @@ describe('referral rollups', () => {
       { numRuns: 60 },
     );
   }, 120_000);
+  it('stay exact when imports defer their rollups to their slices or their end, between other changes, in any batching', async () => {
+    const tenantId = randomUUID();
+    const months = fc.integer({ min: 0, max: 13 }).map((m) => day(m * 31).slice(0, 7));
+    await fc.assert(
+      fc.asyncProperty(
+        // Group 0: a change applied at once (a hand entry, an event written before v8); 1–3: an import's chunk.
+        fc.array(
+          fc.record({
+            op: fc.oneof(referralOp, referralOp, admissionOp, reverseOp),
+            group: fc.integer({ min: 0, max: 3 }),
+          }),
+          { minLength: 1, maxLength: 40 },
+        ),
+        // Each import's end: its slices (or only its end, as an import failed for good), some events after its last chunk.
+        fc.array(fc.record({ buckets: fc.integer({ min: 1, max: 3 }), slices: fc.boolean(), after: fc.nat(12) }), {
+          minLength: 3,
+          maxLength: 3,
+        }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.tuple(months, months), { minLength: 1, maxLength: 3 }),
+        async (items, ends, batches, periods) => {
+          const t = referralTables(`d${randomBytes(4).toString('hex')}`);
+          await db.kysely.transaction().execute((trx) => referralsProjection.setup(trx, t));
+          const imports = ends.map(() => randomUUID());
+          const closing = (g: number) => {
+            const importId = imports[g]!;
+            const { buckets, slices } = ends[g]!;
+            const steps = slices
+              ? (['link', 'rollup'] as const).flatMap((phase) =>
+                  Array.from({ length: buckets }, (_, bucket) => ({
+                    type: 'ReferralDataImportRollupsRequested',
+                    data: { import_id: importId, phase, bucket, buckets },
+                  })),
+                )
+              : [];
+            return [
+              ...steps,
+              {
+                type: 'ReferralDataImportFinished',
+                data: {
+                  import_id: importId,
+                  status: 'completed',
+                  imported_row_count: 0,
+                  failed_row_count: 0,
+                  unprocessed_row_count: 0,
+                  abortion_row_number: null,
+                  error: null,
+                },
+              },
+            ];
+          };
+          // An import ends some events after its last chunk: hand entries and other imports come between.
+          const lastOf = ends.map((_, g) => items.findLastIndex((item) => item.group === g + 1));
+          const endAt = ends.map((e, g) => Math.max(lastOf[g]!, 0) + e.after);
+          const sequence: { type: string; data: object }[] = [];
+          items.forEach(({ op, group }, i) => {
+            const event = eventOf(op, i);
+            sequence.push(
+              group === 0
+                ? event
+                : {
+                    type: event.type,
+                    data: { ...event.data, import_id: imports[group - 1]!, chunk: i, rollups_deferred: true },
+                  },
+            );
+            endAt.forEach((at, g) => {
+              if (at === i) sequence.push(...closing(g));
+            });
+          });
+          endAt.forEach((at, g) => {
+            if (at >= items.length) sequence.push(...closing(g));
+          });
+          const events: RecordedEvent[] = sequence.map((e, i) => ({
+            ...e,
+            id: randomUUID(),
+            stream: `referral_data_import-${i}`,
+            revision: 0,
+            position: { primary: BigInt(i + 1), secondary: BigInt(i + 1) },
+            metadata: {
+              tenant_id: tenantId,
+              account_id: null,
+              correlation_id: tenantId,
+              causation_id: null,
+              schema_version: 1,
+            },
+            created_at: new Date(),
+          }));
+          const size = Math.ceil(events.length / batches);
+          for (let i = 0; i < events.length; i += size)
+            await db.kysely
+              .transaction()
+              .execute((trx) => referralsProjection.handle(trx, events.slice(i, i + size), t));
+          await checkRollups(
+            t,
+            tenantId,
+            items.map((item) => item.op),
+            periods,
+          );
+          // Nothing is left pending once every import has ended.
+          const { rows } = await sql<{ n: number }>`
+            SELECT (SELECT count(*) FROM ${sql.table(t.referral_pending_patients)})::int
+                 + (SELECT count(*) FROM ${sql.table(t.referral_pending_months)})::int AS n`.execute(db.kysely);
+          expect(rows[0]!.n).toBe(0);
+          await sql`DROP TABLE ${sql.raw(Object.values<string>(t).join(', '))}`.execute(db.kysely);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  }, 180_000);
 });

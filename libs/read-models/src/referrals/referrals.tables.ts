@@ -382,3 +382,33 @@ export type ReferralsTables = KyselyTables<
   | typeof dpcStayProceduresTable
   | typeof outpatientVisitsTable
 >;
+
+/**
+ * The patients an import's chunks touched whose stays are not re-linked yet (chunk events with
+ * `rollups_deferred`): taken by the import's `link` slices, or all at once at its end.
+ */
+export const referralPendingPatientsTable = defineTable({
+  name: 'referral_pending_patients',
+  columns: {
+    tenant_id: column.uuid(),
+    import_id: column.uuid(),
+    patient_key: column.text(),
+  },
+  primaryKey: ['tenant_id', 'import_id', 'patient_key'],
+});
+
+/**
+ * The institution-months whose rollups an import's chunks (or its `link` slices) left out of date:
+ * taken by the import's `rollup` slices, or all at once at its end. Recomputed by the same statements
+ * as every other change (`recompute`), so there is one way a rollup row is made.
+ */
+export const referralPendingMonthsTable = defineTable({
+  name: 'referral_pending_months',
+  columns: {
+    tenant_id: column.uuid(),
+    import_id: column.uuid(),
+    medical_institution_id: column.uuid(),
+    month: column.date(),
+  },
+  primaryKey: ['tenant_id', 'import_id', 'medical_institution_id', 'month'],
+});

@@ -53,7 +53,9 @@ beforeAll(async () => {
   await migrateProjections(db);
   await sql`
     INSERT INTO rm.projection_checkpoints (name, suffix, version, state, tables, position_primary, position_secondary)
-    VALUES ('medical_institution_crm', 'v1', 1, 'live', '{}', 9223372036854775807, 0)`.execute(db.kysely);
+    VALUES ('medical_institution_crm', 'v1', 1, 'live', '{}', 9223372036854775807, 0),
+           ('referrals', 'v1', 1, 'live', '{}', 9223372036854775807, 0)`.execute(db.kysely);
+  // The same for the referrals read model each rollup slice waits for (the tests project the events themselves).
 });
 
 afterAll(async () => {
@@ -123,9 +125,16 @@ describe('referral data import', () => {
       'ReferralDataImportRequested',
       'ReferralDataImportStarted',
       'ReferralsImported',
+      'ReferralDataImportRollupsRequested',
+      'ReferralDataImportRollupsRequested',
       'ReferralDataImportFinished',
     ]);
+    expect(events.slice(3, 5).map((e) => e.data)).toEqual([
+      expect.objectContaining({ phase: 'link', bucket: 0, buckets: 1 }),
+      expect.objectContaining({ phase: 'rollup', bucket: 0, buckets: 1 }),
+    ]);
     const chunk = events[2]!.data as ReferralsImported;
+    expect(chunk.rollups_deferred).toBe(true);
     expect(chunk.referrals.map((r) => [r.patient_key, r.medical_institution_id, r.own_department_id])).toEqual([
       ['123', institutionIdFromCode(code(3)), surgery],
       ['456', institutionIdFromCode(code(1)), null],
@@ -133,17 +142,17 @@ describe('referral data import', () => {
       ['790', null, surgery],
     ]);
     expect(chunk.errors).toEqual([{ row_number: 6, message: expect.stringMatching(/^6行目: 紹介日「2024\/13\/40」/) }]);
-    expect(events[3]!.data).toMatchObject({ status: 'completed', imported_row_count: 4, failed_row_count: 1 });
+    expect(events[5]!.data).toMatchObject({ status: 'completed', imported_row_count: 4, failed_row_count: 1 });
 
     // A second run (a worker restarted after the end) appends nothing.
     await runReferralDataImport(db, store, run.requested);
-    expect((await run.events()).length).toBe(4);
+    expect((await run.events()).length).toBe(6);
   });
 
   it('resumes a run stopped between chunks without a duplicate, and a re-upload of the same rows adds nothing', async () => {
     const file = path.join(dir, 'big.csv');
     const rows = Array.from(
-      { length: 1730 },
+      { length: 7730 },
       (_, i) => `2024/05/${String((i % 28) + 1).padStart(2, '0')},P${i},,みなと内科`,
     );
     fs.writeFileSync(file, ['紹介日,患者ID,紹介元医療機関コード,紹介元医療機関名', ...rows].join('\n'));
@@ -166,9 +175,9 @@ describe('referral data import', () => {
     const events = await run.events();
     const chunks = events.filter((e) => e.type === 'ReferralsImported').map((e) => e.data as ReferralsImported);
     expect(chunks.map((c) => c.chunk)).toEqual([0, 1, 2, 3]);
-    expect(chunks.flatMap((c) => c.referrals).length).toBe(1730);
-    expect(new Set(chunks.flatMap((c) => c.referrals.map((r) => r.identity))).size).toBe(1730);
-    expect(events.at(-1)!.data).toMatchObject({ status: 'completed', imported_row_count: 1730, failed_row_count: 0 });
+    expect(chunks.flatMap((c) => c.referrals).length).toBe(7730);
+    expect(new Set(chunks.flatMap((c) => c.referrals.map((r) => r.identity))).size).toBe(7730);
+    expect(events.at(-1)!.data).toMatchObject({ status: 'completed', imported_row_count: 7730, failed_row_count: 0 });
 
     // The same file again: the projection counts every record as already present.
     const again = await upload(file, 'referral', null);
@@ -182,9 +191,111 @@ describe('referral data import', () => {
       db.kysely,
     );
     expect(counts).toEqual([
-      { n: 1730, u: 0 },
-      { n: 0, u: 1730 },
+      { n: 7730, u: 0 },
+      { n: 0, u: 7730 },
     ]);
+  });
+
+  it('resumes a run stopped while its rollup slices wait, appending nothing twice; the rollups then hold every row', async () => {
+    const file = path.join(dir, 'slices.csv');
+    const rows = Array.from(
+      { length: 2500 },
+      (_, i) => `2024/0${(i % 3) + 4}/${String((i % 28) + 1).padStart(2, '0')},S${i},${code((i % 3) + 1)},`,
+    );
+    fs.writeFileSync(file, ['紹介日,患者ID,紹介元医療機関コード,紹介元医療機関名', ...rows].join('\n'));
+    // The worker stops after its last chunk: the first slice is appended, its wait sees the stop (as a kill -9 there would leave it).
+    const stop = new AbortController();
+    let turns = 0;
+    const control = {
+      signal: stop.signal,
+      turn: async <T>(work: () => Promise<T>) => {
+        const result = await work();
+        if (++turns === 2) stop.abort();
+        return result;
+      },
+    };
+    const run = await upload(file, 'referral', null, (requested) =>
+      expect(runReferralDataImport(db, store, requested, control)).rejects.toThrow(),
+    );
+    expect((await run.events()).map((e) => e.type).slice(2)).toEqual([
+      'ReferralsImported',
+      'ReferralsImported',
+      'ReferralDataImportRollupsRequested',
+    ]);
+    await runReferralDataImport(db, store, run.requested);
+    const events = await run.events();
+    expect(events.map((e) => e.type).slice(2)).toEqual([
+      'ReferralsImported',
+      'ReferralsImported',
+      'ReferralDataImportRollupsRequested',
+      'ReferralDataImportRollupsRequested',
+      'ReferralDataImportFinished',
+    ]);
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+    // Projected in batches of any size, the rollups count each row once and nothing stays pending.
+    for (const size of [1, 2, events.length]) {
+      const t = physicalTables(referralsProjection, `slices${size}`);
+      await db.kysely.transaction().execute((trx) => referralsProjection.setup(trx, t));
+      for (let i = 0; i < events.length; i += size)
+        await db.kysely.transaction().execute((trx) => referralsProjection.handle(trx, events.slice(i, i + size), t));
+      const { rows: totals } = await sql<{ referrals: number; pending: number; status: string }>`
+        SELECT (SELECT sum(referral_count) FROM ${sql.table(t.referral_monthly_rollups)})::int AS referrals,
+               (SELECT count(*) FROM ${sql.table(t.referral_pending_months)})::int
+                 + (SELECT count(*) FROM ${sql.table(t.referral_pending_patients)})::int AS pending,
+               (SELECT status FROM ${sql.table(t.referral_data_imports)}) AS status`.execute(db.kysely);
+      expect(totals[0]).toEqual({ referrals: 2500, pending: 0, status: 'completed' });
+    }
+  });
+
+  it('resumes a list import whose chunks a worker before v8 recorded (500 rows each) at their size, without a duplicate', async () => {
+    const file = path.join(dir, 'legacy.csv');
+    const rows = Array.from(
+      { length: 1200 },
+      (_, i) => `2024/05/${String((i % 28) + 1).padStart(2, '0')},L${i},,みなと内科`,
+    );
+    fs.writeFileSync(file, ['紹介日,患者ID,紹介元医療機関コード,紹介元医療機関名', ...rows].join('\n'));
+    const stop = new AbortController();
+    const control = {
+      signal: stop.signal,
+      // Stopped before its first chunk: what the earlier worker recorded is appended below.
+      turn: <T>(_work: () => Promise<T>): Promise<T> => {
+        stop.abort();
+        return Promise.reject(new ImportInterruptedError());
+      },
+    };
+    const run = await upload(file, 'referral', null, (requested) =>
+      expect(runReferralDataImport(db, store, requested, control)).rejects.toThrow(ImportInterruptedError),
+    );
+    // What the earlier worker recorded: the first 500 rows as chunk 0, rollups not deferred.
+    const started = await run.events();
+    const { referrals } = await (async () => {
+      const full = await upload(file, 'referral', null);
+      return (await full.events()).find((e) => e.type === 'ReferralsImported')!.data as ReferralsImported;
+    })();
+    await store.append(
+      run.stream,
+      [
+        {
+          type: 'ReferralsImported',
+          data: {
+            import_id: run.importId,
+            chunk: 0,
+            imported_row_count: 500,
+            failed_row_count: 0,
+            errors: [],
+            referrals: referrals.slice(0, 500),
+          },
+          metadata: started[0]!.metadata,
+        },
+      ],
+      { expectedRevision: 'any' },
+    );
+    await runReferralDataImport(db, store, run.requested);
+    const chunks = (await run.events())
+      .filter((e) => e.type === 'ReferralsImported')
+      .map((e) => e.data as ReferralsImported);
+    expect(chunks.map((c) => c.referrals.length)).toEqual([500, 500, 200]);
+    expect(new Set(chunks.flatMap((c) => c.referrals.map((r) => r.identity))).size).toBe(1200);
   });
 
   it('does not import without the tenant scope when reading it fails (only a missing settings model means no scope)', async () => {

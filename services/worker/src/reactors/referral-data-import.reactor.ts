@@ -13,7 +13,7 @@ import {
   type ReferralFact,
   type ReverseReferralFact,
 } from '@renkei/domain';
-import type { EventStore, RecordedEvent } from '@renkei/event-store';
+import { streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { waitForPosition } from '@renkei/projections';
 import {
   facilityCodeOfInstitutionCode,
@@ -34,12 +34,25 @@ import {
   type ReferralRecord,
   type ReverseReferralRecord,
 } from '@renkei/referral-files';
-import { medicalInstitutionCrmProjection } from '@renkei/read-models';
+import { medicalInstitutionCrmProjection, referralsProjection } from '@renkei/read-models';
 import { ImportNotReadyError, type ImportRunControl } from './import-queue.ts';
 import { createImportReactor, ImportRun, type ImportJournal } from './import-runner.ts';
 
-/** Records per chunk event: progress is recorded after each, and each commits on its own. */
+/**
+ * Rows per chunk event of the two lists: progress is recorded after each, and each commits on its
+ * own. A chunk only writes facts (its rollups wait for the import's slices), so a larger one costs
+ * the referrals projection little more than a smaller one and saves a round of matching and appends.
+ */
+const listChunkSize = 2000;
+/** What the lists' chunks held before (a run resumed from such chunks keeps it). */
+const legacyListChunkSize = 500;
+/** Stays, or D/EF facts, per chunk event of the DPC files. */
 const chunkSize = 500;
+/** About this many rows per slice of an import's deferred rollups, in at most `maxRollupSlices` slices. */
+const rowsPerRollupSlice = 20_000;
+const maxRollupSlices = 256;
+/** How long a slice waits for the referrals projection before the run is tried again (it resumes there). */
+const sliceWaitMs = 120_000;
 /** Row errors one chunk event carries at most (a file of nothing but bad rows stays readable). */
 const maxErrorsPerChunk = 500;
 // Namespace of this reactor's event ids (uuidV5); an id derived once must keep it forever.
@@ -194,8 +207,20 @@ export async function runReferralDataImport(
   requested: RecordedEvent,
   control?: ImportRunControl,
 ): Promise<void> {
-  const run = await ImportRun.open(store, requested, referralDataImportJournal, { control });
+  // A run resumed from chunks a worker before v8 recorded (500 rows, rollups not deferred) keeps their size:
+  // chunks are skipped by number, so another size would skip other rows.
+  let legacyChunks = false;
+  const journal: ImportJournal<ReferralDataImportRequested> = {
+    ...referralDataImportJournal,
+    read(event) {
+      const read = referralDataImportJournal.read(event);
+      if (read.chunk && (event.data as { rollups_deferred?: boolean }).rollups_deferred !== true) legacyChunks = true;
+      return read;
+    },
+  };
+  const run = await ImportRun.open(store, requested, journal, { control });
   if (!run) return;
+  const listChunkRows = legacyChunks ? legacyListChunkSize : listChunkSize;
   const data = run.request;
 
   const facts = await loadTenantFacts(db, requested);
@@ -213,8 +238,39 @@ export async function runReferralDataImport(
       imported: counts.imported_row_count,
       failed: counts.failed_row_count,
       errors: counts.errors.slice(0, maxErrorsPerChunk),
-      data: await build(),
+      // The referrals projection notes what the chunk touched; the slices below bring the rollups up to date.
+      data: { ...(await build()), rollups_deferred: true },
     }));
+
+  /**
+   * The rollups the chunks deferred, in slices: every `link` slice, then every `rollup` slice, each
+   * appended after the referrals projection applied the one before, so no transaction of the
+   * projection holds more than a slice's share of the import. Their ids derive from the import, the
+   * phase, the bucket and the number of buckets (the imported rows, the same on every run): a rerun
+   * appends nothing twice and waits where the last run stopped.
+   */
+  const deferredRollups = async () => {
+    const buckets = Math.min(maxRollupSlices, Math.max(1, Math.ceil(run.imported / rowsPerRollupSlice)));
+    for (const phase of ['link', 'rollup'] as const)
+      for (let bucket = 0; bucket < buckets; bucket++) {
+        const appended = await store.append(
+          streamId(referralDataImportAggregate, run.importId),
+          [
+            {
+              id: eventId(run.importId, 'rollups', phase, buckets, bucket),
+              type: 'ReferralDataImportRollupsRequested',
+              data: { import_id: run.importId, phase, bucket, buckets },
+              metadata: run.metadata,
+            },
+          ],
+          { expectedRevision: 'any' },
+        );
+        if (!(await waitForPosition(db, [referralsProjection.name], appended.position, sliceWaitMs, control?.signal)))
+          throw new ImportNotReadyError(
+            `referral data import: the referrals projection did not reach slice ${phase} ${bucket}`,
+          );
+      }
+  };
 
   const inChunks = async <T>(
     items: AsyncIterable<Parsed<T>>,
@@ -234,7 +290,7 @@ export async function runReferralDataImport(
     };
     for await (const item of items) {
       held.push(item);
-      if (held.length >= chunkSize) await flush();
+      if (held.length >= listChunkRows) await flush();
     }
     if (held.length > 0) await flush();
   };
@@ -383,11 +439,14 @@ export async function runReferralDataImport(
     }
   } catch (error) {
     if (error instanceof FileKindError) {
+      // Chunks recorded before the file proved of the wrong kind keep their rows: their rollups too.
+      await deferredRollups();
       await run.finish('failed', 0, error.message);
       return;
     }
     throw error;
   }
+  await deferredRollups();
   await run.finish('completed', null, null);
 }
 
