@@ -6,10 +6,10 @@
 import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
+import { responseReader } from './http1-responses.mjs';
 
 const { baseUrl, path, headers, concurrency, durationMs } = workerData;
 const url = new URL(baseUrl);
-const HEADER_END = Buffer.from('\r\n\r\n');
 const fixedHeaders = Object.entries({ host: url.host, ...headers, 'content-type': 'application/json' })
   .map(([name, value]) => `${name}: ${value}\r\n`)
   .join('');
@@ -23,7 +23,6 @@ function request(body) {
 function user(w, deadline, latencies, counts) {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: url.hostname, port: Number(url.port), noDelay: true });
-    let pending = Buffer.alloc(0);
     let sentAt = 0;
     const send = () => {
       if (performance.now() >= deadline) {
@@ -36,22 +35,15 @@ function user(w, deadline, latencies, counts) {
     };
     socket.on('connect', send);
     socket.on('error', reject);
-    socket.on('data', (chunk) => {
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-      for (;;) {
-        const headerEnd = pending.indexOf(HEADER_END);
-        if (headerEnd < 0) return;
-        const head = pending.toString('latin1', 0, headerEnd);
-        const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
-        const total = headerEnd + HEADER_END.length + length;
-        if (pending.length < total) return;
+    socket.on(
+      'data',
+      responseReader((head) => {
         latencies.push(performance.now() - sentAt);
         if (head.startsWith('HTTP/1.1 201')) counts.ok++;
         else counts.failed++;
-        pending = pending.subarray(total);
         send();
-      }
-    });
+      }),
+    );
   });
 }
 

@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { signingKey } from '@renkei/keys';
 
 /** How long a file link answered by the API opens the file without sign-in. */
 export const signedUrlSeconds = 30 * 60;
@@ -50,19 +50,5 @@ export function fileUrlKey(
   dataDir: string = path.resolve(process.env.RENKEI_DATA_DIR ?? '.data'),
   secret: string | undefined = process.env.RENKEI_FILE_URL_SECRET,
 ): Buffer {
-  if (secret) return createHash('sha256').update(`file-url\n${secret}`).digest();
-  const file = path.join(dataDir, 'file-url.key');
-  try {
-    return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  fs.mkdirSync(dataDir, { recursive: true });
-  try {
-    fs.writeFileSync(file, randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
-  } catch (error) {
-    // Another process made it first: theirs is the key.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
+  return signingKey({ secret: secret ? `file-url\n${secret}` : undefined, dataDir, file: 'file-url.key' });
 }

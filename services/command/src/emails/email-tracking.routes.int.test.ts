@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
@@ -13,6 +16,7 @@ let db: TestDatabase;
 let store: EventStore;
 let app: FastifyInstance;
 const key = randomBytes(32);
+const journalDir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-tracking-journal-'));
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -26,11 +30,15 @@ beforeAll(async () => {
     rateLimit: false,
     underPressure: false,
     emailTrackingKey: key,
+    emailTrackingJournalDir: journalDir,
   });
 });
 
 afterAll(async () => {
   await app?.close();
+  // Every hit stored at the close: no segment of the journal is left.
+  expect(fs.readdirSync(journalDir)).toEqual([]);
+  fs.rmSync(journalDir, { recursive: true, force: true });
   await store?.close();
   await db?.close();
 });

@@ -9,11 +9,17 @@ import {
 import { newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
 import { emailTrackingKey, verifyTracking, type TrackingClaims } from '@renkei/mail';
 import { createTrackingHitBatcher } from './tracking-hits.ts';
+import { openTrackingJournal } from './tracking-journal.ts';
 
 export interface EmailTrackingDeps {
   store: EventStore;
   /** The key of the tokens; default RENKEI_EMAIL_TRACKING_SECRET or the key kept in RENKEI_DATA_DIR. */
   trackingKey?: Buffer;
+  /**
+   * Where answered hits are written down until stored (default RENKEI_DATA_DIR/email-tracking-hits);
+   * null for none (a killed process then loses the hits it had not stored).
+   */
+  journalDir?: string | null;
 }
 
 /** Hits this soon after sending are link scanners and preview bots, not readers. */
@@ -56,17 +62,35 @@ export function registerEmailTrackingRoutes(app: FastifyInstance, deps: EmailTra
   const byReader = (claims: TrackingClaims, method: string) =>
     method === 'GET' && Math.floor(Date.now() / 1000) - (claims.s ?? 0) >= machineGraceSeconds;
   // Hits are stored after the answer, a few tens of milliseconds' worth in one append: the reader
-  // never waits for the database, a crash in that instant loses the hits of that instant (never
-  // doubles one: ids), and the service's close stores what is held.
-  const hits = createTrackingHitBatcher({ store: deps.store, logger: app.log });
+  // waits for the database only when the batcher holds its maximum (back-pressure, nothing dropped).
+  // Each hit is written to a local journal before its answer, so a kill -9 loses none: the next
+  // start stores what was left (never doubles one: ids). tracking-hits.ts, tracking-journal.ts.
+  const journalDir =
+    deps.journalDir === undefined
+      ? path.join(process.env.RENKEI_DATA_DIR ?? path.resolve('.data'), 'email-tracking-hits')
+      : deps.journalDir;
+  const hits = createTrackingHitBatcher({
+    store: deps.store,
+    logger: app.log,
+    ...(journalDir ? { journal: openTrackingJournal(journalDir) } : {}),
+  });
   app.addHook('onClose', () => hits.close());
-  const record = (claims: TrackingClaims, what: string, type: string, data: object): void =>
-    hits.add(streamId(emailDeliveryAggregate, claims.e), {
-      id: emailTrackingEventId(claims.e, claims.r, what),
+  const record = (
+    claims: TrackingClaims,
+    what: string,
+    type: string,
+    data: () => object,
+  ): Promise<void> | undefined => {
+    const id = emailTrackingEventId(claims.e, claims.r, what);
+    // Most hits repeat one already counted: nothing more is made for them (dates, metadata, ids).
+    if (hits.has(id)) return undefined;
+    return hits.add(streamId(emailDeliveryAggregate, claims.e), {
+      id,
       type,
-      data: { email_id: claims.e, email_address: claims.r, ...data },
+      data: { email_id: claims.e, email_address: claims.r, ...data() },
       metadata: newEventMetadata(claims.t),
     });
+  };
   const config = { config: { rateLimit: false } };
   // A wildcard, not a `:token` parameter: tokens are longer than the router's parameter limit.
   const tokenOf = (params: unknown) => (params as { '*': string })['*'];
@@ -78,7 +102,7 @@ export function registerEmailTrackingRoutes(app: FastifyInstance, deps: EmailTra
     handler: async (request, reply) => {
       const claims = claimsOf(tokenOf(request.params));
       if (claims && !claims.u && byReader(claims, request.method))
-        record(claims, 'open', 'EmailOpened', { opened_at: new Date().toISOString() });
+        await record(claims, 'open', 'EmailOpened', () => ({ opened_at: new Date().toISOString() }));
       // The same answer whatever the token: the pixel reveals nothing.
       return reply.header('cache-control', 'no-store').type('image/gif').send(pixel);
     },
@@ -92,10 +116,10 @@ export function registerEmailTrackingRoutes(app: FastifyInstance, deps: EmailTra
       const claims = claimsOf(tokenOf(request.params));
       if (!claims?.u) return notFound(reply);
       if (byReader(claims, request.method))
-        record(claims, `click\u0000${claims.u}`, 'EmailLinkClicked', {
+        await record(claims, `click\u0000${claims.u}`, 'EmailLinkClicked', () => ({
           url: claims.u,
           clicked_at: new Date().toISOString(),
-        });
+        }));
       return reply.header('cache-control', 'no-store').redirect(claims.u, 302);
     },
   });

@@ -9,6 +9,7 @@ import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
 import { doctorDecider } from '../doctors/doctor.decider.ts';
 import { etagOf, revisionIfMatch } from '../shared/command-context.ts';
 import { handleCommand } from '../shared/command-handler.ts';
+import { refuseMultipartWithoutBoundary } from '../shared/staged-upload.ts';
 import { deterministicId } from '../shared/deterministic-id.ts';
 import { callerRef, emailSenderAllowed, readState } from '../shared/facts.ts';
 import { idempotentCreate } from '../shared/idempotency.ts';
@@ -143,11 +144,7 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
   };
 
   await app.register(async (child) => {
-    child.addHook('preValidation', async (request) => {
-      const type = request.headers['content-type'] ?? '';
-      if (/^multipart\//i.test(type) && !/;\s*boundary=/i.test(type))
-        throw new HttpError(400, 'ファイルを送信できませんでした（multipart の boundary がありません）。');
-    });
+    refuseMultipartWithoutBoundary(child);
     await child.register(multipart, {
       attachFieldsToBody: 'keyValues',
       limits: { files: 1, fileSize: maxFileBytes, fields: 5, fieldSize: 1024 * 1024 },

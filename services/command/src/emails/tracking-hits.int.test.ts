@@ -11,7 +11,12 @@ import {
   readStreamOrEmpty,
   type EventStore,
 } from '@renkei/event-store';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { createTrackingHitBatcher } from './tracking-hits.ts';
+import { openTrackingJournal } from './tracking-journal.ts';
+
+const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'testing', 'tracking-journal-child.ts');
 
 const backends: [string, () => Promise<{ db: Database; cleanup: () => void }>][] = [
   ['PostgreSQL', async () => ({ db: await createTestDatabase(), cleanup: () => undefined })],
@@ -97,22 +102,83 @@ describe.each(backends)('tracking hits on %s', (_name, open) => {
     expect(logged).toEqual([]);
   });
 
-  it('holds at most maxQueued hits under overload, and close stores every hit it held', async () => {
+  it('holds at most maxQueued hits under overload: the others wait for room (back-pressure), none is dropped', async () => {
     const stream = `email_delivery-${randomUUID()}`;
-    const hits = createTrackingHitBatcher({ store, logger, gatherMs: 1_000, maxQueued: 50 });
+    let release!: () => void;
+    const storeOpen = new Promise<void>((resolve) => (release = resolve));
+    const slow: EventStore = {
+      ...store,
+      appendMany: async (appends) => {
+        await storeOpen;
+        return store.appendMany(appends);
+      },
+    };
+    const hits = createTrackingHitBatcher({ store: slow, logger, gatherMs: 1, maxQueued: 50, maxBatch: 20 });
     const all = Array.from({ length: 80 }, () => hit());
-    for (const e of all) hits.add(stream, e);
+    const answers = all.map((e) => hits.add(stream, e));
+    // The first 50 are taken at once; the 30 beyond wait for room.
+    expect(answers.slice(0, 50).every((a) => a === undefined)).toBe(true);
+    expect(answers.slice(50).every((a) => a instanceof Promise)).toBe(true);
     expect(hits.held).toBe(50);
-    logged.length = 0;
-    // The gather time has not passed: only close stores them.
+    expect(hits.blocked).toBe(30);
+    let answered = 0;
+    for (const a of answers.slice(50)) void a!.then(() => answered++);
+    release();
+    await Promise.all(answers.slice(50));
+    expect(answered).toBe(30);
     await hits.close();
-    expect(logged).toEqual(['email tracking hits dropped: more were waiting than the batcher holds']);
     expect(hits.held).toBe(0);
-    expect((await ids(stream)).sort()).toEqual(
-      all
-        .slice(0, 50)
-        .map((e) => e.id)
-        .sort(),
-    );
+    expect((await ids(stream)).sort()).toEqual(all.map((e) => e.id).sort());
+  });
+
+  it('keeps every hit while the store is down and stores them when it is back', async () => {
+    const stream = `email_delivery-${randomUUID()}`;
+    let failures = 0;
+    const down: EventStore = {
+      ...store,
+      appendMany: (appends) => {
+        if (failures++ < 8) return Promise.reject(new Error('connection lost'));
+        return store.appendMany(appends);
+      },
+    };
+    logged.length = 0;
+    const hits = createTrackingHitBatcher({ store: down, logger, gatherMs: 1, retryMaxMs: 2, maxTries: 2 });
+    const all = Array.from({ length: 10 }, () => hit());
+    for (const e of all) hits.add(stream, e);
+    while (hits.held > 0) await new Promise((r) => setTimeout(r, 5));
+    await hits.close();
+    // Eight failed tries of the store, four times the hits' own maxTries: none was given up.
+    expect(failures).toBe(9);
+    expect((await ids(stream)).sort()).toEqual(all.map((e) => e.id).sort());
+    expect(logged.filter((m) => m.includes('given up'))).toEqual([]);
+  });
+
+  it('a process killed with hits answered and not stored leaves them in its journal; the next start stores every one', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-tracking-journal-'));
+    const stream = `email_delivery-${randomUUID()}`;
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, stream, tenant, '30'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    const answered = await new Promise<string[]>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.endsWith('\n')) resolve(JSON.parse(out) as string[]);
+      });
+      child.once('exit', (code) => reject(new Error(`child exited with ${code} before answering`)));
+    });
+    const killed = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await killed;
+    expect(answered).toHaveLength(30);
+    expect(await ids(stream)).toEqual([]);
+    expect(fs.readdirSync(dir).length).toBeGreaterThan(0);
+
+    // The next start (another process id, the dead one's gone) stores what the journal kept.
+    const hits = createTrackingHitBatcher({ store, logger, journal: openTrackingJournal(dir) });
+    await hits.close();
+    expect((await ids(stream)).sort()).toEqual([...answered].sort());
+    expect(fs.readdirSync(dir)).toEqual([]);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -1,4 +1,5 @@
 import type { EventStore, NewEvent, StreamAppend } from '@renkei/event-store';
+import type { JournalSegment, TrackingJournal } from './tracking-journal.ts';
 
 export interface TrackingHitBatcherOptions {
   store: EventStore;
@@ -6,18 +7,31 @@ export interface TrackingHitBatcherOptions {
     error(details: object, message: string): void;
     warn(details: object, message: string): void;
   };
-  /** How long the first hit of a batch waits for others (default 25 ms). */
+  /** How long the first hit of a batch waits for others before the batch leaves (default 25 ms). */
   gatherMs?: number;
-  /** Hits held at most, waiting or being stored; a hit beyond is dropped and counted (default 20,000). */
+  /** A batch this large leaves at once, without waiting for the gather time (default 1,000). */
+  maxBatch?: number;
+  /**
+   * Hits held at most, waiting or being stored (default 20,000). When full, `add` answers a promise
+   * that resolves once the hit is taken in: the caller waits (back-pressure), nothing is dropped.
+   */
   maxQueued?: number;
-  /** Tries of a hit whose append failed before it is given up (default 3). */
+  /** Tries of a hit that fails on its own while the store answers (default 5); then logged with its id. */
   maxTries?: number;
+  /** The longest wait between tries while the store is failing (default 5 s; doubling from `gatherMs`). */
+  retryMaxMs?: number;
+  /**
+   * Where answered hits are written down until stored (tracking-journal.ts); without it a killed
+   * process loses the hits it had not stored. Hits left there by a dead process are stored first.
+   */
+  journal?: TrackingJournal;
 }
 
 interface Hit {
   stream: string;
   event: NewEvent & { id: string };
   tries: number;
+  segment: JournalSegment | null;
 }
 
 /**
@@ -25,27 +39,47 @@ interface Hit {
  * one `appendMany`, one append per delivery stream, one round at a time. At 500 hits/s on one
  * campaign that is one statement every `gatherMs` instead of 500 appends queued on one hot stream.
  *
+ * When a hit is stored: its batch leaves at most `gatherMs` after its first hit came (at once when
+ * `maxBatch` hits wait), or as soon as the batch before it is stored when that takes longer.
+ *
+ * Overload: at most `maxQueued` hits are held. Beyond, `add` answers a promise resolved once the hit
+ * is taken in (hits in the order they came), and the route awaits it before answering: readers wait
+ * for the store instead of hits being lost or memory growing without bound.
+ *
+ * Failures: a store that fails as a whole (connection lost, database down) keeps every hit, retried
+ * with a doubling wait up to `retryMaxMs`; the held hits then fill up and back-pressure applies. A hit
+ * that fails on its own while others are stored is tried `maxTries` times, then logged with its id.
+ *
  * The store refuses a whole append when some of its ids are stored and some are new (it cannot tell
  * that from a revision race: `WrongExpectedRevisionError`; checked by tracking-hits.int.test.ts on
  * Postgres and PGlite). A stream's batch refused that way is stored hit by hit, where a stored id
- * answers as the first append did. Memory is bounded by `maxQueued`: under overload the excess is
- * dropped and logged (opens are a lower bound anyway), never held without limit. `close` stores
- * what is left, so a shutdown loses no hit that was answered.
+ * answers as the first append did.
+ *
+ * Crash: `close` (the service's shutdown) stores what is held. With a `journal`, every hit is
+ * written down before its answer and its line goes once it is stored, so a killed process (kill -9,
+ * OOM) loses none: the next start stores what the dead one left (the machine's crash can still lose
+ * what the page cache held). Without one, a killed process loses the hits it answered and had not
+ * stored: `gatherMs` plus one append's worth, all it held while the store was down. Repeats are
+ * harmless either way (ids say what a hit counts).
  */
 export function createTrackingHitBatcher(options: TrackingHitBatcherOptions) {
   const gatherMs = options.gatherMs ?? 25;
+  const maxBatch = options.maxBatch ?? 1_000;
   const maxQueued = options.maxQueued ?? 20_000;
-  const maxTries = options.maxTries ?? 3;
-  const { store, logger } = options;
+  const maxTries = options.maxTries ?? 5;
+  const retryMaxMs = options.retryMaxMs ?? 5_000;
+  const { store, logger, journal } = options;
   let waiting: Hit[] = [];
   let held = 0;
-  let dropped = 0;
+  /** Hits that came while `maxQueued` were held, and their callers waiting to answer. */
+  const blocked: { hit: Hit; admit: () => void }[] = [];
+  let failuresInARow = 0;
   let timer: NodeJS.Timeout | null = null;
   let flushing: Promise<void> | null = null;
   // Ids stored by this process: a reader opening a mail ten times costs one append. Bounded: when
   // full it starts again (a forgotten id is only appended again, which the store ignores).
   const stored = new Set<string>();
-  // Ids waiting or on their way: a burst of the same hit costs one append.
+  // Ids held or waiting to be: a burst of the same hit costs one append.
   const queued = new Set<string>();
 
   const markStored = (id: string) => {
@@ -53,12 +87,44 @@ export function createTrackingHitBatcher(options: TrackingHitBatcherOptions) {
     stored.add(id);
   };
 
+  /** Takes a hit in: written down (before its answer), then waiting for its batch. */
+  function take(hit: Hit) {
+    if (journal)
+      try {
+        hit.segment = journal.write({ stream: hit.stream, event: hit.event });
+      } catch (error) {
+        // A full or broken disk must not fail the reader's answer: the hit is stored from memory.
+        logger.error({ err: error }, 'email tracking hit not written to the journal; kept in memory only');
+      }
+    held++;
+    waiting.push(hit);
+  }
+
+  /** A hit leaves: stored, or given up (logged). */
+  function finished(hit: Hit) {
+    queued.delete(hit.event.id);
+    if (hit.segment) journal?.done(hit.segment);
+  }
+
+  function admit() {
+    while (held < maxQueued && blocked.length > 0) {
+      const { hit, admit: resolve } = blocked.shift()!;
+      take(hit);
+      resolve();
+    }
+  }
+
   function schedule() {
     if (timer || flushing || waiting.length === 0) return;
+    if (failuresInARow === 0 && waiting.length >= maxBatch) {
+      void flush();
+      return;
+    }
+    const delay = failuresInARow === 0 ? gatherMs : Math.min(retryMaxMs, gatherMs * 2 ** failuresInARow);
     timer = setTimeout(() => {
       timer = null;
       void flush();
-    }, gatherMs);
+    }, delay);
   }
 
   async function storeOneByOne(hits: Hit[]): Promise<Hit[]> {
@@ -69,14 +135,15 @@ export function createTrackingHitBatcher(options: TrackingHitBatcherOptions) {
     outcomes.forEach((o, i) => {
       if (o.status === 'fulfilled') markStored(hits[i]!.event.id);
       else {
-        logger.error({ err: o.reason, stream: hits[i]!.stream }, 'email tracking hit not recorded');
+        logger.error({ err: o.reason, stream: hits[i]!.stream }, 'email tracking hit not recorded; trying again');
         failed.push(hits[i]!);
       }
     });
     return failed;
   }
 
-  async function storeBatch(batch: Hit[]): Promise<Hit[]> {
+  /** The hits not stored, and whether the store failed as a whole (nothing of the batch stored). */
+  async function storeBatch(batch: Hit[]): Promise<{ failed: Hit[]; outage: boolean }> {
     const byStream = new Map<string, Hit[]>();
     for (const hit of batch) {
       const list = byStream.get(hit.stream);
@@ -94,7 +161,7 @@ export function createTrackingHitBatcher(options: TrackingHitBatcherOptions) {
       outcomes = await store.appendMany(appends);
     } catch (error) {
       logger.error({ err: error, hits: batch.length }, 'email tracking hits not recorded; trying again');
-      return batch;
+      return { failed: batch, outage: true };
     }
     const failed: Hit[] = [];
     const retryAlone: Hit[] = [];
@@ -104,29 +171,36 @@ export function createTrackingHitBatcher(options: TrackingHitBatcherOptions) {
       // Some of the stream's hits were stored already (another process, or before a restart).
       else if (hits.length > 1) retryAlone.push(...hits);
       else {
-        logger.error({ err: outcome.error, stream: hits[0]!.stream }, 'email tracking hit not recorded');
+        logger.error({ err: outcome.error, stream: hits[0]!.stream }, 'email tracking hit not recorded; trying again');
         failed.push(...hits);
       }
     });
     if (retryAlone.length > 0) failed.push(...(await storeOneByOne(retryAlone)));
-    return failed;
+    return { failed, outage: false };
   }
 
   async function flushOnce(): Promise<void> {
-    const batch = waiting;
-    waiting = [];
-    const failed = await storeBatch(batch);
-    const retry = failed.filter((h) => ++h.tries < maxTries);
+    try {
+      journal?.rotate();
+    } catch (error) {
+      logger.error({ err: error }, 'email tracking journal: no new segment; the current one goes on');
+    }
+    const batch = waiting.length > maxBatch ? waiting.splice(0, maxBatch) : waiting;
+    if (batch === waiting) waiting = [];
+    const { failed, outage } = await storeBatch(batch);
+    failuresInARow = failed.length > 0 ? failuresInARow + 1 : 0;
+    // A store that is down is no fault of the hits: they wait for it, holding their place.
+    const retry = outage ? failed : failed.filter((h) => ++h.tries < maxTries);
     const again = new Set(retry);
-    for (const h of batch) if (!again.has(h)) queued.delete(h.event.id);
+    for (const h of batch) if (!again.has(h)) finished(h);
     held -= batch.length - retry.length;
     if (retry.length < failed.length)
-      logger.error({ hits: failed.length - retry.length }, 'email tracking hits given up after repeated failures');
+      logger.error(
+        { ids: failed.filter((h) => !again.has(h)).map((h) => h.event.id) },
+        `email tracking hits given up after ${maxTries} tries of their own`,
+      );
     waiting.unshift(...retry);
-    if (dropped > 0) {
-      logger.warn({ dropped }, 'email tracking hits dropped: more were waiting than the batcher holds');
-      dropped = 0;
-    }
+    admit();
   }
 
   function flush(): Promise<void> {
@@ -138,38 +212,81 @@ export function createTrackingHitBatcher(options: TrackingHitBatcherOptions) {
     if (waiting.length === 0) return Promise.resolve();
     flushing = flushOnce().finally(() => {
       flushing = null;
-      // Hits that came while this batch was stored have waited at least that long: go at once
-      // when a full gather's worth is there, else after the gather time.
       schedule();
     });
     return flushing;
   }
 
-  return {
-    /** Queues a hit's event (its id says what it counts); the caller answers at once. */
-    add(stream: string, event: NewEvent & { id: string }): void {
-      if (stored.has(event.id) || queued.has(event.id)) return;
-      if (held >= maxQueued) {
-        dropped++;
-        return;
-      }
+  if (journal) {
+    const left = journal.recover();
+    for (const { stream, event } of left.hits) {
+      if (queued.has(event.id)) continue;
       queued.add(event.id);
-      held++;
-      waiting.push({ stream, event, tries: 0 });
+      take({ stream, event, tries: 0, segment: null });
+    }
+    // Written down here again: the dead process's segments can go.
+    for (const { name, error } of left.release())
+      // Its hits are stored now; a later start reads them again, and their ids keep them counted once.
+      logger.error({ err: error, segment: name }, 'email tracking: a stopped process segment could not be removed');
+    if (left.hits.length > 0) {
+      logger.warn({ hits: left.hits.length }, 'email tracking hits left by a stopped process: storing them');
       schedule();
+    }
+  }
+
+  return {
+    /**
+     * Takes a hit's event (its id says what it counts) and answers at once, or, with `maxQueued`
+     * held, a promise resolved once it is taken in: the caller answers after it.
+     */
+    add(stream: string, event: NewEvent & { id: string }): Promise<void> | undefined {
+      if (stored.has(event.id) || queued.has(event.id)) return undefined;
+      queued.add(event.id);
+      const hit: Hit = { stream, event, tries: 0, segment: null };
+      if (held >= maxQueued || blocked.length > 0) {
+        if (blocked.length === 0) logger.warn({ held }, 'email tracking hits: the store is behind; readers wait');
+        return new Promise<void>((resolve) => blocked.push({ hit, admit: resolve }));
+      }
+      take(hit);
+      schedule();
+      return undefined;
     },
-    /** Stores every hit held (retrying failures up to `maxTries`); the service's close waits for it. */
+    /** The hit of this id is stored by this process, held, or waiting to be: another adds nothing. */
+    has(id: string): boolean {
+      return stored.has(id) || queued.has(id);
+    },
+    /** Stores every hit held and waiting (the service's close waits for it); says what it could not. */
     async close(): Promise<void> {
-      for (let guard = 0; guard < maxTries + 2 && (flushing || waiting.length > 0); guard++) {
-        await flushing;
+      for (;;) {
+        while (flushing) await flushing;
+        // Hits still blocked are taken in whatever the bound: the process is going away.
+        for (const { hit, admit: resolve } of blocked.splice(0)) {
+          take(hit);
+          resolve();
+        }
+        // A store still failing after `maxTries` tries in a row is not waited for any longer.
+        if (waiting.length === 0 || failuresInARow > maxTries) break;
         await flush();
       }
       if (timer) clearTimeout(timer);
       timer = null;
+      if (held > 0)
+        logger.error(
+          { hits: held },
+          journal
+            ? 'email tracking hits not recorded at close; kept in the journal for the next start'
+            : 'email tracking hits not recorded at close',
+        );
+      // Hits still held keep their segments (the next start stores them); the rest are gone.
+      if (held === 0) journal?.close();
     },
     /** Hits waiting or being stored (tests, health). */
     get held() {
       return held;
+    },
+    /** Hits whose callers wait for room (tests, health). */
+    get blocked() {
+      return blocked.length;
     },
   };
 }

@@ -230,6 +230,73 @@ describe('the delivery queue', () => {
     expect(mails.filter((m) => m.subject === '[テスト送信] 【B医院】ご案内')).toHaveLength(1);
   });
 
+  it("tenant B's campaign and test send are delivered while every mail of tenant A's big campaign is held", async () => {
+    const tenantA = randomUUID();
+    const tenantB = randomUUID();
+    const big = Array.from({ length: 200 }, (_, i) => `held${i}@a.example.jp`);
+    const a = await campaign(tenantA, big, '【A病院】止められた案内');
+    // A's mails hang before the server sees them until the gate opens: however many of them the
+    // queue has started, none finishes, so only a queue that keeps room for B delivers B.
+    const real = createMailTransport({ catcherPort: catcher.port, pool: true });
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let heldAtGate = 0;
+    const transport = Object.create(real) as typeof real;
+    transport.sendMail = (async (mail: Parameters<typeof real.sendMail>[0]) => {
+      if (String((mail.envelope as { to?: unknown } | undefined)?.to).endsWith('@a.example.jp')) {
+        heldAtGate++;
+        await gate;
+      }
+      return real.sendMail(mail);
+    }) as typeof real.sendMail;
+    const concurrency = 8;
+    const reactor = createEmailDeliveryReactor({
+      publicOrigin: 'https://renkei.example.jp',
+      dataDir: dir,
+      ratePerMinute: 6_000_000,
+      concurrency,
+      transport: () => transport,
+    });
+    const ctx = { db, store };
+    await reactor.handle(a.sent, ctx);
+    const draining = reactor.drain(ctx);
+    // Every slot of the queue is taken by A's held mails before B sends anything.
+    while (heldAtGate < concurrency) await new Promise((r) => setTimeout(r, 10));
+
+    const b = await campaign(tenantB, ['x@b.example.jp', 'y@b.example.jp', 'z@b.example.jp'], '【B医院】届く案内');
+    const test = await store.append(
+      streamId('email', b.emailId),
+      [
+        {
+          type: 'EmailTestSent',
+          data: { email_id: b.emailId, test_id: randomUUID(), email_addresses: ['tester@b.example.jp'] },
+          metadata: newEventMetadata(tenantB),
+        },
+      ],
+      { expectedRevision: 'any' },
+    );
+    const testEvent = (await readStreamOrEmpty(store, streamId('email', b.emailId), tenantB)).filter(
+      (e) => e.revision === test.revision,
+    );
+    await reactor.handle([...b.sent, ...testEvent], ctx);
+    // Without room for B this never ends (the test then fails by its time-out, not by a figure).
+    while ((await delivered(tenantB, b.emailId)) < 4) await new Promise((r) => setTimeout(r, 20));
+    expect((await mailsTo('x@b.example.jp', '【B医院】届く案内')).length).toBe(1);
+    expect((await mailsTo('tester@b.example.jp', '[テスト送信] 【B医院】届く案内')).length).toBe(1);
+    // A is still held: nothing of it delivered, and it took no more than its slots.
+    expect(await delivered(tenantA, a.emailId)).toBe(0);
+    expect(heldAtGate).toBe(concurrency);
+
+    open();
+    await draining;
+    real.close();
+    expect(await delivered(tenantA, a.emailId)).toBe(big.length);
+    const mails = (await listMails(dir)).filter((m) => m.subject === '【A病院】止められた案内');
+    expect(mails).toHaveLength(big.length);
+    expect(new Set(mails.map((m) => m.to)).size).toBe(big.length);
+    expect((await listMails(dir)).filter((m) => m.subject === '【B医院】届く案内')).toHaveLength(3);
+  });
+
   it.each([1, 5, 10])(
     'a crash right after the server accepted a commit group of %i (outcomes not stored) resends those mails only, noted in doubt; nobody is skipped',
     async (commitGroup) => {

@@ -29,7 +29,7 @@ import {
 } from '@renkei/mail';
 import { defineReactor, type Reactor, type ReactorContext } from '@renkei/projections';
 import { sql, type Kysely } from 'kysely';
-import { migrateModule, type Database } from '@renkei/db';
+import { migrateModuleOnce, type Database } from '@renkei/db';
 
 export interface EmailDeliveryOptions {
   /** The public https origin of the tracking and unsubscribe links (PUBLIC_ORIGIN). */
@@ -48,7 +48,8 @@ export interface EmailDeliveryOptions {
   bounceAddress?: string | null;
   /**
    * Mails prepared at once across all sends (default 20: twice the pooled transport's connections,
-   * so the next group is ready on the free connections while one group is committed).
+   * so the next group is ready on the free connections while one group is committed), plus one for
+   * each tenant with none under way.
    */
   concurrency?: number;
   /**
@@ -114,11 +115,10 @@ interface ActiveJob {
   recipients: Recipient[];
   /** Unsubscribed addresses (keys): skipped with an event, never mailed. */
   skip: Set<string>;
-  /** The next recipient to hand to a lane. */
+  /** The next recipient to start. */
   cursor: number;
-  /** Recipients [0, claimedUpTo) are claimed in the database. */
-  claimedUpTo: number;
-  claiming: Promise<void> | null;
+  /** The claim of each slice of recipients begun (slice number → its statement). */
+  claims: Map<number, Promise<void>>;
   inFlight: number;
   failure: { error: unknown } | null;
   /** A mail was given up because the worker is stopping: the send stays queued. */
@@ -131,7 +131,7 @@ interface ActiveJob {
   uncertain: Set<string>;
 }
 
-/** A lane's mail waiting for its commit group: the group ends it and stores its outcome with the others'. */
+/** A mail waiting for its commit group: the group ends it and stores its outcome with the others'. */
 interface PendingCommit {
   send: GatedSend;
   event: NewEvent;
@@ -177,12 +177,7 @@ const migrations = {
   },
 };
 
-const migrated = new WeakSet<Database>();
-async function migrate(db: Database): Promise<void> {
-  if (migrated.has(db)) return;
-  await migrateModule(db.kysely, 'email_delivery', migrations);
-  migrated.add(db);
-}
+const migrate = (db: Database) => migrateModuleOnce(db, 'email_delivery', migrations);
 
 async function draftOf(store: EventStore, tenantId: string, emailId: string): Promise<EmailDraftSaved | null> {
   const events = await readStreamOrEmpty(store, streamId(emailAggregate, emailId), tenantId);
@@ -204,13 +199,15 @@ async function unsubscribed(store: EventStore, tenantId: string): Promise<Set<st
  * The reactor only enqueues: each `EmailSent` / `EmailTestSent` becomes a row of
  * `email_delivery.jobs`, and the background loop delivers the queued sends recipient by recipient,
  * the tenants taking turns one recipient at a time (a tenant's test sends before its campaigns),
- * so a 10,000-recipient campaign of one tenant never holds up another tenant's test or small campaign.
+ * so a 10,000-recipient campaign of one tenant never holds up another tenant's test or small campaign:
+ * when every slot is taken, a tenant with no mail under way still starts one, so even mails of one
+ * tenant that hang do not hold up another tenant's.
  *
  * Exactly one mail per recipient across crashes: each recipient's outcome is an event whose id
- * derives from the email, the send and the address, and a resumed send skips who has one. Lanes
- * prepare mails side by side, but a send commits one mail at a time (the end of data, the server's
- * answer, then the outcome's event: `gatedSend`), so a crash leaves at most one mail of a send
- * accepted without its outcome; that recipient gets it again, with the same Message-ID. Recipients
+ * derives from the email, the send and the address, and a resumed send skips who has one. Mails
+ * are prepared side by side, but a send commits one group at a time (the end of data, the server's
+ * answers, then the outcomes' events: `gatedSend`), so a crash leaves at most one commit group of a
+ * send accepted without outcomes; those recipients get it again, with the same Message-ID. Recipients
  * are claimed in slices before their mails leave; a later run marks the claims it finds without an
  * outcome `in_doubt` (the one duplicate, if any, is among them) and counts them on the job.
  */
@@ -246,8 +243,9 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
       : createMailTransport({
           smtpUrl: process.env.SMTP_URL,
           pool: true,
-          // A commit group can only be as large as the connections holding its mails at their end of data.
-          maxConnections: Math.max(5, commitGroup),
+          // A commit group holds its connections until the server's answers; as many again let the
+          // next group's envelopes and bodies go out meanwhile, so it is full when its turn comes.
+          maxConnections: Math.max(5, 2 * commitGroup),
           fallbackPort: Number(process.env.SMTP_PORT ?? 2525),
         }));
 
@@ -332,8 +330,7 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
       recipients,
       skip: row.test ? new Set() : await unsubscribed(ctx.store, row.tenant_id),
       cursor: 0,
-      claimedUpTo: 0,
-      claiming: null,
+      claims: new Map(),
       inFlight: 0,
       failure: null,
       interrupted: false,
@@ -343,23 +340,30 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
     };
   }
 
-  /** Claims the job's recipients up to `index` (a slice per statement, in order). */
-  async function claimThrough(ctx: ReactorContext, job: ActiveJob, index: number) {
-    while (job.claimedUpTo <= index) {
-      job.claiming ??= (async () => {
-        const from = job.claimedUpTo;
-        const to = Math.min(job.recipients.length, from + slice);
-        const addresses = job.recipients.slice(from, to).map((r) => emailAddressKey(r.address));
-        await sql`
+  /**
+   * Claims the slice of the job's recipients that holds `index`, one statement per slice. Slices are
+   * claimed side by side, while their mails are prepared: a mail waits for its claim only before its
+   * end of data, so the claims stay off the path of the commits (a claim per slice in a row, each a
+   * commit of the database, had set the pace of the mails' preparation).
+   */
+  function claimSliceOf(ctx: ReactorContext, job: ActiveJob, index: number): Promise<void> {
+    const n = Math.floor(index / slice);
+    let claim = job.claims.get(n);
+    if (!claim) {
+      const addresses = job.recipients
+        .slice(n * slice, Math.min(job.recipients.length, (n + 1) * slice))
+        .map((r) => emailAddressKey(r.address));
+      claim = sql`
           INSERT INTO email_delivery.claims (email_id, send_id, address, tenant_id)
           SELECT ${job.row.email_id}, ${job.row.send_id}, a, ${job.row.tenant_id} FROM unnest(${addresses}::text[]) AS a
-          ON CONFLICT (email_id, send_id, address) DO NOTHING`.execute(ctx.db.kysely);
-        job.claimedUpTo = to;
-      })().finally(() => {
-        job.claiming = null;
-      });
-      await job.claiming;
+          ON CONFLICT (email_id, send_id, address) DO NOTHING`
+        .execute(ctx.db.kysely)
+        .then(() => undefined);
+      // Awaited by the slice's mails; a failure before one of them waits is no unhandled rejection.
+      claim.catch(() => undefined);
+      job.claims.set(n, claim);
     }
+    return claim;
   }
 
   /**
@@ -422,7 +426,13 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
     }
   }
 
-  async function deliverOne(ctx: ReactorContext, job: ActiveJob, recipient: Recipient, signal: AbortSignal | null) {
+  async function deliverOne(
+    ctx: ReactorContext,
+    job: ActiveJob,
+    recipient: Recipient,
+    claimed: Promise<void>,
+    signal: AbortSignal | null,
+  ) {
     const { row } = job;
     const deliveryStream = streamId(emailDeliveryAggregate, row.email_id);
     const id = emailDeliveryEventId(row.email_id, row.send_id, recipient.address);
@@ -463,6 +473,13 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
       }),
     );
     await send.ready;
+    // The claim is stored before the server may accept the mail: a crash from here on finds it.
+    try {
+      await claimed;
+    } catch (error) {
+      await send.abort();
+      throw error;
+    }
     await commitInGroup(ctx, job, {
       send,
       signal,
@@ -481,15 +498,15 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
   }
 
   /**
-   * The queue: loads the due sends, and `concurrency` lanes take recipients from them, tenants in
-   * turn. With `untilIdle` it returns once nothing due is left; else when `signal` aborts.
+   * The queue: loads the due sends, and a dispatcher starts their mails, up to `concurrency` at once,
+   * the tenants in turn. With `untilIdle` it returns once nothing due is left; else when `signal` aborts.
    */
   async function runQueue(ctx: ReactorContext, run: { signal: AbortSignal | null; untilIdle: boolean }) {
     await migrate(ctx.db);
     const active = new Map<string, ActiveJob>();
     const settling = new Set<Promise<void>>();
     let tenantTurn = 0;
-    // Every waiter (the lanes, the feed) wakes on new work, a send's end, or the stop.
+    // Every waiter (the dispatcher, the feed) wakes on new work, a send's end, or the stop.
     const waiters = new Set<() => void>();
     const wakeUp = () => {
       for (const waiter of [...waiters]) waiter();
@@ -508,11 +525,22 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
       });
     const stopping = () => run.signal?.aborted === true;
 
-    /** The next recipient: the tenant after the last one served, its oldest test send first, then its oldest campaign. */
-    function pick(): { job: ActiveJob; recipient: Recipient; position: number } | null {
+    /** Mails under way, in all and per tenant. */
+    let running = 0;
+    const busy = new Map<string, number>();
+    const mails = new Set<Promise<void>>();
+
+    /**
+     * The next recipient: the tenant after the last one served, its oldest test send first, then its
+     * oldest campaign. With `newcomersOnly` (every slot taken) only a tenant with no mail under way
+     * may start one: however long another tenant's mails take, a tenant's first mail never waits
+     * for them.
+     */
+    function pick(newcomersOnly: boolean): { job: ActiveJob; recipient: Recipient; position: number } | null {
       const byTenant = new Map<string, ActiveJob[]>();
       for (const job of active.values()) {
         if (job.failure || job.cursor >= job.recipients.length) continue;
+        if (newcomersOnly && (busy.get(job.row.tenant_id) ?? 0) > 0) continue;
         const list = byTenant.get(job.row.tenant_id) ?? [];
         list.push(job);
         byTenant.set(job.row.tenant_id, list);
@@ -531,7 +559,7 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
       return { job, recipient: job.recipients[position]!, position };
     }
 
-    /** Ends a send whose lanes have all stopped: done, or back in the queue after a back-off, or parked. */
+    /** Ends a send whose mails have all stopped: done, or back in the queue after a back-off, or parked. */
     function settle(job: ActiveJob) {
       if (job.inFlight > 0 || (!job.failure && job.cursor < job.recipients.length && !stopping())) return;
       if (!active.delete(job.row.job_id)) return;
@@ -577,27 +605,66 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
     }
 
     let idle = false;
-    async function lane() {
+    async function deliver(job: ActiveJob, recipient: Recipient, position: number) {
+      job.inFlight++;
+      try {
+        const claimed = claimSliceOf(ctx, job, position);
+        try {
+          if (stopping()) job.interrupted = true;
+          else if (!job.failure) await deliverOne(ctx, job, recipient, claimed, run.signal);
+        } finally {
+          // Settled before the mail counts as ended: a send's end deletes the claims it knows unsent.
+          await claimed.catch(() => undefined);
+        }
+        await claimed;
+      } catch (error) {
+        job.failure ??= { error };
+      } finally {
+        job.inFlight--;
+        // After a failure no mail of this send is started any more.
+        if (job.failure) job.cursor = job.recipients.length;
+        settle(job);
+      }
+    }
+
+    // The dispatcher alone waits for a slot: a mail's end wakes it, not the feed (which would query).
+    let slotFreed: (() => void) | null = null;
+    const waitForSlot = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ms);
+        waiters.add(done);
+        slotFreed = done;
+        function done() {
+          clearTimeout(timer);
+          waiters.delete(done);
+          slotFreed = null;
+          resolve();
+        }
+      });
+
+    /**
+     * Starts mails, up to `concurrency` under way, the tenants in turn; beyond that, one for a tenant
+     * with none under way (so at most `concurrency` + the other tenants' number).
+     */
+    async function dispatch() {
       while (!stopping() && !idle) {
-        const next = pick();
+        const next = pick(running >= concurrency);
         if (!next) {
-          await waitForWork(pollMs);
+          await waitForSlot(pollMs);
           continue;
         }
-        const { job, recipient, position } = next;
-        job.inFlight++;
-        try {
-          await claimThrough(ctx, job, position);
-          if (stopping()) job.interrupted = true;
-          else if (!job.failure) await deliverOne(ctx, job, recipient, run.signal);
-        } catch (error) {
-          job.failure ??= { error };
-        } finally {
-          job.inFlight--;
-          // After a failure no lane takes another recipient of this send.
-          if (job.failure) job.cursor = job.recipients.length;
-          settle(job);
-        }
+        const tenant = next.job.row.tenant_id;
+        running++;
+        busy.set(tenant, (busy.get(tenant) ?? 0) + 1);
+        const mail = deliver(next.job, next.recipient, next.position).finally(() => {
+          running--;
+          const left = busy.get(tenant)! - 1;
+          if (left > 0) busy.set(tenant, left);
+          else busy.delete(tenant);
+          mails.delete(mail);
+          slotFreed?.();
+        });
+        mails.add(mail);
       }
     }
 
@@ -640,8 +707,9 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
       wakeUp();
     }
 
-    await Promise.all([feed(), ...Array.from({ length: concurrency }, lane)]);
-    // Lanes stopped: wait for the last sends' ends to be recorded.
+    await Promise.all([feed(), dispatch()]);
+    // The mails under way end (or are given up on the stop), then the last sends' ends are recorded.
+    while (mails.size > 0) await Promise.all([...mails]);
     while (settling.size > 0) await Promise.all([...settling]);
     run.signal?.removeEventListener('abort', wakeUp);
     if (kick === wakeUp) kick = null;

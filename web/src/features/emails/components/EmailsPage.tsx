@@ -1,18 +1,16 @@
-import { Badge, Button, Group, Pagination, Stack, Table, Tabs, Text, Title } from '@mantine/core';
+import { Badge, Button, Group, Stack, Table, Tabs, Text, Title } from '@mantine/core';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { useNavigate } from '@tanstack/react-router';
 import type { Email, EmailStatus } from '@renkei/contracts';
-import { lazy, Suspense, useState } from 'react';
+import { Suspense, useState } from 'react';
 import { toast } from '../../../app/toast.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { emailQueries, useCopyEmail, useDeleteEmail, type EmailListParams } from '../emails.queries.ts';
 import { formatRate } from './format.ts';
-
-const ConfirmDeleteModal = lazy(() =>
-  import('../../../ui/ConfirmDeleteModal.tsx').then((m) => ({ default: m.ConfirmDeleteModal })),
-);
+import { ListPagination, type ListPageProps } from '../../../ui/ListPagination.tsx';
+import { LazyConfirmDeleteModal as ConfirmDeleteModal } from '../../../ui/lazy-dialogs.ts';
 
 const dateTime = (iso: string) =>
   new Date(iso).toLocaleString('ja-JP', { timeZone: 'Asia/Tokyo', dateStyle: 'medium', timeStyle: 'short' });
@@ -39,13 +37,7 @@ function TabCount({ status }: { status: EmailStatus }) {
   );
 }
 
-export function EmailsPage({
-  params,
-  onParamsChange,
-}: {
-  params: EmailListParams;
-  onParamsChange: (next: Partial<EmailListParams>) => void;
-}) {
+export function EmailsPage({ params, onParamsChange }: ListPageProps<EmailListParams>) {
   const { api } = useServices();
   const navigate = useNavigate();
   const { data: list } = useSuspenseQuery(emailQueries.list(api, params));
@@ -168,14 +160,12 @@ export function EmailsPage({
           </Table.Tbody>
         </Table>
       )}
-      {list.meta.total_pages > 1 && (
-        <Pagination
-          total={list.meta.total_pages}
-          value={list.meta.page}
-          onChange={(page) => onParamsChange({ page })}
-          aria-label="ページ"
-        />
-      )}
+      <ListPagination
+        totalPages={list.meta.total_pages}
+        value={list.meta.page}
+        onChange={(page) => onParamsChange({ page })}
+        aria-label="ページ"
+      />
       <Suspense fallback={null}>
         {deleting && (
           <ConfirmDeleteModal

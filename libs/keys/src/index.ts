@@ -1,0 +1,1 @@
+export { signingKey } from './signing-key.ts';
