@@ -178,6 +178,61 @@ test.describe('editing a communication', () => {
     await expect(saved.getByText(file)).toBeHidden();
   });
 
+  test('edit and delete one’s own comment; an edit over one saved meanwhile in another tab is refused', async ({
+    page,
+    context,
+  }) => {
+    const n = Date.now() % 100000;
+    const story = `e2eコメント-${n}`;
+    await signIn(page, undefined, '/communications');
+    await expect(page.getByTestId('communication-card').first()).toBeVisible();
+    await page.getByRole('button', { name: '活動を記録' }).click();
+    const create = page.getByRole('dialog', { name: '活動の記録' });
+    await create.getByLabel('医療機関').fill('病院');
+    await page.getByRole('option').first().click();
+    await create.getByLabel('内容').fill(story);
+    await create.getByLabel('面談相手').click();
+    await page.getByRole('option', { name: '院長' }).click();
+    await create.getByRole('button', { name: '記録する' }).click();
+    await expect(create).toBeHidden();
+
+    const card = page.getByTestId('communication-card').filter({ hasText: story });
+    await card.getByLabel('コメント', { exact: true }).fill(`最初のコメント-${n}`);
+    await card.getByRole('button', { name: '送信' }).click();
+    const comment = card.getByTestId('communication-comment');
+    await expect(comment).toContainText(`最初のコメント-${n}`);
+
+    // This tab begins an edit; another tab of the same account saves the comment first.
+    await comment.getByRole('button', { name: 'コメントを編集', exact: true }).click();
+    const other = await context.newPage();
+    await other.goto(app('/communications'));
+    const otherComment = other
+      .getByTestId('communication-card')
+      .filter({ hasText: story })
+      .getByTestId('communication-comment');
+    await otherComment.getByRole('button', { name: 'コメントを編集', exact: true }).click();
+    await otherComment.getByRole('textbox', { name: 'コメントを編集' }).fill(`別のタブで直した-${n}`);
+    await otherComment.getByRole('button', { name: '保存' }).click();
+    await expect(otherComment).toContainText(`別のタブで直した-${n}`);
+    await other.close();
+
+    await comment.getByRole('textbox', { name: 'コメントを編集' }).fill(`古い版からの編集-${n}`);
+    await comment.getByRole('button', { name: '保存' }).click();
+    await expect(
+      page.getByText('他の画面で先にこのコメントが更新されました。最新の内容を表示しました。'),
+    ).toBeVisible();
+    await expect(comment).toContainText(`別のタブで直した-${n}`);
+
+    // Edited again from what it now shows, then deleted after the confirmation.
+    await comment.getByRole('button', { name: 'コメントを編集', exact: true }).click();
+    await comment.getByRole('textbox', { name: 'コメントを編集' }).fill(`訂正済み-${n}`);
+    await comment.getByRole('button', { name: '保存' }).click();
+    await expect(comment).toContainText(`訂正済み-${n}`);
+    await comment.getByRole('button', { name: 'コメントを削除', exact: true }).click();
+    await page.getByTestId('confirm-delete-comment').click();
+    await expect(card.getByTestId('communication-comment')).toHaveCount(0);
+  });
+
   test('add, rename, complete and delete a task of a record from its edit form', async ({ page }) => {
     const n = Date.now() % 100000;
     const story = `e2eタスク編集-${n}`;

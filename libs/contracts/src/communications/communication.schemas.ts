@@ -21,6 +21,11 @@ export const CommunicationComment = z.object({
   user: UserRef.nullable(),
   created_date: IsoDateTime,
   comment: z.string(),
+  /**
+   * Renkei addition (spec §3 lists no such field): the comment's number of edits (0 once posted), the
+   * If-Match its author sends with an edit or a delete so that a stale one is a 409, not a lost edit.
+   */
+  version: z.number().int(),
 });
 export type CommunicationComment = z.infer<typeof CommunicationComment>;
 

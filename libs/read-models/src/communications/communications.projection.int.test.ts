@@ -94,6 +94,43 @@ describe('communications projection', () => {
       .thenRows('communication_comments', [{ id: comment, comment: '編集後', user_id: user }]);
   });
 
+  it("counts each comment's edits across batches (its version) and within one", async () => {
+    const [a, institution, user] = [randomUUID(), randomUUID(), randomUUID()];
+    const [early, late] = [randomUUID(), randomUUID()];
+    const stream = `communication-${a}`;
+    const edit = (commentId: string, comment: string): GivenEvent => ({
+      type: 'CommunicationCommentEdited',
+      stream,
+      data: { communication_id: a, comment_id: commentId, comment },
+    });
+    await test
+      .given(
+        [
+          { type: 'CommunicationCreated', stream, data: { ...fields(a, institution), tasks: [] } },
+          {
+            type: 'CommunicationCommentAdded',
+            stream,
+            data: { communication_id: a, comment_id: early, user_id: user, comment: '一' },
+          },
+        ],
+        [edit(early, '二')],
+        [
+          edit(early, '三'),
+          edit(early, '四'),
+          {
+            type: 'CommunicationCommentAdded',
+            stream,
+            data: { communication_id: a, comment_id: late, user_id: user, comment: 'あ' },
+          },
+          edit(late, 'い'),
+        ],
+      )
+      .thenRows('communication_comments', [
+        { id: early, comment: '四', version: 3 },
+        { id: late, comment: 'い', version: 1 },
+      ]);
+  });
+
   it('keeps the last visit of each institution from visits and new visits only', async () => {
     const [a, b, c, institution] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
     await test

@@ -50,6 +50,8 @@ export const communicationCommentsTable = defineTable({
     communication_id: column.uuid(),
     user_id: column.uuid(),
     comment: column.text(),
+    /** Edits of the comment (0 once posted): the If-Match of its author's edit or delete. */
+    version: column.int(),
     created_at: column.timestamptz(),
   },
   primaryKey: ['tenant_id', 'id'],

@@ -279,16 +279,27 @@ it('completes a task entered with a communication with If-Match; another tenant 
 it('honours If-Match on a comment (its number of edits) and on the label order (its number of saves)', async () => {
   const t = await newTenant();
   const id = (await call(t, 'POST', `/api/medical_institutions/${institution}/communications`, visit)).json().id;
-  const comment = (await call(t, 'POST', `/api/communications/${id}/comments`, { comment: '一回目' })).json();
+  const other = await account(t.tenantId, '地域 太郎');
+  const posted = await call(t, 'POST', `/api/communications/${id}/comments`, { comment: '一回目' });
+  expect(posted.json()).toMatchObject({ comment: '一回目', version: 0 });
+  expect(posted.headers.etag).toBe('"0"');
+  const comment = posted.json();
   const commentUrl = `/api/communications/${id}/comments/${comment.id}`;
   const edited = await call(t, 'PUT', commentUrl, { comment: '二回目' }, { 'if-match': '"0"' });
   expect(edited.statusCode, edited.body).toBe(200);
+  expect(edited.json()).toMatchObject({ comment: '二回目', version: 1 });
   expect(edited.headers.etag).toBe('"1"');
   const count = await tenantEventCount(db, t.tenantId);
   const stale = await call(t, 'PUT', commentUrl, { comment: '三回目' }, { 'if-match': '"0"' });
   expect(stale.statusCode).toBe(409);
   expect((await call(t, 'DELETE', commentUrl, undefined, { 'if-match': '"0"' })).statusCode).toBe(409);
+  // Someone else is refused whatever version they send.
+  expect((await call(other, 'PUT', commentUrl, { comment: '横から' }, { 'if-match': '"1"' })).statusCode).toBe(403);
+  expect((await call(other, 'DELETE', commentUrl, undefined, { 'if-match': '"1"' })).statusCode).toBe(403);
   expect(await tenantEventCount(db, t.tenantId)).toBe(count);
+  // The record's answer carries each comment's version, the If-Match its next edit sends.
+  const record = await call(t, 'PUT', `/api/communications/${id}`, { ...visit, memo: '追記' }, { 'if-match': '0' });
+  expect(record.json().comments).toMatchObject([{ id: comment.id, comment: '二回目', version: 1 }]);
   expect((await call(t, 'DELETE', commentUrl, undefined, { 'if-match': '"1"' })).statusCode).toBe(204);
 
   const labels = [];

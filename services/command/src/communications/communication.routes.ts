@@ -13,7 +13,12 @@ import { assertInstitutionExists } from '../shared/facts.ts';
 import { idempotentCreate } from '../shared/idempotency.ts';
 import { accountRefs, communicationFacts } from './communication-facts.ts';
 import { recordTaskOrigins } from '../tasks/task-origins.ts';
-import { communicationDecider, findComment, type CommunicationState } from './communication.decider.ts';
+import {
+  communicationDecider,
+  findComment,
+  type CommunicationComment as StateComment,
+  type CommunicationState,
+} from './communication.decider.ts';
 import { attachmentFacts, linkAttachments, linkedVocs } from '../uploaded-files/communication-attachments.ts';
 
 export interface CommunicationRouteDeps {
@@ -24,7 +29,6 @@ export interface CommunicationRouteDeps {
   fileUrlKey: () => Buffer;
 }
 
-/** If-Match on the record's number of saves (comments and likes do not make an edit stale). */
 /** If-Match on one comment's number of edits (two tabs of its author saving it at once). */
 function commentIfMatch(header: string | string[] | undefined, commentId: string) {
   const expected = readIfMatch(header);
@@ -36,6 +40,7 @@ function commentIfMatch(header: string | string[] | undefined, commentId: string
       };
 }
 
+/** If-Match on the record's number of saves (comments and likes do not make an edit stale). */
 function versionIfMatch(header: string | string[] | undefined) {
   const expected = readIfMatch(header);
   return expected === null
@@ -89,9 +94,7 @@ function toCommunication(
       deadline: t.deadline,
       staff: ref(t.staff_id),
     })),
-    comments: state.comments.map((c) =>
-      toComment(c.comment_id, c.user_id, c.comment, commentTimes.get(c.comment_id) ?? now, users),
-    ),
+    comments: state.comments.map((c) => toComment(c, commentTimes.get(c.comment_id) ?? now, users)),
     likes: state.likes.map((id) => ({ user: ref(id)! })),
     label_values: f.label_values,
     vocs: extras.vocs,
@@ -101,17 +104,12 @@ function toCommunication(
   };
 }
 
-const toComment = (
-  commentId: string,
-  userId: string,
-  comment: string,
-  createdAt: Date,
-  users: Map<string, UserRef>,
-): CommunicationComment => ({
-  id: commentId,
-  user: users.get(userId) ?? { id: userId, name: '' },
+const toComment = (c: StateComment, createdAt: Date, users: Map<string, UserRef>): CommunicationComment => ({
+  id: c.comment_id,
+  user: users.get(c.user_id) ?? { id: c.user_id, name: '' },
   created_date: createdAt.toISOString(),
-  comment,
+  comment: c.comment,
+  version: c.version,
 });
 
 const peopleOf = (state: CommunicationState): string[] => [
@@ -262,6 +260,7 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
         endpoint: endpoints.createComment.id,
         // The key names one comment on one communication.
         hashed: { communication_id: params.communication_id, body },
+        etag: (c: CommunicationComment) => etagOf(c.version),
       },
       async (commentId, retryable) => {
         const result = await handleCommand(
@@ -285,7 +284,11 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
         );
         const users = await accountRefs(store, auth.tenantId, [auth.accountId]);
         return {
-          body: toComment(commentId, auth.accountId, body.comment, new Date(), users),
+          body: toComment(
+            { comment_id: commentId, user_id: auth.accountId, comment: body.comment, version: 0 },
+            new Date(),
+            users,
+          ),
           position: result.position,
         };
       },
@@ -318,15 +321,16 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
       },
     );
     if (result.position) reply.position(result.position);
-    const version = findComment(result.after, params.id)?.version;
-    if (version !== undefined) void reply.header('etag', etagOf(version));
+    // The decider refuses an edit of a missing comment, so the edited one is in the state.
+    const edited = findComment(result.after, params.id)!;
+    void reply.header('etag', etagOf(edited.version));
     const createdAt =
       result.stored.find((e) => {
         const event = parseCommunicationEvent(e);
         return event.type === 'CommunicationCommentAdded' && event.data.comment_id === params.id;
       })?.created_at ?? new Date();
     const users = await accountRefs(store, auth.tenantId, [auth.accountId]);
-    return toComment(params.id, auth.accountId, body.comment, createdAt, users);
+    return toComment(edited, createdAt, users);
   });
 
   registerEndpoint(app, endpoints.deleteComment, async ({ params, auth, request, reply }) => {

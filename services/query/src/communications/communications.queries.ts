@@ -29,14 +29,16 @@ const dateOnly = (d: Date | string): string =>
 
 /**
  * The search's conditions. `byDay` says that only the tenant, the period and the types are asked, so
- * the per-day totals (`communication_day_counts`) give the exact count. `forCount` leaves out what
- * only confirms an exact index condition, so a count can be answered from index pages alone.
+ * the per-day totals (`communication_day_counts`) give the exact count; `byPeriodAndKeyword` that a
+ * period and a keyword are asked besides them and nothing else, so the keyword text index counts it
+ * (`keywordCount`). `forCount` leaves out what only confirms an exact index condition, so a count can be
+ * answered from index pages alone; `keywordScan` tests the keyword with strpos alone.
  */
 function conditions(
   tenantId: string,
   body: SearchBody,
-  { forCount = false } = {},
-): { where: Expression<SqlBool>[]; byDay: boolean } {
+  { forCount = false, keywordScan = false } = {},
+): { where: Expression<SqlBool>[]; byDay: boolean; byPeriodAndKeyword: boolean } {
   const where: Expression<SqlBool>[] = [sql<SqlBool>`c.tenant_id = ${tenantId}`];
   if (body.period) where.push(sql`c.acted_date BETWEEN ${body.period.from}::date AND ${body.period.to}::date`);
   if (body.communication_types?.length)
@@ -51,14 +53,17 @@ function conditions(
     where.push(sql`EXISTS (SELECT 1 FROM rm.mi_tags x WHERE x.tenant_id = c.tenant_id
       AND x.medical_institution_id = c.medical_institution_id AND x.tag_id = ANY(${sql.val(body.tag_ids)}::uuid[]))`);
   if (body.is_doctor_attended !== undefined) where.push(sql`c.is_doctor_attended = ${body.is_doctor_attended}`);
+  let keywordAsked = false;
   if (body.keyword) {
     const k = normalizeKeyword(body.keyword);
+    keywordAsked = k !== '';
     // Characters, not UTF-16 units: a kanji outside the BMP is one character to `rm.search_bigrams`.
     const length = [...k].length;
+    if (keywordScan && k) where.push(sql`strpos(c.search_text, ${k}) > 0`);
     // Three characters or more: LIKE, which the trigram index serves (communications projection v2).
     // Two: the 2-gram index (projection v3; the strpos beside it only confirms). One character has
     // neither, and strpos reads the rows the other conditions leave.
-    if (length >= 3) where.push(sql`c.search_text LIKE ${`%${k.replace(/[\\%_]/g, (m) => `\\${m}`)}%`}`);
+    else if (length >= 3) where.push(sql`c.search_text LIKE ${`%${k.replace(/[\\%_]/g, (m) => `\\${m}`)}%`}`);
     // For a count, the 2-gram containment alone: a two-character keyword is in the text exactly when
     // it is one of its 2-grams, so the strpos that confirms it for the page adds nothing but a heap
     // read per match (the index pages and the all-visible map answer a count otherwise).
@@ -85,7 +90,64 @@ function conditions(
       parts.push(sql`${value}->>'own_department_id' = ANY(${sql.val(f.own_department_ids)}::text[])`);
     where.push(parts.length ? sql`(${sql.join(parts, sql` AND `)})` : sql`${value} IS NOT NULL`);
   }
-  return { where, byDay: where.length === dayConditions };
+  return {
+    where,
+    byDay: where.length === dayConditions,
+    byPeriodAndKeyword: body.period !== undefined && keywordAsked && where.length === dayConditions + 1,
+  };
+}
+
+/**
+ * Keyword texts up to this many bytes are in the covering keyword index (communications projection
+ * v6); a btree entry holds at most ~2,700 bytes, and a record's three texts may hold 20,000 characters.
+ */
+const keywordIndexedBytes = 2000;
+
+const commonKeywordShare = 0.04;
+const coveredPeriodDays = 366;
+
+/**
+ * Whether the covering index should count a period-and-keyword search: when the keyword is common (the
+ * planner's own estimate of its share of the tenant's records, from the 2-gram or trigram index's
+ * statistics, is at least `commonKeywordShare`) and the period at most `coveredPeriodDays` long. Its cost
+ * follows the period's records (~0.5 µs an entry at 1,000,000 records), the 2-gram count's the keyword's
+ * matches (a heap page each, ~12 µs, until most of the table's pages are read anyway): a rare keyword
+ * (眼科: ~1 ms) or a period of several years (面談 over three 年度: ~270 against ~430 ms) stay with the
+ * 2-gram count; 面談 over a quarter took ~230 ms that way and ~45 ms this way (docs/benchmarks.md).
+ */
+async function countsByCoveringIndex(db: Kysely<ReadModels>, tenantId: string, body: SearchBody): Promise<boolean> {
+  const from = Date.parse(body.period!.from);
+  const to = Date.parse(body.period!.to);
+  if (!(to - from <= coveredPeriodDays * 86_400_000)) return false;
+  const keyword = conditions(tenantId, { keyword: body.keyword } as SearchBody, { forCount: true }).where;
+  const estimate = async (where: Expression<SqlBool>) => {
+    const { rows } = await sql<{ 'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }] }>`
+      EXPLAIN (FORMAT JSON) SELECT 1 FROM rm.communications c WHERE ${where}`.execute(db);
+    return rows[0]!['QUERY PLAN'][0].Plan['Plan Rows'];
+  };
+  const [matches, records] = await Promise.all([
+    estimate(sql.join(keyword, sql` AND `)),
+    estimate(sql<SqlBool>`c.tenant_id = ${tenantId}`),
+  ]);
+  return matches >= commonKeywordShare * Math.max(records, 1);
+}
+
+/**
+ * The count of a search that asks a period and a keyword (and types) only: the period's records with a
+ * short text are counted from the covering index `(tenant, acted_date) INCLUDE (type, text)` alone,
+ * strpos on each entry, the few with a long text through their own small index and the keyword's text
+ * index. Through the 2-gram or trigram index, a common keyword (面談) visited one heap page per match:
+ * ~14,000 pages for a quarter at 1,000,000 records against ~2,000 index pages here (docs/decisions.md).
+ * Its cost follows the records of the period, not the keyword's matches.
+ */
+function keywordCount(tenantId: string, body: SearchBody) {
+  const short = conditions(tenantId, body, { forCount: true, keywordScan: true }).where;
+  const long = conditions(tenantId, body, { forCount: true }).where;
+  return sql<{ n: string }>`
+    SELECT (SELECT count(*) FROM rm.communications c
+             WHERE ${sql.join(short, sql` AND `)} AND octet_length(c.search_text) <= ${keywordIndexedBytes})
+         + (SELECT count(*) FROM rm.communications c
+             WHERE ${sql.join(long, sql` AND `)} AND octet_length(c.search_text) > ${keywordIndexedBytes}) AS n`;
 }
 
 const sortColumns = { acted_date: sql`c.acted_date`, created_at: sql`c.created_at`, updated_at: sql`c.updated_at` };
@@ -172,6 +234,7 @@ async function withDetails(
       user: ref(c.user_id),
       created_date: new Date(c.created_at).toISOString(),
       comment: c.comment,
+      version: c.version,
     })),
     likes: (likesOf.get(r.id) ?? []).map((l) => ({ user: ref(l.user_id) })),
     label_values: r.label_values,
@@ -201,7 +264,8 @@ export async function searchCommunications(db: Kysely<ReadModels>, tenantId: str
   // The page and the count as two statements: a window count over the page query made Postgres read and
   // sort every matching row with all its columns (16 s for a tenant's 1,000,000 records, docs/benchmarks.md);
   // alone, the page reads only its rows in index order. The count sums the per-day totals when only the
-  // period and the types are asked (a million records are ~10,000 day rows), else counts the records.
+  // period and the types are asked (a million records are ~10,000 day rows), reads the covering keyword
+  // index when a common keyword is asked besides them over at most a year, else counts the records.
   const count = page.byDay
     ? sql<{ n: string }>`
         SELECT coalesce(sum(d.record_count), 0) AS n FROM rm.communication_day_counts d
@@ -215,7 +279,9 @@ export async function searchCommunications(db: Kysely<ReadModels>, tenantId: str
        WHERE ${where}
        ORDER BY ${sortColumns[body.sort_by]} ${dir}, c.created_at ${dir}, c.id ${dir}
        LIMIT ${body.per_page} OFFSET ${(body.page - 1) * body.per_page}`.execute(db),
-    count.execute(db),
+    (page.byPeriodAndKeyword ? countsByCoveringIndex(db, tenantId, body) : Promise.resolve(false)).then((covering) =>
+      (covering ? keywordCount(tenantId, body) : count).execute(db),
+    ),
   ]);
   const total = Number(counted.rows[0]!.n);
   return {

@@ -80,10 +80,16 @@ describe('communication queries', () => {
         tasks: [{ task_id: task, title: '資料送付', staff_id: user, deadline: '2026-02-17' }],
       }),
     );
+    const commentId = randomUUID();
     await record(tenant, `communication-${visit}`, 'CommunicationCommentAdded', {
       communication_id: visit,
-      comment_id: randomUUID(),
+      comment_id: commentId,
       user_id: user,
+      comment: 'お疲れさま',
+    });
+    await record(tenant, `communication-${visit}`, 'CommunicationCommentEdited', {
+      communication_id: visit,
+      comment_id: commentId,
       comment: 'お疲れさまです',
     });
     await record(tenant, `communication-${visit}`, 'CommunicationLiked', { communication_id: visit, user_id: user });
@@ -117,7 +123,8 @@ describe('communication queries', () => {
       tasks: [
         { id: task, title: '資料送付', status: 'incomplete', deadline: '2026-02-17', staff: { name: '連携 花子' } },
       ],
-      comments: [{ comment: 'お疲れさまです', user: { name: '連携 花子' } }],
+      // The comment's version counts its edits (the If-Match of the next one).
+      comments: [{ comment: 'お疲れさまです', user: { name: '連携 花子' }, version: 1 }],
       likes: [{ user: { id: user } }],
       version: 0,
     });
@@ -264,6 +271,20 @@ describe('communication search totals', () => {
         }),
       );
     }
+    // Texts past what the keyword index holds (2,000 bytes): counted through their own index.
+    for (const [i, day] of ['2026-02-01', '2026-03-01', '2026-01-31'].entries()) {
+      const id = randomUUID();
+      await record(
+        tenant,
+        `communication-${id}`,
+        'CommunicationCreated',
+        communication(id, institutions[0]!.id, users[0]!, {
+          acted_date: day,
+          communication_type: types[i],
+          story: `${'経過報告'.repeat(200)}院長と面談`,
+        }),
+      );
+    }
     // Edits that move records to another day and type, and deletes: the totals follow.
     for (const id of ids.slice(0, 4)) {
       const { tasks: _tasks, ...fields } = communication(id, institutions[0]!.id, users[0]!, {
@@ -297,9 +318,27 @@ describe('communication search totals', () => {
       // Two characters: the 2-gram index alone counts them, exactly as strpos would.
       { body: { keyword: '面談' }, where: "strpos(search_text, '面談') > 0" },
       { body: { keyword: 'ｲﾝ' }, where: "strpos(search_text, 'イン') > 0" },
+      // A period and a keyword: the covering index for short texts, the 2-gram or trigram index for long ones.
       {
         body: { keyword: '談', period: { from: '2026-02-01', to: '2026-03-31' } },
         where: "strpos(search_text, '談') > 0 AND acted_date >= '2026-02-01'",
+      },
+      {
+        body: { keyword: '面談', period: { from: '2026-02-01', to: '2026-03-31' } },
+        where: "strpos(search_text, '面談') > 0 AND acted_date >= '2026-02-01'",
+      },
+      {
+        body: {
+          keyword: 'いんちょう',
+          period: { from: '2026-01-01', to: '2026-02-28' },
+          communication_types: ['visit', 'new_visit'],
+        },
+        where:
+          "strpos(search_text, 'インチョウ') > 0 AND acted_date <= '2026-02-28' AND communication_type IN ('visit', 'new_visit')",
+      },
+      {
+        body: { keyword: '院長と面談', period: { from: '2026-01-31', to: '2026-02-15' } },
+        where: "strpos(search_text, '院長ト面談') > 0 AND acted_date <= '2026-02-15'",
       },
     ];
     for (const { body, where } of bodies) {
@@ -311,7 +350,10 @@ describe('communication search totals', () => {
       expect(result.meta.total_count, JSON.stringify(body)).toBe(rows[0]!.n);
     }
     // The mixes above are not all empty or all full: the check can fail.
-    expect((await search(tenant, {})).meta.total_count).toBe(21);
+    expect((await search(tenant, {})).meta.total_count).toBe(24);
+    expect(
+      (await search(tenant, { keyword: '面談', period: { from: '2026-02-01', to: '2026-03-31' } })).meta.total_count,
+    ).toBeGreaterThan(2);
   });
 
   it("gives the label list its order's number of saves as ETag", async () => {

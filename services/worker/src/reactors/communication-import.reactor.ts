@@ -27,7 +27,6 @@ import {
   type RecordedEvent,
   type StreamAppend,
 } from '@renkei/event-store';
-import { detectEncoding } from '@renkei/institution-master';
 import { waitForPosition } from '@renkei/projections';
 import {
   communicationImportsProjection,
@@ -36,16 +35,16 @@ import {
 } from '@renkei/read-models';
 import { ImportNotReadyError, type ImportRunControl } from './import-queue.ts';
 import {
-  countDataLines,
   createImportReactor,
   hasUnstorableCharacter,
   importCsvRows,
   ImportRun,
+  importJournal,
+  nfkc,
   rowError,
   storable,
-  type ImportJournal,
 } from './import-runner.ts';
-import { nfkc, parseCell } from './label-value-import.reactor.ts';
+import { parseCell } from './label-value-import.reactor.ts';
 /** How long one run waits for the read models before the queue tries the upload again. */
 const catchUpTimeoutMs = 30_000;
 /** Never change: record and event ids derived from it are stored. */
@@ -370,28 +369,18 @@ function decideRow(
   };
 }
 
-/** The upload an import run starts from, read through its schema like every other event. */
-function requestOf(requested: RecordedEvent): CommunicationImportRequested {
-  const event = parseCommunicationImportEvent(requested);
-  if (event.type !== 'CommunicationImportRequested') throw new Error(`${requested.type} does not start an import`);
-  return event.data;
-}
-
 /** How a communication import records itself (import-runner.ts). */
-const communicationImportJournal: ImportJournal<CommunicationImportRequested> = {
+const communicationImportJournal = importJournal({
   aggregate: communicationImportAggregate,
+  parse: parseCommunicationImportEvent,
+  eventId: derivedId,
+  requestedType: 'CommunicationImportRequested',
   startedType: 'CommunicationImportStarted',
   finishedType: 'CommunicationImportFinished',
-  eventId: derivedId,
-  request: requestOf,
-  read(event) {
-    const e = parseCommunicationImportEvent(event);
-    if (e.type === 'CommunicationImportFinished' || e.type === 'CommunicationImportDeleted') return { ended: true };
-    if (e.type === 'CommunicationImportStarted') return { total: e.data.total_row_count };
-    if (e.type === 'CommunicationImportChunkProcessed') return { chunk: e.data };
-    return {};
-  },
-};
+  // An import undone is over too: a run still queued for it does nothing.
+  endedTypes: ['CommunicationImportFinished', 'CommunicationImportDeleted'],
+  chunkTypes: ['CommunicationImportChunkProcessed'],
+});
 
 /**
  * Runs one import through the import runner, as the label-value import runs: a row with any problem
@@ -410,12 +399,10 @@ export async function runCommunicationImport(
   if (!run) return;
   const data = run.request;
   const facts = await loadFacts(db, requested, data.import_id);
-  await run.start(await countDataLines(data.stored_path));
-  const encoding = data.encoding ?? ((await detectEncoding(data.stored_path)) === 'utf8' ? 'utf-8' : 'shift_jis');
   let columns: Column[] = [];
   await importCsvRows(run, {
     path: data.stored_path,
-    encoding,
+    encoding: data.encoding,
     header(cells) {
       const header = mapHeader(cells, facts, data.mode);
       if ('error' in header) return header.error!;

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { migrateModule, type Database } from '@renkei/db';
+import { migrateModuleOnce, type Database } from '@renkei/db';
 import { communicationAggregate, parseCommunicationEvent } from '@renkei/domain';
 import { readStreamOrEmpty, streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { createMailTransport, type MailTransport } from '@renkei/mail';
@@ -71,12 +71,7 @@ const migrations = {
   },
 };
 
-const ready = new WeakSet<Database>();
-async function migrate(db: Database): Promise<void> {
-  if (ready.has(db)) return;
-  await migrateModule(db.kysely, 'notify', migrations);
-  ready.add(db);
-}
+const migrate = (db: Database) => migrateModuleOnce(db, 'notify', migrations);
 
 /** Whose communication it is now: the staff member of its last save (created or edited). */
 async function ownerOf(store: EventStore, tenantId: string, communicationId: string) {

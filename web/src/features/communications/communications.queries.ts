@@ -74,10 +74,18 @@ export const useAddComment = () =>
     [communicationQueries.all],
   );
 
+/** Its author's edit of a comment, against the version they read (If-Match): a stale one is a 409. */
+export const useEditComment = () =>
+  useApiMutation(
+    (api, { id, commentId, version, comment }: { id: string; commentId: string; version: number; comment: string }) =>
+      api.updateComment({ params: { communication_id: id, id: commentId }, body: { comment }, ifMatch: version }),
+    [communicationQueries.all],
+  );
+
 export const useDeleteComment = () =>
   useApiMutation(
-    (api, { id, commentId }: { id: string; commentId: string }) =>
-      api.deleteComment({ params: { communication_id: id, id: commentId } }),
+    (api, { id, commentId, version }: { id: string; commentId: string; version: number }) =>
+      api.deleteComment({ params: { communication_id: id, id: commentId }, ifMatch: version }),
     [communicationQueries.all],
   );
 

@@ -1,12 +1,12 @@
-import { ActionIcon, Badge, Button, Card, Group, Stack, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Card, Group, Stack, Text, TextInput } from '@mantine/core';
 import type { Communication, CommunicationLabel, LabelValue } from '@renkei/contracts';
 import { useState } from 'react';
-import { formatDateTime } from '../../../app/dates.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
-import { communicationTypeLabels, useAddComment, useDeleteComment, useToggleLike } from '../communications.queries.ts';
+import { communicationTypeLabels, useAddComment, useToggleLike } from '../communications.queries.ts';
 import { CommunicationVocs } from '../../vocs/components/CommunicationVocs.tsx';
 import { AttachmentList } from './AttachmentList.tsx';
+import { CommunicationComment } from './CommunicationComment.tsx';
 
 /** A calendar date as stored (no time zone to apply). */
 const formatDay = (day: string) => day.replaceAll('-', '/');
@@ -36,7 +36,6 @@ export function CommunicationCard({
 }) {
   const [comment, setComment] = useState('');
   const addComment = useAddComment();
-  const deleteComment = useDeleteComment();
   const toggleLike = useToggleLike();
   const onError = useMutationErrorHandler();
   const liked = c.likes.some((l) => l.user.id === currentUserId);
@@ -129,27 +128,7 @@ export function CommunicationCard({
           </Button>
         </Group>
         {c.comments.map((m) => (
-          <Group key={m.id} gap="xs" wrap="nowrap" align="flex-start">
-            <Text size="sm" style={{ flex: 1, whiteSpace: 'pre-wrap' }}>
-              <Text span fw={600} size="sm">
-                {m.user?.name ?? ''}
-              </Text>{' '}
-              {m.comment}{' '}
-              <Text span size="xs" c="dimmed">
-                {formatDateTime(m.created_date)}
-              </Text>
-            </Text>
-            {m.user?.id === currentUserId && (
-              <ActionIcon
-                variant="subtle"
-                color="red"
-                aria-label="コメントを削除"
-                onClick={() => deleteComment.mutateAsync({ id: c.id, commentId: m.id }).catch(onError)}
-              >
-                ×
-              </ActionIcon>
-            )}
-          </Group>
+          <CommunicationComment key={m.id} communicationId={c.id} comment={m} currentUserId={currentUserId} />
         ))}
         <Group gap="xs" wrap="nowrap">
           <TextInput

@@ -1,4 +1,4 @@
-import { Button, Group, Pagination, Select, Stack, Text, Title } from '@mantine/core';
+import { Button, Group, Select, Stack, Text, Title } from '@mantine/core';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import type { VocListItem, VocPriority, VocStatus } from '@renkei/contracts';
 import { lazy, Suspense, useRef, useState } from 'react';
@@ -19,13 +19,12 @@ import {
 } from '../vocs.queries.ts';
 import { VocExportButton } from './VocExportButton.tsx';
 import { VocTable } from './VocTable.tsx';
+import { ListPagination, type ListPageProps } from '../../../ui/ListPagination.tsx';
+import { LazyConfirmDeleteModal as ConfirmDeleteModal } from '../../../ui/lazy-dialogs.ts';
 
 // The dialogs (and their inputs) load when first opened, not with the list.
 const VocFormModal = lazy(() => import('./VocFormModal.tsx').then((m) => ({ default: m.VocFormModal })));
 const VocGroupsModal = lazy(() => import('./VocGroupsModal.tsx').then((m) => ({ default: m.VocGroupsModal })));
-const ConfirmDeleteModal = lazy(() =>
-  import('../../../ui/ConfirmDeleteModal.tsx').then((m) => ({ default: m.ConfirmDeleteModal })),
-);
 
 export interface VocsParams {
   page: number;
@@ -57,10 +56,8 @@ export function VocsPage({
   params,
   isOwner,
   onParamsChange,
-}: {
-  params: VocsParams;
+}: ListPageProps<VocsParams> & {
   isOwner: boolean;
-  onParamsChange: (next: Partial<VocsParams>) => void;
 }) {
   const { api } = useServices();
   const query = vocListQueryOf(params);
@@ -173,14 +170,12 @@ export function VocsPage({
         )}
       </Group>
       <VocTable vocs={list.data} onEdit={(voc) => setEditing({ record: voc })} onDelete={setDeleting} />
-      {list.meta.total_pages > 1 && (
-        <Pagination
-          total={list.meta.total_pages}
-          value={list.meta.page}
-          onChange={(page) => onParamsChange({ page })}
-          aria-label="ページ"
-        />
-      )}
+      <ListPagination
+        totalPages={list.meta.total_pages}
+        value={list.meta.page}
+        onChange={(page) => onParamsChange({ page })}
+        aria-label="ページ"
+      />
       <Suspense fallback={null}>
         {editing && (
           <VocFormModal opened voc={editing.record} groups={groups} onClose={() => setEditing(null)} onSubmit={save} />
