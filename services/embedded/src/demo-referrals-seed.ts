@@ -79,6 +79,8 @@ export async function seedDemoReferrals(deps: DemoReferralSeedDeps): Promise<{ u
     logger: false,
     rateLimit: false,
     underPressure: false,
+    // A seed's app takes no tracking hits: it must not store what another install's dead process left.
+    emailTrackingJournalDir: null,
   });
   let uploads = 0;
   try {

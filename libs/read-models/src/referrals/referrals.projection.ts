@@ -19,6 +19,7 @@ import {
 import { createTables, insertRows, tableNames, type WriteRow } from '../shared/table.ts';
 import { applyDpcFacts, mergeDpcFactsIntoStays, type DpcFactsInput } from './referrals.dpc-facts.ts';
 import { dayAndMdcRollupTables, rollupDaysAndMdc } from './referrals.daily-rollups.ts';
+import { attributeRollupTables, attributesAfter, attributesBefore } from './referrals.attribute-rollups.ts';
 import {
   dpcStayClaimsTable,
   dpcStayProceduresTable,
@@ -67,6 +68,7 @@ const tables = [
   referralInstitutionRollupsTable,
   referralSettingsTable,
   ...dayAndMdcRollupTables,
+  ...attributeRollupTables,
   referralPendingPatientsTable,
   referralPendingMonthsTable,
 ] as const;
@@ -163,7 +165,9 @@ export const referralsProjection = defineProjection({
   //    the per-institution rollups indexed in ranking order.
   // 9: an import's chunks only write facts and note what they touched (referral_pending_*); the
   //    import's slices (ReferralDataImportRollupsRequested) and its end re-link and recompute them.
-  version: 9,
+  // 10: rollups keyed by the master's facility type and prefecture (referrals.attribute-rollups.ts) for
+  //     filtered charts and the aggregation by facility type, prefecture and MDC.
+  version: 10,
   eventTypes: decode.types,
   tables: tableNames(tables),
   setup: (trx, t) => createTables(trx, tables, t),
@@ -629,8 +633,11 @@ async function recompute(
 /** The rollups of whole institution-months, from the facts and the stays' links as they stand. */
 async function rollupMonths(trx: Transaction<unknown>, t: T, months: InstitutionMonth[]): Promise<void> {
   if (months.length === 0) return;
+  // The attribute rows take the difference these months make: what they contribute before and after.
+  const attributes = await attributesBefore(trx, t, months);
   await rollupInstitutionMonths(trx, t, months);
   await rollupDaysAndMdc(trx, t, months);
+  await attributesAfter(trx, t, months, attributes);
 }
 
 /**

@@ -12,15 +12,40 @@ import {
   referralsProjection,
 } from './referrals.projection.ts';
 import { rebuildTenantDayAndMdcRollups } from './referrals.daily-rollups.ts';
+import { noFacilityType, noPrefecture, rebuildTenantAttributeRollups } from './referrals.attribute-rollups.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
   db = await createTestDatabase({ poolMax: 2 });
   await sql`CREATE SCHEMA IF NOT EXISTS rm`.execute(db.kysely);
+  // The institution master's columns the attribute rollups read (the master's own migrations live elsewhere).
+  await sql`CREATE SCHEMA IF NOT EXISTS ref`.execute(db.kysely);
+  await sql`CREATE TABLE ref.medical_institutions (id uuid PRIMARY KEY, facility_type_id int, prefecture_code smallint,
+                                                   prefecture text NOT NULL DEFAULT '')`.execute(db.kysely);
+  await sql`CREATE TABLE ref.sync_runs (kind text NOT NULL DEFAULT 'medical_institutions', status text NOT NULL)`.execute(
+    db.kysely,
+  );
+  await sql`INSERT INTO ref.sync_runs (status) VALUES ('completed')`.execute(db.kysely);
+  // The third institution has no facility type nor prefecture; a fourth id (none) is not in the master.
+  await sql`INSERT INTO ref.medical_institutions (id, facility_type_id, prefecture_code, prefecture)
+            VALUES (${institutions[0]}, 1, 13, '東京都'), (${institutions[1]}, 2, 14, '神奈川県'),
+                   (${institutions[2]}, NULL, NULL, '')`.execute(db.kysely);
 });
+
+/**
+ * A master sync as the importer makes one: its run row first, then the rows it changes (here the first
+ * institution moves to another facility type and prefecture, or back).
+ */
+async function syncMaster() {
+  await sql`INSERT INTO ref.sync_runs (status) VALUES ('completed')`.execute(db.kysely);
+  await sql`UPDATE ref.medical_institutions SET facility_type_id = 3 - facility_type_id,
+                   prefecture_code = CASE WHEN prefecture_code = 13 THEN 27 ELSE 13 END,
+                   prefecture = CASE WHEN prefecture_code = 13 THEN '大阪府' ELSE '東京都' END
+             WHERE id = ${institutions[0]}`.execute(db.kysely);
+}
 afterAll(() => db?.close());
 
-const institutions = [randomUUID(), randomUUID(), randomUUID()];
+const institutions = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
 const departments = [randomUUID(), randomUUID()];
 const day = (offset: number) => new Date(Date.UTC(2024, 0, 1) + offset * 86_400_000).toISOString().slice(0, 10);
 
@@ -347,6 +372,93 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
     SELECT concat_ws('|', medical_institution_id, to_char(day, 'YYYY-MM-DD')) AS k,
            ARRAY[referral_count, admitted_count, operated_count, reverse_referral_count] AS v
       FROM ${sql.table(t.referral_institution_daily_rollups)} WHERE tenant_id = ${tenantId}`.execute(db.kysely);
+  // The rows keyed by the master's facility type and prefecture, against the per-institution rows
+  // expected from the facts joined to the master as it was when they were summed (their basis: a sync
+  // before a batch that touched no institution-month leaves them stale, and readers then do not use them).
+  const { rows: bases } = await sql<{ basis: number | null; runs: number }>`
+    SELECT (SELECT b.master_runs FROM ${sql.table(t.referral_attribute_bases)} b WHERE b.tenant_id = ${tenantId}) AS basis,
+           (SELECT count(*)::int FROM ref.sync_runs) AS runs`.execute(db.kysely);
+  const { basis, runs } = bases[0]!;
+  const { rows: master } = await sql<{ id: string; f: number | null; c: number | null; p: string }>`
+    SELECT id, facility_type_id AS f, prefecture_code AS c, prefecture AS p FROM ref.medical_institutions`.execute(
+    db.kysely,
+  );
+  const attributesOf = new Map(master.map((m) => [m.id, m]));
+  // Each sync moves the first institution back and forth: the master of an older basis differs by its parity.
+  if (basis !== null && (runs - basis) % 2 === 1) {
+    const moved = attributesOf.get(institutions[0]!)!;
+    attributesOf.set(
+      institutions[0]!,
+      moved.f === 1 ? { ...moved, f: 2, c: 27, p: '大阪府' } : { ...moved, f: 1, c: 13, p: '東京都' },
+    );
+  }
+  const want = expectedAnalysis(ops, ids);
+  const facilityType: Record<string, number[]> = {};
+  const prefecture: Record<string, number[]> = {};
+  const attributeMdc: Record<string, number[]> = {};
+  const facilityTypeDays: Record<string, number[]> = {};
+  const prefectureDays: Record<string, number[]> = {};
+  const addTo = (map: Record<string, number[]>, key: string, values: number[]) => {
+    const v = (map[key] ??= values.map(() => 0));
+    values.forEach((x, i) => (v[i]! += x));
+  };
+  for (const [key, values] of Object.entries(want.period)) {
+    const [institution, ...rest] = key.split('|');
+    const m = attributesOf.get(institution!);
+    const month = `${rest[3]!.slice(0, 7)}-01`;
+    const dims = [...rest.slice(0, 3), month].join('|');
+    addTo(facilityType, `${m?.f ?? noFacilityType}|${dims}`, values);
+    addTo(prefecture, `${m?.c ?? noPrefecture}|${dims}`, values);
+  }
+  for (const [key, values] of Object.entries(want.daily)) {
+    const [institution, ...dims] = key.split('|');
+    const m = attributesOf.get(institution!);
+    addTo(facilityTypeDays, [m?.f ?? noFacilityType, ...dims].join('|'), values);
+    addTo(prefectureDays, [m?.c ?? noPrefecture, ...dims].join('|'), values);
+  }
+  for (const [key, values] of Object.entries(want.mdc)) {
+    const [institution, ...rest] = key.split('|');
+    const m = attributesOf.get(institution!);
+    addTo(attributeMdc, [m?.f ?? noFacilityType, m?.c ?? noPrefecture, m?.p ?? '', ...rest].join('|'), values);
+  }
+  const nonZero = (map: Record<string, number[]>) =>
+    Object.fromEntries(Object.entries(map).filter(([, v]) => v.some((x) => x !== 0)));
+  const attributeRows = async (table: string, key: string, columns: string) =>
+    Object.fromEntries(
+      (
+        await sql<{ k: string; v: number[] }>`
+          SELECT concat_ws('|', ${sql.raw(key)}) AS k, ARRAY[${sql.raw(columns)}] AS v
+            FROM ${sql.table(table)} WHERE tenant_id = ${tenantId}`.execute(db.kysely)
+      ).rows.map((r) => [r.k, r.v]),
+    );
+  const chartColumns = 'referral_count, admitted_count, operated_count, reverse_referral_count';
+  const chartKey = (attribute: string) =>
+    `${attribute}, own_department_id, referral_department, visit, to_char(month, 'YYYY-MM-DD')`;
+  expect({
+    facilityType: await attributeRows(t.referral_facility_type_rollups, chartKey('facility_type_id'), chartColumns),
+    prefecture: await attributeRows(t.referral_prefecture_rollups, chartKey('prefecture_code'), chartColumns),
+    facilityTypeDays: await attributeRows(
+      t.referral_facility_type_daily_rollups,
+      "facility_type_id, own_department_id, referral_department, visit, to_char(day, 'YYYY-MM-DD')",
+      chartColumns,
+    ),
+    prefectureDays: await attributeRows(
+      t.referral_prefecture_daily_rollups,
+      "prefecture_code, own_department_id, referral_department, visit, to_char(day, 'YYYY-MM-DD')",
+      chartColumns,
+    ),
+    attributeMdc: await attributeRows(
+      t.referral_attribute_mdc_rollups,
+      "facility_type_id, prefecture_code, prefecture, mdc, span, to_char(period_start, 'YYYY-MM-DD')",
+      'referral_count, admitted_count, operated_count',
+    ),
+  }).toEqual({
+    facilityType: nonZero(facilityType),
+    prefecture: nonZero(prefecture),
+    facilityTypeDays: nonZero(facilityTypeDays),
+    prefectureDays: nonZero(prefectureDays),
+    attributeMdc: nonZero(attributeMdc),
+  });
   expect({
     institutionDaily: Object.fromEntries(institutionDailyRows.rows.map((r) => [r.k, r.v])),
     mdc: Object.fromEntries(mdcRows.rows.map((r) => [r.k, r.v])),
@@ -369,7 +481,8 @@ describe('referral rollups', () => {
         fc.array(fc.oneof(referralOp, referralOp, admissionOp, reverseOp), { minLength: 1, maxLength: 40 }),
         fc.integer({ min: 1, max: 5 }),
         fc.array(fc.tuple(months, months), { minLength: 1, maxLength: 4 }),
-        async (ops, batches, periods) => {
+        fc.boolean(),
+        async (ops, batches, periods, sync) => {
           const t = physicalTables(referralsProjection, `p${randomBytes(4).toString('hex')}`);
           await db.kysely.transaction().execute((trx) => referralsProjection.setup(trx, t));
           const events: RecordedEvent[] = ops.map((op, i) => ({
@@ -388,10 +501,14 @@ describe('referral rollups', () => {
             created_at: new Date(),
           }));
           const size = Math.ceil(events.length / batches);
-          for (let i = 0; i < events.length; i += size)
+          for (let i = 0; i < events.length; i += size) {
+            // A master sync before the last of several batches: the attribute rows summed against the old
+            // master are stale, and that batch sums them again against the new one.
+            if (sync && i > 0 && i + size >= events.length) await syncMaster();
             await db.kysely
               .transaction()
               .execute((trx) => referralsProjection.handle(trx, events.slice(i, i + size), t));
+          }
           const check = () => checkRollups(t, tenantId, ops, periods);
           // Kept incrementally, batch by batch (deltas into the per-tenant and per-institution sums).
           await check();
@@ -409,6 +526,16 @@ describe('referral rollups', () => {
             .execute((trx) =>
               rebuildTenantDayAndMdcRollups(trx, t, tenantId, { from: '2023-04-01', to: '2025-04-01' }),
             );
+          await sql`DELETE FROM ${sql.table(t.referral_facility_type_rollups)}`.execute(db.kysely);
+          await sql`DELETE FROM ${sql.table(t.referral_prefecture_rollups)}`.execute(db.kysely);
+          await sql`DELETE FROM ${sql.table(t.referral_attribute_mdc_rollups)}`.execute(db.kysely);
+          await sql`DELETE FROM ${sql.table(t.referral_facility_type_daily_rollups)}`.execute(db.kysely);
+          await sql`DELETE FROM ${sql.table(t.referral_prefecture_daily_rollups)}`.execute(db.kysely);
+          await db.kysely.transaction().execute((trx) => rebuildTenantAttributeRollups(trx, t, tenantId));
+          const { rows: basis } = await sql<{ ok: boolean }>`
+            SELECT b.master_runs = (SELECT count(*)::int FROM ref.sync_runs) AS ok
+              FROM ${sql.table(t.referral_attribute_bases)} b WHERE b.tenant_id = ${tenantId}`.execute(db.kysely);
+          expect(basis[0]?.ok).toBe(true);
           await check();
           await sql`DROP TABLE ${sql.raw(Object.values<string>(t).join(', '))}`.execute(db.kysely);
         },

@@ -9,6 +9,7 @@ import {
   type CommunicationFields,
 } from '@renkei/domain';
 import { createTables, insertRows, tableNames } from '../shared/table.ts';
+import { masterRuns } from '../shared/master-attributes.ts';
 import {
   noFacilityType,
   noPrefecture,
@@ -231,23 +232,6 @@ export const visitRollupsProjection = defineProjection({
     await attributesAfter(trx, t, refs, attributes);
   },
 });
-
-/**
- * The institution master's sync runs so far, or null when one is running (or there is no master yet).
- * Read before the master rows are: a sync inserts its run before it writes any institution, so rows
- * summed after this read are at least as new as the count says, and any later sync moves the count on.
- */
-async function masterRuns(trx: Transaction<unknown>): Promise<number | null> {
-  const { rows: exists } = await sql<{ ok: boolean }>`
-    SELECT to_regclass('ref.sync_runs') IS NOT NULL AND to_regclass('ref.medical_institutions') IS NOT NULL AS ok`.execute(
-    trx,
-  );
-  if (!exists[0]?.ok) return null;
-  const { rows } = await sql<{ runs: number; running: number }>`
-    SELECT count(*)::int AS runs, count(*) FILTER (WHERE status = 'running')::int AS running
-      FROM ref.sync_runs WHERE kind = 'medical_institutions'`.execute(trx);
-  return rows[0]!.running > 0 ? null : rows[0]!.runs;
-}
 
 interface AttributeBatch {
   /** Master sync runs read before any master row (null: a sync is running, or no master). */

@@ -102,12 +102,7 @@ export const visitTenantMonthlyRollupsTable = defineTable({
   primaryKey: ['tenant_id', 'month', 'communication_type'],
 });
 
-/**
- * Stands for "the master has no value" in the attribute rollups' keys (a primary key has no NULLs): no
- * filter can name it (the charts accept facility type ids of at most nine digits and two-digit prefectures).
- */
-export const noFacilityType = -2147483648;
-export const noPrefecture = -32768;
+export { noFacilityType, noPrefecture } from '../shared/master-attributes.ts';
 
 /**
  * Visits per tenant, month, type and the institution's facility type and prefecture as the institution

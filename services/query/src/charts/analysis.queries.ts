@@ -150,6 +150,10 @@ export async function sumMeasures(
   // The referral-only filters do not apply to reverse referrals: mixed, they must not be asked.
   if (reverse && measures.length > 1 && (!!f.department_ids?.length || (f.visit ?? 'all') !== 'all'))
     throw new Error('reverse referrals are summed apart when referral department or visit filters apply');
+  if (options.top === undefined) {
+    const byAttribute = await attributeSums(db, tenantId, f, range, measures, group, unit, reverse);
+    if (byAttribute) return byAttribute;
+  }
   const institutionLevel =
     group === 'institution' ||
     group === 'institution_bucket' ||
@@ -215,7 +219,9 @@ export async function sumMeasures(
     }
   }
   const byMonth = splitForRollups(range, 'month');
-  const monthly = institutionLevel && !referralDimensions && byMonth.edges.length === 0;
+  // Month rows are dated on the 1st: summed by week they would all land in the week holding the 1st.
+  const byWeek = unit === 'week' && (group === 'bucket' || group === 'institution_bucket');
+  const monthly = institutionLevel && !referralDimensions && !byWeek && byMonth.edges.length === 0;
   const { inner, edges } = monthly ? byMonth : splitForRollups(range, 'segment');
   const rollup = !institutionLevel
     ? sql`SELECT tenant_id, NULL::uuid AS medical_institution_id, own_department_id, referral_department, visit, segment,
@@ -236,6 +242,85 @@ export async function sumMeasures(
                       AND r.segment >= ${inner.from}::date AND r.segment <= ${inner.to}::date
                       ${institutionLevel ? institutionsOnly(f, sql`r.`) : sql``}`);
   return summed(db, tenantId, f, measures, group, unit, parts, edges, reverse, institutionLevel, options.top);
+}
+
+/**
+ * A call filtered by facility type or by prefecture (not both) and by nothing else of the institution,
+ * summed by bucket (a month or longer), own department or not at all: its whole months from the rows
+ * keyed by that attribute (a few hundred a 年度 instead of every institution's segment rows joined to
+ * the master), the days of a partial month at either end from the day rows keyed the same way. Null when the call does
+ * not fit, or when the rows were not summed against the master as it is now (a sync since: the tenant's
+ * next batch sums them again); the caller then takes the per-institution path for the whole period.
+ */
+async function attributeSums(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  f: AnalysisFilters,
+  range: DateRange,
+  measures: Measure[],
+  group: Grouping,
+  unit: AnalysisPeriodUnit,
+  reverse: boolean,
+): Promise<Map<string, number[]> | null> {
+  const byFacilityType = !!f.facility_type_ids?.length;
+  const byPrefecture = !!f.prefectures?.length;
+  if (
+    byFacilityType === byPrefecture ||
+    f.medical_institution_ids?.length ||
+    f.cities?.length ||
+    f.tag_ids?.length ||
+    !(group === 'bucket' || group === 'none' || group === 'own_department') ||
+    (group === 'bucket' && unit === 'week')
+  )
+    return null;
+  const { inner, edges } = splitForRollups(range, 'month');
+  if (!inner) return null;
+  // The same ids as the master join takes (institutionConditions): integers as the master writes them.
+  const attribute = byFacilityType
+    ? sql`p.attribute = ANY(${sql.val(f.facility_type_ids!.filter((id) => /^-?(0|[1-9]\d{0,8})$/.test(id)).map(Number))}::int[])`
+    : sql`p.attribute = ANY(${sql.val(f.prefectures!.map(Number))}::int[])`;
+  const [monthTable, dayTable, column] = byFacilityType
+    ? [sql`rm.referral_facility_type_rollups`, sql`rm.referral_facility_type_daily_rollups`, sql`facility_type_id`]
+    : [sql`rm.referral_prefecture_rollups`, sql`rm.referral_prefecture_daily_rollups`, sql`prefecture_code`];
+  const rest: AnalysisFilters = { ...f, facility_type_ids: [], prefectures: [] };
+  const [key, groupBy] =
+    group === 'bucket'
+      ? [bucketSql(unit), sql`1`]
+      : group === 'own_department'
+        ? [sql`p.own_department_id::text`, sql`p.own_department_id`]
+        : [sql`''`, sql`1`];
+  const sums = measures.map((m) => sql`sum(${sql.ref(`p.${measureColumn[m]}`)})`);
+  const columns = (
+    period: string,
+  ) => sql`tenant_id, ${column} AS attribute, own_department_id, referral_department, visit,
+    ${sql.raw(period)} AS segment, referral_count, admitted_count, operated_count, reverse_referral_count`;
+  // Whole months from the month rows, the days of a partial month at either end from the day rows.
+  const parts = [
+    sql`SELECT ${columns('month')} FROM ${monthTable}
+         WHERE basis.ok AND tenant_id = ${tenantId} AND month >= ${inner.from}::date AND month <= ${inner.to}::date`,
+    ...edges.map(
+      (e) => sql`SELECT ${columns('day')} FROM ${dayTable}
+                  WHERE basis.ok AND tenant_id = ${tenantId} AND day >= ${e.from}::date AND day <= ${e.to}::date`,
+    ),
+  ];
+  // One statement says whether the rows were summed against the master as it is (no sync since) and,
+  // if so, sums them.
+  const { rows } = await sql<{ ok: boolean; key: string | null; n: number[] | null }>`
+    WITH basis AS (
+      SELECT coalesce((SELECT b.master_runs = (SELECT count(*)::int FROM ref.sync_runs WHERE kind = 'medical_institutions')
+                         FROM rm.referral_attribute_bases b WHERE b.tenant_id = ${tenantId}), false) AS ok)
+    SELECT basis.ok, s.key, s.n
+      FROM basis
+      LEFT JOIN LATERAL (
+        SELECT ${key} AS key, ARRAY[${sql.join(sums)}]::int[] AS n
+          FROM (${sql.join(parts, sql` UNION ALL `)}) p
+         WHERE ${attribute} AND ${conditions(tenantId, rest, reverse, false)}
+         GROUP BY ${groupBy} HAVING ${sql.join(
+           sums.map((x) => sql`${x} > 0`),
+           sql` OR `,
+         )}) s ON true`.execute(db);
+  if (!rows[0]?.ok) return null;
+  return new Map(rows.filter((r) => r.key !== null).map((r) => [r.key!, r.n!]));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { featureKeys, type ChartData } from '@renkei/contracts';
 import { bucketsOf, previousYearPeriod, shiftYears, type AnalysisPeriodUnit, type DateRange } from '@renkei/domain';
@@ -34,6 +35,15 @@ interface Filters {
   prefectures?: string[];
   cities?: string[];
 }
+
+const noFilters: Filters = {
+  own_department_ids: [],
+  department_ids: [],
+  facility_type_ids: [],
+  medical_institution_ids: [],
+  tag_ids: [],
+  visit: 'all',
+};
 
 const inArea = (f: Filters, x: { prefecture_code: string; city: string }) =>
   (!f.prefectures?.length || f.prefectures.includes(x.prefecture_code)) &&
@@ -135,6 +145,29 @@ describe('referral charts', () => {
       }),
       { numRuns: 30 },
     );
+  });
+
+  it('counts by week over whole months with an area filter as the facts do (found by the property below)', async () => {
+    // A period of whole months, summed by week, once took the month rows and put each month into the
+    // week holding its 1st.
+    const f: Filters = { ...noFilters, cities: ['新宿区', '浜松市中央区'] };
+    const p = { from: '2022-10-01', to: '2023-04-17' };
+    const c = { from: '2022-10-01', to: '2025-11-30' };
+    for (const visit of ['all', 'first_visit'] as const) {
+      const body = { ...f, visit, period: p, comparison_period: c, period_unit: 'week' };
+      const referrals = (await fx.post('/api/charts/referrals/comparison', body)).json<ChartData>();
+      const previous = expectedValues({ ...f, visit }, c, 'week', 'referrals');
+      expect(values(referrals, 'comparison_referrals')).toEqual(
+        expectedValues(f, p, 'week', 'referrals').map((_, i) => previous[i] ?? null),
+      );
+      const both = (await fx.post('/api/charts/both_referrals/comparison', body)).json<ChartData>();
+      const reverse = expectedValues(f, c, 'week', 'reverse_referrals');
+      expect(values(both, 'comparison_reverse_referrals')).toEqual(
+        expectedValues(f, p, 'week', 'reverse_referrals').map((_, i) => reverse[i] ?? null),
+      );
+    }
+    const weekly = await fx.post('/api/charts/referrals', { ...f, period: c, period_unit: 'week' });
+    expect(values(weekly.json<ChartData>(), 'referrals')).toEqual(expectedValues(f, c, 'week', 'referrals'));
   });
 
   it('/charts/referrals/comparison and both_referrals compare bucket by bucket with the previous year or the period asked', async () => {
@@ -479,5 +512,47 @@ describe('referral charts', () => {
         )
       ).statusCode,
     ).toBe(403);
+  });
+});
+
+describe('referral charts after an institution-master sync', () => {
+  it('count an institution under its facility type as the master has it now, before and after the sync', async () => {
+    const [first, second] = facilityTypes() as [string, string];
+    const moved = institutions.find((id) =>
+      fx.referrals.some((r) => r.institution === id && r.facility_type === first),
+    )!;
+    const p = { from: '2024-04-01', to: '2025-03-31' };
+    const total = async () => {
+      const res = await fx.post('/api/charts/referrals', {
+        period: p,
+        period_unit: 'month',
+        facility_type_ids: [second],
+      });
+      expect(res.statusCode).toBe(200);
+      return values(res.json<ChartData>(), 'referrals').reduce((a: number, v) => a + (v ?? 0), 0);
+    };
+    const expected = (typeOf: (r: RawReferral) => string) =>
+      fx.referrals.filter((r) => r.date >= p.from && r.date <= p.to && typeOf(r) === second).length;
+    expect(await total()).toBe(expected((r) => r.facility_type));
+    // A sync as the importer makes one: its run row first, then the institution rows it changes.
+    const sync = async (type: string) => {
+      await sql`INSERT INTO ref.sync_runs (id, source, full_sync, status) VALUES (${randomUUID()}, 'test', false, 'completed')`.execute(
+        fx.db.kysely,
+      );
+      await sql`UPDATE ref.medical_institutions SET facility_type_id = ${Number(type)} WHERE id = ${moved}`.execute(
+        fx.db.kysely,
+      );
+    };
+    // The move changes the answer (else stale rows would pass unnoticed).
+    expect(expected((r) => (r.institution === moved ? second : r.facility_type))).toBeGreaterThan(
+      expected((r) => r.facility_type),
+    );
+    await sync(second);
+    try {
+      expect(await total()).toBe(expected((r) => (r.institution === moved ? second : r.facility_type)));
+    } finally {
+      await sync(first);
+    }
+    expect(await total()).toBe(expected((r) => r.facility_type));
   });
 });

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { ReferralReportBody } from '@renkei/contracts';
 import { splitForRollups, type DateRange } from '@renkei/domain';
-import type { ReadModels } from '@renkei/read-models';
+import { noFacilityType, type ReadModels } from '@renkei/read-models';
 import { institutionConditions, splitBySpans } from '../charts/analysis.queries.ts';
 
 type GroupingKey = ReferralReportBody['grouping_conditions'][number];
@@ -102,6 +102,59 @@ function caseSource(
 const rate = (part: number, whole: number) => (whole === 0 ? null : part / whole);
 
 /**
+ * The aggregation grouped by facility type, prefecture and MDC only (whole months, nothing of the referral
+ * filtered) from the rows keyed by the master's facility type and prefecture: a few thousand rows a 年度
+ * instead of one per institution and MDC joined to the master. Null when those rows were not summed
+ * against the master as it is now (a sync since), and the caller reads the per-institution rows.
+ */
+async function attributeRows(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  body: ReferralReportBody,
+  keys: GroupingKey[],
+  pieces: { span: string; from: string; to: string }[],
+): Promise<Record<string, string | number | null>[] | null> {
+  const f = body.filter_conditions;
+  const value: Partial<Record<GroupingKey, RawBuilder<unknown>>> = {
+    facility_type: sql`CASE WHEN a.facility_type_id = ${noFacilityType} THEN NULL ELSE a.facility_type_id::text END`,
+    prefecture: sql`nullif(a.prefecture, '')`,
+    mdc: sql`nullif(a.mdc, '')`,
+  };
+  const where: RawBuilder<unknown>[] = [];
+  if (f.mdc_ids.length > 0) where.push(sql`a.mdc = ANY(${sql.val(f.mdc_ids)}::text[])`);
+  // The same ids as the master join takes (institutionConditions): integers as the master writes them.
+  if (f.facility_type_ids.length > 0)
+    where.push(
+      sql`a.facility_type_id = ANY(${sql.val(f.facility_type_ids.filter((id) => /^-?(0|[1-9]\d{0,8})$/.test(id)).map(Number))}::int[])`,
+    );
+  if (f.prefectures.length > 0) where.push(sql`a.prefecture_code = ANY(${sql.val(f.prefectures.map(Number))}::int[])`);
+  const columns = keys.map((k, i) => sql`${value[k]!} AS ${sql.ref(`k${i}`)}`);
+  const { rows } = await sql<Record<string, string | number | null> & { ok: boolean }>`
+    WITH basis AS (
+      SELECT coalesce((SELECT b.master_runs = (SELECT count(*)::int FROM ref.sync_runs WHERE kind = 'medical_institutions')
+                         FROM rm.referral_attribute_bases b WHERE b.tenant_id = ${tenantId}), false) AS ok)
+    SELECT basis.ok, s.* FROM basis LEFT JOIN LATERAL (
+      SELECT ${sql.join(columns)}, sum(a.referral_count)::int AS referral_count, sum(a.admitted_count)::int AS admitted,
+             sum(a.operated_count)::int AS operated
+        FROM (${sql.join(
+          pieces.map(
+            (piece) => sql`SELECT * FROM rm.referral_attribute_mdc_rollups
+                            WHERE basis.ok AND tenant_id = ${tenantId} AND span = ${piece.span}
+                              AND period_start >= ${piece.from}::date AND period_start <= ${piece.to}::date`,
+          ),
+          sql` UNION ALL `,
+        )}) a
+       ${where.length > 0 ? sql`WHERE ${sql.join(where, sql` AND `)}` : sql``}
+       GROUP BY ${sql.join(columns.map((_, i) => sql.lit(i + 1)))}
+      HAVING sum(a.referral_count) > 0) s ON true
+     ORDER BY s.referral_count DESC, ${sql.join(keys.map((_, i) => sql`s.${sql.ref(`k${i}`)} NULLS LAST`))}`.execute(
+    db,
+  );
+  if (!rows[0]?.ok) return null;
+  return rows.filter((r) => r.referral_count !== null);
+}
+
+/**
  * The referral aggregation: referrals, the referrals a stay followed (admissions) and those with an
  * operation, grouped by up to three keys, from the monthly case-mix rollups (per tenant when nothing
  * of the institution is asked) and, for a partial month at the period's ends, the segment and day
@@ -160,6 +213,14 @@ export async function referralAggregation(db: Kysely<ReadModels>, tenantId: stri
     f.own_department_ids.length === 0 &&
     f.first_visit === 'all' &&
     splitBySpans(f.period, ['month'], true).length === 0;
+  const byAttributes =
+    mdcOnly &&
+    keys.every((k) => k === 'facility_type' || k === 'prefecture' || k === 'mdc') &&
+    f.medical_institution_ids.length === 0 &&
+    f.cities.length === 0 &&
+    f.tag_ids.length === 0
+      ? await attributeRows(db, tenantId, body, keys, mdcPieces)
+      : null;
   const source = mdcOnly
     ? sql`(${sql.join(
         mdcPieces.map(
@@ -202,12 +263,14 @@ export async function referralAggregation(db: Kysely<ReadModels>, tenantId: stri
   // The planner guesses ten times the groups there are (a few thousand from 100,000 institution × MDC
   // rows) and, above the default work_mem, sorts the rows by their text keys instead of hashing them:
   // a spilled collation sort that took most of the time at 5,000,000 referrals.
-  const { rows } = institutionLevel
-    ? await db.transaction().execute(async (trx) => {
-        await sql`SET LOCAL work_mem = '64MB'`.execute(trx);
-        return statement.execute(trx);
-      })
-    : await statement.execute(db);
+  const { rows } = byAttributes
+    ? { rows: byAttributes }
+    : institutionLevel
+      ? await db.transaction().execute(async (trx) => {
+          await sql`SET LOCAL work_mem = '64MB'`.execute(trx);
+          return statement.execute(trx);
+        })
+      : await statement.execute(db);
   return {
     data: rows.map((r) => {
       const referrals = Number(r.referral_count);

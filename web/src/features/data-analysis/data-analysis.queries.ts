@@ -1,5 +1,5 @@
-import type { ReferralGroupingKey } from '@renkei/contracts';
-import { queryOptions } from '@tanstack/react-query';
+import type { FeatureKey, ReferralGroupingKey } from '@renkei/contracts';
+import { queryOptions, type QueryClient } from '@tanstack/react-query';
 import type { z } from 'zod';
 import type { ApiClient } from '../../api/api-client.ts';
 import { comparisonOf, type Period } from './analysis-periods.ts';
@@ -129,3 +129,37 @@ export const dataAnalysisQueries = {
     });
   },
 };
+
+const byOwnDepartment: Grouping = ['own_department'];
+const breakdowns: Grouping[] = [byOwnDepartment, ['referral_department'], ['prefecture', 'city'], ['facility_type']];
+
+/**
+ * Starts the calls of the page's own panels (the same queries, so the panels find them in flight) as soon
+ * as the route's code has loaded, instead of when each panel first renders: the page's first render (its
+ * filter bar and every panel's placeholder) then runs while the API answers. Not awaited: the page renders
+ * at once with its placeholders. The group tab asks its own calls.
+ */
+export function prefetchDataAnalysis(
+  queryClient: QueryClient,
+  api: ApiClient,
+  f: AnalysisFilters,
+  features: readonly FeatureKey[],
+): void {
+  // prefetchQuery never rejects: a failure is the panel's to show when it renders.
+  const start = (prefetch: Promise<void>) => void prefetch;
+  const period = periodOf(f);
+  const comparison = comparisonOf(period, f.cmp);
+  start(queryClient.prefetchQuery(dataAnalysisQueries.referralsTrend(api, f)));
+  start(queryClient.prefetchQuery(dataAnalysisQueries.ranking(api, f, period)));
+  if (comparison) start(queryClient.prefetchQuery(dataAnalysisQueries.ranking(api, f, comparison)));
+  if (features.includes('report'))
+    for (const by of breakdowns) {
+      start(queryClient.prefetchQuery(dataAnalysisQueries.aggregation(api, f, period, by)));
+      if (comparison) start(queryClient.prefetchQuery(dataAnalysisQueries.aggregation(api, f, comparison, by)));
+    }
+  if (features.includes('reverse_referrals')) {
+    start(queryClient.prefetchQuery(dataAnalysisQueries.reverseReferralsMonthly(api, f)));
+    start(queryClient.prefetchQuery(dataAnalysisQueries.bothReferrals(api, f)));
+  }
+  if (features.includes('communications')) start(queryClient.prefetchQuery(dataAnalysisQueries.effectiveness(api, f)));
+}

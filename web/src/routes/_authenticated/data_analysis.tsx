@@ -1,12 +1,25 @@
 import { createFileRoute } from '@tanstack/react-router';
 import { requireFeature } from '../../features/current-user/require-feature.ts';
+import { todayInJapan, withDefaults } from '../../features/data-analysis/analysis-periods.ts';
 import { analysisSearch } from '../../features/data-analysis/analysis-search.ts';
+import { prefetchDataAnalysis } from '../../features/data-analysis/data-analysis.queries.ts';
 import { DataAnalysisPage } from '../../features/data-analysis/components/DataAnalysisPage.tsx';
 
 export const Route = createFileRoute('/_authenticated/data_analysis')({
   staticData: { title: 'データ分析' },
   validateSearch: analysisSearch,
   beforeLoad: ({ context }) => requireFeature(context.user, 'data_analysis'),
+  loaderDeps: ({ search }) => search,
+  // The page's calls start with its code, before its first render (not awaited: the page shows at once).
+  loader: ({ context, deps }) => {
+    if (deps.view !== 'group')
+      prefetchDataAnalysis(
+        context.queryClient,
+        context.api,
+        withDefaults(deps, todayInJapan()),
+        context.user?.features ?? [],
+      );
+  },
   component: DataAnalysisRoute,
 });
 

@@ -48,11 +48,18 @@ export function ChartPanel({
             color: palette[i % palette.length]!,
           }));
           const common = { h: 260, data, dataKey: 'label', series, withLegend: true, tickLine: 'y' as const };
+          // Drawn at once: recharts animates every series for about a second, redrawing (and measuring)
+          // the chart each frame while the page's other panels render; paper may catch it half drawn.
+          const still = { isAnimationActive: false } as const;
           return (
             <>
               {/* On paper the chart stays whole; the rows of its table may run onto the next page. */}
               <div style={{ breakInside: 'avoid' }}>
-                {kind === 'line' ? <LineChart {...common} connectNulls={false} /> : <BarChart {...common} />}
+                {kind === 'line' ? (
+                  <LineChart {...common} connectNulls={false} lineProps={still} />
+                ) : (
+                  <BarChart {...common} barProps={still} />
+                )}
               </div>
               <AnalysisTable columns={columns} table={table} maxHeight={150} />
             </>

@@ -1,4 +1,4 @@
-import { Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core';
+import { Group, SimpleGrid, Stack, Text } from '@mantine/core';
 import type { EffectivenessResult } from '@renkei/contracts';
 import type { UseQueryResult } from '@tanstack/react-query';
 import type { z } from 'zod';
@@ -7,7 +7,7 @@ import type { Period } from '../analysis-periods.ts';
 import { changeRate, formatCount } from '../figures.ts';
 import { AnalysisTable, exportOf, type TableColumn } from './AnalysisTable.tsx';
 import { ExportMenu } from './ExportMenu.tsx';
-import { Panel, QueryBody } from './Panel.tsx';
+import { Panel, QueryBody, Figure } from './Panel.tsx';
 
 type Result = z.infer<typeof EffectivenessResult>;
 
@@ -28,19 +28,6 @@ function effectivenessDefinition(period: Period, comparison: Period): string {
     `期間の紹介件数を比較期間（${slash(comparison.from)}〜${slash(comparison.to)}）の紹介件数と比べます` +
     '（どちらも指定した日の範囲で集計）。対照は、どちらかの期間に紹介があり訪問しなかったすべての医療機関の変化率です。' +
     '訪問先の変化率が対照を上回れば、訪問が紹介の増加に結びついたとみます。'
-  );
-}
-
-function Figure({ label, value, testId }: { label: string; value: string; testId: string }) {
-  return (
-    <Paper withBorder p="sm" radius="md">
-      <Text size="xs" c="dimmed">
-        {label}
-      </Text>
-      <Text fw={700} fz="lg" data-testid={testId}>
-        {value}
-      </Text>
-    </Paper>
   );
 }
 

@@ -77,3 +77,17 @@ export function QueryBody<T>({
     </div>
   );
 }
+
+/** One figure of a panel's summary: its name over its value. */
+export function Figure({ label, value, testId }: { label: string; value: string; testId: string }) {
+  return (
+    <Paper withBorder p="sm" radius="md">
+      <Text size="xs" c="dimmed">
+        {label}
+      </Text>
+      <Text fw={700} fz="lg" data-testid={testId}>
+        {value}
+      </Text>
+    </Paper>
+  );
+}

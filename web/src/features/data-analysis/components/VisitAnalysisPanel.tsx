@@ -1,6 +1,6 @@
 import '@mantine/charts/styles.css';
 import { BarChart, LineChart } from '@mantine/charts';
-import { Alert, Group, MultiSelect, Paper, SegmentedControl, SimpleGrid, Stack, Text } from '@mantine/core';
+import { Alert, Group, MultiSelect, SegmentedControl, SimpleGrid, Stack, Text } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
@@ -16,7 +16,7 @@ import {
 } from '../visit-charts.queries.ts';
 import { AnalysisTable, exportOf, type TableColumn } from './AnalysisTable.tsx';
 import { ExportMenu } from './ExportMenu.tsx';
-import { Panel, QueryBody } from './Panel.tsx';
+import { Panel, QueryBody, Figure } from './Panel.tsx';
 import { unitLabels } from './FilterBar.tsx';
 
 const keep = { placeholderData: keepPreviousData } as const;
@@ -38,19 +38,6 @@ function columnsOf(axis: string): TableColumn[] {
     { key: 'next_actions', label: 'ネクストアクション設定', format: 'count' },
     { key: 'next_action_rate', label: 'ネクストアクション設定率', format: 'percent' },
   ];
-}
-
-function Figure({ label, value, testId }: { label: string; value: string; testId: string }) {
-  return (
-    <Paper withBorder p="sm" radius="md">
-      <Text size="xs" c="dimmed">
-        {label}
-      </Text>
-      <Text fw={700} fz="lg" data-testid={testId}>
-        {value}
-      </Text>
-    </Paper>
-  );
 }
 
 function totalsOf(rows: VisitRow[]) {
@@ -169,6 +156,7 @@ export function VisitAnalysisPanel({ filters }: { filters: AnalysisFilters }) {
                   data={chartRows}
                   dataKey="label"
                   type="stacked"
+                  barProps={{ isAnimationActive: false }}
                   withLegend
                   tickLine="y"
                   series={[
@@ -190,6 +178,7 @@ export function VisitAnalysisPanel({ filters }: { filters: AnalysisFilters }) {
                   unit="%"
                   yAxisProps={{ domain: [0, 100] }}
                   connectNulls={false}
+                  lineProps={{ isAnimationActive: false }}
                   series={[
                     { name: 'doctor_interview_rate', label: '医師面談率', color: 'orange.6' },
                     { name: 'next_action_rate', label: 'ネクストアクション設定率', color: 'grape.5' },
