@@ -68,6 +68,8 @@ export async function startSystem(): Promise<{
     PORT: String(port),
     DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${database}`,
     RENKEI_SKIP_WEB_BUILD: 'true',
+    // As behind an ingress: ip-allow-list.spec.ts signs in "from elsewhere" through X-Forwarded-For.
+    TRUST_PROXY: 'true',
   };
   let output = '';
   const child = spawn(process.execPath, ['scripts/start.mjs'], {

@@ -8,6 +8,7 @@ export * from './core/query-string.ts';
 export * from './core/text-rules.ts';
 export * from './core/zod-helpers.ts';
 export * from './core/refs.ts';
+export * from './core/provider-pages.ts';
 export * from './identity/identity.schemas.ts';
 export * from './tags/tag.schemas.ts';
 export * from './medical-institutions/medical-institution.schemas.ts';

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
@@ -78,8 +79,8 @@ describe('embedded default and the ops CLI, running and stopped', () => {
     throw new Error(`the demo tags did not settle: ${previous}`);
   }
 
-  const api = (method: string, urlPath: string, token: string, body?: unknown) =>
-    new Promise<{ status: number; body: any }>((resolve, reject) => {
+  const once = (method: string, urlPath: string, token: string, body: unknown, key: string) =>
+    new Promise<{ status: number; body: any; retryAfter: number }>((resolve, reject) => {
       const req = https.request(
         {
           host: 'localhost',
@@ -87,20 +88,40 @@ describe('embedded default and the ops CLI, running and stopped', () => {
           method,
           path: urlPath,
           ca: fs.readFileSync(path.join(dataDir, 'tls', 'ca.pem')),
-          headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(body ? { 'content-type': 'application/json' } : {}),
+            ...(method === 'POST' ? { 'idempotency-key': key } : {}),
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
-            resolve({ status: res.statusCode ?? 0, body: /^[[{]/.test(text) ? JSON.parse(text) : text });
+            resolve({
+              status: res.statusCode ?? 0,
+              body: /^[[{]/.test(text) ? JSON.parse(text) : text,
+              retryAfter: Number(res.headers['retry-after'] ?? 1),
+            });
           });
         },
       );
       req.on('error', reject);
       req.end(body ? JSON.stringify(body) : undefined);
     });
+  /**
+   * As a client should: a 503 (the one process busy — a loaded CI machine held its event loop past the
+   * overload limit during start-up) is retried after its Retry-After, with the same Idempotency-Key.
+   */
+  const api = async (method: string, urlPath: string, token: string, body?: unknown) => {
+    const key = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      const res = await once(method, urlPath, token, body, key);
+      if (res.status !== 503 || attempt === 12) return { status: res.status, body: res.body };
+      await new Promise((r) => setTimeout(r, Math.min(res.retryAfter, 5) * 1000));
+    }
+  };
 
   async function startServer(): Promise<void> {
     const caPath = path.join(dataDir, 'tls', 'ca.pem');

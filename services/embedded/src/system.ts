@@ -110,6 +110,7 @@ export async function startEmbedded(
       store,
       auth: auth(identityConfig.resources.command),
       logger: logger.child({ service: 'command' }),
+      emailTrackingJournalDir: path.join(config.dataDir, 'email-tracking-hits'),
     });
     started.push({ name: 'command', stop: () => command.close() });
     const commandUrl = await listenInternal(command);

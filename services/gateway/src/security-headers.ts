@@ -1,5 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorMessages, hasSurrogateEscape, repairPercentEscapes, type ErrorBody } from '@renkei/contracts';
+import {
+  errorMessages,
+  hasSurrogateEscape,
+  providerPagesCsp,
+  repairPercentEscapes,
+  type ErrorBody,
+} from '@renkei/contracts';
 
 const common = {
   'strict-transport-security': 'max-age=31536000; includeSubDomains',
@@ -30,21 +36,11 @@ function appPolicy(frameAncestors: string): string {
   ].join('; ');
 }
 
-const providerPolicy = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "object-src 'none'",
-  "base-uri 'self'",
-  "frame-ancestors 'self'",
-].join('; ');
-
 const spa = { ...common, 'content-security-policy': appPolicy("'none'"), 'x-frame-options': 'DENY' };
 // MSAL renews tokens in a hidden iframe of this origin: /oidc/auth, then the redirect bridge page.
 const framedBySelf = { ...common, 'x-frame-options': 'SAMEORIGIN' };
 const bridge = { ...framedBySelf, 'content-security-policy': appPolicy("'self'") };
-const provider = { ...framedBySelf, 'content-security-policy': providerPolicy };
+const provider = { ...framedBySelf, 'content-security-policy': providerPagesCsp };
 
 function headersFor(url: string): Record<string, string> {
   if (url.startsWith('/oidc/') || url === '/oidc' || url.startsWith('/oidc?')) return provider;

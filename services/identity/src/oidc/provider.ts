@@ -1,9 +1,9 @@
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { scopeFor, type Audience } from '@renkei/contracts';
+import { providerPagesCsp, scopeFor, type Audience } from '@renkei/contracts';
 import { issuerOf, type IdentityConfig } from '../config.ts';
 import { findAccountById } from '../accounts/account.queries.ts';
 import { findTenantById, tenantFeatures } from '../tenants/tenant.queries.ts';
-import { errorPage, loggedOutPage, logoutPage, logoutPageCsp, providerPagesCsp } from '../pages/provider.pages.ts';
+import { errorPage, loggedOutPage, logoutPage, logoutPageCsp } from '../pages/provider.pages.ts';
 import { PostgresAdapter } from './postgres-adapter.ts';
 import type { ProviderSecrets } from './secrets.ts';
 import { idTokenTtlSeconds } from './signing-keys.ts';

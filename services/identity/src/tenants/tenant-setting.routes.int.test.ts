@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
 import { streamId } from '@renkei/event-store';
 import { addTenant, issueAccessToken } from '../index.ts';
+import { identityDb } from '../db/identity.tables.ts';
 import { createIdentityFixture, type IdentityFixture } from '../testing/identity-fixture.ts';
 
 let f: IdentityFixture;
@@ -112,6 +114,26 @@ describe('/api/tenant_setting', () => {
     expect(unknown.statusCode).toBe(422);
     expect(unknown.json().errors[0].field).toBe('medical_institution_id');
     expect((await call('GET', '/api/tenant_setting/histories', csToken)).json().meta.total_count).toBe(before);
+  });
+
+  it('names the own institution in the setting and in the change history, not by its id', async () => {
+    const own = '3f0c6f7e-2b1a-4c5d-9e8f-0a1b2c3d4e5f';
+    await sql`CREATE SCHEMA IF NOT EXISTS ref`.execute(identityDb(f.db));
+    await sql`CREATE TABLE ref.medical_institutions (id uuid PRIMARY KEY, name text NOT NULL)`.execute(
+      identityDb(f.db),
+    );
+    await sql`INSERT INTO ref.medical_institutions (id, name) VALUES (${own}, 'さくら総合病院本院')`.execute(
+      identityDb(f.db),
+    );
+    const saved = await call('PUT', '/api/tenant_setting', csToken, { ...input, medical_institution_id: own });
+    expect(saved.statusCode).toBe(200);
+    expect(saved.json().medical_institution).toEqual({ id: own, name: 'さくら総合病院本院' });
+    const history = (await call('GET', '/api/tenant_setting/histories', csToken)).json();
+    expect(history.data[0].changes).toContainEqual({
+      field: 'medical_institution_id',
+      before: '',
+      after: 'さくら総合病院本院',
+    });
   });
 
   it('asks before saving a list that shuts out the saving address, then enforces it', async () => {

@@ -12,7 +12,7 @@ import {
 import { registerEndpoint } from '@renkei/service-kit';
 import type { IdentityDeps } from '../deps.ts';
 import { isIpAllowed, isValidCidr } from '@renkei/contracts/ip-allow-list';
-import { groupInstitutions, updateTenant } from './tenant.commands.ts';
+import { institutionNames, updateTenant } from './tenant.commands.ts';
 import { logoPath, readLogo } from './tenant-logo.ts';
 import { findTenantById, tenantFeatures, type TenantRow } from './tenant.queries.ts';
 import { identityDb } from '../db/identity.tables.ts';
@@ -31,12 +31,9 @@ export function registerTenantSettingRoutes(app: FastifyInstance, deps: Identity
   };
 
   const settingOf = async (tenant: TenantRow, clientIp: string): Promise<TenantSetting> => {
-    const own = tenant.medical_institution_id
-      ? await groupInstitutions(db, [tenant.medical_institution_id], 'medical_institution_id').catch(() => [
-          // An id set before the master held it still shows, unnamed.
-          { id: tenant.medical_institution_id!, name: '' },
-        ])
-      : [];
+    // An id set before the master held it still shows, unnamed.
+    const ownId = tenant.medical_institution_id?.toLowerCase();
+    const own = ownId ? [{ id: ownId, name: (await institutionNames(db, [ownId])).get(ownId) ?? '' }] : [];
     return {
       name: tenant.name,
       plan: tenant.plan,
@@ -152,11 +149,22 @@ export function registerTenantSettingRoutes(app: FastifyInstance, deps: Identity
       .offset((query.page - 1) * query.per_page)
       .execute();
     const total = Number(n);
+    const changesOf = (r: (typeof rows)[number]) => r.changes as { field: string; before: string; after: string }[];
+    // The own institution is stored by id (the master may rename it); the history reads its name.
+    const ownIds = rows.flatMap((r) =>
+      changesOf(r)
+        .filter((c) => c.field === 'medical_institution_id')
+        .flatMap((c) => [c.before, c.after].filter(Boolean).map((id) => id.toLowerCase())),
+    );
+    const names = await institutionNames(db, [...new Set(ownIds)]);
+    const named = (id: string) => (id ? (names.get(id.toLowerCase()) ?? id) : id);
     return {
       data: rows.map((r) => ({
         changed_at: new Date(r.changed_at).toISOString(),
         changed_by: (r.username as string | null) ?? null,
-        changes: r.changes as { field: string; before: string; after: string }[],
+        changes: changesOf(r).map((c) =>
+          c.field === 'medical_institution_id' ? { ...c, before: named(c.before), after: named(c.after) } : c,
+        ),
       })),
       meta: {
         total_count: total,

@@ -199,29 +199,34 @@ function validateGroupIds(ids: readonly string[]): FieldError[] {
   );
 }
 
+/** The master's names of these institution ids (lower-case UUIDs); ids it does not hold are absent. */
+export async function institutionNames(trx: IdentityDb, ids: readonly string[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  const valid = ids.filter((id) => Id.safeParse(id).success);
+  if (valid.length === 0) return names;
+  // Before the first master import the table does not exist yet: then no id is known.
+  const { rows: master } = await sql<{ present: boolean }>`
+    SELECT to_regclass('ref.medical_institutions') IS NOT NULL AS present`.execute(trx);
+  if (!master[0]?.present) return names;
+  const { rows } = await sql<{ id: string; name: string }>`
+    SELECT id::text AS id, name FROM ref.medical_institutions WHERE id = ANY(${sql.val(valid)}::uuid[])`.execute(trx);
+  for (const row of rows) names.set(row.id, row.name);
+  return names;
+}
+
 /**
  * The group institutions as stored on the tenant, `[{id, name}]` in the order given (duplicates
  * dropped), named from the institution master, which shares identity's database in every
  * deployment. An id the master does not hold is a 422.
  */
-export async function groupInstitutions(
+async function groupInstitutions(
   trx: IdentityDb,
   ids: readonly string[],
   field: string = groupField,
 ): Promise<{ id: string; name: string }[]> {
   const wanted = [...new Set(ids.map((id) => id.toLowerCase()))];
   if (wanted.length === 0) return [];
-  // Before the first master import the table does not exist yet: then no id is known.
-  const { rows: master } = await sql<{ present: boolean }>`
-    SELECT to_regclass('ref.medical_institutions') IS NOT NULL AS present`.execute(trx);
-  const names = new Map<string, string>();
-  if (master[0]?.present) {
-    const { rows } = await sql<{ id: string; name: string }>`
-      SELECT id::text AS id, name FROM ref.medical_institutions WHERE id = ANY(${sql.val(wanted)}::uuid[])`.execute(
-      trx,
-    );
-    for (const row of rows) names.set(row.id, row.name);
-  }
+  const names = await institutionNames(trx, wanted);
   const errors = wanted.flatMap((id) =>
     names.has(id)
       ? []

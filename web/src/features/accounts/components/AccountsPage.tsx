@@ -1,4 +1,4 @@
-import { Button, Group, Pagination, Stack, Text, Title } from '@mantine/core';
+import { Button, Group, Stack, Text, Title } from '@mantine/core';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import type { Account } from '@renkei/contracts';
 import { lazy, Suspense, useCallback } from 'react';
@@ -17,11 +17,10 @@ import {
 } from '../accounts.queries.ts';
 import { toAccountInput, type AccountFormValues } from '../account-form.ts';
 import { AccountTable } from './AccountTable.tsx';
+import { ListPagination, type ListPageProps } from '../../../ui/ListPagination.tsx';
+import { LazyConfirmDeleteModal as ConfirmDeleteModal } from '../../../ui/lazy-dialogs.ts';
 
 const AccountFormModal = lazy(() => import('./AccountFormModal.tsx').then((m) => ({ default: m.AccountFormModal })));
-const ConfirmDeleteModal = lazy(() =>
-  import('../../../ui/ConfirmDeleteModal.tsx').then((m) => ({ default: m.ConfirmDeleteModal })),
-);
 
 type Row = Account & { version: number };
 
@@ -29,10 +28,8 @@ export function AccountsPage({
   params,
   selfId,
   onParamsChange,
-}: {
-  params: AccountListParams;
+}: ListPageProps<AccountListParams> & {
   selfId: string;
-  onParamsChange: (next: Partial<AccountListParams>) => void;
 }) {
   const { api } = useServices();
   const { data: list } = useSuspenseQuery(accountQueries.list(api, params));
@@ -76,14 +73,12 @@ export function AccountsPage({
           全{list.meta.total_count}件
         </Text>
         <AccountTable accounts={list.data} selfId={selfId} onEdit={onEdit} onDelete={onDelete} onResend={onResend} />
-        {list.meta.total_pages > 1 && (
-          <Pagination
-            total={list.meta.total_pages}
-            value={list.meta.page}
-            onChange={(page) => onParamsChange({ page })}
-            aria-label="ページ"
-          />
-        )}
+        <ListPagination
+          totalPages={list.meta.total_pages}
+          value={list.meta.page}
+          onChange={(page) => onParamsChange({ page })}
+          aria-label="ページ"
+        />
       </Stack>
       <Suspense fallback={null}>
         {editing && (

@@ -1,4 +1,4 @@
-import { Button, Card, Group, Stack, Switch, TextInput, Title } from '@mantine/core';
+import { Card, Stack, Switch, TextInput, Title } from '@mantine/core';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import type { NotificationSettings } from '@renkei/contracts';
 import { useState, type FormEvent } from 'react';
@@ -6,6 +6,7 @@ import { fieldErrorsOf, isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
 import { profileQueries, useUpdateProfile } from '../profile.queries.ts';
+import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
 
 const notificationLabels: Record<keyof NotificationSettings, string> = {
   enabled_notification: 'お知らせを受け取る',
@@ -83,11 +84,7 @@ export function ProfilePage() {
               ))}
             </Stack>
           </Card>
-          <Group justify="flex-end">
-            <Button type="submit" loading={update.isPending}>
-              保存
-            </Button>
-          </Group>
+          <SaveCancelButtons saving={update.isPending} />
         </Stack>
       </form>
     </Stack>

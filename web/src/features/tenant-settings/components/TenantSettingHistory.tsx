@@ -1,12 +1,23 @@
-import { Pagination, Stack, Text, Title } from '@mantine/core';
+import { Stack, Text, Title } from '@mantine/core';
+import type { FeatureKey } from '@renkei/contracts/client';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { formatDateTime } from '../../../app/dates.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { tenantSettingQueries } from '../tenant-settings.queries.ts';
-import { settingLabels } from '../tenant-setting-labels.ts';
+import { featureLabels, settingLabels } from '../tenant-setting-labels.ts';
+import { ListPagination } from '../../../ui/ListPagination.tsx';
 
 const shown = (value: string) => (value === 'true' ? 'オン' : value === 'false' ? 'オフ' : value || '（なし）');
+
+/** Switched-off features are stored by key; the history names them as the checkboxes do. */
+const shownAs = (field: string, value: string) =>
+  field === 'feature_overrides' && value
+    ? value
+        .split(', ')
+        .map((key) => featureLabels[key as FeatureKey] ?? key)
+        .join('、')
+    : shown(value);
 
 export function TenantSettingHistory() {
   const { api } = useServices();
@@ -38,8 +49,8 @@ export function TenantSettingHistory() {
                     <td>{j === 0 ? formatDateTime(entry.changed_at) : ''}</td>
                     <td>{j === 0 ? (entry.changed_by ?? '（システム）') : ''}</td>
                     <td>{settingLabels[change.field] ?? change.field}</td>
-                    <td>{shown(change.before)}</td>
-                    <td>{shown(change.after)}</td>
+                    <td>{shownAs(change.field, change.before)}</td>
+                    <td>{shownAs(change.field, change.after)}</td>
                   </tr>
                 )),
               )}
@@ -47,9 +58,7 @@ export function TenantSettingHistory() {
           </table>
         </div>
       )}
-      {data && data.meta.total_pages > 1 && (
-        <Pagination total={data.meta.total_pages} value={page} onChange={setPage} aria-label="ページ" />
-      )}
+      <ListPagination totalPages={data?.meta.total_pages} value={page} onChange={setPage} aria-label="ページ" />
     </Stack>
   );
 }

@@ -32,7 +32,9 @@ const setting: TenantSetting = {
 const exclusion =
   '現在の接続元IPアドレス（198.51.100.7）が含まれていません。このまま保存すると、このアドレスからはアクセスできなくなります。';
 
-function renderPage() {
+type History = Awaited<ReturnType<AppServices['api']['listTenantSettingHistories']>>['data'];
+
+function renderPage(history: History = []) {
   const update = vi.fn(async ({ body }: { body: TenantSettingInput }) => {
     if (!body.confirm_ip_exclusion && !body.ip_allow_list.includes('198.51.100.7/32')) {
       throw new ApiError(422, '入力内容に誤りがあります。', 'IP_SELF_EXCLUDED', [
@@ -50,8 +52,8 @@ function renderPage() {
     updateTenantSetting: update,
     updateTenantLogo: updateLogo,
     listTenantSettingHistories: vi.fn(async () => ({
-      data: [],
-      meta: { total_count: 0, page: 1, per_page: 20, total_pages: 0 },
+      data: history,
+      meta: { total_count: history.length, page: 1, per_page: 20, total_pages: history.length ? 1 : 0 },
     })),
   };
   const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
@@ -71,6 +73,22 @@ function renderPage() {
 }
 
 describe('tenant settings', { timeout: 30_000 }, () => {
+  it('names the features in Japanese, on the checkboxes and in the change history', async () => {
+    renderPage([
+      {
+        changed_at: '2026-11-24T01:00:00.000Z',
+        changed_by: 'CS 担当',
+        changes: [{ field: 'feature_overrides', before: '', after: 'emails, tags' }],
+      },
+    ]);
+    expect(await screen.findByRole('checkbox', { name: 'タグ管理' })).toBeInTheDocument();
+    expect(screen.getByRole('checkbox', { name: 'HTMLメール' })).toBeInTheDocument();
+    expect(screen.queryByRole('checkbox', { name: 'tags' })).not.toBeInTheDocument();
+    const history = await screen.findByTestId('tenant-setting-history');
+    expect(history).toHaveTextContent('無効にする機能');
+    expect(history).toHaveTextContent('HTMLメール、タグ管理');
+  });
+
   it('asks before saving an allow-list without the current address, naming it, and saves once confirmed', async () => {
     const { update } = renderPage();
     await userEvent.click(await screen.findByLabelText(/許可するIPアドレス/));

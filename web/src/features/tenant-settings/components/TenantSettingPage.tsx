@@ -35,10 +35,11 @@ import {
   useUpdateTenantSetting,
   type TenantSettingInputValues,
 } from '../tenant-settings.queries.ts';
-import { parseLines } from '../tenant-setting-labels.ts';
+import { featureLabels, parseLines } from '../tenant-setting-labels.ts';
 import { InstitutionPicker } from './InstitutionPicker.tsx';
 import { TenantLogoField } from './TenantLogoField.tsx';
 import { TenantSettingHistory } from './TenantSettingHistory.tsx';
+import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
 
 interface Named {
   id: string;
@@ -251,12 +252,12 @@ export function TenantSettingPage() {
               >
                 <SimpleGrid cols={{ base: 1, sm: 3 }} mt={4} spacing={4}>
                   {featureKeys.map((key) => (
-                    <Checkbox key={key} value={key} label={key} size="xs" />
+                    <Checkbox key={key} value={key} label={featureLabels[key]} size="xs" />
                   ))}
                 </SimpleGrid>
               </Checkbox.Group>
               <Text size="xs" c="dimmed">
-                現在使える機能: {setting.features.join(', ')}
+                現在使える機能: {setting.features.map((key) => featureLabels[key] ?? key).join('、')}
               </Text>
               <Switch
                 label="フェーズを使う"
@@ -306,11 +307,7 @@ export function TenantSettingPage() {
               />
             </Stack>
           </Card>
-          <Group justify="flex-end">
-            <Button type="submit" loading={update.isPending}>
-              保存
-            </Button>
-          </Group>
+          <SaveCancelButtons saving={update.isPending} />
         </Stack>
       </form>
       <TenantSettingHistory />
