@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
+import type { Database } from './open-database.ts';
 
 /** A module's migrations, keyed by a sortable name (`0001_events`). Frozen once released. */
 export type ModuleMigrations = Record<string, Migration>;
@@ -22,4 +23,13 @@ export async function migrateModule(db: Kysely<any>, module: string, migrations:
       cause: error,
     });
   }
+}
+
+const migratedModules = new WeakMap<Database, Set<string>>();
+
+/** `migrateModule` on first use of a module in a database, once per process: later calls cost nothing. */
+export async function migrateModuleOnce(db: Database, module: string, migrations: ModuleMigrations): Promise<void> {
+  if (migratedModules.get(db)?.has(module)) return;
+  await migrateModule(db.kysely, module, migrations);
+  migratedModules.set(db, new Set(migratedModules.get(db)).add(module));
 }

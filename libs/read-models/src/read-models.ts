@@ -6,6 +6,7 @@ import type { EmailsTables } from './emails/emails.tables.ts';
 import type { ReferralsTables } from './referrals/referrals.tables.ts';
 import type { ReferralSettingsTables } from './referrals/referral-settings.tables.ts';
 import type { ReferralDayAndMdcRollupsTables } from './referrals/referrals.daily-rollups.ts';
+import type { ReferralAttributeRollupsTables } from './referrals/referrals.attribute-rollups.ts';
 import type { CommunicationsTables } from './communications/communications.tables.ts';
 import type { TasksTables } from './tasks/tasks.tables.ts';
 import type { VocsTables } from './vocs/vocs.tables.ts';
@@ -31,4 +32,5 @@ export interface ReadModels
     CommunicationImportsTables,
     VisitRollupsTables,
     ReferralSettingsTables,
-    ReferralDayAndMdcRollupsTables {}
+    ReferralDayAndMdcRollupsTables,
+    ReferralAttributeRollupsTables {}

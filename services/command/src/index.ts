@@ -32,6 +32,8 @@ export interface CommandAppDeps {
   underPressure?: ServiceAppOptions['underPressure'];
   /** Key of campaign mails' tracking tokens (tests); default from the environment. */
   emailTrackingKey?: Buffer;
+  /** The journal of answered tracking hits (email-tracking.routes.ts); null for none (tests). */
+  emailTrackingJournalDir?: string | null;
   /** Where uploaded files are kept (default: the database's `files` schema). */
   fileStorage?: FileStorage;
   /** Key of signed file links (tests); default RENKEI_FILE_URL_SECRET or the key kept in RENKEI_DATA_DIR. */
@@ -65,7 +67,11 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
   registerTagRoutes(app, { db: deps.db, store: deps.store, tenantLimits });
   await registerInstitutionCommandRoutes(app, { db: deps.db, store: deps.store });
   await registerEmailRoutes(app, { db: deps.db, store: deps.store });
-  registerEmailTrackingRoutes(app, { store: deps.store, trackingKey: deps.emailTrackingKey });
+  registerEmailTrackingRoutes(app, {
+    store: deps.store,
+    trackingKey: deps.emailTrackingKey,
+    ...(deps.emailTrackingJournalDir !== undefined ? { journalDir: deps.emailTrackingJournalDir } : {}),
+  });
   await registerDataUploadRoutes(app, { db: deps.db, store: deps.store });
   registerInstitutionMatchRoutes(app, { db: deps.db, store: deps.store });
   registerReferralEntryRoutes(app, { db: deps.db, store: deps.store });

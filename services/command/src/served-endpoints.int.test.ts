@@ -14,7 +14,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   store = await createPostgresEventStore(db);
   const testAuth = await createTestAuth({ audience: defaultResources.command });
-  app = await buildCommandApp({ db, store, auth: testAuth.auth, logger: false });
+  app = await buildCommandApp({ db, store, auth: testAuth.auth, logger: false, emailTrackingJournalDir: null });
 });
 
 afterAll(async () => {

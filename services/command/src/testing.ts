@@ -8,12 +8,16 @@ import { buildCommandApp, type CommandAppDeps } from './index.ts';
 
 /**
  * The command app as tests and benchmarks drive it: tokens from a local test signer, no request log,
- * no rate limit and no load shedding (they would turn a busy test machine into 429s and 503s).
+ * no rate limit and no load shedding (they would turn a busy test machine into 429s and 503s), and no
+ * journal of tracking hits unless one is given (a test process would store the hits another one
+ * left in the shared data directory into its own database).
  */
 export async function buildTestCommandApp(
   db: Database,
   store: EventStore,
-  overrides: Partial<Pick<CommandAppDeps, 'fileUrlKey' | 'maxUploadedFileBytes' | 'fileStorage'>> = {},
+  overrides: Partial<
+    Pick<CommandAppDeps, 'fileUrlKey' | 'maxUploadedFileBytes' | 'fileStorage' | 'emailTrackingJournalDir'>
+  > = {},
 ): Promise<{ app: FastifyInstance; testAuth: TestAuth }> {
   const testAuth = await createTestAuth({ audience: defaultResources.command });
   const app = await buildCommandApp({
@@ -23,6 +27,7 @@ export async function buildTestCommandApp(
     logger: false,
     rateLimit: false,
     underPressure: false,
+    emailTrackingJournalDir: null,
     ...overrides,
   });
   return { app, testAuth };

@@ -274,6 +274,8 @@ export async function seedDemoCrm(deps: DemoCrmSeedDeps): Promise<{ requests: nu
     logger: false,
     rateLimit: false,
     underPressure: false,
+    // A seed's app takes no tracking hits: it must not store what another install's dead process left.
+    emailTrackingJournalDir: null,
   });
   let requests = 0;
   try {

@@ -7,7 +7,7 @@ interface Versioned {
   version: number;
 }
 
-interface Mutation<V> {
+export interface Mutation<V> {
   mutateAsync: (variables: V) => Promise<unknown>;
 }
 

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { endpoints, type DataUploadRecord } from '@renkei/contracts';
@@ -8,11 +7,10 @@ import { streamId, type EventStore } from '@renkei/event-store';
 import { registerEndpoint } from '@renkei/service-kit';
 import { etagOf, revisionIfMatch } from '../shared/command-context.ts';
 import { handleCommand } from '../shared/command-handler.ts';
-import { deterministicId } from '../shared/deterministic-id.ts';
-import { callerRef, readState } from '../shared/facts.ts';
-import { idempotentCreate } from '../shared/idempotency.ts';
+import { readState } from '../shared/facts.ts';
+import { openImport } from '../shared/import-upload.ts';
 import { dataUploadDecider, mappingProfilesDecider } from './data-upload.decider.ts';
-import { stagedUploads } from './staged-upload.ts';
+import { stagedUploads } from '../shared/staged-upload.ts';
 
 export interface DataUploadDeps {
   db: Database;
@@ -62,69 +60,36 @@ export async function registerDataUploadRoutes(app: FastifyInstance, deps: DataU
   await app.register(async (child) => {
     const uploads = await stagedUploads(child, { importsDir, maxFileBytes: deps.maxFileBytes ?? defaultMaxFileBytes });
     registerEndpoint(child, endpoints.createDataUpload, async ({ body, auth, request, reply }) => {
-      const upload = uploads.identity(request);
-      const [createdBy, profiles] = await Promise.all([
-        callerRef(store, auth),
-        readState(store, auth.tenantId, profilesStream(auth.tenantId), mappingProfilesDecider),
-      ]);
-      return idempotentCreate(
-        deps.db,
-        {
-          request,
-          reply,
-          tenantId: auth.tenantId,
-          endpoint: endpoints.createDataUpload.id,
-          // The same file (name and content) of the same type read with the same mapping is the same upload.
-          hashed: { ...upload, import_type: body.import_type, mapping_profile_id: body.mapping_profile_id ?? null },
-        },
-        async (importId, retryable) => {
-          const { filename, storedPath } = uploads.keep(request, auth.tenantId, importId);
-          const result = await handleCommand(
-            { store, auth, requestId: request.id },
-            {
-              stream: streamId(referralDataImportAggregate, importId),
-              decider: dataUploadDecider,
-              command: {
-                importId,
-                importType: body.import_type,
-                filename,
-                storedPath,
-                mappingProfileId: body.mapping_profile_id ?? null,
-                profiles: profiles.state,
-              },
-              isNew: true,
-              onRace: 'conflict',
-              ...(retryable
-                ? { eventId: (i: number) => deterministicId(importId, 'upload', retryable.hash, String(i)) }
-                : {}),
-            },
-          ).catch((error: unknown) => {
-            // A refused upload (an unknown mapping) keeps no file.
-            fs.rmSync(path.dirname(storedPath), { recursive: true, force: true });
-            throw error;
-          });
-          const record: DataUploadRecord = {
-            id: importId,
-            filename,
-            status: 'waiting',
-            error_messages: [],
-            imported_row_count: 0,
-            failed_row_count: 0,
-            unprocessed_row_count: 0,
-            abortion_row_number: null,
-            created_at: new Date().toISOString(),
-            created_by: createdBy,
-            import_type: body.import_type,
-            total_row_count: 0,
-            new_record_count: 0,
-            updated_record_count: 0,
-            unchanged_record_count: 0,
-            unmatched_row_count: 0,
-            unmatched_institutions: [],
-          };
-          return { body: record, position: result.position };
-        },
-      );
+      const mappingProfileId = body.mapping_profile_id ?? null;
+      const profiles = await readState(store, auth.tenantId, profilesStream(auth.tenantId), mappingProfilesDecider);
+      return openImport({ db: deps.db, store, auth, request, reply }, uploads, {
+        endpoint: endpoints.createDataUpload.id,
+        // The same file (name and content) of the same type read with the same mapping is the same upload.
+        options: { import_type: body.import_type, mapping_profile_id: mappingProfileId },
+        aggregate: referralDataImportAggregate,
+        decider: dataUploadDecider,
+        command: ({ importId, filename, storedPath }) => ({
+          importId,
+          importType: body.import_type,
+          filename,
+          storedPath,
+          mappingProfileId,
+          profiles: profiles.state,
+        }),
+        eventIdTag: 'upload',
+        // A refused upload (an unknown mapping) keeps no file.
+        discardRefused: true,
+        answer: (opened): DataUploadRecord => ({
+          ...opened,
+          import_type: body.import_type,
+          total_row_count: 0,
+          new_record_count: 0,
+          updated_record_count: 0,
+          unchanged_record_count: 0,
+          unmatched_row_count: 0,
+          unmatched_institutions: [],
+        }),
+      });
     });
   });
 }

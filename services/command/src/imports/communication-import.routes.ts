@@ -5,11 +5,11 @@ import type { Database } from '@renkei/db';
 import { streamId, type EventStore } from '@renkei/event-store';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
 import { communicationDecider } from '../communications/communication.decider.ts';
-import { stagedUploads } from '../data-uploads/staged-upload.ts';
 import { handleCommand } from '../shared/command-handler.ts';
 import { deterministicId } from '../shared/deterministic-id.ts';
-import { callerRef, readState } from '../shared/facts.ts';
-import { idempotentCreate } from '../shared/idempotency.ts';
+import { readState } from '../shared/facts.ts';
+import { openImport } from '../shared/import-upload.ts';
+import { stagedUploads } from '../shared/staged-upload.ts';
 import { communicationImportDecider, importRunning } from './communication-import.decider.ts';
 import { restoreChanged } from './communication-import-undo.ts';
 
@@ -47,51 +47,27 @@ export async function registerCommunicationImportRoutes(
       [endpoints.importCommunications, 'create'],
       [endpoints.importCommunicationUpdates, 'update'],
     ] as const) {
-      registerEndpoint(child, endpoint, async ({ body, auth, request, reply }) => {
-        const upload = uploads.identity(request);
-        const createdBy = await callerRef(store, auth);
+      registerEndpoint(child, endpoint, ({ body, auth, request, reply }) => {
         const encoding = body?.encoding ?? null;
-        return idempotentCreate(
-          db,
-          {
-            request,
-            reply,
-            tenantId: auth.tenantId,
-            endpoint: endpoint.id,
-            // The same file (name and content) with the same options is the same import.
-            hashed: { ...upload, encoding },
-          },
-          async (importId, retryable) => {
-            const { filename, storedPath } = uploads.keep(request, auth.tenantId, importId);
-            const result = await handleCommand(
-              { store, auth, requestId: request.id },
-              {
-                stream: streamId(communicationImportAggregate, importId),
-                decider: communicationImportDecider,
-                command: { type: 'RequestCommunicationImport', importId, filename, storedPath, encoding, mode },
-                isNew: true,
-                onRace: 'conflict',
-                ...(retryable
-                  ? { eventId: (i: number) => deterministicId(importId, 'import', retryable.hash, String(i)) }
-                  : {}),
-              },
-            );
-            const record: ImportRecord = {
-              id: importId,
-              filename,
-              status: 'waiting',
-              error_messages: [],
-              imported_row_count: 0,
-              failed_row_count: 0,
-              unprocessed_row_count: 0,
-              abortion_row_number: null,
-              created_at: new Date().toISOString(),
-              created_by: createdBy,
-              import_type: mode === 'create' ? 'communication' : 'communication_update',
-            };
-            return { body: record, position: result.position };
-          },
-        );
+        return openImport({ db, store, auth, request, reply }, uploads, {
+          endpoint: endpoint.id,
+          options: { encoding },
+          aggregate: communicationImportAggregate,
+          decider: communicationImportDecider,
+          command: ({ importId, filename, storedPath }) => ({
+            type: 'RequestCommunicationImport' as const,
+            importId,
+            filename,
+            storedPath,
+            encoding,
+            mode,
+          }),
+          eventIdTag: 'import',
+          answer: (opened): ImportRecord => ({
+            ...opened,
+            import_type: mode === 'create' ? 'communication' : 'communication_update',
+          }),
+        });
       });
     }
   });

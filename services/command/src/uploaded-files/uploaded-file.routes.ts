@@ -12,7 +12,7 @@ import {
 } from '@renkei/file-storage';
 import { registerEndpoint } from '@renkei/service-kit';
 import type { Database } from '@renkei/db';
-import { stagedUploads } from '../data-uploads/staged-upload.ts';
+import { stagedUploads } from '../shared/staged-upload.ts';
 import { idempotentCreate } from '../shared/idempotency.ts';
 
 export interface UploadedFileDeps {

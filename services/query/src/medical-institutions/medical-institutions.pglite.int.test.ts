@@ -90,3 +90,16 @@ it('searches 1-, 2- and 3+-character keywords on the embedded database, several 
   );
   expect(rows[0]!.n).toBe(1);
 });
+
+it('counts a communication keyword search over a period on the embedded database (its covering index)', async () => {
+  const tenantId = randomUUID();
+  const headers = { authorization: `Bearer ${await testAuth.token({ tenantId, features: [...featureKeys] })}` };
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/communications/search_results',
+    headers,
+    payload: { keyword: '面談', period: { from: '2026-01-01', to: '2026-03-31' } },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  expect(res.json().meta.total_count).toBe(0);
+});

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { parse } from 'csv-parse';
 import iconv from 'iconv-lite';
 import type { Database } from '@renkei/db';
+import { detectEncoding } from '@renkei/institution-master';
 import {
   readStreamOrEmpty,
   streamId,
@@ -57,6 +58,60 @@ interface JournalEntry {
   total?: number;
   /** A chunk event's place and counts. */
   chunk?: { chunk: number; imported_row_count: number; failed_row_count: number };
+}
+
+/** The types of the events of `E` whose data is a `D`. */
+type TypesWithData<E, D> = E extends { type: infer T; data: D } ? T : never;
+
+/** The data of the event that requests an import. */
+type RequestData<E, R> = (E extends { type: R; data: infer D } ? D : never) & { import_id: string };
+
+interface ChunkCounts {
+  chunk: number;
+  imported_row_count: number;
+  failed_row_count: number;
+}
+
+/**
+ * An import's journal from its event union: which event requests it, starts it, records a chunk and
+ * ends it, every one read through the import's own parser (an unknown event fails loudly).
+ */
+export function importJournal<
+  E extends { type: string; data: unknown },
+  R extends TypesWithData<E, { import_id: string }>,
+>(spec: {
+  aggregate: string;
+  parse(event: RecordedEvent): E;
+  eventId(importId: string, ...parts: (string | number)[]): string;
+  requestedType: R;
+  startedType: TypesWithData<E, { total_row_count: number }>;
+  finishedType: E['type'];
+  /** The finished event, and any other after which the import is over. */
+  endedTypes: readonly E['type'][];
+  chunkTypes: readonly TypesWithData<E, ChunkCounts>[];
+}): ImportJournal<RequestData<E, R>> {
+  // The constraints on the type names make these guards hold: each names the events of one data shape.
+  const isRequest = (e: E): e is E & { data: RequestData<E, R> } => e.type === spec.requestedType;
+  const isStart = (e: E): e is E & { data: { total_row_count: number } } => e.type === spec.startedType;
+  const isChunk = (e: E): e is E & { data: ChunkCounts } => (spec.chunkTypes as readonly string[]).includes(e.type);
+  return {
+    aggregate: spec.aggregate,
+    startedType: spec.startedType,
+    finishedType: spec.finishedType,
+    eventId: spec.eventId,
+    request(requested) {
+      const event = spec.parse(requested);
+      if (!isRequest(event)) throw new Error(`${requested.type} does not start an import`);
+      return event.data;
+    },
+    read(event) {
+      const e = spec.parse(event);
+      if (spec.endedTypes.includes(e.type)) return { ended: true };
+      if (isStart(e)) return { total: e.data.total_row_count };
+      if (isChunk(e)) return { chunk: e.data };
+      return {};
+    },
+  };
 }
 
 /** How an import records itself on its own stream. */
@@ -336,17 +391,19 @@ export function createImportReactor<Request extends { import_id: string }>(optio
   });
 }
 
-/** Data rows of a file with a header row (line breaks inside quoted cells aside). */
-export async function countDataLines(filePath: string): Promise<number> {
+/** Lines of a file, a last one without a line break included (line breaks inside quoted cells aside). */
+export async function countLines(filePath: string): Promise<number> {
   let lines = 0;
   let lastByte = 0x0a;
   for await (const chunk of fs.createReadStream(filePath) as AsyncIterable<Buffer>) {
     for (const b of chunk) if (b === 0x0a) lines++;
     lastByte = chunk[chunk.length - 1] ?? lastByte;
   }
-  if (lastByte !== 0x0a) lines++;
-  return Math.max(lines - 1, 0);
+  return lastByte !== 0x0a ? lines + 1 : lines;
 }
+
+/** Cells are compared as the user means them: full-width and half-width alike, no surrounding spaces. */
+export const nfkc = (s: string) => s.normalize('NFKC').trim();
 
 /** Rows per chunk of a CSV import: progress is recorded after each. */
 const csvChunkSize = 500;
@@ -358,8 +415,10 @@ export interface CsvRow {
 }
 
 /**
- * A CSV import's loop: the file is parsed streamed, in chunks of rows handed to `chunk`; `header`
- * reads the first row and answers a message when the file cannot be imported (the run stops there).
+ * A CSV import's loop: the run's start is recorded with the file's data rows (header aside), then the
+ * file is parsed streamed, in its encoding (detected when the upload did not name one), in chunks of
+ * rows handed to `chunk`; `header` reads the first row and answers a message when the file cannot be
+ * imported (the run stops there).
  * A broken file (unbalanced quotes, undecodable bytes) keeps the rows before it and stops at its row;
  * a failure while applying a chunk is the store's, not the file's, and fails the run (the queue tries
  * again and the run resumes).
@@ -368,7 +427,7 @@ export async function importCsvRows(
   run: ImportRun<{ import_id: string }>,
   options: {
     path: string;
-    encoding: 'utf-8' | 'shift_jis';
+    encoding: 'utf-8' | 'shift_jis' | null;
     header(cells: string[]): string | null;
     chunk(rows: CsvRow[]): Promise<ChunkOutcome>;
     /** Rows per chunk (default 500); fixed for an import, since a resumed run finds its chunks by number. */
@@ -380,9 +439,11 @@ export async function importCsvRows(
     prepareAhead?: boolean;
   },
 ): Promise<void> {
+  await run.start(Math.max((await countLines(options.path)) - 1, 0));
+  const encoding = options.encoding ?? ((await detectEncoding(options.path)) === 'utf8' ? 'utf-8' : 'shift_jis');
   const parser = fs
     .createReadStream(options.path)
-    .pipe(iconv.decodeStream(options.encoding === 'utf-8' ? 'utf8' : 'cp932'))
+    .pipe(iconv.decodeStream(encoding === 'utf-8' ? 'utf8' : 'cp932'))
     .pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true, delimiter: [',', '\t'] }));
   let headerRead = false;
   let rowNumber = -1;

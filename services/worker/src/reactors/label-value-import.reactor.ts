@@ -10,28 +10,24 @@ import {
   type ImportedLabelValueRowInput,
   type LabelDefinition,
   type LabelValueData,
-  type LabelValueImportRequested,
 } from '@renkei/domain';
 import { readStreamOrEmpty, streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
-import { detectEncoding } from '@renkei/institution-master';
 import { waitForPosition } from '@renkei/projections';
 import { medicalInstitutionCrmProjection } from '@renkei/read-models';
 import { ImportNotReadyError, type ImportRunControl } from './import-queue.ts';
 import {
-  countDataLines,
   createImportReactor,
   hasUnstorableCharacter,
   importCsvRows,
   ImportRun,
+  importJournal,
+  nfkc,
   rowError,
   type CsvRow,
-  type ImportJournal,
   type RowError,
 } from './import-runner.ts';
 const codeHeader = '医療機関コード';
 const ignoredHeaders = new Set(['医療機関名', '名称']);
-
-export const nfkc = (s: string) => s.normalize('NFKC').trim();
 
 const int4 = { min: -2147483648, max: 2147483647 };
 
@@ -75,7 +71,7 @@ async function loadTenantLabels(db: Database, requested: RecordedEvent): Promise
   );
   if (!reached)
     throw new ImportNotReadyError(
-      `label value import ${requestOf(requested).import_id}: the ${medicalInstitutionCrmProjection.name} read model has not reached the upload yet`,
+      `label value import ${labelValueImportJournal.request(requested).import_id}: the ${medicalInstitutionCrmProjection.name} read model has not reached the upload yet`,
     );
   const tenantId = requested.metadata.tenant_id;
   const labels = await sql<{
@@ -197,8 +193,6 @@ export async function runLabelValueImport(
   const data = run.request;
   // Before anything is recorded: a run that cannot see the labels yet leaves the import waiting.
   const labels = await loadTenantLabels(db, requested);
-  await run.start(await countDataLines(data.stored_path));
-  const encoding = data.encoding ?? ((await detectEncoding(data.stored_path)) === 'utf8' ? 'utf-8' : 'shift_jis');
 
   let columns: (LabelDefinition | 'code' | null)[] = [];
   const validate = (row: CsvRow, idByCode: Map<string, string>) => {
@@ -237,7 +231,7 @@ export async function runLabelValueImport(
   ).some((e) => e.type === 'LabelValueImportChunkProcessed');
   await importCsvRows(run, {
     path: data.stored_path,
-    encoding,
+    encoding: data.encoding,
     chunkSize: begunWithRowEvents ? legacyChunkRows : labelValueChunkRows,
     // A chunk reads the master and the labels only, never what earlier chunks wrote.
     prepareAhead: true,
@@ -294,29 +288,17 @@ export async function runLabelValueImport(
   });
 }
 
-/** The upload an import run starts from, read through its schema like every other event. */
-function requestOf(requested: RecordedEvent): LabelValueImportRequested {
-  const event = parseLabelValueImportEvent(requested);
-  if (event.type !== 'LabelValueImportRequested') throw new Error(`${requested.type} does not start an import`);
-  return event.data;
-}
-
 /** How a label-value import records itself (import-runner.ts). */
-const labelValueImportJournal: ImportJournal<LabelValueImportRequested> = {
+const labelValueImportJournal = importJournal({
   aggregate: labelValueImportAggregate,
+  parse: parseLabelValueImportEvent,
+  eventId: (importId, ...parts) => eventId(importId, ...parts),
+  requestedType: 'LabelValueImportRequested',
   startedType: 'LabelValueImportStarted',
   finishedType: 'LabelValueImportFinished',
-  eventId: (importId, ...parts) => eventId(importId, ...parts),
-  request: requestOf,
-  read(event) {
-    const e = parseLabelValueImportEvent(event);
-    if (e.type === 'LabelValueImportFinished') return { ended: true };
-    if (e.type === 'LabelValueImportStarted') return { total: e.data.total_row_count };
-    if (e.type === 'LabelValueImportChunkProcessed' || e.type === 'MedicalInstitutionLabelValuesImported')
-      return { chunk: e.data };
-    return {};
-  },
-};
+  endedTypes: ['LabelValueImportFinished'],
+  chunkTypes: ['LabelValueImportChunkProcessed', 'MedicalInstitutionLabelValuesImported'],
+});
 
 /** Records each upload as a job of the import queue; the import runner runs it (import-runner.ts). */
 export function createLabelValueImportReactor(queue: Parameters<typeof createImportReactor>[0]['queue'] = {}) {

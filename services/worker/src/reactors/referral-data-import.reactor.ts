@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { sql } from 'kysely';
 import type { Database } from '@renkei/db';
 import {
@@ -36,7 +35,14 @@ import {
 } from '@renkei/referral-files';
 import { medicalInstitutionCrmProjection, referralsProjection } from '@renkei/read-models';
 import { ImportNotReadyError, type ImportRunControl } from './import-queue.ts';
-import { createImportReactor, ImportRun, type ImportJournal } from './import-runner.ts';
+import {
+  countLines,
+  createImportReactor,
+  importJournal,
+  ImportRun,
+  nfkc,
+  type ImportJournal,
+} from './import-runner.ts';
 
 /**
  * Rows per chunk event of the two lists: progress is recorded after each, and each commits on its
@@ -61,8 +67,6 @@ const eventIdNamespace = '6d1f3c4e2b8a4f0e9c7d5a3b1e2f4a6c';
 /** Every event the run appends has an id derived from the import and its place in it: a rerun appends nothing twice. */
 const eventId = (importId: string, ...parts: (string | number)[]) =>
   uuidV5(eventIdNamespace, [importId, ...parts].join('\u0000'));
-
-const nfkc = (s: string) => s.normalize('NFKC').trim();
 
 /**
  * Names are compared without width, spacing, ヶ/ケ and the legal-form prefix the master often has and
@@ -158,16 +162,6 @@ function institutionMatcher(db: Database) {
   };
 }
 
-async function countDataLines(filePath: string): Promise<number> {
-  let lines = 0;
-  let lastByte = 0x0a;
-  for await (const chunk of fs.createReadStream(filePath) as AsyncIterable<Buffer>) {
-    for (const b of chunk) if (b === 0x0a) lines++;
-    lastByte = chunk[chunk.length - 1] ?? lastByte;
-  }
-  return lastByte !== 0x0a ? lines + 1 : lines;
-}
-
 type ChunkCounts = { imported_row_count: number; failed_row_count: number };
 
 function admissionFact(stay: HospitalStay): HospitalAdmissionFact {
@@ -225,7 +219,7 @@ export async function runReferralDataImport(
 
   const facts = await loadTenantFacts(db, requested);
   const match = institutionMatcher(db);
-  const lines = await countDataLines(data.stored_path);
+  const lines = await countLines(data.stored_path);
 
   /** Records one chunk's event unless an earlier run did (import-runner.ts); `build` runs only when it is needed. */
   const emitChunk = (
@@ -529,34 +523,17 @@ class DpcChunk {
   }
 }
 
-/** The upload an import run starts from, read through its schema. */
-function uploadOf(requested: RecordedEvent): ReferralDataImportRequested {
-  const event = parseReferralDataImportEvent(requested);
-  if (event.type !== 'ReferralDataImportRequested') throw new Error(`${requested.type} does not start an import`);
-  return event.data;
-}
-
 /** How a referral data import records itself (import-runner.ts). */
-const referralDataImportJournal: ImportJournal<ReferralDataImportRequested> = {
+const referralDataImportJournal = importJournal({
   aggregate: referralDataImportAggregate,
+  parse: parseReferralDataImportEvent,
+  eventId,
+  requestedType: 'ReferralDataImportRequested',
   startedType: 'ReferralDataImportStarted',
   finishedType: 'ReferralDataImportFinished',
-  eventId,
-  request: uploadOf,
-  read(event) {
-    const e = parseReferralDataImportEvent(event);
-    if (e.type === 'ReferralDataImportFinished') return { ended: true };
-    if (e.type === 'ReferralDataImportStarted') return { total: e.data.total_row_count };
-    if (
-      e.type === 'ReferralsImported' ||
-      e.type === 'ReverseReferralsImported' ||
-      e.type === 'HospitalAdmissionsImported' ||
-      e.type === 'DpcFactsImported'
-    )
-      return { chunk: e.data };
-    return {};
-  },
-};
+  endedTypes: ['ReferralDataImportFinished'],
+  chunkTypes: ['ReferralsImported', 'ReverseReferralsImported', 'HospitalAdmissionsImported', 'DpcFactsImported'],
+});
 
 /** Records each upload as a job of the shared per-tenant import queue; the import runner runs it (import-runner.ts). */
 export const referralDataImportReactor = createImportReactor({

@@ -1,10 +1,9 @@
-import { Button, Paper, Progress, ScrollArea, Stack, Table, Text } from '@mantine/core';
+import { Button, Paper, ScrollArea, Table, Text } from '@mantine/core';
 import type { DataUploadRecord } from '@renkei/contracts';
 import { useState } from 'react';
 import { formatDateTime } from '../../../app/dates.ts';
-import { ImportStatusBadge } from '../../imports/components/ImportStatusBadge.tsx';
-import { errorLine } from '../../imports/components/ImportRecordList.tsx';
-import { isRunning, progressOf } from '../../imports/imports.queries.ts';
+import { ImportFileCell, ImportStatusCell } from '../../imports/components/ImportRecordCells.tsx';
+import { ImportErrorLines } from '../../imports/components/ImportRecordList.tsx';
 import { uploadTypeLabel } from './labels.ts';
 
 function UploadRow({ record }: { record: DataUploadRecord }) {
@@ -15,29 +14,8 @@ function UploadRow({ record }: { record: DataUploadRecord }) {
       <Table.Tr data-upload-filename={record.filename} data-upload-status={record.status}>
         <Table.Td>{formatDateTime(record.created_at)}</Table.Td>
         <Table.Td>{uploadTypeLabel[record.import_type]}</Table.Td>
-        <Table.Td>
-          <Text size="sm" fw={500}>
-            {record.filename}
-          </Text>
-          <Text size="xs" c="dimmed">
-            {record.created_by?.name ?? ''}
-          </Text>
-        </Table.Td>
-        <Table.Td>
-          <Stack gap={4}>
-            <ImportStatusBadge status={record.status} />
-            {isRunning(record) && (
-              <Progress
-                value={progressOf(record)}
-                size="sm"
-                animated
-                striped
-                aria-label="取り込みの進み具合"
-                data-testid="upload-progress"
-              />
-            )}
-          </Stack>
-        </Table.Td>
+        <ImportFileCell record={record} />
+        <ImportStatusCell record={record} label="取り込みの進み具合" testId="upload-progress" />
         <Table.Td ta="right">{record.imported_row_count}</Table.Td>
         <Table.Td ta="right" c={record.failed_row_count > 0 ? 'red' : undefined}>
           {record.failed_row_count}
@@ -72,11 +50,7 @@ function UploadRow({ record }: { record: DataUploadRecord }) {
                   ))}
                 </>
               )}
-              {record.error_messages.map((e, i) => (
-                <Text key={i} size="xs" c="red">
-                  {errorLine(e)}
-                </Text>
-              ))}
+              <ImportErrorLines messages={record.error_messages} color="red" />
             </Paper>
           </Table.Td>
         </Table.Tr>

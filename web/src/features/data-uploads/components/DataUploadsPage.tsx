@@ -1,4 +1,4 @@
-import { Button, Card, FileInput, Group, Pagination, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Button, Card, FileInput, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   endpoints,
@@ -22,6 +22,7 @@ import { MappingStep } from './MappingStep.tsx';
 import { UnmatchedInstitutions } from './UnmatchedInstitutions.tsx';
 import { uploadTypes } from './labels.ts';
 import { ReferralSettingsSection } from '../../referral-settings/components/ReferralSettingsSection.tsx';
+import { ListPagination } from '../../../ui/ListPagination.tsx';
 
 const isList = (type: DataUploadType): type is MappedListType => type === 'referral' || type === 'reverse_referral';
 
@@ -187,9 +188,12 @@ export function DataUploadsPage() {
           </Title>
           {list.isError && <Text c="red">アップロード履歴を読み込めませんでした。</Text>}
           {list.data && <DataUploadHistory records={list.data.data} />}
-          {list.data && list.data.meta.total_pages > 1 && (
-            <Pagination total={list.data.meta.total_pages} value={page} onChange={setPage} aria-label="ページ" />
-          )}
+          <ListPagination
+            totalPages={list.data?.meta.total_pages}
+            value={page}
+            onChange={setPage}
+            aria-label="ページ"
+          />
         </Stack>
       </Paper>
       <Paper withBorder p="md">

@@ -1,4 +1,4 @@
-import { Button, Modal, Pagination, Stack, Table, Text, Title } from '@mantine/core';
+import { Button, Modal, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
 import type { UnmatchedInstitutionRow } from '@renkei/contracts';
@@ -10,6 +10,7 @@ import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler
 import { InstitutionPicker, type PickedInstitution } from '../../../ui/InstitutionPicker.tsx';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
 import { dataUploadQueries, useMatchInstitution } from '../data-uploads.queries.ts';
+import { ListPagination } from '../../../ui/ListPagination.tsx';
 
 type Unmatched = z.infer<typeof UnmatchedInstitutionRow>;
 
@@ -70,9 +71,7 @@ export function UnmatchedInstitutions() {
           </Table.Tbody>
         </Table>
       )}
-      {list.data.meta.total_pages > 1 && (
-        <Pagination total={list.data.meta.total_pages} value={page} onChange={setPage} aria-label="照合ページ" />
-      )}
+      <ListPagination totalPages={list.data.meta.total_pages} value={page} onChange={setPage} aria-label="照合ページ" />
       {matching && <MatchModal unmatched={matching} onClose={() => setMatching(null)} />}
     </Stack>
   );

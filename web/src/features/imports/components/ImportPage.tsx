@@ -1,16 +1,4 @@
-import {
-  Alert,
-  Button,
-  FileInput,
-  Group,
-  Pagination,
-  Paper,
-  SegmentedControl,
-  Select,
-  Stack,
-  Text,
-  Title,
-} from '@mantine/core';
+import { Alert, Button, FileInput, Group, Paper, SegmentedControl, Select, Stack, Text, Title } from '@mantine/core';
 import { useQuery, useQueryClient, type QueryKey, type UseQueryOptions } from '@tanstack/react-query';
 import type { CsvEncoding, EndpointContract, ImportRecord } from '@renkei/contracts';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
@@ -23,6 +11,7 @@ import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler
 import { downloadFile, uploadFile } from '../file-transfer.ts';
 import { isRunning } from '../imports.queries.ts';
 import { ImportRecordList } from './ImportRecordList.tsx';
+import { ListPagination } from '../../../ui/ListPagination.tsx';
 
 /** One kind of upload the page offers (the communication import has two: new records and updates). */
 export interface ImportMode {
@@ -223,9 +212,12 @@ export function ImportPage<K extends QueryKey>({
           </Title>
           {list.isError && <Text c="red">インポート履歴を読み込めませんでした。</Text>}
           {list.data && <ImportRecordList records={list.data.data} actions={recordActions} />}
-          {list.data && list.data.meta.total_pages > 1 && (
-            <Pagination total={list.data.meta.total_pages} value={page} onChange={setPage} aria-label="ページ" />
-          )}
+          <ListPagination
+            totalPages={list.data?.meta.total_pages}
+            value={page}
+            onChange={setPage}
+            aria-label="ページ"
+          />
         </Stack>
       </Paper>
       {children}

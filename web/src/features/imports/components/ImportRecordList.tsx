@@ -1,9 +1,8 @@
-import { Button, Paper, Progress, Stack, Table, Text } from '@mantine/core';
+import { Button, Paper, Table, Text } from '@mantine/core';
 import type { ImportErrorMessage, ImportRecord } from '@renkei/contracts';
 import { useState, type ReactNode } from 'react';
 import { formatDateTime } from '../../../app/dates.ts';
-import { ImportStatusBadge } from './ImportStatusBadge.tsx';
-import { isRunning, progressOf } from '../imports.queries.ts';
+import { ImportFileCell, ImportStatusCell } from './ImportRecordCells.tsx';
 
 /** The row number leads each message, once (the importer may already have written it). */
 export function errorLine(e: ImportErrorMessage): string {
@@ -12,39 +11,26 @@ export function errorLine(e: ImportErrorMessage): string {
   return e.message.startsWith(prefix) ? e.message : `${prefix}: ${e.message}`;
 }
 
+/** A record's row errors, one line each, as its expanded details show them. */
+export function ImportErrorLines({ messages, color }: { messages: ImportErrorMessage[]; color?: string }) {
+  return messages.map((e, i) => (
+    <Text key={i} size="xs" c={color}>
+      {errorLine(e)}
+    </Text>
+  ));
+}
+
 /** What a list may add at the end of a record's row (an undo, for imports that can be undone). */
 type RecordActions = (record: ImportRecord) => ReactNode;
 
 function ImportRow({ record, actions }: { record: ImportRecord; actions?: RecordActions | undefined }) {
   const [open, setOpen] = useState(false);
-  const running = isRunning(record);
   return (
     <>
       <Table.Tr data-import-filename={record.filename} data-import-status={record.status}>
         <Table.Td>{formatDateTime(record.created_at)}</Table.Td>
-        <Table.Td>
-          <Text size="sm" fw={500}>
-            {record.filename}
-          </Text>
-          <Text size="xs" c="dimmed">
-            {record.created_by?.name ?? ''}
-          </Text>
-        </Table.Td>
-        <Table.Td>
-          <Stack gap={4}>
-            <ImportStatusBadge status={record.status} />
-            {running && (
-              <Progress
-                value={progressOf(record)}
-                size="sm"
-                animated
-                striped
-                aria-label="インポートの進み具合"
-                data-testid="import-progress"
-              />
-            )}
-          </Stack>
-        </Table.Td>
+        <ImportFileCell record={record} />
+        <ImportStatusCell record={record} label="インポートの進み具合" testId="import-progress" />
         <Table.Td ta="right">{record.imported_row_count}</Table.Td>
         <Table.Td ta="right" c={record.failed_row_count > 0 ? 'red' : undefined}>
           {record.failed_row_count}
@@ -64,11 +50,7 @@ function ImportRow({ record, actions }: { record: ImportRecord; actions?: Record
         <Table.Tr>
           <Table.Td colSpan={8} p={0}>
             <Paper bg="red.0" p="xs" data-testid="import-errors">
-              {record.error_messages.map((e, i) => (
-                <Text key={i} size="xs">
-                  {errorLine(e)}
-                </Text>
-              ))}
+              <ImportErrorLines messages={record.error_messages} />
             </Paper>
           </Table.Td>
         </Table.Tr>

@@ -1,14 +1,11 @@
-import { Badge, Button, Group, SegmentedControl, Stack, Text } from '@mantine/core';
+import { Badge, Group, SegmentedControl, Stack, Text } from '@mantine/core';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
 import { useQueryClient, useSuspenseQuery } from '@tanstack/react-query';
 import { communicationTypeNames, type CommunicationLabel, type CommunicationType } from '@renkei/contracts';
 import { useState } from 'react';
 import { isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
-import { reloadedConflictMessage } from '../../../errors/mutation-errors.ts';
-import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
-import { useRecordDialogs } from '../../../ui/useRecordDialogs.ts';
 import { communicationQueries } from '../../communications/communications.queries.ts';
 import {
   communicationLabelsWithOrder,
@@ -18,6 +15,8 @@ import {
   useUpdateCommunicationLabel,
   type CommunicationLabelInputValues,
 } from '../labels.queries.ts';
+import { selectionsText, useLabelDialogs } from '../useLabelDialogs.ts';
+import { LabelPanelActions } from './LabelPanelActions.tsx';
 import { LabelFormModal } from './LabelFormModal.tsx';
 import { LabelTable } from './LabelTable.tsx';
 
@@ -37,17 +36,10 @@ export function CommunicationLabelsPanel({ canEdit }: { canEdit: boolean }) {
   const [type, setType] = useState<CommunicationType>('visit');
   const remove = useDeleteCommunicationLabel();
   const order = useOrderCommunicationLabels();
-  const onError = useMutationErrorHandler({ conflictMessage: reloadedConflictMessage });
-  const { editing, setEditing, deleting, setDeleting, save, confirmDelete } = useRecordDialogs<
+  const { editing, setEditing, deleting, setDeleting, save, confirmDelete, onError } = useLabelDialogs<
     CommunicationLabel,
     CommunicationLabelInputValues
-  >({
-    create: useCreateCommunicationLabel(),
-    update: useUpdateCommunicationLabel(),
-    remove,
-    messages: { created: 'ラベルを作成しました', updated: 'ラベルを更新しました', deleted: 'ラベルを削除しました' },
-    onError,
-  });
+  >({ create: useCreateCommunicationLabel(), update: useUpdateCommunicationLabel(), remove });
   const all = [...labels].sort((a, b) => a.order - b.order);
   const shown = all.filter((l) => l.communication_type === type);
   const counts = new Map<string, number>();
@@ -80,8 +72,9 @@ export function CommunicationLabelsPanel({ canEdit }: { canEdit: boolean }) {
           data={types.map((t) => ({ value: t.value, label: `${t.label}（${counts.get(t.value) ?? 0}）` }))}
           data-testid="communication-label-type"
         />
-        {canEdit ? (
-          <Group gap="xs">
+        <LabelPanelActions
+          canEdit={canEdit}
+          importLink={
             <ButtonLink
               to="/labels/communications/import"
               variant="default"
@@ -90,15 +83,10 @@ export function CommunicationLabelsPanel({ canEdit }: { canEdit: boolean }) {
             >
               活動記録のインポート
             </ButtonLink>
-            <Button size="xs" onClick={() => setEditing({ record: null })} data-testid="create-communication-label">
-              新規作成
-            </Button>
-          </Group>
-        ) : (
-          <Text size="sm" c="dimmed">
-            ラベルの作成・変更はオーナーのみ行えます。
-          </Text>
-        )}
+          }
+          onCreate={() => setEditing({ record: null })}
+          createTestId="create-communication-label"
+        />
       </Group>
       {shown.length === 0 ? (
         <Text c="dimmed" py="lg" ta="center" data-testid="communication-labels-empty">
@@ -111,12 +99,7 @@ export function CommunicationLabelsPanel({ canEdit }: { canEdit: boolean }) {
           labels={shown}
           canEdit={canEdit}
           detailHeader="選択肢"
-          detailOf={(l) =>
-            [...l.selections]
-              .sort((a, b) => a.order - b.order)
-              .map((s) => s.label)
-              .join('、')
-          }
+          detailOf={selectionsText}
           badgesOf={(l) =>
             l.is_required && (
               <Badge color="red" variant="light" size="xs">

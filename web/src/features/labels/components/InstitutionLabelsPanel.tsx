@@ -1,11 +1,8 @@
-import { Button, Group, Stack, Text } from '@mantine/core';
+import { Group, Stack, Text } from '@mantine/core';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import type { MedicalInstitutionLabel } from '@renkei/contracts';
 import { useServices } from '../../../app/services-context.tsx';
-import { reloadedConflictMessage } from '../../../errors/mutation-errors.ts';
-import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
-import { useRecordDialogs } from '../../../ui/useRecordDialogs.ts';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
 import { prefectureName } from '../../reference-data/prefectures.ts';
 import {
@@ -16,6 +13,8 @@ import {
   useUpdateInstitutionLabel,
   type InstitutionLabelInputValues,
 } from '../labels.queries.ts';
+import { selectionsText, useLabelDialogs } from '../useLabelDialogs.ts';
+import { LabelPanelActions } from './LabelPanelActions.tsx';
 import { LabelFormModal } from './LabelFormModal.tsx';
 import { LabelTable } from './LabelTable.tsx';
 
@@ -28,10 +27,7 @@ function detailOf(label: MedicalInstitutionLabel): string {
       )
       .join('、');
   }
-  return [...label.selections]
-    .sort((a, b) => a.order - b.order)
-    .map((s) => s.label)
-    .join('、');
+  return selectionsText(label);
 }
 
 /** `canEdit`: owners change the tenant's labels (docs/decisions.md "Roles"); members see them read-only. */
@@ -40,17 +36,10 @@ export function InstitutionLabelsPanel({ canEdit }: { canEdit: boolean }) {
   const { data: labels } = useSuspenseQuery(labelQueries.institutionLabels(api));
   const remove = useDeleteInstitutionLabel();
   const order = useOrderInstitutionLabels();
-  const onError = useMutationErrorHandler({ conflictMessage: reloadedConflictMessage });
-  const { editing, setEditing, deleting, setDeleting, save, confirmDelete } = useRecordDialogs<
+  const { editing, setEditing, deleting, setDeleting, save, confirmDelete, onError } = useLabelDialogs<
     MedicalInstitutionLabel,
     InstitutionLabelInputValues
-  >({
-    create: useCreateInstitutionLabel(),
-    update: useUpdateInstitutionLabel(),
-    remove,
-    messages: { created: 'ラベルを作成しました', updated: 'ラベルを更新しました', deleted: 'ラベルを削除しました' },
-    onError,
-  });
+  >({ create: useCreateInstitutionLabel(), update: useUpdateInstitutionLabel(), remove });
   const sorted = [...labels].sort((a, b) => a.order - b.order);
 
   const saveOrder = async (ids: string[]) => {
@@ -67,20 +56,16 @@ export function InstitutionLabelsPanel({ canEdit }: { canEdit: boolean }) {
         <Text size="sm" c="dimmed">
           医療機関ごとに記録する項目です。上から順に医療機関ページに表示されます。
         </Text>
-        {canEdit ? (
-          <Group gap="xs">
+        <LabelPanelActions
+          canEdit={canEdit}
+          importLink={
             <ButtonLink to="/labels/medical_institutions/import" variant="default" size="xs" data-testid="open-import">
               ラベル値のインポート
             </ButtonLink>
-            <Button size="xs" onClick={() => setEditing({ record: null })} data-testid="create-label">
-              新規作成
-            </Button>
-          </Group>
-        ) : (
-          <Text size="sm" c="dimmed">
-            ラベルの作成・変更はオーナーのみ行えます。
-          </Text>
-        )}
+          }
+          onCreate={() => setEditing({ record: null })}
+          createTestId="create-label"
+        />
       </Group>
       {sorted.length === 0 ? (
         <Text c="dimmed" py="lg" ta="center">

@@ -1,4 +1,4 @@
-import { Group, Modal, Pagination, Paper, Stack, Text, Title } from '@mantine/core';
+import { Group, Modal, Paper, Stack, Text, Title } from '@mantine/core';
 import type { Referral } from '@renkei/contracts';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -13,6 +13,7 @@ import { ReferralEntryForm } from './ReferralEntryForm.tsx';
 import { ReferralList } from './ReferralList.tsx';
 import { ReferralMonthlyChart } from './ReferralMonthlyChart.tsx';
 import { ReverseReferralsSection } from './ReverseReferralsSection.tsx';
+import { ListPagination } from '../../../ui/ListPagination.tsx';
 
 /** /crms/{id}/referrals: the last three fiscal years month by month, and the referrals with their admissions. */
 export function InstitutionReferralsPage({ id }: { id: string }) {
@@ -59,9 +60,13 @@ export function InstitutionReferralsPage({ id }: { id: string }) {
         </Title>
         {list.isError && <Text c="red">紹介一覧を読み込めませんでした。</Text>}
         {list.data && <ReferralList referrals={list.data.data} onEdit={setEditing} onDelete={setDeleting} />}
-        {list.data && list.data.meta.total_pages > 1 && (
-          <Pagination mt="sm" total={list.data.meta.total_pages} value={page} onChange={setPage} aria-label="ページ" />
-        )}
+        <ListPagination
+          totalPages={list.data?.meta.total_pages}
+          mt="sm"
+          value={page}
+          onChange={setPage}
+          aria-label="ページ"
+        />
       </Paper>
       <ReverseReferralsSection id={id} />
       <Paper withBorder p="md">

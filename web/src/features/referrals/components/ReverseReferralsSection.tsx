@@ -1,4 +1,4 @@
-import { Modal, Pagination, Paper, Text, Title } from '@mantine/core';
+import { Modal, Paper, Text, Title } from '@mantine/core';
 import type { ListedReverseReferral } from '@renkei/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -9,6 +9,7 @@ import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
 import { referralQueries, useDeleteReverseReferral } from '../referrals.queries.ts';
 import { ReferralEntryForm } from './ReferralEntryForm.tsx';
 import { ReverseReferralList } from './ReverseReferralList.tsx';
+import { ListPagination } from '../../../ui/ListPagination.tsx';
 
 /** The institution's reverse referrals, paged, with the hand entries' correction and withdrawal. */
 export function ReverseReferralsSection({ id }: { id: string }) {
@@ -39,15 +40,13 @@ export function ReverseReferralsSection({ id }: { id: string }) {
       {list.data && (
         <ReverseReferralList reverseReferrals={list.data.data} onEdit={setEditing} onDelete={setDeleting} />
       )}
-      {list.data && list.data.meta.total_pages > 1 && (
-        <Pagination
-          mt="sm"
-          total={list.data.meta.total_pages}
-          value={page}
-          onChange={setPage}
-          aria-label="逆紹介のページ"
-        />
-      )}
+      <ListPagination
+        totalPages={list.data?.meta.total_pages}
+        mt="sm"
+        value={page}
+        onChange={setPage}
+        aria-label="逆紹介のページ"
+      />
       <Modal opened={editing !== null} onClose={() => setEditing(null)} title="手入力した逆紹介の修正" size="lg">
         {editing && (
           <ReferralEntryForm key={editing.id} id={id} editingReverse={editing} onDone={() => setEditing(null)} />

@@ -1,4 +1,4 @@
-import { Button, Group, Pagination, Stack, Text, Title } from '@mantine/core';
+import { Button, Group, Stack, Text, Title } from '@mantine/core';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import type { Tag } from '@renkei/contracts';
 import { lazy, Suspense, useCallback } from 'react';
@@ -16,20 +16,13 @@ import {
 import type { TagFormValues } from './TagFormModal.tsx';
 import { TagGroupList } from './TagGroupList.tsx';
 import { TagTable } from './TagTable.tsx';
+import { ListPagination, type ListPageProps } from '../../../ui/ListPagination.tsx';
+import { LazyConfirmDeleteModal as ConfirmDeleteModal } from '../../../ui/lazy-dialogs.ts';
 
 // The dialogs (and their inputs) load when first opened, not with the list.
 const TagFormModal = lazy(() => import('./TagFormModal.tsx').then((m) => ({ default: m.TagFormModal })));
-const ConfirmDeleteModal = lazy(() =>
-  import('../../../ui/ConfirmDeleteModal.tsx').then((m) => ({ default: m.ConfirmDeleteModal })),
-);
 
-export function TagsPage({
-  params,
-  onParamsChange,
-}: {
-  params: TagListParams;
-  onParamsChange: (next: Partial<TagListParams>) => void;
-}) {
+export function TagsPage({ params, onParamsChange }: ListPageProps<TagListParams>) {
   const { api } = useServices();
   const { data: list } = useSuspenseQuery(tagQueries.list(api, params));
   const { data: groups } = useSuspenseQuery(tagQueries.groups(api));
@@ -62,14 +55,12 @@ export function TagsPage({
           全{list.meta.total_count}件
         </Text>
         <TagTable tags={list.data} sort={params.sort} onToggleSort={onToggleSort} onEdit={onEdit} onDelete={onDelete} />
-        {list.meta.total_pages > 1 && (
-          <Pagination
-            total={list.meta.total_pages}
-            value={list.meta.page}
-            onChange={(page) => onParamsChange({ page })}
-            aria-label="ページ"
-          />
-        )}
+        <ListPagination
+          totalPages={list.meta.total_pages}
+          value={list.meta.page}
+          onChange={(page) => onParamsChange({ page })}
+          aria-label="ページ"
+        />
       </Stack>
       <TagGroupList groups={groups} />
       <Suspense fallback={null}>

@@ -32,6 +32,15 @@ export interface KeptUpload {
   importId: string;
 }
 
+/** A multipart body without a boundary cannot be read at all: say so (400) before the parser fails on it. */
+export function refuseMultipartWithoutBoundary(child: FastifyInstance): void {
+  child.addHook('preValidation', async (request) => {
+    const type = request.headers['content-type'] ?? '';
+    if (/^multipart\//i.test(type) && !/;\s*boundary=/i.test(type))
+      throw new HttpError(400, 'ファイルを送信できませんでした（multipart の boundary がありません）。');
+  });
+}
+
 /**
  * Multipart uploads streamed to disk inside `child` (an encapsulated context: this multipart setup
  * applies to its routes only). The file part `file` is written to a staging file while it arrives and
@@ -44,12 +53,7 @@ export async function stagedUploads(child: FastifyInstance, options: { importsDi
   const staging = path.join(options.importsDir, '.staging');
   fs.mkdirSync(staging, { recursive: true });
   const staged = new WeakMap<FastifyRequest, StagedFile>();
-  // A multipart body without a boundary cannot be read at all: say so before the parser fails on it.
-  child.addHook('preValidation', async (request) => {
-    const type = request.headers['content-type'] ?? '';
-    if (/^multipart\//i.test(type) && !/;\s*boundary=/i.test(type))
-      throw new HttpError(400, 'ファイルを送信できませんでした（multipart の boundary がありません）。');
-  });
+  refuseMultipartWithoutBoundary(child);
   await child.register(multipart, {
     attachFieldsToBody: 'keyValues',
     limits: { files: 1, fileSize: options.maxFileBytes, fields: 10, fieldSize: 1024 },
@@ -145,3 +149,5 @@ export async function stagedUploads(child: FastifyInstance, options: { importsDi
     },
   };
 }
+
+export type StagedUploads = Awaited<ReturnType<typeof stagedUploads>>;
