@@ -1,5 +1,6 @@
-import { Button, Group, Modal, MultiSelect, Pagination, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Button, Group, Modal, MultiSelect, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
+import { ListPagination } from '../../../ui/ListPagination.tsx';
 import type { Communication, CommunicationType } from '@renkei/contracts';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
@@ -197,14 +198,12 @@ export function CommunicationsPage({
           ))}
         </Stack>
       )}
-      {data.meta.total_pages > 1 && (
-        <Pagination
-          value={params.page}
-          total={data.meta.total_pages}
-          onChange={(page) => onParamsChange({ page })}
-          siblings={0}
-        />
-      )}
+      <ListPagination
+        value={params.page}
+        totalPages={data.meta.total_pages}
+        onChange={(page) => onParamsChange({ page })}
+        siblings={0}
+      />
     </Stack>
   );
 }

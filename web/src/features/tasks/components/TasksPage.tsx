@@ -1,5 +1,6 @@
-import { Badge, Card, Checkbox, Group, Pagination, SegmentedControl, Stack, Text, Title } from '@mantine/core';
+import { Badge, Card, Checkbox, Group, SegmentedControl, Stack, Text, Title } from '@mantine/core';
 import { useSuspenseQuery } from '@tanstack/react-query';
+import { ListPagination } from '../../../ui/ListPagination.tsx';
 import type { Task } from '@renkei/contracts';
 import { useServices } from '../../../app/services-context.tsx';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
@@ -106,14 +107,12 @@ export function TasksPage({
           ))}
         </Stack>
       )}
-      {data.meta.total_pages > 1 && (
-        <Pagination
-          value={params.page}
-          total={data.meta.total_pages}
-          onChange={(page) => onParamsChange({ page })}
-          siblings={0}
-        />
-      )}
+      <ListPagination
+        value={params.page}
+        totalPages={data.meta.total_pages}
+        onChange={(page) => onParamsChange({ page })}
+        siblings={0}
+      />
     </Stack>
   );
 }
