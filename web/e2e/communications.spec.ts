@@ -213,6 +213,9 @@ test.describe('editing a communication', () => {
     await otherComment.getByRole('button', { name: 'コメントを編集', exact: true }).click();
     await otherComment.getByRole('textbox', { name: 'コメントを編集' }).fill(`別のタブで直した-${n}`);
     await otherComment.getByRole('button', { name: '保存' }).click();
+    // The edit box holds the typed text too: only its closing says the save was answered (closing the
+    // tab before that could cancel the request).
+    await expect(otherComment.getByRole('textbox', { name: 'コメントを編集' })).toHaveCount(0);
     await expect(otherComment).toContainText(`別のタブで直した-${n}`);
     await other.close();
 
