@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { eventParser } from '../event-union.ts';
+import { CommunicationFields } from './communication.events.ts';
 import {
   LabelValueImportChunkProcessed,
   LabelValueImportFinished,
@@ -30,6 +31,12 @@ export const CommunicationImportChunkProcessed = LabelValueImportChunkProcessed.
    * before undo restored values.
    */
   communication_ids: z.array(z.string().uuid()),
+  /**
+   * Create mode since imports record their rows per chunk: the id of the chunk's
+   * `communication_import_rows-<id>` stream, whose one `CommunicationsImported` holds the records.
+   * Absent: the chunk's records have streams of their own (imports begun before, and update mode).
+   */
+  rows_id: z.string().uuid().optional(),
 });
 export type CommunicationImportChunkProcessed = z.infer<typeof CommunicationImportChunkProcessed>;
 
@@ -50,3 +57,27 @@ export const communicationImportEventSchemas = {
 
 /** A stored event of a communication import stream as its typed union; anything else throws. */
 export const parseCommunicationImportEvent = eventParser(communicationImportAggregate, communicationImportEventSchemas);
+
+/**
+ * The records one chunk of a create import made: stream `communication_import_rows-<id>` (the id is
+ * derived from the import and the chunk), one event, appended in one statement with the chunk's
+ * `CommunicationImportChunkProcessed`. An imported record has no stream of its own until its first
+ * write, which begins that stream with `CommunicationImportAdopted` (docs/decisions.md, "Communication
+ * imports record a chunk as one event").
+ */
+export const communicationImportRowsAggregate = 'communication_import_rows';
+
+export const CommunicationsImported = z.object({
+  import_id: z.string().uuid(),
+  /** The records in file order (tasks: none; an import makes none). */
+  records: z.array(CommunicationFields),
+});
+export type CommunicationsImported = z.infer<typeof CommunicationsImported>;
+
+export const communicationImportRowsEventSchemas = { CommunicationsImported } as const;
+
+/** A stored event of a chunk's rows stream; anything else throws. */
+export const parseCommunicationImportRowsEvent = eventParser(
+  communicationImportRowsAggregate,
+  communicationImportRowsEventSchemas,
+);
