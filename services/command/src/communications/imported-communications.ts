@@ -37,7 +37,11 @@ export async function importedBeginning(
   if (!record) return null;
   const adopted = parseCommunicationEvent({
     type: 'CommunicationImportAdopted',
-    data: { ...CommunicationFields.parse(record), import_id: data.import_id, imported_at: chunk.created_at.toISOString() },
+    data: {
+      ...CommunicationFields.parse(record),
+      import_id: data.import_id,
+      imported_at: chunk.created_at.toISOString(),
+    },
   });
   return { events: [adopted], eventId: () => deterministicId(communicationId, 'import-adopted') };
 }

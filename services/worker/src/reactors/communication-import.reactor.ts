@@ -61,7 +61,7 @@ const derivedId = (...parts: (string | number)[]) => uuidV5(namespace, parts.joi
  * number), so bigger chunks share its fixed cost; an import begun with a stream per record keeps the
  * 500-row chunks its recorded chunk numbers count. Update imports write each record's stream: 500.
  */
-export const communicationChunkRows = 2_000;
+const communicationChunkRows = 2_000;
 const legacyChunkRows = 500;
 
 /** The record a create row makes: the same id on every run of the import. */
