@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '@renkei/db';
 import {
-  CommunicationFields,
+  ImportedCommunication,
   communicationAggregate,
   communicationImportRowsAggregate,
   parseCommunicationEvent,
@@ -38,7 +38,7 @@ export async function importedBeginning(
   const adopted = parseCommunicationEvent({
     type: 'CommunicationImportAdopted',
     data: {
-      ...CommunicationFields.parse(record),
+      ...ImportedCommunication.parse(record),
       import_id: data.import_id,
       imported_at: chunk.created_at.toISOString(),
     },

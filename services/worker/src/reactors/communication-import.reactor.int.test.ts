@@ -11,6 +11,7 @@ import type {
   CommunicationImportChunkProcessed,
   CommunicationImportFinished,
 } from '@renkei/domain';
+import { ImportedCommunication } from '@renkei/domain';
 import { createPostgresEventStore, streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
 import { migrateProjections } from '@renkei/projections';
@@ -153,7 +154,7 @@ const readRows = async (rowsId: string) => {
 async function importedRecord(importId: string, id: string): Promise<CommunicationFields | undefined> {
   const events = await importedChunks(importId);
   return events
-    .flatMap((e) => (e.data as { records: CommunicationFields[] }).records)
+    .flatMap((e) => (e.data as { records: unknown[] }).records.map((r) => ImportedCommunication.parse(r)))
     .find((r) => r.communication_id === id);
 }
 

@@ -8,7 +8,8 @@ import {
   communicationImportColumns as col,
   communicationImportIgnoredColumns,
   communicationImportRowsAggregate,
-  CommunicationFields as CommunicationFieldsSchema,
+  ImportedCommunication,
+  compactCommunication,
   doctorAttendedYes,
   parseCommunicationEvent,
   parseCommunicationImportEvent,
@@ -245,7 +246,7 @@ async function importedRecords(
     for (const record of data.records)
       if (wanted.has(record.communication_id))
         found.set(record.communication_id, {
-          ...CommunicationFieldsSchema.parse(record),
+          ...ImportedCommunication.parse(record),
           import_id: data.import_id,
           imported_at: chunk.created_at.toISOString(),
         });
@@ -462,6 +463,7 @@ export async function runCommunicationImport(
     path: data.stored_path,
     encoding: data.encoding,
     chunkSize: asOneEvent ? communicationChunkRows : legacyChunkRows,
+    prepareAhead: asOneEvent && process.env.COMM_IMPORT_PREPARE_AHEAD === '1',
     header(cells) {
       const header = mapHeader(cells, facts, data.mode);
       if ('error' in header) return header.error!;
@@ -578,7 +580,7 @@ async function decideRows(
           {
             id: derivedId(data.import_id, 'rows-event', rows[0]!.rowNumber),
             type: 'CommunicationsImported',
-            data: { import_id: data.import_id, records },
+            data: { import_id: data.import_id, records: records.map(compactCommunication) },
             metadata,
           },
         ],
