@@ -279,6 +279,34 @@ describe('communication import (create)', () => {
     expect((await outcome(stream)).chunks).toHaveLength(1);
   });
 
+  it('resumes a many-chunk run killed at its second chunk: every chunk recorded once, every record once', async () => {
+    const rows = Array.from({ length: 4_500 }, (_, i) => `${code(1 + (i % 3))},,2026-04-01,電話,,通話${i},,,`);
+    const { requested, stream, importId } = await request(
+      Buffer.from([createCsv.split('\r\n')[0], ...rows].join('\r\n'), 'utf8'),
+      'create',
+    );
+    let calls = 0;
+    // The second chunk's statement fails (a kill -9 while the third chunk is being decided beside it).
+    const dying: EventStore = {
+      ...store,
+      appendMany: (appends) => (++calls === 2 ? Promise.reject(new Error('killed')) : store.appendMany(appends)),
+    };
+    await expect(runCommunicationImport(db, dying, requested)).rejects.toThrow('killed');
+    expect((await outcome(stream)).chunks).toHaveLength(1);
+    await runCommunicationImport(db, store, requested);
+    const { finished, chunks } = await outcome(stream);
+    expect(finished).toMatchObject({ status: 'completed', imported_row_count: 4_500, failed_row_count: 0 });
+    expect(chunks.map((c) => c.chunk)).toEqual([0, 1, 2]);
+    const stored = await importedChunks(importId);
+    expect(stored).toHaveLength(3);
+    const ids = stored.flatMap((e) =>
+      (e.data as { records: { communication_id: string }[] }).records.map((r) => r.communication_id),
+    );
+    expect(ids).toHaveLength(4_500);
+    expect(new Set(ids).size).toBe(4_500);
+    expect(ids).toEqual(Array.from({ length: 4_500 }, (_, i) => importedCommunicationId(importId, i + 1)));
+  });
+
   it('stops at a header that is neither a field nor a label, creating nothing', async () => {
     const { finished, importId } = await run(
       Buffer.from(`医療機関コード,活動日,種別,気分\r\n${code(1)},2026-04-01,電話,良い\r\n`, 'utf8'),

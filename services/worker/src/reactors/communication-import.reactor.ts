@@ -463,7 +463,9 @@ export async function runCommunicationImport(
     path: data.stored_path,
     encoding: data.encoding,
     chunkSize: asOneEvent ? communicationChunkRows : legacyChunkRows,
-    prepareAhead: asOneEvent && process.env.COMM_IMPORT_PREPARE_AHEAD === '1',
+    // A create chunk reads the master, the labels and the staff only, never what earlier chunks wrote:
+    // the next one is decided while the previous one is appended.
+    prepareAhead: asOneEvent,
     header(cells) {
       const header = mapHeader(cells, facts, data.mode);
       if ('error' in header) return header.error!;
