@@ -64,6 +64,17 @@ export const CommunicationCreated = CommunicationFields.extend({
 });
 export type CommunicationCreated = z.infer<typeof CommunicationCreated>;
 
+/**
+ * The first event of an imported record's stream, written with its first change (edit, delete,
+ * comment, like): the record as its import's `CommunicationsImported` holds it. It is a create for
+ * every reader (version 0, no tasks), dated `imported_at`, the time of the chunk that made it.
+ */
+export const CommunicationImportAdopted = CommunicationFields.extend({
+  import_id: uuid,
+  imported_at: z.string(),
+});
+export type CommunicationImportAdopted = z.infer<typeof CommunicationImportAdopted>;
+
 export const CommunicationDeleted = z.object({ communication_id: uuid, medical_institution_id: uuid });
 export type CommunicationDeleted = z.infer<typeof CommunicationDeleted>;
 
@@ -86,6 +97,7 @@ export type CommunicationLiked = z.infer<typeof CommunicationLiked>;
 
 export const communicationEventSchemas = {
   CommunicationCreated,
+  CommunicationImportAdopted,
   /** An edit carries the whole record, as the create does (its tasks excepted). */
   CommunicationUpdated: CommunicationFields,
   CommunicationDeleted,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
+import { compactCommunication, type CommunicationFields } from '@renkei/domain';
 import { projectionTest, type GivenEvent } from '@renkei/projections/testing';
 import { communicationsProjection } from './communications.projection.ts';
 import { tasksProjection } from '../tasks/tasks.projection.ts';
@@ -306,6 +307,78 @@ describe('communications projection', () => {
       );
       await scenario.thenRows('communication_day_counts', [...expected.values()]);
     }
+  });
+
+  it('inserts an import chunk set-based, with day totals and last visits, and the later writes of its records', async () => {
+    const [institution, other, importId, user] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    const chunk = (records: ReturnType<typeof fields>[]) => ({
+      type: 'CommunicationsImported',
+      stream: `communication_import_rows-${randomUUID()}`,
+      // As the worker writes them: empty fields left out.
+      data: { import_id: importId, records: records.map((r) => compactCommunication(r as CommunicationFields)) },
+    });
+    const imported = [
+      fields(a, institution, { acted_date: '2026-03-01' }),
+      fields(b, institution, { acted_date: '2026-03-05' }),
+      fields(c, other, { acted_date: '2026-03-05', communication_type: 'phone' }),
+    ];
+    const adopted = (f: ReturnType<typeof fields>) => ({
+      type: 'CommunicationImportAdopted',
+      stream: `communication-${f.communication_id}`,
+      data: { ...f, import_id: importId, imported_at: '2026-03-06T00:00:00.000Z' },
+    });
+    const later: GivenEvent[] = [
+      adopted(imported[0]!),
+      {
+        type: 'CommunicationUpdated',
+        stream: `communication-${a}`,
+        data: fields(a, institution, { acted_date: '2026-03-09', memo: '編集' }),
+      },
+      adopted(imported[1]!),
+      {
+        type: 'CommunicationDeleted',
+        stream: `communication-${b}`,
+        data: { communication_id: b, medical_institution_id: institution },
+      },
+      adopted(imported[2]!),
+      {
+        type: 'CommunicationLiked',
+        stream: `communication-${c}`,
+        data: { communication_id: c, user_id: user },
+      },
+    ];
+    // In later batches, and folded into the chunk's own batch (a rebuild): the same rows.
+    for (const batches of [[[chunk(imported)], later], [[chunk(imported), ...later]]] as GivenEvent[][][]) {
+      const scenario = test.given(...batches);
+      await scenario.thenRows('communications', [
+        { id: a, acted_date: new Date('2026-03-09T00:00:00'), memo: '編集', version: 1 },
+        { id: c, acted_date: new Date('2026-03-05T00:00:00'), memo: '', version: 0 },
+      ]);
+      await scenario.thenRows('communication_day_counts', [
+        { acted_date: new Date('2026-03-09T00:00:00'), communication_type: 'visit', record_count: 1 },
+        { acted_date: new Date('2026-03-05T00:00:00'), communication_type: 'phone', record_count: 1 },
+      ]);
+      await scenario.thenRows('mi_last_visits', [
+        { medical_institution_id: institution, last_visit_date: new Date('2026-03-09T00:00:00') },
+      ]);
+      await scenario.thenRows('communication_likes', [{ communication_id: c, user_id: user }]);
+    }
+    // A chunk applied again (the same records in a second event: a replayed chunk) adds nothing.
+    const twice = test.given([chunk(imported)], [chunk(imported)]);
+    await twice.thenRows('communication_day_counts', [
+      { acted_date: new Date('2026-03-01T00:00:00'), communication_type: 'visit', record_count: 1 },
+      { acted_date: new Date('2026-03-05T00:00:00'), communication_type: 'visit', record_count: 1 },
+      { acted_date: new Date('2026-03-05T00:00:00'), communication_type: 'phone', record_count: 1 },
+    ]);
+    await twice.thenRows('mi_last_visits', [
+      { medical_institution_id: institution, last_visit_date: new Date('2026-03-05T00:00:00') },
+    ]);
+    await twice.thenRows('communications', [
+      { id: a, version: 0, revision: -1 },
+      { id: b, version: 0, revision: -1 },
+      { id: c, version: 0, revision: -1 },
+    ]);
   });
 
   it('fails loudly on data its schema refuses', async () => {

@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import { defineProjection } from '@renkei/projections';
 import {
   communicationEventSchemas,
+  communicationImportRowsEventSchemas,
   communicationLabelEventSchemas,
   eventDecoder,
   type CommunicationFields,
@@ -19,7 +20,11 @@ import {
   lastVisitsTable,
 } from './communications.tables.ts';
 
-const decode = eventDecoder({ ...communicationEventSchemas, ...communicationLabelEventSchemas });
+const decode = eventDecoder({
+  ...communicationEventSchemas,
+  ...communicationLabelEventSchemas,
+  ...communicationImportRowsEventSchemas,
+});
 const tables = [
   communicationsTable,
   communicationCommentsTable,
@@ -44,6 +49,8 @@ interface RecordEntry {
   revision: number;
   createdAt: Date;
   updatedAt: Date;
+  /** Made by an import chunk and untouched since in this batch: inserted in one statement of its own. */
+  imported?: boolean;
 }
 
 interface LabelEntry {
@@ -142,14 +149,39 @@ export const communicationsProjection = defineProjection({
       const event = decode(recorded);
       const tenantId = recorded.metadata.tenant_id;
       switch (event.type) {
+        case 'CommunicationsImported':
+          // Imported records are new (their ids derive from the import and the row) and come before
+          // any later event of theirs; revision -1 ranks below the first event of their own stream.
+          for (const fields of event.data.records)
+            records.set(`${tenantId}:${fields.communication_id}`, {
+              tenantId,
+              fields,
+              created: true,
+              updates: 0,
+              deleted: false,
+              revision: -1,
+              createdAt: recorded.created_at,
+              updatedAt: recorded.created_at,
+              imported: true,
+            });
+          break;
         case 'CommunicationCreated':
+        case 'CommunicationImportAdopted':
         case 'CommunicationUpdated': {
-          const { tasks: _tasks, ...fields } = { tasks: [], ...event.data };
+          // An adopted record is its imported row again (same fields, version 0), now with a stream.
+          const {
+            tasks: _tasks,
+            import_id: _import,
+            imported_at: _at,
+            ...fields
+          } = { tasks: [], import_id: null, imported_at: null, ...event.data };
           const key = `${tenantId}:${fields.communication_id}`;
-          const entry = records.get(key) ?? {
+          const known = records.get(key);
+          if (known) known.imported = false;
+          const entry = known ?? {
             tenantId,
             fields: null,
-            created: event.type === 'CommunicationCreated',
+            created: event.type !== 'CommunicationUpdated',
             updates: 0,
             deleted: false,
             revision: recorded.revision,
@@ -171,7 +203,10 @@ export const communicationsProjection = defineProjection({
         case 'CommunicationDeleted': {
           const key = `${tenantId}:${event.data.communication_id}`;
           const entry = records.get(key);
-          if (entry) entry.deleted = true;
+          if (entry) {
+            entry.deleted = true;
+            entry.imported = false;
+          }
           deletedRecords.push({ tenantId, id: event.data.communication_id });
           touchedInstitutions.set(`${tenantId}:${event.data.medical_institution_id}`, {
             tenantId,
@@ -274,6 +309,13 @@ export const communicationsProjection = defineProjection({
       }
     }
 
+    // Imported records nothing else in this batch touched: new rows, so their day totals and last
+    // visits only grow. One statement inserts them and adds what was inserted (a replayed chunk adds
+    // nothing); the statements below recount every key of the other events afterwards, exactly.
+    const imported = [...records.values()].filter((r) => r.imported);
+    for (const r of imported) records.delete(`${r.tenantId}:${r.fields!.communication_id}`);
+    await insertImported(trx, t, imported);
+
     // The (tenant, day, type) keys whose totals this batch may change: where each touched record was
     // before (read before the writes below) and where it is now.
     const touchedRecords = [
@@ -297,33 +339,7 @@ export const communicationsProjection = defineProjection({
 
     const live = [...records.values()].filter((r) => !r.deleted && r.fields);
     for (const r of live) addDayKey(r.tenantId, r.fields!.acted_date, r.fields!.communication_type);
-    const rows: WriteRow<typeof communicationsTable>[] = live.map((r) => {
-      const f = r.fields!;
-      return {
-        tenant_id: r.tenantId,
-        id: f.communication_id,
-        medical_institution_id: f.medical_institution_id,
-        communication_type: f.communication_type,
-        acted_date: f.acted_date,
-        category: f.category,
-        purpose: f.purpose,
-        story: f.story,
-        event_name: f.event_name,
-        memo: f.memo,
-        other_memo: f.other_memo,
-        person_in_charge_hospital: f.person_in_charge_hospital,
-        attendee: f.attendee,
-        is_doctor_attended: f.is_doctor_attended,
-        user_id: f.user_id,
-        label_values: f.label_values,
-        search_text: searchText(f),
-        // A new row counts its updates; an existing one adds them (ON CONFLICT below).
-        version: r.updates,
-        revision: r.revision,
-        created_at: r.createdAt.toISOString(),
-        updated_at: r.updatedAt.toISOString(),
-      };
-    });
+    const rows = live.map(rowOf);
     await insertRows(trx, t.communications, communicationsTable, rows, {
       onConflict: sql`ON CONFLICT (tenant_id, id) DO UPDATE SET
         communication_type = excluded.communication_type, acted_date = excluded.acted_date,
@@ -498,6 +514,69 @@ export const communicationsProjection = defineProjection({
     }
   },
 });
+
+const rowOf = (r: RecordEntry): WriteRow<typeof communicationsTable> => {
+  const f = r.fields!;
+  return {
+    tenant_id: r.tenantId,
+    id: f.communication_id,
+    medical_institution_id: f.medical_institution_id,
+    communication_type: f.communication_type,
+    acted_date: f.acted_date,
+    category: f.category,
+    purpose: f.purpose,
+    story: f.story,
+    event_name: f.event_name,
+    memo: f.memo,
+    other_memo: f.other_memo,
+    person_in_charge_hospital: f.person_in_charge_hospital,
+    attendee: f.attendee,
+    is_doctor_attended: f.is_doctor_attended,
+    user_id: f.user_id,
+    label_values: f.label_values,
+    search_text: searchText(f),
+    // A new row counts its updates; an existing one adds them (ON CONFLICT below).
+    version: r.updates,
+    revision: r.revision,
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+  };
+};
+
+/**
+ * Rows of import chunks, set-based: inserted where absent, and the day totals and last visits of the
+ * rows actually inserted added in the same statement.
+ */
+async function insertImported(
+  trx: Transaction<unknown>,
+  t: { communications: string; communication_day_counts: string; mi_last_visits: string },
+  records: readonly RecordEntry[],
+): Promise<void> {
+  if (records.length === 0) return;
+  const names = Object.keys(communicationsTable.columns);
+  const list = sql.raw(names.join(', '));
+  const definitions = sql.raw(
+    names
+      .map((c) => `${c} ${communicationsTable.columns[c as keyof typeof communicationsTable.columns].sqlType}`)
+      .join(', '),
+  );
+  await sql`
+    WITH ins AS (
+      INSERT INTO ${sql.table(t.communications)} (${list})
+      SELECT ${list} FROM jsonb_to_recordset(${JSON.stringify(records.map(rowOf))}::jsonb) AS r(${definitions})
+      ON CONFLICT (tenant_id, id) DO NOTHING
+      RETURNING tenant_id, medical_institution_id, communication_type, acted_date
+    ), days AS (
+      INSERT INTO ${sql.table(t.communication_day_counts)} AS cur (tenant_id, acted_date, communication_type, record_count)
+      SELECT tenant_id, acted_date, communication_type, count(*)::int FROM ins GROUP BY 1, 2, 3
+      ON CONFLICT (tenant_id, acted_date, communication_type) DO UPDATE SET record_count = cur.record_count + excluded.record_count
+    )
+    INSERT INTO ${sql.table(t.mi_last_visits)} AS cur (tenant_id, medical_institution_id, last_visit_date)
+    SELECT tenant_id, medical_institution_id, max(acted_date) FROM ins
+     WHERE communication_type = ANY(${sql.val(visitTypes)}::text[]) GROUP BY 1, 2
+    ON CONFLICT (tenant_id, medical_institution_id) DO UPDATE
+      SET last_visit_date = greatest(cur.last_visit_date, excluded.last_visit_date)`.execute(trx);
+}
 
 /**
  * Sums every (day, type) key of one tenant again from `communications`: the bench writes records

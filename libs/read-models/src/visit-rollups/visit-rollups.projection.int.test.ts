@@ -241,4 +241,44 @@ describe('visit rollups projection', () => {
       )
       .thenRows('visit_tenant_monthly_rollups', []);
   });
+
+  it('counts the visits of an import chunk, and their later edits and deletes through their adopted streams', async () => {
+    const [a, b, c, importId] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const records = [fields(a), fields(b, { is_doctor_attended: true }), fields(c, { communication_type: 'phone' })];
+    const adopted = (f: ReturnType<typeof fields>) => ({
+      type: 'CommunicationImportAdopted',
+      stream: stream(f.communication_id),
+      data: { ...f, import_id: importId, imported_at: '2026-04-11T00:00:00.000Z' },
+    });
+    const scenario = test.given(
+      [
+        {
+          type: 'CommunicationsImported',
+          stream: `communication_import_rows-${randomUUID()}`,
+          data: { import_id: importId, records },
+        },
+      ],
+      [
+        adopted(records[0]!),
+        { type: 'CommunicationUpdated', stream: stream(a), data: fields(a, { acted_date: '2026-04-12' }) },
+        adopted(records[1]!),
+        {
+          type: 'CommunicationDeleted',
+          stream: stream(b),
+          data: { communication_id: b, medical_institution_id: institution },
+        },
+      ],
+    );
+    await scenario.thenRows('visit_sources', [{ communication_id: a, acted_date: day('2026-04-12'), revision: 1 }]);
+    await scenario.thenRows('visit_daily_rollups', [
+      {
+        acted_date: day('2026-04-12'),
+        user_id: alice,
+        communication_type: 'visit',
+        visit_count: 1,
+        doctor_interview_count: 0,
+        next_action_count: 0,
+      },
+    ]);
+  });
 });

@@ -3,6 +3,7 @@ import { defineProjection } from '@renkei/projections';
 import {
   CommunicationCreated,
   CommunicationDeleted,
+  CommunicationsImported,
   communicationEventSchemas,
   eventDecoder,
   taskEventSchemas,
@@ -25,6 +26,8 @@ import {
 
 const decode = eventDecoder({
   CommunicationCreated,
+  CommunicationImportAdopted: communicationEventSchemas.CommunicationImportAdopted,
+  CommunicationsImported,
   CommunicationUpdated: communicationEventSchemas.CommunicationUpdated,
   CommunicationDeleted,
   ...taskEventSchemas,
@@ -85,9 +88,25 @@ export const visitRollupsProjection = defineProjection({
       const event = decode(recorded);
       const tenantId = recorded.metadata.tenant_id;
       switch (event.type) {
+        case 'CommunicationsImported':
+          // An import chunk's records (no tasks); revision -1 ranks below their own stream's first event.
+          for (const fields of event.data.records)
+            records.set(`${tenantId}:${fields.communication_id}`, {
+              tenantId,
+              id: fields.communication_id,
+              fields,
+              revision: -1,
+            });
+          break;
         case 'CommunicationCreated':
+        case 'CommunicationImportAdopted':
         case 'CommunicationUpdated': {
-          const { tasks, ...fields } = { tasks: [], ...event.data };
+          const {
+            tasks,
+            import_id: _import,
+            imported_at: _at,
+            ...fields
+          } = { tasks: [], import_id: null, imported_at: null, ...event.data };
           records.set(`${tenantId}:${fields.communication_id}`, {
             tenantId,
             id: fields.communication_id,

@@ -28,6 +28,8 @@ export interface CommunicationState {
   version: number;
   comments: CommunicationComment[];
   likes: string[];
+  /** An imported record: when its import made it (its creation time; its stream begins later). */
+  importedAt?: string;
 }
 
 /** Facts from other streams that a record's fields are checked against (read by the route). */
@@ -74,6 +76,10 @@ function evolve(state: CommunicationState, event: CommunicationEvent): Communica
     case 'CommunicationCreated': {
       const { tasks, ...fields } = event.data;
       return { ...state, status: 'active', fields, tasks, version: 0 };
+    }
+    case 'CommunicationImportAdopted': {
+      const { import_id: _import, imported_at: _at, ...fields } = event.data;
+      return { ...state, status: 'active', fields, tasks: [], version: 0, importedAt: event.data.imported_at };
     }
     case 'CommunicationUpdated':
       return { ...state, fields: event.data, version: state.version + 1 };

@@ -12,6 +12,7 @@ import { deterministicId } from '../shared/deterministic-id.ts';
 import { assertInstitutionExists } from '../shared/facts.ts';
 import { idempotentCreate } from '../shared/idempotency.ts';
 import { accountRefs, communicationFacts } from './communication-facts.ts';
+import { importedBeginning } from './imported-communications.ts';
 import { recordTaskOrigins } from '../tasks/task-origins.ts';
 import {
   communicationDecider,
@@ -51,7 +52,10 @@ function versionIfMatch(header: string | string[] | undefined) {
       };
 }
 
-const saveTypes = new Set(['CommunicationCreated', 'CommunicationUpdated']);
+const saveTypes = new Set(['CommunicationCreated', 'CommunicationImportAdopted', 'CommunicationUpdated']);
+/** When a save was made: an imported record's first save is its import's. */
+const saveTime = (e: RecordedEvent, state: CommunicationState) =>
+  e.type === 'CommunicationImportAdopted' && state.importedAt ? new Date(state.importedAt) : e.created_at;
 
 /** The record as the API answers it, from its folded state and the stored events' times. */
 function toCommunication(
@@ -98,8 +102,8 @@ function toCommunication(
     likes: state.likes.map((id) => ({ user: ref(id)! })),
     label_values: f.label_values,
     vocs: extras.vocs,
-    created_at: (saves[0]?.created_at ?? now).toISOString(),
-    updated_at: (saves.length > state.version ? saves.at(-1)!.created_at : now).toISOString(),
+    created_at: (state.importedAt ? new Date(state.importedAt) : (saves[0]?.created_at ?? now)).toISOString(),
+    updated_at: (saves.length > state.version ? saveTime(saves.at(-1)!, state) : now).toISOString(),
     version: state.version,
   };
 }
@@ -215,6 +219,7 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
       { store, auth, requestId: request.id },
       {
         stream: streamId(communicationAggregate, params.id),
+        adopt: () => importedBeginning(db, store, auth.tenantId, params.id),
         decider: communicationDecider,
         command: {
           type: 'UpdateCommunication',
@@ -237,6 +242,7 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
       { store, auth, requestId: request.id },
       {
         stream: streamId(communicationAggregate, params.id),
+        adopt: () => importedBeginning(db, store, auth.tenantId, params.id),
         decider: communicationDecider,
         command: { type: 'DeleteCommunication', communicationId: params.id },
         ifMatch: versionIfMatch(request.headers['if-match']),
@@ -267,6 +273,7 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
           { store, auth, requestId: request.id },
           {
             stream: streamId(communicationAggregate, params.communication_id),
+            adopt: () => importedBeginning(db, store, auth.tenantId, params.communication_id),
             decider: communicationDecider,
             command: {
               type: 'AddComment',
@@ -309,6 +316,7 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
       { store, auth, requestId: request.id },
       {
         stream: streamId(communicationAggregate, params.communication_id),
+        adopt: () => importedBeginning(db, store, auth.tenantId, params.communication_id),
         decider: communicationDecider,
         command: authorOnly(params.id, auth.accountId, {
           type: 'EditComment' as const,
@@ -338,6 +346,7 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
       { store, auth, requestId: request.id },
       {
         stream: streamId(communicationAggregate, params.communication_id),
+        adopt: () => importedBeginning(db, store, auth.tenantId, params.communication_id),
         decider: communicationDecider,
         command: authorOnly(params.id, auth.accountId, {
           type: 'DeleteComment' as const,
@@ -357,6 +366,7 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
       { store, auth, requestId: request.id },
       {
         stream: streamId(communicationAggregate, params.communication_id),
+        adopt: () => importedBeginning(db, store, auth.tenantId, params.communication_id),
         decider: communicationDecider,
         command: { type: 'Like', communicationId: params.communication_id, userId: auth.accountId },
         onRace: 'recompute',
@@ -372,6 +382,7 @@ export function registerCommunicationRoutes(app: FastifyInstance, deps: Communic
       { store, auth, requestId: request.id },
       {
         stream: streamId(communicationAggregate, params.communication_id),
+        adopt: () => importedBeginning(db, store, auth.tenantId, params.communication_id),
         decider: communicationDecider,
         command: { type: 'Unlike', communicationId: params.communication_id, userId: auth.accountId },
         onRace: 'recompute',

@@ -5,6 +5,7 @@ import type { Database } from '@renkei/db';
 import { streamId, type EventStore } from '@renkei/event-store';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
 import { communicationDecider } from '../communications/communication.decider.ts';
+import { importedBeginning } from '../communications/imported-communications.ts';
 import { handleCommand } from '../shared/command-handler.ts';
 import { deterministicId } from '../shared/deterministic-id.ts';
 import { readState } from '../shared/facts.ts';
@@ -81,7 +82,7 @@ export async function registerCommunicationImportRoutes(
     await restoreChanged(store, auth, request.id, params.id, state.changedIds);
     for (let i = 0; i < state.createdIds.length; i += undoBatch)
       await Promise.all(
-        state.createdIds.slice(i, i + undoBatch).map((id) => deleteCreated(store, auth, request.id, params.id, id)),
+        state.createdIds.slice(i, i + undoBatch).map((id) => deleteCreated(db, store, auth, request.id, params.id, id)),
       );
     // A crash before this line leaves the import undoable again: deleted records are skipped.
     const result = await handleCommand(
@@ -101,6 +102,7 @@ export async function registerCommunicationImportRoutes(
 
 /** One created record deleted as DELETE /communications/{id} does; one deleted meanwhile is skipped. */
 async function deleteCreated(
+  db: Database,
   store: EventStore,
   auth: AuthContext,
   requestId: string,
@@ -114,6 +116,8 @@ async function deleteCreated(
         stream: streamId(communicationAggregate, communicationId),
         decider: communicationDecider,
         command: { type: 'DeleteCommunication', communicationId },
+        // A record never written since its import begins its stream with the delete.
+        adopt: () => importedBeginning(db, store, auth.tenantId, communicationId),
         // Someone's comment or edit since the import does not stop the undo.
         onRace: 'recompute',
         eventId: (i) => deterministicId(importId, 'undo', communicationId, String(i)),

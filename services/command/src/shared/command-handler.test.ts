@@ -124,4 +124,91 @@ describe('handleCommand', () => {
       ),
     ).rejects.toBeInstanceOf(UnknownEventError);
   });
+
+  describe('adopt: a record that lives elsewhere until its first write', () => {
+    const beginning = () => Promise.resolve({ events: [tagDecider.parse(created)], eventId: () => 'adopted-1' });
+
+    it('decides on the adopted beginning and appends it before the decided events, expecting no stream', async () => {
+      const { store, appended } = memoryStore();
+      const result = await handleCommand(
+        { store, auth, requestId: 'r' },
+        { stream, decider: tagDecider, command: update('b'), onRace: 'conflict', adopt: beginning },
+      );
+      expect(appended).toHaveLength(1);
+      expect(appended[0]!.expected).toBe('no_stream');
+      expect(appended[0]!.events.map((e) => [e.id, e.type])).toEqual([
+        ['adopted-1', 'TagCreated'],
+        [undefined, 'TagUpdated'],
+      ]);
+      expect(appended[0]!.events[0]!.metadata).toMatchObject({ correlation_id: 'r' });
+      expect(result.revision).toBe(1);
+      expect(result.events.map((e) => e.type)).toEqual(['TagUpdated']);
+    });
+
+    it('checks If-Match against the adopted beginning as if it were stored, and appends nothing on a 409', async () => {
+      const { store, appended } = memoryStore();
+      const revisions: number[] = [];
+      const ifMatch = {
+        matches: (_: unknown, revision: number) => {
+          revisions.push(revision);
+          return false;
+        },
+      };
+      await expect(
+        handleCommand(
+          { store, auth, requestId: 'r' },
+          { stream, decider: tagDecider, command: update('b'), ifMatch, onRace: 'conflict', adopt: beginning },
+        ),
+      ).rejects.toMatchObject({ status: 409 });
+      expect(revisions).toEqual([0]);
+      expect(appended).toEqual([]);
+    });
+
+    it('is not asked once the stream exists, and a missing record stays a 404', async () => {
+      const { store, record, appended } = memoryStore();
+      await expect(
+        handleCommand(
+          { store, auth, requestId: 'r' },
+          { stream, decider: tagDecider, command: update('b'), onRace: 'conflict', adopt: async () => null },
+        ),
+      ).rejects.toMatchObject({ status: 404 });
+      record(created);
+      let asked = 0;
+      await handleCommand(
+        { store, auth, requestId: 'r' },
+        {
+          stream,
+          decider: tagDecider,
+          command: update('b'),
+          onRace: 'conflict',
+          adopt: () => {
+            asked++;
+            return beginning();
+          },
+        },
+      );
+      expect(asked).toBe(0);
+      expect(appended[0]!.expected).toBe(0);
+      expect(appended[0]!.events.map((e) => e.type)).toEqual(['TagUpdated']);
+    });
+
+    it('lets one of two first writes adopt: the other meets the race (decided again on the stream, or a 409)', async () => {
+      const racing = memoryStore(() => racing.record(created));
+      const recomputed = await handleCommand(
+        { store: racing.store, auth, requestId: 'r' },
+        { stream, decider: tagDecider, command: update('b'), onRace: 'recompute', adopt: beginning },
+      );
+      // The second try read the stream the other writer began and adopted nothing.
+      expect(racing.appended.map((a) => [a.expected, a.events.map((e) => e.type)])).toEqual([[0, ['TagUpdated']]]);
+      expect(recomputed.revision).toBe(1);
+      const conflicting = memoryStore(() => conflicting.record(created));
+      await expect(
+        handleCommand(
+          { store: conflicting.store, auth, requestId: 'r' },
+          { stream, decider: tagDecider, command: update('b'), onRace: 'conflict', adopt: beginning },
+        ),
+      ).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      expect(conflicting.appended).toEqual([]);
+    });
+  });
 });

@@ -46,6 +46,15 @@ export interface CommandRequest<S, C, E extends { type: string; data: unknown }>
   onRace: 'recompute' | 'conflict';
   /** Ids of the decided events (Idempotency-Key: a retry appends the very same events). */
   eventId?: (index: number) => string;
+  /**
+   * Where the stream does not exist yet but its record does elsewhere (an imported communication lives
+   * in its import's chunk event until its first write): the events that begin the stream. The command
+   * is decided on them as if they were stored, and they are appended before its events, expecting no
+   * stream, so of two first writes one begins the stream and the other meets a race (`onRace`), as
+   * two writes of an existing stream do. Null: the record is not there either. A command that decides
+   * nothing appends nothing.
+   */
+  adopt?: () => Promise<{ events: E[]; eventId: (index: number) => string } | null>;
   /** The append itself, where a feature holds something with it (tag names); default `store.append`. */
   append?: (events: NewEvent[], expectedRevision: ExpectedRevision, decided: Decided<S, E>) => Promise<AppendResult>;
 }
@@ -93,17 +102,16 @@ async function attemptCommand<S, C, E extends { type: string; data: unknown }>(
 ): Promise<CommandResult<S, E>> {
   const { decider } = request;
   const stored = request.isNew ? [] : await readStreamOrEmpty(store, request.stream, auth.tenantId);
+  const adopted = stored.length === 0 && !request.isNew && request.adopt ? await request.adopt() : null;
   const revisionBefore = lastRevision(stored);
-  const before = fold(
-    decider,
-    stored.map((e) => decider.parse(e)),
-  );
+  const before = fold(decider, [...stored.map((e) => decider.parse(e)), ...(adopted?.events ?? [])]);
   const command = typeof request.command === 'function' ? (request.command as (s: S) => C)(before) : request.command;
   const decision = decider.decide(before, command, new Date());
   // A record that is not there is a 404 whatever the client expected of it; a stale If-Match is a
   // 409 before the input is judged (the client must reload first).
   if (isRejection(decision) && decision.rejected === 'not_found') throw new HttpError(404);
-  if (request.ifMatch && !request.ifMatch.matches(before, revisionBefore)) {
+  // An adopted beginning counts as stored: the revision it would have.
+  if (request.ifMatch && !request.ifMatch.matches(before, revisionBefore + (adopted?.events.length ?? 0))) {
     throw new HttpError(409, request.ifMatch.message);
   }
   if (isRejection(decision)) {
@@ -118,12 +126,15 @@ async function attemptCommand<S, C, E extends { type: string; data: unknown }>(
   };
   if (decision.length === 0) return { ...decided, revision: revisionBefore, position: null };
   const metadata = eventMetadata(auth, requestId);
-  const events: NewEvent[] = decision.map((e, i) => ({
-    type: e.type,
-    data: e.data,
-    metadata,
-    ...(request.eventId ? { id: request.eventId(i) } : {}),
-  }));
+  const events: NewEvent[] = [
+    ...(adopted?.events ?? []).map((e, i) => ({ id: adopted!.eventId(i), type: e.type, data: e.data, metadata })),
+    ...decision.map((e, i) => ({
+      type: e.type,
+      data: e.data,
+      metadata,
+      ...(request.eventId ? { id: request.eventId(i) } : {}),
+    })),
+  ];
   const expected: ExpectedRevision = request.isNew || revisionBefore < 0 ? 'no_stream' : revisionBefore;
   const result = request.append
     ? await request.append(events, expected, decided)

@@ -312,4 +312,17 @@ export const commandMigrations: ModuleMigrations = {
       await sql`CREATE INDEX voc_index_communications ON cmd.voc_index USING gin (communication_ids)`.execute(db);
     },
   },
+  '0009_imported_communications': {
+    // Which chunk of a communication import holds a record that has no stream of its own yet (the
+    // worker writes these before the chunk's append; a row whose chunk never got stored finds nothing).
+    async up(db) {
+      await sql`
+        CREATE TABLE cmd.imported_communications (
+          tenant_id uuid NOT NULL,
+          communication_id uuid NOT NULL,
+          rows_id uuid NOT NULL,
+          PRIMARY KEY (tenant_id, communication_id)
+        )`.execute(db);
+    },
+  },
 };

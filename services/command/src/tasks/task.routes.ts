@@ -2,17 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { HttpError, endpoints, type Task } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
-import { communicationAggregate, taskAggregate, type TaskFields } from '@renkei/domain';
+import { taskAggregate, type TaskFields } from '@renkei/domain';
 import { streamId, type EventStore } from '@renkei/event-store';
 import { departments, type RunningStatus } from '@renkei/institution-master';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
 import { etagOf, readIfMatch } from '../shared/command-context.ts';
 import { handleCommand } from '../shared/command-handler.ts';
 import { deterministicId } from '../shared/deterministic-id.ts';
-import { readState } from '../shared/facts.ts';
 import { idempotentCreate } from '../shared/idempotency.ts';
 import { accountRefs } from '../communications/communication-facts.ts';
-import { communicationDecider } from '../communications/communication.decider.ts';
+import { readCommunication } from '../communications/imported-communications.ts';
 import { currentTask, taskDecider, type TaskFacts, type TaskState } from './task.decider.ts';
 import { taskOrigin } from './task-origins.ts';
 
@@ -84,12 +83,7 @@ export function registerTaskRoutes(app: FastifyInstance, deps: TaskRouteDeps): v
   async function birthOf(auth: AuthContext, taskId: string): Promise<{ born: TaskFields | null; at: Date | null }> {
     const origin = await taskOrigin(db, auth.tenantId, taskId);
     if (!origin) return { born: null, at: null };
-    const { state, events } = await readState(
-      store,
-      auth.tenantId,
-      streamId(communicationAggregate, origin),
-      communicationDecider,
-    );
+    const { state, events } = await readCommunication(db, store, auth.tenantId, origin);
     const task = state.tasks.find((t) => t.task_id === taskId);
     if (!task || !state.fields) return { born: null, at: null };
     return {
@@ -120,12 +114,7 @@ export function registerTaskRoutes(app: FastifyInstance, deps: TaskRouteDeps): v
   registerEndpoint(app, endpoints.createTask, async ({ body, auth, request, reply }) => {
     await checkInstitution(body.medical_institution_id);
     if (body.communication_id) {
-      const { state } = await readState(
-        store,
-        auth.tenantId,
-        streamId(communicationAggregate, body.communication_id),
-        communicationDecider,
-      );
+      const { state } = await readCommunication(db, store, auth.tenantId, body.communication_id);
       if (state.status !== 'active') throw fieldError('communication_id', '活動記録が見つかりません');
     }
     return idempotentCreate(

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { HttpError, endpoints, listVersion, type UserRef, type Voc, type VocInput } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
-import { communicationAggregate, vocAggregate, vocGroupsAggregate, type VocFields } from '@renkei/domain';
+import { vocAggregate, vocGroupsAggregate, type VocFields } from '@renkei/domain';
 import { comparePositions, streamId, type EventStore, type Position } from '@renkei/event-store';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
 import { etagOf, revisionIfMatch } from '../shared/command-context.ts';
@@ -12,7 +12,7 @@ import { deterministicId } from '../shared/deterministic-id.ts';
 import { readState } from '../shared/facts.ts';
 import { idempotentCreate } from '../shared/idempotency.ts';
 import { accountRefs } from '../communications/communication-facts.ts';
-import { communicationDecider } from '../communications/communication.decider.ts';
+import { readCommunication } from '../communications/imported-communications.ts';
 import { vocDecider, type VocFacts } from './voc.decider.ts';
 import { vocGroupsDecider } from './voc-group.decider.ts';
 import { settleVocIndex, vocsMaybeInGroups, vocsMaybeLinkedTo, widenVocIndex } from './voc-index.ts';
@@ -79,12 +79,7 @@ export function registerVocRoutes(app: FastifyInstance, deps: VocRouteDeps): voi
       readGroups(auth.tenantId),
       Promise.all(
         communicationIds.map(async (id) => {
-          const { state } = await readState(
-            store,
-            auth.tenantId,
-            streamId(communicationAggregate, id),
-            communicationDecider,
-          );
+          const { state } = await readCommunication(db, store, auth.tenantId, id);
           return state.status === 'active'
             ? ([[id, { medical_institution_id: state.fields!.medical_institution_id }]] as const)
             : [];
@@ -218,12 +213,7 @@ export function registerVocRoutes(app: FastifyInstance, deps: VocRouteDeps): voi
 
   registerEndpoint(app, endpoints.setVocs, async ({ params, body, auth, request, reply }) => {
     const communicationId = params.communication_id;
-    const { state: communication } = await readState(
-      store,
-      auth.tenantId,
-      streamId(communicationAggregate, communicationId),
-      communicationDecider,
-    );
+    const { state: communication } = await readCommunication(db, store, auth.tenantId, communicationId);
     if (communication.status !== 'active') throw new HttpError(404);
     const institution = communication.fields!.medical_institution_id;
     const wanted = [...new Set(body.voc_ids)];

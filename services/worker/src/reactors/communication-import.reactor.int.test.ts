@@ -11,6 +11,7 @@ import type {
   CommunicationImportChunkProcessed,
   CommunicationImportFinished,
 } from '@renkei/domain';
+import { ImportedCommunication } from '@renkei/domain';
 import { createPostgresEventStore, streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
 import { migrateProjections } from '@renkei/projections';
@@ -73,6 +74,10 @@ beforeAll(async () => {
     [staff.suzuki, '鈴木 一郎', 'suzuki@example.jp', tenant],
   ] as const)
     await sql`INSERT INTO rm.communication_import_accounts VALUES (${t}, ${id}, ${name}, ${email})`.execute(db.kysely);
+  // Where imported records live until their first write (the command service's migration 0009).
+  await sql`CREATE SCHEMA IF NOT EXISTS cmd`.execute(db.kysely);
+  await sql`CREATE TABLE cmd.imported_communications (tenant_id uuid NOT NULL, communication_id uuid NOT NULL,
+    rows_id uuid NOT NULL, PRIMARY KEY (tenant_id, communication_id))`.execute(db.kysely);
   // The reactor waits for the read models to pass the upload: these checkpoints stand for ones that have.
   await migrateProjections(db);
   for (const name of ['communications', 'medical_institution_crm', 'communication_imports'])
@@ -132,6 +137,27 @@ const communicationEvents = async (id: string, tenantId = tenant): Promise<Recor
   }
 };
 
+/** Every `CommunicationsImported` of an import's chunks, as stored. */
+async function importedChunks(importId: string): Promise<RecordedEvent[]> {
+  const { chunks } = await outcome(streamId('communication_import', importId));
+  const rowsIds = [...new Set(chunks.flatMap((c) => (c.rows_id ? [c.rows_id] : [])))];
+  return (await Promise.all(rowsIds.map(readRows))).flat();
+}
+const readRows = async (rowsId: string) => {
+  try {
+    return await store.readStream(streamId('communication_import_rows', rowsId), { tenantId: tenant });
+  } catch {
+    return [];
+  }
+};
+/** An imported record as its chunk holds it (undefined: no chunk holds it). */
+async function importedRecord(importId: string, id: string): Promise<CommunicationFields | undefined> {
+  const events = await importedChunks(importId);
+  return events
+    .flatMap((e) => (e.data as { records: unknown[] }).records.map((r) => ImportedCommunication.parse(r)))
+    .find((r) => r.communication_id === id);
+}
+
 const createCsv = [
   '医療機関コード,医療機関名,活動日,種別,担当者,内容,医師面談,面談相手,資料部数',
   `${code(1)},,2026/04/01,訪問,sato@example.jp,院長と面談,あり,院長,3`,
@@ -157,32 +183,41 @@ describe('communication import (create)', () => {
     ]);
     const ids = [importedCommunicationId(importId, 1), importedCommunicationId(importId, 2)];
     expect(chunks.flatMap((c) => c.communication_ids).sort()).toEqual([...ids].sort());
-    const [first] = await communicationEvents(ids[0]!);
+    // The chunk's records are one event on the chunk's rows stream; the records have no streams yet.
+    const chunkEvents = await importedChunks(importId);
+    expect(chunkEvents.map((e) => e.type)).toEqual(['CommunicationsImported']);
+    expect(await communicationEvents(ids[0]!)).toEqual([]);
+    const first = await importedRecord(importId, ids[0]!);
     expect(first).toMatchObject({
-      type: 'CommunicationCreated',
-      data: {
-        medical_institution_id: institutionIdFromCode(code(1)),
-        communication_type: 'visit',
-        acted_date: '2026-04-01',
-        story: '院長と面談',
-        is_doctor_attended: true,
-        user_id: staff.sato,
-        tasks: [],
-      },
+      medical_institution_id: institutionIdFromCode(code(1)),
+      communication_type: 'visit',
+      acted_date: '2026-04-01',
+      story: '院長と面談',
+      is_doctor_attended: true,
+      user_id: staff.sato,
     });
-    expect((first!.data as CommunicationFields).label_values).toEqual([
+    expect(first!.label_values).toEqual([
       expect.objectContaining({ label_id: labels.partner, selection_id: choiceDirector }),
       expect.objectContaining({ label_id: labels.count, integer_value: 3 }),
     ]);
+    // Where the command side finds each record until its first write.
+    const { rows: index } = await sql<{ communication_id: string; rows_id: string }>`
+      SELECT communication_id, rows_id FROM cmd.imported_communications WHERE tenant_id = ${tenant}
+         AND communication_id = ANY(${ids}::uuid[])`.execute(db.kysely);
+    expect(index.map((r) => r.communication_id).sort()).toEqual([...ids].sort());
+    expect(new Set(index.map((r) => r.rows_id))).toEqual(new Set(chunks.map((c) => c.rows_id)));
     // Staff by name (spaces ignored), institution by its exact name; no staff named: the uploader.
-    const [second] = await communicationEvents(ids[1]!);
-    expect(second!.data).toMatchObject({
+    const second = await importedRecord(importId, ids[1]!);
+    expect(second).toMatchObject({
       medical_institution_id: institutionIdFromCode(code(2)),
       communication_type: 'new_visit',
       user_id: staff.suzuki,
       is_doctor_attended: false,
     });
-    for (const n of [3, 4, 5]) expect(await communicationEvents(importedCommunicationId(importId, n))).toEqual([]);
+    for (const n of [3, 4, 5]) {
+      expect(await communicationEvents(importedCommunicationId(importId, n))).toEqual([]);
+      expect(await importedRecord(importId, importedCommunicationId(importId, n))).toBeUndefined();
+    }
   });
 
   it('resumes a run cut short after its records were appended without creating any twice', async () => {
@@ -194,7 +229,7 @@ describe('communication import (create)', () => {
         events.some((e) => e.type === 'CommunicationImportChunkProcessed')
           ? Promise.reject(new Error('killed'))
           : store.append(s, events, options),
-      // The chunk event leaves in one statement with the rows' appends: the rows go in, the chunk event is lost.
+      // The chunk event leaves in one statement with the rows' event: the rows go in, the chunk event is lost.
       appendMany: async (appends) => {
         const chunk = (a: (typeof appends)[number]) =>
           a.events.some((e) => e.type === 'CommunicationImportChunkProcessed');
@@ -204,12 +239,72 @@ describe('communication import (create)', () => {
       },
     };
     await expect(runCommunicationImport(db, dying, requested)).rejects.toThrow('killed');
-    expect(await communicationEvents(importedCommunicationId(importId, 1))).toHaveLength(1);
+    const rowsId = (
+      await sql<{ rows_id: string }>`
+        SELECT rows_id FROM cmd.imported_communications WHERE tenant_id = ${tenant}
+           AND communication_id = ${importedCommunicationId(importId, 1)}`.execute(db.kysely)
+    ).rows[0]!.rows_id;
+    expect(await readRows(rowsId)).toHaveLength(1);
+    await runCommunicationImport(db, store, requested);
+    const { finished, chunks } = await outcome(stream);
+    expect(finished).toMatchObject({ status: 'completed', imported_row_count: 2, failed_row_count: 3 });
+    // The rerun recorded the chunk once and appended its records' event no second time.
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]!.rows_id).toBe(rowsId);
+    const stored = await readRows(rowsId);
+    expect(stored).toHaveLength(1);
+    const records = (stored[0]!.data as { records: CommunicationFields[] }).records.map((r) => r.communication_id);
+    expect(records).toEqual([importedCommunicationId(importId, 1), importedCommunicationId(importId, 2)]);
+    expect(await communicationEvents(importedCommunicationId(importId, 1))).toEqual([]);
+  });
+
+  it('resumes a run killed after noting its records and before any append, with each record once', async () => {
+    const { requested, stream, importId } = await request(Buffer.from(createCsv, 'utf8'), 'create');
+    // Killed between the index rows and the chunk's one statement: nothing of the chunk is stored.
+    const dying: EventStore = { ...store, appendMany: () => Promise.reject(new Error('killed')) };
+    await expect(runCommunicationImport(db, dying, requested)).rejects.toThrow('killed');
+    expect(await importedChunks(importId)).toEqual([]);
     await runCommunicationImport(db, store, requested);
     const { finished } = await outcome(stream);
     expect(finished).toMatchObject({ status: 'completed', imported_row_count: 2, failed_row_count: 3 });
-    expect(await communicationEvents(importedCommunicationId(importId, 1))).toHaveLength(1);
-    expect(await communicationEvents(importedCommunicationId(importId, 2))).toHaveLength(1);
+    const stored = await importedChunks(importId);
+    expect(stored).toHaveLength(1);
+    const ids = stored.flatMap((e) =>
+      (e.data as { records: CommunicationFields[] }).records.map((r) => r.communication_id),
+    );
+    expect(ids).toEqual([importedCommunicationId(importId, 1), importedCommunicationId(importId, 2)]);
+    // A third run of a finished import appends nothing.
+    await runCommunicationImport(db, store, requested);
+    expect(await importedChunks(importId)).toHaveLength(1);
+    expect((await outcome(stream)).chunks).toHaveLength(1);
+  });
+
+  it('resumes a many-chunk run killed at its second chunk: every chunk recorded once, every record once', async () => {
+    const rows = Array.from({ length: 4_500 }, (_, i) => `${code(1 + (i % 3))},,2026-04-01,電話,,通話${i},,,`);
+    const { requested, stream, importId } = await request(
+      Buffer.from([createCsv.split('\r\n')[0], ...rows].join('\r\n'), 'utf8'),
+      'create',
+    );
+    let calls = 0;
+    // The second chunk's statement fails (a kill -9 while the third chunk is being decided beside it).
+    const dying: EventStore = {
+      ...store,
+      appendMany: (appends) => (++calls === 2 ? Promise.reject(new Error('killed')) : store.appendMany(appends)),
+    };
+    await expect(runCommunicationImport(db, dying, requested)).rejects.toThrow('killed');
+    expect((await outcome(stream)).chunks).toHaveLength(1);
+    await runCommunicationImport(db, store, requested);
+    const { finished, chunks } = await outcome(stream);
+    expect(finished).toMatchObject({ status: 'completed', imported_row_count: 4_500, failed_row_count: 0 });
+    expect(chunks.map((c) => c.chunk)).toEqual([0, 1, 2]);
+    const stored = await importedChunks(importId);
+    expect(stored).toHaveLength(3);
+    const ids = stored.flatMap((e) =>
+      (e.data as { records: { communication_id: string }[] }).records.map((r) => r.communication_id),
+    );
+    expect(ids).toHaveLength(4_500);
+    expect(new Set(ids).size).toBe(4_500);
+    expect(ids).toEqual(Array.from({ length: 4_500 }, (_, i) => importedCommunicationId(importId, i + 1)));
   });
 
   it('stops at a header that is neither a field nor a label, creating nothing', async () => {
@@ -275,8 +370,13 @@ describe('communication import (update)', () => {
     expect(chunks.flatMap((c) => c.communication_ids).sort()).toEqual([id, untouched].sort());
     expect(chunks.flatMap((c) => c.errors.map((e) => e.row_number))).toEqual([3, 4, 5]);
     expect(chunks.flatMap((c) => c.errors)[2]!.message).toBe('5行目: 活動日はYYYY-MM-DD形式で入力してください');
+    // The imported record's stream begins with its first write: the record as imported, then the change.
     const events = await communicationEvents(id);
-    expect(events.map((e) => e.type)).toEqual(['CommunicationCreated', 'CommunicationUpdated']);
+    expect(events.map((e) => e.type)).toEqual(['CommunicationImportAdopted', 'CommunicationUpdated']);
+    expect(events[0]!.data).toMatchObject({
+      ...(await importedRecord(created.importId, id)),
+      import_id: created.importId,
+    });
     expect(events[1]!.data).toMatchObject({
       acted_date: '2026-04-10',
       story: '内容を修正',
@@ -290,8 +390,9 @@ describe('communication import (update)', () => {
         expect.objectContaining({ label_id: labels.count, integer_value: 5 }),
       ],
     });
-    // A row that changes nothing appends nothing, and another tenant's record is not touched.
-    expect(await communicationEvents(untouched)).toHaveLength(1);
+    // A row that changes nothing appends nothing (the imported record still has no stream), and
+    // another tenant's record is not touched.
+    expect(await communicationEvents(untouched)).toEqual([]);
     expect(await communicationEvents(foreign, otherTenant)).toHaveLength(1);
   });
 });

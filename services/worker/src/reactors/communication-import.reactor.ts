@@ -7,12 +7,16 @@ import {
   communicationImportAggregate,
   communicationImportColumns as col,
   communicationImportIgnoredColumns,
+  communicationImportRowsAggregate,
+  ImportedCommunication,
+  compactCommunication,
   doctorAttendedYes,
   parseCommunicationEvent,
   parseCommunicationImportEvent,
   stableJson,
   uuidV5,
   type CommunicationFields,
+  type CommunicationImportAdopted,
   type CommunicationImportRequested,
   type CommunicationTypeData,
   type LabelDefinition,
@@ -52,6 +56,14 @@ const namespace = '3d0c6f1e9b2a4c7d8e5f60718293a4b5';
 
 /** Ids derive from the import and the row, so a repeated run (a retry, a kill -9) appends nothing new. */
 const derivedId = (...parts: (string | number)[]) => uuidV5(namespace, parts.join('\u0000'));
+
+/**
+ * Rows per chunk of a create import: the chunk's records are one event (one append whatever their
+ * number), so bigger chunks share its fixed cost; an import begun with a stream per record keeps the
+ * 500-row chunks its recorded chunk numbers count. Update imports write each record's stream: 500.
+ */
+const communicationChunkRows = 2_000;
+const legacyChunkRows = 500;
 
 /** The record a create row makes: the same id on every run of the import. */
 export const importedCommunicationId = (importId: string, rowNumber: number) =>
@@ -188,6 +200,8 @@ interface ChunkLookups {
   institutionsByName: Map<string, string[]>;
   /** Update mode: the named records' streams as they are. */
   streams: Map<string, RecordedEvent[]>;
+  /** Update mode: records of create imports never written since, as their chunk holds them. */
+  imported: Map<string, CommunicationImportAdopted>;
 }
 
 const isoDate = (cell: string): string => {
@@ -202,6 +216,43 @@ const exportedLabels = (cell: string): [string, string][] =>
     .map((part) => part.split(/[:：]\s?/))
     .filter((p) => p.length >= 2 && nfkc(p[0]!) !== '')
     .map((p) => [nfkc(p[0]!), p.slice(1).join(':').trim()]);
+
+const fieldsOfAdopted = ({ import_id: _import, imported_at: _at, ...fields }: CommunicationImportAdopted) => fields;
+
+/**
+ * Records of create imports that have no stream yet (`cmd.imported_communications` names their chunk,
+ * whose `CommunicationsImported` holds them), as the beginning their stream gets on its first write.
+ */
+async function importedRecords(
+  db: Database,
+  store: EventStore,
+  tenantId: string,
+  ids: readonly string[],
+): Promise<Map<string, CommunicationImportAdopted>> {
+  const found = new Map<string, CommunicationImportAdopted>();
+  if (ids.length === 0) return found;
+  const { rows } = await sql<{ communication_id: string; rows_id: string }>`
+    SELECT communication_id, rows_id FROM cmd.imported_communications
+     WHERE tenant_id = ${tenantId} AND communication_id = ANY(${sql.val(ids)}::uuid[])`.execute(db.kysely);
+  const wanted = new Set(rows.map((r) => r.communication_id));
+  const streams = [...new Set(rows.map((r) => streamId(communicationImportRowsAggregate, r.rows_id)))];
+  const read = store.readStreams
+    ? await store.readStreams(streams, { tenantId })
+    : new Map(await Promise.all(streams.map(async (s) => [s, await readStreamOrEmpty(store, s, tenantId)] as const)));
+  for (const events of read.values()) {
+    const chunk = events[0];
+    if (chunk?.type !== 'CommunicationsImported') continue;
+    const data = chunk.data as { import_id: string; records: { communication_id: string }[] };
+    for (const record of data.records)
+      if (wanted.has(record.communication_id))
+        found.set(record.communication_id, {
+          ...ImportedCommunication.parse(record),
+          import_id: data.import_id,
+          imported_at: chunk.created_at.toISOString(),
+        });
+  }
+  return found;
+}
 
 interface RowOutcome {
   problems: string[];
@@ -237,8 +288,11 @@ function decideRow(
   if (context.mode === 'update') {
     communicationId = nfkc(cell('id') ?? '').toLowerCase();
     const events = lookups.streams.get(communicationId) ?? [];
+    const adopted = events.length === 0 ? lookups.imported.get(communicationId) : undefined;
+    if (adopted) current = fieldsOfAdopted(adopted);
     for (const e of events.map(parseCommunicationEvent)) {
-      if (e.type === 'CommunicationCreated') {
+      if (e.type === 'CommunicationImportAdopted') current = fieldsOfAdopted(e.data);
+      else if (e.type === 'CommunicationCreated') {
         const { tasks: _tasks, ...fields } = e.data;
         current = fields;
       } else if (e.type === 'CommunicationUpdated') current = e.data;
@@ -399,10 +453,19 @@ export async function runCommunicationImport(
   if (!run) return;
   const data = run.request;
   const facts = await loadFacts(db, requested, data.import_id);
+  // An import begun when each created record had its own stream resumes in the chunks it began with.
+  const begunWithStreams = (
+    await readStreamOrEmpty(store, streamId(communicationImportAggregate, data.import_id), run.tenantId)
+  ).some((e) => e.type === 'CommunicationImportChunkProcessed' && !(e.data as { rows_id?: string }).rows_id);
+  const asOneEvent = data.mode === 'create' && !begunWithStreams;
   let columns: Column[] = [];
   await importCsvRows(run, {
     path: data.stored_path,
     encoding: data.encoding,
+    chunkSize: asOneEvent ? communicationChunkRows : legacyChunkRows,
+    // A create chunk reads the master, the labels and the staff only, never what earlier chunks wrote:
+    // the next one is decided while the previous one is appended.
+    prepareAhead: asOneEvent,
     header(cells) {
       const header = mapHeader(cells, facts, data.mode);
       if ('error' in header) return header.error!;
@@ -410,14 +473,14 @@ export async function runCommunicationImport(
       return null;
     },
     async chunk(rows) {
-      const result = await decideRows(db, store, run.metadata, data, columns, facts, rows);
+      const result = await decideRows(db, store, run.metadata, data, columns, facts, rows, asOneEvent);
       return {
         type: 'CommunicationImportChunkProcessed',
         imported: result.communicationIds.length,
         failed: result.errors.length,
         errors: result.errors,
         // Create: the records made (an undo deletes them); update: those changed (an undo restores them).
-        data: { communication_ids: result.communicationIds },
+        data: { communication_ids: result.communicationIds, ...(result.rowsId ? { rows_id: result.rowsId } : {}) },
         appends: result.appends,
       };
     },
@@ -425,8 +488,9 @@ export async function runCommunicationImport(
 }
 
 /**
- * A chunk's rows decided: create rows as appends of new records (the runner sends them with the chunk
- * event in one statement), update rows appended here one record at a time.
+ * A chunk's rows decided: create rows as one `CommunicationsImported` on the chunk's rows stream (or,
+ * for an import begun before, as appends of new records), which the runner sends with the chunk event
+ * in one statement; update rows appended here one record at a time.
  */
 async function decideRows(
   db: Database,
@@ -436,13 +500,24 @@ async function decideRows(
   columns: Column[],
   facts: ImportFacts,
   rows: Row[],
-): Promise<{ communicationIds: string[]; errors: { row_number: number; message: string }[]; appends: StreamAppend[] }> {
+  asOneEvent: boolean,
+): Promise<{
+  communicationIds: string[];
+  errors: { row_number: number; message: string }[];
+  appends: StreamAppend[];
+  rowsId: string | null;
+}> {
   const tenantId = metadata.tenant_id;
   const cellOf = (row: Row, field: CommunicationImportField) => {
     const i = columns.indexOf(field);
     return i < 0 ? '' : (row.cells[i] ?? '');
   };
-  const lookups: ChunkLookups = { institutionsByCode: new Map(), institutionsByName: new Map(), streams: new Map() };
+  const lookups: ChunkLookups = {
+    institutionsByCode: new Map(),
+    institutionsByName: new Map(),
+    streams: new Map(),
+    imported: new Map(),
+  };
   if (data.mode === 'create') {
     const codes = [...new Set(rows.map((r) => nfkc(cellOf(r, 'institutionCode'))).filter(Boolean))];
     const names = [...new Set(rows.map((r) => cellOf(r, 'institutionName').trim()).filter(Boolean))];
@@ -462,6 +537,12 @@ async function decideRows(
       ? await store.readStreams(streams, { tenantId })
       : new Map(await Promise.all(streams.map(async (s) => [s, await readStreamOrEmpty(store, s, tenantId)] as const)));
     ids.forEach((id, i) => lookups.streams.set(id, read.get(streams[i]!) ?? []));
+    lookups.imported = await importedRecords(
+      db,
+      store,
+      tenantId,
+      ids.filter((id) => lookups.streams.get(id)!.length === 0),
+    );
   }
 
   const errors: { row_number: number; message: string }[] = [];
@@ -481,26 +562,60 @@ async function decideRows(
     else errors.push(rowError(row.rowNumber, outcome.problems));
   }
   // A retried chunk re-appends the same events: the store answers them as already stored.
-  const appends: StreamAppend[] = creates.map(({ row, fields }) => {
-    communicationIds.push(fields.communication_id);
-    return {
-      stream: streamId(communicationAggregate, fields.communication_id),
-      events: [
-        {
-          id: derivedId(data.import_id, 'row', row.rowNumber),
-          type: 'CommunicationCreated',
-          data: { ...fields, tasks: [] },
-          metadata,
-        },
-      ],
-      expectedRevision: 'no_stream',
-    };
-  });
+  let rowsId: string | null = null;
+  let appends: StreamAppend[] = [];
+  if (asOneEvent && creates.length > 0) {
+    // Named by the chunk's first row: the same stream on every run of the chunk.
+    rowsId = derivedId(data.import_id, 'rows', rows[0]!.rowNumber);
+    const records = creates.map((c) => c.fields);
+    for (const r of records) communicationIds.push(r.communication_id);
+    // Where each record lives until its first write, written before the chunk: a row whose chunk never
+    // got stored names a stream without the record, and a rerun writes the same rows.
+    await sql`
+      INSERT INTO cmd.imported_communications (tenant_id, communication_id, rows_id)
+      SELECT ${tenantId}, id, ${rowsId} FROM unnest(${sql.val(communicationIds)}::uuid[]) AS r(id)
+      ON CONFLICT DO NOTHING`.execute(db.kysely);
+    appends = [
+      {
+        stream: streamId(communicationImportRowsAggregate, rowsId),
+        events: [
+          {
+            id: derivedId(data.import_id, 'rows-event', rows[0]!.rowNumber),
+            type: 'CommunicationsImported',
+            data: { import_id: data.import_id, records: records.map(compactCommunication) },
+            metadata,
+          },
+        ],
+        expectedRevision: 'no_stream',
+      },
+    ];
+  } else if (!asOneEvent)
+    appends = creates.map(({ row, fields }) => {
+      communicationIds.push(fields.communication_id);
+      return {
+        stream: streamId(communicationAggregate, fields.communication_id),
+        events: [
+          {
+            id: derivedId(data.import_id, 'row', row.rowNumber),
+            type: 'CommunicationCreated',
+            data: { ...fields, tasks: [] },
+            metadata,
+          },
+        ],
+        expectedRevision: 'no_stream',
+      };
+    });
   await Promise.all(
     [...updatesById.entries()].map(async ([id, updateRows]) => {
       for (const row of updateRows) {
-        const outcome = await applyUpdate(store, metadata, data.import_id, row, id, (events) =>
-          decideRow(row, columns, facts, { ...lookups, streams: new Map([[id, events]]) }, context),
+        const outcome = await applyUpdate(
+          store,
+          metadata,
+          data.import_id,
+          row,
+          id,
+          lookups.imported.get(id),
+          (events) => decideRow(row, columns, facts, { ...lookups, streams: new Map([[id, events]]) }, context),
         );
         if (outcome.problems.length > 0) errors.push(rowError(row.rowNumber, outcome.problems));
         else communicationIds.push(id);
@@ -508,7 +623,7 @@ async function decideRows(
     }),
   );
   errors.sort((a, b) => a.row_number - b.row_number);
-  return { communicationIds, errors, appends };
+  return { communicationIds, errors, appends, rowsId };
 }
 
 /** One update row on the record's latest state; a record changed meanwhile is decided again (3 tries). */
@@ -518,6 +633,7 @@ async function applyUpdate(
   importId: string,
   row: Row,
   communicationId: string,
+  imported: CommunicationImportAdopted | undefined,
   decide: (events: RecordedEvent[]) => RowOutcome,
 ): Promise<RowOutcome> {
   const stream = streamId(communicationAggregate, communicationId);
@@ -529,19 +645,38 @@ async function applyUpdate(
     if (events.some((e) => e.id === eventId)) return { problems: [] };
     const outcome = decide(events);
     if (!outcome.fields) return outcome;
-    const previous = events.map(parseCommunicationEvent).reduce<CommunicationFields | null>((fields, e) => {
-      if (e.type === 'CommunicationCreated') {
-        const { tasks: _tasks, ...rest } = e.data;
-        return rest;
-      }
-      return e.type === 'CommunicationUpdated' ? e.data : fields;
-    }, null);
+    // A record of a create import never written since: its stream begins with it, as a hand edit's does.
+    const adopted = events.length === 0 ? imported : undefined;
+    const previous = events.map(parseCommunicationEvent).reduce<CommunicationFields | null>(
+      (fields, e) => {
+        if (e.type === 'CommunicationImportAdopted') return fieldsOfAdopted(e.data);
+        if (e.type === 'CommunicationCreated') {
+          const { tasks: _tasks, ...rest } = e.data;
+          return rest;
+        }
+        return e.type === 'CommunicationUpdated' ? e.data : fields;
+      },
+      (adopted && fieldsOfAdopted(adopted)) ?? null,
+    );
     // Nothing changes: no event, as an edit that changes nothing.
     if (stableJson(previous) === stableJson(outcome.fields)) return outcome;
     try {
-      await store.append(stream, [{ id: eventId, type: 'CommunicationUpdated', data: outcome.fields, metadata }], {
-        expectedRevision: events[events.length - 1]!.revision,
-      });
+      const beginning = adopted
+        ? [
+            {
+              id: derivedId(communicationId, 'import-adopted'),
+              type: 'CommunicationImportAdopted',
+              data: adopted,
+              metadata,
+            },
+          ]
+        : [];
+      await store.append(
+        stream,
+        [...beginning, { id: eventId, type: 'CommunicationUpdated', data: outcome.fields, metadata }],
+        // Of two first writes (this and a hand edit), one begins the stream; the other reads it again.
+        { expectedRevision: adopted ? 'no_stream' : events[events.length - 1]!.revision },
+      );
       return outcome;
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError) || attempt >= 3) throw error;

@@ -79,7 +79,11 @@ async function ownerOf(store: EventStore, tenantId: string, communicationId: str
   let owner: { userId: string; institutionId: string } | null = null;
   for (const event of events) {
     const parsed = parseCommunicationEvent(event);
-    if (parsed.type === 'CommunicationCreated' || parsed.type === 'CommunicationUpdated') {
+    if (
+      parsed.type === 'CommunicationCreated' ||
+      parsed.type === 'CommunicationImportAdopted' ||
+      parsed.type === 'CommunicationUpdated'
+    ) {
       owner = { userId: parsed.data.user_id, institutionId: parsed.data.medical_institution_id };
     } else if (parsed.type === 'CommunicationDeleted') {
       owner = null;
