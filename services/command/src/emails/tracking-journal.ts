@@ -43,6 +43,10 @@ export function openTrackingJournal(dir: string) {
     return { file, fd: fs.openSync(file, 'a'), written: 0, outstanding: 0 };
   };
   let current = open();
+  // Hits answered while the batcher was full (back-pressure's time limit): kept here only, read back
+  // when there is room. One file at a time; `read` and `written` are byte offsets.
+  let spillSeq = 0;
+  let spill: { file: string; fd: number; written: number; read: number } | null = null;
 
   // A segment another process took over is gone already (force); anything else that fails is left
   // for the next start, whose recovery stores its hits again (ids: nothing counted twice).
@@ -138,9 +142,53 @@ export function openTrackingJournal(dir: string) {
           }),
       };
     },
+    /**
+     * Writes down a hit the batcher has no room for: it is kept on disk only (memory stays bounded)
+     * until `unspill` reads it back; a killed process leaves it to the next start like a segment.
+     */
+    spill(hit: JournaledHit): void {
+      spill ??= (() => {
+        const file = path.join(dir, `${prefix}spill-${String(spillSeq++).padStart(8, '0')}.jsonl`);
+        return { file, fd: fs.openSync(file, 'a+'), written: 0, read: 0 };
+      })();
+      spill.written += fs.writeSync(spill.fd, `${JSON.stringify(hit)}\n`);
+    },
+    /**
+     * Reads back at most `max` spilled hits, oldest first. The caller takes them in (writes them to a
+     * segment), then calls `dropSpill` when `drained`: the file goes only once its hits are elsewhere.
+     */
+    unspill(max: number): { hits: JournaledHit[]; drained: boolean } {
+      if (!spill || max <= 0) return { hits: [], drained: spill === null };
+      const hits: JournaledHit[] = [];
+      const chunk = Buffer.alloc(Math.min(spill.written - spill.read, 1 << 20));
+      const length = fs.readSync(spill.fd, chunk, 0, chunk.length, spill.read);
+      let start = 0;
+      while (hits.length < max) {
+        const end = chunk.indexOf(10, start);
+        if (end < 0 || end >= length) break;
+        hits.push(JSON.parse(chunk.toString('utf8', start, end)) as JournaledHit);
+        start = end + 1;
+      }
+      spill.read += start;
+      return { hits, drained: spill.read === spill.written };
+    },
+    /** Every spilled hit is read back and written to a segment: the spill file goes. */
+    dropSpill(): void {
+      if (!spill || spill.read !== spill.written) return;
+      fs.closeSync(spill.fd);
+      try {
+        fs.rmSync(spill.file, { force: true });
+      } catch {
+        // Left for a later start: its hits are stored again there, counted once (ids).
+      }
+      spill = null;
+    },
     /** At a clean close, after every hit is done: the current segment goes too. */
     close(): void {
       liveSessions.delete(session);
+      // Spilled hits not read back stay on disk: the next start stores them.
+      if (spill) fs.closeSync(spill.fd);
+      spill = null;
       if (current.fd !== null) fs.closeSync(current.fd);
       current.fd = null;
       if (current.outstanding === 0) remove(current);
