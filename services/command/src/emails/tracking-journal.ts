@@ -7,6 +7,7 @@ import type { NewEvent } from '@renkei/event-store';
 /** A journal file: the hits written to it, until each is stored or given up. */
 export interface JournalSegment {
   file: string;
+  openedAt: number;
   fd: number | null;
   written: number;
   outstanding: number;
@@ -26,12 +27,13 @@ const foreignAfterMs = 60 * 60_000;
 /**
  * The tracking hits a process answered and has not stored yet, on disk: each hit is one line,
  * written (a `write`, into the page cache: it outlives the process, not the machine) before its
- * answer leaves. Lines go to the current segment; each batch starts a new one, and a segment is
- * removed once every hit in it is stored or given up. A process starting up takes the segments of
+ * answer leaves. Lines go to the current segment; a batch leaving after it is a second old starts a
+ * new one, and a segment is removed once every hit in it is stored or given up. A process starting up takes the segments of
  * dead processes (same machine: their process id is gone or is now its own; another machine: not
  * written for an hour), stores their hits (ids: a hit stored twice counts once) and removes them.
  */
-export function openTrackingJournal(dir: string) {
+export function openTrackingJournal(dir: string, options: { rotateMs?: number } = {}) {
+  const rotateMs = options.rotateMs ?? 1_000;
   fs.mkdirSync(dir, { recursive: true });
   const host = os.hostname().replace(/[^A-Za-z0-9-]/g, '_');
   const session = randomUUID().slice(0, 8);
@@ -40,7 +42,7 @@ export function openTrackingJournal(dir: string) {
   let seq = 0;
   const open = (): JournalSegment => {
     const file = path.join(dir, `${prefix}${String(seq++).padStart(8, '0')}.jsonl`);
-    return { file, fd: fs.openSync(file, 'a'), written: 0, outstanding: 0 };
+    return { file, openedAt: Date.now(), fd: fs.openSync(file, 'a'), written: 0, outstanding: 0 };
   };
   let current = open();
   // Hits answered while the batcher was full (back-pressure's time limit): kept here only, read back
@@ -85,9 +87,16 @@ export function openTrackingJournal(dir: string) {
       current.outstanding++;
       return current;
     },
-    /** The next hits go to a new segment (a batch leaves); the old one goes when its hits are done. */
+    /**
+     * The next hits go to a new segment (a batch leaves) once the current one is a second old (or
+     * holds 10,000 hits); the old one goes when its hits are done. Not at every batch: creating and
+     * removing a file are synchronous metadata writes on the answers' thread, which a busy disk can
+     * hold for milliseconds; once a second they cost nothing visible, and a restart after a kill
+     * stores at most a second more of hits again (their ids keep them counted once).
+     */
     rotate(): void {
       if (current.written === 0) return;
+      if (current.written < 10_000 && Date.now() - current.openedAt < rotateMs) return;
       const next = open(); // first: when it fails, the current segment goes on
       const old = current;
       current = next;
