@@ -298,7 +298,7 @@ describe('the delivery queue', () => {
   });
 
   it.each([1, 5, 10])(
-    'a crash right after the server accepted a commit group of %i (outcomes not stored, one group at a time) resends those mails only, noted in doubt; nobody is skipped',
+    'a crash right after the server accepted a commit group of %i (outcomes not stored) resends those mails only, noted in doubt; nobody is skipped',
     async (commitGroup) => {
       const tenantId = randomUUID();
       const subject = `【ご案内】再開のテスト ${commitGroup}`;
@@ -325,8 +325,6 @@ describe('the delivery queue', () => {
         ratePerMinute: 60_000,
         maxAttempts: 1,
         commitGroup,
-        // One group at a time: the next group's end of data waits for the previous one's append.
-        commitPipeline: 1,
         transport: () =>
           createMailTransport({ catcherPort: catcher.port, pool: true, maxConnections: Math.max(5, commitGroup) }),
       });
@@ -379,90 +377,6 @@ describe('the delivery queue', () => {
       );
     },
   );
-
-  it('pipelined groups: the next group ends its data while the previous append runs; a crash then resends at most those two groups, noted in doubt', async () => {
-    const tenantId = randomUUID();
-    const commitGroup = 5;
-    const subject = '【ご案内】重ねた確定のテスト';
-    const list = Array.from({ length: 80 }, (_, i) => `pipe-${i}@example.jp`);
-    const { emailId, sent } = await campaign(tenantId, list, subject);
-    // Mails the server has accepted (sendMail resolves on the answer to the end of data).
-    let accepted = 0;
-    const real = createMailTransport({ catcherPort: catcher.port, pool: true, maxConnections: 2 * commitGroup });
-    const counting = Object.create(real) as typeof real;
-    counting.sendMail = (async (mail: Parameters<typeof real.sendMail>[0]) => {
-      const info = await real.sendMail(mail);
-      accepted++;
-      return info;
-    }) as typeof real.sendMail;
-    let deliveredAppends = 0;
-    let storedOutcomes = 0;
-    let thirdGroup = 0;
-    const lost: string[] = [];
-    const dying: EventStore = {
-      ...store,
-      append: (async (stream, events, options) => {
-        if (!events.some((e) => e.type === 'EmailRecipientDelivered')) return store.append(stream, events, options);
-        if (++deliveredAppends === 3) {
-          thirdGroup = events.length;
-          lost.push(...events.map((e) => (e.data as { email_address: string }).email_address));
-          // The third group's append hangs until the server has accepted mails of the next group:
-          // only a pipelined send gets there (one group at a time would wait here for ever).
-          const before = storedOutcomes + events.length;
-          while (accepted <= before) await new Promise((r) => setTimeout(r, 5));
-          throw new Error('killed');
-        }
-        if (deliveredAppends > 3) {
-          // Dead from the third on: nothing more is stored.
-          lost.push(...events.map((e) => (e.data as { email_address: string }).email_address));
-          throw new Error('killed');
-        }
-        storedOutcomes += events.length;
-        return store.append(stream, events, options);
-      }) as EventStore['append'],
-    };
-    const first = createEmailDeliveryReactor({
-      publicOrigin: 'https://renkei.example.jp',
-      dataDir: dir,
-      ratePerMinute: 6_000_000,
-      maxAttempts: 1,
-      commitGroup,
-      commitPipeline: 2,
-      transport: () => counting,
-    });
-    await first.handle(sent, { db, store });
-    await first.drain({ db, store: dying });
-    real.close();
-    await sql`UPDATE email_delivery.jobs SET state = 'queued', attempts = 0 WHERE email_id = ${emailId}`.execute(
-      db.kysely,
-    );
-    const second = createEmailDeliveryReactor({
-      publicOrigin: 'https://renkei.example.jp',
-      dataDir: dir,
-      ratePerMinute: 6_000_000,
-      commitGroup,
-      transport: () => createMailTransport({ catcherPort: catcher.port, pool: true, maxConnections: 2 * commitGroup }),
-    });
-    await second.drain({ db, store });
-
-    const perAddress = new Map<string, number>();
-    for (const m of (await listMails(dir)).filter((m) => m.subject === subject)) {
-      const address = /<([^>]+)>/.exec(m.to)?.[1] ?? m.to;
-      perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
-    }
-    expect([...perAddress.keys()].sort()).toEqual([...list].sort());
-    const twice = [...perAddress].filter(([, n]) => n > 1).map(([address]) => address);
-    // Exactly the two groups whose outcomes were lost: more than one group, never more than two.
-    expect(twice.sort()).toEqual([...lost].sort());
-    expect(twice.length).toBeGreaterThan(thirdGroup);
-    expect(accepted - storedOutcomes).toBe(lost.length);
-    expect(twice.length).toBeLessThanOrEqual(2 * commitGroup);
-    expect(deliveredAppends).toBeGreaterThanOrEqual(4);
-    expect(await delivered(tenantId, emailId)).toBe(list.length);
-    const { rows: doubt } = await sql<{ address: string }>`
-      SELECT address FROM email_delivery.claims WHERE email_id = ${emailId} AND state = 'in_doubt'`.execute(db.kysely);
-    for (const address of twice) expect(doubt.map((r) => r.address)).toContain(address);
-  });
 });
 
 describe('bounces', () => {

@@ -47,10 +47,9 @@ export interface EmailDeliveryOptions {
    */
   bounceAddress?: string | null;
   /**
-   * Mails under way at once across all sends, from their preparation to their stored outcome
-   * (default (commitPipeline + 1) × commitGroup, 30: a group whose outcomes are appended, a group
-   * waiting for the server's answers, and the next group prepared meanwhile on the free connections),
-   * plus one for each tenant with none under way.
+   * Mails prepared at once across all sends (default 20: twice the pooled transport's connections,
+   * so the next group is ready on the free connections while one group is committed), plus one for
+   * each tenant with none under way.
    */
   concurrency?: number;
   /**
@@ -59,13 +58,6 @@ export interface EmailDeliveryOptions {
    * crash resends at most this many mails per send under way; 1 commits one mail at a time.
    */
   commitGroup?: number;
-  /**
-   * Commit groups of one send past their end of data whose outcomes may be unstored at once
-   * (RENKEI_EMAIL_COMMIT_PIPELINE, default 2): the next group's end of data goes out while the
-   * previous group's outcomes are appended. A crash then resends at most this many groups per send
-   * under way; 1 ends a group's data only once the previous group's outcomes are stored.
-   */
-  commitPipeline?: number;
   /**
    * Recipients claimed per statement (default 10): a stopped run leaves at most the mails under way
    * and one slice in doubt.
@@ -133,10 +125,8 @@ interface ActiveJob {
   interrupted: boolean;
   /** Mails ready for their end of data, waiting for the send's next commit group. */
   commitQueue: PendingCommit[];
-  /** The loop ending the send's groups runs (one per send). */
+  /** A commit group is under way (one at a time per send). */
   committing: boolean;
-  /** Appends of groups' outcomes under way (at most `commitPipeline`, with the group ending now). */
-  storing: Set<Promise<void>>;
   /** Addresses whose end of data went out and whose outcome was not stored: maybe accepted. */
   uncertain: Set<string>;
 }
@@ -240,10 +230,9 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
       ? options.bounceAddress
       : process.env.RENKEI_EMAIL_BOUNCE_ADDRESS || (process.env.SMTP_URL ? null : 'bounces@localhost');
   const bounceDir = () => bounceMailboxDir(options.dataDir ?? path.resolve(process.env.RENKEI_DATA_DIR ?? '.data'));
+  const concurrency = Math.max(1, options.concurrency ?? 20);
   const slice = Math.max(1, options.claimSlice ?? 10);
   const commitGroup = Math.max(1, options.commitGroup ?? (Number(process.env.RENKEI_EMAIL_COMMIT_GROUP) || 10));
-  const commitPipeline = Math.max(1, options.commitPipeline ?? (Number(process.env.RENKEI_EMAIL_COMMIT_PIPELINE) || 2));
-  const concurrency = Math.max(1, options.concurrency ?? (commitPipeline + 1) * commitGroup);
   const maxAttempts = Math.max(1, options.maxAttempts ?? 5);
   const retryBaseMs = options.retryBaseMs ?? 1_000;
   const pollMs = options.pollMs ?? 1_000;
@@ -347,7 +336,6 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
       interrupted: false,
       commitQueue: [],
       committing: false,
-      storing: new Set(),
       uncertain: new Set(),
     };
   }
@@ -380,11 +368,9 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
 
   /**
    * Group commit: the mails of a send waiting for their end of data go out together (at most
-   * `commitGroup`), and their outcomes are stored in one append. The next group's end of data goes
-   * out while that append runs, up to `commitPipeline` groups whose outcomes are not stored yet: a
-   * send's pace is then one group per (server's answers or append, the longer), not per both. A crash
-   * leaves at most `commitPipeline` groups of a send accepted without outcomes: those recipients get
-   * the mail again, with the same Message-ID.
+   * `commitGroup`), and their outcomes are stored in one append before the next group's end of data.
+   * A crash leaves at most one group of a send accepted without outcomes: those recipients get the
+   * mail again, with the same Message-ID.
    */
   function commitInGroup(ctx: ReactorContext, job: ActiveJob, pending: Omit<PendingCommit, 'done'>): Promise<void> {
     const done = new Promise<void>((resolve, reject) =>
@@ -399,8 +385,6 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
     job.committing = true;
     try {
       while (job.commitQueue.length > 0) {
-        // The window of a crash: no more groups past their end of data without stored outcomes.
-        while (job.storing.size >= commitPipeline) await Promise.race(job.storing);
         const group = job.commitQueue.splice(0, commitGroup);
         // A failure of another mail of this send, or the worker stopping: given up unsent.
         const going: PendingCommit[] = [];
@@ -413,47 +397,36 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
         }
         if (going.length === 0) continue;
         const answers = await Promise.allSettled(going.map((p) => p.send.commit()));
-        const storing: Promise<void> = storeOutcomes(ctx, job, going, answers).finally(() =>
-          job.storing.delete(storing),
-        );
-        job.storing.add(storing);
+        const accepted = going.filter((_, i) => answers[i]!.status === 'fulfilled');
+        let stored: unknown;
+        if (accepted.length > 0)
+          stored = await ctx.store
+            .append(
+              streamId(emailDeliveryAggregate, job.row.email_id),
+              accepted.map((p) => p.event),
+              { expectedRevision: 'any' },
+            )
+            .then(
+              () => undefined,
+              (error: unknown) => error ?? new Error('outcome append failed'),
+            );
+        // A store that failed stops the send here, before the next group's end of data: waiting for
+        // the mails' own ends to note it (a microtask later) let one more group be accepted unstored.
+        if (stored !== undefined) job.failure ??= { error: stored };
+        going.forEach((p, i) => {
+          const answer = answers[i]!;
+          // The server's refusal (an SMTP answer) is certain; a lost connection or store is not.
+          const refused =
+            answer.status === 'rejected' &&
+            typeof (answer.reason as { responseCode?: unknown })?.responseCode === 'number';
+          if (!refused && (answer.status === 'rejected' || stored !== undefined))
+            job.uncertain.add(emailAddressKey((p.event.data as { email_address: string }).email_address));
+          p.done(answer.status === 'rejected' ? (answer.reason ?? new Error('mail refused')) : stored);
+        });
       }
     } finally {
       job.committing = false;
     }
-  }
-
-  /** Stores a group's accepted outcomes in one append, then ends its mails. */
-  async function storeOutcomes(
-    ctx: ReactorContext,
-    job: ActiveJob,
-    going: PendingCommit[],
-    answers: PromiseSettledResult<void>[],
-  ): Promise<void> {
-    const accepted = going.filter((_, i) => answers[i]!.status === 'fulfilled');
-    let stored: unknown;
-    if (accepted.length > 0)
-      stored = await ctx.store
-        .append(
-          streamId(emailDeliveryAggregate, job.row.email_id),
-          accepted.map((p) => p.event),
-          { expectedRevision: 'any' },
-        )
-        .then(
-          () => undefined,
-          (error: unknown) => error ?? new Error('outcome append failed'),
-        );
-    // A store that failed stops the send before its next group's end of data.
-    if (stored !== undefined) job.failure ??= { error: stored };
-    going.forEach((p, i) => {
-      const answer = answers[i]!;
-      // The server's refusal (an SMTP answer) is certain; a lost connection or store is not.
-      const refused =
-        answer.status === 'rejected' && typeof (answer.reason as { responseCode?: unknown })?.responseCode === 'number';
-      if (!refused && (answer.status === 'rejected' || stored !== undefined))
-        job.uncertain.add(emailAddressKey((p.event.data as { email_address: string }).email_address));
-      p.done(answer.status === 'rejected' ? (answer.reason ?? new Error('mail refused')) : stored);
-    });
   }
 
   async function deliverOne(
