@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -21,6 +22,7 @@ import {
   verpAddress,
 } from '../../libs/mail/src/index.ts';
 import { buildTestCommandApp } from '../../services/command/src/testing.ts';
+import { buildGatewayApp, ensureLocalCertificate } from '../../services/gateway/src/index.ts';
 import { createEmailDeliveryReactor } from '../../services/worker/src/reactors/email-delivery.reactor.ts';
 import { percentile, round } from './http-bench-support.ts';
 import type { BenchDefinition, BenchFigure } from './bench-context.ts';
@@ -46,7 +48,7 @@ const html =
  * thread): the generator's timers and parsing do not wait for the servers' event loop, nor the
  * servers for the generator.
  */
-async function openLoop(port: number, paths: (i: number) => string, rate: number, durationMs: number) {
+async function openLoop(port: number, paths: (i: number) => string, rate: number, durationMs: number, secure = false) {
   const total = Math.round((rate * durationMs) / 1000);
   const { latencies, failures, elapsedMs } = await new Promise<{
     latencies: number[];
@@ -54,7 +56,14 @@ async function openLoop(port: number, paths: (i: number) => string, rate: number
     elapsedMs: number;
   }>((resolve, reject) => {
     const worker = new Worker(new URL('./tracking-load-worker.mjs', import.meta.url), {
-      workerData: { port, paths: Array.from({ length: total }, (_, i) => paths(i)), rate, durationMs, maxSockets: 64 },
+      workerData: {
+        port,
+        paths: Array.from({ length: total }, (_, i) => paths(i)),
+        rate,
+        durationMs,
+        maxSockets: 64,
+        secure,
+      },
     });
     worker.once('message', resolve);
     worker.once('error', reject);
@@ -74,8 +83,8 @@ async function openLoop(port: number, paths: (i: number) => string, rate: number
 export const bench: BenchDefinition = {
   name: 'emails',
   description:
-    `(a) A campaign to ${RECIPIENTS.toLocaleString('en')} recipients through the local SMTP catcher by the worker's delivery queue (up to 20 mails under way; every mail made from the campaign's template, signed, claimed and sent; its end of data committed in groups of up to ${COMMIT_GROUP} (RENKEI_EMAIL_COMMIT_GROUP) per send, the group's outcomes stored in one append) against plain nodemailer sending the same messages over the same pooled transport (${CONCURRENCY} in flight) to the same catcher, each mail made from the campaign's template as the reactor makes it; ${WARM_UP}-recipient warm-up of both, then ${ROUNDS} alternating rounds. ` +
-    `(b) The tracking endpoints (open pixel and click redirect, each first hit written to the journal before its answer, then an event stored in batches of 25 ms) at ${RATE} requests/s open loop, against the same GIF and redirect from a bare node:http server in the same process; the load generated on a thread of its own; alternating.`,
+    `(a) A campaign to ${RECIPIENTS.toLocaleString('en')} recipients through the local SMTP catcher by the worker's delivery queue (up to 20 mails under way; every mail made from the campaign's template, signed, claimed and sent; its end of data committed in groups of up to ${COMMIT_GROUP} (RENKEI_EMAIL_COMMIT_GROUP) per send, the group's outcomes stored in one append) against plain nodemailer sending the same messages over the same pooled transport (${CONCURRENCY} in flight) to the same catcher, each mail made from the campaign's template as the reactor makes it; ${WARM_UP}-recipient warm-up of both, then ${ROUNDS} rounds, each starting with the other side. ` +
+    `(b) The tracking endpoints (open pixel and click redirect, each first hit written to the journal before its answer, then an event stored in batches of 25 ms) at ${RATE} requests/s open loop, against the same GIF and redirect from a bare node:http server in the same process; then the same through the gateway's public https path (TLS, the gateway's proxy hop to the command service, in one process as the embedded install runs them) against a bare node:https server answering the same bytes; the load generated on a thread of its own; alternating.`,
   async run(ctx) {
     const db = await ctx.openDatabase();
     const store = await createPostgresEventStore(db);
@@ -97,7 +106,6 @@ export const bench: BenchDefinition = {
         bounceAddress: 'bounces@renkei.example.jp',
         transport: () => transport,
       });
-
       async function renkeiCampaign(to = addresses): Promise<number> {
         const emailId = randomUUID();
         await store.append(
@@ -191,11 +199,17 @@ export const bench: BenchDefinition = {
         await plainNodemailer(addresses.slice(0, WARM_UP));
         const renkei: number[] = [];
         const plain: number[] = [];
+        const sides: { label: string; into: number[]; run: () => Promise<number> }[] = [
+          { label: 'reactor', into: renkei, run: () => renkeiCampaign() },
+          { label: 'plain nodemailer', into: plain, run: () => plainNodemailer() },
+        ];
         for (let round_ = 0; round_ < ROUNDS; round_++) {
-          renkei.push(await renkeiCampaign());
-          ctx.log(`round ${round_ + 1}: reactor ${round(renkei.at(-1)!)} mails/s`);
-          plain.push(await plainNodemailer());
-          ctx.log(`round ${round_ + 1}: plain nodemailer ${round(plain.at(-1)!)} mails/s`);
+          // Each round starts with the other side: neither always runs first in a round.
+          for (let k = 0; k < sides.length; k++) {
+            const side = sides[(round_ + k) % sides.length]!;
+            side.into.push(await side.run());
+            ctx.log(`round ${round_ + 1}: ${side.label} ${round(side.into.at(-1)!)} mails/s`);
+          }
           loads.push(os.loadavg()[0]!);
         }
         const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -216,6 +230,12 @@ export const bench: BenchDefinition = {
       }
 
       if (PHASES.includes('tracking')) {
+        // The campaign phase left its caught mails on disk (hundreds of MB not yet written back): the
+        // disk's writeback of them stalls the journal's writes in the first tracking rounds (a write
+        // that extends a file waits for the file system's journal). They go first, so the rounds
+        // measure the tracking path rather than that phase's aftermath (docs/benchmarks.md, 2026-11-25).
+        for (const name of fs.readdirSync(path.join(dir, 'mail')))
+          if (name.endsWith('.eml')) fs.rmSync(path.join(dir, 'mail', name), { force: true });
         // (b) Tracking: tokens of many recipients sent 60 s ago (past the machine-traffic grace).
         // With the journal of answered hits, as the service runs: its write is on the answer's path.
         const { app } = await buildTestCommandApp(db, store, {
@@ -225,7 +245,7 @@ export const bench: BenchDefinition = {
         const port = (app.server.address() as AddressInfo).port;
         const gif = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
         // The floor: the same answers from node:http with no token check and nothing recorded.
-        const bare = http.createServer((req, res) => {
+        const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
           if (req.url?.startsWith('/t/c/'))
             res
               .writeHead(302, {
@@ -242,75 +262,115 @@ export const bench: BenchDefinition = {
                 'content-length': gif.length,
               })
               .end(gif);
-        });
+        };
+        const bare = http.createServer(answer);
         // Fastify's keep-alive time-out (node:http closes idle sockets after 5 s, Fastify after 72 s).
         bare.keepAliveTimeout = 72_000;
         await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
         const barePort = (bare.address() as AddressInfo).port;
+        // The public path: the gateway (https) in front of the command service, in this process as the
+        // embedded install runs them; its floor is node:https answering the same bytes (TLS, no hop).
+        const certificate = ensureLocalCertificate(path.join(dir, 'tls'));
+        fs.mkdirSync(path.join(dir, 'web'), { recursive: true });
+        fs.writeFileSync(path.join(dir, 'web', 'index.html'), '<!doctype html><title>bench</title>');
+        const commandUrl = `http://127.0.0.1:${port}`;
+        const gateway = await buildGatewayApp({
+          tls: certificate,
+          upstreams: { identity: commandUrl, command: commandUrl, query: commandUrl },
+          webDist: path.join(dir, 'web'),
+        });
+        await gateway.listen({ host: '127.0.0.1', port: 0 });
+        const gatewayPort = (gateway.server.address() as AddressInfo).port;
+        const bareTls = https.createServer({ key: certificate.key, cert: certificate.cert }, answer);
+        bareTls.keepAliveTimeout = 72_000;
+        await new Promise<void>((resolve) => bareTls.listen(0, '127.0.0.1', resolve));
+        const bareTlsPort = (bareTls.address() as AddressInfo).port;
+
         const trackedEmail = randomUUID();
         const sentAt = Math.floor(Date.now() / 1000) - 60;
-        const tokens = addresses.map((address) => {
-          const claims = { t: tenantId, e: trackedEmail, r: emailAddressKey(address), s: sentAt };
+        // Every measured request of the service is a reader's first hit (the costly case: an event
+        // made and written to the journal): as many readers as the rounds and warm-ups ask.
+        const perRun = (ms: number) => (RATE * ms) / 2000;
+        const readers = Math.max(RECIPIENTS, 2 * ROUNDS * perRun(TRACKING_MS) + 2 * perRun(3_000));
+        const tokens = Array.from({ length: readers }, (_, i) => {
+          const claims = { t: tenantId, e: trackedEmail, r: `reader${i}@clinic${i % 500}.example.jp`, s: sentAt };
           return {
             open: `/t/o/${signTracking(key, claims)}`,
             click: `/t/c/${signTracking(key, { ...claims, u: 'https://example.jp/doctors' })}`,
           };
         });
-        // Every other request a click; each recipient's first open and first click write an event.
+        // Every other request a click; each reader's first open and first click write an event.
         const pathOf = (offset: number) => (i: number) => {
           const t = tokens[(offset + Math.floor(i / 2)) % tokens.length]!;
           return i % 2 === 0 ? t.open : t.click;
         };
-        const phases: {
-          renkei: { p99: number; p50: number; rate: number; failures: number }[];
-          bare: typeof phases.renkei;
-        } = {
-          renkei: [],
-          bare: [],
-        };
-        // Warm-up of both servers (JIT, sockets, the store's connections), not measured: the campaign
-        // phase has one too, and without it the first round measured the process starting up.
-        ctx.log('tracking warm-up');
-        await openLoop(port, pathOf(RECIPIENTS / 2), RATE, 3_000);
-        await openLoop(barePort, pathOf(0), RATE, 3_000);
         let offset = 0;
+        const fresh = (ms: number) => {
+          const at = offset;
+          offset += perRun(ms);
+          return pathOf(at);
+        };
+        type Round = { p99: number; p50: number; rate: number; failures: number };
+        const targets: { key: string; label: string; port: number; secure: boolean; recorded: boolean }[] = [
+          { key: 'direct', label: 'tracking (command service)', port, secure: false, recorded: true },
+          { key: 'bare', label: 'bare node:http', port: barePort, secure: false, recorded: false },
+          {
+            key: 'gateway',
+            label: 'tracking through the gateway (https)',
+            port: gatewayPort,
+            secure: true,
+            recorded: true,
+          },
+          { key: 'bareTls', label: 'bare node:https', port: bareTlsPort, secure: true, recorded: false },
+        ];
+        const rounds = new Map<string, Round[]>(targets.map((t) => [t.key, []]));
+        // Warm-up of every server (JIT, sockets, TLS sessions, the store's connections), not measured:
+        // without it the first round measured the process starting up.
+        ctx.log('tracking warm-up');
+        for (const t of targets) await openLoop(t.port, t.recorded ? fresh(3_000) : pathOf(0), RATE, 3_000, t.secure);
         for (let round_ = 0; round_ < ROUNDS; round_++) {
-          const r = await openLoop(port, pathOf(offset), RATE, TRACKING_MS);
-          offset += (RATE * TRACKING_MS) / 2000;
-          phases.renkei.push(r);
-          ctx.log(
-            `round ${round_ + 1}: tracking p50 ${round(r.p50, 2)} ms p99 ${round(r.p99, 2)} ms at ${round(r.rate)}/s, ${r.failures} failed`,
-          );
-          const b = await openLoop(barePort, pathOf(0), RATE, TRACKING_MS);
-          phases.bare.push(b);
+          for (const t of targets) {
+            const r = await openLoop(t.port, t.recorded ? fresh(TRACKING_MS) : pathOf(0), RATE, TRACKING_MS, t.secure);
+            rounds.get(t.key)!.push(r);
+            ctx.log(
+              `round ${round_ + 1}: ${t.label} p50 ${round(r.p50, 2)} ms p99 ${round(r.p99, 2)} ms at ${round(r.rate)}/s, ${r.failures} failed`,
+            );
+          }
           loads.push(os.loadavg()[0]!);
-          ctx.log(
-            `round ${round_ + 1}: bare route p50 ${round(b.p50, 2)} ms p99 ${round(b.p99, 2)} ms at ${round(b.rate)}/s`,
-          );
         }
-        const worst = Math.max(...phases.renkei.map((p) => p.p99));
-        const bareWorst = Math.max(...phases.bare.map((p) => p.p99));
-        figures.push({
-          metric: `(b) tracking open+click p99 at ${RATE} req/s (worst round)`,
-          value: round(worst, 2),
-          unit: 'ms',
-          baseline: { label: 'bare node:http, same answers', value: round(bareWorst, 2), unit: 'ms' },
-          ratio: round(worst / bareWorst, 2),
-          goal: '≤ 20 ms',
-          met: worst <= 20 && phases.renkei.every((p) => p.failures === 0),
-        });
         const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-        const mid = median(phases.renkei.map((p) => p.p99));
-        const bareMid = median(phases.bare.map((p) => p.p99));
-        figures.push({
-          metric: `(b) tracking open+click p99 at ${RATE} req/s (median round)`,
-          value: round(mid, 2),
-          unit: 'ms',
-          baseline: { label: 'bare node:http, same answers', value: round(bareMid, 2), unit: 'ms' },
-          ratio: round(mid / bareMid, 2),
-        });
+        for (const [measured, floor, what] of [
+          ['direct', 'bare', 'command service'],
+          ['gateway', 'bareTls', 'through the gateway (https)'],
+        ] as const) {
+          const m = rounds.get(measured)!;
+          const b = rounds.get(floor)!;
+          const floorLabel = floor === 'bare' ? 'bare node:http, same answers' : 'bare node:https, same answers';
+          const worst = Math.max(...m.map((p) => p.p99));
+          const bareWorst = Math.max(...b.map((p) => p.p99));
+          figures.push({
+            metric: `(b) tracking open+click p99 at ${RATE} req/s, ${what} (worst round)`,
+            value: round(worst, 2),
+            unit: 'ms',
+            baseline: { label: floorLabel, value: round(bareWorst, 2), unit: 'ms' },
+            ratio: round(worst / bareWorst, 2),
+            goal: '≤ 20 ms',
+            met: worst <= 20 && m.every((p) => p.failures === 0),
+          });
+          const mid = median(m.map((p) => p.p99));
+          const bareMid = median(b.map((p) => p.p99));
+          figures.push({
+            metric: `(b) tracking open+click p99 at ${RATE} req/s, ${what} (median round)`,
+            value: round(mid, 2),
+            unit: 'ms',
+            baseline: { label: floorLabel, value: round(bareMid, 2), unit: 'ms' },
+            ratio: round(mid / bareMid, 2),
+          });
+        }
+        await gateway.close();
         await app.close();
         await new Promise((resolve) => bare.close(resolve));
+        await new Promise((resolve) => bareTls.close(resolve));
       }
       figures.push({
         metric: 'machine load average (1 min) during the rounds, max',

@@ -1,14 +1,16 @@
-// An open-loop HTTP/1.1 GET generator on its own thread (as http-load-worker.mjs): requests leave at
+// An open-loop HTTP/1.1 GET generator (plain or TLS) on its own thread (as http-load-worker.mjs): requests leave at
 // a fixed rate whatever the answers do, on keep-alive sockets (a new one when all are busy, up to
 // `maxSockets`, else the request waits for the next free one), each written with a single write and
 // each response read by its status line and Content-Length. Each latency is measured from the
 // request's scheduled time, so a stall of the server is not hidden by the requests it delayed.
 // Running apart from the servers' event loop, the generator's timers are not delayed by their work.
 import net from 'node:net';
+import tls from 'node:tls';
 import { parentPort, workerData } from 'node:worker_threads';
 import { responseReader } from './http1-responses.mjs';
 
-const { port, paths, rate, durationMs, maxSockets } = workerData;
+// `secure`: TLS sockets (the gateway's https origin; its certificate is the bench's own, not checked).
+const { port, paths, rate, durationMs, maxSockets, secure } = workerData;
 const total = Math.round((rate * durationMs) / 1000);
 const latencies = [];
 let failures = 0;
@@ -18,9 +20,11 @@ const free = [];
 const backlog = [];
 
 function open() {
-  const socket = net.connect({ host: '127.0.0.1', port, noDelay: true });
+  const socket = secure
+    ? tls.connect({ host: '127.0.0.1', port, noDelay: true, servername: 'localhost', rejectUnauthorized: false })
+    : net.connect({ host: '127.0.0.1', port, noDelay: true });
   all.push(socket);
-  socket.on('connect', () => release(socket));
+  socket.on(secure ? 'secureConnect' : 'connect', () => release(socket));
   // A server may close a keep-alive socket (its idle time-out): a request on it goes again on
   // another, as an HTTP client retries an idempotent request; its latency still counts from its due time.
   socket.on('error', () => undefined);

@@ -131,6 +131,76 @@ describe.each(backends)('tracking hits on %s', (_name, open) => {
     expect((await ids(stream)).sort()).toEqual(all.map((e) => e.id).sort());
   });
 
+  it('answers a reader after maxWaitMs when full: the hit is spilled to the journal, read back and stored when the store is back', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-tracking-spill-'));
+    const stream = `email_delivery-${randomUUID()}`;
+    let release!: () => void;
+    const storeOpen = new Promise<void>((resolve) => (release = resolve));
+    const slow: EventStore = {
+      ...store,
+      appendMany: async (appends) => {
+        await storeOpen;
+        return store.appendMany(appends);
+      },
+    };
+    const hits = createTrackingHitBatcher({
+      store: slow,
+      logger,
+      gatherMs: 1,
+      maxQueued: 10,
+      maxBatch: 4,
+      maxWaitMs: 5,
+      journal: openTrackingJournal(dir),
+    });
+    const all = Array.from({ length: 25 }, () => hit());
+    const answers = all.map((e) => hits.add(stream, e));
+    expect(answers.filter((a) => a instanceof Promise)).toHaveLength(15);
+    // Every caller is answered while the store still answers nothing (else this waits for ever).
+    await Promise.all(answers);
+    expect(hits.held).toBe(10);
+    expect(hits.blocked).toBe(0);
+    expect(hits.spilled).toBe(15);
+    const onDisk = fs
+      .readdirSync(dir)
+      .filter((f) => f.includes('spill'))
+      .flatMap((f) => fs.readFileSync(path.join(dir, f), 'utf8').trim().split('\n'));
+    expect(onDisk.map((line) => (JSON.parse(line) as { event: { id: string } }).event.id).sort()).toEqual(
+      all
+        .slice(10)
+        .map((e) => e.id)
+        .sort(),
+    );
+    // The store is back: the spilled hits are read back as room comes, and every hit is stored once.
+    release();
+    while (hits.held > 0 || hits.spilled > 0) await new Promise((r) => setTimeout(r, 5));
+    await hits.close();
+    expect((await ids(stream)).sort()).toEqual(all.map((e) => e.id).sort());
+    expect(fs.readdirSync(dir)).toEqual([]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('without a journal, a reader is answered after maxWaitMs too; the hit waits in memory and is stored', async () => {
+    const stream = `email_delivery-${randomUUID()}`;
+    let release!: () => void;
+    const storeOpen = new Promise<void>((resolve) => (release = resolve));
+    const slow: EventStore = {
+      ...store,
+      appendMany: async (appends) => {
+        await storeOpen;
+        return store.appendMany(appends);
+      },
+    };
+    const hits = createTrackingHitBatcher({ store: slow, logger, gatherMs: 1, maxQueued: 5, maxWaitMs: 5 });
+    const all = Array.from({ length: 12 }, () => hit());
+    const answers = all.map((e) => hits.add(stream, e));
+    await Promise.all(answers);
+    expect(hits.held).toBe(5);
+    expect(hits.blocked).toBe(7);
+    release();
+    await hits.close();
+    expect((await ids(stream)).sort()).toEqual(all.map((e) => e.id).sort());
+  });
+
   it('keeps every hit while the store is down and stores them when it is back', async () => {
     const stream = `email_delivery-${randomUUID()}`;
     let failures = 0;
@@ -153,32 +223,38 @@ describe.each(backends)('tracking hits on %s', (_name, open) => {
     expect(logged.filter((m) => m.includes('given up'))).toEqual([]);
   });
 
-  it('a process killed with hits answered and not stored leaves them in its journal; the next start stores every one', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-tracking-journal-'));
-    const stream = `email_delivery-${randomUUID()}`;
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, stream, tenant, '30'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    const answered = await new Promise<string[]>((resolve, reject) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.endsWith('\n')) resolve(JSON.parse(out) as string[]);
+  it.each([
+    ['', []],
+    [' (20 of them answered after the wait and spilled)', ['10']],
+  ])(
+    'a process killed with hits answered and not stored leaves them in its journal%s; the next start stores every one',
+    async (_, extra) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'renkei-tracking-journal-'));
+      const stream = `email_delivery-${randomUUID()}`;
+      const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, stream, tenant, '30', ...extra], {
+        stdio: ['ignore', 'pipe', 'inherit'],
       });
-      child.once('exit', (code) => reject(new Error(`child exited with ${code} before answering`)));
-    });
-    const killed = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await killed;
-    expect(answered).toHaveLength(30);
-    expect(await ids(stream)).toEqual([]);
-    expect(fs.readdirSync(dir).length).toBeGreaterThan(0);
+      let out = '';
+      const answered = await new Promise<string[]>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.endsWith('\n')) resolve(JSON.parse(out) as string[]);
+        });
+        child.once('exit', (code) => reject(new Error(`child exited with ${code} before answering`)));
+      });
+      const killed = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await killed;
+      expect(answered).toHaveLength(30);
+      expect(await ids(stream)).toEqual([]);
+      expect(fs.readdirSync(dir).length).toBeGreaterThan(0);
 
-    // The next start (another process id, the dead one's gone) stores what the journal kept.
-    const hits = createTrackingHitBatcher({ store, logger, journal: openTrackingJournal(dir) });
-    await hits.close();
-    expect((await ids(stream)).sort()).toEqual([...answered].sort());
-    expect(fs.readdirSync(dir)).toEqual([]);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+      // The next start (another process id, the dead one's gone) stores what the journal kept.
+      const hits = createTrackingHitBatcher({ store, logger, journal: openTrackingJournal(dir) });
+      await hits.close();
+      expect((await ids(stream)).sort()).toEqual([...answered].sort());
+      expect(fs.readdirSync(dir)).toEqual([]);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  );
 });

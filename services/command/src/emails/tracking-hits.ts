@@ -16,6 +16,12 @@ export interface TrackingHitBatcherOptions {
    * that resolves once the hit is taken in: the caller waits (back-pressure), nothing is dropped.
    */
   maxQueued?: number;
+  /**
+   * The longest a caller waits for room (default 2 s). Then it is answered anyway: with a journal
+   * the hit is written there only (spilled: no memory held) and read back when there is room; without
+   * one it stays in memory. Either way nothing is dropped.
+   */
+  maxWaitMs?: number;
   /** Tries of a hit that fails on its own while the store answers (default 5); then logged with its id. */
   maxTries?: number;
   /** The longest wait between tries while the store is failing (default 5 s; doubling from `gatherMs`). */
@@ -44,7 +50,10 @@ interface Hit {
  *
  * Overload: at most `maxQueued` hits are held. Beyond, `add` answers a promise resolved once the hit
  * is taken in (hits in the order they came), and the route awaits it before answering: readers wait
- * for the store instead of hits being lost or memory growing without bound.
+ * for the store instead of hits being lost or memory growing without bound. The wait is bounded by
+ * `maxWaitMs`: then the caller is answered and the hit is spilled to the journal (a line on disk,
+ * nothing in memory), read back oldest first as room comes (or by the next start after a kill), so
+ * a long store outage slows the answers by `maxWaitMs` at most and still loses nothing.
  *
  * Failures: a store that fails as a whole (connection lost, database down) keeps every hit, retried
  * with a doubling wait up to `retryMaxMs`; the held hits then fill up and back-pressure applies. A hit
@@ -66,13 +75,19 @@ export function createTrackingHitBatcher(options: TrackingHitBatcherOptions) {
   const gatherMs = options.gatherMs ?? 25;
   const maxBatch = options.maxBatch ?? 1_000;
   const maxQueued = options.maxQueued ?? 20_000;
+  const maxWaitMs = options.maxWaitMs ?? 2_000;
   const maxTries = options.maxTries ?? 5;
   const retryMaxMs = options.retryMaxMs ?? 5_000;
   const { store, logger, journal } = options;
   let waiting: Hit[] = [];
   let held = 0;
-  /** Hits that came while `maxQueued` were held, and their callers waiting to answer. */
-  const blocked: { hit: Hit; admit: () => void }[] = [];
+  /**
+   * Hits that came while `maxQueued` were held, and their callers waiting to answer (`timer` until
+   * the caller is answered anyway; null once answered, the hit still waiting in memory: no journal).
+   */
+  const blocked: { hit: Hit; admit: () => void; timer: NodeJS.Timeout | null }[] = [];
+  /** Hits answered after `maxWaitMs` and written to the journal only (read back when there is room). */
+  let spilled = 0;
   let failuresInARow = 0;
   let timer: NodeJS.Timeout | null = null;
   let flushing: Promise<void> | null = null;
@@ -108,10 +123,52 @@ export function createTrackingHitBatcher(options: TrackingHitBatcherOptions) {
 
   function admit() {
     while (held < maxQueued && blocked.length > 0) {
-      const { hit, admit: resolve } = blocked.shift()!;
+      const { hit, admit: resolve, timer: wait } = blocked.shift()!;
+      if (wait) clearTimeout(wait);
       take(hit);
       resolve();
     }
+    // Then the spilled hits, oldest first, a batch's worth at a time.
+    while (journal && spilled > 0 && held < maxQueued) {
+      let read;
+      try {
+        read = journal.unspill(Math.min(maxBatch, maxQueued - held));
+      } catch (error) {
+        logger.error({ err: error }, 'email tracking: spilled hits could not be read back; the next start stores them');
+        spilled = 0;
+        break;
+      }
+      for (const { stream, event } of read.hits) take({ stream, event, tries: 0, segment: null });
+      spilled -= read.hits.length;
+      if (read.drained) {
+        spilled = 0;
+        journal.dropSpill();
+      }
+      if (read.hits.length === 0) break;
+    }
+  }
+
+  /**
+   * A caller waited `maxWaitMs` for room: it is answered now. The hit goes to the journal only (or
+   * stays in memory without one) and is taken in when there is room.
+   */
+  function answerAnyway(entry: (typeof blocked)[number]) {
+    entry.timer = null;
+    if (journal) {
+      try {
+        journal.spill({ stream: entry.hit.stream, event: entry.hit.event });
+        blocked.splice(blocked.indexOf(entry), 1);
+        // Forgotten as held: a repeat is spilled again, which its id makes harmless.
+        queued.delete(entry.hit.event.id);
+        spilled++;
+      } catch (error) {
+        // No disk: the hit waits in memory, as without a journal.
+        logger.error({ err: error }, 'email tracking hit not spilled to the journal; kept in memory');
+      }
+    }
+    if (spilled === 1 && journal)
+      logger.warn({ held }, 'email tracking hits: readers answered after the wait, hits kept in the journal');
+    entry.admit();
   }
 
   function schedule() {
@@ -221,6 +278,16 @@ export function createTrackingHitBatcher(options: TrackingHitBatcherOptions) {
     const left = journal.recover();
     for (const { stream, event } of left.hits) {
       if (queued.has(event.id)) continue;
+      // Beyond the bound (a dead process's spill), they wait in this process's journal only.
+      if (held >= maxQueued) {
+        try {
+          journal.spill({ stream, event });
+          spilled++;
+          continue;
+        } catch (error) {
+          logger.error({ err: error }, 'email tracking hit not spilled to the journal; kept in memory');
+        }
+      }
       queued.add(event.id);
       take({ stream, event, tries: 0, segment: null });
     }
@@ -245,7 +312,11 @@ export function createTrackingHitBatcher(options: TrackingHitBatcherOptions) {
       const hit: Hit = { stream, event, tries: 0, segment: null };
       if (held >= maxQueued || blocked.length > 0) {
         if (blocked.length === 0) logger.warn({ held }, 'email tracking hits: the store is behind; readers wait');
-        return new Promise<void>((resolve) => blocked.push({ hit, admit: resolve }));
+        return new Promise<void>((resolve) => {
+          const entry: (typeof blocked)[number] = { hit, admit: resolve, timer: null };
+          entry.timer = setTimeout(() => answerAnyway(entry), maxWaitMs);
+          blocked.push(entry);
+        });
       }
       take(hit);
       schedule();
@@ -259,10 +330,21 @@ export function createTrackingHitBatcher(options: TrackingHitBatcherOptions) {
     async close(): Promise<void> {
       for (;;) {
         while (flushing) await flushing;
-        // Hits still blocked are taken in whatever the bound: the process is going away.
-        for (const { hit, admit: resolve } of blocked.splice(0)) {
+        // Hits still blocked or spilled are taken in whatever the bound: the process is going away.
+        for (const { hit, admit: resolve, timer: wait } of blocked.splice(0)) {
+          if (wait) clearTimeout(wait);
           take(hit);
           resolve();
+        }
+        while (journal && spilled > 0) {
+          const read = journal.unspill(maxBatch);
+          for (const { stream, event } of read.hits) take({ stream, event, tries: 0, segment: null });
+          spilled -= read.hits.length;
+          if (read.drained) {
+            spilled = 0;
+            journal.dropSpill();
+          }
+          if (read.hits.length === 0) break;
         }
         // A store still failing after `maxTries` tries in a row is not waited for any longer.
         if (waiting.length === 0 || failuresInARow > maxTries) break;
@@ -284,9 +366,13 @@ export function createTrackingHitBatcher(options: TrackingHitBatcherOptions) {
     get held() {
       return held;
     },
-    /** Hits whose callers wait for room (tests, health). */
+    /** Hits waiting for room, their callers answered or not (tests, health). */
     get blocked() {
       return blocked.length;
+    },
+    /** Hits answered after the wait and kept in the journal only, not read back yet (tests, health). */
+    get spilled() {
+      return spilled;
     },
   };
 }

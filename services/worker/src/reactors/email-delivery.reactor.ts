@@ -410,6 +410,9 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
               () => undefined,
               (error: unknown) => error ?? new Error('outcome append failed'),
             );
+        // A store that failed stops the send here, before the next group's end of data: waiting for
+        // the mails' own ends to note it (a microtask later) let one more group be accepted unstored.
+        if (stored !== undefined) job.failure ??= { error: stored };
         going.forEach((p, i) => {
           const answer = answers[i]!;
           // The server's refusal (an SMTP answer) is certain; a lost connection or store is not.
