@@ -24,7 +24,8 @@ import { CrmHistories } from './crm/histories.ts';
 export const medicalInstitutionCrmProjection = defineProjection({
   name: 'medical_institution_crm',
   // v2: batched writes (v1 wrote per event) and TagDeleted. v3: histories keep their event position.
-  version: 3,
+  // v4: histories keyed by institution and position (one index instead of two).
+  version: 4,
   eventTypes: decodeCrmEvent.types,
   tables: tableNames(medicalInstitutionCrmTables),
   setup: (trx, t) => createTables(trx, medicalInstitutionCrmTables, t),
