@@ -27,7 +27,10 @@ export class CrmHistories {
 
   /**
    * One insert from column arrays (an import chunk brings thousands of lines; arrays skip building and
-   * parsing one JSON document of them all).
+   * parsing one JSON document of them all). A plain insert, no `ON CONFLICT`: a line's id is its
+   * event's (or derived from it and the institution, one line each), and a batch commits with the
+   * checkpoint that moves past its events, so no line is ever written twice; the speculative insert
+   * of `ON CONFLICT DO NOTHING` cost a seventh of the statement.
    */
   async write(trx: Transaction<unknown>, t: CrmTables): Promise<void> {
     const rows = this.rows;
@@ -39,7 +42,8 @@ export class CrmHistories {
                             ${column((r) => r.id)}::uuid[], ${column((r) => r.kind)}::text[],
                             ${column((r) => r.occurred_at)}::timestamptz[], ${column((r) => r.account_id)}::uuid[],
                             ${column((r) => r.summary)}::text[], ${column((r) => JSON.stringify(r.changes))}::jsonb[],
-                            ${column((r) => r.position_primary)}::numeric[], ${column((r) => r.position_secondary)}::bigint[])
-       ON CONFLICT DO NOTHING`.execute(trx);
+                            ${column((r) => r.position_primary)}::numeric[], ${column((r) => r.position_secondary)}::bigint[])`.execute(
+      trx,
+    );
   }
 }
