@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { defineProjection } from '@renkei/projections';
 import { createTables, tableNames } from '../shared/table.ts';
 import { medicalInstitutionCrmTables } from './medical-institution-crm.tables.ts';
@@ -24,10 +25,16 @@ import { CrmHistories } from './crm/histories.ts';
 export const medicalInstitutionCrmProjection = defineProjection({
   name: 'medical_institution_crm',
   // v2: batched writes (v1 wrote per event) and TagDeleted. v3: histories keep their event position.
-  version: 3,
+  // v4: histories keyed by institution and position (one index instead of two), values with room for HOT updates.
+  version: 4,
   eventTypes: decodeCrmEvent.types,
   tables: tableNames(medicalInstitutionCrmTables),
-  setup: (trx, t) => createTables(trx, medicalInstitutionCrmTables, t),
+  async setup(trx, t) {
+    await createTables(trx, medicalInstitutionCrmTables, t);
+    // Room on each page for a value rewritten by an import to stay there: an update that changes no
+    // indexed column then adds no index entry (a HOT update), where a full page moves the row and adds two.
+    await sql`ALTER TABLE ${sql.table(t.mi_label_values)} SET (fillfactor = 70)`.execute(trx);
+  },
   async handle(trx, events, t) {
     const decoded = events.map((recorded) => ({
       recorded,

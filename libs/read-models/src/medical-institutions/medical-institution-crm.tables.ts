@@ -37,7 +37,7 @@ export const miTagsTable = defineTable({
 });
 
 /** One value per (institution, label); which value column is set follows the label's component type. */
-export const miLabelValuesTable = defineTable({
+const miLabelValuesTable = defineTable({
   name: 'mi_label_values',
   columns: {
     tenant_id: column.uuid(),
@@ -111,10 +111,11 @@ export const miHistoriesTable = defineTable({
     position_primary: column.numeric(),
     position_secondary: column.bigint(),
   },
-  primaryKey: ['tenant_id', 'id'],
-  // Newest first in event order: two changes in the same millisecond (or one transaction, whose
-  // created_at is its start) still come back in the order they happened.
-  indexes: [['tenant_id', 'medical_institution_id', 'position_primary DESC', 'position_secondary DESC']],
+  // Keyed in the order it is read (an institution's lines newest first, scanned backwards: two changes
+  // in the same millisecond, or one transaction whose created_at is its start, still come back in the
+  // order they happened), so a line costs one index entry; an import writes thousands a chunk. The id
+  // stays unique: it is the event's, or derived from it and the institution.
+  primaryKey: ['tenant_id', 'medical_institution_id', 'position_primary', 'position_secondary', 'id'],
 });
 
 /** Account names for "who", from the identity service's events. */
