@@ -1,5 +1,5 @@
 import type { ChartData } from '@renkei/contracts';
-import { queryOptions, type QueryClient } from '@tanstack/react-query';
+import { queryOptions } from '@tanstack/react-query';
 import type { ApiClient } from '../../api/api-client.ts';
 import type { AnalysisFilters } from './analysis-search.ts';
 import { periodOf } from './data-analysis.queries.ts';
@@ -11,9 +11,6 @@ export interface VisitChartOptions {
   userIds: string[];
   type: VisitTypeFilter;
 }
-
-/** The panel's own choices before the user makes any: every staff member, both visit types. */
-export const defaultVisitOptions: VisitChartOptions = { userIds: [], type: 'all' };
 
 /**
  * The body of the visit charts from the page's filters: the period, its unit and the institution filters
@@ -62,18 +59,6 @@ export const visitChartQueries = {
       staleTime: 5 * 60_000,
     }),
 };
-
-/**
- * Starts the visit panel's calls with the page's others (see `prefetchDataAnalysis`): the panel is the
- * page's last, and its calls otherwise started only when it first rendered, after every other call.
- */
-export function prefetchVisitCharts(queryClient: QueryClient, api: ApiClient, f: AnalysisFilters): void {
-  // prefetchQuery never rejects: a failure is the panel's to show when it renders.
-  void queryClient.prefetchQuery(visitChartQueries.staffs(api));
-  void queryClient.prefetchQuery(visitChartQueries.visits(api, f, defaultVisitOptions));
-  void queryClient.prefetchQuery(visitChartQueries.doctorInterviewRates(api, f, defaultVisitOptions));
-  void queryClient.prefetchQuery(visitChartQueries.nextActionRates(api, f, defaultVisitOptions));
-}
 
 /** One row per bucket of the three charts' figures, and the period's totals. */
 export interface VisitRow {

@@ -3,7 +3,6 @@ import { requireFeature } from '../../features/current-user/require-feature.ts';
 import { todayInJapan, withDefaults } from '../../features/data-analysis/analysis-periods.ts';
 import { analysisSearch } from '../../features/data-analysis/analysis-search.ts';
 import { prefetchDataAnalysis } from '../../features/data-analysis/data-analysis.queries.ts';
-import { prefetchVisitCharts } from '../../features/data-analysis/visit-charts.queries.ts';
 import { DataAnalysisPage } from '../../features/data-analysis/components/DataAnalysisPage.tsx';
 
 export const Route = createFileRoute('/_authenticated/data_analysis')({
@@ -13,12 +12,13 @@ export const Route = createFileRoute('/_authenticated/data_analysis')({
   loaderDeps: ({ search }) => search,
   // The page's calls start with its code, before its first render (not awaited: the page shows at once).
   loader: ({ context, deps }) => {
-    if (deps.view !== 'group') {
-      const f = withDefaults(deps, todayInJapan());
-      const features = context.user?.features ?? [];
-      prefetchDataAnalysis(context.queryClient, context.api, f, features);
-      if (features.includes('communications')) prefetchVisitCharts(context.queryClient, context.api, f);
-    }
+    if (deps.view !== 'group')
+      prefetchDataAnalysis(
+        context.queryClient,
+        context.api,
+        withDefaults(deps, todayInJapan()),
+        context.user?.features ?? [],
+      );
   },
   component: DataAnalysisRoute,
 });

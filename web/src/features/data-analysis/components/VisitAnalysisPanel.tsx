@@ -8,7 +8,6 @@ import { AnchorLink } from '../../medical-institutions/components/router-links.t
 import type { AnalysisFilters } from '../analysis-search.ts';
 import { formatCount, percent } from '../figures.ts';
 import {
-  defaultVisitOptions,
   visitChartQueries,
   visitRows,
   type VisitChartOptions,
@@ -60,7 +59,7 @@ const showPercent = (p: number | null) => (p === null ? '—' : `${p.toFixed(1)}
  */
 export function VisitAnalysisPanel({ filters }: { filters: AnalysisFilters }) {
   const { api } = useServices();
-  const [options, setOptions] = useState<VisitChartOptions>(defaultVisitOptions);
+  const [options, setOptions] = useState<VisitChartOptions>({ userIds: [], type: 'all' });
   const staffs = useQuery(visitChartQueries.staffs(api));
   const visits = useQuery({ ...visitChartQueries.visits(api, filters, options), ...keep });
   const doctors = useQuery({ ...visitChartQueries.doctorInterviewRates(api, filters, options), ...keep });
