@@ -405,8 +405,7 @@ async function summed(
             : [sql`''`, sql`1`];
   const sums = measures.map((m) => sql`sum(${sql.ref(`p.${measureColumn[m]}`)})`);
   // Every part reads only the institutions asked for (a probe per institution, or the list as an index
-  // condition): the list again here was compared with every row read, element by element (a third of
-  // a 年度-to-date ranking's exact sums for its 600 candidates).
+  // condition): the list again here only filtered every row read against it once more.
   const grouped = sql`
     SELECT ${key} AS key, ARRAY[${sql.join(sums)}]::int[] AS n
       FROM ${source} p
