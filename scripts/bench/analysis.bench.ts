@@ -9,6 +9,7 @@ import { generateInstitutionMaster, importInstitutionMaster } from '../../libs/i
 import { catchUpProjections } from '../../libs/projections/src/index.ts';
 import {
   rebuildTenantAnalysisRollups,
+  rebuildTenantYearToMonthRollups,
   referralsProjection,
 } from '../../libs/read-models/src/referrals/referrals.projection.ts';
 import {
@@ -229,7 +230,22 @@ export const bench: BenchDefinition = {
       // BENCH_ANALYSIS_REBUILD=daily (or mdc, institution-daily): only the day and MDC rollups (or the
       // MDC ones, the institution-day ones), on a database seeded before they existed.
       const rebuildOnly = process.env.BENCH_ANALYSIS_REBUILD;
-      if (REUSE && rebuildOnly === 'attribute') {
+      if (REUSE && rebuildOnly === 'year-to-month') {
+        // BENCH_ANALYSIS_REBUILD=year-to-month: only the per-institution 年度-to-month totals (v11), from
+        // the month rows already there.
+        for (const fy of (process.env.BENCH_ANALYSIS_YEARS ?? '2023,2024,2025,2026').split(',').map(Number))
+          await db.kysely
+            .transaction()
+            .execute((trx) =>
+              rebuildTenantYearToMonthRollups(
+                trx,
+                { referral_institution_rollups: 'rm.referral_institution_rollups' },
+                tenantId,
+                { from: `${fy}-04-01`, to: `${fy + 1}-04-01` },
+              ),
+            );
+        await db.pool.query('VACUUM ANALYZE rm.referral_institution_rollups');
+      } else if (REUSE && rebuildOnly === 'attribute') {
         // BENCH_ANALYSIS_REBUILD=attribute: only the facility-type and prefecture rollups.
         await buildAttributeRollups(db, tenantId);
         await db.pool.query('VACUUM ANALYZE');

@@ -167,7 +167,8 @@ export const referralsProjection = defineProjection({
   //    import's slices (ReferralDataImportRollupsRequested) and its end re-link and recompute them.
   // 10: rollups keyed by the master's facility type and prefecture (referrals.attribute-rollups.ts) for
   //     filtered charts and the aggregation by facility type, prefecture and MDC.
-  version: 10,
+  // 11: per-institution 年度-to-month totals (`fiscal_year_to_month` rows) for 年度-to-date rankings.
+  version: 11,
   eventTypes: decode.types,
   tables: tableNames(tables),
   setup: (trx, t) => createTables(trx, tables, t),
@@ -754,11 +755,22 @@ interface InstitutionMonth {
 const visitOf = sql`CASE WHEN r.first_visit THEN 'first' WHEN NOT r.first_visit THEN 'return' ELSE 'unknown' END`;
 const segmentOf = (column: string) =>
   sql`greatest(date_trunc('week', ${sql.ref(column)}::timestamp), date_trunc('month', ${sql.ref(column)}::timestamp))::date`;
-/** The spans of `referral_institution_rollups` holding the month `m` (a 年度 starts in April). */
-const institutionSpans = (m: ReturnType<typeof sql>) => sql`(VALUES
-  ('month', date_trunc('month', ${m})::date),
-  ('quarter', date_trunc('quarter', ${m})::date),
-  ('fiscal_year', (date_trunc('year', ${m} - interval '3 months') + interval '3 months')::date)) s(span, period_start)`;
+/** The calendar spans of `referral_institution_rollups` holding the month `m` (a 年度 starts in April). */
+const calendarSpans = (m: ReturnType<typeof sql>) => sql`
+  VALUES ('month', date_trunc('month', ${m})::date),
+         ('quarter', date_trunc('quarter', ${m})::date),
+         ('fiscal_year', (date_trunc('year', ${m} - interval '3 months') + interval '3 months')::date)`;
+/** The months from `m` to the March that ends its 年度. */
+const monthsToMarchSql = (m: ReturnType<typeof sql>) =>
+  sql`generate_series(date_trunc('month', ${m}), date_trunc('year', ${m} - interval '3 months') + interval '14 months', interval '1 month')`;
+/**
+ * Every span of `referral_institution_rollups` holding the month `m`: its month, quarter and 年度, and
+ * each 年度-to-month total from `m` to March (`fiscal_year_to_month`, dated on the month it runs to).
+ */
+const institutionSpans = (m: ReturnType<typeof sql>) => sql`(
+  ${calendarSpans(m)}
+  UNION ALL
+  SELECT 'fiscal_year_to_month', g::date FROM ${monthsToMarchSql(m)} g) s(span, period_start)`;
 
 /**
  * Which facts a rollup statement reads: those of the institution-months in `g` (a batch), or those of
@@ -915,6 +927,7 @@ async function rollupInstitutionMonths(trx: Transaction<unknown>, t: T, months: 
       ['month', m.month],
       ['quarter', quarter],
       ['fiscal_year', fiscalYearStart(m.month)],
+      ...monthsToMarch(m.month).map((month) => ['fiscal_year_to_month', month] as const),
     ] as const)
       spans.set(`${m.tenant_id}|${m.medical_institution_id}|${span}|${start}`, {
         tenant_id: m.tenant_id,
@@ -986,6 +999,17 @@ export async function rebuildTenantAnalysisRollups(
   await rebuildTenantInstitutionRollups(trx, t, tenantId, range);
 }
 
+/** The first days of the months from `month` (a first day) to the March that ends its 年度. */
+function monthsToMarch(month: string): string[] {
+  const out: string[] = [];
+  let [year, m] = [Number(month.slice(0, 4)), Number(month.slice(5, 7))];
+  for (;;) {
+    out.push(`${year}-${String(m).padStart(2, '0')}-01`);
+    if (m === 3) return out;
+    [year, m] = m === 12 ? [year + 1, 1] : [year, m + 1];
+  }
+}
+
 /** The first day of the 年度 (April to March) holding `isoDate`. */
 function fiscalYearStart(isoDate: string): string {
   const year = Number(isoDate.slice(0, 4)) - (Number(isoDate.slice(5, 7)) < 4 ? 1 : 0);
@@ -1004,9 +1028,7 @@ async function rebuildTenantInstitutionRollups(
   tenantId: string,
   range: { from: string; to: string },
 ): Promise<void> {
-  const from = fiscalYearStart(range.from);
-  const lastDay = new Date(Date.parse(`${range.to}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
-  const to = `${Number(fiscalYearStart(lastDay).slice(0, 4)) + 1}-04-01`;
+  const { from, to } = wholeFiscalYears(range);
   await sql`
     DELETE FROM ${sql.table(t.referral_institution_rollups)}
      WHERE tenant_id = ${tenantId} AND period_start >= ${from}::date AND period_start < ${to}::date`.execute(trx);
@@ -1014,9 +1036,42 @@ async function rebuildTenantInstitutionRollups(
     INSERT INTO ${sql.table(t.referral_institution_rollups)}
       (tenant_id, medical_institution_id, span, period_start, ${sql.raw(fourCounts.join(', '))})
     SELECT p.tenant_id, p.medical_institution_id, s.span, s.period_start, ${sql.raw(fourCounts.map((c) => `sum(p.${c})::int`).join(', '))}
-      FROM ${sql.table(t.referral_period_rollups)} p CROSS JOIN LATERAL ${institutionSpans(sql`p.segment`)}
+      FROM ${sql.table(t.referral_period_rollups)} p CROSS JOIN LATERAL (${calendarSpans(sql`p.segment`)}) s(span, period_start)
      WHERE p.tenant_id = ${tenantId} AND p.segment >= ${from}::date AND p.segment < ${to}::date
      GROUP BY p.tenant_id, p.medical_institution_id, s.span, s.period_start`.execute(trx);
+  await rebuildTenantYearToMonthRollups(trx, t, tenantId, range);
+}
+
+/** [from, to) widened to whole 年度. */
+function wholeFiscalYears(range: { from: string; to: string }): { from: string; to: string } {
+  const lastDay = new Date(Date.parse(`${range.to}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+  return { from: fiscalYearStart(range.from), to: `${Number(fiscalYearStart(lastDay).slice(0, 4)) + 1}-04-01` };
+}
+
+/**
+ * The `fiscal_year_to_month` rows of a tenant over the whole 年度 that [from, to) touches, from its
+ * month rows (which must be current): each month's figures added to every total from it to March.
+ * Also run alone on a bench database built before these rows existed.
+ */
+export async function rebuildTenantYearToMonthRollups(
+  trx: Transaction<unknown>,
+  t: Pick<T, 'referral_institution_rollups'>,
+  tenantId: string,
+  range: { from: string; to: string },
+): Promise<void> {
+  const { from, to } = wholeFiscalYears(range);
+  await sql`
+    DELETE FROM ${sql.table(t.referral_institution_rollups)}
+     WHERE tenant_id = ${tenantId} AND span = 'fiscal_year_to_month' AND period_start >= ${from}::date AND period_start < ${to}::date`.execute(
+    trx,
+  );
+  await sql`
+    INSERT INTO ${sql.table(t.referral_institution_rollups)}
+      (tenant_id, medical_institution_id, span, period_start, ${sql.raw(fourCounts.join(', '))})
+    SELECT p.tenant_id, p.medical_institution_id, 'fiscal_year_to_month', g::date, ${sql.raw(fourCounts.map((c) => `sum(p.${c})::int`).join(', '))}
+      FROM ${sql.table(t.referral_institution_rollups)} p CROSS JOIN LATERAL ${monthsToMarchSql(sql`p.period_start`)} g
+     WHERE p.tenant_id = ${tenantId} AND p.span = 'month' AND p.period_start >= ${from}::date AND p.period_start < ${to}::date
+     GROUP BY p.tenant_id, p.medical_institution_id, g`.execute(trx);
 }
 
 async function applyImportPatches(trx: Transaction<unknown>, t: T, patches: ImportPatch[]): Promise<void> {

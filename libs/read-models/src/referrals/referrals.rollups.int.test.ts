@@ -275,6 +275,12 @@ function expectedAnalysis(ops: Op[], ids: Map<string, string>) {
       ['fiscal_year', fiscalYear],
     ])
       add(institutionTotals, [institution, span, start].join('|'), values);
+    // The 年度-to-month totals: the month's figures in every total from it to March.
+    for (let i = 0; ; i++) {
+      const at = new Date(Date.UTC(Number(segment.slice(0, 4)), m - 1 + i, 1)).toISOString().slice(0, 10);
+      add(institutionTotals, [institution, 'fiscal_year_to_month', at].join('|'), values);
+      if (at.slice(5, 7) === '03') break;
+    }
   }
   // The per-institution case mix by MDC per month, quarter and 年度, from the case-mix rows.
   const mdcTotals = new Map<string, number[]>();

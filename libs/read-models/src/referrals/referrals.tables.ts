@@ -258,8 +258,12 @@ export const referralTenantCaseRollupsTable = defineTable({
   indexes: [['tenant_id', 'month']],
 });
 
-/** The spans of `referral_institution_rollups`, each wholly inside one of the next (a 年度 starts in April). */
-export type InstitutionRollupSpan = 'month' | 'quarter' | 'fiscal_year';
+/**
+ * The spans of `referral_institution_rollups`: month, quarter and 年度, each wholly inside the next (a
+ * 年度 starts in April), and `fiscal_year_to_month`, the 年度's total from April to the end of the month
+ * the row is dated on (a 年度-to-date ranking's figures in one row per institution, v11).
+ */
+export type InstitutionRollupSpan = 'month' | 'quarter' | 'fiscal_year' | 'fiscal_year_to_month';
 
 /**
  * The analysis figures per institution without any other dimension, per month, quarter (April–June …)

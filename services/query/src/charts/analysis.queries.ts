@@ -188,7 +188,7 @@ export async function sumMeasures(
                           FROM rm.referral_institution_daily_rollups
                          WHERE tenant_id = ${tenantId} AND day >= ${days.from}::date AND day <= ${days.to}::date${only}`,
         );
-      const pieces = splitBySpans(range, grains);
+      const pieces = grains[0] === 'fiscal_year' ? splitFromYearStart(range, grains) : splitBySpans(range, grains);
       const parts: RawBuilder<unknown>[] = pieces
         .filter((piece) => piece.span !== 'segment')
         .map((piece) =>
@@ -208,7 +208,7 @@ export async function sumMeasures(
       const dayRanges: DateRange[] = [];
       for (const r of [
         ...pieces.filter((piece) => piece.span === 'segment'),
-        ...splitBySpans(range, grains, true),
+        ...daysLeftOf(range, pieces, grains),
       ].sort((a, b) => (a.from < b.from ? -1 : 1))) {
         const last = dayRanges.at(-1);
         if (last && addDays(last.to, 1) === r.from) last.to = r.to;
@@ -404,10 +404,12 @@ async function summed(
             ? [sql`p.own_department_id::text`, sql`p.own_department_id`]
             : [sql`''`, sql`1`];
   const sums = measures.map((m) => sql`sum(${sql.ref(`p.${measureColumn[m]}`)})`);
+  // Every part reads only the institutions asked for (a probe per institution, or the list as an index
+  // condition): the list again here only filtered every row read against it once more.
   const grouped = sql`
     SELECT ${key} AS key, ARRAY[${sql.join(sums)}]::int[] AS n
       FROM ${source} p
-     WHERE ${conditions(tenantId, f, reverse, institutionLevel)}
+     WHERE ${conditions(tenantId, { ...f, medical_institution_ids: [] }, reverse, institutionLevel)}
      GROUP BY ${groupBy} HAVING ${sql.join(
        sums.map((s) => sql`${s} > 0`),
        sql` OR `,
@@ -441,13 +443,15 @@ function keepTop(sums: Map<string, number[]>, top: number): Map<string, number[]
 /**
  * The top institutions of a period without summing the period for every institution (issue 13 §3: a
  * 年度-to-date ranking summed about 140,000 quarter, month and day rows to rank 20,000 institutions).
- * An institution's rows of the whole 年度 the period lies in are an upper bound of its sum in the period
- * (counts are never negative). The exact sums of the institutions with the biggest bounds give a lower
- * bound L of the top-th biggest exact sum; an institution whose bound's first figure is below L's is
- * below at least `top` institutions, so only those at or above it (a few more than `top` when the
- * period is most of its 年度) are summed exactly, by the same rollups as the whole path. A whole 年度
- * is its rows. Null (sum everything) for a period across two 年度, or when the bound prunes too little:
- * a short period, or fewer institutions than `top`.
+ * Counts are never negative, so an institution's 年度-to-month total up to the period's last month
+ * (`fiscal_year_to_month`, one row per institution read in the order of the figures by the ranking
+ * index) is an upper bound U of its sum in the period; for a period from April, its total to the month
+ * before is a lower bound L. With a cut C at most the top-th biggest exact sum (the top-th L, or the
+ * top-th exact sum of the institutions with the biggest U), an institution whose U's first figure is
+ * below C's is below at least `top` institutions: only those at or above it (a few more than `top`)
+ * are summed exactly, by the same rollups as the whole path. A period of whole months from April is its
+ * rows. Null (sum everything) for a period across two 年度, or when the bounds prune too little: a short
+ * period, or fewer institutions than `top`.
  */
 async function prunedTop(
   db: Kysely<ReadModels>,
@@ -458,48 +462,93 @@ async function prunedTop(
   top: number,
   exact: (ids: string[]) => Promise<Map<string, number[]>>,
 ): Promise<Map<string, number[]> | null> {
-  const fiscalYear = (d: string) => Number(d.slice(0, 4)) - (Number(d.slice(5, 7)) < 4 ? 1 : 0);
-  const first = fiscalYear(range.from);
-  // One 年度: its rows are read in the order of the figures (the rollups' ranking index), so the
-  // biggest come first and the candidates are a range of the index, whatever the tenant's size.
-  if (first !== fiscalYear(range.to)) return null;
-  const year = `${first}-04-01`;
+  const first = fiscalYearOf(range.from);
+  if (first !== fiscalYearOf(range.to)) return null;
+  const yearStart = `${first}-04-01`;
+  const lastMonth = monthStart(range.to);
   const columns = measures.map((m) => sql.ref(`p.${measureColumn[m]}`));
-  const bounds = (condition: RawBuilder<unknown>, limit: number) => sql<{ key: string; n: number[] }>`
+  const totals = (month: string, condition: RawBuilder<unknown>, limit: number, offset = 0) => sql<{
+    key: string;
+    n: number[];
+  }>`
     SELECT p.medical_institution_id::text AS key, ARRAY[${sql.join(columns)}]::int[] AS n
       FROM rm.referral_institution_rollups p
-     WHERE p.tenant_id = ${tenantId} AND p.span = 'fiscal_year' AND p.period_start = ${year}::date ${condition}
+     WHERE p.tenant_id = ${tenantId} AND p.span = 'fiscal_year_to_month' AND p.period_start = ${month}::date ${condition}
            ${institutionsOnly(f, sql`p.`)}
            ${sql.join(
              institutionConditions(tenantId, f, sql`p.medical_institution_id`).map((c) => sql` AND ${c}`),
              sql``,
            )}
-     ORDER BY ${sql.join(columns.map((c) => sql`${c} DESC`))} LIMIT ${limit}`;
+     ORDER BY ${sql.join(columns.map((c) => sql`${c} DESC`))} LIMIT ${limit} OFFSET ${offset}`;
   const atLeast = (cut: number[]) =>
     sql`AND (${sql.join(columns.slice(0, cut.length))}) >= (${sql.join(cut.map((x) => sql`${x}::int`))})`;
-  // The whole 年度: its rows are the exact sums; the top-th's figures and those tied with it.
-  if (range.from === year && range.to === `${first + 1}-03-31`) {
-    const head = await bounds(sql``, top).execute(db);
+  const endsMonth = addDays(range.to, 1).endsWith('-01');
+  // Whole months from April: the rows are the exact sums; the top-th's figures and those tied with it.
+  if (range.from === yearStart && endsMonth) {
+    const head = await totals(lastMonth, sql``, top).execute(db);
     const cut = head.rows.at(-1)?.n;
     const rows =
-      cut && head.rows.length === top ? (await bounds(atLeast(cut), 2 ** 31 - 1).execute(db)).rows : head.rows;
+      cut && head.rows.length === top
+        ? (await totals(lastMonth, atLeast(cut), 2 ** 31 - 1).execute(db)).rows
+        : head.rows;
     return keepTop(new Map(rows.map((r) => [r.key, r.n])), top);
   }
-  const seeds = await bounds(sql``, Math.ceil(top * 1.5) + 10).execute(db);
+  const limit = top * 4 + 100;
+  const candidatesFrom = async (cut: number[]) => {
+    const candidates = await totals(lastMonth, atLeast(cut.slice(0, 1)), limit).execute(db);
+    return candidates.rows.length >= limit ? null : candidates.rows.map((r) => r.key);
+  };
+  // From April into a month: the top-th total to the month before is the cut, and the candidates'
+  // exact sums the answer.
+  if (range.from === yearStart && lastMonth > yearStart) {
+    const before = monthStart(addDays(lastMonth, -1));
+    const cut = (await totals(before, sql``, 1, top - 1).execute(db)).rows[0]?.n;
+    if (!cut || cut[0]! <= 0) return null;
+    const ids = await candidatesFrom(cut);
+    return ids ? keepTop(await exact(ids), top) : null;
+  }
+  const seeds = await totals(lastMonth, sql``, Math.ceil(top * 1.5) + 10).execute(db);
   if (seeds.rows.length < top) return null;
   const summedKeys = new Set(seeds.rows.map((r) => r.key));
   const sums = await exact([...summedKeys]);
   const cut = [...sums.values()].sort((a, b) => compareScores(b, a))[top - 1];
   if (!cut || cut[0]! <= 0) return null;
-  const limit = top * 4 + 100;
-  const candidates = await bounds(atLeast(cut.slice(0, 1)), limit).execute(db);
-  if (candidates.rows.length >= limit) return null;
-  const missing = candidates.rows.map((r) => r.key).filter((key) => !summedKeys.has(key));
+  const ids = await candidatesFrom(cut);
+  if (!ids) return null;
+  const missing = ids.filter((key) => !summedKeys.has(key));
   if (missing.length > 0) for (const [key, n] of await exact(missing)) sums.set(key, n);
   return keepTop(sums, top);
 }
 
-type Span = 'fiscal_year' | 'quarter' | 'month' | 'segment';
+type CalendarSpan = 'fiscal_year' | 'quarter' | 'month' | 'segment';
+type Span = CalendarSpan | 'fiscal_year_to_month';
+
+const fiscalYearOf = (d: string) => Number(d.slice(0, 4)) - (Number(d.slice(5, 7)) < 4 ? 1 : 0);
+const monthStart = (d: string) => `${d.slice(0, 7)}-01`;
+
+/**
+ * A period that starts a 年度 and ends inside it: its whole months from April as one
+ * `fiscal_year_to_month` row per institution (dated on the last whole month), the rest of the period
+ * cut as `splitBySpans` cuts it. Other periods as `splitBySpans`.
+ */
+function splitFromYearStart(range: DateRange, spans: CalendarSpan[]): ({ span: Span } & DateRange)[] {
+  const year = fiscalYearOf(range.from);
+  if (range.from !== `${year}-04-01` || fiscalYearOf(range.to) !== year) return splitBySpans(range, spans);
+  // The last month that ends inside the period.
+  const lastWhole = addDays(range.to, 1).endsWith('-01')
+    ? monthStart(range.to)
+    : monthStart(addDays(monthStart(range.to), -1));
+  if (lastWhole < range.from) return splitBySpans(range, spans);
+  const rest = { from: monthStart(addDays(lastWhole, 31)), to: range.to };
+  return [{ span: 'fiscal_year_to_month', from: lastWhole, to: lastWhole }, ...splitBySpans(rest, spans)];
+}
+
+/** The days of `range` that none of `pieces` (cut with `spans`) covers: what the day rows answer. */
+function daysLeftOf(range: DateRange, pieces: ({ span: Span } & DateRange)[], spans: CalendarSpan[]): DateRange[] {
+  const yearToMonth = pieces.find((piece) => piece.span === 'fiscal_year_to_month');
+  if (!yearToMonth) return splitBySpans(range, spans, true);
+  return splitBySpans({ from: monthStart(addDays(yearToMonth.from, 31)), to: range.to }, spans, true);
+}
 
 /**
  * The rollup spans a grouping can sum without splitting a row across two keys, coarsest first: every
@@ -507,7 +556,7 @@ type Span = 'fiscal_year' | 'quarter' | 'month' | 'segment';
  * unit is at least that long (quarters fit calendar years and half years too). Weeks are left to the
  * segment rows of the general path (none here).
  */
-function spansFor(group: Grouping, unit: AnalysisPeriodUnit): Span[] {
+function spansFor(group: Grouping, unit: AnalysisPeriodUnit): CalendarSpan[] {
   if (group !== 'bucket' && group !== 'institution_bucket') return ['fiscal_year', 'quarter', 'month', 'segment'];
   switch (unit) {
     case 'week':
@@ -529,7 +578,7 @@ function spansFor(group: Grouping, unit: AnalysisPeriodUnit): Span[] {
 
 const addDays = (date: string, days: number) =>
   new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-const spanStarts: Record<Span, (date: string) => boolean> = {
+const spanStarts: Record<CalendarSpan, (date: string) => boolean> = {
   fiscal_year: (d) => d.slice(5) === '04-01',
   quarter: (d) => d.endsWith('-01') && (Number(d.slice(5, 7)) - 1) % 3 === 0,
   month: (d) => d.endsWith('-01'),
@@ -541,13 +590,13 @@ const spanStarts: Record<Span, (date: string) => boolean> = {
  * either side of it, then segments), each piece with the span of its rows; with `daysLeft`, the days at
  * the ends no segment covers instead (at most six at each end).
  */
-export function splitBySpans(range: DateRange, spans: Span[]): ({ span: Span } & DateRange)[];
-export function splitBySpans(range: DateRange, spans: Span[], daysLeft: true): DateRange[];
+export function splitBySpans(range: DateRange, spans: CalendarSpan[]): ({ span: CalendarSpan } & DateRange)[];
+export function splitBySpans(range: DateRange, spans: CalendarSpan[], daysLeft: true): DateRange[];
 export function splitBySpans(
   range: DateRange,
-  spans: Span[],
+  spans: CalendarSpan[],
   daysLeft = false,
-): (({ span: Span } & DateRange) | DateRange)[] {
+): (({ span: CalendarSpan } & DateRange) | DateRange)[] {
   const [span, ...finer] = spans;
   if (range.from > range.to) return [];
   if (!span) return daysLeft ? [range] : [];

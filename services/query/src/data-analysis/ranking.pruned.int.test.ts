@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DateRange } from '@renkei/domain';
 import { institutionName, startAnalysisFixture, tag, type AnalysisFixture } from '../charts/analysis.testing.ts';
 
-// The rankings whose top rows are found from the 年度 bounds (`prunedTop`): no own department filter,
+// The rankings whose top rows are found from the 年度 and 年度-to-month bounds (`prunedTop`): no own department filter,
 // a period inside one or two 年度, a limit below the number of institutions, so the bound, the cut and
 // the candidates decide the answer; it must be the facts' ranking, ties included.
 let fx: AnalysisFixture;
@@ -26,8 +26,12 @@ const period = fc
   .map(([from, days]) => ({ from: day(from), to: day(from + days * 86_400_000) }));
 // A whole 年度 is answered from its rows alone (ties across the cut included).
 const fiscalYear = fc.integer({ min: 2023, max: 2025 }).map((y) => ({ from: `${y}-04-01`, to: `${y + 1}-03-31` }));
+// 年度 to date, the page's default: from April to any day of the 年度 (the 年度-to-month bounds).
+const fromApril = fc
+  .tuple(fc.integer({ min: 2023, max: 2025 }), fc.integer({ min: 0, max: 364 }))
+  .map(([y, days]) => ({ from: `${y}-04-01`, to: day(Date.UTC(y, 3, 1) + days * 86_400_000) }));
 const body: fc.Arbitrary<Body> = fc.record({
-  period: fc.oneof(period, fiscalYear),
+  period: fc.oneof(period, fiscalYear, fromApril, fromApril),
   facility_type_ids: fc
     .constant(null)
     .chain(() => fc.subarray([...new Set(fx.referrals.map((r) => r.facility_type))], { maxLength: 1 })),

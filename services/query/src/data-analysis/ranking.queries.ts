@@ -11,6 +11,9 @@ import {
   sumRollups,
 } from '../charts/analysis.queries.ts';
 
+/** Names in Japanese order; one collator, where `localeCompare(…, 'ja')` builds one per comparison. */
+const byName = new Intl.Collator('ja');
+
 interface Ranked {
   id: string;
   name: string;
@@ -38,7 +41,7 @@ async function rank(db: Kysely<ReadModels>, scores: Map<string, number[]>, limit
   );
   const ordered = shown
     .map(([id, score]) => ({ id, score, name: names.get(id) ?? '' }))
-    .sort((a, b) => compare(a.score, b.score) || a.name.localeCompare(b.name, 'ja') || a.id.localeCompare(b.id));
+    .sort((a, b) => compare(a.score, b.score) || byName.compare(a.name, b.name) || a.id.localeCompare(b.id));
   let rankOf = 0;
   return ordered.slice(0, limit).map((r, i) => {
     if (i === 0 || compare(ordered[i - 1]!.score, r.score) !== 0) rankOf = i + 1;

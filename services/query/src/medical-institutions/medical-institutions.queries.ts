@@ -193,9 +193,12 @@ export const fromClause = (tenantId: string) => sql`
  * null, as before, and nothing is read.
  *
  * `lateral` (a page's rows): a lookup per institution. `grouped` (ordering the whole search by a
- * referral figure): one pass over the tenant's per-institution rollups of the periods' whole 年度,
- * quarters and months (`rollupPieces`), grouped by institution and joined by hash. At 20,000 institutions and 5,000,000 referrals the lateral form
- * summed the own-department rollups once per institution (1.5-2 s).
+ * referral figure): each period's figure of every institution from the tenant's per-institution
+ * rollups, joined to the master: one row per institution when the period is one rollup row
+ * (`singleRollupRow`: a 年度, or 年度 to a month, the default comparisons), else the period's whole
+ * 年度, quarters and months (`rollupPieces`) summed by institution. At 20,000 institutions and
+ * 5,000,000 referrals the lateral form summed the own-department rollups once per institution (1.5-2 s);
+ * the pieces of both periods in one grouped pass read 40,000 rows from the heap and sorted them twice.
  */
 export function referralJoin(
   tenantId: string,
@@ -212,23 +215,43 @@ export function referralJoin(
     SELECT ${p ? sql`coalesce(sum(r.referral_count) FILTER (WHERE ${within(p)}), 0)::int` : sql`NULL::int`} AS referral_count,
            ${c ? sql`coalesce(sum(r.referral_count) FILTER (WHERE ${within(c)}), 0)::int` : sql`NULL::int`} AS comparison_referral_count
       FROM rm.referral_monthly_rollups r WHERE r.tenant_id = ${tenantId} AND r.medical_institution_id = m.id) rf ON true`;
-  const inSpan = (period: Period | undefined) => {
-    if (!period) return sql`false`;
+  // One period's figure per institution: one row each when the period is a single rollup row (a whole
+  // 年度, or months from April: a 年度-to-month total), read in institution order from the covering
+  // index and merged with the master's; else the period's rows summed by institution.
+  const figure = (period: Period) => {
+    const single = singleRollupRow(period);
+    if (single)
+      return sql`SELECT r.medical_institution_id, r.referral_count FROM rm.referral_institution_rollups r
+                  WHERE r.tenant_id = ${tenantId} AND r.span = ${single.span} AND r.period_start = ${single.start}::date`;
     const pieces = rollupPieces(period);
-    return sql`((r.span = 'fiscal_year' AND r.period_start = ANY(${pieces.fiscal_year}::date[]))
-      OR (r.span = 'quarter' AND r.period_start = ANY(${pieces.quarter}::date[]))
-      OR (r.span = 'month' AND r.period_start = ANY(${pieces.month}::date[])))`;
+    return sql`SELECT r.medical_institution_id, sum(r.referral_count)::int AS referral_count
+                 FROM rm.referral_institution_rollups r
+                WHERE r.tenant_id = ${tenantId}
+                  AND ((r.span = 'fiscal_year' AND r.period_start = ANY(${pieces.fiscal_year}::date[]))
+                    OR (r.span = 'quarter' AND r.period_start = ANY(${pieces.quarter}::date[]))
+                    OR (r.span = 'month' AND r.period_start = ANY(${pieces.month}::date[])))
+                GROUP BY r.medical_institution_id`;
   };
-  return sql`LEFT JOIN (
-    SELECT r.medical_institution_id,
-           sum(r.referral_count) FILTER (WHERE ${inSpan(p)})::int AS referral_count,
-           sum(r.referral_count) FILTER (WHERE ${inSpan(c)})::int AS comparison_referral_count
-      FROM rm.referral_institution_rollups r
-     WHERE r.tenant_id = ${tenantId} AND (${inSpan(p)} OR ${inSpan(c)})
-     GROUP BY r.medical_institution_id) rfg ON rfg.medical_institution_id = m.id
+  return sql`${p ? sql`LEFT JOIN (${figure(p)}) rfp ON rfp.medical_institution_id = m.id` : sql``}
+  ${c ? sql`LEFT JOIN (${figure(c)}) rfc ON rfc.medical_institution_id = m.id` : sql``}
   CROSS JOIN LATERAL (
-    SELECT ${p ? sql`coalesce(rfg.referral_count, 0)` : sql`NULL::int`} AS referral_count,
-           ${c ? sql`coalesce(rfg.comparison_referral_count, 0)` : sql`NULL::int`} AS comparison_referral_count) rf`;
+    SELECT ${p ? sql`coalesce(rfp.referral_count, 0)` : sql`NULL::int`} AS referral_count,
+           ${c ? sql`coalesce(rfc.referral_count, 0)` : sql`NULL::int`} AS comparison_referral_count) rf`;
+}
+
+/**
+ * The one `referral_institution_rollups` row per institution that holds exactly the whole months a
+ * period touches, when there is one: a whole 年度, or the months from April to a month of the same
+ * 年度 (its `fiscal_year_to_month` total). Null for other periods.
+ */
+function singleRollupRow(period: Period): { span: 'fiscal_year' | 'fiscal_year_to_month'; start: string } | null {
+  const fiscalYear = (day: string) => Number(day.slice(0, 4)) - (Number(day.slice(5, 7)) < 4 ? 1 : 0);
+  const year = fiscalYear(period.from);
+  if (period.from.slice(5, 7) !== '04' || fiscalYear(period.to) !== year || period.to < period.from) return null;
+  const lastMonth = `${period.to.slice(0, 7)}-01`;
+  return lastMonth.slice(5, 7) === '03'
+    ? { span: 'fiscal_year', start: `${year}-04-01` }
+    : { span: 'fiscal_year_to_month', start: lastMonth };
 }
 
 /**

@@ -1,5 +1,8 @@
 import type { RankingResult } from '@renkei/contracts';
 
+/** One collator for the page's sorts: `localeCompare(…, 'ja')` builds one per comparison. */
+const japanese = new Intl.Collator('ja');
+
 export interface RankedInstitution {
   id: string;
   name: string;
@@ -61,7 +64,7 @@ export function joinRankings(
       });
     }
   }
-  const byName = (a: RankedInstitution, b: RankedInstitution) => a.name.localeCompare(b.name, 'ja');
+  const byName = (a: RankedInstitution, b: RankedInstitution) => japanese.compare(a.name, b.name);
   const all = [...rows, ...gone];
   return {
     top: rows.slice(0, size),
