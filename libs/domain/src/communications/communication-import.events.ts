@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { eventParser } from '../event-union.ts';
-import type { LabelValueData } from '../labels/label.events.ts';
 import { CommunicationTypeData, type CommunicationFields } from './communication.events.ts';
 import {
+  ImportedLabelValue,
   LabelValueImportChunkProcessed,
   LabelValueImportFinished,
   LabelValueImportRequested,
@@ -69,19 +69,6 @@ export const parseCommunicationImportEvent = eventParser(communicationImportAggr
 export const communicationImportRowsAggregate = 'communication_import_rows';
 
 const uuid = z.string().uuid();
-
-/** A label value of an imported record: the fields its label's type leaves empty are left out. */
-const ImportedLabelValue = z.object({
-  label_id: uuid,
-  text_value: z.string().nullable().default(null),
-  integer_value: z.number().int().nullable().default(null),
-  date_value: z.string().nullable().default(null),
-  time_value: z.string().nullable().default(null),
-  selection_id: uuid.nullable().default(null),
-  selection_ids: z.array(uuid).default([]),
-  own_department_id: uuid.nullable().default(null),
-  area_id: uuid.nullable().default(null),
-}) satisfies z.ZodType<LabelValueData, unknown>;
 
 /**
  * An imported record as its chunk carries it: empty fields (null, '', [], false) are left out, which

@@ -34,11 +34,11 @@ export type LabelValueImportChunkProcessed = z.infer<typeof LabelValueImportChun
 const uuid = z.string().uuid();
 
 /**
- * A label value as an import row carries it: the fields its label's type does not use are left out
- * (a chunk event holds thousands of values) and read back as null, or [] for `selection_ids`, so
- * the decoded value is a `LabelValueData`.
+ * A label value as an import row carries it (label-value and communication imports): the fields its
+ * label's type does not use are left out (a chunk event holds thousands of values) and read back as
+ * null, or [] for `selection_ids`, so the decoded value is a `LabelValueData`.
  */
-const ImportedLabelValue = z.object({
+export const ImportedLabelValue = z.object({
   label_id: uuid,
   text_value: z.string().nullable().default(null),
   integer_value: z.number().int().nullable().default(null),
