@@ -121,18 +121,19 @@ export function createTrackingHitBatcher(options: TrackingHitBatcherOptions) {
     if (hit.segment) journal?.done(hit.segment);
   }
 
-  function admit() {
-    while (held < maxQueued && blocked.length > 0) {
+  /** Takes in blocked, then spilled hits while fewer than `limit` are held (close: all of them). */
+  function admit(limit = maxQueued) {
+    while (held < limit && blocked.length > 0) {
       const { hit, admit: resolve, timer: wait } = blocked.shift()!;
       if (wait) clearTimeout(wait);
       take(hit);
       resolve();
     }
     // Then the spilled hits, oldest first, a batch's worth at a time.
-    while (journal && spilled > 0 && held < maxQueued) {
+    while (journal && spilled > 0 && held < limit) {
       let read;
       try {
-        read = journal.unspill(Math.min(maxBatch, maxQueued - held));
+        read = journal.unspill(Math.min(maxBatch, limit - held));
       } catch (error) {
         logger.error({ err: error }, 'email tracking: spilled hits could not be read back; the next start stores them');
         spilled = 0;
@@ -331,21 +332,7 @@ export function createTrackingHitBatcher(options: TrackingHitBatcherOptions) {
       for (;;) {
         while (flushing) await flushing;
         // Hits still blocked or spilled are taken in whatever the bound: the process is going away.
-        for (const { hit, admit: resolve, timer: wait } of blocked.splice(0)) {
-          if (wait) clearTimeout(wait);
-          take(hit);
-          resolve();
-        }
-        while (journal && spilled > 0) {
-          const read = journal.unspill(maxBatch);
-          for (const { stream, event } of read.hits) take({ stream, event, tries: 0, segment: null });
-          spilled -= read.hits.length;
-          if (read.drained) {
-            spilled = 0;
-            journal.dropSpill();
-          }
-          if (read.hits.length === 0) break;
-        }
+        admit(Infinity);
         // A store still failing after `maxTries` tries in a row is not waited for any longer.
         if (waiting.length === 0 || failuresInARow > maxTries) break;
         await flush();
