@@ -5,6 +5,13 @@ import type { VisitKind } from './referrals.tables.ts';
 
 export { noFacilityType, noPrefecture };
 
+/**
+ * The `city` of `referral_area_rollups` for an institution the master does not hold: a full-width '!',
+ * which NFKC never leaves, so no filter (normalised to NFKC, as the master join compares it) names it,
+ * as no city filter keeps such an institution through the join.
+ */
+export const noCity = '\uFF01';
+
 const chartCounts = {
   referral_count: column.int(),
   admitted_count: column.int(),
@@ -65,6 +72,64 @@ const referralPrefectureRollupsTable = defineTable({
   },
   primaryKey: ['tenant_id', 'prefecture_code', 'month', 'own_department_id', 'referral_department', 'visit'],
   indexes: [coveringChartIndex('prefecture_code', 'month')],
+});
+
+/**
+ * The period rows summed per month by the institution's facility type, prefecture and municipality
+ * together (the master's `city`, compared as the filter compares it): a chart filtered by municipality,
+ * or by facility type and prefecture together, reads the rows of those keys (a few hundred a month for a
+ * municipality) instead of every institution's segment rows joined to the master. Cities repeat across
+ * prefectures, so the key holds both; a filter by city alone sums every prefecture's city of that name,
+ * as the master join does. One row per (facility type × municipality) actually used and the dimensions,
+ * far fewer than per institution; the single-attribute tables above stay, being ten to a hundred times
+ * smaller for a filter by facility type or prefecture alone.
+ */
+const referralAreaRollupsTable = defineTable({
+  name: 'referral_area_rollups',
+  columns: {
+    tenant_id: column.uuid(),
+    facility_type_id: column.int(),
+    prefecture_code: column.int(),
+    /** The master's `city` ('' where it has none), `noCity` for an institution not in the master. */
+    city: column.text(),
+    ...chartDimensions,
+    ...chartCounts,
+  },
+  primaryKey: [
+    'tenant_id',
+    'facility_type_id',
+    'prefecture_code',
+    'city',
+    'month',
+    'own_department_id',
+    'referral_department',
+    'visit',
+  ],
+  // Covering, one per way in: facility type and prefecture, then the period; the municipality, then the period.
+  indexes: [
+    [
+      'tenant_id',
+      'facility_type_id',
+      'prefecture_code',
+      'month',
+      'city',
+      'own_department_id',
+      'referral_department',
+      'visit',
+      ...Object.keys(chartCounts),
+    ],
+    [
+      'tenant_id',
+      'city',
+      'month',
+      'prefecture_code',
+      'facility_type_id',
+      'own_department_id',
+      'referral_department',
+      'visit',
+      ...Object.keys(chartCounts),
+    ],
+  ],
 });
 
 /**
@@ -162,6 +227,7 @@ const referralAttributeBasesTable = defineTable({
 export const attributeRollupTables = [
   referralFacilityTypeRollupsTable,
   referralPrefectureRollupsTable,
+  referralAreaRollupsTable,
   referralFacilityTypeDailyRollupsTable,
   referralPrefectureDailyRollupsTable,
   referralAttributeMdcRollupsTable,
@@ -178,6 +244,7 @@ type Tables = Readonly<
     | 'referral_institution_mdc_rollups'
     | 'referral_facility_type_rollups'
     | 'referral_prefecture_rollups'
+    | 'referral_area_rollups'
     | 'referral_facility_type_daily_rollups'
     | 'referral_prefecture_daily_rollups'
     | 'referral_attribute_mdc_rollups'
@@ -199,6 +266,8 @@ interface ChartSum {
   tenant_id: string;
   facility_type_id: number;
   prefecture_code: number;
+  /** The master's city for the month rows; '' for the day rows (no table keys them by city). */
+  city: string;
   own_department_id: string;
   referral_department: string;
   visit: string;
@@ -225,13 +294,14 @@ const monthsOf = (months: readonly InstitutionMonth[]) =>
     ${sql.val(months.map((m) => m.month))}::date[]) AS g(tenant_id, medical_institution_id, month)`;
 const facilityTypeOf = sql`coalesce(m.facility_type_id, ${noFacilityType})`;
 const prefectureCodeOf = sql`coalesce(m.prefecture_code::int, ${noPrefecture})`;
+const cityOf = sql`coalesce(m.city, ${noCity})`;
 
 /** What the given institution-months contribute now, by attribute key, from their period and MDC month rows. */
 async function sumsOf(trx: Transaction<unknown>, t: Tables, months: readonly InstitutionMonth[]): Promise<Sums> {
   if (months.length === 0) return { chart: [], days: [], mdc: [] };
   const g = monthsOf(months);
   const { rows: chart } = await sql<ChartSum>`
-    SELECT p.tenant_id, ${facilityTypeOf} AS facility_type_id, ${prefectureCodeOf} AS prefecture_code,
+    SELECT p.tenant_id, ${facilityTypeOf} AS facility_type_id, ${prefectureCodeOf} AS prefecture_code, ${cityOf} AS city,
            p.own_department_id, p.referral_department, p.visit, to_char(g.month, 'YYYY-MM-DD') AS month,
            ${sql.raw(counts4.map((c) => `sum(p.${c})::int AS ${c}`).join(', '))}
       FROM ${g}
@@ -239,10 +309,10 @@ async function sumsOf(trx: Transaction<unknown>, t: Tables, months: readonly Ins
         ON p.tenant_id = g.tenant_id AND p.medical_institution_id = g.medical_institution_id
        AND p.segment >= g.month AND p.segment < (g.month + interval '1 month')::date
       LEFT JOIN ref.medical_institutions m ON m.id = p.medical_institution_id
-     GROUP BY 1, 2, 3, 4, 5, 6, 7`.execute(trx);
+     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`.execute(trx);
   // The day rows carry their day in `month`'s place (ChartSum's period column).
   const { rows: days } = await sql<ChartSum>`
-    SELECT d.tenant_id, ${facilityTypeOf} AS facility_type_id, ${prefectureCodeOf} AS prefecture_code,
+    SELECT d.tenant_id, ${facilityTypeOf} AS facility_type_id, ${prefectureCodeOf} AS prefecture_code, ''::text AS city,
            d.own_department_id, d.referral_department, d.visit, to_char(d.day, 'YYYY-MM-DD') AS month,
            ${sql.raw(counts4.map((c) => `sum(d.${c})::int AS ${c}`).join(', '))}
       FROM ${g}
@@ -250,7 +320,7 @@ async function sumsOf(trx: Transaction<unknown>, t: Tables, months: readonly Ins
         ON d.tenant_id = g.tenant_id AND d.medical_institution_id = g.medical_institution_id
        AND d.day >= g.month AND d.day < (g.month + interval '1 month')::date
       LEFT JOIN ref.medical_institutions m ON m.id = d.medical_institution_id
-     GROUP BY 1, 2, 3, 4, 5, 6, 7`.execute(trx);
+     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`.execute(trx);
   const { rows: mdc } = await sql<MdcSum>`
     SELECT i.tenant_id, ${facilityTypeOf} AS facility_type_id, ${prefectureCodeOf} AS prefecture_code,
            coalesce(m.prefecture, '') AS prefecture, i.mdc, to_char(g.month, 'YYYY-MM-DD') AS month,
@@ -341,7 +411,7 @@ export async function attributesAfter(
 }
 
 const chartKey = (r: ChartSum) =>
-  `${r.tenant_id}|${r.facility_type_id}|${r.prefecture_code}|${r.own_department_id}|${r.referral_department}|${r.visit}|${r.month}`;
+  `${r.tenant_id}|${r.facility_type_id}|${r.prefecture_code}|${r.city}|${r.own_department_id}|${r.referral_department}|${r.visit}|${r.month}`;
 const mdcKey = (r: MdcSum) =>
   `${r.tenant_id}|${r.facility_type_id}|${r.prefecture_code}|${r.prefecture}|${r.mdc}|${r.month}`;
 
@@ -364,7 +434,10 @@ function delta<R extends object>(
   return [...sums.values()].filter((d) => columns.some((c) => (d as Record<string, number>)[c] !== 0));
 }
 
-/** Adds month rows (`period` 'month') or day rows ('day', the day in `month`) to the two tables of that grain. */
+/**
+ * Adds month rows (`period` 'month') to the three tables of that grain, or day rows ('day', the day in
+ * `month`) to the two of that one.
+ */
 async function applyChartDeltas(
   trx: Transaction<unknown>,
   t: Tables,
@@ -375,21 +448,22 @@ async function applyChartDeltas(
   const col = <K extends keyof ChartSum>(k: K, type: string) =>
     sql`${sql.val(rows.map((r) => r[k]))}::${sql.raw(type)}`;
   const k = sql`unnest(${col('tenant_id', 'uuid[]')}, ${col('facility_type_id', 'int[]')}, ${col('prefecture_code', 'int[]')},
-                       ${col('own_department_id', 'uuid[]')}, ${col('referral_department', 'text[]')}, ${col('visit', 'text[]')},
-                       ${col('month', 'date[]')}, ${col('referral_count', 'int[]')}, ${col('admitted_count', 'int[]')},
-                       ${col('operated_count', 'int[]')}, ${col('reverse_referral_count', 'int[]')})
-                AS k(tenant_id, facility_type_id, prefecture_code, own_department_id, referral_department, visit, ${sql.raw(period)},
-                     referral_count, admitted_count, operated_count, reverse_referral_count)`;
-  for (const [table, attribute] of period === 'month'
+                       ${col('city', 'text[]')}, ${col('own_department_id', 'uuid[]')}, ${col('referral_department', 'text[]')},
+                       ${col('visit', 'text[]')}, ${col('month', 'date[]')}, ${col('referral_count', 'int[]')},
+                       ${col('admitted_count', 'int[]')}, ${col('operated_count', 'int[]')}, ${col('reverse_referral_count', 'int[]')})
+                AS k(tenant_id, facility_type_id, prefecture_code, city, own_department_id, referral_department, visit,
+                     ${sql.raw(period)}, referral_count, admitted_count, operated_count, reverse_referral_count)`;
+  for (const [table, attributes] of period === 'month'
     ? ([
         [t.referral_facility_type_rollups, 'facility_type_id'],
         [t.referral_prefecture_rollups, 'prefecture_code'],
+        [t.referral_area_rollups, 'facility_type_id, prefecture_code, city'],
       ] as const)
     : ([
         [t.referral_facility_type_daily_rollups, 'facility_type_id'],
         [t.referral_prefecture_daily_rollups, 'prefecture_code'],
       ] as const)) {
-    const keyColumns = `tenant_id, ${attribute}, ${period}, own_department_id, referral_department, visit`;
+    const keyColumns = `tenant_id, ${attributes}, ${period}, own_department_id, referral_department, visit`;
     await sql`
       INSERT INTO ${sql.table(table)} AS cur (${sql.raw(keyColumns)}, ${sql.raw(counts4.join(', '))})
       SELECT ${sql.raw(keyColumns)}, ${sql.raw(counts4.map((c) => `sum(${c})::int`).join(', '))} FROM ${k}
@@ -437,20 +511,21 @@ async function applyMdcDeltas(trx: Transaction<unknown>, t: Tables, rows: MdcSum
 
 /** Every attribute row of a tenant summed again from its per-institution rows joined to the master as it is. */
 async function resumTenant(trx: Transaction<unknown>, t: Tables, tenantId: string): Promise<void> {
-  for (const [table, attribute, value] of [
-    [t.referral_facility_type_rollups, 'facility_type_id', facilityTypeOf],
-    [t.referral_prefecture_rollups, 'prefecture_code', prefectureCodeOf],
+  for (const [table, attributes, values] of [
+    [t.referral_facility_type_rollups, 'facility_type_id', [facilityTypeOf]],
+    [t.referral_prefecture_rollups, 'prefecture_code', [prefectureCodeOf]],
+    [t.referral_area_rollups, 'facility_type_id, prefecture_code, city', [facilityTypeOf, prefectureCodeOf, cityOf]],
   ] as const) {
     await sql`DELETE FROM ${sql.table(table)} WHERE tenant_id = ${tenantId}`.execute(trx);
     await sql`
-      INSERT INTO ${sql.table(table)} (tenant_id, ${sql.raw(attribute)}, month, own_department_id, referral_department, visit,
+      INSERT INTO ${sql.table(table)} (tenant_id, ${sql.raw(attributes)}, month, own_department_id, referral_department, visit,
                                        ${sql.raw(counts4.join(', '))})
-      SELECT p.tenant_id, ${value}, date_trunc('month', p.segment)::date, p.own_department_id, p.referral_department, p.visit,
-             ${sql.raw(counts4.map((c) => `sum(p.${c})::int`).join(', '))}
+      SELECT p.tenant_id, ${sql.join(values)}, date_trunc('month', p.segment)::date, p.own_department_id,
+             p.referral_department, p.visit, ${sql.raw(counts4.map((c) => `sum(p.${c})::int`).join(', '))}
         FROM ${sql.table(t.referral_period_rollups)} p
         LEFT JOIN ref.medical_institutions m ON m.id = p.medical_institution_id
        WHERE p.tenant_id = ${tenantId}
-       GROUP BY 1, 2, 3, 4, 5, 6`.execute(trx);
+       GROUP BY ${sql.raw(Array.from({ length: values.length + 5 }, (_, i) => i + 1).join(', '))}`.execute(trx);
   }
   for (const [table, attribute, value] of [
     [t.referral_facility_type_daily_rollups, 'facility_type_id', facilityTypeOf],
