@@ -1,16 +1,9 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import { column, defineTable, type KyselyTables } from '../shared/table.ts';
-import { masterRuns, noFacilityType, noPrefecture } from '../shared/master-attributes.ts';
+import { masterRuns, noCity, noFacilityType, noPrefecture } from '../shared/master-attributes.ts';
 import type { VisitKind } from './referrals.tables.ts';
 
-export { noFacilityType, noPrefecture };
-
-/**
- * The `city` of `referral_area_rollups` for an institution the master does not hold: a full-width '!',
- * which NFKC never leaves, so no filter (normalised to NFKC, as the master join compares it) names it,
- * as no city filter keeps such an institution through the join.
- */
-export const noCity = '\uFF01';
+export { noCity, noFacilityType, noPrefecture };
 
 const chartCounts = {
   referral_count: column.int(),
@@ -170,10 +163,10 @@ const referralPrefectureDailyRollupsTable = defineTable({
 type Span = 'month' | 'quarter' | 'fiscal_year';
 
 /**
- * The per-institution MDC rows summed by the institution's facility type and prefecture (code and the
- * name the master gives it, which the aggregation shows), per month, quarter and 年度: the aggregation
- * grouped by facility type, prefecture and MDC reads a few thousand rows a 年度 here instead of one per
- * institution and MDC joined to the master.
+ * The per-institution MDC rows summed by the institution's facility type, prefecture (code and the
+ * name the master gives it, which the aggregation shows) and city, per month, quarter and 年度: the
+ * aggregation grouped by facility type, prefecture, city and MDC (or filtered by them) reads a few
+ * thousand rows a 年度 here instead of one per institution and MDC joined to the master.
  */
 const referralAttributeMdcRollupsTable = defineTable({
   name: 'referral_attribute_mdc_rollups',
@@ -185,12 +178,14 @@ const referralAttributeMdcRollupsTable = defineTable({
     prefecture_code: column.int(),
     /** The master's `prefecture` ('' where it has none): one per code in practice, kept for the answer. */
     prefecture: column.text(),
+    /** As `referral_area_rollups.city`. */
+    city: column.text(),
     mdc: column.text(),
     referral_count: column.int(),
     admitted_count: column.int(),
     operated_count: column.int(),
   },
-  primaryKey: ['tenant_id', 'span', 'period_start', 'facility_type_id', 'prefecture_code', 'prefecture', 'mdc'],
+  primaryKey: ['tenant_id', 'span', 'period_start', 'facility_type_id', 'prefecture_code', 'prefecture', 'city', 'mdc'],
   // Covering: a 年度's rows are read by index only (the bulk build leaves one heap page per row).
   indexes: [
     [
@@ -200,6 +195,7 @@ const referralAttributeMdcRollupsTable = defineTable({
       'facility_type_id',
       'prefecture_code',
       'prefecture',
+      'city',
       'mdc',
       'referral_count',
       'admitted_count',
@@ -282,6 +278,7 @@ interface MdcSum {
   facility_type_id: number;
   prefecture_code: number;
   prefecture: string;
+  city: string;
   mdc: string;
   month: string;
   referral_count: number;
@@ -323,14 +320,14 @@ async function sumsOf(trx: Transaction<unknown>, t: Tables, months: readonly Ins
      GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`.execute(trx);
   const { rows: mdc } = await sql<MdcSum>`
     SELECT i.tenant_id, ${facilityTypeOf} AS facility_type_id, ${prefectureCodeOf} AS prefecture_code,
-           coalesce(m.prefecture, '') AS prefecture, i.mdc, to_char(g.month, 'YYYY-MM-DD') AS month,
+           coalesce(m.prefecture, '') AS prefecture, ${cityOf} AS city, i.mdc, to_char(g.month, 'YYYY-MM-DD') AS month,
            ${sql.raw(counts3.map((c) => `sum(i.${c})::int AS ${c}`).join(', '))}
       FROM ${g}
       JOIN ${sql.table(t.referral_institution_mdc_rollups)} i
         ON i.tenant_id = g.tenant_id AND i.medical_institution_id = g.medical_institution_id
        AND i.span = 'month' AND i.period_start = g.month
       LEFT JOIN ref.medical_institutions m ON m.id = i.medical_institution_id
-     GROUP BY 1, 2, 3, 4, 5, 6`.execute(trx);
+     GROUP BY 1, 2, 3, 4, 5, 6, 7`.execute(trx);
   return { chart, days, mdc };
 }
 interface Sums {
@@ -413,7 +410,7 @@ export async function attributesAfter(
 const chartKey = (r: ChartSum) =>
   `${r.tenant_id}|${r.facility_type_id}|${r.prefecture_code}|${r.city}|${r.own_department_id}|${r.referral_department}|${r.visit}|${r.month}`;
 const mdcKey = (r: MdcSum) =>
-  `${r.tenant_id}|${r.facility_type_id}|${r.prefecture_code}|${r.prefecture}|${r.mdc}|${r.month}`;
+  `${r.tenant_id}|${r.facility_type_id}|${r.prefecture_code}|${r.prefecture}|${r.city}|${r.mdc}|${r.month}`;
 
 /** `after − before` per key, the keys whose counts all stay the same left out. */
 function delta<R extends object>(
@@ -486,24 +483,25 @@ async function applyMdcDeltas(trx: Transaction<unknown>, t: Tables, rows: MdcSum
   if (rows.length === 0) return;
   const col = <K extends keyof MdcSum>(k: K, type: string) => sql`${sql.val(rows.map((r) => r[k]))}::${sql.raw(type)}`;
   const k = sql`unnest(${col('tenant_id', 'uuid[]')}, ${col('facility_type_id', 'int[]')}, ${col('prefecture_code', 'int[]')},
-                       ${col('prefecture', 'text[]')}, ${col('mdc', 'text[]')}, ${col('month', 'date[]')},
+                       ${col('prefecture', 'text[]')}, ${col('city', 'text[]')}, ${col('mdc', 'text[]')}, ${col('month', 'date[]')},
                        ${col('referral_count', 'int[]')}, ${col('admitted_count', 'int[]')}, ${col('operated_count', 'int[]')})
-                AS k(tenant_id, facility_type_id, prefecture_code, prefecture, mdc, month, referral_count, admitted_count, operated_count)`;
-  const keyColumns = 'tenant_id, span, period_start, facility_type_id, prefecture_code, prefecture, mdc';
+                AS k(tenant_id, facility_type_id, prefecture_code, prefecture, city, mdc, month, referral_count, admitted_count,
+                     operated_count)`;
+  const keyColumns = 'tenant_id, span, period_start, facility_type_id, prefecture_code, prefecture, city, mdc';
   await sql`
     INSERT INTO ${sql.table(t.referral_attribute_mdc_rollups)} AS cur (${sql.raw(keyColumns)}, ${sql.raw(counts3.join(', '))})
-    SELECT k.tenant_id, s.span, s.period_start, k.facility_type_id, k.prefecture_code, k.prefecture, k.mdc,
+    SELECT k.tenant_id, s.span, s.period_start, k.facility_type_id, k.prefecture_code, k.prefecture, k.city, k.mdc,
            ${sql.raw(counts3.map((c) => `sum(k.${c})::int`).join(', '))}
       FROM ${k}
       CROSS JOIN LATERAL (SELECT 'month' AS span, k.month AS period_start UNION ALL SELECT * FROM ${longerSpans(sql`k.month`)}) s
-     GROUP BY 1, 2, 3, 4, 5, 6, 7
+     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
     ON CONFLICT (${sql.raw(keyColumns)}) DO UPDATE SET ${sql.raw(counts3.map((c) => `${c} = cur.${c} + excluded.${c}`).join(', '))}`.execute(
     trx,
   );
   await sql`
     DELETE FROM ${sql.table(t.referral_attribute_mdc_rollups)} AS cur USING ${k}
      WHERE cur.tenant_id = k.tenant_id AND cur.facility_type_id = k.facility_type_id AND cur.prefecture_code = k.prefecture_code
-       AND cur.prefecture = k.prefecture AND cur.mdc = k.mdc
+       AND cur.prefecture = k.prefecture AND cur.city = k.city AND cur.mdc = k.mdc
        AND cur.period_start IN (k.month, date_trunc('quarter', k.month)::date,
                                 (date_trunc('year', k.month - interval '3 months') + interval '3 months')::date)
        AND ${sql.raw(counts3.map((c) => `cur.${c} = 0`).join(' AND '))}`.execute(trx);
@@ -545,13 +543,13 @@ async function resumTenant(trx: Transaction<unknown>, t: Tables, tenantId: strin
   await sql`DELETE FROM ${sql.table(t.referral_attribute_mdc_rollups)} WHERE tenant_id = ${tenantId}`.execute(trx);
   await sql`
     INSERT INTO ${sql.table(t.referral_attribute_mdc_rollups)}
-      (tenant_id, span, period_start, facility_type_id, prefecture_code, prefecture, mdc, ${sql.raw(counts3.join(', '))})
-    SELECT i.tenant_id, i.span, i.period_start, ${facilityTypeOf}, ${prefectureCodeOf}, coalesce(m.prefecture, ''), i.mdc,
-           ${sql.raw(counts3.map((c) => `sum(i.${c})::int`).join(', '))}
+      (tenant_id, span, period_start, facility_type_id, prefecture_code, prefecture, city, mdc, ${sql.raw(counts3.join(', '))})
+    SELECT i.tenant_id, i.span, i.period_start, ${facilityTypeOf}, ${prefectureCodeOf}, coalesce(m.prefecture, ''), ${cityOf},
+           i.mdc, ${sql.raw(counts3.map((c) => `sum(i.${c})::int`).join(', '))}
       FROM ${sql.table(t.referral_institution_mdc_rollups)} i
       LEFT JOIN ref.medical_institutions m ON m.id = i.medical_institution_id
      WHERE i.tenant_id = ${tenantId}
-     GROUP BY 1, 2, 3, 4, 5, 6, 7`.execute(trx);
+     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`.execute(trx);
 }
 
 /**

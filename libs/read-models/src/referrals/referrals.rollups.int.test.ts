@@ -433,7 +433,11 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
   for (const [key, values] of Object.entries(want.mdc)) {
     const [institution, ...rest] = key.split('|');
     const m = attributesOf.get(institution!);
-    addTo(attributeMdc, [m?.f ?? noFacilityType, m?.c ?? noPrefecture, m?.p ?? '', ...rest].join('|'), values);
+    addTo(
+      attributeMdc,
+      [m?.f ?? noFacilityType, m?.c ?? noPrefecture, m?.p ?? '', m?.city ?? noCity, ...rest].join('|'),
+      values,
+    );
   }
   const nonZero = (map: Record<string, number[]>) =>
     Object.fromEntries(Object.entries(map).filter(([, v]) => v.some((x) => x !== 0)));
@@ -468,7 +472,7 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
     ),
     attributeMdc: await attributeRows(
       t.referral_attribute_mdc_rollups,
-      "facility_type_id, prefecture_code, prefecture, mdc, span, to_char(period_start, 'YYYY-MM-DD')",
+      "facility_type_id, prefecture_code, prefecture, city, mdc, span, to_char(period_start, 'YYYY-MM-DD')",
       'referral_count, admitted_count, operated_count',
     ),
   }).toEqual({
