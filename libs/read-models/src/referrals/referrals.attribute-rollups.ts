@@ -162,31 +162,63 @@ const referralPrefectureDailyRollupsTable = defineTable({
 /** The spans of the attribute MDC rows, each wholly inside the next (a 年度 starts in April). */
 type Span = 'month' | 'quarter' | 'fiscal_year';
 
+const mdcColumns = {
+  tenant_id: column.uuid(),
+  span: column.text<Span>(),
+  period_start: column.date(),
+  facility_type_id: column.int(),
+  prefecture_code: column.int(),
+  /** The master's `prefecture` ('' where it has none): one per code in practice, kept for the answer. */
+  prefecture: column.text(),
+};
+const mdcCounts = {
+  mdc: column.text(),
+  referral_count: column.int(),
+  admitted_count: column.int(),
+  operated_count: column.int(),
+};
+
 /**
- * The per-institution MDC rows summed by the institution's facility type, prefecture (code and the
- * name the master gives it, which the aggregation shows) and city, per month, quarter and 年度: the
- * aggregation grouped by facility type, prefecture, city and MDC (or filtered by them) reads a few
- * thousand rows a 年度 here instead of one per institution and MDC joined to the master.
+ * The per-institution MDC rows summed by the institution's facility type and prefecture (code and the
+ * name the master gives it, which the aggregation shows), per month, quarter and 年度: the aggregation
+ * grouped by facility type, prefecture and MDC reads a few thousand rows a 年度 here instead of one per
+ * institution and MDC joined to the master.
  */
 const referralAttributeMdcRollupsTable = defineTable({
   name: 'referral_attribute_mdc_rollups',
+  columns: { ...mdcColumns, ...mdcCounts },
+  primaryKey: ['tenant_id', 'span', 'period_start', 'facility_type_id', 'prefecture_code', 'prefecture', 'mdc'],
+  // Covering: a 年度's rows are read by index only (the bulk build leaves one heap page per row).
+  indexes: [
+    [
+      'tenant_id',
+      'span',
+      'period_start',
+      'facility_type_id',
+      'prefecture_code',
+      'prefecture',
+      'mdc',
+      'referral_count',
+      'admitted_count',
+      'operated_count',
+    ],
+  ],
+});
+
+/**
+ * The same keyed by the city too: the aggregation grouped by city or filtered by it (with facility type,
+ * prefecture and MDC). Apart from the rows above because a municipality splits them many ways (about
+ * 1,900 municipalities against 47 prefectures), which the aggregations without city need not read.
+ */
+const referralAreaMdcRollupsTable = defineTable({
+  name: 'referral_area_mdc_rollups',
   columns: {
-    tenant_id: column.uuid(),
-    span: column.text<Span>(),
-    period_start: column.date(),
-    facility_type_id: column.int(),
-    prefecture_code: column.int(),
-    /** The master's `prefecture` ('' where it has none): one per code in practice, kept for the answer. */
-    prefecture: column.text(),
+    ...mdcColumns,
     /** As `referral_area_rollups.city`. */
     city: column.text(),
-    mdc: column.text(),
-    referral_count: column.int(),
-    admitted_count: column.int(),
-    operated_count: column.int(),
+    ...mdcCounts,
   },
   primaryKey: ['tenant_id', 'span', 'period_start', 'facility_type_id', 'prefecture_code', 'prefecture', 'city', 'mdc'],
-  // Covering: a 年度's rows are read by index only (the bulk build leaves one heap page per row).
   indexes: [
     [
       'tenant_id',
@@ -227,6 +259,7 @@ export const attributeRollupTables = [
   referralFacilityTypeDailyRollupsTable,
   referralPrefectureDailyRollupsTable,
   referralAttributeMdcRollupsTable,
+  referralAreaMdcRollupsTable,
   referralAttributeBasesTable,
 ] as const;
 
@@ -244,6 +277,7 @@ type Tables = Readonly<
     | 'referral_facility_type_daily_rollups'
     | 'referral_prefecture_daily_rollups'
     | 'referral_attribute_mdc_rollups'
+    | 'referral_area_mdc_rollups'
     | 'referral_attribute_bases',
     string
   >
@@ -487,24 +521,33 @@ async function applyMdcDeltas(trx: Transaction<unknown>, t: Tables, rows: MdcSum
                        ${col('referral_count', 'int[]')}, ${col('admitted_count', 'int[]')}, ${col('operated_count', 'int[]')})
                 AS k(tenant_id, facility_type_id, prefecture_code, prefecture, city, mdc, month, referral_count, admitted_count,
                      operated_count)`;
-  const keyColumns = 'tenant_id, span, period_start, facility_type_id, prefecture_code, prefecture, city, mdc';
-  await sql`
-    INSERT INTO ${sql.table(t.referral_attribute_mdc_rollups)} AS cur (${sql.raw(keyColumns)}, ${sql.raw(counts3.join(', '))})
-    SELECT k.tenant_id, s.span, s.period_start, k.facility_type_id, k.prefecture_code, k.prefecture, k.city, k.mdc,
-           ${sql.raw(counts3.map((c) => `sum(k.${c})::int`).join(', '))}
-      FROM ${k}
-      CROSS JOIN LATERAL (SELECT 'month' AS span, k.month AS period_start UNION ALL SELECT * FROM ${longerSpans(sql`k.month`)}) s
-     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8
-    ON CONFLICT (${sql.raw(keyColumns)}) DO UPDATE SET ${sql.raw(counts3.map((c) => `${c} = cur.${c} + excluded.${c}`).join(', '))}`.execute(
-    trx,
-  );
-  await sql`
-    DELETE FROM ${sql.table(t.referral_attribute_mdc_rollups)} AS cur USING ${k}
-     WHERE cur.tenant_id = k.tenant_id AND cur.facility_type_id = k.facility_type_id AND cur.prefecture_code = k.prefecture_code
-       AND cur.prefecture = k.prefecture AND cur.city = k.city AND cur.mdc = k.mdc
-       AND cur.period_start IN (k.month, date_trunc('quarter', k.month)::date,
-                                (date_trunc('year', k.month - interval '3 months') + interval '3 months')::date)
-       AND ${sql.raw(counts3.map((c) => `cur.${c} = 0`).join(' AND '))}`.execute(trx);
+  for (const [table, attributes] of [
+    [t.referral_attribute_mdc_rollups, 'facility_type_id, prefecture_code, prefecture'],
+    [t.referral_area_mdc_rollups, 'facility_type_id, prefecture_code, prefecture, city'],
+  ] as const) {
+    const keyColumns = `tenant_id, span, period_start, ${attributes}, mdc`;
+    const fromK = `k.tenant_id, s.span, s.period_start, ${attributes
+      .split(', ')
+      .map((c) => `k.${c}`)
+      .join(', ')}, k.mdc`;
+    await sql`
+      INSERT INTO ${sql.table(table)} AS cur (${sql.raw(keyColumns)}, ${sql.raw(counts3.join(', '))})
+      SELECT ${sql.raw(fromK)}, ${sql.raw(counts3.map((c) => `sum(k.${c})::int`).join(', '))}
+        FROM ${k}
+        CROSS JOIN LATERAL (SELECT 'month' AS span, k.month AS period_start UNION ALL SELECT * FROM ${longerSpans(sql`k.month`)}) s
+       GROUP BY ${sql.raw(fromK)}
+      ON CONFLICT (${sql.raw(keyColumns)}) DO UPDATE SET ${sql.raw(counts3.map((c) => `${c} = cur.${c} + excluded.${c}`).join(', '))}`.execute(
+      trx,
+    );
+    await sql`
+      DELETE FROM ${sql.table(table)} AS cur USING ${k}
+       WHERE cur.tenant_id = k.tenant_id AND ${sql.raw(
+         [...attributes.split(', '), 'mdc'].map((c) => `cur.${c} = k.${c}`).join(' AND '),
+       )}
+         AND cur.period_start IN (k.month, date_trunc('quarter', k.month)::date,
+                                  (date_trunc('year', k.month - interval '3 months') + interval '3 months')::date)
+         AND ${sql.raw(counts3.map((c) => `cur.${c} = 0`).join(' AND '))}`.execute(trx);
+  }
 }
 
 /** Every attribute row of a tenant summed again from its per-institution rows joined to the master as it is. */
@@ -540,16 +583,28 @@ async function resumTenant(trx: Transaction<unknown>, t: Tables, tenantId: strin
        WHERE d.tenant_id = ${tenantId}
        GROUP BY 1, 2, 3, 4, 5, 6`.execute(trx);
   }
-  await sql`DELETE FROM ${sql.table(t.referral_attribute_mdc_rollups)} WHERE tenant_id = ${tenantId}`.execute(trx);
-  await sql`
-    INSERT INTO ${sql.table(t.referral_attribute_mdc_rollups)}
-      (tenant_id, span, period_start, facility_type_id, prefecture_code, prefecture, city, mdc, ${sql.raw(counts3.join(', '))})
-    SELECT i.tenant_id, i.span, i.period_start, ${facilityTypeOf}, ${prefectureCodeOf}, coalesce(m.prefecture, ''), ${cityOf},
-           i.mdc, ${sql.raw(counts3.map((c) => `sum(i.${c})::int`).join(', '))}
-      FROM ${sql.table(t.referral_institution_mdc_rollups)} i
-      LEFT JOIN ref.medical_institutions m ON m.id = i.medical_institution_id
-     WHERE i.tenant_id = ${tenantId}
-     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`.execute(trx);
+  for (const [table, attributes, values] of [
+    [
+      t.referral_attribute_mdc_rollups,
+      'facility_type_id, prefecture_code, prefecture',
+      [facilityTypeOf, prefectureCodeOf, sql`coalesce(m.prefecture, '')`],
+    ],
+    [
+      t.referral_area_mdc_rollups,
+      'facility_type_id, prefecture_code, prefecture, city',
+      [facilityTypeOf, prefectureCodeOf, sql`coalesce(m.prefecture, '')`, cityOf],
+    ],
+  ] as const) {
+    await sql`DELETE FROM ${sql.table(table)} WHERE tenant_id = ${tenantId}`.execute(trx);
+    await sql`
+      INSERT INTO ${sql.table(table)} (tenant_id, span, period_start, ${sql.raw(attributes)}, mdc, ${sql.raw(counts3.join(', '))})
+      SELECT i.tenant_id, i.span, i.period_start, ${sql.join(values)}, i.mdc,
+             ${sql.raw(counts3.map((c) => `sum(i.${c})::int`).join(', '))}
+        FROM ${sql.table(t.referral_institution_mdc_rollups)} i
+        LEFT JOIN ref.medical_institutions m ON m.id = i.medical_institution_id
+       WHERE i.tenant_id = ${tenantId}
+       GROUP BY ${sql.raw(Array.from({ length: values.length + 4 }, (_, i) => i + 1).join(', '))}`.execute(trx);
+  }
 }
 
 /**

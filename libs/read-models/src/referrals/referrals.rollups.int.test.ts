@@ -409,6 +409,7 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
   const prefecture: Record<string, number[]> = {};
   const area: Record<string, number[]> = {};
   const attributeMdc: Record<string, number[]> = {};
+  const areaMdc: Record<string, number[]> = {};
   const facilityTypeDays: Record<string, number[]> = {};
   const prefectureDays: Record<string, number[]> = {};
   const addTo = (map: Record<string, number[]>, key: string, values: number[]) => {
@@ -433,8 +434,9 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
   for (const [key, values] of Object.entries(want.mdc)) {
     const [institution, ...rest] = key.split('|');
     const m = attributesOf.get(institution!);
+    addTo(attributeMdc, [m?.f ?? noFacilityType, m?.c ?? noPrefecture, m?.p ?? '', ...rest].join('|'), values);
     addTo(
-      attributeMdc,
+      areaMdc,
       [m?.f ?? noFacilityType, m?.c ?? noPrefecture, m?.p ?? '', m?.city ?? noCity, ...rest].join('|'),
       values,
     );
@@ -472,6 +474,11 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
     ),
     attributeMdc: await attributeRows(
       t.referral_attribute_mdc_rollups,
+      "facility_type_id, prefecture_code, prefecture, mdc, span, to_char(period_start, 'YYYY-MM-DD')",
+      'referral_count, admitted_count, operated_count',
+    ),
+    areaMdc: await attributeRows(
+      t.referral_area_mdc_rollups,
       "facility_type_id, prefecture_code, prefecture, city, mdc, span, to_char(period_start, 'YYYY-MM-DD')",
       'referral_count, admitted_count, operated_count',
     ),
@@ -482,6 +489,7 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
     facilityTypeDays: nonZero(facilityTypeDays),
     prefectureDays: nonZero(prefectureDays),
     attributeMdc: nonZero(attributeMdc),
+    areaMdc: nonZero(areaMdc),
   });
   expect({
     institutionDaily: Object.fromEntries(institutionDailyRows.rows.map((r) => [r.k, r.v])),
@@ -554,6 +562,7 @@ describe('referral rollups', () => {
           await sql`DELETE FROM ${sql.table(t.referral_prefecture_rollups)}`.execute(db.kysely);
           await sql`DELETE FROM ${sql.table(t.referral_area_rollups)}`.execute(db.kysely);
           await sql`DELETE FROM ${sql.table(t.referral_attribute_mdc_rollups)}`.execute(db.kysely);
+          await sql`DELETE FROM ${sql.table(t.referral_area_mdc_rollups)}`.execute(db.kysely);
           await sql`DELETE FROM ${sql.table(t.referral_facility_type_daily_rollups)}`.execute(db.kysely);
           await sql`DELETE FROM ${sql.table(t.referral_prefecture_daily_rollups)}`.execute(db.kysely);
           await db.kysely.transaction().execute((trx) => rebuildTenantAttributeRollups(trx, t, tenantId));

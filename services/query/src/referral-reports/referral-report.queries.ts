@@ -103,8 +103,9 @@ const rate = (part: number, whole: number) => (whole === 0 ? null : part / whole
 
 /**
  * The aggregation grouped by facility type, prefecture, city and MDC only (whole months, nothing of the
- * referral filtered) from the rows keyed by the master's facility type, prefecture and city: a few
- * thousand rows a 年度 instead of one per institution and MDC joined to the master. Null when those rows were not summed
+ * referral filtered) from the rows keyed by the master's facility type and prefecture (and city, when
+ * the city is asked): a few thousand rows a 年度 instead of one per institution and MDC joined to the
+ * master. Null when those rows were not summed
  * against the master as it is now (a sync since), and the caller reads the per-institution rows.
  */
 async function attributeRows(
@@ -133,6 +134,11 @@ async function attributeRows(
   // As institutionConditions compares the master's city: with the filter normalised to NFKC.
   if (f.cities.length > 0) where.push(sql`a.city = ANY(${sql.val(f.cities.map((c) => c.normalize('NFKC')))}::text[])`);
   const columns = keys.map((k, i) => sql`${value[k]!} AS ${sql.ref(`k${i}`)}`);
+  // The rows keyed by city only when the city is asked: they are split many more ways.
+  const table =
+    keys.includes('city') || f.cities.length > 0
+      ? sql`rm.referral_area_mdc_rollups`
+      : sql`rm.referral_attribute_mdc_rollups`;
   const { rows } = await sql<Record<string, string | number | null> & { ok: boolean }>`
     WITH basis AS (
       SELECT coalesce((SELECT b.master_runs = (SELECT count(*)::int FROM ref.sync_runs WHERE kind = 'medical_institutions')
@@ -142,7 +148,7 @@ async function attributeRows(
              sum(a.operated_count)::int AS operated
         FROM (${sql.join(
           pieces.map(
-            (piece) => sql`SELECT * FROM rm.referral_attribute_mdc_rollups
+            (piece) => sql`SELECT * FROM ${table}
                             WHERE basis.ok AND tenant_id = ${tenantId} AND span = ${piece.span}
                               AND period_start >= ${piece.from}::date AND period_start <= ${piece.to}::date`,
           ),
