@@ -159,6 +159,31 @@ const referralPrefectureDailyRollupsTable = defineTable({
   indexes: [coveringChartIndex('prefecture_code', 'day')],
 });
 
+/**
+ * The institution-day rows summed by facility type, prefecture and city together, without the other
+ * dimensions: the days of a partial month at a period's ends for a chart filtered by area (city, or
+ * facility type and prefecture) that neither filters nor groups by own department, referral department
+ * or visit (the page's default 年度 to date). With those dimensions the per-institution day rows of the
+ * institutions that pass are read instead: keyed by them too, this table would hold about a row per
+ * institution-day and dimension, as many as the per-institution day rows.
+ */
+const referralAreaDailyRollupsTable = defineTable({
+  name: 'referral_area_daily_rollups',
+  columns: {
+    tenant_id: column.uuid(),
+    facility_type_id: column.int(),
+    prefecture_code: column.int(),
+    city: column.text(),
+    day: column.date(),
+    ...chartCounts,
+  },
+  primaryKey: ['tenant_id', 'facility_type_id', 'prefecture_code', 'city', 'day'],
+  indexes: [
+    ['tenant_id', 'facility_type_id', 'prefecture_code', 'day', 'city', ...Object.keys(chartCounts)],
+    ['tenant_id', 'city', 'day', 'prefecture_code', 'facility_type_id', ...Object.keys(chartCounts)],
+  ],
+});
+
 /** The spans of the attribute MDC rows, each wholly inside the next (a 年度 starts in April). */
 type Span = 'month' | 'quarter' | 'fiscal_year';
 
@@ -258,6 +283,7 @@ export const attributeRollupTables = [
   referralAreaRollupsTable,
   referralFacilityTypeDailyRollupsTable,
   referralPrefectureDailyRollupsTable,
+  referralAreaDailyRollupsTable,
   referralAttributeMdcRollupsTable,
   referralAreaMdcRollupsTable,
   referralAttributeBasesTable,
@@ -276,6 +302,7 @@ type Tables = Readonly<
     | 'referral_area_rollups'
     | 'referral_facility_type_daily_rollups'
     | 'referral_prefecture_daily_rollups'
+    | 'referral_area_daily_rollups'
     | 'referral_attribute_mdc_rollups'
     | 'referral_area_mdc_rollups'
     | 'referral_attribute_bases',
@@ -296,7 +323,6 @@ interface ChartSum {
   tenant_id: string;
   facility_type_id: number;
   prefecture_code: number;
-  /** The master's city for the month rows; '' for the day rows (no table keys them by city). */
   city: string;
   own_department_id: string;
   referral_department: string;
@@ -343,7 +369,7 @@ async function sumsOf(trx: Transaction<unknown>, t: Tables, months: readonly Ins
      GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`.execute(trx);
   // The day rows carry their day in `month`'s place (ChartSum's period column).
   const { rows: days } = await sql<ChartSum>`
-    SELECT d.tenant_id, ${facilityTypeOf} AS facility_type_id, ${prefectureCodeOf} AS prefecture_code, ''::text AS city,
+    SELECT d.tenant_id, ${facilityTypeOf} AS facility_type_id, ${prefectureCodeOf} AS prefecture_code, ${cityOf} AS city,
            d.own_department_id, d.referral_department, d.visit, to_char(d.day, 'YYYY-MM-DD') AS month,
            ${sql.raw(counts4.map((c) => `sum(d.${c})::int AS ${c}`).join(', '))}
       FROM ${g}
@@ -467,7 +493,7 @@ function delta<R extends object>(
 
 /**
  * Adds month rows (`period` 'month') to the three tables of that grain, or day rows ('day', the day in
- * `month`) to the two of that one.
+ * `month`) to the three of that one.
  */
 async function applyChartDeltas(
   trx: Transaction<unknown>,
@@ -484,17 +510,19 @@ async function applyChartDeltas(
                        ${col('admitted_count', 'int[]')}, ${col('operated_count', 'int[]')}, ${col('reverse_referral_count', 'int[]')})
                 AS k(tenant_id, facility_type_id, prefecture_code, city, own_department_id, referral_department, visit,
                      ${sql.raw(period)}, referral_count, admitted_count, operated_count, reverse_referral_count)`;
-  for (const [table, attributes] of period === 'month'
+  const dimensions = ', own_department_id, referral_department, visit';
+  for (const [table, attributes, other] of period === 'month'
     ? ([
-        [t.referral_facility_type_rollups, 'facility_type_id'],
-        [t.referral_prefecture_rollups, 'prefecture_code'],
-        [t.referral_area_rollups, 'facility_type_id, prefecture_code, city'],
+        [t.referral_facility_type_rollups, 'facility_type_id', dimensions],
+        [t.referral_prefecture_rollups, 'prefecture_code', dimensions],
+        [t.referral_area_rollups, 'facility_type_id, prefecture_code, city', dimensions],
       ] as const)
     : ([
-        [t.referral_facility_type_daily_rollups, 'facility_type_id'],
-        [t.referral_prefecture_daily_rollups, 'prefecture_code'],
+        [t.referral_facility_type_daily_rollups, 'facility_type_id', dimensions],
+        [t.referral_prefecture_daily_rollups, 'prefecture_code', dimensions],
+        [t.referral_area_daily_rollups, 'facility_type_id, prefecture_code, city', ''],
       ] as const)) {
-    const keyColumns = `tenant_id, ${attributes}, ${period}, own_department_id, referral_department, visit`;
+    const keyColumns = `tenant_id, ${attributes}, ${period}${other}`;
     await sql`
       INSERT INTO ${sql.table(table)} AS cur (${sql.raw(keyColumns)}, ${sql.raw(counts4.join(', '))})
       SELECT ${sql.raw(keyColumns)}, ${sql.raw(counts4.map((c) => `sum(${c})::int`).join(', '))} FROM ${k}
@@ -568,20 +596,28 @@ async function resumTenant(trx: Transaction<unknown>, t: Tables, tenantId: strin
        WHERE p.tenant_id = ${tenantId}
        GROUP BY ${sql.raw(Array.from({ length: values.length + 5 }, (_, i) => i + 1).join(', '))}`.execute(trx);
   }
-  for (const [table, attribute, value] of [
-    [t.referral_facility_type_daily_rollups, 'facility_type_id', facilityTypeOf],
-    [t.referral_prefecture_daily_rollups, 'prefecture_code', prefectureCodeOf],
+  for (const [table, attributes, values, dimensions] of [
+    [t.referral_facility_type_daily_rollups, 'facility_type_id', [facilityTypeOf], true],
+    [t.referral_prefecture_daily_rollups, 'prefecture_code', [prefectureCodeOf], true],
+    [
+      t.referral_area_daily_rollups,
+      'facility_type_id, prefecture_code, city',
+      [facilityTypeOf, prefectureCodeOf, cityOf],
+      false,
+    ],
   ] as const) {
     await sql`DELETE FROM ${sql.table(table)} WHERE tenant_id = ${tenantId}`.execute(trx);
+    const other = dimensions ? ', own_department_id, referral_department, visit' : '';
     await sql`
-      INSERT INTO ${sql.table(table)} (tenant_id, ${sql.raw(attribute)}, day, own_department_id, referral_department, visit,
-                                       ${sql.raw(counts4.join(', '))})
-      SELECT d.tenant_id, ${value}, d.day, d.own_department_id, d.referral_department, d.visit,
+      INSERT INTO ${sql.table(table)} (tenant_id, ${sql.raw(attributes)}, day${sql.raw(other)}, ${sql.raw(counts4.join(', '))})
+      SELECT d.tenant_id, ${sql.join(values)}, d.day${sql.raw(other.replaceAll(', ', ', d.'))},
              ${sql.raw(counts4.map((c) => `sum(d.${c})::int`).join(', '))}
         FROM ${sql.table(t.referral_daily_rollups)} d
         LEFT JOIN ref.medical_institutions m ON m.id = d.medical_institution_id
        WHERE d.tenant_id = ${tenantId}
-       GROUP BY 1, 2, 3, 4, 5, 6`.execute(trx);
+       GROUP BY ${sql.raw(Array.from({ length: values.length + 2 + (dimensions ? 3 : 0) }, (_, i) => i + 1).join(', '))}`.execute(
+      trx,
+    );
   }
   for (const [table, attributes, values] of [
     [

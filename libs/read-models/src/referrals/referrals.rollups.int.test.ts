@@ -412,6 +412,7 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
   const areaMdc: Record<string, number[]> = {};
   const facilityTypeDays: Record<string, number[]> = {};
   const prefectureDays: Record<string, number[]> = {};
+  const areaDays: Record<string, number[]> = {};
   const addTo = (map: Record<string, number[]>, key: string, values: number[]) => {
     const v = (map[key] ??= values.map(() => 0));
     values.forEach((x, i) => (v[i]! += x));
@@ -430,6 +431,7 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
     const m = attributesOf.get(institution!);
     addTo(facilityTypeDays, [m?.f ?? noFacilityType, ...dims].join('|'), values);
     addTo(prefectureDays, [m?.c ?? noPrefecture, ...dims].join('|'), values);
+    addTo(areaDays, [m?.f ?? noFacilityType, m?.c ?? noPrefecture, m?.city ?? noCity, dims.at(-1)].join('|'), values);
   }
   for (const [key, values] of Object.entries(want.mdc)) {
     const [institution, ...rest] = key.split('|');
@@ -472,6 +474,11 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
       "prefecture_code, own_department_id, referral_department, visit, to_char(day, 'YYYY-MM-DD')",
       chartColumns,
     ),
+    areaDays: await attributeRows(
+      t.referral_area_daily_rollups,
+      "facility_type_id, prefecture_code, city, to_char(day, 'YYYY-MM-DD')",
+      chartColumns,
+    ),
     attributeMdc: await attributeRows(
       t.referral_attribute_mdc_rollups,
       "facility_type_id, prefecture_code, prefecture, mdc, span, to_char(period_start, 'YYYY-MM-DD')",
@@ -488,6 +495,7 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
     area: nonZero(area),
     facilityTypeDays: nonZero(facilityTypeDays),
     prefectureDays: nonZero(prefectureDays),
+    areaDays: nonZero(areaDays),
     attributeMdc: nonZero(attributeMdc),
     areaMdc: nonZero(areaMdc),
   });
@@ -565,6 +573,7 @@ describe('referral rollups', () => {
           await sql`DELETE FROM ${sql.table(t.referral_area_mdc_rollups)}`.execute(db.kysely);
           await sql`DELETE FROM ${sql.table(t.referral_facility_type_daily_rollups)}`.execute(db.kysely);
           await sql`DELETE FROM ${sql.table(t.referral_prefecture_daily_rollups)}`.execute(db.kysely);
+          await sql`DELETE FROM ${sql.table(t.referral_area_daily_rollups)}`.execute(db.kysely);
           await db.kysely.transaction().execute((trx) => rebuildTenantAttributeRollups(trx, t, tenantId));
           const { rows: basis } = await sql<{ ok: boolean }>`
             SELECT b.master_runs = (SELECT count(*)::int FROM ref.sync_runs) AS ok
