@@ -430,6 +430,25 @@ export const bench: BenchDefinition = {
           },
         ]),
         {
+          // An area filter with a referral dimension: the partial last month from the per-institution day
+          // rows of the institutions that pass (one probe each), the area day rows having no own department.
+          label: 'charts/referrals (年度 to date, own department, facility type + prefecture)',
+          url: '/api/charts/referrals',
+          body: {
+            period: ytd2025,
+            own_department_ids: [departments[0]],
+            facility_type_ids: [facilityType],
+            prefectures: [prefecture],
+          },
+          goalMs: 50,
+          baseline: areaBaseline(
+            ytd2025,
+            'own_department_id = $4 AND m.facility_type_id = $5::int AND m.prefecture_code = $6::smallint',
+            [departments[0], Number(facilityType), Number(prefecture)],
+          ),
+          same: sameByMonth(ytd2025),
+        },
+        {
           // The page's default period with an area filter: whole months from the prefecture rows, the
           // partial last month from the per-institution rows.
           label: 'charts/referrals (年度 to date, own department, prefecture)',
