@@ -226,6 +226,11 @@ export const bench: BenchDefinition = {
           WHERE prefecture_code IS NOT NULL GROUP BY 1 ORDER BY count(*) DESC LIMIT 1`,
       );
       const prefecture = commonPrefecture[0]!.code;
+      // The municipality with the most institutions (as the area filter names it: the master's city, NFKC).
+      const { rows: commonCity } = await db.pool.query<{ city: string }>(
+        `SELECT city FROM ref.medical_institutions WHERE city <> '' GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`,
+      );
+      const city = commonCity[0]!.city;
       const t0 = performance.now();
       // BENCH_ANALYSIS_REBUILD=daily (or mdc, institution-daily): only the day and MDC rollups (or the
       // MDC ones, the institution-day ones), on a database seeded before they existed.
@@ -293,6 +298,28 @@ export const bench: BenchDefinition = {
       const admitted = `EXISTS (SELECT 1 FROM rm.hospital_admissions a WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id)`;
       const operated = `EXISTS (SELECT 1 FROM rm.hospital_admissions a WHERE a.tenant_id = r.tenant_id AND a.referral_id = r.id AND a.kcode IS NOT NULL)`;
 
+      // The raw GROUP BY of a monthly chart's three series (referrals, admitted, operated) filtered by the master.
+      const areaBaseline = (period: { from: string; to: string }, where: string, values: unknown[]) => ({
+        text: `SELECT to_char(referral_date, 'YYYY-MM') AS m, count(*)::int AS n, count(*) FILTER (WHERE ${admitted})::int AS a,
+                      count(*) FILTER (WHERE ${operated})::int AS o
+                 FROM rm.referrals r JOIN ref.medical_institutions m ON m.id = r.medical_institution_id
+                WHERE tenant_id = $1 AND referral_date BETWEEN $2 AND $3 AND ${where} GROUP BY 1 ORDER BY 1`,
+        values: [tenantId, period.from, period.to, ...values],
+      });
+      // Month by month, each of the three series.
+      const sameByMonth =
+        (period: { from: string; to: string }) =>
+        (a: any, rows: any[]): [unknown, unknown] => {
+          const months = a.series[0].values.map((_: unknown, i: number) => {
+            const d = new Date(Date.UTC(Number(period.from.slice(0, 4)), Number(period.from.slice(5, 7)) - 1 + i, 1));
+            return d.toISOString().slice(0, 7);
+          });
+          const byMonth = new Map(rows.map((r) => [r.m, r]));
+          return [
+            a.series.map((s: any) => s.values.map((v: number | null) => v ?? 0)),
+            ['n', 'a', 'o'].map((k) => months.map((m: string) => byMonth.get(m)?.[k] ?? 0)),
+          ];
+        };
       type Case = {
         label: string;
         url: string;
@@ -373,6 +400,53 @@ export const bench: BenchDefinition = {
             a.series[0].values.reduce((x: number, v: number | null) => x + (v ?? 0), 0),
             rows.reduce((x, r) => x + r.n, 0),
           ],
+        },
+        ...(
+          [
+            ['年度 by month', fy2025],
+            ['年度 to date', ytd2025],
+          ] as const
+        ).flatMap(([name, period]): Case[] => [
+          {
+            // Whole months from the rows keyed by facility type, prefecture and city together, the partial
+            // last month (年度 to date) from the day rows of the city's institutions.
+            label: `charts/referrals (${name}, one city)`,
+            url: '/api/charts/referrals',
+            body: { period, cities: [city] },
+            goalMs: 50,
+            baseline: areaBaseline(period, 'm.city = $4', [city]),
+            same: sameByMonth(period),
+          },
+          {
+            label: `charts/referrals (${name}, facility type + prefecture)`,
+            url: '/api/charts/referrals',
+            body: { period, facility_type_ids: [facilityType], prefectures: [prefecture] },
+            goalMs: 50,
+            baseline: areaBaseline(period, 'm.facility_type_id = $4::int AND m.prefecture_code = $5::smallint', [
+              Number(facilityType),
+              Number(prefecture),
+            ]),
+            same: sameByMonth(period),
+          },
+        ]),
+        {
+          // An area filter with a referral dimension: the partial last month from the per-institution day
+          // rows of the institutions that pass (one probe each), the area day rows having no own department.
+          label: 'charts/referrals (年度 to date, own department, facility type + prefecture)',
+          url: '/api/charts/referrals',
+          body: {
+            period: ytd2025,
+            own_department_ids: [departments[0]],
+            facility_type_ids: [facilityType],
+            prefectures: [prefecture],
+          },
+          goalMs: 50,
+          baseline: areaBaseline(
+            ytd2025,
+            'own_department_id = $4 AND m.facility_type_id = $5::int AND m.prefecture_code = $6::smallint',
+            [departments[0], Number(facilityType), Number(prefecture)],
+          ),
+          same: sameByMonth(ytd2025),
         },
         {
           // The page's default period with an area filter: whole months from the prefecture rows, the
@@ -553,9 +627,10 @@ export const bench: BenchDefinition = {
       ];
 
       try {
-        // BENCH_ANALYSIS_ONLY: only the cases whose label contains it (a re-run of one call).
+        // BENCH_ANALYSIS_ONLY: only the cases whose label contains it (a re-run of one call), or any of
+        // several labels' parts joined by '|'.
         const only = process.env.BENCH_ANALYSIS_ONLY;
-        for (const c of cases.filter((x) => !only || x.label.includes(only))) {
+        for (const c of cases.filter((x) => !only || only.split('|').some((part) => x.label.includes(part)))) {
           const http: number[] = [];
           const raw: number[] = [];
           for (let i = 0; i < SAMPLES + 3; i++) {

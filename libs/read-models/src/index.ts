@@ -46,4 +46,4 @@ export const readModelProjections: readonly Projection<any>[] = [
 export type { ReadModels } from './read-models.ts';
 export type { TableRow } from './shared/table.ts';
 export type { HistoryChange } from './medical-institutions/medical-institution-crm.tables.ts';
-export { noFacilityType } from './shared/master-attributes.ts';
+export { noCity, noFacilityType } from './shared/master-attributes.ts';

@@ -1,9 +1,9 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import { column, defineTable, type KyselyTables } from '../shared/table.ts';
-import { masterRuns, noFacilityType, noPrefecture } from '../shared/master-attributes.ts';
+import { masterRuns, noCity, noFacilityType, noPrefecture } from '../shared/master-attributes.ts';
 import type { VisitKind } from './referrals.tables.ts';
 
-export { noFacilityType, noPrefecture };
+export { noCity, noFacilityType, noPrefecture };
 
 const chartCounts = {
   referral_count: column.int(),
@@ -68,6 +68,64 @@ const referralPrefectureRollupsTable = defineTable({
 });
 
 /**
+ * The period rows summed per month by the institution's facility type, prefecture and municipality
+ * together (the master's `city`, compared as the filter compares it): a chart filtered by municipality,
+ * or by facility type and prefecture together, reads the rows of those keys (a few hundred a month for a
+ * municipality) instead of every institution's segment rows joined to the master. Cities repeat across
+ * prefectures, so the key holds both; a filter by city alone sums every prefecture's city of that name,
+ * as the master join does. One row per (facility type × municipality) actually used and the dimensions,
+ * far fewer than per institution; the single-attribute tables above stay, being ten to a hundred times
+ * smaller for a filter by facility type or prefecture alone.
+ */
+const referralAreaRollupsTable = defineTable({
+  name: 'referral_area_rollups',
+  columns: {
+    tenant_id: column.uuid(),
+    facility_type_id: column.int(),
+    prefecture_code: column.int(),
+    /** The master's `city` ('' where it has none), `noCity` for an institution not in the master. */
+    city: column.text(),
+    ...chartDimensions,
+    ...chartCounts,
+  },
+  primaryKey: [
+    'tenant_id',
+    'facility_type_id',
+    'prefecture_code',
+    'city',
+    'month',
+    'own_department_id',
+    'referral_department',
+    'visit',
+  ],
+  // Covering, one per way in: facility type and prefecture, then the period; the municipality, then the period.
+  indexes: [
+    [
+      'tenant_id',
+      'facility_type_id',
+      'prefecture_code',
+      'month',
+      'city',
+      'own_department_id',
+      'referral_department',
+      'visit',
+      ...Object.keys(chartCounts),
+    ],
+    [
+      'tenant_id',
+      'city',
+      'month',
+      'prefecture_code',
+      'facility_type_id',
+      'own_department_id',
+      'referral_department',
+      'visit',
+      ...Object.keys(chartCounts),
+    ],
+  ],
+});
+
+/**
  * The day rows (`referral_daily_rollups`) summed the same two ways, keyed by the day: what a chart filtered
  * by facility type or prefecture reads for the days of a partial month at its period's ends (年度 to date),
  * instead of every institution's segment and day rows of those days joined to the master.
@@ -101,8 +159,49 @@ const referralPrefectureDailyRollupsTable = defineTable({
   indexes: [coveringChartIndex('prefecture_code', 'day')],
 });
 
+/**
+ * The institution-day rows summed by facility type, prefecture and city together, without the other
+ * dimensions: the days of a partial month at a period's ends for a chart filtered by area (city, or
+ * facility type and prefecture) that neither filters nor groups by own department, referral department
+ * or visit (the page's default 年度 to date). With those dimensions the per-institution day rows of the
+ * institutions that pass are read instead: keyed by them too, this table would hold about a row per
+ * institution-day and dimension, as many as the per-institution day rows.
+ */
+const referralAreaDailyRollupsTable = defineTable({
+  name: 'referral_area_daily_rollups',
+  columns: {
+    tenant_id: column.uuid(),
+    facility_type_id: column.int(),
+    prefecture_code: column.int(),
+    city: column.text(),
+    day: column.date(),
+    ...chartCounts,
+  },
+  primaryKey: ['tenant_id', 'facility_type_id', 'prefecture_code', 'city', 'day'],
+  indexes: [
+    ['tenant_id', 'facility_type_id', 'prefecture_code', 'day', 'city', ...Object.keys(chartCounts)],
+    ['tenant_id', 'city', 'day', 'prefecture_code', 'facility_type_id', ...Object.keys(chartCounts)],
+  ],
+});
+
 /** The spans of the attribute MDC rows, each wholly inside the next (a 年度 starts in April). */
 type Span = 'month' | 'quarter' | 'fiscal_year';
+
+const mdcColumns = {
+  tenant_id: column.uuid(),
+  span: column.text<Span>(),
+  period_start: column.date(),
+  facility_type_id: column.int(),
+  prefecture_code: column.int(),
+  /** The master's `prefecture` ('' where it has none): one per code in practice, kept for the answer. */
+  prefecture: column.text(),
+};
+const mdcCounts = {
+  mdc: column.text(),
+  referral_count: column.int(),
+  admitted_count: column.int(),
+  operated_count: column.int(),
+};
 
 /**
  * The per-institution MDC rows summed by the institution's facility type and prefecture (code and the
@@ -112,19 +211,7 @@ type Span = 'month' | 'quarter' | 'fiscal_year';
  */
 const referralAttributeMdcRollupsTable = defineTable({
   name: 'referral_attribute_mdc_rollups',
-  columns: {
-    tenant_id: column.uuid(),
-    span: column.text<Span>(),
-    period_start: column.date(),
-    facility_type_id: column.int(),
-    prefecture_code: column.int(),
-    /** The master's `prefecture` ('' where it has none): one per code in practice, kept for the answer. */
-    prefecture: column.text(),
-    mdc: column.text(),
-    referral_count: column.int(),
-    admitted_count: column.int(),
-    operated_count: column.int(),
-  },
+  columns: { ...mdcColumns, ...mdcCounts },
   primaryKey: ['tenant_id', 'span', 'period_start', 'facility_type_id', 'prefecture_code', 'prefecture', 'mdc'],
   // Covering: a 年度's rows are read by index only (the bulk build leaves one heap page per row).
   indexes: [
@@ -135,6 +222,37 @@ const referralAttributeMdcRollupsTable = defineTable({
       'facility_type_id',
       'prefecture_code',
       'prefecture',
+      'mdc',
+      'referral_count',
+      'admitted_count',
+      'operated_count',
+    ],
+  ],
+});
+
+/**
+ * The same keyed by the city too: the aggregation grouped by city or filtered by it (with facility type,
+ * prefecture and MDC). Apart from the rows above because a municipality splits them many ways (about
+ * 1,900 municipalities against 47 prefectures), which the aggregations without city need not read.
+ */
+const referralAreaMdcRollupsTable = defineTable({
+  name: 'referral_area_mdc_rollups',
+  columns: {
+    ...mdcColumns,
+    /** As `referral_area_rollups.city`. */
+    city: column.text(),
+    ...mdcCounts,
+  },
+  primaryKey: ['tenant_id', 'span', 'period_start', 'facility_type_id', 'prefecture_code', 'prefecture', 'city', 'mdc'],
+  indexes: [
+    [
+      'tenant_id',
+      'span',
+      'period_start',
+      'facility_type_id',
+      'prefecture_code',
+      'prefecture',
+      'city',
       'mdc',
       'referral_count',
       'admitted_count',
@@ -162,9 +280,12 @@ const referralAttributeBasesTable = defineTable({
 export const attributeRollupTables = [
   referralFacilityTypeRollupsTable,
   referralPrefectureRollupsTable,
+  referralAreaRollupsTable,
   referralFacilityTypeDailyRollupsTable,
   referralPrefectureDailyRollupsTable,
+  referralAreaDailyRollupsTable,
   referralAttributeMdcRollupsTable,
+  referralAreaMdcRollupsTable,
   referralAttributeBasesTable,
 ] as const;
 
@@ -178,9 +299,12 @@ type Tables = Readonly<
     | 'referral_institution_mdc_rollups'
     | 'referral_facility_type_rollups'
     | 'referral_prefecture_rollups'
+    | 'referral_area_rollups'
     | 'referral_facility_type_daily_rollups'
     | 'referral_prefecture_daily_rollups'
+    | 'referral_area_daily_rollups'
     | 'referral_attribute_mdc_rollups'
+    | 'referral_area_mdc_rollups'
     | 'referral_attribute_bases',
     string
   >
@@ -199,6 +323,7 @@ interface ChartSum {
   tenant_id: string;
   facility_type_id: number;
   prefecture_code: number;
+  city: string;
   own_department_id: string;
   referral_department: string;
   visit: string;
@@ -213,6 +338,7 @@ interface MdcSum {
   facility_type_id: number;
   prefecture_code: number;
   prefecture: string;
+  city: string;
   mdc: string;
   month: string;
   referral_count: number;
@@ -225,13 +351,14 @@ const monthsOf = (months: readonly InstitutionMonth[]) =>
     ${sql.val(months.map((m) => m.month))}::date[]) AS g(tenant_id, medical_institution_id, month)`;
 const facilityTypeOf = sql`coalesce(m.facility_type_id, ${noFacilityType})`;
 const prefectureCodeOf = sql`coalesce(m.prefecture_code::int, ${noPrefecture})`;
+const cityOf = sql`coalesce(m.city, ${noCity})`;
 
 /** What the given institution-months contribute now, by attribute key, from their period and MDC month rows. */
 async function sumsOf(trx: Transaction<unknown>, t: Tables, months: readonly InstitutionMonth[]): Promise<Sums> {
   if (months.length === 0) return { chart: [], days: [], mdc: [] };
   const g = monthsOf(months);
   const { rows: chart } = await sql<ChartSum>`
-    SELECT p.tenant_id, ${facilityTypeOf} AS facility_type_id, ${prefectureCodeOf} AS prefecture_code,
+    SELECT p.tenant_id, ${facilityTypeOf} AS facility_type_id, ${prefectureCodeOf} AS prefecture_code, ${cityOf} AS city,
            p.own_department_id, p.referral_department, p.visit, to_char(g.month, 'YYYY-MM-DD') AS month,
            ${sql.raw(counts4.map((c) => `sum(p.${c})::int AS ${c}`).join(', '))}
       FROM ${g}
@@ -239,10 +366,10 @@ async function sumsOf(trx: Transaction<unknown>, t: Tables, months: readonly Ins
         ON p.tenant_id = g.tenant_id AND p.medical_institution_id = g.medical_institution_id
        AND p.segment >= g.month AND p.segment < (g.month + interval '1 month')::date
       LEFT JOIN ref.medical_institutions m ON m.id = p.medical_institution_id
-     GROUP BY 1, 2, 3, 4, 5, 6, 7`.execute(trx);
+     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`.execute(trx);
   // The day rows carry their day in `month`'s place (ChartSum's period column).
   const { rows: days } = await sql<ChartSum>`
-    SELECT d.tenant_id, ${facilityTypeOf} AS facility_type_id, ${prefectureCodeOf} AS prefecture_code,
+    SELECT d.tenant_id, ${facilityTypeOf} AS facility_type_id, ${prefectureCodeOf} AS prefecture_code, ${cityOf} AS city,
            d.own_department_id, d.referral_department, d.visit, to_char(d.day, 'YYYY-MM-DD') AS month,
            ${sql.raw(counts4.map((c) => `sum(d.${c})::int AS ${c}`).join(', '))}
       FROM ${g}
@@ -250,17 +377,17 @@ async function sumsOf(trx: Transaction<unknown>, t: Tables, months: readonly Ins
         ON d.tenant_id = g.tenant_id AND d.medical_institution_id = g.medical_institution_id
        AND d.day >= g.month AND d.day < (g.month + interval '1 month')::date
       LEFT JOIN ref.medical_institutions m ON m.id = d.medical_institution_id
-     GROUP BY 1, 2, 3, 4, 5, 6, 7`.execute(trx);
+     GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`.execute(trx);
   const { rows: mdc } = await sql<MdcSum>`
     SELECT i.tenant_id, ${facilityTypeOf} AS facility_type_id, ${prefectureCodeOf} AS prefecture_code,
-           coalesce(m.prefecture, '') AS prefecture, i.mdc, to_char(g.month, 'YYYY-MM-DD') AS month,
+           coalesce(m.prefecture, '') AS prefecture, ${cityOf} AS city, i.mdc, to_char(g.month, 'YYYY-MM-DD') AS month,
            ${sql.raw(counts3.map((c) => `sum(i.${c})::int AS ${c}`).join(', '))}
       FROM ${g}
       JOIN ${sql.table(t.referral_institution_mdc_rollups)} i
         ON i.tenant_id = g.tenant_id AND i.medical_institution_id = g.medical_institution_id
        AND i.span = 'month' AND i.period_start = g.month
       LEFT JOIN ref.medical_institutions m ON m.id = i.medical_institution_id
-     GROUP BY 1, 2, 3, 4, 5, 6`.execute(trx);
+     GROUP BY 1, 2, 3, 4, 5, 6, 7`.execute(trx);
   return { chart, days, mdc };
 }
 interface Sums {
@@ -341,9 +468,9 @@ export async function attributesAfter(
 }
 
 const chartKey = (r: ChartSum) =>
-  `${r.tenant_id}|${r.facility_type_id}|${r.prefecture_code}|${r.own_department_id}|${r.referral_department}|${r.visit}|${r.month}`;
+  `${r.tenant_id}|${r.facility_type_id}|${r.prefecture_code}|${r.city}|${r.own_department_id}|${r.referral_department}|${r.visit}|${r.month}`;
 const mdcKey = (r: MdcSum) =>
-  `${r.tenant_id}|${r.facility_type_id}|${r.prefecture_code}|${r.prefecture}|${r.mdc}|${r.month}`;
+  `${r.tenant_id}|${r.facility_type_id}|${r.prefecture_code}|${r.prefecture}|${r.city}|${r.mdc}|${r.month}`;
 
 /** `after − before` per key, the keys whose counts all stay the same left out. */
 function delta<R extends object>(
@@ -364,7 +491,10 @@ function delta<R extends object>(
   return [...sums.values()].filter((d) => columns.some((c) => (d as Record<string, number>)[c] !== 0));
 }
 
-/** Adds month rows (`period` 'month') or day rows ('day', the day in `month`) to the two tables of that grain. */
+/**
+ * Adds month rows (`period` 'month') to the three tables of that grain, or day rows ('day', the day in
+ * `month`) to the three of that one.
+ */
 async function applyChartDeltas(
   trx: Transaction<unknown>,
   t: Tables,
@@ -375,21 +505,24 @@ async function applyChartDeltas(
   const col = <K extends keyof ChartSum>(k: K, type: string) =>
     sql`${sql.val(rows.map((r) => r[k]))}::${sql.raw(type)}`;
   const k = sql`unnest(${col('tenant_id', 'uuid[]')}, ${col('facility_type_id', 'int[]')}, ${col('prefecture_code', 'int[]')},
-                       ${col('own_department_id', 'uuid[]')}, ${col('referral_department', 'text[]')}, ${col('visit', 'text[]')},
-                       ${col('month', 'date[]')}, ${col('referral_count', 'int[]')}, ${col('admitted_count', 'int[]')},
-                       ${col('operated_count', 'int[]')}, ${col('reverse_referral_count', 'int[]')})
-                AS k(tenant_id, facility_type_id, prefecture_code, own_department_id, referral_department, visit, ${sql.raw(period)},
-                     referral_count, admitted_count, operated_count, reverse_referral_count)`;
-  for (const [table, attribute] of period === 'month'
+                       ${col('city', 'text[]')}, ${col('own_department_id', 'uuid[]')}, ${col('referral_department', 'text[]')},
+                       ${col('visit', 'text[]')}, ${col('month', 'date[]')}, ${col('referral_count', 'int[]')},
+                       ${col('admitted_count', 'int[]')}, ${col('operated_count', 'int[]')}, ${col('reverse_referral_count', 'int[]')})
+                AS k(tenant_id, facility_type_id, prefecture_code, city, own_department_id, referral_department, visit,
+                     ${sql.raw(period)}, referral_count, admitted_count, operated_count, reverse_referral_count)`;
+  const dimensions = ', own_department_id, referral_department, visit';
+  for (const [table, attributes, other] of period === 'month'
     ? ([
-        [t.referral_facility_type_rollups, 'facility_type_id'],
-        [t.referral_prefecture_rollups, 'prefecture_code'],
+        [t.referral_facility_type_rollups, 'facility_type_id', dimensions],
+        [t.referral_prefecture_rollups, 'prefecture_code', dimensions],
+        [t.referral_area_rollups, 'facility_type_id, prefecture_code, city', dimensions],
       ] as const)
     : ([
-        [t.referral_facility_type_daily_rollups, 'facility_type_id'],
-        [t.referral_prefecture_daily_rollups, 'prefecture_code'],
+        [t.referral_facility_type_daily_rollups, 'facility_type_id', dimensions],
+        [t.referral_prefecture_daily_rollups, 'prefecture_code', dimensions],
+        [t.referral_area_daily_rollups, 'facility_type_id, prefecture_code, city', ''],
       ] as const)) {
-    const keyColumns = `tenant_id, ${attribute}, ${period}, own_department_id, referral_department, visit`;
+    const keyColumns = `tenant_id, ${attributes}, ${period}${other}`;
     await sql`
       INSERT INTO ${sql.table(table)} AS cur (${sql.raw(keyColumns)}, ${sql.raw(counts4.join(', '))})
       SELECT ${sql.raw(keyColumns)}, ${sql.raw(counts4.map((c) => `sum(${c})::int`).join(', '))} FROM ${k}
@@ -412,71 +545,102 @@ async function applyMdcDeltas(trx: Transaction<unknown>, t: Tables, rows: MdcSum
   if (rows.length === 0) return;
   const col = <K extends keyof MdcSum>(k: K, type: string) => sql`${sql.val(rows.map((r) => r[k]))}::${sql.raw(type)}`;
   const k = sql`unnest(${col('tenant_id', 'uuid[]')}, ${col('facility_type_id', 'int[]')}, ${col('prefecture_code', 'int[]')},
-                       ${col('prefecture', 'text[]')}, ${col('mdc', 'text[]')}, ${col('month', 'date[]')},
+                       ${col('prefecture', 'text[]')}, ${col('city', 'text[]')}, ${col('mdc', 'text[]')}, ${col('month', 'date[]')},
                        ${col('referral_count', 'int[]')}, ${col('admitted_count', 'int[]')}, ${col('operated_count', 'int[]')})
-                AS k(tenant_id, facility_type_id, prefecture_code, prefecture, mdc, month, referral_count, admitted_count, operated_count)`;
-  const keyColumns = 'tenant_id, span, period_start, facility_type_id, prefecture_code, prefecture, mdc';
-  await sql`
-    INSERT INTO ${sql.table(t.referral_attribute_mdc_rollups)} AS cur (${sql.raw(keyColumns)}, ${sql.raw(counts3.join(', '))})
-    SELECT k.tenant_id, s.span, s.period_start, k.facility_type_id, k.prefecture_code, k.prefecture, k.mdc,
-           ${sql.raw(counts3.map((c) => `sum(k.${c})::int`).join(', '))}
-      FROM ${k}
-      CROSS JOIN LATERAL (SELECT 'month' AS span, k.month AS period_start UNION ALL SELECT * FROM ${longerSpans(sql`k.month`)}) s
-     GROUP BY 1, 2, 3, 4, 5, 6, 7
-    ON CONFLICT (${sql.raw(keyColumns)}) DO UPDATE SET ${sql.raw(counts3.map((c) => `${c} = cur.${c} + excluded.${c}`).join(', '))}`.execute(
-    trx,
-  );
-  await sql`
-    DELETE FROM ${sql.table(t.referral_attribute_mdc_rollups)} AS cur USING ${k}
-     WHERE cur.tenant_id = k.tenant_id AND cur.facility_type_id = k.facility_type_id AND cur.prefecture_code = k.prefecture_code
-       AND cur.prefecture = k.prefecture AND cur.mdc = k.mdc
-       AND cur.period_start IN (k.month, date_trunc('quarter', k.month)::date,
-                                (date_trunc('year', k.month - interval '3 months') + interval '3 months')::date)
-       AND ${sql.raw(counts3.map((c) => `cur.${c} = 0`).join(' AND '))}`.execute(trx);
+                AS k(tenant_id, facility_type_id, prefecture_code, prefecture, city, mdc, month, referral_count, admitted_count,
+                     operated_count)`;
+  for (const [table, attributes] of [
+    [t.referral_attribute_mdc_rollups, 'facility_type_id, prefecture_code, prefecture'],
+    [t.referral_area_mdc_rollups, 'facility_type_id, prefecture_code, prefecture, city'],
+  ] as const) {
+    const keyColumns = `tenant_id, span, period_start, ${attributes}, mdc`;
+    const fromK = `k.tenant_id, s.span, s.period_start, ${attributes
+      .split(', ')
+      .map((c) => `k.${c}`)
+      .join(', ')}, k.mdc`;
+    await sql`
+      INSERT INTO ${sql.table(table)} AS cur (${sql.raw(keyColumns)}, ${sql.raw(counts3.join(', '))})
+      SELECT ${sql.raw(fromK)}, ${sql.raw(counts3.map((c) => `sum(k.${c})::int`).join(', '))}
+        FROM ${k}
+        CROSS JOIN LATERAL (SELECT 'month' AS span, k.month AS period_start UNION ALL SELECT * FROM ${longerSpans(sql`k.month`)}) s
+       GROUP BY ${sql.raw(fromK)}
+      ON CONFLICT (${sql.raw(keyColumns)}) DO UPDATE SET ${sql.raw(counts3.map((c) => `${c} = cur.${c} + excluded.${c}`).join(', '))}`.execute(
+      trx,
+    );
+    await sql`
+      DELETE FROM ${sql.table(table)} AS cur USING ${k}
+       WHERE cur.tenant_id = k.tenant_id AND ${sql.raw(
+         [...attributes.split(', '), 'mdc'].map((c) => `cur.${c} = k.${c}`).join(' AND '),
+       )}
+         AND cur.period_start IN (k.month, date_trunc('quarter', k.month)::date,
+                                  (date_trunc('year', k.month - interval '3 months') + interval '3 months')::date)
+         AND ${sql.raw(counts3.map((c) => `cur.${c} = 0`).join(' AND '))}`.execute(trx);
+  }
 }
 
 /** Every attribute row of a tenant summed again from its per-institution rows joined to the master as it is. */
 async function resumTenant(trx: Transaction<unknown>, t: Tables, tenantId: string): Promise<void> {
-  for (const [table, attribute, value] of [
-    [t.referral_facility_type_rollups, 'facility_type_id', facilityTypeOf],
-    [t.referral_prefecture_rollups, 'prefecture_code', prefectureCodeOf],
+  for (const [table, attributes, values] of [
+    [t.referral_facility_type_rollups, 'facility_type_id', [facilityTypeOf]],
+    [t.referral_prefecture_rollups, 'prefecture_code', [prefectureCodeOf]],
+    [t.referral_area_rollups, 'facility_type_id, prefecture_code, city', [facilityTypeOf, prefectureCodeOf, cityOf]],
   ] as const) {
     await sql`DELETE FROM ${sql.table(table)} WHERE tenant_id = ${tenantId}`.execute(trx);
     await sql`
-      INSERT INTO ${sql.table(table)} (tenant_id, ${sql.raw(attribute)}, month, own_department_id, referral_department, visit,
+      INSERT INTO ${sql.table(table)} (tenant_id, ${sql.raw(attributes)}, month, own_department_id, referral_department, visit,
                                        ${sql.raw(counts4.join(', '))})
-      SELECT p.tenant_id, ${value}, date_trunc('month', p.segment)::date, p.own_department_id, p.referral_department, p.visit,
-             ${sql.raw(counts4.map((c) => `sum(p.${c})::int`).join(', '))}
+      SELECT p.tenant_id, ${sql.join(values)}, date_trunc('month', p.segment)::date, p.own_department_id,
+             p.referral_department, p.visit, ${sql.raw(counts4.map((c) => `sum(p.${c})::int`).join(', '))}
         FROM ${sql.table(t.referral_period_rollups)} p
         LEFT JOIN ref.medical_institutions m ON m.id = p.medical_institution_id
        WHERE p.tenant_id = ${tenantId}
-       GROUP BY 1, 2, 3, 4, 5, 6`.execute(trx);
+       GROUP BY ${sql.raw(Array.from({ length: values.length + 5 }, (_, i) => i + 1).join(', '))}`.execute(trx);
   }
-  for (const [table, attribute, value] of [
-    [t.referral_facility_type_daily_rollups, 'facility_type_id', facilityTypeOf],
-    [t.referral_prefecture_daily_rollups, 'prefecture_code', prefectureCodeOf],
+  for (const [table, attributes, values, dimensions] of [
+    [t.referral_facility_type_daily_rollups, 'facility_type_id', [facilityTypeOf], true],
+    [t.referral_prefecture_daily_rollups, 'prefecture_code', [prefectureCodeOf], true],
+    [
+      t.referral_area_daily_rollups,
+      'facility_type_id, prefecture_code, city',
+      [facilityTypeOf, prefectureCodeOf, cityOf],
+      false,
+    ],
   ] as const) {
     await sql`DELETE FROM ${sql.table(table)} WHERE tenant_id = ${tenantId}`.execute(trx);
+    const other = dimensions ? ', own_department_id, referral_department, visit' : '';
     await sql`
-      INSERT INTO ${sql.table(table)} (tenant_id, ${sql.raw(attribute)}, day, own_department_id, referral_department, visit,
-                                       ${sql.raw(counts4.join(', '))})
-      SELECT d.tenant_id, ${value}, d.day, d.own_department_id, d.referral_department, d.visit,
+      INSERT INTO ${sql.table(table)} (tenant_id, ${sql.raw(attributes)}, day${sql.raw(other)}, ${sql.raw(counts4.join(', '))})
+      SELECT d.tenant_id, ${sql.join(values)}, d.day${sql.raw(other.replaceAll(', ', ', d.'))},
              ${sql.raw(counts4.map((c) => `sum(d.${c})::int`).join(', '))}
         FROM ${sql.table(t.referral_daily_rollups)} d
         LEFT JOIN ref.medical_institutions m ON m.id = d.medical_institution_id
        WHERE d.tenant_id = ${tenantId}
-       GROUP BY 1, 2, 3, 4, 5, 6`.execute(trx);
+       GROUP BY ${sql.raw(Array.from({ length: values.length + 2 + (dimensions ? 3 : 0) }, (_, i) => i + 1).join(', '))}`.execute(
+      trx,
+    );
   }
-  await sql`DELETE FROM ${sql.table(t.referral_attribute_mdc_rollups)} WHERE tenant_id = ${tenantId}`.execute(trx);
-  await sql`
-    INSERT INTO ${sql.table(t.referral_attribute_mdc_rollups)}
-      (tenant_id, span, period_start, facility_type_id, prefecture_code, prefecture, mdc, ${sql.raw(counts3.join(', '))})
-    SELECT i.tenant_id, i.span, i.period_start, ${facilityTypeOf}, ${prefectureCodeOf}, coalesce(m.prefecture, ''), i.mdc,
-           ${sql.raw(counts3.map((c) => `sum(i.${c})::int`).join(', '))}
-      FROM ${sql.table(t.referral_institution_mdc_rollups)} i
-      LEFT JOIN ref.medical_institutions m ON m.id = i.medical_institution_id
-     WHERE i.tenant_id = ${tenantId}
-     GROUP BY 1, 2, 3, 4, 5, 6, 7`.execute(trx);
+  for (const [table, attributes, values] of [
+    [
+      t.referral_attribute_mdc_rollups,
+      'facility_type_id, prefecture_code, prefecture',
+      [facilityTypeOf, prefectureCodeOf, sql`coalesce(m.prefecture, '')`],
+    ],
+    [
+      t.referral_area_mdc_rollups,
+      'facility_type_id, prefecture_code, prefecture, city',
+      [facilityTypeOf, prefectureCodeOf, sql`coalesce(m.prefecture, '')`, cityOf],
+    ],
+  ] as const) {
+    await sql`DELETE FROM ${sql.table(table)} WHERE tenant_id = ${tenantId}`.execute(trx);
+    await sql`
+      INSERT INTO ${sql.table(table)} (tenant_id, span, period_start, ${sql.raw(attributes)}, mdc, ${sql.raw(counts3.join(', '))})
+      SELECT i.tenant_id, i.span, i.period_start, ${sql.join(values)}, i.mdc,
+             ${sql.raw(counts3.map((c) => `sum(i.${c})::int`).join(', '))}
+        FROM ${sql.table(t.referral_institution_mdc_rollups)} i
+        LEFT JOIN ref.medical_institutions m ON m.id = i.medical_institution_id
+       WHERE i.tenant_id = ${tenantId}
+       GROUP BY ${sql.raw(Array.from({ length: values.length + 4 }, (_, i) => i + 1).join(', '))}`.execute(trx);
+  }
 }
 
 /**

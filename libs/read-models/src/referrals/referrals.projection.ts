@@ -168,7 +168,10 @@ export const referralsProjection = defineProjection({
   // 10: rollups keyed by the master's facility type and prefecture (referrals.attribute-rollups.ts) for
   //     filtered charts and the aggregation by facility type, prefecture and MDC.
   // 11: per-institution 年度-to-month totals (`fiscal_year_to_month` rows) for 年度-to-date rankings.
-  version: 11,
+  // 12: rows keyed by the master's facility type, prefecture and city together (`referral_area_rollups`,
+  //     `referral_area_daily_rollups`, `referral_area_mdc_rollups`) for charts filtered by city, or by
+  //     facility type and prefecture, and the aggregation by city.
+  version: 12,
   eventTypes: decode.types,
   tables: tableNames(tables),
   setup: (trx, t) => createTables(trx, tables, t),

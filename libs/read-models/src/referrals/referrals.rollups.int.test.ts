@@ -12,7 +12,7 @@ import {
   referralsProjection,
 } from './referrals.projection.ts';
 import { rebuildTenantDayAndMdcRollups } from './referrals.daily-rollups.ts';
-import { noFacilityType, noPrefecture, rebuildTenantAttributeRollups } from './referrals.attribute-rollups.ts';
+import { noCity, noFacilityType, noPrefecture, rebuildTenantAttributeRollups } from './referrals.attribute-rollups.ts';
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -21,26 +21,30 @@ beforeAll(async () => {
   // The institution master's columns the attribute rollups read (the master's own migrations live elsewhere).
   await sql`CREATE SCHEMA IF NOT EXISTS ref`.execute(db.kysely);
   await sql`CREATE TABLE ref.medical_institutions (id uuid PRIMARY KEY, facility_type_id int, prefecture_code smallint,
-                                                   prefecture text NOT NULL DEFAULT '')`.execute(db.kysely);
+                                                   prefecture text NOT NULL DEFAULT '', city text NOT NULL DEFAULT '')`.execute(
+    db.kysely,
+  );
   await sql`CREATE TABLE ref.sync_runs (kind text NOT NULL DEFAULT 'medical_institutions', status text NOT NULL)`.execute(
     db.kysely,
   );
   await sql`INSERT INTO ref.sync_runs (status) VALUES ('completed')`.execute(db.kysely);
-  // The third institution has no facility type nor prefecture; a fourth id (none) is not in the master.
-  await sql`INSERT INTO ref.medical_institutions (id, facility_type_id, prefecture_code, prefecture)
-            VALUES (${institutions[0]}, 1, 13, '東京都'), (${institutions[1]}, 2, 14, '神奈川県'),
-                   (${institutions[2]}, NULL, NULL, '')`.execute(db.kysely);
+  // The third institution has no facility type, prefecture nor city; a fourth id (none) is not in the master.
+  // The first and second share a city name in two prefectures (府中市 is in 東京都 and 広島県).
+  await sql`INSERT INTO ref.medical_institutions (id, facility_type_id, prefecture_code, prefecture, city)
+            VALUES (${institutions[0]}, 1, 13, '東京都', '府中市'), (${institutions[1]}, 2, 14, '神奈川県', '府中市'),
+                   (${institutions[2]}, NULL, NULL, '', '')`.execute(db.kysely);
 });
 
 /**
  * A master sync as the importer makes one: its run row first, then the rows it changes (here the first
- * institution moves to another facility type and prefecture, or back).
+ * institution moves to another facility type, prefecture and city, or back).
  */
 async function syncMaster() {
   await sql`INSERT INTO ref.sync_runs (status) VALUES ('completed')`.execute(db.kysely);
   await sql`UPDATE ref.medical_institutions SET facility_type_id = 3 - facility_type_id,
                    prefecture_code = CASE WHEN prefecture_code = 13 THEN 27 ELSE 13 END,
-                   prefecture = CASE WHEN prefecture_code = 13 THEN '大阪府' ELSE '東京都' END
+                   prefecture = CASE WHEN prefecture_code = 13 THEN '大阪府' ELSE '東京都' END,
+                   city = CASE WHEN prefecture_code = 13 THEN '堺市' ELSE '府中市' END
              WHERE id = ${institutions[0]}`.execute(db.kysely);
 }
 afterAll(() => db?.close());
@@ -385,8 +389,8 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
     SELECT (SELECT b.master_runs FROM ${sql.table(t.referral_attribute_bases)} b WHERE b.tenant_id = ${tenantId}) AS basis,
            (SELECT count(*)::int FROM ref.sync_runs) AS runs`.execute(db.kysely);
   const { basis, runs } = bases[0]!;
-  const { rows: master } = await sql<{ id: string; f: number | null; c: number | null; p: string }>`
-    SELECT id, facility_type_id AS f, prefecture_code AS c, prefecture AS p FROM ref.medical_institutions`.execute(
+  const { rows: master } = await sql<{ id: string; f: number | null; c: number | null; p: string; city: string }>`
+    SELECT id, facility_type_id AS f, prefecture_code AS c, prefecture AS p, city FROM ref.medical_institutions`.execute(
     db.kysely,
   );
   const attributesOf = new Map(master.map((m) => [m.id, m]));
@@ -395,15 +399,20 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
     const moved = attributesOf.get(institutions[0]!)!;
     attributesOf.set(
       institutions[0]!,
-      moved.f === 1 ? { ...moved, f: 2, c: 27, p: '大阪府' } : { ...moved, f: 1, c: 13, p: '東京都' },
+      moved.f === 1
+        ? { ...moved, f: 2, c: 27, p: '大阪府', city: '堺市' }
+        : { ...moved, f: 1, c: 13, p: '東京都', city: '府中市' },
     );
   }
   const want = expectedAnalysis(ops, ids);
   const facilityType: Record<string, number[]> = {};
   const prefecture: Record<string, number[]> = {};
+  const area: Record<string, number[]> = {};
   const attributeMdc: Record<string, number[]> = {};
+  const areaMdc: Record<string, number[]> = {};
   const facilityTypeDays: Record<string, number[]> = {};
   const prefectureDays: Record<string, number[]> = {};
+  const areaDays: Record<string, number[]> = {};
   const addTo = (map: Record<string, number[]>, key: string, values: number[]) => {
     const v = (map[key] ??= values.map(() => 0));
     values.forEach((x, i) => (v[i]! += x));
@@ -415,17 +424,24 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
     const dims = [...rest.slice(0, 3), month].join('|');
     addTo(facilityType, `${m?.f ?? noFacilityType}|${dims}`, values);
     addTo(prefecture, `${m?.c ?? noPrefecture}|${dims}`, values);
+    addTo(area, `${m?.f ?? noFacilityType}|${m?.c ?? noPrefecture}|${m?.city ?? noCity}|${dims}`, values);
   }
   for (const [key, values] of Object.entries(want.daily)) {
     const [institution, ...dims] = key.split('|');
     const m = attributesOf.get(institution!);
     addTo(facilityTypeDays, [m?.f ?? noFacilityType, ...dims].join('|'), values);
     addTo(prefectureDays, [m?.c ?? noPrefecture, ...dims].join('|'), values);
+    addTo(areaDays, [m?.f ?? noFacilityType, m?.c ?? noPrefecture, m?.city ?? noCity, dims.at(-1)].join('|'), values);
   }
   for (const [key, values] of Object.entries(want.mdc)) {
     const [institution, ...rest] = key.split('|');
     const m = attributesOf.get(institution!);
     addTo(attributeMdc, [m?.f ?? noFacilityType, m?.c ?? noPrefecture, m?.p ?? '', ...rest].join('|'), values);
+    addTo(
+      areaMdc,
+      [m?.f ?? noFacilityType, m?.c ?? noPrefecture, m?.p ?? '', m?.city ?? noCity, ...rest].join('|'),
+      values,
+    );
   }
   const nonZero = (map: Record<string, number[]>) =>
     Object.fromEntries(Object.entries(map).filter(([, v]) => v.some((x) => x !== 0)));
@@ -443,6 +459,11 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
   expect({
     facilityType: await attributeRows(t.referral_facility_type_rollups, chartKey('facility_type_id'), chartColumns),
     prefecture: await attributeRows(t.referral_prefecture_rollups, chartKey('prefecture_code'), chartColumns),
+    area: await attributeRows(
+      t.referral_area_rollups,
+      chartKey('facility_type_id, prefecture_code, city'),
+      chartColumns,
+    ),
     facilityTypeDays: await attributeRows(
       t.referral_facility_type_daily_rollups,
       "facility_type_id, own_department_id, referral_department, visit, to_char(day, 'YYYY-MM-DD')",
@@ -453,17 +474,30 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
       "prefecture_code, own_department_id, referral_department, visit, to_char(day, 'YYYY-MM-DD')",
       chartColumns,
     ),
+    areaDays: await attributeRows(
+      t.referral_area_daily_rollups,
+      "facility_type_id, prefecture_code, city, to_char(day, 'YYYY-MM-DD')",
+      chartColumns,
+    ),
     attributeMdc: await attributeRows(
       t.referral_attribute_mdc_rollups,
       "facility_type_id, prefecture_code, prefecture, mdc, span, to_char(period_start, 'YYYY-MM-DD')",
       'referral_count, admitted_count, operated_count',
     ),
+    areaMdc: await attributeRows(
+      t.referral_area_mdc_rollups,
+      "facility_type_id, prefecture_code, prefecture, city, mdc, span, to_char(period_start, 'YYYY-MM-DD')",
+      'referral_count, admitted_count, operated_count',
+    ),
   }).toEqual({
     facilityType: nonZero(facilityType),
     prefecture: nonZero(prefecture),
+    area: nonZero(area),
     facilityTypeDays: nonZero(facilityTypeDays),
     prefectureDays: nonZero(prefectureDays),
+    areaDays: nonZero(areaDays),
     attributeMdc: nonZero(attributeMdc),
+    areaMdc: nonZero(areaMdc),
   });
   expect({
     institutionDaily: Object.fromEntries(institutionDailyRows.rows.map((r) => [r.k, r.v])),
@@ -534,9 +568,12 @@ describe('referral rollups', () => {
             );
           await sql`DELETE FROM ${sql.table(t.referral_facility_type_rollups)}`.execute(db.kysely);
           await sql`DELETE FROM ${sql.table(t.referral_prefecture_rollups)}`.execute(db.kysely);
+          await sql`DELETE FROM ${sql.table(t.referral_area_rollups)}`.execute(db.kysely);
           await sql`DELETE FROM ${sql.table(t.referral_attribute_mdc_rollups)}`.execute(db.kysely);
+          await sql`DELETE FROM ${sql.table(t.referral_area_mdc_rollups)}`.execute(db.kysely);
           await sql`DELETE FROM ${sql.table(t.referral_facility_type_daily_rollups)}`.execute(db.kysely);
           await sql`DELETE FROM ${sql.table(t.referral_prefecture_daily_rollups)}`.execute(db.kysely);
+          await sql`DELETE FROM ${sql.table(t.referral_area_daily_rollups)}`.execute(db.kysely);
           await db.kysely.transaction().execute((trx) => rebuildTenantAttributeRollups(trx, t, tenantId));
           const { rows: basis } = await sql<{ ok: boolean }>`
             SELECT b.master_runs = (SELECT count(*)::int FROM ref.sync_runs) AS ok

@@ -7,6 +7,12 @@ import { sql, type Transaction } from 'kysely';
  */
 export const noFacilityType = -2147483648;
 export const noPrefecture = -32768;
+/**
+ * The city key for an institution the master does not hold: a full-width '!', which NFKC never leaves,
+ * so no city filter (normalised to NFKC, as the master join compares it) names it, as no city filter
+ * keeps such an institution through the join.
+ */
+export const noCity = '\uFF01';
 
 /**
  * The institution master's sync runs so far, or null when one is running (or there is no master yet).

@@ -102,17 +102,7 @@ export function institutionConditions(
 ): RawBuilder<unknown>[] {
   const parts: RawBuilder<unknown>[] = [];
   // One semi-join against the master rows that pass, not a look-up per rollup row.
-  const master: RawBuilder<unknown>[] = [];
-  // Compared as integers (only ids written as the master writes them can match), so the planner's
-  // statistics see how many institutions pass: compared as text it guessed 0.5 % and probed per row.
-  if (f.facility_type_ids?.length)
-    master.push(
-      sql`m.facility_type_id = ANY(${sql.val(f.facility_type_ids.filter((id) => /^-?(0|[1-9]\d{0,8})$/.test(id)).map(Number))}::int[])`,
-    );
-  // Area as partner management filters it: the master's prefecture code and municipality (NFKC).
-  if (f.prefectures?.length)
-    master.push(sql`m.prefecture_code = ANY(${sql.val(f.prefectures.map(Number))}::smallint[])`);
-  if (f.cities?.length) master.push(sql`m.city = ANY(${sql.val(f.cities.map((c) => c.normalize('NFKC')))}::text[])`);
+  const master = masterConditions(f, sql`m`);
   if (master.length > 0)
     parts.push(
       sql`${institution} IN (SELECT m.id FROM ref.medical_institutions m WHERE ${sql.join(master, sql` AND `)})`,
@@ -121,6 +111,29 @@ export function institutionConditions(
     parts.push(sql`${institution} IN (SELECT mt.medical_institution_id FROM rm.mi_tags mt
                                        WHERE mt.tenant_id = ${tenantId} AND mt.tag_id = ANY(${sql.val(f.tag_ids)}::uuid[]))`);
   return parts;
+}
+
+/**
+ * The master's facility type, prefecture code and municipality a filter keeps, as conditions on the
+ * columns of that name of `on` (the master, or the attribute rollups keyed the same way).
+ */
+function masterConditions(
+  f: Pick<AnalysisFilters, 'facility_type_ids' | 'prefectures' | 'cities'>,
+  on: RawBuilder<unknown>,
+): RawBuilder<unknown>[] {
+  const master: RawBuilder<unknown>[] = [];
+  // Compared as integers (only ids written as the master writes them can match), so the planner's
+  // statistics see how many institutions pass: compared as text it guessed 0.5 % and probed per row.
+  if (f.facility_type_ids?.length)
+    master.push(
+      sql`${on}.facility_type_id = ANY(${sql.val(f.facility_type_ids.filter((id) => /^-?(0|[1-9]\d{0,8})$/.test(id)).map(Number))}::int[])`,
+    );
+  // Area as partner management filters it: the master's prefecture code and municipality (NFKC).
+  if (f.prefectures?.length)
+    master.push(sql`${on}.prefecture_code = ANY(${sql.val(f.prefectures.map(Number))}::smallint[])`);
+  if (f.cities?.length)
+    master.push(sql`${on}.city = ANY(${sql.val(f.cities.map((c) => c.normalize('NFKC')))}::text[])`);
+  return master;
 }
 
 export type Grouping = 'bucket' | 'institution' | 'institution_bucket' | 'own_department' | 'none';
@@ -245,12 +258,17 @@ export async function sumMeasures(
 }
 
 /**
- * A call filtered by facility type or by prefecture (not both) and by nothing else of the institution,
- * summed by bucket (a month or longer), own department or not at all: its whole months from the rows
- * keyed by that attribute (a few hundred a 年度 instead of every institution's segment rows joined to
- * the master), the days of a partial month at either end from the day rows keyed the same way. Null when the call does
- * not fit, or when the rows were not summed against the master as it is now (a sync since: the tenant's
- * next batch sums them again); the caller then takes the per-institution path for the whole period.
+ * A call filtered by the institution's facility type, prefecture or municipality (any of them, together)
+ * and by nothing else of the institution, summed by bucket (a month or longer), own department or not
+ * at all. Its whole months come from the month rows keyed by those attributes: by facility type alone or
+ * prefecture alone from the table keyed by that one (a few hundred rows a 年度), any filter with a
+ * municipality or with both from `referral_area_rollups` (keyed by the three together, summed over the
+ * keys the filter keeps). The days of a partial month at either end come from the day rows keyed the
+ * same way (for the area filters, keyed without own department, referral department and visit), or,
+ * for an area filter that asks one of those, from the per-institution day rows of the master's
+ * institutions that pass, one probe per institution. Null when the call does not fit, or
+ * when the rows were not summed against the master as it is now (a sync since: the tenant's next batch
+ * sums them again); the caller then takes the per-institution path for the whole period.
  */
 async function attributeSums(
   db: Kysely<ReadModels>,
@@ -264,10 +282,10 @@ async function attributeSums(
 ): Promise<Map<string, number[]> | null> {
   const byFacilityType = !!f.facility_type_ids?.length;
   const byPrefecture = !!f.prefectures?.length;
+  const byCity = !!f.cities?.length;
   if (
-    byFacilityType === byPrefecture ||
+    !(byFacilityType || byPrefecture || byCity) ||
     f.medical_institution_ids?.length ||
-    f.cities?.length ||
     f.tag_ids?.length ||
     !(group === 'bucket' || group === 'none' || group === 'own_department') ||
     (group === 'bucket' && unit === 'week')
@@ -275,14 +293,13 @@ async function attributeSums(
     return null;
   const { inner, edges } = splitForRollups(range, 'month');
   if (!inner) return null;
-  // The same ids as the master join takes (institutionConditions): integers as the master writes them.
-  const attribute = byFacilityType
-    ? sql`p.attribute = ANY(${sql.val(f.facility_type_ids!.filter((id) => /^-?(0|[1-9]\d{0,8})$/.test(id)).map(Number))}::int[])`
-    : sql`p.attribute = ANY(${sql.val(f.prefectures!.map(Number))}::int[])`;
-  const [monthTable, dayTable, column] = byFacilityType
-    ? [sql`rm.referral_facility_type_rollups`, sql`rm.referral_facility_type_daily_rollups`, sql`facility_type_id`]
-    : [sql`rm.referral_prefecture_rollups`, sql`rm.referral_prefecture_daily_rollups`, sql`prefecture_code`];
-  const rest: AnalysisFilters = { ...f, facility_type_ids: [], prefectures: [] };
+  const area = byCity || (byFacilityType && byPrefecture);
+  // Whether the rows must keep own department, referral department or visit (the area day rows do not).
+  const dimensionsAsked =
+    group === 'own_department' ||
+    !!f.own_department_ids?.length ||
+    (!reverse && (!!f.department_ids?.length || (f.visit ?? 'all') !== 'all'));
+  const rest: AnalysisFilters = { ...f, facility_type_ids: [], prefectures: [], cities: [] };
   const [key, groupBy] =
     group === 'bucket'
       ? [bucketSql(unit), sql`1`]
@@ -290,19 +307,50 @@ async function attributeSums(
         ? [sql`p.own_department_id::text`, sql`p.own_department_id`]
         : [sql`''`, sql`1`];
   const sums = measures.map((m) => sql`sum(${sql.ref(`p.${measureColumn[m]}`)})`);
-  const columns = (
-    period: string,
-  ) => sql`tenant_id, ${column} AS attribute, own_department_id, referral_department, visit,
-    ${sql.raw(period)} AS segment, referral_count, admitted_count, operated_count, reverse_referral_count`;
-  // Whole months from the month rows, the days of a partial month at either end from the day rows.
-  const parts = [
-    sql`SELECT ${columns('month')} FROM ${monthTable}
-         WHERE basis.ok AND tenant_id = ${tenantId} AND month >= ${inner.from}::date AND month <= ${inner.to}::date`,
-    ...edges.map(
-      (e) => sql`SELECT ${columns('day')} FROM ${dayTable}
-                  WHERE basis.ok AND tenant_id = ${tenantId} AND day >= ${e.from}::date AND day <= ${e.to}::date`,
-    ),
-  ];
+  const columns = (period: string, alias = '') =>
+    sql`${sql.raw(`${alias}tenant_id, ${alias}own_department_id, ${alias}referral_department, ${alias}visit, ${alias}${period}`)} AS segment,
+        ${sql.raw(['referral_count', 'admitted_count', 'operated_count', 'reverse_referral_count'].map((c) => `${alias}${c}`).join(', '))}`;
+  // The same ids as the master join takes (institutionConditions): integers as the master writes them.
+  const kept = sql.join(masterConditions(f, sql`a`), sql` AND `);
+  let parts: RawBuilder<unknown>[];
+  if (area) {
+    parts = [
+      sql`SELECT ${columns('month', 'a.')} FROM rm.referral_area_rollups a
+           WHERE basis.ok AND a.tenant_id = ${tenantId} AND a.month >= ${inner.from}::date AND a.month <= ${inner.to}::date
+             AND ${kept}`,
+      // Days from the area day rows when nothing of the referral but its area is asked; else the day rows
+      // of the master's institutions that pass, read in the same statement as the basis is checked.
+      ...edges.map((e) =>
+        dimensionsAsked
+          ? sql`SELECT ${columns('day', 'd.')}
+                  FROM ref.medical_institutions a
+                  CROSS JOIN LATERAL (SELECT * FROM rm.referral_daily_rollups d
+                                       WHERE d.tenant_id = ${tenantId} AND d.medical_institution_id = a.id
+                                         AND d.day >= ${e.from}::date AND d.day <= ${e.to}::date OFFSET 0) d
+                 WHERE basis.ok AND ${kept}`
+          : sql`SELECT a.tenant_id, ${noDepartment}::uuid AS own_department_id, '' AS referral_department,
+                       'unknown' AS visit, a.day AS segment, a.referral_count, a.admitted_count, a.operated_count,
+                       a.reverse_referral_count
+                  FROM rm.referral_area_daily_rollups a
+                 WHERE basis.ok AND a.tenant_id = ${tenantId} AND a.day >= ${e.from}::date AND a.day <= ${e.to}::date
+                   AND ${kept}`,
+      ),
+    ];
+  } else {
+    const [monthTable, dayTable] = byFacilityType
+      ? [sql`rm.referral_facility_type_rollups`, sql`rm.referral_facility_type_daily_rollups`]
+      : [sql`rm.referral_prefecture_rollups`, sql`rm.referral_prefecture_daily_rollups`];
+    parts = [
+      sql`SELECT ${columns('month', 'a.')} FROM ${monthTable} a
+           WHERE basis.ok AND a.tenant_id = ${tenantId} AND a.month >= ${inner.from}::date AND a.month <= ${inner.to}::date
+             AND ${kept}`,
+      ...edges.map(
+        (e) => sql`SELECT ${columns('day', 'a.')} FROM ${dayTable} a
+                    WHERE basis.ok AND a.tenant_id = ${tenantId} AND a.day >= ${e.from}::date AND a.day <= ${e.to}::date
+                      AND ${kept}`,
+      ),
+    ];
+  }
   // One statement says whether the rows were summed against the master as it is (no sync since) and,
   // if so, sums them.
   const { rows } = await sql<{ ok: boolean; key: string | null; n: number[] | null }>`
@@ -314,7 +362,7 @@ async function attributeSums(
       LEFT JOIN LATERAL (
         SELECT ${key} AS key, ARRAY[${sql.join(sums)}]::int[] AS n
           FROM (${sql.join(parts, sql` UNION ALL `)}) p
-         WHERE ${attribute} AND ${conditions(tenantId, rest, reverse, false)}
+         WHERE ${conditions(tenantId, rest, reverse, false)}
          GROUP BY ${groupBy} HAVING ${sql.join(
            sums.map((x) => sql`${x} > 0`),
            sql` OR `,

@@ -87,6 +87,10 @@ export interface AnalysisFixture {
   reverses: RawReverse[];
   /** First and last referral date of tenant A (any referral, matched or not). */
   covered: { from: string; to: string };
+  /** Another upload of tenant A (a batch of its referrals projection); the next `post` waits for it. */
+  importMore(seed: number, sizes: [number, number, number]): Promise<void>;
+  /** `referrals`, `reverses` and `covered` read again (after an upload or a master change). */
+  reread(): Promise<Pick<AnalysisFixture, 'referrals' | 'reverses' | 'covered'>>;
   close(): Promise<void>;
 }
 
@@ -333,6 +337,8 @@ export async function startAnalysisFixture(): Promise<AnalysisFixture> {
     position: last,
     post,
     ...raw,
+    importMore: (seed, sizes) => importData(tenantA, seed, sizes),
+    reread: () => readRaw(db),
     async close() {
       await app.close();
       await projections.stop();

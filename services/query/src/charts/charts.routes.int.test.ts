@@ -555,4 +555,73 @@ describe('referral charts after an institution-master sync', () => {
     }
     expect(await total()).toBe(expected((r) => r.facility_type));
   });
+  it('count an institution under its city, facility type and prefecture as the master has them, before a sync, after it and after the next upload', async () => {
+    // The area filters the rollups keyed by facility type, prefecture and city together answer.
+    const clinic = fx.referrals.find((r) => r.institution === institutions[0])!.facility_type;
+    const hospital = fx.referrals.find((r) => r.institution === institutions[1])!.facility_type;
+    const areaFilters: Filters[] = [
+      { ...noFilters, cities: ['新宿区'] },
+      { ...noFilters, cities: ['沼津市', '静岡市葵区'] },
+      { ...noFilters, cities: ['新宿区'], facility_type_ids: [clinic] },
+      { ...noFilters, facility_type_ids: [clinic], prefectures: ['13'] },
+      { ...noFilters, facility_type_ids: [hospital], prefectures: ['22'], own_department_ids: [departments[0]!] },
+      { ...noFilters, prefectures: ['13'], cities: ['新宿区'], visit: 'first_visit' },
+    ];
+    // Whole months, and partial months at both ends (the day rows of the institutions that pass).
+    const periods = [
+      { from: '2024-04-01', to: '2025-03-31' },
+      { from: '2023-05-17', to: '2025-11-09' },
+    ];
+    const check = async () => {
+      for (const f of areaFilters)
+        for (const p of periods)
+          for (const unit of ['month', 'fiscal_year'] as const) {
+            const res = await fx.post('/api/charts/referrals', { ...f, period: p, period_unit: unit });
+            expect(res.statusCode).toBe(200);
+            for (const m of ['referrals', 'admitted', 'operated'] as const)
+              expect(values(res.json<ChartData>(), m)).toEqual(expectedValues(f, p, unit, m));
+          }
+    };
+    // Whether the attribute rows were summed against the master as it is (the area rows answer), or not
+    // (the per-institution rows joined to the master do).
+    const current = async () => {
+      const { rows } = await sql<{ ok: boolean }>`
+        SELECT b.master_runs = (SELECT count(*)::int FROM ref.sync_runs WHERE kind = 'medical_institutions') AS ok
+          FROM rm.referral_attribute_bases b
+         WHERE b.tenant_id = (SELECT tenant_id FROM rm.referrals WHERE tenant_id <> ${tenantB} LIMIT 1)`.execute(
+        fx.db.kysely,
+      );
+      return rows[0]?.ok === true;
+    };
+    const upload = async (seed: number) => {
+      await fx.importMore(seed, [40, 20, 20]);
+      // Through a call that waits for the projections, before the facts are read again.
+      await fx.post('/api/charts/referrals', { period: periods[0] });
+      Object.assign(fx, await fx.reread());
+    };
+    // The earlier test's syncs left the rows stale: an upload sums them again.
+    await upload(7);
+    await check();
+    expect(await current()).toBe(true);
+    // 沼津記念病院 (静岡県沼津市, a hospital) moves to 東京都新宿区 as a clinic.
+    const moved = institutions[5]!;
+    const count = (f: Filters) => countIn(f, periods[1]!, 'referrals');
+    const before = areaFilters.map(count);
+    await sql`INSERT INTO ref.sync_runs (id, source, full_sync, status) VALUES (${randomUUID()}, 'test', false, 'completed')`.execute(
+      fx.db.kysely,
+    );
+    await sql`UPDATE ref.medical_institutions
+                 SET facility_type_id = ${Number(clinic)}, prefecture_code = 13, prefecture = '東京都', city = '新宿区'
+               WHERE id = ${moved}`.execute(fx.db.kysely);
+    Object.assign(fx, await fx.reread());
+    // The move changes the answers (else stale rows would pass unnoticed).
+    expect(areaFilters.map(count)).not.toEqual(before);
+    // Stale rows are not read: the per-institution rows joined to the master answer.
+    expect(await current()).toBe(false);
+    await check();
+    // The tenant's next batch sums its rows again against the master as it is; they answer again.
+    await upload(8);
+    expect(await current()).toBe(true);
+    await check();
+  });
 });

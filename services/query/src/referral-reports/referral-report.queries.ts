@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { ReferralReportBody } from '@renkei/contracts';
 import { splitForRollups, type DateRange } from '@renkei/domain';
-import { noFacilityType, type ReadModels } from '@renkei/read-models';
+import { noCity, noFacilityType, type ReadModels } from '@renkei/read-models';
 import { institutionConditions, splitBySpans } from '../charts/analysis.queries.ts';
 
 type GroupingKey = ReferralReportBody['grouping_conditions'][number];
@@ -102,9 +102,10 @@ function caseSource(
 const rate = (part: number, whole: number) => (whole === 0 ? null : part / whole);
 
 /**
- * The aggregation grouped by facility type, prefecture and MDC only (whole months, nothing of the referral
- * filtered) from the rows keyed by the master's facility type and prefecture: a few thousand rows a 年度
- * instead of one per institution and MDC joined to the master. Null when those rows were not summed
+ * The aggregation grouped by facility type, prefecture, city and MDC only (whole months, nothing of the
+ * referral filtered) from the rows keyed by the master's facility type and prefecture (and city, when
+ * the city is asked): a few thousand rows a 年度 instead of one per institution and MDC joined to the
+ * master. Null when those rows were not summed
  * against the master as it is now (a sync since), and the caller reads the per-institution rows.
  */
 async function attributeRows(
@@ -118,6 +119,8 @@ async function attributeRows(
   const value: Partial<Record<GroupingKey, RawBuilder<unknown>>> = {
     facility_type: sql`CASE WHEN a.facility_type_id = ${noFacilityType} THEN NULL ELSE a.facility_type_id::text END`,
     prefecture: sql`nullif(a.prefecture, '')`,
+    // Null for no city and for an institution not in the master, as the master join answers both.
+    city: sql`CASE WHEN a.city IN ('', ${noCity}) THEN NULL ELSE a.city END`,
     mdc: sql`nullif(a.mdc, '')`,
   };
   const where: RawBuilder<unknown>[] = [];
@@ -128,7 +131,14 @@ async function attributeRows(
       sql`a.facility_type_id = ANY(${sql.val(f.facility_type_ids.filter((id) => /^-?(0|[1-9]\d{0,8})$/.test(id)).map(Number))}::int[])`,
     );
   if (f.prefectures.length > 0) where.push(sql`a.prefecture_code = ANY(${sql.val(f.prefectures.map(Number))}::int[])`);
+  // As institutionConditions compares the master's city: with the filter normalised to NFKC.
+  if (f.cities.length > 0) where.push(sql`a.city = ANY(${sql.val(f.cities.map((c) => c.normalize('NFKC')))}::text[])`);
   const columns = keys.map((k, i) => sql`${value[k]!} AS ${sql.ref(`k${i}`)}`);
+  // The rows keyed by city only when the city is asked: they are split many more ways.
+  const table =
+    keys.includes('city') || f.cities.length > 0
+      ? sql`rm.referral_area_mdc_rollups`
+      : sql`rm.referral_attribute_mdc_rollups`;
   const { rows } = await sql<Record<string, string | number | null> & { ok: boolean }>`
     WITH basis AS (
       SELECT coalesce((SELECT b.master_runs = (SELECT count(*)::int FROM ref.sync_runs WHERE kind = 'medical_institutions')
@@ -138,7 +148,7 @@ async function attributeRows(
              sum(a.operated_count)::int AS operated
         FROM (${sql.join(
           pieces.map(
-            (piece) => sql`SELECT * FROM rm.referral_attribute_mdc_rollups
+            (piece) => sql`SELECT * FROM ${table}
                             WHERE basis.ok AND tenant_id = ${tenantId} AND span = ${piece.span}
                               AND period_start >= ${piece.from}::date AND period_start <= ${piece.to}::date`,
           ),
@@ -215,9 +225,8 @@ export async function referralAggregation(db: Kysely<ReadModels>, tenantId: stri
     splitBySpans(f.period, ['month'], true).length === 0;
   const byAttributes =
     mdcOnly &&
-    keys.every((k) => k === 'facility_type' || k === 'prefecture' || k === 'mdc') &&
+    keys.every((k) => k === 'facility_type' || k === 'prefecture' || k === 'city' || k === 'mdc') &&
     f.medical_institution_ids.length === 0 &&
-    f.cities.length === 0 &&
     f.tag_ids.length === 0
       ? await attributeRows(db, tenantId, body, keys, mdcPieces)
       : null;
