@@ -12,7 +12,7 @@ import rateLimit from '@fastify/rate-limit';
 import underPressure from '@fastify/under-pressure';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { LoggerOptions } from 'pino';
 import { z } from 'zod';
 import { decodeQuery, errorMessages, positionHeader, repairPercentEscapes, type Audience } from '@renkei/contracts';
@@ -21,6 +21,7 @@ import { bearerToken, installTokenVerification, knownAccount, type AuthContext, 
 import { followAccountRevocations, type AccountRevocations } from './revocations.ts';
 import { errorHandler } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
+import { responseSerializerCompiler } from './response-serializer.ts';
 
 // Validation messages a user sees are Japanese; our schemas add their own where the default is vague.
 z.config(z.locales.ja());
@@ -121,7 +122,7 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Fast
   }) as unknown as FastifyInstance;
 
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(responseSerializerCompiler);
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send({ status: 404, message: errorMessages[404], request_id: request.id });
