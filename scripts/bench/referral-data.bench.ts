@@ -4,6 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { featureKeys } from '../../libs/contracts/src/index.ts';
+import { referralColumnsOf } from '../../libs/domain/src/index.ts';
 import type { Database } from '../../libs/db/src/index.ts';
 import {
   comparePositions,
@@ -200,7 +201,7 @@ async function rebuildPhase(ctx: Parameters<BenchDefinition['run']>[0]): Promise
         imported_row_count: rows.length,
         failed_row_count: 0,
         errors: [],
-        referrals: rows,
+        referral_columns: referralColumnsOf(rows),
         rollups_deferred: true,
       });
     }

@@ -409,10 +409,10 @@ describe('the worker under kill -9', () => {
       await killHard(survivor);
     }
 
-    // Each chunk once, each record once.
+    // Each chunk once, each record once (the worker writes a chunk's referrals as columns).
     const { rows: events } = await sql<{ type: string; n: string; chunks: string; records: string; rows: string }>`
       SELECT type, count(*)::text AS n, count(DISTINCT data->>'chunk')::text AS chunks,
-             sum(coalesce(jsonb_array_length(data->'referrals'), 0) + coalesce(jsonb_array_length(data->'procedures'), 0))::text AS records,
+             sum(coalesce(jsonb_array_length(data->'referral_columns'->'identity'), 0) + coalesce(jsonb_array_length(data->'procedures'), 0))::text AS records,
              sum((data->>'imported_row_count')::int)::text AS rows
         FROM es.events WHERE data->>'import_id' = ANY(${ids}::text[])
          AND type IN ('ReferralsImported', 'DpcFactsImported') GROUP BY type ORDER BY type`.execute(db.kysely);

@@ -115,8 +115,63 @@ export const HospitalAdmissionFact = z.object({
 });
 export type HospitalAdmissionFact = z.infer<typeof HospitalAdmissionFact>;
 
-export const ReferralsImported = z.object({ ...chunk, referrals: z.array(ReferralFact) });
+/**
+ * A chunk's referrals as one array per field, the i-th record's value at [i] of each: what the worker
+ * writes (`referral_columns`). The field names are not repeated per record, so a 2,000-row chunk is
+ * 0.35 MB of JSON instead of 0.85 MB and appends in about a third of the time (docs/benchmarks.md,
+ * issue 12, 2026-11-25). Events written before carry `referrals`, one object per record.
+ */
+export const ReferralColumns = z.object({
+  identity: z.array(ReferralFact.shape.identity),
+  row_number: z.array(ReferralFact.shape.row_number),
+  referral_date: z.array(ReferralFact.shape.referral_date),
+  patient_id: z.array(ReferralFact.shape.patient_id),
+  patient_key: z.array(ReferralFact.shape.patient_key),
+  medical_institution_id: z.array(ReferralFact.shape.medical_institution_id),
+  institution_code: z.array(ReferralFact.shape.institution_code),
+  institution_name: z.array(ReferralFact.shape.institution_name),
+  from_department: z.array(ReferralFact.shape.from_department),
+  from_doctor: z.array(ReferralFact.shape.from_doctor),
+  to_department: z.array(ReferralFact.shape.to_department),
+  own_department_id: z.array(ReferralFact.shape.own_department_id),
+  to_doctor: z.array(ReferralFact.shape.to_doctor),
+  purpose: z.array(ReferralFact.shape.purpose),
+  first_visit: z.array(ReferralFact.shape.first_visit),
+  source_id: z.array(ReferralFact.shape.source_id),
+});
+export type ReferralColumns = z.infer<typeof ReferralColumns>;
+const referralFields = Object.keys(ReferralColumns.shape) as (keyof ReferralFact)[];
+
+export const ReferralsImported = z
+  .object({ ...chunk, referrals: z.array(ReferralFact).optional(), referral_columns: ReferralColumns.optional() })
+  .refine((d) => (d.referrals === undefined) !== (d.referral_columns === undefined), {
+    message: 'a chunk carries its referrals either as records or as columns',
+  })
+  .refine(
+    (d) =>
+      d.referral_columns === undefined ||
+      referralFields.every((f) => d.referral_columns!.identity.length === d.referral_columns![f].length),
+    { message: 'every column of a chunk has one value per referral' },
+  );
 export type ReferralsImported = z.infer<typeof ReferralsImported>;
+
+/** The columns of `referrals` (ReferralColumns). */
+export function referralColumnsOf(referrals: readonly ReferralFact[]): ReferralColumns {
+  return Object.fromEntries(referralFields.map((f) => [f, referrals.map((r) => r[f])])) as ReferralColumns;
+}
+
+/** A chunk's referrals as records, whichever form the event carries them in. */
+export function referralsOfChunk(data: ReferralsImported): ReferralFact[] {
+  const columns = data.referral_columns;
+  if (!columns) return data.referrals ?? [];
+  const out: ReferralFact[] = new Array<ReferralFact>(columns.identity.length);
+  for (let i = 0; i < out.length; i++) {
+    const record: Record<string, unknown> = {};
+    for (const f of referralFields) record[f] = columns[f][i];
+    out[i] = record as ReferralFact;
+  }
+  return out;
+}
 export const ReverseReferralsImported = z.object({ ...chunk, reverse_referrals: z.array(ReverseReferralFact) });
 export type ReverseReferralsImported = z.infer<typeof ReverseReferralsImported>;
 export const HospitalAdmissionsImported = z.object({ ...chunk, admissions: z.array(HospitalAdmissionFact) });

@@ -131,14 +131,17 @@ export async function insertRows<
   physical: string,
   table: Def,
   rows: readonly Pick<WriteRow<Def>, NoInfer<K>>[],
-  options: { columns?: readonly K[]; onConflict?: RawBuilder<unknown> } = {},
+  options: { columns?: readonly K[]; onConflict?: RawBuilder<unknown>; plainJson?: boolean } = {},
 ): Promise<void> {
   if (rows.length === 0) return;
   const names: readonly string[] = options.columns ?? Object.keys(table.columns);
   const list = sql.raw(names.join(', '));
   const definitions = sql.raw(names.map((c) => `${c} ${table.columns[c]!.sqlType}`).join(', '));
+  // `plainJson`: the rows are read from `json` text as they come, without first building the jsonb
+  // value of the whole batch; a quarter less time for tens of thousands of flat rows (the referral facts).
+  const recordset = options.plainJson
+    ? sql`json_to_recordset(${JSON.stringify(rows)}::json)`
+    : sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)`;
   await sql`INSERT INTO ${sql.table(physical)} (${list})
-    SELECT ${list} FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(${definitions}) ${options.onConflict ?? sql``}`.execute(
-    trx,
-  );
+    SELECT ${list} FROM ${recordset} AS r(${definitions}) ${options.onConflict ?? sql``}`.execute(trx);
 }

@@ -6,7 +6,12 @@ import iconv from 'iconv-lite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
-import type { DpcFactsImported, ReferralDataImportType, ReferralsImported } from '@renkei/domain';
+import {
+  referralsOfChunk,
+  type DpcFactsImported,
+  type ReferralDataImportType,
+  type ReferralsImported,
+} from '@renkei/domain';
 import {
   createPostgresEventStore,
   readStreamOrEmpty,
@@ -135,7 +140,9 @@ describe('referral data import', () => {
     ]);
     const chunk = events[2]!.data as ReferralsImported;
     expect(chunk.rollups_deferred).toBe(true);
-    expect(chunk.referrals.map((r) => [r.patient_key, r.medical_institution_id, r.own_department_id])).toEqual([
+    // The worker writes a chunk's referrals as columns (ReferralColumns), not as one object per row.
+    expect(chunk.referrals).toBeUndefined();
+    expect(referralsOfChunk(chunk).map((r) => [r.patient_key, r.medical_institution_id, r.own_department_id])).toEqual([
       ['123', institutionIdFromCode(code(3)), surgery],
       ['456', institutionIdFromCode(code(1)), null],
       ['789', institutionIdFromCode(code(2)), surgery],
@@ -175,8 +182,8 @@ describe('referral data import', () => {
     const events = await run.events();
     const chunks = events.filter((e) => e.type === 'ReferralsImported').map((e) => e.data as ReferralsImported);
     expect(chunks.map((c) => c.chunk)).toEqual([0, 1, 2, 3]);
-    expect(chunks.flatMap((c) => c.referrals).length).toBe(7730);
-    expect(new Set(chunks.flatMap((c) => c.referrals.map((r) => r.identity))).size).toBe(7730);
+    expect(chunks.flatMap((c) => referralsOfChunk(c)).length).toBe(7730);
+    expect(new Set(chunks.flatMap((c) => referralsOfChunk(c).map((r) => r.identity))).size).toBe(7730);
     expect(events.at(-1)!.data).toMatchObject({ status: 'completed', imported_row_count: 7730, failed_row_count: 0 });
 
     // The same file again: the projection counts every record as already present.
@@ -268,9 +275,11 @@ describe('referral data import', () => {
     );
     // What the earlier worker recorded: the first 500 rows as chunk 0, rollups not deferred.
     const started = await run.events();
-    const { referrals } = await (async () => {
+    const referrals = await (async () => {
       const full = await upload(file, 'referral', null);
-      return (await full.events()).find((e) => e.type === 'ReferralsImported')!.data as ReferralsImported;
+      return referralsOfChunk(
+        (await full.events()).find((e) => e.type === 'ReferralsImported')!.data as ReferralsImported,
+      );
     })();
     await store.append(
       run.stream,
@@ -294,8 +303,8 @@ describe('referral data import', () => {
     const chunks = (await run.events())
       .filter((e) => e.type === 'ReferralsImported')
       .map((e) => e.data as ReferralsImported);
-    expect(chunks.map((c) => c.referrals.length)).toEqual([500, 500, 200]);
-    expect(new Set(chunks.flatMap((c) => c.referrals.map((r) => r.identity))).size).toBe(1200);
+    expect(chunks.map((c) => referralsOfChunk(c).length)).toEqual([500, 500, 200]);
+    expect(new Set(chunks.flatMap((c) => referralsOfChunk(c).map((r) => r.identity))).size).toBe(1200);
   });
 
   it('does not import without the tenant scope when reading it fails (only a missing settings model means no scope)', async () => {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Database } from '@renkei/db';
 import {
   parseReferralDataImportEvent,
+  referralColumnsOf,
   referralDataImportAggregate,
   uuidV5,
   type HospitalAdmissionFact,
@@ -326,7 +327,7 @@ export async function runReferralDataImport(
                 first_visit: r.firstVisit,
                 source_id: r.sourceId,
               }));
-              return { referrals };
+              return { referral_columns: referralColumnsOf(referrals) };
             },
           );
         else
