@@ -91,6 +91,8 @@ export const noDepartment = '00000000-0000-0000-0000-000000000000';
 // Namespace of fact row ids (uuidV5 of tenant and identity): the same referral keeps its id across uploads.
 const factIdNamespace = '3b0c5e1d9a7f4c2e8d6b4a2f1e3c5d7b';
 
+const factRowsPerStatement = 10_000;
+
 type Kind = 'referral' | 'reverse' | 'admission';
 type FactRow =
   | { kind: 'referral'; row: WriteRow<typeof referralsTable> }
@@ -601,11 +603,18 @@ async function applyFacts(
     const columns = Object.keys(table.columns).filter(
       (c) => c !== 'tenant_id' && c !== 'identity' && c !== 'referral_id',
     );
-    await insertRows(trx, physical[kind], table, fresh as never[], { plainJson: true });
-    await insertRows(trx, physical[kind], table, known as never[], {
-      plainJson: true,
-      onConflict: sql`ON CONFLICT (tenant_id, identity) DO UPDATE SET ${sql.raw(columns.map((c) => `${c} = excluded.${c}`).join(', '))}`,
-    });
+    // At most factRowsPerStatement rows per statement: a rebuild's batch holds up to 1,000 chunk events
+    // (2,000,000 rows), whose one JSON text would pass V8's longest string, and json_to_recordset keeps
+    // its rows in a tuplestore that spills to disk past work_mem.
+    for (let i = 0; i < fresh.length; i += factRowsPerStatement)
+      await insertRows(trx, physical[kind], table, fresh.slice(i, i + factRowsPerStatement) as never[], {
+        plainJson: true,
+      });
+    for (let i = 0; i < known.length; i += factRowsPerStatement)
+      await insertRows(trx, physical[kind], table, known.slice(i, i + factRowsPerStatement) as never[], {
+        plainJson: true,
+        onConflict: sql`ON CONFLICT (tenant_id, identity) DO UPDATE SET ${sql.raw(columns.map((c) => `${c} = excluded.${c}`).join(', '))}`,
+      });
   };
   await upsert('referral', referralsTable);
   await upsert('reverse', reverseReferralsTable);
