@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { featureKeys } from '../../libs/contracts/src/index.ts';
@@ -34,6 +36,16 @@ const EF_ROWS_PER_STAY = 11;
 const TICKS_PER_S = 20;
 const FACILITY = '221234567';
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/**
+ * A full collection on demand, without asking whoever runs the bench for `--expose-gc`: the heap
+ * right after it is what the process retains, not how far the collector happened to lag behind the
+ * allocations (which, on a loaded machine, is what a peak of heapUsed mostly measured).
+ */
+function fullGc(): () => void {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+}
 
 const isoDay = (offset: number) => new Date(Date.UTC(2023, 3, 1 + offset)).toISOString().slice(0, 10);
 
@@ -137,7 +149,12 @@ async function importRecord(db: Database, importId: string) {
   return rows[0];
 }
 
-async function untilFinished(db: Database, importId: string, onTick?: () => void, rows?: number) {
+async function untilFinished(
+  db: Database,
+  importId: string,
+  onTick?: (record: Awaited<ReturnType<typeof importRecord>>) => void,
+  rows?: number,
+) {
   const t0 = performance.now();
   let factsAt: number | null = null;
   for (;;) {
@@ -152,7 +169,7 @@ async function untilFinished(db: Database, importId: string, onTick?: () => void
     }
     if (rows !== undefined && factsAt === null && record && record.imported_row_count + record.failed_row_count >= rows)
       factsAt = performance.now() - t0;
-    onTick?.();
+    onTick?.(record);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -376,8 +393,11 @@ export const bench: BenchDefinition = {
 
           const efImport = randomUUID();
           const efTenant = tenantId;
-          global.gc?.();
+          const gc = fullGc();
+          gc();
           const heap: { at: number; used: number; rss: number }[] = [];
+          /** heapUsed right after a full collection as the projected rows pass 10 %, 20 %, … 90 % of the file. */
+          const retained: { tenth: number; used: number }[] = [];
           const meter = lagMeter(db);
           let importing = true;
           const ticking = tick(store, meter, () => !importing);
@@ -399,9 +419,16 @@ export const bench: BenchDefinition = {
             ],
             { expectedRevision: 'no_stream' },
           );
-          const efRecord = await untilFinished(db, efImport, () => {
+          const efRecord = await untilFinished(db, efImport, (record) => {
             const m = process.memoryUsage();
             heap.push({ at: performance.now() - t0, used: m.heapUsed, rss: m.rss });
+            const done = record ? record.imported_row_count + record.failed_row_count : 0;
+            const tenth = Math.min(9, Math.floor((done * 10) / EF_ROWS));
+            // One sample per tenth reached (a poll that skips a tenth samples once, at the later one).
+            if (tenth >= 1 && tenth > (retained.at(-1)?.tenth ?? 0)) {
+              gc();
+              retained.push({ tenth, used: process.memoryUsage().heapUsed });
+            }
           });
           const efMs = performance.now() - t0;
           importing = false;
@@ -417,8 +444,25 @@ export const bench: BenchDefinition = {
           const peakFirst = peak(heap.filter((h) => h.at < half));
           const peakSecond = peak(heap.filter((h) => h.at >= half));
           const peakRss = Math.max(0, ...heap.map((h) => h.rss)) / 1024 / 1024;
+          const mb = (bytes: number) => bytes / 1024 / 1024;
+          const retainedFirst = mb(Math.max(0, ...retained.filter((r) => r.tenth <= 5).map((r) => r.used)));
+          const retainedSecond = mb(Math.max(0, ...retained.filter((r) => r.tenth > 5).map((r) => r.used)));
+          // Least-squares slope of the retained heap over the rows: what each further million rows keeps.
+          const xs = retained.map((r) => (r.tenth / 10) * (EF_ROWS / 1e6));
+          const ys = retained.map((r) => mb(r.used));
+          const mx = xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
+          const my = ys.reduce((a, b) => a + b, 0) / Math.max(ys.length, 1);
+          const slope =
+            xs.reduce((a, x, i) => a + (x - mx) * (ys[i]! - my), 0) /
+            Math.max(
+              xs.reduce((a, x) => a + (x - mx) ** 2, 0),
+              1e-9,
+            );
           ctx.log(
             `EF import ${Math.round(efRate)} rows/s; parse again ${Math.round(parse2)} rows/s; heap peak ${Math.round(peakFirst)} MB (first half) / ${Math.round(peakSecond)} MB (second half), RSS peak ${Math.round(peakRss)} MB`,
+          );
+          ctx.log(
+            `heap retained after a full GC at ${retained.map((r) => `${r.tenth * 10} %: ${Math.round(mb(r.used))} MB`).join(', ')} (slope ${slope.toFixed(1)} MB per million rows)`,
           );
           figures.push({
             metric: `inpatient EF, ${EF_ROWS.toLocaleString('en-US')} rows Shift_JIS, stored file to import record completed`,
@@ -432,13 +476,21 @@ export const bench: BenchDefinition = {
             ratio: round(efRate / parseRate, 2),
           });
           figures.push({
-            metric: 'heap peak during the EF import, second half of the run (bench process: worker and projections)',
+            metric:
+              'heap retained during the EF import (heapUsed after a forced full GC at 10 %, 20 %, … 90 % of the rows; bench process: worker and projections), highest of 60–90 %',
+            value: round(retainedSecond, 0),
+            unit: `MB (slope ${slope.toFixed(1)} MB per million rows)`,
+            baseline: { label: 'highest of 10–50 %', value: round(retainedFirst, 0), unit: 'MB' },
+            ratio: round(retainedSecond / Math.max(retainedFirst, 1), 2),
+            goal: 'does not grow with the file (ratio ≈ 1)',
+            met: retained.length >= 6 && retainedSecond <= retainedFirst * 1.2,
+          });
+          figures.push({
+            metric: 'heap peak (heapUsed polled every 100 ms, GC timing included) first half / second half',
             value: round(peakSecond, 0),
             unit: 'MB',
             baseline: { label: 'heap peak in the first half', value: round(peakFirst, 0), unit: 'MB' },
             ratio: round(peakSecond / Math.max(peakFirst, 1), 2),
-            goal: 'does not grow with the file (ratio ≈ 1)',
-            met: peakSecond <= peakFirst * 1.5,
           });
           figures.push({ metric: 'RSS peak during the EF import', value: round(peakRss, 0), unit: 'MB' });
           const p99 = percentile(during.lags, 99);

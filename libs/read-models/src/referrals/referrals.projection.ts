@@ -20,8 +20,13 @@ import {
 import { createTables, insertRows, tableNames, type WriteRow } from '../shared/table.ts';
 import { referralContent, reverseReferralContent } from './referral-content.ts';
 import { applyDpcFacts, mergeDpcFactsIntoStays, type DpcFactsInput } from './referrals.dpc-facts.ts';
-import { dayAndMdcRollupTables, rollupDaysAndMdc } from './referrals.daily-rollups.ts';
-import { attributeRollupTables, attributesAfter, attributesBefore } from './referrals.attribute-rollups.ts';
+import { dayAndMdcRollupTables, rebuildTenantDayAndMdcRollups, rollupDaysAndMdc } from './referrals.daily-rollups.ts';
+import {
+  attributeRollupTables,
+  attributesAfter,
+  attributesBefore,
+  rebuildTenantAttributeRollups,
+} from './referrals.attribute-rollups.ts';
 import {
   dpcStayClaimsTable,
   dpcStayProceduresTable,
@@ -85,6 +90,8 @@ export const referralAdmissionPeriodDays = defaultReferralAdmissionPeriodDays;
 export const noDepartment = '00000000-0000-0000-0000-000000000000';
 // Namespace of fact row ids (uuidV5 of tenant and identity): the same referral keeps its id across uploads.
 const factIdNamespace = '3b0c5e1d9a7f4c2e8d6b4a2f1e3c5d7b';
+
+const factRowsPerStatement = 10_000;
 
 type Kind = 'referral' | 'reverse' | 'admission';
 type FactRow =
@@ -447,7 +454,11 @@ export const referralsProjection = defineProjection({
     }
     await settings.applyDeletionsAndRelinks(trx, t);
     if (matches.size > 0) await reattribute(trx, t, [...matches.values()]);
-    for (const step of deferredSteps) await runDeferredStep(trx, t, step);
+    // The slices of an import that ends in this batch are left to its end, which takes all they would
+    // (every pending patient linked, then every pending month summed) in one step: the same rows, and
+    // one set of statements instead of one per slice (a rebuild reads an import's slices and end together).
+    const steps = deferredSteps.filter((s) => s.slice === null || !endsHere.has(`${s.tenantId}|${s.importId}`));
+    for (const step of steps) await runDeferredStep(trx, t, step);
     await applyImportPatches(trx, t, [...imports.values()]);
   },
 });
@@ -581,15 +592,29 @@ async function applyFacts(
   }
 
   const changed = [...latest.values()];
-  const upsert = <K extends Kind>(kind: K, table: (typeof tables)[number]) => {
-    const rows = changed.filter((f) => f.kind === kind).map((f) => f.row);
+  const upsert = async <K extends Kind>(kind: K, table: (typeof tables)[number]) => {
+    const rows = changed.filter((f) => f.kind === kind);
+    // A key the lookup above did not find is absent from the table: this batch's transaction holds the
+    // build's checkpoint row, so no other writer adds it meanwhile, and `latest` holds each key once.
+    // Those rows go in with a plain INSERT (no arbiter probe, no speculative insertion), which is most
+    // rows of an import of new data and every row of a rebuild from empty tables.
+    const fresh = rows.filter((f) => !existing.has(`${kind}|${f.row.tenant_id}|${f.row.identity}`)).map((f) => f.row);
+    const known = rows.filter((f) => existing.has(`${kind}|${f.row.tenant_id}|${f.row.identity}`)).map((f) => f.row);
     const columns = Object.keys(table.columns).filter(
       (c) => c !== 'tenant_id' && c !== 'identity' && c !== 'referral_id',
     );
-    return insertRows(trx, physical[kind], table, rows as never[], {
-      plainJson: true,
-      onConflict: sql`ON CONFLICT (tenant_id, identity) DO UPDATE SET ${sql.raw(columns.map((c) => `${c} = excluded.${c}`).join(', '))}`,
-    });
+    // At most factRowsPerStatement rows per statement: a rebuild's batch holds up to 1,000 chunk events
+    // (2,000,000 rows), whose one JSON text would pass V8's longest string, and json_to_recordset keeps
+    // its rows in a tuplestore that spills to disk past work_mem.
+    for (let i = 0; i < fresh.length; i += factRowsPerStatement)
+      await insertRows(trx, physical[kind], table, fresh.slice(i, i + factRowsPerStatement) as never[], {
+        plainJson: true,
+      });
+    for (let i = 0; i < known.length; i += factRowsPerStatement)
+      await insertRows(trx, physical[kind], table, known.slice(i, i + factRowsPerStatement) as never[], {
+        plainJson: true,
+        onConflict: sql`ON CONFLICT (tenant_id, identity) DO UPDATE SET ${sql.raw(columns.map((c) => `${c} = excluded.${c}`).join(', '))}`,
+      });
   };
   await upsert('referral', referralsTable);
   await upsert('reverse', reverseReferralsTable);
@@ -686,14 +711,74 @@ async function recompute(
   await rollupMonths(trx, t, months);
 }
 
+/**
+ * Touched institution-months of one tenant from which its rollups are summed again set-wise over the
+ * whole 年度 holding them (bulkRollups) rather than month by month: both give the same rows (the
+ * rollups tests check it, with this lowered so that both paths run), and with thousands of months — a rebuild, a first or a large import — the
+ * set-wise statements read each fact once where the per-month ones join every month to its facts.
+ */
+export const rollupTuning = { bulkMonths: 256 };
+
 /** The rollups of whole institution-months, from the facts and the stays' links as they stand. */
 async function rollupMonths(trx: Transaction<unknown>, t: T, months: InstitutionMonth[]): Promise<void> {
   if (months.length === 0) return;
+  const bulk = await bulkRollupTenants(trx, t, months);
+  if (bulk.size > 0) {
+    for (const [tenantId, range] of bulk) await bulkRollups(trx, t, tenantId, range);
+    months = months.filter((m) => !bulk.has(m.tenant_id));
+    if (months.length === 0) return;
+  }
   // The attribute rows take the difference these months make: what they contribute before and after.
   const attributes = await attributesBefore(trx, t, months);
   await rollupInstitutionMonths(trx, t, months);
   await rollupDaysAndMdc(trx, t, months);
   await attributesAfter(trx, t, months, attributes);
+}
+
+/**
+ * The tenants whose touched months are summed again set-wise, each with the whole 年度 to sum: those
+ * with at least `rollupTuning.bulkMonths` touched months that are at least half of the institution-months the
+ * tenant has rollups for in those 年度 (so a small import into a large history stays per month).
+ */
+async function bulkRollupTenants(
+  trx: Transaction<unknown>,
+  t: T,
+  months: InstitutionMonth[],
+): Promise<Map<string, { from: string; to: string }>> {
+  const byTenant = new Map<string, { count: number; first: string; last: string }>();
+  for (const m of months) {
+    const cur = byTenant.get(m.tenant_id);
+    if (!cur) byTenant.set(m.tenant_id, { count: 1, first: m.month, last: m.month });
+    else {
+      cur.count++;
+      if (m.month < cur.first) cur.first = m.month;
+      if (m.month > cur.last) cur.last = m.month;
+    }
+  }
+  const bulk = new Map<string, { from: string; to: string }>();
+  for (const [tenantId, { count, first, last }] of byTenant) {
+    if (count < rollupTuning.bulkMonths) continue;
+    const range = { from: fiscalYearStart(first), to: `${Number(fiscalYearStart(last).slice(0, 4)) + 1}-04-01` };
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM ${sql.table(t.referral_institution_rollups)}
+       WHERE tenant_id = ${tenantId} AND span = 'month' AND period_start >= ${range.from}::date AND period_start < ${range.to}::date`.execute(
+      trx,
+    );
+    if (count * 2 >= (rows[0]?.n ?? 0)) bulk.set(tenantId, range);
+  }
+  return bulk;
+}
+
+/** Every rollup of a tenant over whole 年度 summed again from its facts and links, set-wise. */
+async function bulkRollups(
+  trx: Transaction<unknown>,
+  t: T,
+  tenantId: string,
+  range: { from: string; to: string },
+): Promise<void> {
+  await rebuildTenantAnalysisRollups(trx, t, tenantId, range);
+  await rebuildTenantDayAndMdcRollups(trx, t, tenantId, range);
+  await rebuildTenantAttributeRollups(trx, t, tenantId);
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   rebuildTenantAnalysisRollups,
   referralAdmissionPeriodDays,
   referralsProjection,
+  rollupTuning,
 } from './referrals.projection.ts';
 import { rebuildTenantDayAndMdcRollups } from './referrals.daily-rollups.ts';
 import { noCity, noFacilityType, noPrefecture, rebuildTenantAttributeRollups } from './referrals.attribute-rollups.ts';
@@ -47,7 +48,10 @@ async function syncMaster() {
                    city = CASE WHEN prefecture_code = 13 THEN '堺市' ELSE '府中市' END
              WHERE id = ${institutions[0]}`.execute(db.kysely);
 }
-afterAll(() => db?.close());
+afterAll(async () => {
+  rollupTuning.bulkMonths = 256;
+  await db?.close();
+});
 
 const institutions = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
 const departments = [randomUUID(), randomUUID()];
@@ -522,7 +526,10 @@ describe('referral rollups', () => {
         fc.integer({ min: 1, max: 5 }),
         fc.array(fc.tuple(months, months), { minLength: 1, maxLength: 4 }),
         fc.boolean(),
-        async (ops, batches, periods, sync) => {
+        // Touched months from which a tenant's rollups are summed set-wise instead of month by month.
+        fc.constantFrom(1, 3, 256),
+        async (ops, batches, periods, sync, bulkMonths) => {
+          rollupTuning.bulkMonths = bulkMonths;
           const t = physicalTables(referralsProjection, `p${randomBytes(4).toString('hex')}`);
           await db.kysely.transaction().execute((trx) => referralsProjection.setup(trx, t));
           const events: RecordedEvent[] = ops.map((op, i) => ({
@@ -606,7 +613,9 @@ describe('referral rollups', () => {
         }),
         fc.integer({ min: 1, max: 6 }),
         fc.array(fc.tuple(months, months), { minLength: 1, maxLength: 3 }),
-        async (items, ends, batches, periods) => {
+        fc.constantFrom(1, 3, 256),
+        async (items, ends, batches, periods, bulkMonths) => {
+          rollupTuning.bulkMonths = bulkMonths;
           const t = referralTables(`d${randomBytes(4).toString('hex')}`);
           await db.kysely.transaction().execute((trx) => referralsProjection.setup(trx, t));
           const imports = ends.map(() => randomUUID());
