@@ -430,8 +430,8 @@ export const bench: BenchDefinition = {
           },
         ]),
         {
-          // An area filter with a referral dimension: the partial last month from the per-institution day
-          // rows of the institutions that pass (one probe each), the area day rows having no own department.
+          // An area filter with a referral dimension: the partial last month from the area day rows keyed
+          // by own department, referral department and visit too (v13; before, one probe per institution).
           label: 'charts/referrals (年度 to date, own department, facility type + prefecture)',
           url: '/api/charts/referrals',
           body: {
@@ -446,6 +446,15 @@ export const bench: BenchDefinition = {
             'own_department_id = $4 AND m.facility_type_id = $5::int AND m.prefecture_code = $6::smallint',
             [departments[0], Number(facilityType), Number(prefecture)],
           ),
+          same: sameByMonth(ytd2025),
+        },
+        {
+          // The same class with a municipality and the visit filter.
+          label: 'charts/referrals (年度 to date, first visit, one city)',
+          url: '/api/charts/referrals',
+          body: { period: ytd2025, visit: 'first_visit', cities: [city] },
+          goalMs: 50,
+          baseline: areaBaseline(ytd2025, 'first_visit AND m.city = $4', [city]),
           same: sameByMonth(ytd2025),
         },
         {

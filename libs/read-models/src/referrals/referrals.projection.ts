@@ -229,7 +229,9 @@ export const referralsProjection = defineProjection({
   // 12: rows keyed by the master's facility type, prefecture and city together (`referral_area_rollups`,
   //     `referral_area_daily_rollups`, `referral_area_mdc_rollups`) for charts filtered by city, or by
   //     facility type and prefecture, and the aggregation by city.
-  version: 12,
+  // 13: `referral_area_daily_rollups` keyed by own department, referral department and visit too, so an
+  //     area filter with any of them reads its partial months there instead of per-institution probes.
+  version: 13,
   eventTypes: decode.types,
   tables: tableNames(tables),
   setup: (trx, t) => createTables(trx, tables, t),

@@ -435,7 +435,7 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
     const m = attributesOf.get(institution!);
     addTo(facilityTypeDays, [m?.f ?? noFacilityType, ...dims].join('|'), values);
     addTo(prefectureDays, [m?.c ?? noPrefecture, ...dims].join('|'), values);
-    addTo(areaDays, [m?.f ?? noFacilityType, m?.c ?? noPrefecture, m?.city ?? noCity, dims.at(-1)].join('|'), values);
+    addTo(areaDays, [m?.f ?? noFacilityType, m?.c ?? noPrefecture, m?.city ?? noCity, ...dims].join('|'), values);
   }
   for (const [key, values] of Object.entries(want.mdc)) {
     const [institution, ...rest] = key.split('|');
@@ -480,7 +480,7 @@ async function checkRollups(t: Tables, tenantId: string, ops: Op[], periods: [st
     ),
     areaDays: await attributeRows(
       t.referral_area_daily_rollups,
-      "facility_type_id, prefecture_code, city, to_char(day, 'YYYY-MM-DD')",
+      "facility_type_id, prefecture_code, city, own_department_id, referral_department, visit, to_char(day, 'YYYY-MM-DD')",
       chartColumns,
     ),
     attributeMdc: await attributeRows(

@@ -264,9 +264,9 @@ export async function sumMeasures(
  * prefecture alone from the table keyed by that one (a few hundred rows a 年度), any filter with a
  * municipality or with both from `referral_area_rollups` (keyed by the three together, summed over the
  * keys the filter keeps). The days of a partial month at either end come from the day rows keyed the
- * same way (for the area filters, keyed without own department, referral department and visit), or,
- * for an area filter that asks one of those, from the per-institution day rows of the master's
- * institutions that pass, one probe per institution. Null when the call does not fit, or
+ * same way, with own department, referral department and visit as the month rows (v13: before, the
+ * area day rows had none of them and an area filter asking one read one probe per institution that
+ * passed, docs/decisions.md). Null when the call does not fit, or
  * when the rows were not summed against the master as it is now (a sync since: the tenant's next batch
  * sums them again); the caller then takes the per-institution path for the whole period.
  */
@@ -294,11 +294,6 @@ async function attributeSums(
   const { inner, edges } = splitForRollups(range, 'month');
   if (!inner) return null;
   const area = byCity || (byFacilityType && byPrefecture);
-  // Whether the rows must keep own department, referral department or visit (the area day rows do not).
-  const dimensionsAsked =
-    group === 'own_department' ||
-    !!f.own_department_ids?.length ||
-    (!reverse && (!!f.department_ids?.length || (f.visit ?? 'all') !== 'all'));
   const rest: AnalysisFilters = { ...f, facility_type_ids: [], prefectures: [], cities: [] };
   const [key, groupBy] =
     group === 'bucket'
@@ -312,45 +307,24 @@ async function attributeSums(
         ${sql.raw(['referral_count', 'admitted_count', 'operated_count', 'reverse_referral_count'].map((c) => `${alias}${c}`).join(', '))}`;
   // The same ids as the master join takes (institutionConditions): integers as the master writes them.
   const kept = sql.join(masterConditions(f, sql`a`), sql` AND `);
-  let parts: RawBuilder<unknown>[];
-  if (area) {
-    parts = [
-      sql`SELECT ${columns('month', 'a.')} FROM rm.referral_area_rollups a
-           WHERE basis.ok AND a.tenant_id = ${tenantId} AND a.month >= ${inner.from}::date AND a.month <= ${inner.to}::date
-             AND ${kept}`,
-      // Days from the area day rows when nothing of the referral but its area is asked; else the day rows
-      // of the master's institutions that pass, read in the same statement as the basis is checked.
-      ...edges.map((e) =>
-        dimensionsAsked
-          ? sql`SELECT ${columns('day', 'd.')}
-                  FROM ref.medical_institutions a
-                  CROSS JOIN LATERAL (SELECT * FROM rm.referral_daily_rollups d
-                                       WHERE d.tenant_id = ${tenantId} AND d.medical_institution_id = a.id
-                                         AND d.day >= ${e.from}::date AND d.day <= ${e.to}::date OFFSET 0) d
-                 WHERE basis.ok AND ${kept}`
-          : sql`SELECT a.tenant_id, ${noDepartment}::uuid AS own_department_id, '' AS referral_department,
-                       'unknown' AS visit, a.day AS segment, a.referral_count, a.admitted_count, a.operated_count,
-                       a.reverse_referral_count
-                  FROM rm.referral_area_daily_rollups a
-                 WHERE basis.ok AND a.tenant_id = ${tenantId} AND a.day >= ${e.from}::date AND a.day <= ${e.to}::date
-                   AND ${kept}`,
-      ),
-    ];
-  } else {
-    const [monthTable, dayTable] = byFacilityType
+  // Month and day rows keyed by every dimension a filter or grouping may ask (own department, referral
+  // department, visit): a municipality or facility type + prefecture from the area tables, else the one
+  // attribute asked from its own, smaller table.
+  const [monthTable, dayTable] = area
+    ? [sql`rm.referral_area_rollups`, sql`rm.referral_area_daily_rollups`]
+    : byFacilityType
       ? [sql`rm.referral_facility_type_rollups`, sql`rm.referral_facility_type_daily_rollups`]
       : [sql`rm.referral_prefecture_rollups`, sql`rm.referral_prefecture_daily_rollups`];
-    parts = [
-      sql`SELECT ${columns('month', 'a.')} FROM ${monthTable} a
-           WHERE basis.ok AND a.tenant_id = ${tenantId} AND a.month >= ${inner.from}::date AND a.month <= ${inner.to}::date
-             AND ${kept}`,
-      ...edges.map(
-        (e) => sql`SELECT ${columns('day', 'a.')} FROM ${dayTable} a
-                    WHERE basis.ok AND a.tenant_id = ${tenantId} AND a.day >= ${e.from}::date AND a.day <= ${e.to}::date
-                      AND ${kept}`,
-      ),
-    ];
-  }
+  const parts: RawBuilder<unknown>[] = [
+    sql`SELECT ${columns('month', 'a.')} FROM ${monthTable} a
+         WHERE basis.ok AND a.tenant_id = ${tenantId} AND a.month >= ${inner.from}::date AND a.month <= ${inner.to}::date
+           AND ${kept}`,
+    ...edges.map(
+      (e) => sql`SELECT ${columns('day', 'a.')} FROM ${dayTable} a
+                  WHERE basis.ok AND a.tenant_id = ${tenantId} AND a.day >= ${e.from}::date AND a.day <= ${e.to}::date
+                    AND ${kept}`,
+    ),
+  ];
   // One statement says whether the rows were summed against the master as it is (no sync since) and,
   // if so, sums them.
   const { rows } = await sql<{ ok: boolean; key: string | null; n: number[] | null }>`

@@ -147,6 +147,58 @@ describe('referral charts', () => {
     );
   });
 
+  it('answers an area filter with own department, referral department or visit over partial months as the facts do', async () => {
+    // The area rows (city, or facility type + prefecture) keyed by those dimensions, month and day rows
+    // both: only while the attribute rows were summed against the master as it is do they answer.
+    const { rows } = await sql<{ ok: boolean }>`
+      SELECT b.master_runs = (SELECT count(*)::int FROM ref.sync_runs WHERE kind = 'medical_institutions') AS ok
+        FROM rm.referral_attribute_bases b
+       WHERE b.tenant_id = (SELECT tenant_id FROM rm.referrals WHERE tenant_id <> ${tenantB} LIMIT 1)`.execute(
+      fx.db.kysely,
+    );
+    expect(rows[0]?.ok).toBe(true);
+    const area = fc.oneof(
+      fc.record({ cities: fc.constantFrom<string[]>(['静岡市葵区'], ['新宿区', '浜松市中央区'], ['静岡市駿河区']) }),
+      fc.record({
+        facility_type_ids: fc.constant(null).chain(() => fc.subarray(facilityTypes(), { minLength: 1 })),
+        prefectures: fc.constantFrom<string[]>(['22'], ['13'], ['13', '22']),
+      }),
+    );
+    const dimensions = fc
+      .record({
+        own_department_ids: subset([...departments, nil]),
+        department_ids: subset(['内科', '外科', '眼科']),
+        visit: fc.constantFrom('first_visit' as const, 'return_visit' as const, 'all' as const),
+      })
+      .filter((d) => d.own_department_ids.length > 0 || d.department_ids.length > 0 || d.visit !== 'all');
+    // Neither end on a month's edge: a partial month at both ends, from the day rows.
+    const partial = period.filter((p) => !p.from.endsWith('-01') && p.to.slice(0, 7) !== p.from.slice(0, 7));
+    await fc.assert(
+      fc.asyncProperty(
+        area,
+        dimensions,
+        partial,
+        fc.constantFrom<AnalysisPeriodUnit>('month', 'quarter', 'fiscal_year'),
+        async (a, d, p, unit) => {
+          const f: Filters = { ...noFilters, ...a, ...d };
+          const res = await fx.post('/api/charts/referrals', { ...f, period: p, period_unit: unit });
+          expect(res.statusCode).toBe(200);
+          for (const m of ['referrals', 'admitted', 'operated'] as const)
+            expect(values(res.json<ChartData>(), m)).toEqual(expectedValues(f, p, unit, m));
+          // Grouped by own department: the year to date against the same days a year before.
+          const cut = p.to > fx.covered.to && p.from <= fx.covered.to ? { from: p.from, to: fx.covered.to } : p;
+          const byDepartment = (
+            await fx.post('/api/charts/referrals/comparison/departments', { ...f, period: p })
+          ).json<ChartData>();
+          expect(values(byDepartment, 'referrals').reduce<number>((x, v) => x + (v ?? 0), 0)).toBe(
+            countIn(f, cut, 'referrals'),
+          );
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+
   it('counts by week over whole months with an area filter as the facts do (found by the property below)', async () => {
     // A period of whole months, summed by week, once took the month rows and put each month into the
     // week holding its 1st.
