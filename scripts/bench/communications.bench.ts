@@ -167,6 +167,8 @@ function previousStatements(waves: Statement[][]): Statement[][] {
 }
 
 interface Statement {
+  /** A named (prepared) statement's name: replayed under it, so the database skips its parse as for the service. */
+  name?: string;
   text: string;
   values: unknown[];
 }
@@ -207,11 +209,16 @@ async function captureWaves(db: Db, run: () => Promise<unknown>): Promise<Statem
   let inFlight = 0;
   let newWave = true;
   proto.query = function (this: unknown, ...args: unknown[]) {
-    const [text, values] = args as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
+    const [text, values] = args as [
+      string | { name?: string; text: string; values?: unknown[] },
+      unknown[] | undefined,
+    ];
     if (newWave) waves.push([]);
     newWave = false;
     waves[waves.length - 1]!.push(
-      typeof text === 'string' ? { text, values: values ?? [] } : { text: text.text, values: text.values ?? [] },
+      typeof text === 'string'
+        ? { text, values: values ?? [] }
+        : { ...(text.name ? { name: text.name } : {}), text: text.text, values: text.values ?? [] },
     );
     inFlight++;
     const result = original.apply(this, args) as Promise<unknown>;
@@ -231,7 +238,7 @@ async function captureWaves(db: Db, run: () => Promise<unknown>): Promise<Statem
 }
 
 async function replay(db: Db, waves: Statement[][]) {
-  for (const wave of waves) await Promise.all(wave.map((s) => db.pool.query(s.text, s.values)));
+  for (const wave of waves) await Promise.all(wave.map((s) => db.pool.query(s)));
 }
 
 /**

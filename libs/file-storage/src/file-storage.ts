@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { migrateModule, type Database, type ModuleMigrations } from '@renkei/db';
+import { migrateModule, preparedStatement, type Database, type ModuleMigrations } from '@renkei/db';
 
 /** What is known of a stored file besides its bytes. */
 export interface StoredFile {
@@ -141,6 +141,14 @@ async function* rechunk(content: AsyncIterable<Uint8Array> | Iterable<Uint8Array
  */
 export function createPostgresFileStorage(db: Database): FileStorage {
   const k = db.kysely;
+  // Every communication search and record reads its attachments: a fixed text, parsed once per connection.
+  const filesOfStatement = preparedStatement(
+    db,
+    'files_of_v1',
+    `SELECT id, tenant_id, filename, content_type, size, created_by, created_at, owner, referenced
+       FROM files.stored_files WHERE tenant_id = $1 AND referenced AND owner = ANY($2::text[])
+      ORDER BY owner, owner_position`,
+  );
   let migrated: Promise<void> | null = null;
   const ready = () => (migrated ??= migrateModule(k, 'file_storage', migrations));
   return {
@@ -205,9 +213,7 @@ export function createPostgresFileStorage(db: Database): FileStorage {
       const result = new Map<string, StoredFile[]>();
       if (owners.length === 0) return result;
       await ready();
-      const { rows } = await sql<Row>`SELECT ${columns} FROM files.stored_files
-        WHERE tenant_id = ${tenantId} AND referenced AND owner = ANY(${sql.val([...owners])}::text[])
-        ORDER BY owner, owner_position`.execute(k);
+      const { rows } = await db.pool.query<Row>(filesOfStatement([tenantId, owners]));
       for (const row of rows) {
         const list = result.get(row.owner!) ?? [];
         list.push(toFile(row));

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import iconv from 'iconv-lite';
-import type { Kysely } from 'kysely';
+import type { Database } from '@renkei/db';
 import {
   communicationTypeNames,
   type Communication,
@@ -34,11 +34,7 @@ function labelText(c: Communication, labels: Map<string, CommunicationLabel>): s
  * The whole search result as CSV, page by page so memory does not grow with the row count. The id
  * column comes first: an edited export is what the communication update import (later) takes back.
  */
-export function exportCommunications(
-  db: Kysely<ReadModels>,
-  tenantId: string,
-  body: CommunicationExportBody,
-): Readable {
+export function exportCommunications(db: Database, tenantId: string, body: CommunicationExportBody): Readable {
   const encode = (text: string) =>
     body.encoding === 'shift_jis' ? iconv.encode(text, 'cp932') : Buffer.from(text, 'utf8');
   const line = (cells: string[]) => cells.map(csvField).join(',') + '\r\n';
@@ -60,7 +56,9 @@ export function exportCommunications(
 
   async function* generate(): AsyncGenerator<Buffer> {
     yield encode((body.encoding === 'shift_jis' ? '' : '\ufeff') + line(header));
-    const labels = new Map((await listCommunicationLabels(db, tenantId, undefined)).map((l) => [l.id, l]));
+    const labels = new Map(
+      (await listCommunicationLabels(db.typed<ReadModels>(), tenantId, undefined)).map((l) => [l.id, l]),
+    );
     for (let page = 1; ; page++) {
       const { data } = await searchCommunications(db, tenantId, { ...body, page, per_page: batchSize });
       if (data.length === 0) break;

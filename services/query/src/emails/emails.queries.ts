@@ -354,20 +354,3 @@ export async function getEmailTimeline(db: Kysely<ReadModels>, tenantId: string,
   }
   return { sent_at: email.sent_at.toISOString(), data };
 }
-
-/** The campaign each of these communications was recorded for (the communication's `email`). */
-export async function emailsOfCommunications(
-  db: Kysely<ReadModels>,
-  tenantId: string,
-  communicationIds: string[],
-): Promise<Map<string, { id: string; title: string }>> {
-  if (communicationIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('rm.email_communications as ec')
-    .innerJoin('rm.emails as e', (j) => j.onRef('e.tenant_id', '=', 'ec.tenant_id').onRef('e.id', '=', 'ec.email_id'))
-    .select(['ec.communication_id', 'e.id', 'e.title'])
-    .where('ec.tenant_id', '=', tenantId)
-    .where('ec.communication_id', 'in', communicationIds)
-    .execute();
-  return new Map(rows.map((r) => [r.communication_id, { id: r.id, title: r.title }]));
-}

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { HttpError, endpoints, type Communication } from '@renkei/contracts';
+import { HttpError, endpoints, type UploadedFile } from '@renkei/contracts';
 import {
   filePathPrefix,
   isInlineSafe,
@@ -79,23 +79,27 @@ export function registerUploadedFileQueryRoutes(app: FastifyInstance, deps: Uplo
   );
 }
 
-/** Fills the attachments of answered communications (their files, in order, with fresh signed links). */
-export async function withAttachments<C extends Pick<Communication, 'id' | 'attachments'>>(
+/**
+ * The attachments of these communications by record id: their files, in order, with fresh signed links
+ * (records without any are absent).
+ */
+export async function attachmentsOf(
   deps: UploadedFileQueryDeps,
   tenantId: string,
-  communications: C[],
-): Promise<C[]> {
-  if (communications.length === 0) return communications;
-  const owners = communications.map((c) => `communication:${c.id}`);
-  const files = await deps.storage.filesOf(tenantId, owners);
+  communicationIds: readonly string[],
+): Promise<Map<string, UploadedFile[]>> {
+  const by = new Map<string, UploadedFile[]>();
+  if (communicationIds.length === 0) return by;
+  const files = await deps.storage.filesOf(
+    tenantId,
+    communicationIds.map((id) => `communication:${id}`),
+  );
   const key = deps.fileUrlKey();
   const now = new Date();
-  return communications.map((c) => ({
-    ...c,
-    attachments: (files.get(`communication:${c.id}`) ?? []).map((f) => ({
-      id: f.id,
-      url: signFileUrl(key, f, now),
-      filename: f.filename,
-    })),
-  }));
+  for (const [owner, list] of files)
+    by.set(
+      owner.slice('communication:'.length),
+      list.map((f) => ({ id: f.id, url: signFileUrl(key, f, now), filename: f.filename })),
+    );
+  return by;
 }

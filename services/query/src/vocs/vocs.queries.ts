@@ -138,24 +138,3 @@ export async function listVocGroups(db: Kysely<ReadModels>, tenantId: string): P
     .orderBy('sort_order')
     .execute();
 }
-
-/** The VOCs linked to each of these communications (for the communication answers). */
-export async function vocsOfCommunications(db: Kysely<ReadModels>, tenantId: string, communicationIds: string[]) {
-  const by = new Map<string, { id: string; title: string; status: VocStatus; priority: VocPriority }[]>();
-  if (communicationIds.length === 0) return by;
-  const { rows } = await sql<{
-    id: string;
-    title: string;
-    status: VocStatus;
-    priority: VocPriority;
-    communication_ids: string[];
-  }>`
-    SELECT id, title, status, priority, communication_ids FROM rm.vocs
-     WHERE tenant_id = ${tenantId} AND communication_ids && ${sql.val(communicationIds)}::uuid[]
-     ORDER BY reported_date DESC, id`.execute(db);
-  for (const r of rows)
-    for (const c of r.communication_ids)
-      if (communicationIds.includes(c))
-        by.set(c, [...(by.get(c) ?? []), { id: r.id, title: r.title, status: r.status, priority: r.priority }]);
-  return by;
-}
