@@ -4,29 +4,16 @@ import { compactCommunication, type CommunicationFields } from '@renkei/domain';
 import { projectionTest, type GivenEvent } from '@renkei/projections/testing';
 import { communicationsProjection } from './communications.projection.ts';
 import { tasksProjection } from '../tasks/tasks.projection.ts';
+import { blankCommunication } from '@renkei/domain/testing';
 
 const test = projectionTest(communicationsProjection);
 const tasks = projectionTest(tasksProjection);
 
-const fields = (id: string, institution: string, patch: Record<string, unknown> = {}) => ({
-  communication_id: id,
-  medical_institution_id: institution,
-  communication_type: 'visit',
-  acted_date: '2026-03-01',
-  category: null,
-  purpose: null,
-  story: 'ｲﾝﾁｮｳと面談',
-  event_name: null,
-  memo: '',
-  other_memo: '',
-  person_in_charge_hospital: null,
-  attendee: null,
-  is_doctor_attended: false,
-  user_id: randomUUID(),
-  attachment_ids: [],
-  label_values: [],
-  ...patch,
-});
+const fields = (id: string, institution: string, patch: Record<string, unknown> = {}) =>
+  blankCommunication(
+    { communication_id: id, medical_institution_id: institution, user_id: randomUUID(), acted_date: '2026-03-01' },
+    { story: 'ｲﾝﾁｮｳと面談', ...patch },
+  );
 
 describe('communications projection', () => {
   it('keeps each record, its version, comments and likes across batches, and drops a deleted one', async () => {

@@ -2,29 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { projectionTest } from '@renkei/projections/testing';
 import { visitRollupsProjection } from './visit-rollups.projection.ts';
+import { blankCommunication } from '@renkei/domain/testing';
 
 const test = projectionTest(visitRollupsProjection);
 const [alice, bob, institution] = [randomUUID(), randomUUID(), randomUUID()];
 
-const fields = (id: string, patch: Record<string, unknown> = {}) => ({
-  communication_id: id,
-  medical_institution_id: institution,
-  communication_type: 'visit',
-  acted_date: '2026-04-10',
-  category: null,
-  purpose: null,
-  story: '',
-  event_name: null,
-  memo: '',
-  other_memo: '',
-  person_in_charge_hospital: null,
-  attendee: null,
-  is_doctor_attended: false,
-  user_id: alice,
-  attachment_ids: [],
-  label_values: [],
-  ...patch,
-});
+const fields = (id: string, patch: Record<string, unknown> = {}) =>
+  blankCommunication(
+    { communication_id: id, medical_institution_id: institution, user_id: alice, acted_date: '2026-04-10' },
+    patch,
+  );
 const task = (id: string) => ({ task_id: id, title: '資料送付', staff_id: null, deadline: null });
 const stream = (id: string) => `communication-${id}`;
 const day = (d: string) => new Date(`${d}T00:00:00`);

@@ -8,6 +8,7 @@ import type { TestDatabase } from '@renkei/db';
 import { bucketsOf } from '@renkei/domain';
 import type { TestAuth } from '@renkei/service-kit/testing';
 import { startQueryTest, type QueryTest } from '../testing/query-test.ts';
+import { blankCommunication } from '@renkei/domain/testing';
 
 let t: QueryTest;
 let db: TestDatabase;
@@ -36,25 +37,11 @@ async function post(tenantId: string, url: string, payload: object, features: st
   return app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${token}` }, payload });
 }
 
-const fields = (id: string, institution: string, user: string, patch: Record<string, unknown> = {}) => ({
-  communication_id: id,
-  medical_institution_id: institution,
-  communication_type: 'visit',
-  acted_date: '2026-04-10',
-  category: null,
-  purpose: null,
-  story: '',
-  event_name: null,
-  memo: '',
-  other_memo: '',
-  person_in_charge_hospital: null,
-  attendee: null,
-  is_doctor_attended: false,
-  user_id: user,
-  attachment_ids: [],
-  label_values: [],
-  ...patch,
-});
+const fields = (id: string, institution: string, user: string, patch: Record<string, unknown> = {}) =>
+  blankCommunication(
+    { communication_id: id, medical_institution_id: institution, user_id: user, acted_date: '2026-04-10' },
+    patch,
+  );
 const task = (id: string) => ({ task_id: id, title: '資料送付', staff_id: null, deadline: null });
 const values = (chart: ChartData, key: string) => chart.series.find((s) => s.key === key)!.values;
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { featureKeys } from '@renkei/contracts';
 import { createPostgresFileStorage } from '@renkei/file-storage';
 import { startQueryTest, type QueryTest } from '../testing/query-test.ts';
+import { blankCommunication } from '@renkei/domain/testing';
 
 // A record's details are assembled by one statement (JSON aggregates): these pin every part of the
 // answer to what the read models hold, with several of each, and keep another tenant's rows out of them.
@@ -28,26 +29,11 @@ async function request(tenantId: string, method: 'GET' | 'POST', url: string, pa
   return t.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
 }
 
-const fields = (id: string, user: string, patch: Record<string, unknown> = {}) => ({
-  communication_id: id,
-  medical_institution_id: institution.id,
-  communication_type: 'visit',
-  acted_date: '2026-02-10',
-  category: null,
-  purpose: null,
-  story: '',
-  event_name: null,
-  memo: '',
-  other_memo: '',
-  person_in_charge_hospital: null,
-  attendee: null,
-  is_doctor_attended: false,
-  user_id: user,
-  attachment_ids: [],
-  label_values: [],
-  tasks: [],
-  ...patch,
-});
+const fields = (id: string, user: string, patch: Record<string, unknown> = {}) =>
+  blankCommunication(
+    { communication_id: id, medical_institution_id: institution.id, user_id: user, acted_date: '2026-02-10' },
+    { tasks: [], ...patch },
+  );
 
 const vocFields = (id: string, reported: string, communications: string[]) => ({
   voc_id: id,

@@ -6,6 +6,7 @@ import { featureKeys } from '@renkei/contracts';
 import type { TestDatabase } from '@renkei/db';
 import type { TestAuth } from '@renkei/service-kit/testing';
 import { startQueryTest, type QueryTest } from '../testing/query-test.ts';
+import { blankCommunication } from '@renkei/domain/testing';
 
 let t: QueryTest;
 let db: TestDatabase;
@@ -34,26 +35,11 @@ async function request(tenantId: string, method: 'GET' | 'POST', url: string, pa
   return app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
 }
 
-const communication = (id: string, institution: string, user: string, patch: Record<string, unknown> = {}) => ({
-  communication_id: id,
-  medical_institution_id: institution,
-  communication_type: 'visit',
-  acted_date: '2026-03-01',
-  category: null,
-  purpose: null,
-  story: '',
-  event_name: null,
-  memo: '',
-  other_memo: '',
-  person_in_charge_hospital: null,
-  attendee: null,
-  is_doctor_attended: false,
-  user_id: user,
-  attachment_ids: [],
-  label_values: [],
-  tasks: [],
-  ...patch,
-});
+const communication = (id: string, institution: string, user: string, patch: Record<string, unknown> = {}) =>
+  blankCommunication(
+    { communication_id: id, medical_institution_id: institution, user_id: user, acted_date: '2026-03-01' },
+    { tasks: [], ...patch },
+  );
 
 describe('communication queries', () => {
   const tenant = randomUUID();

@@ -16,6 +16,7 @@ import {
 import { startProjections } from '@renkei/projections';
 import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
 import { buildQueryApp, queryProjections } from '../index.ts';
+import { blankCommunication } from '@renkei/domain/testing';
 
 let db: TestDatabase;
 let store: EventStore;
@@ -157,25 +158,20 @@ describe('email communications on timelines', () => {
       draft(emailId, '研修会のご案内', ['a@example.jp']),
       { type: 'EmailSent', data: { email_id: emailId, sent_at: at } },
     ]);
-    const fields = (id: string) => ({
-      communication_id: id,
-      medical_institution_id: institutionId,
-      communication_type: 'email',
-      acted_date: '2026-11-20',
-      category: null,
-      purpose: null,
-      story: 'メール「研修会のご案内」を送信しました（この医療機関の送信先 1 件）',
-      event_name: null,
-      memo: '',
-      other_memo: '',
-      person_in_charge_hospital: null,
-      attendee: null,
-      is_doctor_attended: false,
-      user_id: randomUUID(),
-      attachment_ids: [],
-      label_values: [],
-      tasks: [],
-    });
+    const fields = (id: string) =>
+      blankCommunication(
+        {
+          communication_id: id,
+          medical_institution_id: institutionId,
+          user_id: randomUUID(),
+          acted_date: '2026-11-20',
+        },
+        {
+          communication_type: 'email',
+          story: 'メール「研修会のご案内」を送信しました（この医療機関の送信先 1 件）',
+          tasks: [],
+        },
+      );
     await record(tenantId, streamId('communication', communicationId), [
       { type: 'CommunicationCreated', data: { ...fields(communicationId), email_id: emailId } },
     ]);

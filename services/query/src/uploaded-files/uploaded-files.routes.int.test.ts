@@ -14,6 +14,7 @@ import { generateInstitutionMaster, importInstitutionMaster } from '@renkei/inst
 import { catchUpProjections } from '@renkei/projections';
 import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
 import { buildQueryApp, queryProjections } from '../index.ts';
+import { blankCommunication } from '@renkei/domain/testing';
 
 let db: TestDatabase;
 let store: EventStore;
@@ -129,25 +130,15 @@ it("answers a communication's attachments in order on GET and in the search", as
     [
       {
         type: 'CommunicationCreated',
-        data: {
-          communication_id: communicationId,
-          medical_institution_id: institution,
-          communication_type: 'visit',
-          acted_date: '2026-03-01',
-          category: null,
-          purpose: null,
-          story: '',
-          event_name: null,
-          memo: '',
-          other_memo: '',
-          person_in_charge_hospital: null,
-          attendee: null,
-          is_doctor_attended: false,
-          user_id: user,
-          attachment_ids: [b.id, a.id],
-          label_values: [],
-          tasks: [],
-        },
+        data: blankCommunication(
+          {
+            communication_id: communicationId,
+            medical_institution_id: institution,
+            user_id: user,
+            acted_date: '2026-03-01',
+          },
+          { attachment_ids: [b.id, a.id], tasks: [] },
+        ),
         metadata: newEventMetadata(tenantId),
       },
     ],

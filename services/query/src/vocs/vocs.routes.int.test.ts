@@ -6,6 +6,7 @@ import { featureKeys, listVersion } from '@renkei/contracts';
 import type { TestDatabase } from '@renkei/db';
 import type { TestAuth } from '@renkei/service-kit/testing';
 import { startQueryTest, type QueryTest } from '../testing/query-test.ts';
+import { blankCommunication } from '@renkei/domain/testing';
 
 let t: QueryTest;
 let db: TestDatabase;
@@ -64,25 +65,11 @@ describe('voc queries', () => {
       role: 'member',
       cs_account: false,
     });
-    const created = (id: string, acted: string) => ({
-      communication_id: id,
-      medical_institution_id: institutions[0]!.id,
-      communication_type: 'visit',
-      acted_date: acted,
-      category: null,
-      purpose: null,
-      story: '',
-      event_name: null,
-      memo: '',
-      other_memo: '',
-      person_in_charge_hospital: null,
-      attendee: null,
-      is_doctor_attended: false,
-      user_id: user,
-      attachment_ids: [],
-      label_values: [],
-      tasks: [],
-    });
+    const created = (id: string, acted: string) =>
+      blankCommunication(
+        { communication_id: id, medical_institution_id: institutions[0]!.id, user_id: user, acted_date: acted },
+        { tasks: [] },
+      );
     await record(tenant, `communication-${visit}`, 'CommunicationCreated', created(visit!, '2026-03-30'));
     await record(tenant, `communication-${gone}`, 'CommunicationCreated', created(gone!, '2026-03-20'));
     await record(tenant, `communication-${gone}`, 'CommunicationDeleted', {

@@ -12,6 +12,7 @@ import {
   recordReactions,
   sendDueDigests,
 } from './reaction-digest.reactor.ts';
+import { blankCommunication } from '@renkei/domain/testing';
 
 let db: TestDatabase;
 let store: EventStore;
@@ -48,25 +49,10 @@ async function communicationBy(userId: string): Promise<string> {
     [
       {
         type: 'CommunicationCreated',
-        data: {
-          communication_id: id,
-          medical_institution_id: institutionId,
-          communication_type: 'visit',
-          acted_date: '2026-11-20',
-          category: null,
-          purpose: null,
-          story: '訪問しました',
-          event_name: null,
-          memo: '',
-          other_memo: '',
-          person_in_charge_hospital: null,
-          attendee: null,
-          is_doctor_attended: false,
-          user_id: userId,
-          attachment_ids: [],
-          label_values: [],
-          tasks: [],
-        },
+        data: blankCommunication(
+          { communication_id: id, medical_institution_id: institutionId, user_id: userId, acted_date: '2026-11-20' },
+          { story: '訪問しました', tasks: [] },
+        ),
         metadata: newEventMetadata(tenantId, userId),
       },
     ],

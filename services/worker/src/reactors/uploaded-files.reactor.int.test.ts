@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { createPostgresEventStore, newEventMetadata, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { createPostgresFileStorage, type FileStorage, type StoredFile } from '@renkei/file-storage';
 import { createUploadedFilesReactor, removeUnreferencedFiles } from './uploaded-files.reactor.ts';
+import { blankCommunication } from '@renkei/domain/testing';
 
 let db: TestDatabase;
 let store: EventStore;
@@ -26,24 +27,11 @@ const put = (tenantId: string, name: string) =>
     Buffer.from('bytes'),
   ]);
 
-const fields = (id: string, attachmentIds: string[]) => ({
-  communication_id: id,
-  medical_institution_id: randomUUID(),
-  communication_type: 'visit',
-  acted_date: '2026-03-01',
-  category: null,
-  purpose: null,
-  story: '',
-  event_name: null,
-  memo: '',
-  other_memo: '',
-  person_in_charge_hospital: null,
-  attendee: null,
-  is_doctor_attended: false,
-  user_id: randomUUID(),
-  attachment_ids: attachmentIds,
-  label_values: [],
-});
+const fields = (id: string, attachmentIds: string[]) =>
+  blankCommunication(
+    { communication_id: id, medical_institution_id: randomUUID(), user_id: randomUUID(), acted_date: '2026-03-01' },
+    { attachment_ids: attachmentIds },
+  );
 
 async function append(tenantId: string, id: string, type: string, data: object): Promise<RecordedEvent> {
   await store.append(`communication-${id}`, [{ type, data, metadata: newEventMetadata(tenantId) }], {

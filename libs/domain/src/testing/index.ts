@@ -1,0 +1,35 @@
+// Test fixtures only (`@renkei/domain/testing`), kept out of the package's main entry so no service
+// ships them.
+import type { CommunicationFields } from '../communications/communication.events.ts';
+
+type CommunicationKeys = Pick<
+  CommunicationFields,
+  'communication_id' | 'medical_institution_id' | 'user_id' | 'acted_date'
+>;
+
+const blankCommunicationFields = {
+  communication_type: 'visit',
+  category: null,
+  purpose: null,
+  story: '',
+  event_name: null,
+  memo: '',
+  other_memo: '',
+  person_in_charge_hospital: null,
+  attendee: null,
+  is_doctor_attended: false,
+  attachment_ids: [] as string[],
+  label_values: [] as unknown[],
+};
+
+/**
+ * A communication's fields with nothing filled in but who, where and when: a visit with empty texts,
+ * no labels and no attachments. Tests that record communication events spread their own changes over
+ * it, so a field added to the event has one place to get its default.
+ */
+export function blankCommunication<Patch extends Record<string, unknown> = Record<never, never>>(
+  keys: CommunicationKeys,
+  patch: Patch = {} as Patch,
+): Omit<typeof blankCommunicationFields, keyof Patch> & CommunicationKeys & Patch {
+  return { ...blankCommunicationFields, ...keys, ...patch };
+}
