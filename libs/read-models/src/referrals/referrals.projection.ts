@@ -600,23 +600,24 @@ async function applyFacts(
     // build's checkpoint row, so no other writer adds it meanwhile, and `latest` holds each key once.
     // Those rows go in with a plain INSERT (no arbiter probe, no speculative insertion), which is most
     // rows of an import of new data and every row of a rebuild from empty tables.
-    const fresh = rows.filter((f) => !existing.has(`${kind}|${f.row.tenant_id}|${f.row.identity}`)).map((f) => f.row);
-    const known = rows.filter((f) => existing.has(`${kind}|${f.row.tenant_id}|${f.row.identity}`)).map((f) => f.row);
+    const fresh: WriteRow<typeof table>[] = [];
+    const known: WriteRow<typeof table>[] = [];
+    for (const f of rows) (existing.has(`${kind}|${f.row.tenant_id}|${f.row.identity}`) ? known : fresh).push(f.row);
     const columns = Object.keys(table.columns).filter(
       (c) => c !== 'tenant_id' && c !== 'identity' && c !== 'referral_id',
     );
     // At most factRowsPerStatement rows per statement: a rebuild's batch holds up to 1,000 chunk events
     // (2,000,000 rows), whose one JSON text would pass V8's longest string, and json_to_recordset keeps
     // its rows in a tuplestore that spills to disk past work_mem.
-    for (let i = 0; i < fresh.length; i += factRowsPerStatement)
-      await insertRows(trx, physical[kind], table, fresh.slice(i, i + factRowsPerStatement) as never[], {
-        plainJson: true,
-      });
-    for (let i = 0; i < known.length; i += factRowsPerStatement)
-      await insertRows(trx, physical[kind], table, known.slice(i, i + factRowsPerStatement) as never[], {
-        plainJson: true,
-        onConflict: sql`ON CONFLICT (tenant_id, identity) DO UPDATE SET ${sql.raw(columns.map((c) => `${c} = excluded.${c}`).join(', '))}`,
-      });
+    await insertRows(trx, physical[kind], table, fresh as never[], {
+      plainJson: true,
+      rowsPerStatement: factRowsPerStatement,
+    });
+    await insertRows(trx, physical[kind], table, known as never[], {
+      plainJson: true,
+      rowsPerStatement: factRowsPerStatement,
+      onConflict: sql`ON CONFLICT (tenant_id, identity) DO UPDATE SET ${sql.raw(columns.map((c) => `${c} = excluded.${c}`).join(', '))}`,
+    });
   };
   await upsert('referral', referralsTable);
   await upsert('reverse', reverseReferralsTable);

@@ -121,7 +121,9 @@ export async function createTables<N extends string>(
 /**
  * One multi-row insert of any size: the rows travel as a single JSON parameter (no bind-parameter
  * limit, one statement per table and batch), typed by the table's columns. `columns` narrows the
- * written columns (default: all); `onConflict` is appended as is.
+ * written columns (default: all); `onConflict` is appended as is. `rowsPerStatement` splits a batch
+ * that could be too large for one JSON text (V8's longest string) into statements of at most that many
+ * rows, in order, in the same transaction.
  */
 export async function insertRows<
   Def extends TableDefinition,
@@ -131,9 +133,20 @@ export async function insertRows<
   physical: string,
   table: Def,
   rows: readonly Pick<WriteRow<Def>, NoInfer<K>>[],
-  options: { columns?: readonly K[]; onConflict?: RawBuilder<unknown>; plainJson?: boolean } = {},
+  options: {
+    columns?: readonly K[];
+    onConflict?: RawBuilder<unknown>;
+    plainJson?: boolean;
+    rowsPerStatement?: number;
+  } = {},
 ): Promise<void> {
   if (rows.length === 0) return;
+  const limit = options.rowsPerStatement;
+  if (limit !== undefined && rows.length > limit) {
+    for (let i = 0; i < rows.length; i += limit)
+      await insertRows(trx, physical, table, rows.slice(i, i + limit), { ...options, rowsPerStatement: undefined });
+    return;
+  }
   const names: readonly string[] = options.columns ?? Object.keys(table.columns);
   const list = sql.raw(names.join(', '));
   const definitions = sql.raw(names.map((c) => `${c} ${table.columns[c]!.sqlType}`).join(', '));
