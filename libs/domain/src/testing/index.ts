@@ -1,6 +1,7 @@
 // Test fixtures only (`@renkei/domain/testing`), kept out of the package's main entry so no service
 // ships them.
 import type { CommunicationFields } from '../communications/communication.events.ts';
+import type { VocFields } from '../vocs/voc.events.ts';
 
 type CommunicationKeys = Pick<
   CommunicationFields,
@@ -32,4 +33,26 @@ export function blankCommunication<Patch extends Record<string, unknown> = Recor
   patch: Patch = {} as Patch,
 ): Omit<typeof blankCommunicationFields, keyof Patch> & CommunicationKeys & Patch {
   return { ...blankCommunicationFields, ...keys, ...patch };
+}
+
+type VocKeys = Pick<VocFields, 'voc_id' | 'medical_institution_id'>;
+
+const blankVocFields = {
+  title: '返書が遅い',
+  reported_date: '2026-04-01',
+  status: 'NOT_STARTED',
+  priority: 'MIDDLE',
+  detail_text: '',
+  action_text: '',
+  user_id: null,
+  voc_group_id: null,
+  communication_ids: [] as string[],
+};
+
+/** A VOC's fields for tests: not started, middle priority, linked to no communication, in no group. */
+export function blankVoc<Patch extends Record<string, unknown> = Record<never, never>>(
+  keys: VocKeys,
+  patch: Patch = {} as Patch,
+): Omit<typeof blankVocFields, keyof Patch> & VocKeys & Patch {
+  return { ...blankVocFields, ...keys, ...patch };
 }

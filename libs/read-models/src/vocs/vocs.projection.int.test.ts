@@ -2,23 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { projectionTest } from '@renkei/projections/testing';
 import { vocsProjection } from './vocs.projection.ts';
+import { blankVoc } from '@renkei/domain/testing';
 
 const test = projectionTest(vocsProjection);
 
-const fields = (id: string, institution: string, patch: Record<string, unknown> = {}) => ({
-  voc_id: id,
-  medical_institution_id: institution,
-  title: '返書が遅い',
-  reported_date: '2026-04-01',
-  status: 'NOT_STARTED',
-  priority: 'MIDDLE',
-  detail_text: '',
-  action_text: '',
-  user_id: null,
-  voc_group_id: null,
-  communication_ids: [],
-  ...patch,
-});
+const fields = (id: string, institution: string, patch: Record<string, unknown> = {}) =>
+  blankVoc({ voc_id: id, medical_institution_id: institution }, patch);
 
 describe('vocs projection', () => {
   it('keeps each VOC at its revision, with links changed in a later batch, and drops a deleted one', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { featureKeys } from '@renkei/contracts';
 import { createPostgresFileStorage } from '@renkei/file-storage';
 import { startQueryTest, type QueryTest } from '../testing/query-test.ts';
-import { blankCommunication } from '@renkei/domain/testing';
+import { blankCommunication, blankVoc } from '@renkei/domain/testing';
 
 // A record's details are assembled by one statement (JSON aggregates): these pin every part of the
 // answer to what the read models hold, with several of each, and keep another tenant's rows out of them.
@@ -35,19 +35,11 @@ const fields = (id: string, user: string, patch: Record<string, unknown> = {}) =
     { tasks: [], ...patch },
   );
 
-const vocFields = (id: string, reported: string, communications: string[]) => ({
-  voc_id: id,
-  medical_institution_id: institution.id,
-  title: `VOC ${reported}`,
-  reported_date: reported,
-  status: 'NOT_STARTED',
-  priority: 'MIDDLE',
-  detail_text: '',
-  action_text: '',
-  user_id: null,
-  voc_group_id: null,
-  communication_ids: communications,
-});
+const vocFields = (id: string, reported: string, communications: string[]) =>
+  blankVoc(
+    { voc_id: id, medical_institution_id: institution.id },
+    { title: `VOC ${reported}`, reported_date: reported, communication_ids: communications },
+  );
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 

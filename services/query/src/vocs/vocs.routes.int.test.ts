@@ -6,7 +6,7 @@ import { featureKeys, listVersion } from '@renkei/contracts';
 import type { TestDatabase } from '@renkei/db';
 import type { TestAuth } from '@renkei/service-kit/testing';
 import { startQueryTest, type QueryTest } from '../testing/query-test.ts';
-import { blankCommunication } from '@renkei/domain/testing';
+import { blankCommunication, blankVoc } from '@renkei/domain/testing';
 
 let t: QueryTest;
 let db: TestDatabase;
@@ -35,20 +35,8 @@ async function request(tenantId: string, method: 'GET' | 'POST', url: string, pa
   return app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
 }
 
-const vocFields = (id: string, institution: string, patch: Record<string, unknown> = {}) => ({
-  voc_id: id,
-  medical_institution_id: institution,
-  title: '返書が遅い',
-  reported_date: '2026-04-01',
-  status: 'NOT_STARTED',
-  priority: 'MIDDLE',
-  detail_text: '',
-  action_text: '',
-  user_id: null,
-  voc_group_id: null,
-  communication_ids: [],
-  ...patch,
-});
+const vocFields = (id: string, institution: string, patch: Record<string, unknown> = {}) =>
+  blankVoc({ voc_id: id, medical_institution_id: institution }, patch);
 
 describe('voc queries', () => {
   const tenant = randomUUID();
