@@ -181,6 +181,21 @@ describe('communication details', () => {
       await row('rm.communications', 'id', quiet),
     ];
     const commentAt = await Promise.all(comments.map((c) => row('rm.communication_comments', 'id', c)));
+    // Events recorded close together may share a creation time (the read model keeps microseconds, a
+    // Date only milliseconds): the contract's order is creation time, then id, as the rows sort.
+    const order = async (table: string, key: string) =>
+      (
+        await sql<{ key: string }>`SELECT ${sql.ref(key)} AS key FROM ${sql.table(table)}
+          WHERE tenant_id = ${tenant} AND communication_id = ${busy} ORDER BY created_at, ${sql.ref(key)}`.execute(
+          t.db.kysely,
+        )
+      ).rows.map((r) => r.key);
+    const [commentOrder, likeOrder] = [
+      await order('rm.communication_comments', 'id'),
+      await order('rm.communication_likes', 'user_id'),
+    ];
+    const inOrder = <T>(list: T[], keys: string[], key: (x: T) => string) =>
+      [...list].sort((a, b) => keys.indexOf(key(a)) - keys.indexOf(key(b)));
     const file = (f: { id: string; filename: string }) => ({
       id: f.id,
       filename: f.filename,
@@ -221,18 +236,26 @@ describe('communication details', () => {
           staff: { id: stranger, name: '' },
         },
       ],
-      comments: [ichiro, jiro, stranger, ichiro].map((author, i) => ({
-        id: comments[i],
-        user: { id: author, name: author === ichiro ? '連携 一郎' : author === jiro ? '連携 二郎' : '' },
-        created_date: iso(commentAt[i]!.created_at),
-        comment: i === 1 ? 'コメント1（修正）' : `コメント${i}`,
-        version: i === 1 ? 1 : 0,
-      })),
-      likes: [
-        { user: { id: jiro, name: '連携 二郎' } },
-        { user: { id: ichiro, name: '連携 一郎' } },
-        { user: { id: stranger, name: '' } },
-      ],
+      comments: inOrder(
+        [ichiro, jiro, stranger, ichiro].map((author, i) => ({
+          id: comments[i]!,
+          user: { id: author, name: author === ichiro ? '連携 一郎' : author === jiro ? '連携 二郎' : '' },
+          created_date: iso(commentAt[i]!.created_at),
+          comment: i === 1 ? 'コメント1（修正）' : `コメント${i}`,
+          version: i === 1 ? 1 : 0,
+        })),
+        commentOrder,
+        (c) => c.id,
+      ),
+      likes: inOrder(
+        [
+          { user: { id: jiro, name: '連携 二郎' } },
+          { user: { id: ichiro, name: '連携 一郎' } },
+          { user: { id: stranger, name: '' } },
+        ],
+        likeOrder,
+        (l) => l.user.id,
+      ),
       label_values: [],
       vocs: [
         { id: vocShared, title: 'VOC 2026-04-01', status: 'NOT_STARTED', priority: 'MIDDLE' },
