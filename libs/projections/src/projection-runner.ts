@@ -14,6 +14,11 @@ export interface StartProjectionsOptions {
   /** Wait between polls once a projection has caught up. */
   pollIntervalMs?: number | undefined;
   /**
+   * The idle wait instead, where every append that matters wakes the loops at once (one process owns
+   * the writes: the embedded default); back-offs after errors still start from `pollIntervalMs`.
+   */
+  idlePollIntervalMs?: number | undefined;
+  /**
    * Least time between two reads of one projection while it follows a busy store: appends arriving
    * inside it are taken in one batch, so 500 commands/s cost each projection at most 100 reads and
    * checkpoint commits per second, not 500, for at most this much added lag.
@@ -30,6 +35,7 @@ export function startProjections(options: StartProjectionsOptions): { stop(): Pr
   assertUniqueNames(options.projections);
   const engine = createProjectionEngine(options);
   const pollIntervalMs = options.pollIntervalMs ?? (options.db.kind === 'pglite' ? 50 : 25);
+  const idlePollIntervalMs = options.idlePollIntervalMs ?? pollIntervalMs;
   const minReadIntervalMs = options.minReadIntervalMs ?? 10;
   let stopped = false;
   const wakers = new Set<() => void>();
@@ -83,7 +89,7 @@ export function startProjections(options: StartProjectionsOptions): { stop(): Pr
         appendedWhileBusy.set(p.name, false);
         const worked = await engine.step(p);
         failures = 0;
-        if (!worked && !appendedWhileBusy.get(p.name)) await sleep(pollIntervalMs, true);
+        if (!worked && !appendedWhileBusy.get(p.name)) await sleep(idlePollIntervalMs, true);
       } catch (error) {
         if (stopped) break;
         failures += 1;
@@ -112,7 +118,10 @@ export function startProjections(options: StartProjectionsOptions): { stop(): Pr
  * and benchmarks; errors are thrown, not retried.
  */
 export async function catchUpProjections(
-  options: Omit<StartProjectionsOptions, 'pollIntervalMs'> & { until?: Position; timeoutMs?: number },
+  options: Omit<StartProjectionsOptions, 'pollIntervalMs' | 'idlePollIntervalMs'> & {
+    until?: Position;
+    timeoutMs?: number;
+  },
 ): Promise<void> {
   assertUniqueNames(options.projections);
   await migrateProjections(options.db);

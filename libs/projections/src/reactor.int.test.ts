@@ -67,4 +67,36 @@ describe('startReactors', () => {
       await running.stop();
     }
   });
+
+  it("wakes a caught-up reactor at once on its own process's append, however long its idle poll", async () => {
+    const handled: number[] = [];
+    const reactor = defineReactor({
+      name: 'wake_test',
+      eventTypes: ['Woken'],
+      async handle(events) {
+        for (const _ of events) handled.push(Date.now());
+      },
+    });
+    // An hour's idle poll: only the append's wake can bring the event in within the test.
+    const running = startReactors({ db, store, reactors: [reactor], idlePollIntervalMs: 3_600_000 });
+    try {
+      await until(async () => {
+        const { rows } = await sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM rm.reactor_checkpoints WHERE name = 'wake_test'`.execute(db.kysely);
+        return rows[0]!.n === 1;
+      });
+      // Let the loop reach its idle wait.
+      await new Promise((r) => setTimeout(r, 200));
+      const appendedAt = Date.now();
+      await store.append(
+        streamId('wake', randomUUID()),
+        [{ type: 'Woken', data: {}, metadata: newEventMetadata(randomUUID()) }],
+        { expectedRevision: 'no_stream' },
+      );
+      await until(() => handled.length === 1, 10_000);
+      expect(handled[0]! - appendedAt).toBeLessThan(10_000);
+    } finally {
+      await running.stop();
+    }
+  });
 });

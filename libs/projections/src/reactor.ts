@@ -73,23 +73,42 @@ function describeError(error: unknown): string {
 }
 
 /** Runs each reactor in its own loop from its durable checkpoint. */
-export function startReactors(options: ReactorContext & { reactors: readonly Reactor[]; pollIntervalMs?: number }): {
+export function startReactors(
+  options: ReactorContext & {
+    reactors: readonly Reactor[];
+    pollIntervalMs?: number;
+    /** The wait of a caught-up loop, as the projection runner's `idlePollIntervalMs`. */
+    idlePollIntervalMs?: number;
+  },
+): {
   stop(): Promise<void>;
 } {
   const { db, store, logger } = options;
   const pollIntervalMs = options.pollIntervalMs ?? (db.kind === 'pglite' ? 100 : 50);
+  const idlePollIntervalMs = options.idlePollIntervalMs ?? pollIntervalMs;
   let stopped = false;
   const wakers = new Set<() => void>();
-  const sleep = (ms: number) =>
+  const idleWakers = new Set<() => void>();
+  /** `idle`: a caught-up loop's wait, cut short by an append of this process; back-offs are not. */
+  const sleep = (ms: number, idle = false) =>
     new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
         wakers.delete(done);
+        idleWakers.delete(done);
         resolve();
       };
       const timer = setTimeout(done, ms);
       wakers.add(done);
+      if (idle) idleWakers.add(done);
     });
+  // Appends of this process wake caught-up loops at once, as they wake the projections; one made while a
+  // loop was reading is remembered (its read may have missed it), so that loop reads again at once.
+  let appends = 0;
+  const unregister = store.onAppend?.(() => {
+    appends += 1;
+    for (const wake of [...idleWakers]) wake();
+  });
 
   const abort = new AbortController();
   const ctx: ReactorContext = { db, store, logger, signal: abort.signal };
@@ -127,6 +146,7 @@ export function startReactors(options: ReactorContext & { reactors: readonly Rea
     };
     while (!stopped) {
       let page: Awaited<ReturnType<EventStore['readAll']>> | null = null;
+      const appendsBefore = appends;
       try {
         if (!position) {
           await migrateProjections(db);
@@ -140,7 +160,7 @@ export function startReactors(options: ReactorContext & { reactors: readonly Rea
         if (comparePositions(page.next, position) > 0) await advance(page.next, page.events.length);
         if (singlyUntil && comparePositions(position, singlyUntil) >= 0) singlyUntil = null;
         failures = 0;
-        if (page.events.length === 0) await sleep(pollIntervalMs);
+        if (page.events.length === 0 && appends === appendsBefore) await sleep(idlePollIntervalMs, true);
       } catch (error) {
         if (stopped) break;
         failures += 1;
@@ -182,6 +202,7 @@ export function startReactors(options: ReactorContext & { reactors: readonly Rea
   return {
     async stop() {
       stopped = true;
+      unregister?.();
       abort.abort();
       for (const wake of [...wakers]) wake();
       await Promise.all([...loops, ...backgrounds]);

@@ -18,6 +18,8 @@ export interface WorkerOptions {
   reactors?: readonly Reactor[];
   logger: ProjectionLogger;
   batchSize?: number;
+  /** The wait of caught-up projection and reactor loops (see `StartProjectionsOptions.idlePollIntervalMs`). */
+  idlePollIntervalMs?: number;
   /**
    * Brokers of the Kafka integration-event relay (comma-separated host:port). Undefined reads
    * KAFKA_BROKERS, so every composer (standalone worker, embedded) gets the relay by configuration
@@ -41,12 +43,14 @@ export async function startWorker(options: WorkerOptions): Promise<{ stop(): Pro
     projections: options.projections,
     logger: options.logger,
     batchSize: options.batchSize,
+    idlePollIntervalMs: options.idlePollIntervalMs,
   });
   const reactors = startReactors({
     db: options.db,
     store: options.store,
     reactors: options.reactors ?? [],
     logger: options.logger,
+    ...(options.idlePollIntervalMs === undefined ? {} : { idlePollIntervalMs: options.idlePollIntervalMs }),
   });
   options.logger.info(
     { projections: options.projections.map((p) => `${p.name}@${p.version}`), reactors: options.reactors?.length ?? 0 },
