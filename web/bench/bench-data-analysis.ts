@@ -39,7 +39,7 @@ async function showAll(page: Page, baseURL: string): Promise<number> {
     .getByTestId('kpi-referrals-value')
     .filter({ hasText: /^[\d,]+$/ })
     .waitFor();
-  await page.getByTestId('trend-panel').locator('.recharts-surface').first().waitFor();
+  await page.getByTestId('trend-panel').locator('[data-chart]').first().waitFor();
   await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0, undefined, {
     polling: 'raf',
     timeout: 60_000,

@@ -20,7 +20,7 @@ test('data analysis: previous 年度, a facility type, an institution from the r
   await page.goto(app('/data_analysis'));
   await expect(page.getByRole('heading', { name: 'データ分析' })).toBeVisible();
   await expect(page.getByTestId('kpi-referrals-value')).toHaveText(/^[\d,]+$/);
-  await expect(page.getByTestId('trend-panel').locator('.recharts-surface').first()).toBeVisible();
+  await expect(page.getByTestId('trend-panel').locator('[data-chart]').first()).toBeVisible();
   await screenshot(page, 'data-analysis-default');
 
   // The previous 年度, whole: the URL carries it, so a reload shows the same view.

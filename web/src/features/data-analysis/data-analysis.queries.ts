@@ -1,5 +1,5 @@
-import type { FeatureKey, ReferralGroupingKey } from '@renkei/contracts';
-import { queryOptions, type QueryClient } from '@tanstack/react-query';
+import type { ReferralGroupingKey } from '@renkei/contracts';
+import { queryOptions } from '@tanstack/react-query';
 import type { z } from 'zod';
 import type { ApiClient } from '../../api/api-client.ts';
 import { comparisonOf, type Period } from './analysis-periods.ts';
@@ -10,6 +10,13 @@ export type Grouping = z.infer<typeof ReferralGroupingKey>[];
 
 /** Rankings are complete up to this many institutions; beyond it a change is shown only where both sides rank. */
 export const rankingLimit = 500;
+
+/**
+ * Figures stay fresh for a minute: the route's loader fetches them before the page mounts, and stale on
+ * mount they were all fetched a second time. Figures change with imports, not by the second: within the
+ * minute a return to the page shows what it showed, and a reload asks again.
+ */
+export const answered = { staleTime: 60_000 } as const;
 
 export function periodOf(f: AnalysisFilters): Period {
   return { from: f.from, to: f.to };
@@ -70,6 +77,7 @@ export const dataAnalysisQueries = {
     return queryOptions({
       queryKey: [...dataAnalysisQueries.all, 'referrals-trend', body] as const,
       queryFn: ({ signal }) => api.referralsComparison({ body, signal }),
+      ...answered,
     });
   },
   reverseReferralsMonthly: (api: ApiClient, f: AnalysisFilters) => {
@@ -77,6 +85,7 @@ export const dataAnalysisQueries = {
     return queryOptions({
       queryKey: [...dataAnalysisQueries.all, 'reverse-referrals-monthly', body] as const,
       queryFn: ({ signal }) => api.reverseReferralsComparisonMonthly({ body, signal }),
+      ...answered,
     });
   },
   bothReferrals: (api: ApiClient, f: AnalysisFilters) => {
@@ -84,6 +93,7 @@ export const dataAnalysisQueries = {
     return queryOptions({
       queryKey: [...dataAnalysisQueries.all, 'both-referrals', body] as const,
       queryFn: ({ signal }) => api.bothReferralsComparison({ body, signal }),
+      ...answered,
     });
   },
   /** The group's institutions side by side (all of the tenant's group: no ids sent), totals against the comparison. */
@@ -92,6 +102,7 @@ export const dataAnalysisQueries = {
     return queryOptions({
       queryKey: [...dataAnalysisQueries.all, 'group-comparison', body] as const,
       queryFn: ({ signal }) => api.groupReferralsComparison({ body, signal }),
+      ...answered,
     });
   },
   groupTrend: (api: ApiClient, f: AnalysisFilters) => {
@@ -99,6 +110,7 @@ export const dataAnalysisQueries = {
     return queryOptions({
       queryKey: [...dataAnalysisQueries.all, 'group-trend', body] as const,
       queryFn: ({ signal }) => api.groupReferrals({ body, signal }),
+      ...answered,
     });
   },
   /** One grouping over one period; the page asks it for the period and the comparison period. */
@@ -107,6 +119,7 @@ export const dataAnalysisQueries = {
     return queryOptions({
       queryKey: [...dataAnalysisQueries.all, 'aggregation', body] as const,
       queryFn: ({ signal }) => api.referralReportsAggregationResults({ body, signal }),
+      ...answered,
     });
   },
   ranking: (api: ApiClient, f: AnalysisFilters, period: Period) => {
@@ -114,6 +127,7 @@ export const dataAnalysisQueries = {
     return queryOptions({
       queryKey: [...dataAnalysisQueries.all, 'ranking', body] as const,
       queryFn: ({ signal }) => api.referralTotalCountRanking({ body, signal }),
+      ...answered,
     });
   },
   effectiveness: (api: ApiClient, f: AnalysisFilters) => {
@@ -126,40 +140,7 @@ export const dataAnalysisQueries = {
     return queryOptions({
       queryKey: [...dataAnalysisQueries.all, 'effectiveness', body] as const,
       queryFn: ({ signal }) => api.effectivenessVerification({ body, signal }),
+      ...answered,
     });
   },
 };
-
-const byOwnDepartment: Grouping = ['own_department'];
-const breakdowns: Grouping[] = [byOwnDepartment, ['referral_department'], ['prefecture', 'city'], ['facility_type']];
-
-/**
- * Starts the calls of the page's own panels (the same queries, so the panels find them in flight) as soon
- * as the route's code has loaded, instead of when each panel first renders: the page's first render (its
- * filter bar and every panel's placeholder) then runs while the API answers. Not awaited: the page renders
- * at once with its placeholders. The group tab asks its own calls.
- */
-export function prefetchDataAnalysis(
-  queryClient: QueryClient,
-  api: ApiClient,
-  f: AnalysisFilters,
-  features: readonly FeatureKey[],
-): void {
-  // prefetchQuery never rejects: a failure is the panel's to show when it renders.
-  const start = (prefetch: Promise<void>) => void prefetch;
-  const period = periodOf(f);
-  const comparison = comparisonOf(period, f.cmp);
-  start(queryClient.prefetchQuery(dataAnalysisQueries.referralsTrend(api, f)));
-  start(queryClient.prefetchQuery(dataAnalysisQueries.ranking(api, f, period)));
-  if (comparison) start(queryClient.prefetchQuery(dataAnalysisQueries.ranking(api, f, comparison)));
-  if (features.includes('report'))
-    for (const by of breakdowns) {
-      start(queryClient.prefetchQuery(dataAnalysisQueries.aggregation(api, f, period, by)));
-      if (comparison) start(queryClient.prefetchQuery(dataAnalysisQueries.aggregation(api, f, comparison, by)));
-    }
-  if (features.includes('reverse_referrals')) {
-    start(queryClient.prefetchQuery(dataAnalysisQueries.reverseReferralsMonthly(api, f)));
-    start(queryClient.prefetchQuery(dataAnalysisQueries.bothReferrals(api, f)));
-  }
-  if (features.includes('communications')) start(queryClient.prefetchQuery(dataAnalysisQueries.effectiveness(api, f)));
-}

@@ -2,7 +2,7 @@ import type { ChartData } from '@renkei/contracts';
 import { queryOptions } from '@tanstack/react-query';
 import type { ApiClient } from '../../api/api-client.ts';
 import type { AnalysisFilters } from './analysis-search.ts';
-import { periodOf } from './data-analysis.queries.ts';
+import { answered, periodOf } from './data-analysis.queries.ts';
 
 /** The visit types a chart counts; an empty list is both (`communication_types`, an addition to the spec). */
 export type VisitTypeFilter = 'all' | 'visit' | 'new_visit';
@@ -11,6 +11,9 @@ export interface VisitChartOptions {
   userIds: string[];
   type: VisitTypeFilter;
 }
+
+/** Every staff member, both visit types: what the panel shows until its own choices change. */
+export const defaultVisitOptions: VisitChartOptions = { userIds: [], type: 'all' };
 
 /**
  * The body of the visit charts from the page's filters: the period, its unit and the institution filters
@@ -36,6 +39,7 @@ export const visitChartQueries = {
     return queryOptions({
       queryKey: [...visitChartQueries.all, 'visits', body] as const,
       queryFn: ({ signal }): Promise<ChartData> => api.visits({ body, signal }),
+      ...answered,
     });
   },
   doctorInterviewRates: (api: ApiClient, f: AnalysisFilters, o: VisitChartOptions) => {
@@ -43,6 +47,7 @@ export const visitChartQueries = {
     return queryOptions({
       queryKey: [...visitChartQueries.all, 'doctor-interview-rates', body] as const,
       queryFn: ({ signal }): Promise<ChartData> => api.visitsDoctorInterviewRates({ body, signal }),
+      ...answered,
     });
   },
   nextActionRates: (api: ApiClient, f: AnalysisFilters, o: VisitChartOptions) => {
@@ -50,6 +55,7 @@ export const visitChartQueries = {
     return queryOptions({
       queryKey: [...visitChartQueries.all, 'next-action-rates', body] as const,
       queryFn: ({ signal }): Promise<ChartData> => api.visitsNextActionRates({ body, signal }),
+      ...answered,
     });
   },
   staffs: (api: ApiClient) =>

@@ -1,9 +1,14 @@
 import { createFileRoute } from '@tanstack/react-router';
+import { useCallback } from 'react';
+import type { AnalysisSearch } from '../../features/data-analysis/analysis-search.ts';
 import { requireFeature } from '../../features/current-user/require-feature.ts';
 import { todayInJapan, withDefaults } from '../../features/data-analysis/analysis-periods.ts';
 import { analysisSearch } from '../../features/data-analysis/analysis-search.ts';
-import { prefetchDataAnalysis } from '../../features/data-analysis/data-analysis.queries.ts';
+import { prefetchDataAnalysis } from '../../features/data-analysis/data-analysis.prefetch.ts';
 import { DataAnalysisPage } from '../../features/data-analysis/components/DataAnalysisPage.tsx';
+
+/** The longest the page waits for its answers before it renders with placeholders for those still missing. */
+const enterWaitMs = 1500;
 
 export const Route = createFileRoute('/_authenticated/data_analysis')({
   // The loader in a chunk of its own: its calls start as soon as that small chunk runs, while the page's
@@ -13,28 +18,36 @@ export const Route = createFileRoute('/_authenticated/data_analysis')({
   validateSearch: analysisSearch,
   beforeLoad: ({ context }) => requireFeature(context.user, 'data_analysis'),
   loaderDeps: ({ search }) => search,
-  // The page's calls start with its code, before its first render (not awaited: the page shows at once).
-  loader: ({ context, deps }) => {
-    if (deps.view !== 'group')
-      prefetchDataAnalysis(
-        context.queryClient,
-        context.api,
-        withDefaults(deps, todayInJapan()),
-        context.user?.features ?? [],
-      );
+  // Entering the page, its calls start with the loader's small chunk and the page waits for their answers
+  // (at most `enterWaitMs`), so it renders once with every figure: rendered first with placeholders, it
+  // then re-rendered panel by panel as each of ~25 answers arrived, and that was most of its time to show
+  // everything (docs/benchmarks.md, "Issue 13 — 2026-11-29, third session"). A change of filters does not
+  // wait: the panels keep the previous figures, dimmed, until the new ones arrive.
+  loader: async ({ context, deps, cause }) => {
+    if (deps.view === 'group') return;
+    const answered = prefetchDataAnalysis(
+      context.queryClient,
+      context.api,
+      withDefaults(deps, todayInJapan()),
+      context.user?.features ?? [],
+    );
+    if (cause !== 'stay') await Promise.race([answered, new Promise((r) => setTimeout(r, enterWaitMs))]);
   },
+  // No pending placeholder while the loader waits: it would stay at least its minimum time (500 ms).
+  pendingMs: enterWaitMs,
   component: DataAnalysisRoute,
 });
+
+const noFeatures: readonly never[] = [];
 
 function DataAnalysisRoute() {
   const search = Route.useSearch();
   const navigate = Route.useNavigate();
   const { user } = Route.useRouteContext();
-  return (
-    <DataAnalysisPage
-      search={search}
-      features={user?.features ?? []}
-      onSearchChange={(patch) => void navigate({ search: (prev) => ({ ...prev, ...patch }) })}
-    />
+  // Stable, so the memoised filter bar does not re-render with each router update while the page loads.
+  const onSearchChange = useCallback(
+    (patch: AnalysisSearch) => void navigate({ search: (prev) => ({ ...prev, ...patch }) }),
+    [navigate],
   );
+  return <DataAnalysisPage search={search} features={user?.features ?? noFeatures} onSearchChange={onSearchChange} />;
 }

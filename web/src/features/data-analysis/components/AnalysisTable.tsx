@@ -1,5 +1,6 @@
-import { Table, Text } from '@mantine/core';
-import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
+import { Anchor, Table, Text } from '@mantine/core';
+import { useRouter } from '@tanstack/react-router';
+import type { MouseEvent } from 'react';
 import type { ExportTable } from '../table-export.ts';
 
 /** How a column reads on screen; the export keeps the raw figures. */
@@ -11,15 +12,19 @@ export interface TableColumn {
   format?: ColumnFormat;
 }
 
+// One formatter for every cell: `toLocaleString('ja-JP')` builds a new one per call, which was a
+// measurable part of rendering the page's ~1,300 cells.
+const counts = new Intl.NumberFormat('ja-JP');
+
 function show(value: string | number | null | undefined, format: ColumnFormat): string {
   if (value === null || value === undefined || value === '') return '—';
   if (typeof value === 'string') return value;
   switch (format) {
     case 'count':
     case 'text':
-      return value.toLocaleString('ja-JP');
+      return counts.format(value);
     case 'change':
-      return `${value > 0 ? '+' : ''}${value.toLocaleString('ja-JP')}`;
+      return `${value > 0 ? '+' : ''}${counts.format(value)}`;
     case 'percent':
       return `${value.toFixed(1)}%`;
     case 'rate':
@@ -31,7 +36,18 @@ function show(value: string | number | null | undefined, format: ColumnFormat): 
   }
 }
 
-/** The table as a panel shows it; `linkKey` names the column whose cell opens the row's institution. */
+const classes = Table.classes;
+const right = { textAlign: 'right' } as const;
+
+/**
+ * The table as a panel shows it; `linkKey` names the column whose cell opens the row's institution.
+ *
+ * The body is plain elements with Mantine's table classes, and its links plain anchors that the table
+ * hands to the router: the top page shows about 1,300 cells and 170 institution links at once, and as
+ * `Table.Td` and router `Link` components (each a styled box, each link subscribed to the router's state)
+ * they were about half a second of the page's rendering on this machine (docs/benchmarks.md,
+ * "Issue 13 — 2026-11-29, third session").
+ */
 export function AnalysisTable({
   columns,
   table,
@@ -45,14 +61,32 @@ export function AnalysisTable({
   maxHeight?: number;
   empty?: string;
 }) {
+  const router = useRouter();
   if (table.rows.length === 0)
     return (
       <Text size="sm" c="dimmed" py="md">
         {empty}
       </Text>
     );
+  const crmHref = (id: string) => `${router.basepath === '/' ? '' : router.basepath}/crms/${encodeURIComponent(id)}`;
+  // A plain click opens the institution inside the app; a modified or middle click is the browser's (new tab).
+  const onClick = (event: MouseEvent<HTMLTableElement>) => {
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    )
+      return;
+    const anchor = (event.target as Element).closest<HTMLAnchorElement>('a[data-crm-id]');
+    if (!anchor) return;
+    event.preventDefault();
+    void router.navigate({ to: '/crms/$id', params: { id: anchor.dataset.crmId! } });
+  };
   const body = (
-    <Table striped highlightOnHover fz="sm" stickyHeader aria-label={table.name}>
+    <Table striped highlightOnHover fz="sm" stickyHeader aria-label={table.name} onClick={onClick}>
       <Table.Thead>
         <Table.Tr>
           {columns.map((c) => (
@@ -62,28 +96,30 @@ export function AnalysisTable({
           ))}
         </Table.Tr>
       </Table.Thead>
-      <Table.Tbody>
-        {table.rows.map((row, i) => (
-          <Table.Tr key={String(row.id ?? i)}>
-            {columns.map((c) => {
-              const format = c.format ?? 'text';
-              const text = show(row[c.key], format);
-              const id = row.id;
-              return (
-                <Table.Td key={c.key} ta={format !== 'text' ? 'right' : undefined}>
-                  {c.key === linkKey && typeof id === 'string' ? (
-                    <AnchorLink to="/crms/$id" params={{ id }} size="sm">
-                      {text}
-                    </AnchorLink>
-                  ) : (
-                    text
-                  )}
-                </Table.Td>
-              );
-            })}
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
+      <tbody className={classes.tbody}>
+        {table.rows.map((row, i) => {
+          const id = row.id;
+          return (
+            <tr key={String(id ?? i)} className={classes.tr} data-striped="odd" data-hover data-with-row-border>
+              {columns.map((c) => {
+                const format = c.format ?? 'text';
+                const text = show(row[c.key], format);
+                return (
+                  <td key={c.key} className={classes.td} style={format !== 'text' ? right : undefined}>
+                    {c.key === linkKey && typeof id === 'string' ? (
+                      <a className={Anchor.classes.root} data-underline="hover" href={crmHref(id)} data-crm-id={id}>
+                        {text}
+                      </a>
+                    ) : (
+                      text
+                    )}
+                  </td>
+                );
+              })}
+            </tr>
+          );
+        })}
+      </tbody>
     </Table>
   );
   // A plain scrolling box rather than ScrollArea: the page's print style lifts its height limit, so paper

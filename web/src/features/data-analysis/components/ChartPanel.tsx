@@ -1,10 +1,9 @@
-import '@mantine/charts/styles.css';
-import { BarChart, LineChart } from '@mantine/charts';
 import type { ChartData } from '@renkei/contracts';
 import type { UseQueryResult } from '@tanstack/react-query';
 import { AnalysisTable, exportOf, type TableColumn } from './AnalysisTable.tsx';
 import { ExportMenu } from './ExportMenu.tsx';
 import { Panel, QueryBody } from './Panel.tsx';
+import { SvgChart } from './SvgChart.tsx';
 
 const palette = ['blue.6', 'gray.5', 'teal.6', 'orange.6', 'grape.5', 'cyan.6'];
 
@@ -41,26 +40,15 @@ export function ChartPanel({
       <QueryBody query={query} height={420}>
         {(chart) => {
           const { columns, table } = chartTable(title, axis, chart);
-          const data = table.rows.map((r) => ({ ...r }));
           const series = chart.series.map((s, i) => ({
-            name: `s_${s.key}`,
+            key: s.key,
             label: s.name,
             color: palette[i % palette.length]!,
+            values: s.values,
           }));
-          const common = { h: 260, data, dataKey: 'label', series, withLegend: true, tickLine: 'y' as const };
-          // Drawn at once: recharts animates every series for about a second, redrawing (and measuring)
-          // the chart each frame while the page's other panels render; paper may catch it half drawn.
-          const still = { isAnimationActive: false } as const;
           return (
             <>
-              {/* On paper the chart stays whole; the rows of its table may run onto the next page. */}
-              <div style={{ breakInside: 'avoid' }}>
-                {kind === 'line' ? (
-                  <LineChart {...common} connectNulls={false} lineProps={still} />
-                ) : (
-                  <BarChart {...common} barProps={still} />
-                )}
-              </div>
+              <SvgChart kind={kind} labels={chart.labels} series={series} height={260} label={title} />
               <AnalysisTable columns={columns} table={table} maxHeight={150} />
             </>
           );

@@ -255,7 +255,10 @@ describe('data analysis page', { timeout: 30_000 }, () => {
     expect(within(screen.getByTestId('ranking-lost')).getByRole('row', { name: /閉院医院/ })).toHaveTextContent('08');
     expect(within(screen.getByTestId('ranking-fallers')).queryByText('駿河クリニック')).toBeNull();
 
-    await userEvent.click(within(screen.getByTestId('ranking-top')).getByRole('link', { name: '駿河クリニック' }));
+    // A real link (a new tab opens it too); a plain click opens it inside the app.
+    const link = within(screen.getByTestId('ranking-top')).getByRole('link', { name: '駿河クリニック' });
+    expect(link).toHaveAttribute('href', `/app/crms/${id(1)}`);
+    await userEvent.click(link);
     await screen.findByText('医療機関ページ');
     expect(router.state.location.pathname).toBe(`/crms/${id(1)}`);
   });

@@ -1,5 +1,3 @@
-import '@mantine/charts/styles.css';
-import { BarChart, LineChart } from '@mantine/charts';
 import { Alert, Group, MultiSelect, SegmentedControl, SimpleGrid, Stack, Text } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -8,6 +6,7 @@ import { AnchorLink } from '../../medical-institutions/components/router-links.t
 import type { AnalysisFilters } from '../analysis-search.ts';
 import { formatCount, percent } from '../figures.ts';
 import {
+  defaultVisitOptions,
   visitChartQueries,
   visitRows,
   type VisitChartOptions,
@@ -17,6 +16,7 @@ import {
 import { AnalysisTable, exportOf, type TableColumn } from './AnalysisTable.tsx';
 import { ExportMenu } from './ExportMenu.tsx';
 import { Panel, QueryBody, Figure } from './Panel.tsx';
+import { SvgChart } from './SvgChart.tsx';
 import { unitLabels } from './FilterBar.tsx';
 
 const keep = { placeholderData: keepPreviousData } as const;
@@ -59,7 +59,7 @@ const showPercent = (p: number | null) => (p === null ? '—' : `${p.toFixed(1)}
  */
 export function VisitAnalysisPanel({ filters }: { filters: AnalysisFilters }) {
   const { api } = useServices();
-  const [options, setOptions] = useState<VisitChartOptions>({ userIds: [], type: 'all' });
+  const [options, setOptions] = useState<VisitChartOptions>(defaultVisitOptions);
   const staffs = useQuery(visitChartQueries.staffs(api));
   const visits = useQuery({ ...visitChartQueries.visits(api, filters, options), ...keep });
   const doctors = useQuery({ ...visitChartQueries.doctorInterviewRates(api, filters, options), ...keep });
@@ -135,7 +135,9 @@ export function VisitAnalysisPanel({ filters }: { filters: AnalysisFilters }) {
                 してください。
               </Alert>
             );
-          const chartRows = data.map((r) => ({ ...r }));
+          const labels = data.map((r) => r.label);
+          const values = (key: 'visit' | 'new_visit' | 'doctor_interview_rate' | 'next_action_rate') =>
+            data.map((r) => r[key]);
           return (
             <Stack gap="sm">
               <SimpleGrid cols={{ base: 1, sm: 3 }}>
@@ -147,41 +149,45 @@ export function VisitAnalysisPanel({ filters }: { filters: AnalysisFilters }) {
                   testId="visit-next-action-rate"
                 />
               </SimpleGrid>
-              <div style={{ breakInside: 'avoid' }}>
+              <div>
                 <Text size="sm" fw={500}>
                   訪問件数
                 </Text>
-                <BarChart
-                  h={220}
-                  data={chartRows}
-                  dataKey="label"
-                  type="stacked"
-                  barProps={{ isAnimationActive: false }}
-                  withLegend
-                  tickLine="y"
+                <SvgChart
+                  kind="stacked"
+                  height={220}
+                  label="訪問件数"
+                  labels={labels}
                   series={[
-                    { name: 'visit', label: '訪問', color: 'blue.6' },
-                    { name: 'new_visit', label: '新規訪問', color: 'teal.6' },
+                    { key: 'visit', label: '訪問', color: 'blue.6', values: values('visit') },
+                    { key: 'new_visit', label: '新規訪問', color: 'teal.6', values: values('new_visit') },
                   ]}
                 />
               </div>
-              <div style={{ breakInside: 'avoid' }}>
+              <div>
                 <Text size="sm" fw={500}>
                   医師面談率・ネクストアクション設定率（%）
                 </Text>
-                <LineChart
-                  h={220}
-                  data={chartRows}
-                  dataKey="label"
-                  withLegend
-                  tickLine="y"
+                <SvgChart
+                  kind="line"
+                  height={220}
                   unit="%"
-                  yAxisProps={{ domain: [0, 100] }}
-                  connectNulls={false}
-                  lineProps={{ isAnimationActive: false }}
+                  fixedMax={100}
+                  label="医師面談率・ネクストアクション設定率"
+                  labels={labels}
                   series={[
-                    { name: 'doctor_interview_rate', label: '医師面談率', color: 'orange.6' },
-                    { name: 'next_action_rate', label: 'ネクストアクション設定率', color: 'grape.5' },
+                    {
+                      key: 'doctor_interview_rate',
+                      label: '医師面談率',
+                      color: 'orange.6',
+                      values: values('doctor_interview_rate'),
+                    },
+                    {
+                      key: 'next_action_rate',
+                      label: 'ネクストアクション設定率',
+                      color: 'grape.5',
+                      values: values('next_action_rate'),
+                    },
                   ]}
                 />
               </div>
