@@ -43,6 +43,10 @@ function presetOptions(today: string) {
   ];
 }
 
+// A closed dropdown is not kept in the page: Mantine keeps each one mounted (hidden, with its options and its
+// scroll area measuring itself), nine of them on this page before anyone opens one.
+export const closedDropdowns = { keepMounted: false } as const;
+
 const unitOptions = Object.entries(unitLabels).map(([value, label]) => ({ value, label }));
 const comparisonOptions = Object.entries(comparisonLabels).map(([value, label]) => ({ value, label }));
 const prefectureOptions = prefectures.map((p) => ({ value: p.code, label: p.name }));
@@ -115,6 +119,7 @@ export const FilterBar = memo(function FilterBar({
           </>
         )}
         <Select
+          comboboxProps={closedDropdowns}
           label="集計単位"
           w={110}
           data={unitOptions}
@@ -123,6 +128,7 @@ export const FilterBar = memo(function FilterBar({
           allowDeselect={false}
         />
         <Select
+          comboboxProps={closedDropdowns}
           label="比較"
           w={200}
           data={comparisonOptions}
@@ -131,6 +137,7 @@ export const FilterBar = memo(function FilterBar({
           allowDeselect={false}
         />
         <MultiSelect
+          comboboxProps={closedDropdowns}
           label="自院診療科"
           w={220}
           placeholder={filters.own.length ? undefined : 'すべて'}
@@ -141,6 +148,7 @@ export const FilterBar = memo(function FilterBar({
           clearable
         />
         <MultiSelect
+          comboboxProps={closedDropdowns}
           label="施設種別"
           w={220}
           placeholder={filters.ft.length ? undefined : 'すべて'}
@@ -151,6 +159,7 @@ export const FilterBar = memo(function FilterBar({
           clearable
         />
         <MultiSelect
+          comboboxProps={closedDropdowns}
           label="都道府県"
           w={180}
           placeholder={filters.pref.length ? undefined : 'すべて'}
@@ -161,6 +170,7 @@ export const FilterBar = memo(function FilterBar({
           clearable
         />
         <TagsInput
+          comboboxProps={closedDropdowns}
           label="市区町村"
           w={200}
           placeholder={filters.city.length ? undefined : '入力してEnter'}
@@ -170,6 +180,7 @@ export const FilterBar = memo(function FilterBar({
         />
         {withTags && (
           <MultiSelect
+            comboboxProps={closedDropdowns}
             label="タグ"
             w={200}
             placeholder={filters.tags.length ? undefined : 'すべて'}

@@ -17,7 +17,7 @@ import { AnalysisTable, exportOf, type TableColumn } from './AnalysisTable.tsx';
 import { ExportMenu } from './ExportMenu.tsx';
 import { Panel, QueryBody, Figure } from './Panel.tsx';
 import { SvgChart } from './SvgChart.tsx';
-import { unitLabels } from './FilterBar.tsx';
+import { closedDropdowns, unitLabels } from './FilterBar.tsx';
 
 const keep = { placeholderData: keepPreviousData } as const;
 
@@ -92,6 +92,7 @@ export function VisitAnalysisPanel({ filters }: { filters: AnalysisFilters }) {
     >
       <Group gap="md" mb="sm" align="flex-end" data-print-hide>
         <MultiSelect
+          comboboxProps={closedDropdowns}
           label="担当者"
           placeholder={options.userIds.length ? undefined : 'すべて'}
           data={(staffs.data ?? []).map((s) => ({ value: s.id, label: s.name }))}
