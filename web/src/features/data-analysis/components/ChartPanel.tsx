@@ -39,7 +39,8 @@ export function ChartPanel({
     <Panel title={title} testId={testId} actions={<ExportMenu table={shaped?.table} testId={testId} />}>
       <QueryBody query={query} height={420}>
         {(chart) => {
-          const { columns, table } = chartTable(title, axis, chart);
+          // The body renders only with an answer, which `shaped` already holds as a table.
+          const { columns, table } = shaped!;
           const series = chart.series.map((s, i) => ({
             key: s.key,
             label: s.name,

@@ -101,7 +101,15 @@ export const FilterBar = memo(function FilterBar({
   return (
     <Paper withBorder p="sm" radius="md" data-print-hide data-testid="analysis-filters">
       <Group align="flex-end" gap="sm">
-        <Select label="期間" w={220} data={presets} value={preset} onChange={choosePreset} allowDeselect={false} />
+        <Select
+          comboboxProps={closedDropdowns}
+          label="期間"
+          w={220}
+          data={presets}
+          value={preset}
+          onChange={choosePreset}
+          allowDeselect={false}
+        />
         {preset === 'custom' && (
           <>
             <TextInput
