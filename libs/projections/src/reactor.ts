@@ -78,7 +78,7 @@ export function startReactors(
     reactors: readonly Reactor[];
     pollIntervalMs?: number;
     /** The wait of a caught-up loop, as the projection runner's `idlePollIntervalMs`. */
-    idlePollIntervalMs?: number;
+    idlePollIntervalMs?: number | undefined;
   },
 ): {
   stop(): Promise<void>;

@@ -50,7 +50,7 @@ export async function startWorker(options: WorkerOptions): Promise<{ stop(): Pro
     store: options.store,
     reactors: options.reactors ?? [],
     logger: options.logger,
-    ...(options.idlePollIntervalMs === undefined ? {} : { idlePollIntervalMs: options.idlePollIntervalMs }),
+    idlePollIntervalMs: options.idlePollIntervalMs,
   });
   options.logger.info(
     { projections: options.projections.map((p) => `${p.name}@${p.version}`), reactors: options.reactors?.length ?? 0 },
