@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { communicationTypeNames } from '@renkei/contracts';
 import type { ApiClient } from '../../api/api-client.ts';
 import { useApiMutation } from '../../api/useApiMutation.ts';
+import { staleFiguresAfter } from '../data-analysis/invalidate-figures.ts';
 import { taskQueries } from '../tasks/tasks.queries.ts';
 
 export type CommunicationSearchInput = z.input<typeof CommunicationSearchBody>;
@@ -52,8 +53,8 @@ export const useCreateCommunication = () =>
         idempotencyKey,
       }: { institutionId: string; body: CommunicationCreateValues; idempotencyKey: string },
     ) => api.createForMedicalInstitution({ params: { id: institutionId }, body, idempotencyKey }),
-    // Tasks entered with the record show on /tasks; the CRM page shows the last visit.
-    [communicationQueries.all, taskQueries.all, ['medical-institutions']],
+    // Tasks entered with the record show on /tasks; the CRM page shows the last visit; the top page counts visits.
+    [communicationQueries.all, taskQueries.all, ['medical-institutions'], ...staleFiguresAfter('communications')],
   );
 
 export type CommunicationUpdateValues = z.input<typeof CommunicationUpdateInput>;
@@ -63,8 +64,8 @@ export const useUpdateCommunication = () =>
   useApiMutation(
     (api, { id, version, body }: { id: string; version: number; body: CommunicationUpdateValues }) =>
       api.updateCommunication({ params: { id }, body, ifMatch: version }),
-    // The CRM page shows the last visit (an edit may change its date or type).
-    [communicationQueries.all, ['medical-institutions']],
+    // The CRM page shows the last visit and the top page counts visits (an edit may change their date or type).
+    [communicationQueries.all, ['medical-institutions'], ...staleFiguresAfter('communications')],
   );
 
 export const useAddComment = () =>

@@ -14,7 +14,8 @@ export const rankingLimit = 500;
 /**
  * Figures stay fresh for a minute: the route's loader fetches them before the page mounts, and stale on
  * mount they were all fetched a second time. Figures change with imports, not by the second: within the
- * minute a return to the page shows what it showed, and a reload asks again.
+ * minute a return to the page shows what it showed, and a reload asks again. What this client learns has
+ * changed their data (an import's end, a write) makes them stale at once: `invalidate-figures.ts`.
  */
 export const answered = { staleTime: 60_000 } as const;
 
@@ -64,6 +65,10 @@ function rankingBody(f: AnalysisFilters, period: Period) {
 
 export const dataAnalysisQueries = {
   all: ['data-analysis'] as const,
+  /** Every figure of the page, apart from the filter's choices: what new referral data makes stale. */
+  figures: () => [...dataAnalysisQueries.all, 'figures'] as const,
+  /** The only figures communications move (visited institutions against the others). */
+  effectivenessFigures: () => [...dataAnalysisQueries.figures(), 'effectiveness'] as const,
   /** The filter's tag choices: the first hundred (the API's page size), which covers a tenant's tags. */
   tags: (api: ApiClient) =>
     queryOptions({
@@ -75,7 +80,7 @@ export const dataAnalysisQueries = {
   referralsTrend: (api: ApiClient, f: AnalysisFilters) => {
     const body = chartBody(f);
     return queryOptions({
-      queryKey: [...dataAnalysisQueries.all, 'referrals-trend', body] as const,
+      queryKey: [...dataAnalysisQueries.figures(), 'referrals-trend', body] as const,
       queryFn: ({ signal }) => api.referralsComparison({ body, signal }),
       ...answered,
     });
@@ -83,7 +88,7 @@ export const dataAnalysisQueries = {
   reverseReferralsMonthly: (api: ApiClient, f: AnalysisFilters) => {
     const body = chartBody(f);
     return queryOptions({
-      queryKey: [...dataAnalysisQueries.all, 'reverse-referrals-monthly', body] as const,
+      queryKey: [...dataAnalysisQueries.figures(), 'reverse-referrals-monthly', body] as const,
       queryFn: ({ signal }) => api.reverseReferralsComparisonMonthly({ body, signal }),
       ...answered,
     });
@@ -91,7 +96,7 @@ export const dataAnalysisQueries = {
   bothReferrals: (api: ApiClient, f: AnalysisFilters) => {
     const body = chartBody(f);
     return queryOptions({
-      queryKey: [...dataAnalysisQueries.all, 'both-referrals', body] as const,
+      queryKey: [...dataAnalysisQueries.figures(), 'both-referrals', body] as const,
       queryFn: ({ signal }) => api.bothReferralsComparison({ body, signal }),
       ...answered,
     });
@@ -100,7 +105,7 @@ export const dataAnalysisQueries = {
   groupComparison: (api: ApiClient, f: AnalysisFilters) => {
     const body = chartBody(f);
     return queryOptions({
-      queryKey: [...dataAnalysisQueries.all, 'group-comparison', body] as const,
+      queryKey: [...dataAnalysisQueries.figures(), 'group-comparison', body] as const,
       queryFn: ({ signal }) => api.groupReferralsComparison({ body, signal }),
       ...answered,
     });
@@ -108,7 +113,7 @@ export const dataAnalysisQueries = {
   groupTrend: (api: ApiClient, f: AnalysisFilters) => {
     const body = chartBody(f);
     return queryOptions({
-      queryKey: [...dataAnalysisQueries.all, 'group-trend', body] as const,
+      queryKey: [...dataAnalysisQueries.figures(), 'group-trend', body] as const,
       queryFn: ({ signal }) => api.groupReferrals({ body, signal }),
       ...answered,
     });
@@ -117,7 +122,7 @@ export const dataAnalysisQueries = {
   aggregation: (api: ApiClient, f: AnalysisFilters, period: Period, by: Grouping) => {
     const body = aggregationBody(f, period, by);
     return queryOptions({
-      queryKey: [...dataAnalysisQueries.all, 'aggregation', body] as const,
+      queryKey: [...dataAnalysisQueries.figures(), 'aggregation', body] as const,
       queryFn: ({ signal }) => api.referralReportsAggregationResults({ body, signal }),
       ...answered,
     });
@@ -125,7 +130,7 @@ export const dataAnalysisQueries = {
   ranking: (api: ApiClient, f: AnalysisFilters, period: Period) => {
     const body = rankingBody(f, period);
     return queryOptions({
-      queryKey: [...dataAnalysisQueries.all, 'ranking', body] as const,
+      queryKey: [...dataAnalysisQueries.figures(), 'ranking', body] as const,
       queryFn: ({ signal }) => api.referralTotalCountRanking({ body, signal }),
       ...answered,
     });
@@ -138,7 +143,7 @@ export const dataAnalysisQueries = {
       ...area(f),
     };
     return queryOptions({
-      queryKey: [...dataAnalysisQueries.all, 'effectiveness', body] as const,
+      queryKey: [...dataAnalysisQueries.effectivenessFigures(), body] as const,
       queryFn: ({ signal }) => api.effectivenessVerification({ body, signal }),
       ...answered,
     });

@@ -34,10 +34,12 @@ function visitChartBody(f: AnalysisFilters, o: VisitChartOptions) {
 
 export const visitChartQueries = {
   all: ['visit-charts'] as const,
+  /** The three charts, not the staff list: what a visit written or imported makes stale. */
+  figures: () => [...visitChartQueries.all, 'figures'] as const,
   visits: (api: ApiClient, f: AnalysisFilters, o: VisitChartOptions) => {
     const body = visitChartBody(f, o);
     return queryOptions({
-      queryKey: [...visitChartQueries.all, 'visits', body] as const,
+      queryKey: [...visitChartQueries.figures(), 'visits', body] as const,
       queryFn: ({ signal }): Promise<ChartData> => api.visits({ body, signal }),
       ...answered,
     });
@@ -45,7 +47,7 @@ export const visitChartQueries = {
   doctorInterviewRates: (api: ApiClient, f: AnalysisFilters, o: VisitChartOptions) => {
     const body = visitChartBody(f, o);
     return queryOptions({
-      queryKey: [...visitChartQueries.all, 'doctor-interview-rates', body] as const,
+      queryKey: [...visitChartQueries.figures(), 'doctor-interview-rates', body] as const,
       queryFn: ({ signal }): Promise<ChartData> => api.visitsDoctorInterviewRates({ body, signal }),
       ...answered,
     });
@@ -53,7 +55,7 @@ export const visitChartQueries = {
   nextActionRates: (api: ApiClient, f: AnalysisFilters, o: VisitChartOptions) => {
     const body = visitChartBody(f, o);
     return queryOptions({
-      queryKey: [...visitChartQueries.all, 'next-action-rates', body] as const,
+      queryKey: [...visitChartQueries.figures(), 'next-action-rates', body] as const,
       queryFn: ({ signal }): Promise<ChartData> => api.visitsNextActionRates({ body, signal }),
       ...answered,
     });

@@ -3,9 +3,11 @@ import type { DataUploadType, InstitutionMatchInput, MappingProfilesInput } from
 import type { ApiClient } from '../../api/api-client.ts';
 import { useApiMutation } from '../../api/useApiMutation.ts';
 import { isRunning, pollIntervalMs } from '../imports/imports.queries.ts';
+import { staleFiguresAfter } from '../data-analysis/invalidate-figures.ts';
 
 export const dataUploadQueries = {
   all: ['data-uploads'] as const,
+  lists: () => [...dataUploadQueries.all, 'list'] as const,
   /** Polled while an upload of the list runs, or until `awaitedId` (just uploaded) shows. */
   list: (
     api: ApiClient,
@@ -13,7 +15,7 @@ export const dataUploadQueries = {
     awaitedId: string | null = null,
   ) =>
     queryOptions({
-      queryKey: [...dataUploadQueries.all, 'list', params] as const,
+      queryKey: [...dataUploadQueries.lists(), params] as const,
       queryFn: ({ signal }) => api.listDataUploads({ query: { ...params, per_page: 20 }, signal }),
       refetchInterval: (query) => {
         const rows = query.state.data?.data ?? [];
@@ -36,9 +38,9 @@ export const dataUploadQueries = {
 export const useSaveMappingProfiles = () =>
   useApiMutation((api, body: MappingProfilesInput) => api.replaceMappingProfiles({ body }), [dataUploadQueries.all]);
 
-/** Also the referral screens' keys: the matched rows now count for the chosen institution. */
+/** Also the referral screens' keys and the figures: the matched rows now count for the chosen institution. */
 export const useMatchInstitution = () =>
   useApiMutation(
     (api, body: InstitutionMatchInput) => api.matchInstitution({ body }),
-    [dataUploadQueries.all, ['referrals']],
+    [dataUploadQueries.all, ['referrals'], ...staleFiguresAfter('referral_data')],
   );

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { ReferralInput, ReverseReferralInput } from '@renkei/contracts';
 import type { ApiClient } from '../../api/api-client.ts';
 import { useApiMutation } from '../../api/useApiMutation.ts';
+import { staleFiguresAfter } from '../data-analysis/invalidate-figures.ts';
 
 /** The current fiscal year (年度, from April) in Japan. */
 export function currentFiscalYear(now = new Date()): number {
@@ -45,14 +46,14 @@ export const useCreateReferral = () =>
   useApiMutation(
     (api, { id, body }: { id: string; body: ReferralInputValues }) =>
       api.createMedicalInstitutionReferral({ params: { id }, body }),
-    [referralQueries.all],
+    [referralQueries.all, ...staleFiguresAfter('referral_data')],
   );
 
 export const useCreateReverseReferral = () =>
   useApiMutation(
     (api, { id, body }: { id: string; body: ReverseReferralInputValues }) =>
       api.createMedicalInstitutionReverseReferral({ params: { id }, body }),
-    [referralQueries.all],
+    [referralQueries.all, ...staleFiguresAfter('referral_data')],
   );
 
 /** A hand entry corrected or withdrawn (imported rows have no such calls); the segments follow too. */
@@ -60,26 +61,26 @@ export const useUpdateReferral = () =>
   useApiMutation(
     (api, { institutionId, id, body }: { institutionId: string; id: string; body: ReferralInputValues }) =>
       api.updateMedicalInstitutionReferral({ params: { medical_institution_id: institutionId, id }, body }),
-    [referralQueries.all, ['referral-settings']],
+    [referralQueries.all, ['referral-settings'], ...staleFiguresAfter('referral_data')],
   );
 
 export const useDeleteReferral = () =>
   useApiMutation(
     (api, { institutionId, id }: { institutionId: string; id: string }) =>
       api.deleteMedicalInstitutionReferral({ params: { medical_institution_id: institutionId, id } }),
-    [referralQueries.all, ['referral-settings']],
+    [referralQueries.all, ['referral-settings'], ...staleFiguresAfter('referral_data')],
   );
 
 export const useUpdateReverseReferral = () =>
   useApiMutation(
     (api, { institutionId, id, body }: { institutionId: string; id: string; body: ReverseReferralInputValues }) =>
       api.updateMedicalInstitutionReverseReferral({ params: { medical_institution_id: institutionId, id }, body }),
-    [referralQueries.all, ['referral-settings']],
+    [referralQueries.all, ['referral-settings'], ...staleFiguresAfter('referral_data')],
   );
 
 export const useDeleteReverseReferral = () =>
   useApiMutation(
     (api, { institutionId, id }: { institutionId: string; id: string }) =>
       api.deleteMedicalInstitutionReverseReferral({ params: { medical_institution_id: institutionId, id } }),
-    [referralQueries.all, ['referral-settings']],
+    [referralQueries.all, ['referral-settings'], ...staleFiguresAfter('referral_data')],
   );

@@ -9,6 +9,7 @@ import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
 import { ImportPage } from '../../imports/components/ImportPage.tsx';
 import { canUndo, communicationImportQueries, useUndoCommunicationImport } from '../communication-imports.queries.ts';
+import { useRefreshFiguresAfterImports } from '../../data-analysis/useRefreshFiguresAfterImports.ts';
 
 const modeNames: Partial<Record<ImportRecord['import_type'], string>> = {
   communication: '新規登録',
@@ -20,6 +21,7 @@ export function CommunicationImportPage() {
   const [undoing, setUndoing] = useState<ImportRecord | null>(null);
   const undo = useUndoCommunicationImport();
   const onError = useMutationErrorHandler({ conflictMessage: reloadedConflictMessage });
+  useRefreshFiguresAfterImports(communicationImportQueries.lists(), 'communications');
 
   const confirmUndo = async () => {
     if (!undoing) return;

@@ -16,6 +16,7 @@ import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler
 import { downloadFile, uploadFile } from '../../imports/file-transfer.ts';
 import { isRunning } from '../../imports/imports.queries.ts';
 import { dataUploadQueries, useSaveMappingProfiles } from '../data-uploads.queries.ts';
+import { useRefreshFiguresAfterImports } from '../../data-analysis/useRefreshFiguresAfterImports.ts';
 import { readFileHead, sameNameMapping, type FileHead } from '../file-head.ts';
 import { DataUploadHistory } from './DataUploadHistory.tsx';
 import { MappingStep } from './MappingStep.tsx';
@@ -39,6 +40,8 @@ export function DataUploadsPage() {
   const [errors, setErrors] = useState<Partial<Record<DataUploadType, string>>>({});
   const [mapping, setMapping] = useState<{ type: MappedListType; file: File; head: FileHead } | null>(null);
   const [busy, setBusy] = useState<DataUploadType | null>(null);
+  // Every upload type is referral data: the lists, and the DPC files' stays (admissions, operations).
+  useRefreshFiguresAfterImports(dataUploadQueries.lists(), 'referral_data');
 
   useEffect(() => {
     if (awaitedId !== null && list.data?.data.some((r) => r.id === awaitedId)) {
