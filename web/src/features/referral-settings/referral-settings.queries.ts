@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { ReferralAdmissionPeriodInput, SegmentationSettingInput } from '@renkei/contracts';
 import type { ApiClient } from '../../api/api-client.ts';
 import { useApiMutation } from '../../api/useApiMutation.ts';
+import { staleFiguresAfter } from '../data-analysis/invalidate-figures.ts';
 
 export const referralSettingQueries = {
   all: ['referral-settings'] as const,
@@ -35,5 +36,6 @@ export const useSaveSegmentationSetting = () =>
 export const useSaveAdmissionPeriod = () =>
   useApiMutation(
     (api, body: ReferralAdmissionPeriodInput) => api.updateReferralAdmissionPeriod({ body }),
-    [referralSettingQueries.all, ['referrals']],
+    // The period re-links stays to referrals: admissions and operations on the top page change with it.
+    [referralSettingQueries.all, ['referrals'], ...staleFiguresAfter('referral_data')],
   );
