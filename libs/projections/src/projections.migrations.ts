@@ -104,6 +104,19 @@ const projectionsMigrations: ModuleMigrations = {
   },
 };
 
-export async function migrateProjections(db: Database): Promise<void> {
-  await migrateModule(db.kysely, 'projections', projectionsMigrations);
+const migrated = new WeakMap<Database, Promise<void>>();
+
+/**
+ * Once per database handle and process: the runner, each reactor and each reactor's background task
+ * ask for it, 14 of them at once at an embedded start, and each call otherwise queued for the
+ * Migrator's lock in turn. A failed run is forgotten, so the next caller tries again.
+ */
+export function migrateProjections(db: Database): Promise<void> {
+  let running = migrated.get(db);
+  if (!running) {
+    running = migrateModule(db.kysely, 'projections', projectionsMigrations);
+    migrated.set(db, running);
+    running.catch(() => migrated.delete(db));
+  }
+  return running;
 }
