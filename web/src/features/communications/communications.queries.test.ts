@@ -1,10 +1,7 @@
-import { QueryClient, QueryClientProvider, type QueryKey } from '@tanstack/react-query';
 import { renderHook } from '@testing-library/react';
-import { createElement, type ReactNode } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import type { ApiClient } from '../../api/api-client.ts';
-import { ServicesProvider, type AppServices } from '../../app/services-context.tsx';
-import { testServices } from '../../test/render-app.tsx';
+import { cachedKeys } from '../../test/cached-keys.ts';
 import { withDefaults } from '../data-analysis/analysis-periods.ts';
 import { dataAnalysisQueries } from '../data-analysis/data-analysis.queries.ts';
 import { defaultVisitOptions, visitChartQueries } from '../data-analysis/visit-charts.queries.ts';
@@ -29,18 +26,8 @@ function setUp() {
     interviews: visitChartQueries.doctorInterviewRates(api as unknown as ApiClient, f, defaultVisitOptions).queryKey,
     trend: dataAnalysisQueries.referralsTrend(api as unknown as ApiClient, f).queryKey,
     staffs: visitChartQueries.staffs(api as unknown as ApiClient).queryKey,
-  } satisfies Record<string, QueryKey>;
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  for (const key of Object.values<QueryKey>(keys)) client.setQueryData(key, { cached: true });
-  const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
-  const wrapper = ({ children }: { children: ReactNode }) =>
-    createElement(QueryClientProvider, { client }, createElement(ServicesProvider, { value: services, children }));
-  const invalidated = () =>
-    Object.entries(keys)
-      .filter(([, key]) => client.getQueryState(key)?.isInvalidated)
-      .map(([name]) => name)
-      .sort();
-  return { wrapper, invalidated };
+  };
+  return cachedKeys(api, keys);
 }
 
 describe('communication writes', () => {
