@@ -3,6 +3,7 @@ import { comparePositions, type EventStore, type Position } from '@renkei/event-
 import { createProjectionEngine, type ProjectionLogger } from './projection-engine.ts';
 import type { Projection } from './projection.ts';
 import { migrateProjections } from './projections.migrations.ts';
+import { createLoopWaits } from './loop-waits.ts';
 
 export interface StartProjectionsOptions {
   db: Database;
@@ -38,30 +39,8 @@ export function startProjections(options: StartProjectionsOptions): { stop(): Pr
   const idlePollIntervalMs = options.idlePollIntervalMs ?? pollIntervalMs;
   const minReadIntervalMs = options.minReadIntervalMs ?? 10;
   let stopped = false;
-  const wakers = new Set<() => void>();
-
-  const idleWakers = new Set<() => void>();
-  /** `idle`: a poll wait, cut short by a local append; back-offs after errors are not. */
-  const sleep = (ms: number, idle = false) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        wakers.delete(done);
-        idleWakers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      wakers.add(done);
-      if (idle) idleWakers.add(done);
-    });
-
-  // Appends made in this process wake the loops at once (the embedded single-process default). An
-  // append while a loop is busy is remembered, so that loop reads again instead of sleeping a poll.
-  const appendedWhileBusy = new Map<string, boolean>();
-  const unregister = options.store.onAppend?.(() => {
-    for (const name of appendedWhileBusy.keys()) appendedWhileBusy.set(name, true);
-    for (const wake of [...idleWakers]) wake();
-  });
+  const waits = createLoopWaits(options.store);
+  const sleep = waits.sleep;
 
   const migrated = (async () => {
     for (let attempt = 0; !stopped; attempt++) {
@@ -86,10 +65,10 @@ export function startProjections(options: StartProjectionsOptions): { stop(): Pr
         if (sinceLastRead < minReadIntervalMs) await sleep(minReadIntervalMs - sinceLastRead);
         if (stopped) break;
         lastReadAt = performance.now();
-        appendedWhileBusy.set(p.name, false);
+        const appendsBefore = waits.appends();
         const worked = await engine.step(p);
         failures = 0;
-        if (!worked && !appendedWhileBusy.get(p.name)) await sleep(idlePollIntervalMs, true);
+        if (!worked && waits.appends() === appendsBefore) await waits.idle(idlePollIntervalMs);
       } catch (error) {
         if (stopped) break;
         failures += 1;
@@ -103,8 +82,7 @@ export function startProjections(options: StartProjectionsOptions): { stop(): Pr
   return {
     async stop() {
       stopped = true;
-      unregister?.();
-      for (const wake of [...wakers]) wake();
+      waits.stop();
       await Promise.all(loops);
       await migrated;
     },

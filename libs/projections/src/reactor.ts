@@ -3,6 +3,7 @@ import type { Database } from '@renkei/db';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from '@renkei/event-store';
 import type { ProjectionLogger } from './projection-engine.ts';
 import { migrateProjections } from './projections.migrations.ts';
+import { createLoopWaits } from './loop-waits.ts';
 
 export interface ReactorContext {
   db: Database;
@@ -87,28 +88,8 @@ export function startReactors(
   const pollIntervalMs = options.pollIntervalMs ?? (db.kind === 'pglite' ? 100 : 50);
   const idlePollIntervalMs = options.idlePollIntervalMs ?? pollIntervalMs;
   let stopped = false;
-  const wakers = new Set<() => void>();
-  const idleWakers = new Set<() => void>();
-  /** `idle`: a caught-up loop's wait, cut short by an append of this process; back-offs are not. */
-  const sleep = (ms: number, idle = false) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        wakers.delete(done);
-        idleWakers.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      wakers.add(done);
-      if (idle) idleWakers.add(done);
-    });
-  // Appends of this process wake caught-up loops at once, as they wake the projections; one made while a
-  // loop was reading is remembered (its read may have missed it), so that loop reads again at once.
-  let appends = 0;
-  const unregister = store.onAppend?.(() => {
-    appends += 1;
-    for (const wake of [...idleWakers]) wake();
-  });
+  const waits = createLoopWaits(store);
+  const sleep = waits.sleep;
 
   const abort = new AbortController();
   const ctx: ReactorContext = { db, store, logger, signal: abort.signal };
@@ -146,7 +127,7 @@ export function startReactors(
     };
     while (!stopped) {
       let page: Awaited<ReturnType<EventStore['readAll']>> | null = null;
-      const appendsBefore = appends;
+      const appendsBefore = waits.appends();
       try {
         if (!position) {
           await migrateProjections(db);
@@ -160,7 +141,7 @@ export function startReactors(
         if (comparePositions(page.next, position) > 0) await advance(page.next, page.events.length);
         if (singlyUntil && comparePositions(position, singlyUntil) >= 0) singlyUntil = null;
         failures = 0;
-        if (page.events.length === 0 && appends === appendsBefore) await sleep(idlePollIntervalMs, true);
+        if (page.events.length === 0 && waits.appends() === appendsBefore) await waits.idle(idlePollIntervalMs);
       } catch (error) {
         if (stopped) break;
         failures += 1;
@@ -202,9 +183,8 @@ export function startReactors(
   return {
     async stop() {
       stopped = true;
-      unregister?.();
       abort.abort();
-      for (const wake of [...wakers]) wake();
+      waits.stop();
       await Promise.all([...loops, ...backgrounds]);
     },
   };
