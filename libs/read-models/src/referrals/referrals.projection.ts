@@ -1182,7 +1182,8 @@ async function rebuildTenantInstitutionRollups(
       FROM ${sql.table(t.referral_period_rollups)} p CROSS JOIN LATERAL (${calendarSpans(sql`p.segment`)}) s(span, period_start)
      WHERE p.tenant_id = ${tenantId} AND p.segment >= ${from}::date AND p.segment < ${to}::date
      GROUP BY p.tenant_id, p.medical_institution_id, s.span, s.period_start`.execute(trx);
-  await rebuildTenantYearToMonthRollups(trx, t, tenantId, range);
+  // The delete above took the 年度-to-month rows of these 年度 too.
+  await insertYearToMonthRows(trx, t, tenantId, { from, to });
 }
 
 /** [from, to) widened to whole 年度. */
@@ -1208,6 +1209,16 @@ export async function rebuildTenantYearToMonthRollups(
      WHERE tenant_id = ${tenantId} AND span = 'fiscal_year_to_month' AND period_start >= ${from}::date AND period_start < ${to}::date`.execute(
     trx,
   );
+  await insertYearToMonthRows(trx, t, tenantId, { from, to });
+}
+
+/** The `fiscal_year_to_month` rows of whole 年度 [from, to), none of which may be there. */
+async function insertYearToMonthRows(
+  trx: Transaction<unknown>,
+  t: Pick<T, 'referral_institution_rollups'>,
+  tenantId: string,
+  { from, to }: { from: string; to: string },
+): Promise<void> {
   await sql`
     INSERT INTO ${sql.table(t.referral_institution_rollups)}
       (tenant_id, medical_institution_id, span, period_start, ${sql.raw(fourCounts.join(', '))})
