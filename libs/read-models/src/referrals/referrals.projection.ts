@@ -723,19 +723,28 @@ async function recompute(
 export const rollupTuning = { bulkMonths: 256 };
 
 /** The rollups of whole institution-months, from the facts and the stays' links as they stand. */
-async function rollupMonths(trx: Transaction<unknown>, t: T, months: InstitutionMonth[]): Promise<void> {
-  if (months.length === 0) return;
+/**
+ * The rollups of whole institution-months, from the facts and the stays' links as they stand. Answers
+ * the tenants summed again set-wise, with the 年度 they were summed over.
+ */
+async function rollupMonths(
+  trx: Transaction<unknown>,
+  t: T,
+  months: InstitutionMonth[],
+): Promise<Map<string, { from: string; to: string }>> {
+  if (months.length === 0) return new Map();
   const bulk = await bulkRollupTenants(trx, t, months);
   if (bulk.size > 0) {
     for (const [tenantId, range] of bulk) await bulkRollups(trx, t, tenantId, range);
     months = months.filter((m) => !bulk.has(m.tenant_id));
-    if (months.length === 0) return;
+    if (months.length === 0) return bulk;
   }
   // The attribute rows take the difference these months make: what they contribute before and after.
   const attributes = await attributesBefore(trx, t, months);
   await rollupInstitutionMonths(trx, t, months);
   await rollupDaysAndMdc(trx, t, months);
   await attributesAfter(trx, t, months, attributes);
+  return bulk;
 }
 
 /**
@@ -885,7 +894,17 @@ async function runDeferredStep(trx: Transaction<unknown>, t: T, step: DeferredSt
        WHERE m.tenant_id = ${tenantId} AND m.import_id = ${importId}
          ${inBucket(sql`m.medical_institution_id::text || to_char(m.month, 'YYYYMM')`)}
       RETURNING m.tenant_id, m.medical_institution_id, to_char(m.month, 'YYYY-MM-DD') AS month`.execute(trx);
-    await rollupMonths(trx, t, months);
+    const bulk = await rollupMonths(trx, t, months);
+    // A tenant summed again set-wise has every month of those 年度 summed from the facts and links as
+    // they stand, this import's included (its links are all made: every link slice comes before the first
+    // rollup slice). Its months in the other buckets are done, so their slices have nothing left to sum.
+    // Other imports' months stay noted: their links may still be to make.
+    if (slice)
+      for (const [bulkTenant, range] of bulk)
+        await sql`
+          DELETE FROM ${sql.table(t.referral_pending_months)}
+           WHERE tenant_id = ${bulkTenant} AND import_id = ${importId}
+             AND month >= ${range.from}::date AND month < ${range.to}::date`.execute(trx);
   }
 }
 
