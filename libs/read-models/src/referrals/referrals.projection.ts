@@ -844,7 +844,12 @@ interface DeferredStep {
   slice: ReferralDataImportRollupsRequested | null;
 }
 
-/** Notes what a deferred chunk touched: its import's slices (or end) re-link and recompute it. */
+/**
+ * Notes what a deferred chunk touched: its import's slices (or end) re-link and recompute it. Only the
+ * patients with a stay are noted: re-linking moves stays, so a patient without one has nothing to
+ * re-link, and a stay that comes later re-links its patient itself (its own change or its import's
+ * slices), against the referrals written by then. A referral list's import notes almost none.
+ */
 async function notePending(
   trx: Transaction<unknown>,
   t: T,
@@ -858,6 +863,8 @@ async function notePending(
       SELECT tenant_id, ${importId}::uuid, patient_key
         FROM unnest(${sql.val(patients.map((p) => p.tenant_id))}::uuid[], ${sql.val(patients.map((p) => p.patient_key))}::text[])
           AS p(tenant_id, patient_key)
+       WHERE EXISTS (SELECT 1 FROM ${sql.table(t.hospital_admissions)} a
+                      WHERE a.tenant_id = p.tenant_id AND a.patient_key = p.patient_key)
       ON CONFLICT DO NOTHING`.execute(trx);
   const months = [...new Map(keys.map((k) => [`${k.tenant_id}|${k.medical_institution_id}|${k.month}`, k])).values()];
   if (months.length > 0)
