@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import { defineProjection } from '@renkei/projections';
 import {
   CommunicationCreated,
@@ -240,12 +240,7 @@ export const visitRollupsProjection = defineProjection({
                AS d(tenant_id, id)
          WHERE cur.tenant_id = d.tenant_id AND cur.communication_id = d.id`.execute(trx);
 
-    await refreshNextActions(
-      trx,
-      t,
-      sql`unnest(${sql.val(refs.map((r) => r.tenantId))}::uuid[], ${sql.val(refs.map((r) => r.id))}::uuid[]) AS k(tenant_id, id)
-          WHERE s.tenant_id = k.tenant_id AND s.communication_id = k.id`,
-    );
+    await refreshNextActions(trx, t, refs);
     for (const k of await keysOf(trx, t, refs)) dayKeys.set(dayKeyString(k), k);
     await resumDays(trx, t, [...dayKeys.values()]);
     await attributesAfter(trx, t, refs, attributes);
@@ -383,13 +378,25 @@ async function attributesAfter(
       ON CONFLICT (tenant_id) DO UPDATE SET master_runs = excluded.master_runs`.execute(trx);
 }
 
-/** Sets `has_next_action` of the source rows `from` selects (a FROM list and WHERE on `s`) from their links. */
-async function refreshNextActions(trx: Transaction<unknown>, t: Tables, from: RawBuilder<unknown>): Promise<void> {
+/**
+ * Sets `has_next_action` of the records' source rows from their links, writing only the rows it changes:
+ * an import's new visits have no links yet, and rewriting each of them cost a tenth of its time.
+ */
+async function refreshNextActions(
+  trx: Transaction<unknown>,
+  t: Tables,
+  refs: readonly { tenantId: string; id: string }[],
+): Promise<void> {
+  if (refs.length === 0) return;
   await sql`
-    UPDATE ${sql.table(t.visit_sources)} AS s
-       SET has_next_action = EXISTS (SELECT 1 FROM ${sql.table(t.visit_task_links)} l
-                                      WHERE l.tenant_id = s.tenant_id AND l.communication_id = s.communication_id)
-      FROM ${from}`.execute(trx);
+    UPDATE ${sql.table(t.visit_sources)} AS s SET has_next_action = k.linked
+      FROM (SELECT k.tenant_id, k.id,
+                   EXISTS (SELECT 1 FROM ${sql.table(t.visit_task_links)} l
+                            WHERE l.tenant_id = k.tenant_id AND l.communication_id = k.id) AS linked
+              FROM unnest(${sql.val(refs.map((r) => r.tenantId))}::uuid[], ${sql.val(refs.map((r) => r.id))}::uuid[]) AS k(tenant_id, id)) k
+     WHERE s.tenant_id = k.tenant_id AND s.communication_id = k.id AND s.has_next_action IS DISTINCT FROM k.linked`.execute(
+    trx,
+  );
 }
 
 interface DayKey {
