@@ -134,10 +134,16 @@ export interface EventStore {
   /** The position of the newest visible event. */
   headPosition(): Promise<Position>;
   /**
-   * Registers a callback fired after each append made through this instance (same process), so
-   * pollers can look at once instead of waiting for their next poll; returns the unregister function.
+   * Registers a callback fired after each append made through this instance (same process), and with
+   * `hearsOtherProcesses` after other processes' appends too, so pollers can look at once instead of
+   * waiting for their next poll; returns the unregister function.
    */
   onAppend?(listener: () => void): () => void;
+  /**
+   * True when `onAppend` also reports appends of other processes (PostgreSQL: a LISTEN connection), so a
+   * caught-up follower may poll slowly: it is woken as soon as any process appends.
+   */
+  readonly hearsOtherProcesses?: boolean;
   /** Number of visible events after `from` (for lag reports); optional, callers fall back to paging. */
   countAfter?(from: Position): Promise<number>;
   close(): Promise<void>;

@@ -278,4 +278,21 @@ export const eventStoreMigrations: ModuleMigrations = {
       `.execute(db);
     },
   },
+  '0006_notify_appends': {
+    async up(db) {
+      // Followers in other processes (the separate services) hear of an append at its commit instead of
+      // polling for it: the statement trigger every insert already runs also notifies. A notification is
+      // sent only if its transaction commits, once per transaction whatever the number of statements.
+      await sql`
+        CREATE OR REPLACE FUNCTION es.take_append_order() RETURNS trigger LANGUAGE plpgsql AS $fn$
+        BEGIN
+          -- 25971 is 'es'; the two-key form never meets the one-key locks of other modules.
+          PERFORM pg_advisory_xact_lock(25971, 1);
+          PERFORM pg_notify('es_appended', '');
+          RETURN NULL;
+        END
+        $fn$
+      `.execute(db);
+    },
+  },
 };

@@ -25,6 +25,7 @@ import type {
   RecordedEvent,
   StreamAppend,
 } from '../types.ts';
+import { listenForAppends } from './append-listener.ts';
 import { eventStoreMigrations } from './postgres-event-store.migrations.ts';
 
 export interface PostgresEventStoreOptions {
@@ -35,6 +36,11 @@ export interface PostgresEventStoreOptions {
    * batch costs little more than a lone append and everything that waits for it leaves in the next).
    */
   maxBatchesInFlight?: number;
+  /**
+   * Whether followers of this store hear other processes' appends at once (LISTEN on a connection of
+   * its own; default on PostgreSQL). Off: they find them at their next poll.
+   */
+  listen?: boolean;
 }
 
 const UNIQUE_VIOLATION = '23505';
@@ -444,7 +450,13 @@ export async function createPostgresEventStore(
     return Number(rows[0]?.n ?? 0);
   }
 
+  // Appends of other processes on the same server (the separate services) are heard too, through one
+  // LISTEN connection opened when something first follows the store. PGlite has one process.
+  let otherProcesses: { stop(): Promise<void> } | null = null;
+  const hearsOtherProcesses = db.kind === 'postgres' && db.url !== undefined && options.listen !== false;
+
   function onAppend(listener: () => void): () => void {
+    if (hearsOtherProcesses) otherProcesses ??= listenForAppends(db.url!, pool, () => appended.emit('append'));
     appended.on('append', listener);
     return () => appended.off('append', listener);
   }
@@ -469,8 +481,10 @@ export async function createPostgresEventStore(
         ...(options.wakeOnLocalAppend === false ? {} : { onLocalAppend: onAppend }),
       });
     },
+    hearsOtherProcesses,
     async close() {
       appended.removeAllListeners();
+      await otherProcesses?.stop();
     },
   };
 }

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, openDatabase, type Database, type TestDatabase } from '@renkei/db';
+import { newEventMetadata } from '../metadata.ts';
+import { streamId } from '../stream-id.ts';
+import type { EventStore } from '../types.ts';
+import { createPostgresEventStore } from './postgres-event-store.ts';
+
+/** Resolves at the listener's first call after `arm()`; the test's timeout bounds the wait. */
+function heard(store: EventStore) {
+  let arm: () => Promise<void> = async () => undefined;
+  let calls = 0;
+  const waiters: (() => void)[] = [];
+  const unregister = store.onAppend!(() => {
+    calls += 1;
+    for (const w of waiters.splice(0)) w();
+  });
+  arm = () => new Promise<void>((resolve) => waiters.push(resolve));
+  return { next: () => arm(), calls: () => calls, unregister };
+}
+
+describe('appends of other processes', () => {
+  let db: TestDatabase;
+  // Another process: its own pool and store on the same database.
+  let otherDb: Database;
+  let writer: EventStore;
+  let follower: EventStore;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    otherDb = await openDatabase({ url: db.url, poolMax: 2 });
+    writer = await createPostgresEventStore(db);
+    follower = await createPostgresEventStore(otherDb);
+  });
+  afterAll(async () => {
+    await follower.close();
+    await writer.close();
+    await otherDb.close();
+    await db.close();
+  });
+
+  const append = (store: EventStore) =>
+    store.append(
+      streamId('note', randomUUID()),
+      [{ type: 'NoteWritten', data: {}, metadata: newEventMetadata(randomUUID()) }],
+      { expectedRevision: 'no_stream' },
+    );
+
+  it('wake a follower of this process at their commit, through its LISTEN connection', async () => {
+    expect(follower.hearsOtherProcesses).toBe(true);
+    const listen = heard(follower);
+    // The connection reports itself once it listens (for what came before it did).
+    await listen.next();
+    const woken = listen.next();
+    await append(writer);
+    await woken;
+    // One notification per appending transaction: a second append is a second call.
+    const again = listen.next();
+    await append(writer);
+    await again;
+    listen.unregister();
+  });
+
+  it('reach it again after its connection was lost', async () => {
+    const listen = heard(follower);
+    const back = listen.next();
+    await db.pool.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE application_name = 'renkei-append-listener' AND datname = current_database()`,
+    );
+    // Called once it listens again, then for appends as before.
+    await back;
+    const woken = listen.next();
+    await append(writer);
+    await woken;
+    listen.unregister();
+  });
+
+  it('are not listened for when turned off, and a store that has nobody following opens no connection', async () => {
+    const quiet = await createPostgresEventStore(otherDb, { listen: false });
+    expect(quiet.hearsOtherProcesses).toBe(false);
+    await quiet.close();
+    const unfollowed = await createPostgresEventStore(otherDb);
+    const { rows } = await db.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE application_name = 'renkei-append-listener' AND datname = current_database()`,
+    );
+    // Only the follower's own connection from the tests above.
+    expect(rows[0]!.n).toBe(1);
+    await unfollowed.close();
+  });
+});
