@@ -15,16 +15,8 @@ const db = await openDatabase({
   applicationName: 'renkei-worker',
 });
 const store = await createEventStore({ db, eventstoreUrl: process.env.EVENTSTORE_URL || undefined });
-const worker = await startWorker({
-  db,
-  store,
-  projections,
-  reactors,
-  logger,
-  // Woken at every process's append (the store LISTENs), caught-up loops only poll as a safety net:
-  // at 25–50 ms they made ~600 statements a second on an idle database (docs/decisions.md).
-  ...(store.hearsOtherProcesses ? { idlePollIntervalMs: 500 } : {}),
-});
+// Woken at every process's append (the store LISTENs), its caught-up loops poll only as a safety net.
+const worker = await startWorker({ db, store, projections, reactors, logger });
 
 let stopping = false;
 async function shutdown(signal: string) {
