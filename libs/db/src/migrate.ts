@@ -81,11 +81,22 @@ function withCheapTableChecks<DB>(db: Kysely<DB>, tableNames: readonly string[])
   });
 }
 
-const migratedModules = new WeakMap<Database, Set<string>>();
+const migratedModules = new WeakMap<Database, Map<string, Promise<void>>>();
 
-/** `migrateModule` on first use of a module in a database, once per process: later calls cost nothing. */
-export async function migrateModuleOnce(db: Database, module: string, migrations: ModuleMigrations): Promise<void> {
-  if (migratedModules.get(db)?.has(module)) return;
-  await migrateModule(db.kysely, module, migrations);
-  migratedModules.set(db, new Set(migratedModules.get(db)).add(module));
+/**
+ * `migrateModule` on first use of a module in a database, once per process: callers that ask while it
+ * runs share that run (at a start many loops ask at once, and each would otherwise queue for the
+ * Migrator's lock in turn), later calls cost nothing, and a failed run is forgotten so the next caller
+ * tries again.
+ */
+export function migrateModuleOnce(db: Database, module: string, migrations: ModuleMigrations): Promise<void> {
+  const modules = migratedModules.get(db) ?? new Map<string, Promise<void>>();
+  migratedModules.set(db, modules);
+  let running = modules.get(module);
+  if (!running) {
+    running = migrateModule(db.kysely, module, migrations);
+    modules.set(module, running);
+    running.catch(() => modules.delete(module));
+  }
+  return running;
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { migrateModule, type Database, type ModuleMigrations } from '@renkei/db';
+import { migrateModuleOnce, type Database, type ModuleMigrations } from '@renkei/db';
 
 /** Frozen once released: add new migrations, never edit these. */
 const projectionsMigrations: ModuleMigrations = {
@@ -104,19 +104,7 @@ const projectionsMigrations: ModuleMigrations = {
   },
 };
 
-const migrated = new WeakMap<Database, Promise<void>>();
-
-/**
- * Once per database handle and process: the runner, each reactor and each reactor's background task
- * ask for it, 14 of them at once at an embedded start, and each call otherwise queued for the
- * Migrator's lock in turn. A failed run is forgotten, so the next caller tries again.
- */
+/** The runner, each reactor and each reactor's background task ask for it: one run per handle (`migrateModuleOnce`). */
 export function migrateProjections(db: Database): Promise<void> {
-  let running = migrated.get(db);
-  if (!running) {
-    running = migrateModule(db.kysely, 'projections', projectionsMigrations);
-    migrated.set(db, running);
-    running.catch(() => migrated.delete(db));
-  }
-  return running;
+  return migrateModuleOnce(db, 'projections', projectionsMigrations);
 }
