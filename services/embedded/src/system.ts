@@ -7,7 +7,7 @@ import { buildCommandApp } from '@renkei/command';
 import { buildGatewayApp, ensureLocalCertificate, followIpAllowLists } from '@renkei/gateway';
 import { buildIdentityApp, loadIdentityConfig, type IdentityConfig } from '@renkei/identity';
 import { buildQueryApp } from '@renkei/query';
-import { projections as workerProjections, startWorker, workerReactors } from '@renkei/worker';
+import { projections as workerProjections, startWorker, wokenIdlePollMs, workerReactors } from '@renkei/worker';
 import type { Projection } from '@renkei/projections';
 import type { AuthOptions } from '@renkei/service-kit';
 import type { EmbeddedConfig } from './config.ts';
@@ -56,9 +56,6 @@ async function openStore(config: EmbeddedConfig): Promise<{ db: Database; store:
     throw error;
   }
 }
-
-/** How long caught-up projection and reactor loops of the embedded system wait for an append from elsewhere. */
-const embeddedIdlePollMs = 500;
 
 const listenInternal = async (app: FastifyInstance): Promise<string> => {
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -137,7 +134,7 @@ export async function startEmbedded(
       // their poll only finds appends made elsewhere (the ops CLI on the same database). Polled every
       // 25–50 ms, the caught-up loops made ~600 statements a second on an idle install, a third of a
       // core of this process and as much again of PostgreSQL's (docs/decisions.md).
-      ...(store.onAppend ? { idlePollIntervalMs: embeddedIdlePollMs } : {}),
+      ...(store.onAppend ? { idlePollIntervalMs: wokenIdlePollMs } : {}),
     });
     started.push({ name: 'worker', stop: () => worker.stop() });
 

@@ -32,10 +32,17 @@ export interface WorkerOptions {
   kafkaBrokers?: string | null;
 }
 
+/**
+ * The idle poll of caught-up projection and reactor loops whose store wakes them at every append that
+ * concerns them (the embedded system's own appends, or every process's through LISTEN): only a safety net.
+ */
+export const wokenIdlePollMs = 500;
+
 /** Runs projections, reactors and (when KAFKA_BROKERS is set) the integration-event relay until stopped. */
 export async function startWorker(options: WorkerOptions): Promise<{ stop(): Promise<void> }> {
   // At 25–50 ms the caught-up loops made ~600 statements a second on an idle database (docs/decisions.md).
-  const idlePollIntervalMs = options.idlePollIntervalMs ?? (options.store.hearsOtherProcesses ? 500 : undefined);
+  const idlePollIntervalMs =
+    options.idlePollIntervalMs ?? (options.store.hearsOtherProcesses ? wokenIdlePollMs : undefined);
   // First: a malformed KAFKA_BROKERS throws before anything else is running.
   const relay = startIntegrationRelay({
     db: options.db,

@@ -6,18 +6,18 @@ import { streamId } from '../stream-id.ts';
 import type { EventStore } from '../types.ts';
 import { createPostgresEventStore } from './postgres-event-store.ts';
 
-/** Resolves at the listener's first call after `arm()`; the test's timeout bounds the wait. */
+/** `next()` resolves at the store's next `onAppend` call; the test's timeout bounds the wait. */
 function heard(store: EventStore) {
-  let arm: () => Promise<void> = async () => undefined;
-  let calls = 0;
   const waiters: (() => void)[] = [];
   const unregister = store.onAppend!(() => {
-    calls += 1;
     for (const w of waiters.splice(0)) w();
   });
-  arm = () => new Promise<void>((resolve) => waiters.push(resolve));
-  return { next: () => arm(), calls: () => calls, unregister };
+  return { next: () => new Promise<void>((resolve) => waiters.push(resolve)), unregister };
 }
+
+/** The listening connections on the test's database. */
+const listenerConnections = `FROM pg_stat_activity
+  WHERE application_name = 'renkei-append-listener' AND datname = current_database()`;
 
 describe('appends of other processes', () => {
   let db: TestDatabase;
@@ -63,10 +63,7 @@ describe('appends of other processes', () => {
   it('reach it again after its connection was lost', async () => {
     const listen = heard(follower);
     const back = listen.next();
-    await db.pool.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-        WHERE application_name = 'renkei-append-listener' AND datname = current_database()`,
-    );
+    await db.pool.query(`SELECT pg_terminate_backend(pid) ${listenerConnections}`);
     // Called once it listens again, then for appends as before.
     await back;
     const woken = listen.next();
@@ -80,12 +77,7 @@ describe('appends of other processes', () => {
     expect(quiet.hearsOtherProcesses).toBe(false);
     await quiet.close();
     const listeners = async () =>
-      (
-        await db.pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
-            WHERE application_name = 'renkei-append-listener' AND datname = current_database()`,
-        )
-      ).rows[0]!.n;
+      (await db.pool.query<{ n: number }>(`SELECT count(*)::int AS n ${listenerConnections}`)).rows[0]!.n;
     const before = await listeners();
     const unfollowed = await createPostgresEventStore(otherDb);
     await append(unfollowed);

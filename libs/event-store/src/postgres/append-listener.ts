@@ -11,7 +11,7 @@ export function listenForAppends(url: string, pool: pg.Pool, heard: () => void):
   let stopped = false;
   let client: pg.Client | null = null;
   let retry: ReturnType<typeof setTimeout> | undefined;
-  const poolEnded = () => (pool as pg.Pool & { ending?: boolean; ended?: boolean }).ending === true;
+  const poolEnded = () => (pool as pg.Pool & { ending?: boolean }).ending === true;
 
   const again = (attempt: number) => {
     if (stopped || poolEnded()) return;
