@@ -16,6 +16,8 @@ export function importEndings(): (rows: readonly Seen[]) => boolean {
   let first = true;
   return (rows) => {
     let ended = false;
+    // Rows are "newer" against the answers before this one, not against each other.
+    let newestNow = newest;
     for (const row of rows) {
       const before = statuses.get(row.id);
       // Compared with one another only: the server's clock stamps every row.
@@ -23,11 +25,9 @@ export function importEndings(): (rows: readonly Seen[]) => boolean {
       const appearedOver = before === undefined && !first && (newest === null || created > newest);
       if (!isRunning(row) && (appearedOver || (before !== undefined && isRunning({ status: before })))) ended = true;
       statuses.set(row.id, row.status);
+      if (newestNow === null || created > newestNow) newestNow = created;
     }
-    for (const row of rows) {
-      const created = Date.parse(row.created_at);
-      if (newest === null || created > newest) newest = created;
-    }
+    newest = newestNow;
     first = false;
     return ended;
   };
