@@ -5,8 +5,10 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { buildCommandApp } from '@renkei/command';
 import type { Database } from '@renkei/db';
-import type { EventStore } from '@renkei/event-store';
+import { ownDepartmentsAggregate, uuidV5 } from '@renkei/domain';
+import { StreamNotFoundError, streamId, type EventStore } from '@renkei/event-store';
 import { issueAccessToken, updateTenant, type IdentityConfig } from '@renkei/identity';
+import { findDepartmentByName } from '@renkei/institution-master';
 import { generateDemoReferralFiles } from '@renkei/referral-files';
 import type { AuthOptions } from '@renkei/service-kit';
 
@@ -27,6 +29,13 @@ export interface DemoReferralSeedDeps {
 function currentFiscalYear(now = new Date()): number {
   const tokyo = new Date(now.getTime() + 9 * 3_600_000);
   return tokyo.getUTCMonth() >= 3 ? tokyo.getUTCFullYear() : tokyo.getUTCFullYear() - 1;
+}
+
+const demoDepartmentNamespace = '5b0f3c1e-8d47-4f6a-9c2e-3a1d7e6b9f40';
+
+/** Yesterday in Japan: the demo hospital exported its files this morning. */
+function yesterdayInJapan(now = new Date()): string {
+  return new Date(now.getTime() + 9 * 3_600_000 - 86_400_000).toISOString().slice(0, 10);
 }
 
 /**
@@ -51,8 +60,8 @@ export async function seedDemoReferrals(deps: DemoReferralSeedDeps): Promise<{ u
   ).rows[0];
   if (!own) return undefined;
   const tenant = (
-    await sql<{ medical_institution_id: string | null }>`
-      SELECT medical_institution_id FROM identity.tenants WHERE slug = ${deps.tenantSlug}`.execute(db.kysely)
+    await sql<{ id: string; medical_institution_id: string | null }>`
+      SELECT id, medical_institution_id FROM identity.tenants WHERE slug = ${deps.tenantSlug}`.execute(db.kysely)
   ).rows[0];
   if (tenant && !tenant.medical_institution_id)
     await updateTenant({ db, store: deps.store }, deps.tenantSlug, { medicalInstitutionId: own.id });
@@ -68,6 +77,7 @@ export async function seedDemoReferrals(deps: DemoReferralSeedDeps): Promise<{ u
     institutions,
     ownInstitutionCode: own.code,
     fiscalYears: [fy - 2, fy - 1, fy],
+    until: yesterdayInJapan(),
     referralsPerYear: deps.referralsPerYear ?? 3000,
     otherAdmissionsPerYear: 800,
   });
@@ -98,6 +108,39 @@ export async function seedDemoReferrals(deps: DemoReferralSeedDeps): Promise<{ u
         mapping: demo.reverseReferralMapping,
       },
     ] as const;
+    // The hospital's own departments, named as its lists name them: referrals are matched to them by name
+    // as of the upload, so without them every figure by 自院診療科 would read 「未設定」. An owner's own list
+    // is kept; the ids are fixed so a start that stopped half-way sets the same list again.
+    const ownDepartmentsStream = streamId(ownDepartmentsAggregate, tenant?.id ?? '');
+    const hasOwnDepartments =
+      tenant !== undefined &&
+      (await deps.store.readStream(ownDepartmentsStream, { tenantId: tenant.id }).then(
+        (events) => events.length > 0,
+        (error: unknown) => {
+          if (error instanceof StreamNotFoundError) return false;
+          throw error;
+        },
+      ));
+    if (!hasOwnDepartments) {
+      const departments = await app.inject({
+        method: 'PUT',
+        url: '/api/own_medical_institution/departments',
+        headers: { authorization },
+        payload: {
+          own_departments: demo.ownDepartments.map((name) => {
+            const master = findDepartmentByName(name);
+            return {
+              id: uuidV5(demoDepartmentNamespace, `${deps.tenantSlug}|${name}`),
+              name,
+              // The master's department ids as GET /departments answers them.
+              department_id: master ? String(master.id).padStart(2, '0') : null,
+            };
+          }),
+        },
+      });
+      if (departments.statusCode !== 200)
+        throw new Error(`demo seed: own departments answered ${departments.statusCode}: ${departments.body}`);
+    }
     const saved = await app.inject({
       method: 'PUT',
       url: '/api/data_uploads/mapping_profiles',

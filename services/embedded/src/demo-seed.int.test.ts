@@ -75,6 +75,14 @@ describe('demo seed', { timeout: 300_000 }, () => {
       SELECT content_type, count(*) AS n FROM files.stored_files WHERE tenant_id = ${tenantId} AND referenced
        GROUP BY content_type ORDER BY content_type`.execute(db.kysely);
     expect(files.map((f) => f.content_type)).toEqual(['application/pdf', 'image/png']);
+    // The hospital's own departments, before its referral lists: their 受診科 match them by name.
+    expect(counts).toMatchObject({ OwnDepartmentsReplaced: 1 });
+    const { rows: uploads } = await sql<{ type: string }>`
+      SELECT type FROM es.events WHERE tenant_id = ${tenantId}
+         AND type IN ('OwnDepartmentsReplaced', 'ReferralDataImportRequested') ORDER BY global_position LIMIT 1`.execute(
+      db.kysely,
+    );
+    expect(uploads[0]?.type).toBe('OwnDepartmentsReplaced');
 
     expect(await seedDemo(options)).toBeUndefined();
     expect(await eventCounts(tenantId)).toEqual(counts);

@@ -61,6 +61,32 @@ describe('generateDemoReferralFiles', () => {
     expect(fs.readFileSync(path.join(c, referral)).equals(fs.readFileSync(first.files[0]!.path))).toBe(false);
   });
 
+  it('writes nothing after `until`: no referral, stay, discharge or reverse referral, and a partial last month', async () => {
+    const dir = tmp();
+    const demo = await generateDemoReferralFiles(dir, { ...options, until: '2024-11-15' });
+    const [referralFile, reverseFile, ...dpcFiles] = demo.files;
+    const referrals = await collect(
+      parseReferralList(referralFile!.path, { mapping: demo.referralMapping, prefectureCode: 22 }),
+    );
+    const dates = referrals.records.map((r) => r.referralDate).sort();
+    expect(dates[dates.length - 1]! <= '2024-11-15').toBe(true);
+    // November has data up to the 15th only: about half a month of referrals, not none and not all.
+    const november = dates.filter((d) => d.startsWith('2024-11')).length;
+    const october = dates.filter((d) => d.startsWith('2024-10')).length;
+    expect(november).toBeGreaterThan(october * 0.3);
+    expect(november).toBeLessThan(october * 0.75);
+    const reverse = await collect(
+      parseReverseReferralList(reverseFile!.path, { mapping: demo.reverseReferralMapping, prefectureCode: 22 }),
+    );
+    expect(reverse.records.every((r) => r.reverseReferralDate <= '2024-11-15')).toBe(true);
+    const ff1 = dpcFiles.filter((f) => f.kind === 'ff1_file');
+    const stays = new StayAssembler();
+    for (const f of ff1) (await collect(parseFf1(f.path))).records.forEach((x) => stays.addFf1(x));
+    const all = stays.stays();
+    expect(all.length).toBeGreaterThan(0);
+    expect(all.every((s) => s.dischargeDate !== null && s.dischargeDate <= '2024-11-15')).toBe(true);
+  });
+
   // Generates and parses every demo file: CPU-bound, several seconds on a loaded machine.
   it('writes files that parse back with no rejection, the mapping suggested from their own headers', async () => {
     const dir = tmp();

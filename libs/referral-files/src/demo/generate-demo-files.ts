@@ -18,6 +18,12 @@ export interface GenerateDemoReferralOptions {
   ownInstitutionCode: string;
   /** 年度 to cover, e.g. [2022, 2023, 2024] (April–March each). */
   fiscalYears: readonly number[];
+  /**
+   * The last day with data, as `YYYY-MM-DD` (default: the last 31 March). A hospital's files end at the
+   * day they were exported: nothing is referred, admitted, discharged or sent back after it, and a stay
+   * not yet discharged is not in the DPC files (様式1 is written at discharge).
+   */
+  until?: string | undefined;
   /** Referrals in the first year (default 9,000: a mid-size hospital); later years follow the trends. */
   referralsPerYear?: number | undefined;
   /** Admissions without a referral (emergency, own outpatients) per year (default 2,500). */
@@ -36,6 +42,8 @@ export interface DemoReferralFiles {
   /** The hospital's own column names, as a mapping screen would save them. */
   referralMapping: Record<string, string>;
   reverseReferralMapping: Record<string, string>;
+  /** The hospital's departments as its lists name them (紹介先診療科, 自院診療科), to set up as its own. */
+  ownDepartments: string[];
 }
 
 /** mulberry32, as the institution-master generator: the same sequence on every machine for a seed. */
@@ -200,7 +208,9 @@ export async function generateDemoReferralFiles(
   reverse.line(reverseHeader, ',', false);
 
   const staysByYear = new Map<number, Stay[]>(years.map((y) => [y, []]));
-  const lastDay = toUtc(years[years.length - 1]! + 1, 3, 31);
+  const yearsEnd = toUtc(years[years.length - 1]! + 1, 3, 31);
+  const lastDay = options.until ? Math.min(yearsEnd, Date.parse(`${options.until}T00:00:00Z`)) : yearsEnd;
+  if (Number.isNaN(lastDay)) throw new Error(`until must be YYYY-MM-DD, got "${options.until}"`);
   let nextPatient = 1000;
   const recentPatients: number[] = [];
   let reverseNumber = 0;
@@ -236,7 +246,11 @@ export async function generateDemoReferralFiles(
       const monthIndex = yearIndex * 12 + m;
       const calMonth = ((m + 3) % 12) + 1;
       const calYear = m < 9 ? fy : fy + 1;
-      const daysInMonth = new Date(Date.UTC(calYear, calMonth, 0)).getUTCDate();
+      if (toUtc(calYear, calMonth, 1) > lastDay) break;
+      // The month of the last day has data up to it only, in proportion.
+      const monthDays = new Date(Date.UTC(calYear, calMonth, 0)).getUTCDate();
+      const daysInMonth = Math.min(monthDays, Math.round((lastDay - toUtc(calYear, calMonth, 1)) / day) + 1);
+      const monthShare = daysInMonth / monthDays;
       const weights = cumulative(
         profiles.map((p) => {
           const t = p.trend;
@@ -251,7 +265,7 @@ export async function generateDemoReferralFiles(
           return p.base * f;
         }),
       );
-      const count = Math.round((perYear / 12) * seasonality[m]! * (0.93 + r.next() * 0.14));
+      const count = Math.round((perYear / 12) * seasonality[m]! * monthShare * (0.93 + r.next() * 0.14));
       for (let i = 0; i < count; i++) {
         const p = profiles[draw(weights, r.next())]!;
         const dept = r.chance(0.5) ? p.favourite : demoDepartments[draw(departmentWeights, r.next())]!;
@@ -282,8 +296,8 @@ export async function generateDemoReferralFiles(
         );
         if (r.chance(dept.admissionShare)) {
           const admission = date + r.int(0, 40) * day;
-          if (admission <= lastDay) {
-            const stay = stayFor(patientId, admission, dept, true);
+          const stay = admission <= lastDay ? stayFor(patientId, admission, dept, true) : null;
+          if (stay && stay.discharge <= lastDay) {
             staysByYear.get(fiscalYearOf(admission))?.push(stay);
             if (stay.destination === '2' || stay.destination === '4') {
               reverse.line(
@@ -316,13 +330,13 @@ export async function generateDemoReferralFiles(
             );
         }
       }
-      const others = Math.round((othersPerYear / 12) * seasonality[m]!);
+      const others = Math.round((othersPerYear / 12) * seasonality[m]! * monthShare);
       for (let i = 0; i < others; i++) {
         const patientId = nextPatient;
         nextPatient += r.int(1, 9);
         const dept = demoDepartments[draw(departmentWeights, r.next())]!;
         const stay = stayFor(patientId, toUtc(calYear, calMonth, r.int(1, daysInMonth)), dept, false);
-        staysByYear.get(fy)!.push(stay);
+        if (stay.discharge <= lastDay) staysByYear.get(fy)!.push(stay);
       }
     }
   });
@@ -335,10 +349,13 @@ export async function generateDemoReferralFiles(
   ];
   for (const fy of years) {
     const stays = staysByYear.get(fy)!.sort((a, b) => a.patientId - b.patientId || a.admission - b.admission);
+    // A 年度 that has only begun (until is 1 April) has no discharged stay: a hospital sends no file for it.
+    if (stays.length === 0) continue;
     files.push(...writeDpcFiles(dir, fy, facilityCode, stays, r));
   }
   return {
     files,
+    ownDepartments: demoDepartments.map((d) => d.name),
     referralMapping: {
       紹介日: '紹介年月日',
       患者ID: 'カルテ番号',
