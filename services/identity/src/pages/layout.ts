@@ -39,6 +39,7 @@ export function page(title: string, body: string, options: { head?: string } = {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(title)} | 連携 Renkei</title>
 <style>${styles}</style>
 ${options.head ?? ''}
