@@ -1,4 +1,5 @@
 import { Button, Group, List, Text } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
 import { endpoints, type ImportRecord } from '@renkei/contracts';
 import { useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
@@ -9,7 +10,7 @@ import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
 import { ImportPage } from '../../imports/components/ImportPage.tsx';
 import { canUndo, communicationImportQueries, useUndoCommunicationImport } from '../communication-imports.queries.ts';
-import { useRefreshFiguresAfterImports } from '../../data-analysis/useRefreshFiguresAfterImports.ts';
+import { invalidateFigures } from '../../data-analysis/invalidate-figures.ts';
 
 const modeNames: Partial<Record<ImportRecord['import_type'], string>> = {
   communication: '新規登録',
@@ -18,10 +19,10 @@ const modeNames: Partial<Record<ImportRecord['import_type'], string>> = {
 
 export function CommunicationImportPage() {
   const { api } = useServices();
+  const queryClient = useQueryClient();
   const [undoing, setUndoing] = useState<ImportRecord | null>(null);
   const undo = useUndoCommunicationImport();
   const onError = useMutationErrorHandler({ conflictMessage: reloadedConflictMessage });
-  useRefreshFiguresAfterImports(communicationImportQueries.lists(), 'communications');
 
   const confirmUndo = async () => {
     if (!undoing) return;
@@ -88,6 +89,8 @@ export function CommunicationImportPage() {
       listKey={communicationImportQueries.all}
       // A finished import created or changed records: the communication screens must not show the old ones.
       staleAfterImport={['communications']}
+      // And the figures counted from visits.
+      onImportEnded={() => void invalidateFigures(queryClient, 'communications')}
       recordActions={(record) => (
         <Group gap={4} wrap="nowrap">
           <Text size="xs" c="dimmed">

@@ -14,9 +14,9 @@ import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { downloadFile, uploadFile } from '../../imports/file-transfer.ts';
-import { isRunning } from '../../imports/imports.queries.ts';
+import { useImportEnded } from '../../imports/useImportEnded.ts';
 import { dataUploadQueries, useSaveMappingProfiles } from '../data-uploads.queries.ts';
-import { useRefreshFiguresAfterImports } from '../../data-analysis/useRefreshFiguresAfterImports.ts';
+import { invalidateFigures } from '../../data-analysis/invalidate-figures.ts';
 import { readFileHead, sameNameMapping, type FileHead } from '../file-head.ts';
 import { DataUploadHistory } from './DataUploadHistory.tsx';
 import { MappingStep } from './MappingStep.tsx';
@@ -40,28 +40,17 @@ export function DataUploadsPage() {
   const [errors, setErrors] = useState<Partial<Record<DataUploadType, string>>>({});
   const [mapping, setMapping] = useState<{ type: MappedListType; file: File; head: FileHead } | null>(null);
   const [busy, setBusy] = useState<DataUploadType | null>(null);
-  // Every upload type is referral data: the lists, and the DPC files' stays (admissions, operations).
-  useRefreshFiguresAfterImports(dataUploadQueries.lists(), 'referral_data');
+  // An upload that ends may have brought unmatched institutions, and every upload type is referral data
+  // (the lists, and the DPC files' stays: admissions, operations).
+  useImportEnded(list.data?.data, () => {
+    void queryClient.invalidateQueries({ queryKey: [...dataUploadQueries.all, 'unmatched'] });
+    void invalidateFigures(queryClient, 'referral_data');
+  });
 
+  // Once shown, the upload just made is no longer polled for. Its end, even before it first showed, is the hook's.
   useEffect(() => {
-    if (awaitedId !== null && list.data?.data.some((r) => r.id === awaitedId)) {
-      setAwaitedId(null);
-      // It may have ended before the list first showed it running.
-      void queryClient.invalidateQueries({ queryKey: [...dataUploadQueries.all, 'unmatched'] });
-    }
-  }, [awaitedId, list.data, queryClient]);
-
-  // An import that ends may have brought unmatched institutions: their list is read again then.
-  const running = (list.data?.data ?? []).filter(isRunning).map((r) => r.id);
-  const runningKey = running.join(',');
-  const [lastRunning, setLastRunning] = useState('');
-  useEffect(() => {
-    if (runningKey === lastRunning) return;
-    const stillRunning = new Set(runningKey.split(','));
-    if (lastRunning.split(',').some((id) => id && !stillRunning.has(id)))
-      void queryClient.invalidateQueries({ queryKey: [...dataUploadQueries.all, 'unmatched'] });
-    setLastRunning(runningKey);
-  }, [runningKey, lastRunning, queryClient]);
+    if (awaitedId !== null && list.data?.data.some((r) => r.id === awaitedId)) setAwaitedId(null);
+  }, [awaitedId, list.data]);
 
   const send = async (type: DataUploadType, file: File, mappingProfileId?: string) => {
     setBusy(type);

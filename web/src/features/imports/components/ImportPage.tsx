@@ -1,7 +1,7 @@
 import { Alert, Button, FileInput, Group, Paper, SegmentedControl, Select, Stack, Text, Title } from '@mantine/core';
 import { useQuery, useQueryClient, type QueryKey, type UseQueryOptions } from '@tanstack/react-query';
 import type { CsvEncoding, EndpointContract, ImportRecord } from '@renkei/contracts';
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import type { ApiClient } from '../../../api/api-client.ts';
 import { fieldErrorsOf, isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
@@ -10,6 +10,7 @@ import { reloadedConflictMessage } from '../../../errors/mutation-errors.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { downloadFile, uploadFile } from '../file-transfer.ts';
 import { isRunning } from '../imports.queries.ts';
+import { useImportEnded } from '../useImportEnded.ts';
 import { ImportRecordList } from './ImportRecordList.tsx';
 import { ListPagination } from '../../../ui/ListPagination.tsx';
 
@@ -43,6 +44,7 @@ export function ImportPage<K extends QueryKey>({
   listQuery,
   listKey,
   staleAfterImport,
+  onImportEnded,
   recordActions,
   children,
 }: {
@@ -55,6 +57,8 @@ export function ImportPage<K extends QueryKey>({
   listKey: QueryKey;
   /** What a finished import changes: those screens must not show the old data. */
   staleAfterImport: QueryKey;
+  /** Anything else a finished import makes stale, beyond one key. */
+  onImportEnded?: () => void;
   recordActions?: (record: ImportRecord) => ReactNode;
   /** Dialogs the record actions open. */
   children?: ReactNode;
@@ -83,11 +87,10 @@ export function ImportPage<K extends QueryKey>({
     const timer = setTimeout(() => setAwaitedId(null), 60_000);
     return () => clearTimeout(timer);
   }, [awaitedId]);
-  const wasRunning = useRef(false);
-  useEffect(() => {
-    if (wasRunning.current && !anyRunning) void queryClient.invalidateQueries({ queryKey: staleAfterImport });
-    wasRunning.current = anyRunning;
-  }, [anyRunning, queryClient, staleAfterImport]);
+  useImportEnded(list.data?.data, () => {
+    void queryClient.invalidateQueries({ queryKey: staleAfterImport });
+    onImportEnded?.();
+  });
 
   const template = async (enc: CsvEncoding) => {
     if (!mode.template) return;

@@ -1,5 +1,5 @@
 import type { ImportRecord } from '@renkei/contracts';
-import { isRunning } from '../imports/imports.queries.ts';
+import { isRunning } from './imports.queries.ts';
 
 type Seen = Pick<ImportRecord, 'id' | 'status' | 'created_at'>;
 

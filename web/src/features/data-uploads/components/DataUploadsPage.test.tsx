@@ -1,0 +1,167 @@
+import { MantineProvider } from '@mantine/core';
+import { QueryClient, QueryClientProvider, type QueryKey } from '@tanstack/react-query';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import type { DataUploadRecord, ImportStatus } from '@renkei/contracts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ApiClient } from '../../../api/api-client.ts';
+import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
+import { testServices } from '../../../test/render-app.tsx';
+import { withDefaults } from '../../data-analysis/analysis-periods.ts';
+import { dataAnalysisQueries } from '../../data-analysis/data-analysis.queries.ts';
+import { defaultVisitOptions, visitChartQueries } from '../../data-analysis/visit-charts.queries.ts';
+import { dataUploadQueries } from '../data-uploads.queries.ts';
+import { DataUploadsPage } from './DataUploadsPage.tsx';
+
+const f = withDefaults({}, '2026-11-29');
+const none = {} as ApiClient;
+
+/** The figures an upload might make stale, each cached as the analysis page left it. */
+const keys = {
+  trend: dataAnalysisQueries.referralsTrend(none, f).queryKey,
+  ranking: dataAnalysisQueries.ranking(none, f, { from: f.from, to: f.to }).queryKey,
+  effectiveness: dataAnalysisQueries.effectiveness(none, f).queryKey,
+  visits: visitChartQueries.visits(none, f, defaultVisitOptions).queryKey,
+  tags: dataAnalysisQueries.tags(none).queryKey,
+} satisfies Record<string, QueryKey>;
+
+const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const upload = (n: number, status: ImportStatus): DataUploadRecord => ({
+  id: id(n),
+  filename: `upload-${n}.csv`,
+  status,
+  error_messages: [],
+  imported_row_count: 0,
+  failed_row_count: 0,
+  unprocessed_row_count: 0,
+  abortion_row_number: null,
+  // Later numbers are newer uploads, as the history lists them (newest first).
+  created_at: `2026-11-29T10:${String(n).padStart(2, '0')}:00.000Z`,
+  created_by: null,
+  import_type: 'referral',
+  total_row_count: 0,
+  new_record_count: 0,
+  updated_record_count: 0,
+  unchanged_record_count: 0,
+  unmatched_row_count: 0,
+  unmatched_institutions: [],
+});
+
+/** The page over a history of two pages whose answers the test sets (`pages`). */
+function renderPage(pages: Record<number, DataUploadRecord[]>) {
+  const api = {
+    listDataUploads: vi.fn(async ({ query }: { query: { page: number } }) => ({
+      data: pages[query.page] ?? [],
+      meta: { total_count: 40, page: query.page, per_page: 20, total_pages: 2 },
+    })),
+    listMappingProfiles: vi.fn(async () => ({ profiles: [] })),
+    listUnmatchedInstitutions: vi.fn(async () => ({
+      data: [],
+      meta: { total_count: 0, page: 1, per_page: 20, total_pages: 0 },
+    })),
+    listOwnDepartments: vi.fn(async () => []),
+    segmentationSetting: vi.fn(async () => ({
+      id: null,
+      rest_segment_label: 'その他',
+      excluded_own_department_ids: [],
+      segments: [],
+      updated_at: null,
+      version: null,
+    })),
+    referralAdmissionPeriod: vi.fn(async () => ({ max_referral_hospital_admission_period: 90, updated_at: null })),
+    transport: { lastPosition: () => null },
+  };
+  const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  const seed = () => {
+    for (const key of Object.values<QueryKey>(keys)) client.setQueryData(key, { cached: true });
+  };
+  seed();
+  render(
+    <MantineProvider>
+      <ServicesProvider value={services}>
+        <QueryClientProvider client={client}>
+          <DataUploadsPage />
+        </QueryClientProvider>
+      </ServicesProvider>
+    </MantineProvider>,
+  );
+  const poll = () => act(() => client.refetchQueries({ queryKey: dataUploadQueries.lists(), type: 'active' }));
+  const invalidated = () =>
+    Object.entries(keys)
+      .filter(([, key]) => client.getQueryState(key)?.isInvalidated)
+      .map(([name]) => name)
+      .sort();
+  return { api, client, poll, invalidated, seed };
+}
+
+const shown = (n: number) => screen.findByText(`upload-${n}.csv`);
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('data uploads page', () => {
+  it('reads the unmatched institutions again and makes every referral figure stale when an upload ends, once', async () => {
+    const pages = { 1: [upload(5, 'processing'), upload(1, 'completed')] };
+    const { api, poll, invalidated, seed } = renderPage(pages);
+    await shown(5);
+    await waitFor(() => expect(api.listUnmatchedInstitutions).toHaveBeenCalledTimes(1));
+    await poll();
+    expect(invalidated()).toEqual([]);
+    pages[1] = [upload(5, 'completed'), upload(1, 'completed')];
+    await poll();
+    await waitFor(() => expect(invalidated()).toEqual(['effectiveness', 'ranking', 'trend']));
+    await waitFor(() => expect(api.listUnmatchedInstitutions).toHaveBeenCalledTimes(2));
+    seed();
+    await poll();
+    await poll();
+    expect(invalidated()).toEqual([]);
+    expect(api.listUnmatchedInstitutions).toHaveBeenCalledTimes(2);
+  });
+
+  it('has the figures asked again when the analysis page is next entered, within the minute they stay fresh', async () => {
+    const pages = { 1: [upload(5, 'processing')] };
+    const { client, poll, invalidated } = renderPage(pages);
+    await shown(5);
+    const referralsComparison = vi.fn(async () => ({ labels: [], series: [] }));
+    // What the route's loader does on entering the page (`prefetchDataAnalysis`).
+    const enter = () =>
+      client.prefetchQuery(dataAnalysisQueries.referralsTrend({ referralsComparison } as unknown as ApiClient, f));
+    await enter();
+    expect(referralsComparison).not.toHaveBeenCalled();
+    pages[1] = [upload(5, 'completed')];
+    await poll();
+    await waitFor(() => expect(invalidated()).toContain('trend'));
+    await enter();
+    expect(referralsComparison).toHaveBeenCalledTimes(1);
+  });
+
+  it('reads nothing again when the user turns to an older page while an upload runs', async () => {
+    const pages = { 1: [upload(30, 'processing'), upload(20, 'completed')], 2: [upload(10, 'completed')] };
+    const { api, invalidated } = renderPage(pages);
+    await shown(30);
+    await userEvent.click(screen.getByRole('button', { name: '2' }));
+    await shown(10);
+    expect(api.listUnmatchedInstitutions).toHaveBeenCalledTimes(1);
+    expect(invalidated()).toEqual([]);
+  });
+
+  it('counts an upload already over when the history first shows it (a small file)', async () => {
+    const pages = { 1: [upload(1, 'completed')] };
+    const { api, invalidated } = renderPage(pages);
+    await shown(1);
+    await waitFor(() => expect(api.listUnmatchedInstitutions).toHaveBeenCalledTimes(1));
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => Response.json({ ...upload(9, 'waiting'), import_type: 'd_file' }, { status: 201 })),
+    );
+    // Done before the history is read again: it never shows it running.
+    pages[1] = [{ ...upload(9, 'completed'), import_type: 'd_file' }, upload(1, 'completed')];
+    const card = screen.getByTestId('upload-card-d_file');
+    await userEvent.upload(card.querySelector<HTMLInputElement>('input[type=file]')!, new File(['x'], 'd.txt'));
+    await userEvent.click(within(card).getByRole('button', { name: 'アップロード' }));
+    await shown(9);
+    await waitFor(() => expect(invalidated()).toEqual(['effectiveness', 'ranking', 'trend']));
+    // Once on the upload (it reads everything of the page again), once when it is seen over.
+    await waitFor(() => expect(api.listUnmatchedInstitutions).toHaveBeenCalledTimes(3));
+  });
+});
