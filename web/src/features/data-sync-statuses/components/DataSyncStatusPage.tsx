@@ -7,6 +7,7 @@ import { useServices } from '../../../app/services-context.tsx';
 import { ImportStatusBadge } from '../../imports/components/ImportStatusBadge.tsx';
 import { dataSyncStatusQueries } from '../data-sync-statuses.queries.ts';
 import { importTypeLabel, projectionStatusLabel, readModelLabel } from '../labels.ts';
+import { noWrap } from '../../../ui/table-styles.ts';
 
 const number = new Intl.NumberFormat('ja-JP');
 
@@ -78,7 +79,7 @@ function ImportTable({ imports, canUpload }: { imports: DataSyncStatuses['import
       <Table.ScrollContainer minWidth={720}>
         <Table striped data-testid="import-statuses">
           <Table.Thead>
-            <Table.Tr>
+            <Table.Tr style={noWrap}>
               <Table.Th>種類</Table.Th>
               <Table.Th>最終アップロード</Table.Th>
               <Table.Th>ファイル</Table.Th>
@@ -128,7 +129,7 @@ function ProjectionTable({ projections }: { projections: DataSyncStatuses['proje
     <Table.ScrollContainer minWidth={560}>
       <Table striped data-testid="projection-statuses">
         <Table.Thead>
-          <Table.Tr>
+          <Table.Tr style={noWrap}>
             <Table.Th>データ</Table.Th>
             <Table.Th>状態</Table.Th>
             <Table.Th ta="right">未反映の件数</Table.Th>

@@ -5,6 +5,7 @@ import { formatDateTime } from '../../../app/dates.ts';
 import { ImportFileCell, ImportStatusCell } from '../../imports/components/ImportRecordCells.tsx';
 import { ImportErrorLines } from '../../imports/components/ImportRecordList.tsx';
 import { uploadTypeLabel } from './labels.ts';
+import { noWrap } from '../../../ui/table-styles.ts';
 
 function UploadRow({ record }: { record: DataUploadRecord }) {
   const [open, setOpen] = useState(false);
@@ -16,15 +17,15 @@ function UploadRow({ record }: { record: DataUploadRecord }) {
         <Table.Td>{uploadTypeLabel[record.import_type]}</Table.Td>
         <ImportFileCell record={record} />
         <ImportStatusCell record={record} label="取り込みの進み具合" testId="upload-progress" />
-        <Table.Td ta="right">{record.imported_row_count}</Table.Td>
+        <Table.Td ta="right">{record.imported_row_count.toLocaleString('ja-JP')}</Table.Td>
         <Table.Td ta="right" c={record.failed_row_count > 0 ? 'red' : undefined}>
-          {record.failed_row_count}
+          {record.failed_row_count.toLocaleString('ja-JP')}
         </Table.Td>
-        <Table.Td ta="right">{record.new_record_count}</Table.Td>
-        <Table.Td ta="right">{record.updated_record_count}</Table.Td>
-        <Table.Td ta="right">{record.unchanged_record_count}</Table.Td>
+        <Table.Td ta="right">{record.new_record_count.toLocaleString('ja-JP')}</Table.Td>
+        <Table.Td ta="right">{record.updated_record_count.toLocaleString('ja-JP')}</Table.Td>
+        <Table.Td ta="right">{record.unchanged_record_count.toLocaleString('ja-JP')}</Table.Td>
         <Table.Td ta="right" c={record.unmatched_row_count > 0 ? 'orange' : undefined}>
-          {record.unmatched_row_count}
+          {record.unmatched_row_count.toLocaleString('ja-JP')}
         </Table.Td>
         <Table.Td>
           {details > 0 && (
@@ -71,7 +72,7 @@ export function DataUploadHistory({ records }: { records: DataUploadRecord[] }) 
     <ScrollArea>
       <Table striped fz="sm" data-testid="upload-history">
         <Table.Thead>
-          <Table.Tr>
+          <Table.Tr style={noWrap}>
             <Table.Th>日時</Table.Th>
             <Table.Th>種類</Table.Th>
             <Table.Th>ファイル</Table.Th>

@@ -2,6 +2,7 @@ import { Stack, Table, Text } from '@mantine/core';
 import type { Referral } from '@renkei/contracts';
 import { formatDate } from '../../../app/dates.ts';
 import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
+import { noWrap } from '../../../ui/table-styles.ts';
 
 /**
  * Each referral with the stays that followed it (department, diagnosis, operation, DPC) and its reverse
@@ -25,7 +26,7 @@ export function ReferralList({
   return (
     <Table striped fz="sm" data-testid="referral-list">
       <Table.Thead>
-        <Table.Tr>
+        <Table.Tr style={noWrap}>
           <Table.Th>紹介日</Table.Th>
           <Table.Th>患者ID</Table.Th>
           <Table.Th>紹介先診療科</Table.Th>
@@ -38,10 +39,10 @@ export function ReferralList({
       <Table.Tbody>
         {referrals.map((r) => (
           <Table.Tr key={r.id} data-testid="referral-row">
-            <Table.Td>{formatDate(r.referral_date)}</Table.Td>
-            <Table.Td>{r.patient_id}</Table.Td>
-            <Table.Td>{r.referral_department?.name ?? ''}</Table.Td>
-            <Table.Td>{r.doctor_name_from ?? ''}</Table.Td>
+            <Table.Td style={noWrap}>{formatDate(r.referral_date)}</Table.Td>
+            <Table.Td style={noWrap}>{r.patient_id}</Table.Td>
+            <Table.Td style={noWrap}>{r.referral_department?.name ?? ''}</Table.Td>
+            <Table.Td style={noWrap}>{r.doctor_name_from ?? ''}</Table.Td>
             <Table.Td>
               <Stack gap={2}>
                 {r.hospital_admissions.map((a) => (
@@ -56,7 +57,9 @@ export function ReferralList({
                 ))}
               </Stack>
             </Table.Td>
-            <Table.Td>{r.reverse_referral ? formatDate(r.reverse_referral.reverse_referral_date) : ''}</Table.Td>
+            <Table.Td style={noWrap}>
+              {r.reverse_referral ? formatDate(r.reverse_referral.reverse_referral_date) : ''}
+            </Table.Td>
             <Table.Td>
               {r.entered_by_hand && onEdit && onDelete && (
                 <EditDeleteButtons compact onEdit={() => onEdit(r)} onDelete={() => onDelete(r)} />
