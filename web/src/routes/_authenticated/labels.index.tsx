@@ -7,16 +7,17 @@ import { CommunicationLabelsPanel } from '../../features/labels/components/Commu
 import { InstitutionLabelsPanel } from '../../features/labels/components/InstitutionLabelsPanel.tsx';
 import { communicationQueries } from '../../features/communications/communications.queries.ts';
 import { labelQueries } from '../../features/labels/labels.queries.ts';
+import { OwnDepartmentsPanel } from '../../features/own-departments/components/OwnDepartmentsPanel.tsx';
 import { PhaseMastersPanel } from '../../features/phase-masters/components/PhaseMastersPanel.tsx';
 import { referenceDataQueries } from '../../features/reference-data/reference-data.queries.ts';
 import { requireFeature } from '../../features/current-user/require-feature.ts';
 
-// Phase masters live here too: the spec gives them no page, and they are the same kind of tenant
-// vocabulary as labels (docs/decisions.md).
+// Phase masters and own departments live here too: the spec gives them no page, and they are the
+// same kind of tenant vocabulary as labels (docs/decisions.md).
 const LabelsSearch = (search: SearchInput) => ({
   tab: enumParam(
     search.tab,
-    ['MedicalInstitutionLabels', 'CommunicationLabels', 'PhaseMasters'],
+    ['MedicalInstitutionLabels', 'CommunicationLabels', 'PhaseMasters', 'OwnDepartments'],
     'MedicalInstitutionLabels',
   ),
 });
@@ -36,6 +37,11 @@ export const Route = createFileRoute('/_authenticated/labels/')({
     ]);
     if (deps.tab === 'PhaseMasters' && tenant.enabled_phase)
       await context.queryClient.ensureQueryData(referenceDataQueries.phaseMasters(context.api));
+    if (deps.tab === 'OwnDepartments') {
+      // The master departments only name the optional link in the table: fetched, not awaited.
+      void context.queryClient.prefetchQuery(referenceDataQueries.departments(context.api));
+      await context.queryClient.ensureQueryData(referenceDataQueries.ownDepartments(context.api));
+    }
     if (deps.tab === 'CommunicationLabels' && context.user?.features.includes('communication_labels'))
       await context.queryClient.ensureQueryData(communicationQueries.labels(context.api));
   },
@@ -73,6 +79,9 @@ function LabelsRoute() {
               フェーズ
             </Tabs.Tab>
           )}
+          <Tabs.Tab value="OwnDepartments" data-testid="own-departments-tab">
+            自院診療科
+          </Tabs.Tab>
         </Tabs.List>
         <Tabs.Panel value="MedicalInstitutionLabels" pt="md">
           <InstitutionLabelsPanel canEdit={user.role === 'owner'} />
@@ -87,6 +96,9 @@ function LabelsRoute() {
             {tab === 'PhaseMasters' && <PhaseMastersPanel canEdit={user.role === 'owner'} />}
           </Tabs.Panel>
         )}
+        <Tabs.Panel value="OwnDepartments" pt="md">
+          {tab === 'OwnDepartments' && <OwnDepartmentsPanel canEdit={user.role === 'owner'} />}
+        </Tabs.Panel>
       </Tabs>
     </Stack>
   );

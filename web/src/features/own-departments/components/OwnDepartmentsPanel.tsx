@@ -1,0 +1,213 @@
+import { Alert, Button, Group, Stack, Table, Text } from '@mantine/core';
+import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
+import { isApiError } from '../../../api/api-errors.ts';
+import { useServices } from '../../../app/services-context.tsx';
+import { toast } from '../../../app/toast.ts';
+import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
+import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
+import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
+import { ReorderButtons } from '../../../ui/ReorderButtons.tsx';
+import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
+import {
+  maxOwnDepartments,
+  toDrafts,
+  useReplaceOwnDepartments,
+  validateOwnDepartmentDraft,
+  type OwnDepartmentDraft,
+  type OwnDepartmentErrors,
+} from '../own-departments.queries.ts';
+import { OwnDepartmentFormModal } from './OwnDepartmentFormModal.tsx';
+
+/**
+ * The server's message says to reload first; the screen has already reloaded the list by the time
+ * the toast shows, so it says that instead.
+ */
+export const ownDepartmentsConflictMessage =
+  '他のユーザーが自院の診療科を変更しました。最新の一覧を読み込みましたので、もう一度操作してください。';
+
+/** The server names fields of the whole list (`own_departments.2.name`); the form shows those of its row. */
+function rowErrors(error: unknown, index: number): OwnDepartmentErrors {
+  const out: OwnDepartmentErrors = {};
+  if (!isApiError(error)) return out;
+  for (const e of error.errors) {
+    const m = /^own_departments\.(\d+)\.(name|department_id)$/.exec(e.field);
+    if (m && Number(m[1]) === index) out[m[2] as 'name' | 'department_id'] ??= e.message;
+  }
+  // A refusal without a field of this row (too many departments, an id twice) shows on the name.
+  if (!out.name && !out.department_id && error.errors[0]) out.name = error.errors[0].message;
+  return out;
+}
+
+/**
+ * The tenant's own hospital departments (自院診療科), in the order every own-department select lists
+ * them. Owners add, rename, reorder and delete; members see the list only.
+ */
+export function OwnDepartmentsPanel({ canEdit }: { canEdit: boolean }) {
+  const { api } = useServices();
+  const { data } = useSuspenseQuery(referenceDataQueries.ownDepartments(api));
+  // Only to name the master department in the table: the list shows without it (the code stands in).
+  const masters = useQuery(referenceDataQueries.departments(api));
+  const replace = useReplaceOwnDepartments();
+  const onError = useMutationErrorHandler({ conflictMessage: ownDepartmentsConflictMessage });
+  // `{ index: null }` is the form open for a new department; `null` is the form closed.
+  const [editing, setEditing] = useState<{ index: number | null } | null>(null);
+  const [deleting, setDeleting] = useState<number | null>(null);
+  // Stable while the list is unchanged: the open form keeps what is typed across re-renders.
+  const departments = useMemo(() => toDrafts(data), [data]);
+  const masterNames = useMemo(() => new Map((masters.data ?? []).map((d) => [d.id, d.name])), [masters.data]);
+  const full = departments.length >= maxOwnDepartments;
+
+  const save = async (next: OwnDepartmentDraft[], success: string): Promise<unknown> => {
+    try {
+      await replace.mutateAsync({ next, basedOn: departments });
+      toast.success(success);
+      return null;
+    } catch (error) {
+      // A 409 (another owner saved first) says so in a toast; the list reloads with their change.
+      onError(error);
+      return error;
+    }
+  };
+
+  const submitForm = async (values: OwnDepartmentDraft): Promise<OwnDepartmentErrors | null> => {
+    const index = editing?.index ?? null;
+    const others = departments.filter((_, i) => i !== index);
+    const errors = validateOwnDepartmentDraft(values, others);
+    if (Object.keys(errors).length > 0) return errors;
+    const draft = { ...values, name: values.name.trim() };
+    const next = index === null ? [...departments, draft] : departments.map((d, i) => (i === index ? draft : d));
+    const failure = await save(next, index === null ? '自院診療科を作成しました' : '自院診療科を更新しました');
+    if (failure === null) {
+      setEditing(null);
+      return null;
+    }
+    if (isApiError(failure) && failure.status === 422) return rowErrors(failure, index ?? next.length - 1);
+    setEditing(null);
+    return null;
+  };
+
+  const move = async (index: number, to: number) => {
+    const next = [...departments];
+    const [moved] = next.splice(index, 1);
+    next.splice(to, 0, moved!);
+    const failure = await save(next, '並び順を変更しました');
+    if (isApiError(failure) && failure.status === 422) toast.error(failure.errors[0]?.message ?? failure.message);
+  };
+
+  const confirmDelete = async () => {
+    if (deleting === null) return;
+    const failure = await save(
+      departments.filter((_, i) => i !== deleting),
+      '自院診療科を削除しました',
+    );
+    if (isApiError(failure) && failure.status === 422) toast.error(failure.errors[0]?.message ?? failure.message);
+    setDeleting(null);
+  };
+
+  const masterName = (id: string | null) => (id === null ? '—' : (masterNames.get(id) ?? id));
+
+  return (
+    <Stack gap="sm" data-testid="own-departments">
+      <Group justify="space-between" align="flex-start" wrap="nowrap">
+        <Stack gap={4}>
+          <Text size="sm" c="dimmed">
+            自院の診療科です。データ分析の自院診療科別の集計と絞り込み、紹介セグメントの除外設定、「自院診療科」タイプのラベルの選択肢に使われ、上から順に並びます。
+          </Text>
+          <Text size="sm" c="dimmed" data-testid="own-departments-matching">
+            紹介データの紹介先診療科と逆紹介データの自院診療科は、アップロードした時点でこの診療科名と照合して対応付けられます（一致しない行も取り込まれ、「未設定」として集計されます）。ここを変更しても、取り込み済みの行は取り込んだときの対応付けのままです。同じファイルをもう一度アップロードすると、行が重複することなく、今の診療科名で対応付け直されます。
+          </Text>
+        </Stack>
+        {canEdit && (
+          <Button
+            size="xs"
+            onClick={() => setEditing({ index: null })}
+            disabled={full || replace.isPending}
+            title={full ? `自院診療科は${maxOwnDepartments}件まで登録できます` : undefined}
+            style={{ flexShrink: 0 }}
+            data-testid="add-own-department"
+          >
+            新規作成
+          </Button>
+        )}
+      </Group>
+      {!canEdit && (
+        <Alert color="gray" variant="light" data-testid="own-departments-read-only">
+          自院診療科の追加・変更・削除はオーナーのみ行えます。
+        </Alert>
+      )}
+      {canEdit && full && (
+        <Text size="xs" c="dimmed">
+          自院診療科は{maxOwnDepartments}
+          件まで登録できます。追加するには、使わなくなった診療科を削除してください。
+        </Text>
+      )}
+      {departments.length === 0 ? (
+        <Text c="dimmed" py="lg" ta="center" data-testid="own-departments-empty">
+          {canEdit
+            ? '自院の診療科はまだ登録されていません。「新規作成」から追加すると、紹介データの紹介先診療科がこの名前で対応付けられます。'
+            : '自院の診療科はまだ登録されていません。オーナーが登録すると、紹介データの紹介先診療科がこの名前で対応付けられます。'}
+        </Text>
+      ) : (
+        <Table.ScrollContainer minWidth={560}>
+          <Table striped data-testid="own-department-table">
+            <Table.Thead>
+              <Table.Tr>
+                {canEdit && <Table.Th w={90}>順番</Table.Th>}
+                <Table.Th>診療科名</Table.Th>
+                <Table.Th w={220}>標準診療科</Table.Th>
+                {canEdit && <Table.Th w={140}>操作</Table.Th>}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {departments.map((d, i) => (
+                <Table.Tr key={d.id ?? i} data-own-department-name={d.name}>
+                  {canEdit && (
+                    <Table.Td>
+                      <ReorderButtons
+                        name={d.name}
+                        index={i}
+                        count={departments.length}
+                        disabled={replace.isPending}
+                        onMove={(from, to) => void move(from, to)}
+                      />
+                    </Table.Td>
+                  )}
+                  <Table.Td fw={600}>{d.name}</Table.Td>
+                  <Table.Td>{masterName(d.department_id)}</Table.Td>
+                  {canEdit && (
+                    <Table.Td>
+                      <EditDeleteButtons onEdit={() => setEditing({ index: i })} onDelete={() => setDeleting(i)} />
+                    </Table.Td>
+                  )}
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      <OwnDepartmentFormModal
+        opened={editing !== null}
+        department={editing && editing.index !== null ? (departments[editing.index] ?? null) : null}
+        onClose={() => setEditing(null)}
+        onSubmit={submitForm}
+      />
+      <ConfirmDeleteModal
+        opened={deleting !== null}
+        title="自院診療科を削除"
+        message={<>自院診療科「{deleting !== null ? departments[deleting]?.name : ''}」を削除しますか？</>}
+        detail={
+          // What the server does: nothing that points at the department is rewritten (the list is
+          // replaced, references keep the deleted id), so say where it shows as unset.
+          <>
+            この診療科に対応付けられた取り込み済みの紹介・逆紹介データは削除されず、「未設定」として集計されます。「自院診療科」タイプのラベルの値は空欄になり、次に編集するときに選び直しが必要です。アカウントの所属診療科や紹介セグメントの除外設定からは自動では外れません。同じ名前で作り直しても別の診療科になるため、紹介データを対応付け直すには同じファイルをもう一度アップロードしてください。
+          </>
+        }
+        pending={replace.isPending}
+        onClose={() => setDeleting(null)}
+        onConfirm={() => void confirmDelete()}
+        testId="confirm-delete-own-department"
+      />
+    </Stack>
+  );
+}
