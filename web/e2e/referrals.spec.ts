@@ -1,10 +1,53 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { app, screenshot, signIn } from './fixtures.ts';
 
 // The demo master is generated with a fixed seed, so this institution always exists (institutions.spec.ts).
 const institution = { name: '葵医療センター', halfWidthKana: 'ｱｵｲｲﾘｮｳｾﾝﾀｰ' };
 const suffix = String(Date.now() % 100000);
 const patient = `E2E${suffix}`;
+
+/** Today's 年度 (from April) and month, Japan time. */
+function fiscalToday(now = new Date()): { fy: number; month: number } {
+  const tokyo = new Date(now.getTime() + 9 * 3_600_000);
+  const month = tokyo.getUTCMonth() + 1;
+  return { fy: month >= 4 ? tokyo.getUTCFullYear() : tokyo.getUTCFullYear() - 1, month };
+}
+
+type Totals = { referrals: number; admitted: number; operated: number; reverse: number };
+
+/**
+ * This 年度 from April to this month and the same months of the last 年度, summed from the referral page's
+ * monthly table (the chart endpoint's own months, as the user reads them): what the CRM page must show.
+ */
+async function figuresFromMonthlyTable(page: Page): Promise<{ now: Totals; before: Totals }> {
+  const table = page.getByTestId('referral-monthly-table');
+  const headers = (await table.locator('thead th').allInnerTexts()).map((t) => t.trim());
+  const rows = await table
+    .locator('tbody tr')
+    .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+  const { fy, month } = fiscalToday();
+  const fiscalIndex = (m: number) => (m + 8) % 12;
+  const zero = (): Totals => ({ referrals: 0, admitted: 0, operated: 0, reverse: 0 });
+  const now = zero();
+  const before = zero();
+  const column = (name: string, row: string[]) => Number(row[headers.indexOf(name)] ?? 0) || 0;
+  for (const row of rows) {
+    const [, y, m] = /^(\d{4})年(\d{1,2})月$/.exec(row[0]!.trim())!.map(Number) as [number, number, number];
+    const monthFy = m >= 4 ? y : y - 1;
+    if (fiscalIndex(m) > fiscalIndex(month)) continue;
+    const totals = monthFy === fy ? now : monthFy === fy - 1 ? before : null;
+    if (!totals) continue;
+    totals.referrals += column('紹介', row);
+    totals.admitted += column('入院', row);
+    totals.operated += column('手術', row);
+    totals.reverse += column('逆紹介', row);
+  }
+  return { now, before };
+}
+
+const count = (n: number) => n.toLocaleString('ja-JP');
+const rate = (part: number, whole: number) =>
+  whole > 0 ? `${(Math.round((part / whole) * 1000) / 10).toFixed(1)}%` : '—';
 
 test('referral list in the hospital’s own columns: mapped, imported with progress and counts, shown on the institution’s referral page', async ({
   page,
@@ -88,8 +131,58 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
   await expect(page.getByTestId('referral-list')).toContainText(`${patient}-2`);
   await expect(page.getByTestId('referral-list')).toContainText(`${patient}-4`);
   await screenshot(page, 'referrals-institution');
+  const { now, before } = await figuresFromMonthlyTable(page);
+  // The demo's lists give this institution referrals in both 年度 (the spec's own rows are dated 2030,
+  // after today, and must not count anywhere).
+  expect(now.referrals + before.referrals).toBeGreaterThan(0);
   await page.getByRole('link', { name: '医療機関ページへ戻る' }).click();
   await expect(page.getByTestId('crm-name')).toHaveText(institution.name);
+
+  // The CRM page: this 年度 to date against the same months of the last, the rates and the trend.
+  const { fy, month } = fiscalToday();
+  const months = month === 4 ? '4月' : `4月〜${month}月`;
+  const figures = page.getByTestId('institution-referral-figures');
+  await expect(figures.getByRole('heading', { name: `紹介実績 ${fy}年度（${months}）` })).toBeVisible();
+  await expect(figures).toContainText(`前年同期（${fy - 1}年度 ${months}）との比較`);
+  await expect(page.getByTestId('kpi-referrals-value')).toHaveText(count(now.referrals));
+  await expect(page.getByTestId('kpi-referrals')).toContainText(`前年同期 ${count(before.referrals)}件`);
+  await expect(page.getByTestId('kpi-admissions-value')).toHaveText(count(now.admitted));
+  await expect(page.getByTestId('kpi-admissions')).toContainText(`入院率 ${rate(now.admitted, now.referrals)}`);
+  await expect(page.getByTestId('kpi-admissions')).toContainText(`前年同期 ${count(before.admitted)}件`);
+  await expect(page.getByTestId('kpi-operations-value')).toHaveText(count(now.operated));
+  await expect(page.getByTestId('kpi-operations')).toContainText(`手術率 ${rate(now.operated, now.referrals)}`);
+  await expect(page.getByTestId('kpi-reverse_referrals-value')).toHaveText(count(now.reverse));
+  await expect(page.getByTestId('kpi-reverse_referrals')).toContainText(`前年同期 ${count(before.reverse)}件`);
+  const diff = now.referrals - before.referrals;
+  if (before.referrals > 0)
+    await expect(page.getByTestId('kpi-referrals')).toContainText(`${diff > 0 ? '+' : ''}${count(diff)}（`);
+  await expect(figures.getByRole('img', { name: `月別の紹介件数（${fy}年度と${fy - 1}年度）` })).toBeVisible();
+  await screenshot(page, 'referrals-crm-figures');
+
+  // The partner chart: the same figures, compact, and the sheet still one A4 page when printed.
+  await page.getByTestId('open-karte').click();
+  const sheet = page.getByTestId('partner-chart');
+  await expect(sheet.getByTestId('figure-referrals')).toContainText(
+    `紹介${count(now.referrals)}件${count(before.referrals)}件`,
+  );
+  await expect(sheet.getByTestId('figure-admissions')).toContainText(
+    `入院${count(now.admitted)}件（${rate(now.admitted, now.referrals)}）${count(before.admitted)}件（${rate(before.admitted, before.referrals)}）`,
+  );
+  await expect(sheet.getByTestId('figure-reverse_referrals')).toContainText(
+    `逆紹介${count(now.reverse)}件${count(before.reverse)}件`,
+  );
+  // The screenshot at the printed width (A4 less the 12 mm margins); the PDF is the real page count.
+  const viewport = page.viewportSize()!;
+  await page.emulateMedia({ media: 'print' });
+  await page.setViewportSize({ width: 703, height: 1032 });
+  await screenshot(page, 'referrals-karte-print');
+  const pdf = (await page.pdf({ format: 'A4', preferCSSPageSize: true })).toString('latin1');
+  expect(pdf.match(/\/Type\s*\/Page\b/g)).toHaveLength(1);
+  await page.setViewportSize(viewport);
+  await page.emulateMedia({ media: 'screen' });
+  await sheet.getByRole('link', { name: '医療機関ページに戻る' }).click();
+  await page.getByTestId('open-referrals').click();
+  await expect(page).toHaveURL(new RegExp(`/crms/${id}/referrals`));
 });
 
 test('data sync status: the last upload of each type and every read model, from the side menu', async ({ page }) => {

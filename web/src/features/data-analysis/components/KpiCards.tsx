@@ -46,7 +46,8 @@ export function referralKpis(now: ReferralTotals | null, before: ReferralTotals 
   ];
 }
 
-function Change({ value, comparison }: { value: number | null; comparison: number | null }) {
+/** The change of a count from its comparison, in 件 and percent: green up, red down (also the CRM page's figures). */
+export function KpiChange({ value, comparison }: { value: number | null; comparison: number | null }) {
   if (value === null || comparison === null) return null;
   const diff = value - comparison;
   const rate = changeRate(value, comparison);
@@ -65,12 +66,15 @@ export function KpiCards({
   loading,
   stale,
   hasComparison,
+  comparisonLabel = '比較期間',
 }: {
   kpis: Kpi[];
   loading: boolean;
   /** The figures are those of the previous filters while the new ones load. */
   stale: boolean;
   hasComparison: boolean;
+  /** What the comparison is called under each figure: the CRM page compares with 前年同期 only. */
+  comparisonLabel?: string;
 }) {
   return (
     <SimpleGrid
@@ -93,11 +97,11 @@ export function KpiCards({
                   {formatCount(k.value)}
                 </Text>
                 <Text size="sm">件</Text>
-                {hasComparison && <Change value={k.value} comparison={k.comparison} />}
+                {hasComparison && <KpiChange value={k.value} comparison={k.comparison} />}
               </Group>
               {hasComparison && (
                 <Text size="xs" c="dimmed">
-                  比較期間 {formatCount(k.comparison)}件
+                  {comparisonLabel} {formatCount(k.comparison)}件
                 </Text>
               )}
               {k.rate && (
@@ -106,7 +110,7 @@ export function KpiCards({
                   {hasComparison && k.rate.comparison !== null && (
                     <Text span size="xs" c="dimmed">
                       {' '}
-                      （比較期間 {k.rate.comparison.toFixed(1)}%）
+                      （{comparisonLabel} {k.rate.comparison.toFixed(1)}%）
                     </Text>
                   )}
                 </Text>

@@ -50,15 +50,7 @@ export function CrmHeader({
             </Text>
           </Stack>
           <Group gap="xs">
-            <ButtonLink
-              to="/crms/$id/referrals"
-              params={{ id: mi.id }}
-              variant="default"
-              size="xs"
-              data-testid="open-referrals"
-            >
-              紹介実績
-            </ButtonLink>
+            {/* The referral page is linked from the figures card under the header (紹介実績を見る), not twice. */}
             <ButtonLink
               to="/crms/$id/communications"
               params={{ id: mi.id }}

@@ -8,6 +8,7 @@ import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler
 import { DoctorList } from '../../doctors/components/DoctorList.tsx';
 import { HistoryTimeline } from '../../histories/components/HistoryTimeline.tsx';
 import { InstitutionVocs } from '../../vocs/components/InstitutionVocs.tsx';
+import { InstitutionReferralFigures } from '../../referrals/components/InstitutionReferralFigures.tsx';
 import { labelQueries } from '../../labels/labels.queries.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { institutionQueries, useUpdateMemo, useUpdateSpecialNote } from '../medical-institutions.queries.ts';
@@ -41,6 +42,8 @@ export function CrmPage({ id }: { id: string }) {
   return (
     <Stack gap="md">
       <CrmHeader mi={mi} enabledPhase={tenant.data?.enabled_phase === true} onError={onError} />
+      {/* Full width under the header: the four figures side by side and the year's trend need the room. */}
+      <InstitutionReferralFigures id={id} />
       <Grid gap="md">
         <Grid.Col span={{ base: 12, md: 7 }}>
           <Stack gap="md">

@@ -11,6 +11,7 @@ import { referenceDataQueries } from '../../reference-data/reference-data.querie
 import { runningStatusLabel } from '../labels-ja.ts';
 import { institutionQueries } from '../medical-institutions.queries.ts';
 import { PartnerChartVocs } from '../../vocs/components/PartnerChartVocs.tsx';
+import { PartnerChartReferralFigures } from '../../referrals/components/InstitutionReferralFigures.tsx';
 import { ButtonLink } from './router-links.tsx';
 import classes from './PartnerChart.module.css';
 
@@ -101,7 +102,6 @@ export function PartnerChart({ id }: { id: string }) {
                 `（${formatDateTime(mi.phase.changed_at)} ${mi.phase.changed_user?.name ?? ''}）`}
             </Row>
           )}
-          {mi.referral_count !== null && <Row label="紹介数">{mi.referral_count}件</Row>}
           {mi.last_visit_date && <Row label="最終訪問日">{formatDate(mi.last_visit_date)}</Row>}
         </Table.Tbody>
       </Table>
@@ -125,6 +125,9 @@ export function PartnerChart({ id }: { id: string }) {
           </Table>
         </Section>
       )}
+
+      {/* In place of the summary's bare 紹介数 (it has no period): this 年度's figures against last 年度's. */}
+      <PartnerChartReferralFigures id={id} section={Section} tableClassName={classes.table} />
 
       <Section title="医師">
         {(doctors.data ?? []).length === 0 ? (

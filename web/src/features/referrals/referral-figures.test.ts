@@ -1,0 +1,94 @@
+import { renderHook } from '@testing-library/react';
+import type { ChartData } from '@renkei/contracts';
+import { describe, expect, it, vi } from 'vitest';
+import type { ApiClient } from '../../api/api-client.ts';
+import { cachedKeys } from '../../test/cached-keys.ts';
+import { fiscalMonthsLabel, referralFigures, referralFiguresPeriod } from './referral-figures.ts';
+import { referralQueries, useCreateReferral, type ReferralInputValues } from './referrals.queries.ts';
+
+/** A monthly answer from `from` (YYYY-MM), one referral a month, admissions and operations as given. */
+function monthly(from: string, count: number, value = (i: number) => i + 1): ChartData {
+  const labels: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const d = new Date(Date.UTC(Number(from.slice(0, 4)), Number(from.slice(5, 7)) - 1 + i, 1));
+    labels.push(`${d.getUTCFullYear()}年${d.getUTCMonth() + 1}月`);
+  }
+  return {
+    labels,
+    series: [
+      { key: 'referrals', name: '紹介', values: labels.map((_, i) => value(i)) },
+      { key: 'admitted', name: '入院', values: labels.map(() => 1) },
+      { key: 'operated', name: '手術', values: labels.map(() => 0) },
+    ],
+  };
+}
+
+describe('referral figures', () => {
+  it('ask from April of the last 年度 to today', () => {
+    expect(referralFiguresPeriod('2026-11-24')).toEqual({ from: '2025-04-01', to: '2026-11-24' });
+    expect(referralFiguresPeriod('2027-03-31')).toEqual({ from: '2025-04-01', to: '2027-03-31' });
+    expect(referralFiguresPeriod('2026-04-01')).toEqual({ from: '2025-04-01', to: '2026-04-01' });
+  });
+
+  it('across the new year: April to January of both 年度, February on not counted', () => {
+    // April 2025 (1) … March 2027 (24): today is 2027-01-15, 年度 2026.
+    const f = referralFigures(monthly('2025-04', 24), '2027-01-15');
+    expect(f.fiscalYear).toBe(2026);
+    expect(f.throughMonth).toBe(1);
+    // This 年度: April (13) to January (22); the last: April (1) to January (10).
+    expect(f.current.referrals).toBe(13 + 14 + 15 + 16 + 17 + 18 + 19 + 20 + 21 + 22);
+    expect(f.previous.referrals).toBe(1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10);
+    expect(f.current.admissions).toBe(10);
+    expect(f.previous.admissions).toBe(10);
+    expect(f.trend.labels).toEqual([
+      '4月',
+      '5月',
+      '6月',
+      '7月',
+      '8月',
+      '9月',
+      '10月',
+      '11月',
+      '12月',
+      '1月',
+      '2月',
+      '3月',
+    ]);
+    expect(f.trend.current).toEqual([13, 14, 15, 16, 17, 18, 19, 20, 21, 22, null, null]);
+    // The last 年度 is drawn whole.
+    expect(f.trend.previous).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(fiscalMonthsLabel(f.throughMonth)).toBe('4月〜1月');
+  });
+
+  it('in April, April against April; without the reverse series it says so', () => {
+    const f = referralFigures(monthly('2025-04', 13), '2026-04-01');
+    expect(f.current.referrals).toBe(13);
+    expect(f.previous.referrals).toBe(1);
+    expect(f.hasReverse).toBe(false);
+    expect(f.current.reverseReferrals).toBe(0);
+    expect(fiscalMonthsLabel(4)).toBe('4月');
+  });
+
+  it('count nothing before the last 年度 nor after this month, and see no referral in zeros', () => {
+    const f = referralFigures(
+      monthly('2024-04', 48, (i) => (i < 12 || i >= 32 ? 100 : 0)),
+      '2026-11-24',
+    );
+    // 2024年度 (i < 12) and December 2026 on (i >= 32) hold the only referrals.
+    expect(f.current.referrals).toBe(0);
+    expect(f.previous.referrals).toBe(0);
+    expect(f.anyReferral).toBe(false);
+    expect(f.trend.current.slice(8)).toEqual([null, null, null, null]);
+  });
+
+  it('a hand entry makes them stale, as it does the referral page', async () => {
+    const api = { createMedicalInstitutionReferral: vi.fn(async () => ({})) };
+    const id = '00000000-0000-4000-8000-000000000009';
+    const { wrapper, invalidated } = cachedKeys(api, {
+      figures: referralQueries.monthly(api as unknown as ApiClient, id, referralFiguresPeriod('2026-11-29')).queryKey,
+    });
+    const { result } = renderHook(() => useCreateReferral(), { wrapper });
+    await result.current.mutateAsync({ id, body: {} as ReferralInputValues });
+    expect(invalidated()).toEqual(['figures']);
+  });
+});

@@ -1,0 +1,100 @@
+import type { ChartData } from '@renkei/contracts';
+import { fiscalYearOf, type Period } from '../data-analysis/analysis-periods.ts';
+import type { ReferralTotals } from '../data-analysis/components/KpiCards.tsx';
+
+interface ReferralFigureTotals extends ReferralTotals {
+  reverseReferrals: number;
+}
+
+/** An institution's referral figures for this 年度 to date against the same months of the last 年度. */
+export interface ReferralFigures {
+  fiscalYear: number;
+  /** The calendar month (1–12) of today: this 年度 counts April to it, and so does the comparison. */
+  throughMonth: number;
+  current: ReferralFigureTotals;
+  previous: ReferralFigureTotals;
+  /** Whether the answer has the reverse-referral series at all. */
+  hasReverse: boolean;
+  /** Whether either 年度 (the whole of the last one included) has a referral; likewise a reverse referral. */
+  anyReferral: boolean;
+  anyReverse: boolean;
+  /** Referrals month by month, April first: this 年度 (null after this month) and the whole of the last. */
+  trend: { labels: string[]; current: (number | null)[]; previous: (number | null)[] };
+}
+
+/**
+ * The one chart request the figures need: months from the start of the last 年度 to today. The chart
+ * endpoint counts whole months from its monthly rollups (services/query referrals.chart.ts), so "to today"
+ * bounds the months, not the days; its `comparison_period` is ignored there, hence one longer period.
+ */
+export function referralFiguresPeriod(today: string): Period {
+  return { from: `${fiscalYearOf(today) - 1}-04-01`, to: today };
+}
+
+/** "4月〜11月": the months of a 年度 counted, April to `throughMonth`. */
+export function fiscalMonthsLabel(throughMonth: number): string {
+  return throughMonth === 4 ? '4月' : `4月〜${throughMonth}月`;
+}
+
+const monthLabel = /^(\d{4})年(\d{1,2})月$/;
+// April is the 年度's first month: 4 → 0, …, 3 → 11.
+const fiscalIndex = (month: number) => (month + 8) % 12;
+const zero = (): ReferralFigureTotals => ({ referrals: 0, admissions: 0, operations: 0, reverseReferrals: 0 });
+
+/**
+ * Sums the monthly chart (labels `2026年4月`, as the endpoint names months) into this 年度 to date and the
+ * same months a year before. A month after today's is never counted, whatever the answer holds: the
+ * period asked ends today, but a cached or wider answer must not add future months (and a 年度's later
+ * months are empty anyway, which would make the comparison look like a fall).
+ */
+export function referralFigures(data: ChartData, today: string): ReferralFigures {
+  const fy = fiscalYearOf(today);
+  const thisMonth = today.slice(0, 7);
+  const throughMonth = Number(today.slice(5, 7));
+  const cutoff = fiscalIndex(throughMonth);
+  const values = (key: string) => data.series.find((s) => s.key === key)?.values;
+  const referrals = values('referrals');
+  const admitted = values('admitted');
+  const operated = values('operated');
+  const reverse = values('reverse_referrals');
+  const current = zero();
+  const previous = zero();
+  const trend = {
+    labels: Array.from({ length: 12 }, (_, i) => `${((i + 3) % 12) + 1}月`),
+    current: Array<number | null>(12).fill(null),
+    previous: Array<number | null>(12).fill(null),
+  };
+  let anyReferral = false;
+  let anyReverse = false;
+  data.labels.forEach((label, i) => {
+    const match = monthLabel.exec(label);
+    if (!match) return;
+    const year = Number(match[1]);
+    const month = Number(match[2]);
+    if (`${year}-${String(month).padStart(2, '0')}` > thisMonth) return;
+    const monthFy = month >= 4 ? year : year - 1;
+    if (monthFy !== fy && monthFy !== fy - 1) return;
+    const index = fiscalIndex(month);
+    const at = (series: readonly (number | null)[] | undefined) => series?.[i] ?? 0;
+    anyReferral ||= at(referrals) > 0;
+    anyReverse ||= at(reverse) > 0;
+    (monthFy === fy ? trend.current : trend.previous)[index] = referrals?.[i] ?? null;
+    // The last 年度 is drawn whole but compared only up to this 年度's month.
+    const totals = monthFy === fy ? current : index <= cutoff ? previous : null;
+    if (!totals) return;
+    totals.referrals += at(referrals);
+    totals.admissions += at(admitted);
+    totals.operations += at(operated);
+    totals.reverseReferrals += at(reverse);
+  });
+  return {
+    fiscalYear: fy,
+    throughMonth,
+    current,
+    previous,
+    hasReverse: reverse !== undefined,
+    anyReferral,
+    anyReverse,
+    trend,
+  };
+}
