@@ -15,7 +15,7 @@ import { demoPdf, demoPhoto, multipartFile } from './demo-attachments.ts';
  * already answered is answered again without a new record.
  */
 
-const COUNT = 480;
+const COUNT = 2400;
 const endpointId = 'communications.createForMedicalInstitution';
 
 const stories: Record<string, string[]> = {

@@ -65,7 +65,7 @@ describe('demo seed', { timeout: 300_000 }, () => {
     );
     expect(by.map((r) => r.username).sort()).toEqual(['佐藤 美咲', '高橋 健太'].sort());
     // A year of communications with labels, tasks (some done), comments and likes.
-    expect(counts).toMatchObject({ CommunicationCreated: 480, CommunicationLabelCreated: 2 });
+    expect(counts).toMatchObject({ CommunicationCreated: 2400, CommunicationLabelCreated: 2 });
     for (const type of ['TaskUpdated', 'CommunicationCommentAdded', 'CommunicationLiked'])
       expect(counts[type], type).toBeGreaterThan(0);
     // Partner feedback in groups, heard on those communications.
