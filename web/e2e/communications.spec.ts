@@ -58,9 +58,9 @@ test.describe('communications on a phone', () => {
     await page.goto(app(`/crms/${institutionId}/communications`));
     await expect(page.getByTestId('communication-card').filter({ hasText: story })).toBeVisible();
 
-    // /tasks is a desktop page (spec §2).
+    // /tasks is a desktop page (spec §2). The task has no staff member: it is under すべて, not 自分のタスク.
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto(app('/tasks'));
+    await page.goto(app('/tasks?assignee=all'));
     const row = page.getByTestId('task-row').filter({ hasText: taskTitle });
     await expect(row).toBeVisible();
     await expect(row.getByText('期限切れ')).toBeVisible();

@@ -33,6 +33,7 @@ import { Route as UserPasswordChangeRouteImport } from './routes/user/password/c
 import { Route as AuthenticatedCrmsIdIndexRouteImport } from './routes/_authenticated/crms.$id.index'
 import { Route as AuthenticatedCrmsIdCommunicationsRouteImport } from './routes/_authenticated/crms.$id.communications'
 import { Route as AuthenticatedCrmsIdReferralsRouteImport } from './routes/_authenticated/crms.$id.referrals'
+import { Route as AuthenticatedCrmsIdTasksRouteImport } from './routes/_authenticated/crms.$id.tasks'
 import { Route as AuthenticatedEmailsIdEditRouteImport } from './routes/_authenticated/emails.$id.edit'
 import { Route as AuthenticatedEmailsIdReportsRouteImport } from './routes/_authenticated/emails.$id.reports'
 import { Route as AuthenticatedLabelsCommunicationsImportRouteImport } from './routes/_authenticated/labels.communications.import'
@@ -169,6 +170,12 @@ const AuthenticatedCrmsIdReferralsRoute =
     path: '/crms/$id/referrals',
     getParentRoute: () => AuthenticatedRoute,
   } as any)
+const AuthenticatedCrmsIdTasksRoute =
+  AuthenticatedCrmsIdTasksRouteImport.update({
+    id: '/crms/$id/tasks',
+    path: '/crms/$id/tasks',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 const AuthenticatedEmailsIdEditRoute =
   AuthenticatedEmailsIdEditRouteImport.update({
     id: '/emails/$id/edit',
@@ -217,6 +224,7 @@ export interface FileRoutesByFullPath {
   '/user/password/': typeof UserPasswordIndexRoute
   '/crms/$id/communications': typeof AuthenticatedCrmsIdCommunicationsRoute
   '/crms/$id/referrals': typeof AuthenticatedCrmsIdReferralsRoute
+  '/crms/$id/tasks': typeof AuthenticatedCrmsIdTasksRoute
   '/emails/$id/edit': typeof AuthenticatedEmailsIdEditRoute
   '/emails/$id/reports': typeof AuthenticatedEmailsIdReportsRoute
   '/labels/communications/import': typeof AuthenticatedLabelsCommunicationsImportRoute
@@ -246,6 +254,7 @@ export interface FileRoutesByTo {
   '/user/password': typeof UserPasswordIndexRoute
   '/crms/$id/communications': typeof AuthenticatedCrmsIdCommunicationsRoute
   '/crms/$id/referrals': typeof AuthenticatedCrmsIdReferralsRoute
+  '/crms/$id/tasks': typeof AuthenticatedCrmsIdTasksRoute
   '/emails/$id/edit': typeof AuthenticatedEmailsIdEditRoute
   '/emails/$id/reports': typeof AuthenticatedEmailsIdReportsRoute
   '/labels/communications/import': typeof AuthenticatedLabelsCommunicationsImportRoute
@@ -277,6 +286,7 @@ export interface FileRoutesById {
   '/user/password/': typeof UserPasswordIndexRoute
   '/_authenticated/crms/$id/communications': typeof AuthenticatedCrmsIdCommunicationsRoute
   '/_authenticated/crms/$id/referrals': typeof AuthenticatedCrmsIdReferralsRoute
+  '/_authenticated/crms/$id/tasks': typeof AuthenticatedCrmsIdTasksRoute
   '/_authenticated/emails/$id/edit': typeof AuthenticatedEmailsIdEditRoute
   '/_authenticated/emails/$id/reports': typeof AuthenticatedEmailsIdReportsRoute
   '/_authenticated/labels/communications/import': typeof AuthenticatedLabelsCommunicationsImportRoute
@@ -308,6 +318,7 @@ export interface FileRouteTypes {
     | '/user/password/'
     | '/crms/$id/communications'
     | '/crms/$id/referrals'
+    | '/crms/$id/tasks'
     | '/emails/$id/edit'
     | '/emails/$id/reports'
     | '/labels/communications/import'
@@ -337,6 +348,7 @@ export interface FileRouteTypes {
     | '/user/password'
     | '/crms/$id/communications'
     | '/crms/$id/referrals'
+    | '/crms/$id/tasks'
     | '/emails/$id/edit'
     | '/emails/$id/reports'
     | '/labels/communications/import'
@@ -367,6 +379,7 @@ export interface FileRouteTypes {
     | '/user/password/'
     | '/_authenticated/crms/$id/communications'
     | '/_authenticated/crms/$id/referrals'
+    | '/_authenticated/crms/$id/tasks'
     | '/_authenticated/emails/$id/edit'
     | '/_authenticated/emails/$id/reports'
     | '/_authenticated/labels/communications/import'
@@ -552,6 +565,13 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedCrmsIdReferralsRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
+    '/_authenticated/crms/$id/tasks': {
+      id: '/_authenticated/crms/$id/tasks'
+      path: '/crms/$id/tasks'
+      fullPath: '/crms/$id/tasks'
+      preLoaderRoute: typeof AuthenticatedCrmsIdTasksRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
     '/_authenticated/emails/$id/edit': {
       id: '/_authenticated/emails/$id/edit'
       path: '/emails/$id/edit'
@@ -602,6 +622,7 @@ interface AuthenticatedRouteChildren {
   AuthenticatedLabelsIndexRoute: typeof AuthenticatedLabelsIndexRoute
   AuthenticatedCrmsIdCommunicationsRoute: typeof AuthenticatedCrmsIdCommunicationsRoute
   AuthenticatedCrmsIdReferralsRoute: typeof AuthenticatedCrmsIdReferralsRoute
+  AuthenticatedCrmsIdTasksRoute: typeof AuthenticatedCrmsIdTasksRoute
   AuthenticatedEmailsIdEditRoute: typeof AuthenticatedEmailsIdEditRoute
   AuthenticatedEmailsIdReportsRoute: typeof AuthenticatedEmailsIdReportsRoute
   AuthenticatedLabelsCommunicationsImportRoute: typeof AuthenticatedLabelsCommunicationsImportRoute
@@ -630,6 +651,7 @@ const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedCrmsIdCommunicationsRoute:
     AuthenticatedCrmsIdCommunicationsRoute,
   AuthenticatedCrmsIdReferralsRoute: AuthenticatedCrmsIdReferralsRoute,
+  AuthenticatedCrmsIdTasksRoute: AuthenticatedCrmsIdTasksRoute,
   AuthenticatedEmailsIdEditRoute: AuthenticatedEmailsIdEditRoute,
   AuthenticatedEmailsIdReportsRoute: AuthenticatedEmailsIdReportsRoute,
   AuthenticatedLabelsCommunicationsImportRoute:

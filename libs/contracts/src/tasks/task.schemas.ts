@@ -70,6 +70,9 @@ export const TaskListQuery = PageQuery.extend({
   sort_by: z.enum(['created_at', 'deadline']).default('created_at'),
   sort: SortDirection.default('desc'),
   medical_institution_id: Id.optional(),
+  user_id: Id.optional().describe(
+    'Addition to the spec (issue 11: /tasks shows "my tasks" and "all tasks"): the staff member the task is assigned to',
+  ),
 });
 export type TaskListQuery = z.infer<typeof TaskListQuery>;
 

@@ -19,7 +19,8 @@ const decode = eventDecoder({ CommunicationCreated, CommunicationDeleted, ...tas
  */
 export const tasksProjection = defineProjection({
   name: 'tasks',
-  version: 1,
+  // v2: the (tenant_id, staff_id) index of the staff filter.
+  version: 2,
   eventTypes: decode.types,
   tables: tableNames([tasksTable]),
   setup: (trx, t) => createTables(trx, [tasksTable], t),

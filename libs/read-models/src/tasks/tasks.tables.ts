@@ -22,6 +22,8 @@ export const tasksTable = defineTable({
     ['tenant_id', 'created_at DESC', 'id'],
     ['tenant_id', 'communication_id'],
     ['tenant_id', 'medical_institution_id'],
+    // "My tasks" on /tasks (GET /tasks?user_id=…): without it the filter reads every task of the tenant.
+    ['tenant_id', 'staff_id'],
   ],
 });
 

@@ -211,6 +211,53 @@ describe('communication queries', () => {
     expect((await request(randomUUID(), 'GET', `/api/tasks/${task}`)).statusCode).toBe(404);
   });
 
+  it("lists the tasks of one staff member (user_id); another tenant's staff member has none here", async () => {
+    const mine = randomUUID();
+    await record(tenant, `task-${mine}`, 'TaskCreated', {
+      task_id: mine,
+      title: '見積を送る',
+      staff_id: user,
+      deadline: '2026-03-10',
+      medical_institution_id: institutions[1]!.id,
+      communication_id: null,
+      status: 'incomplete',
+    });
+    // The same staff member's id on a task of another tenant: never listed here, and no task of
+    // this tenant is listed for that tenant's own staff member either.
+    const otherTenant = randomUUID();
+    const otherUser = randomUUID();
+    await record(otherTenant, `task-${randomUUID()}`, 'TaskCreated', {
+      task_id: randomUUID(),
+      title: '他院のタスク',
+      staff_id: otherUser,
+      deadline: null,
+      medical_institution_id: null,
+      communication_id: null,
+      status: 'incomplete',
+    });
+    await settle();
+    const list = async (query: string, tenantId = tenant) => {
+      const res = await request(tenantId, 'GET', `/api/tasks?${query}`);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as { data: { id: string; staff: { id: string } | null }[]; meta: { total_count: number } };
+    };
+    const assigned = await list(`user_id=${user}&sort_by=deadline&sort=asc`);
+    expect(assigned.data.map((t) => t.id)).toEqual([task, mine]);
+    expect(assigned.data.every((t) => t.staff?.id === user)).toBe(true);
+    expect((await list(`user_id=${user}&status=incomplete`)).data.map((t) => t.id)).toEqual([mine]);
+    expect((await list(`user_id=${user}&medical_institution_id=${institutions[0]!.id}`)).data.map((t) => t.id)).toEqual(
+      [task],
+    );
+    const foreign = await list(`user_id=${otherUser}`);
+    expect(foreign).toMatchObject({ data: [], meta: { total_count: 0 } });
+    expect((await list(`user_id=${user}`, otherTenant)).meta.total_count).toBe(0);
+    expect((await list(`user_id=${otherUser}`, otherTenant)).meta.total_count).toBe(1);
+
+    const bad = await request(tenant, 'GET', '/api/tasks?user_id=not-a-uuid');
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().errors.map((e: { field: string }) => e.field)).toEqual(['user_id']);
+  });
+
   it('exports the whole search as CSV, in the search order', async () => {
     const res = await request(tenant, 'POST', '/api/communications/search_results/export', { sort: 'asc' });
     expect(res.statusCode, res.body).toBe(200);

@@ -65,6 +65,7 @@ export async function listTasks(db: Kysely<ReadModels>, tenantId: string, query:
   const filters = [
     query.status === 'all' ? sql`TRUE` : sql`t.status = ${query.status}`,
     query.medical_institution_id ? sql`t.medical_institution_id = ${query.medical_institution_id}` : sql`TRUE`,
+    query.user_id ? sql`t.staff_id = ${query.user_id}` : sql`TRUE`,
   ];
   const order = query.sort_by === 'deadline' ? sql`t.deadline ${dir} NULLS LAST` : sql`t.created_at ${dir}`;
   const { rows } = await sql<TaskRow>`

@@ -6,6 +6,7 @@ import { withDefaults } from '../data-analysis/analysis-periods.ts';
 import { dataAnalysisQueries } from '../data-analysis/data-analysis.queries.ts';
 import { defaultVisitOptions, visitChartQueries } from '../data-analysis/visit-charts.queries.ts';
 import {
+  ownTaskStaff,
   useCreateCommunication,
   useUpdateCommunication,
   type CommunicationCreateValues,
@@ -48,5 +49,17 @@ describe('communication writes', () => {
     const { result } = renderHook(() => useUpdateCommunication(), { wrapper });
     await result.current.mutateAsync({ id: institutionId, version: 1, body: {} as CommunicationUpdateValues });
     expect(invalidated()).toEqual(['effectiveness', 'interviews', 'visits']);
+  });
+});
+
+describe('ownTaskStaff', () => {
+  const staffs = [{ id: 'a' }, { id: 'b' }];
+  it('is the writer when they are one of the staff', () => {
+    expect(ownTaskStaff(staffs, 'b')).toBe('b');
+  });
+  it('is nobody for an account that is not staff (vendor support), or before the lists load', () => {
+    expect(ownTaskStaff(staffs, 'support')).toBeNull();
+    expect(ownTaskStaff(undefined, 'a')).toBeNull();
+    expect(ownTaskStaff(staffs, undefined)).toBeNull();
   });
 });

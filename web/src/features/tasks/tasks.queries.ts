@@ -23,8 +23,10 @@ export const taskQueries = {
 // The communications timeline shows each record's tasks.
 const listsAndTimelines = [[...taskQueries.all, 'list'], ['communications']] as const;
 
+export type TaskCreateValues = z.input<typeof TaskCreateInput>;
+
 export const useCreateTask = () =>
-  useApiMutation((api, body: z.input<typeof TaskCreateInput>) => api.createTask({ body }), listsAndTimelines);
+  useApiMutation((api, body: TaskCreateValues) => api.createTask({ body }), listsAndTimelines);
 
 /** Saves a task over the version it was read at (If-Match): a stale save is a 409. */
 export const useUpdateTask = () =>

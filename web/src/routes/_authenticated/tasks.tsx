@@ -1,13 +1,13 @@
 import { createFileRoute } from '@tanstack/react-router';
-import { enumParam, intParam, type SearchInput } from '../../app/search-params.ts';
+import { enumParam, type SearchInput } from '../../app/search-params.ts';
 import { requireFeature } from '../../features/current-user/require-feature.ts';
-import { TasksPage, type TasksParams } from '../../features/tasks/components/TasksPage.tsx';
+import { TasksPage, tasksScopeOf, type TasksParams } from '../../features/tasks/components/TasksPage.tsx';
+import { taskListFiltersOf, taskListQueryOf } from '../../features/tasks/task-list-params.ts';
 import { taskQueries } from '../../features/tasks/tasks.queries.ts';
 
 const TasksSearch = (search: SearchInput): TasksParams => ({
-  page: intParam(search.page, 1, Number.MAX_SAFE_INTEGER, 1),
-  status: enumParam(search.status, ['incomplete', 'finished', 'all'], 'incomplete'),
-  sort_by: enumParam(search.sort_by, ['created_at', 'deadline'], 'deadline'),
+  ...taskListFiltersOf(search),
+  assignee: enumParam(search.assignee, ['mine', 'all'], 'mine'),
 });
 
 export const Route = createFileRoute('/_authenticated/tasks')({
@@ -15,9 +15,9 @@ export const Route = createFileRoute('/_authenticated/tasks')({
   validateSearch: TasksSearch,
   beforeLoad: ({ context }) => requireFeature(context.user, 'tasks'),
   loaderDeps: ({ search }) => search,
-  loader: ({ context, deps }) =>
+  loader: ({ context, deps: { assignee, ...filters } }) =>
     context.queryClient.ensureQueryData(
-      taskQueries.list(context.api, { ...deps, per_page: 20, sort: deps.sort_by === 'deadline' ? 'asc' : 'desc' }),
+      taskQueries.list(context.api, taskListQueryOf(filters, tasksScopeOf(assignee, context.user?.id ?? ''))),
     ),
   component: TasksRoute,
 });
@@ -25,7 +25,12 @@ export const Route = createFileRoute('/_authenticated/tasks')({
 function TasksRoute() {
   const params = Route.useSearch();
   const navigate = Route.useNavigate();
+  const { user } = Route.useRouteContext();
   return (
-    <TasksPage params={params} onParamsChange={(next) => void navigate({ search: (prev) => ({ ...prev, ...next }) })} />
+    <TasksPage
+      params={params}
+      currentUserId={user?.id ?? ''}
+      onParamsChange={(next) => void navigate({ search: (prev) => ({ ...prev, ...next }) })}
+    />
   );
 }

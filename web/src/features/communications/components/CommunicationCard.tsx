@@ -8,6 +8,9 @@ import { CommunicationVocs } from '../../vocs/components/CommunicationVocs.tsx';
 import { AttachmentList } from './AttachmentList.tsx';
 import { CommunicationComment } from './CommunicationComment.tsx';
 
+/** The element id of a record on its timeline (the `#` of a link to it). */
+export const communicationAnchor = (id: string) => `communication-${id}`;
+
 /** A calendar date as stored (no time zone to apply). */
 const formatDay = (day: string) => day.replaceAll('-', '/');
 
@@ -55,7 +58,15 @@ export function CommunicationCard({
   };
 
   return (
-    <Card withBorder padding="sm" data-testid="communication-card">
+    // The id is the anchor the CRM page's recent communications link to; the margin keeps the card
+    // clear of the sticky header when the link scrolls to it.
+    <Card
+      withBorder
+      padding="sm"
+      data-testid="communication-card"
+      id={communicationAnchor(c.id)}
+      style={{ scrollMarginTop: 'calc(var(--app-shell-header-offset, 0px) + var(--mantine-spacing-md))' }}
+    >
       <Stack gap={6}>
         <Group justify="space-between" wrap="wrap" gap="xs">
           <Group gap="xs">

@@ -9,7 +9,7 @@ import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { currentUserQueries } from '../../current-user/current-user.queries.ts';
 import { clearDraft, draftKey, loadDraft, saveDraft } from '../communication-draft.ts';
-import { communicationQueries, useCreateCommunication } from '../communications.queries.ts';
+import { communicationQueries, ownTaskStaff, useCreateCommunication } from '../communications.queries.ts';
 import {
   CommunicationFields,
   labelsOfType,
@@ -316,7 +316,12 @@ export function CommunicationForm({
           <Button
             variant="light"
             size="md"
-            onClick={() => set('tasks', [...values.tasks, { title: '', deadline: '', staff_id: null }])}
+            onClick={() =>
+              set('tasks', [
+                ...values.tasks,
+                { title: '', deadline: '', staff_id: ownTaskStaff(staffs.data, account.data?.id) },
+              ])
+            }
             disabled={values.tasks.length >= 20}
           >
             タスクを追加

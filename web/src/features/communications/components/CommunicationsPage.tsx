@@ -12,6 +12,7 @@ import {
 import { useViewport } from '../../../frame/use-viewport.ts';
 import { CommunicationCard } from './CommunicationCard.tsx';
 import { ExportButton } from './ExportButton.tsx';
+import { LogCommunicationModal } from './LogCommunicationModal.tsx';
 
 export interface CommunicationsParams {
   page: number;
@@ -36,8 +37,7 @@ export function searchBodyOf(params: CommunicationsParams): CommunicationSearchI
   };
 }
 
-// The form loads when first opened, not with the list.
-const CommunicationForm = lazy(() => import('./CommunicationForm.tsx').then((m) => ({ default: m.CommunicationForm })));
+// The edit form loads when first opened, not with the list.
 const CommunicationEditForm = lazy(() =>
   import('./CommunicationEditForm.tsx').then((m) => ({ default: m.CommunicationEditForm })),
 );
@@ -89,18 +89,7 @@ export function CommunicationsPage({
         </Group>
       </Group>
       {/* In place, so a phone (where only this list is served) logs a contact without leaving it. */}
-      <Modal
-        opened={logging}
-        onClose={() => setLogging(false)}
-        fullScreen={phone}
-        size="lg"
-        title="活動の記録"
-        withCloseButton
-      >
-        <Suspense fallback={null}>
-          {logging && <CommunicationForm institution={institution ?? null} onSaved={() => setLogging(false)} />}
-        </Suspense>
-      </Modal>
+      <LogCommunicationModal opened={logging} onClose={() => setLogging(false)} institution={institution ?? null} />
       <Modal
         opened={editing !== null}
         onClose={() => setEditing(null)}

@@ -8,6 +8,8 @@ import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler
 import { DoctorList } from '../../doctors/components/DoctorList.tsx';
 import { HistoryTimeline } from '../../histories/components/HistoryTimeline.tsx';
 import { InstitutionVocs } from '../../vocs/components/InstitutionVocs.tsx';
+import { InstitutionOpenTasks } from '../../tasks/components/InstitutionOpenTasks.tsx';
+import { InstitutionRecentCommunications } from '../../communications/components/InstitutionRecentCommunications.tsx';
 import { InstitutionReferralFigures } from '../../referrals/components/InstitutionReferralFigures.tsx';
 import { labelQueries } from '../../labels/labels.queries.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
@@ -78,6 +80,8 @@ export function CrmPage({ id }: { id: string }) {
         </Grid.Col>
         <Grid.Col span={{ base: 12, md: 5 }}>
           <Stack gap="md">
+            <InstitutionOpenTasks id={id} />
+            <InstitutionRecentCommunications id={id} />
             <InstitutionVocs institutionId={id} />
             <HistoryTimeline institutionId={id} />
           </Stack>

@@ -12,6 +12,8 @@ import { runningStatusLabel } from '../labels-ja.ts';
 import { institutionQueries } from '../medical-institutions.queries.ts';
 import { PartnerChartVocs } from '../../vocs/components/PartnerChartVocs.tsx';
 import { PartnerChartReferralFigures } from '../../referrals/components/InstitutionReferralFigures.tsx';
+import { InstitutionOpenTasks } from '../../tasks/components/InstitutionOpenTasks.tsx';
+import { InstitutionRecentCommunications } from '../../communications/components/InstitutionRecentCommunications.tsx';
 import { ButtonLink } from './router-links.tsx';
 import classes from './PartnerChart.module.css';
 
@@ -160,6 +162,12 @@ export function PartnerChart({ id }: { id: string }) {
         )}
       </Section>
 
+      <Section title="最近のコミュニケーション">
+        <InstitutionRecentCommunications id={id} compact />
+      </Section>
+      <Section title="未完了のタスク">
+        <InstitutionOpenTasks id={id} compact />
+      </Section>
       <PartnerChartVocs institutionId={id} section={Section} tableClassName={classes.table} />
 
       <Section title="メモ">

@@ -1,0 +1,116 @@
+import { expect, test, type Page } from '@playwright/test';
+import { app, screenshot, signIn } from './fixtures.ts';
+
+/** An institution of the demo tenant: the one of the newest communication. */
+async function someInstitution(page: Page): Promise<{ id: string; name: string }> {
+  const card = page.getByTestId('communication-card').first();
+  await expect(card).toBeVisible();
+  const link = card.locator('a[href*="/crms/"]').first();
+  const href = (await link.getAttribute('href'))!;
+  return { id: /\/crms\/([^/?#]+)/.exec(href)![1]!, name: (await link.textContent())!.trim() };
+}
+
+async function addTask(page: Page, title: string, deadline: string, staff?: string) {
+  await page.getByRole('button', { name: 'タスクを追加' }).click();
+  const dialog = page.getByRole('dialog', { name: 'タスクを追加' });
+  await dialog.getByRole('textbox', { name: 'タイトル' }).fill(title);
+  await dialog.getByLabel('期限').fill(deadline);
+  // The signed-in user is the staff member unless another is chosen.
+  await expect(dialog.getByRole('combobox', { name: '担当者' })).toHaveValue('佐藤 美咲');
+  if (staff) {
+    await dialog.getByRole('combobox', { name: '担当者' }).click();
+    await page.getByRole('option', { name: staff }).click();
+  }
+  await dialog.getByRole('button', { name: '保存' }).click();
+  await expect(dialog).toBeHidden();
+}
+
+test("an institution's tasks: add one, complete it; /tasks lists mine or everyone's", async ({ page }) => {
+  const n = Date.now() % 100000;
+  const mine = `e2e自分の電話-${n}`;
+  const colleagues = `e2e同僚の訪問-${n}`;
+  await signIn(page, undefined, '/communications');
+  const institution = await someInstitution(page);
+
+  // Newest first: earlier runs' tasks (and the demo's) stay behind the ones added here.
+  await page.goto(app(`/crms/${institution.id}/tasks?sort_by=created_at`));
+  await expect(page.getByTestId('institution-tasks-title')).toHaveText(`${institution.name} のタスク`);
+  // On a desktop the frame has no back link: the institution's name leads back to its page.
+  await expect(
+    page.getByTestId('institution-tasks-title').getByRole('link', { name: institution.name }),
+  ).toHaveAttribute('href', `/app/crms/${institution.id}`);
+
+  // Nothing typed: refused on the field before anything is sent.
+  await page.getByRole('button', { name: 'タスクを追加' }).click();
+  const dialog = page.getByRole('dialog', { name: 'タスクを追加' });
+  await dialog.getByRole('button', { name: '保存' }).click();
+  await expect(dialog.getByText('タイトルを入力してください')).toBeVisible();
+  await dialog.getByRole('button', { name: 'キャンセル' }).click();
+  await expect(dialog).toBeHidden();
+
+  await addTask(page, mine, '2025-01-06');
+  await addTask(page, colleagues, '2099-03-31', '高橋 健太');
+  const mineRow = page.getByTestId('task-row').filter({ hasText: mine });
+  const colleaguesRow = page.getByTestId('task-row').filter({ hasText: colleagues });
+  await expect(mineRow).toBeVisible();
+  await expect(mineRow.getByText('期限切れ')).toBeVisible();
+  await expect(mineRow.getByText('担当 佐藤 美咲')).toBeVisible();
+  await expect(colleaguesRow.getByText('担当 高橋 健太')).toBeVisible();
+  await expect(colleaguesRow.getByText('期限切れ')).toBeHidden();
+  await screenshot(page, 'institution-tasks');
+  await page.reload();
+  await expect(mineRow).toBeVisible();
+
+  // /tasks: mine by default, everyone's under すべて; the choice is kept in the URL.
+  await page.goto(app('/tasks?sort_by=created_at'));
+  const tasksMine = page.getByTestId('task-row').filter({ hasText: mine });
+  const tasksColleagues = page.getByTestId('task-row').filter({ hasText: colleagues });
+  await expect(tasksMine).toBeVisible();
+  await expect(tasksMine.getByRole('link', { name: institution.name })).toBeVisible();
+  await expect(tasksColleagues).toBeHidden();
+  await page.getByRole('radiogroup', { name: '担当' }).getByText('すべて').click();
+  await expect(page).toHaveURL(/assignee=all.*sort_by=created_at|sort_by=created_at.*assignee=all/);
+  await expect(tasksColleagues).toBeVisible();
+  await expect(tasksMine).toBeVisible();
+  await screenshot(page, 'tasks-all');
+  await page.reload();
+  await expect(tasksColleagues).toBeVisible();
+  await page.getByRole('radiogroup', { name: '担当' }).getByText('自分のタスク').click();
+  await expect(tasksColleagues).toBeHidden();
+
+  // Completed in one click on the institution's page: it leaves the incomplete list, shows under 完了.
+  await page.goto(app(`/crms/${institution.id}/tasks?sort_by=created_at`));
+  await mineRow.getByRole('checkbox', { name: `${mine}を完了にする` }).click();
+  await expect(mineRow).toBeHidden();
+  await page.getByRole('radiogroup', { name: '状況' }).getByText('完了', { exact: true }).click();
+  await expect(page).toHaveURL(/status=finished/);
+  await expect(mineRow.getByRole('checkbox', { name: `${mine}を完了にする` })).toBeChecked();
+  await expect(colleaguesRow).toBeHidden();
+  await page.reload();
+  await expect(mineRow).toBeVisible();
+});
+
+test.describe('on a phone', () => {
+  test.use({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
+
+  test("an institution's tasks page says it is not made for phones, with the back link", async ({ page }) => {
+    await signIn(page, undefined, '/communications');
+    const institution = await someInstitution(page);
+    await page.goto(app(`/crms/${institution.id}/tasks`));
+    await expect(page.getByText('このページはスマートフォンでの閲覧に対応していません')).toBeVisible();
+    await expect(page.getByTestId('back-link')).toHaveAttribute('href', `/app/crms/${institution.id}`);
+  });
+});
+
+test("a link to a record's place on a timeline (the CRM page's recent communications) scrolls to it", async ({
+  page,
+}) => {
+  await signIn(page, undefined, '/communications');
+  const far = page.getByTestId('communication-card').nth(14);
+  await expect(far).toBeVisible();
+  await expect(far).not.toBeInViewport();
+  const anchor = (await far.getAttribute('id'))!;
+  expect(anchor).toMatch(/^communication-/);
+  await page.goto(app(`/communications?page=1&sort=desc#${anchor}`));
+  await expect(page.locator(`[id="${anchor}"]`)).toBeInViewport();
+});

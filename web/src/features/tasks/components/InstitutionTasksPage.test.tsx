@@ -1,0 +1,107 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../../api/api-errors.ts';
+import { toast } from '../../../app/toast.ts';
+import { renderInRouter } from '../../../test/render-in-router.tsx';
+import { clinic, taskApi, testId, testTask } from '../testing.ts';
+import { InstitutionTasksPage } from './InstitutionTasksPage.tsx';
+
+const me = testId(30);
+
+afterEach(() => vi.restoreAllMocks());
+
+function renderPage(stored = [testTask()]) {
+  const api = {
+    ...taskApi(stored),
+    listStaffs: vi.fn(async () => [
+      { id: me, name: '佐藤' },
+      { id: testId(31), name: '鈴木' },
+    ]),
+  };
+  renderInRouter(
+    () => (
+      <InstitutionTasksPage
+        institution={clinic}
+        filters={{ page: 1, status: 'incomplete', sort_by: 'deadline' }}
+        currentUserId={me}
+        onFiltersChange={() => {}}
+      />
+    ),
+    { api, paths: ['/crms/$id'] },
+  );
+  return api;
+}
+
+describe("an institution's tasks", () => {
+  it('lists the institution’s tasks under its name, without repeating the institution on each row', async () => {
+    const api = renderPage();
+    const title = await screen.findByTestId('institution-tasks-title');
+    expect(title).toHaveTextContent('駿河クリニック のタスク');
+    expect(within(title).getByRole('link', { name: clinic.name })).toHaveAttribute('href', `/app/crms/${clinic.id}`);
+    const row = await screen.findByTestId('task-row');
+    expect(within(row).getByText('期限切れ')).toBeInTheDocument();
+    expect(within(row).queryByRole('link')).not.toBeInTheDocument();
+    expect(api.listTasks).toHaveBeenCalledWith(
+      expect.objectContaining({ query: expect.objectContaining({ medical_institution_id: clinic.id }) }),
+    );
+  });
+
+  it('says how to add a task when there is none', async () => {
+    renderPage([]);
+    expect(await screen.findByTestId('task-list-empty')).toHaveTextContent(
+      '未完了のタスクはありません。「タスクを追加」から登録できます。',
+    );
+  });
+
+  it('adds a task for the institution, assigned to me unless changed, and lists it at once', async () => {
+    const success = vi.spyOn(toast, 'success').mockImplementation(() => {});
+    const api = renderPage([]);
+    await userEvent.click(await screen.findByRole('button', { name: 'タスクを追加' }));
+    const dialog = await screen.findByRole('dialog', { name: 'タスクを追加' });
+    // Refused before anything is sent, with the contract's message.
+    await userEvent.click(within(dialog).getByRole('button', { name: '保存' }));
+    expect(await within(dialog).findByText('タイトルを入力してください')).toBeInTheDocument();
+    expect(api.createTask).not.toHaveBeenCalled();
+
+    await userEvent.type(within(dialog).getByLabelText(/タイトル/), '見積を送る');
+    fireEvent.change(within(dialog).getByLabelText('期限'), { target: { value: '2099-01-15' } });
+    await waitFor(() => expect(within(dialog).getByRole('combobox', { name: '担当者' })).toHaveValue('佐藤'));
+    await userEvent.click(within(dialog).getByRole('button', { name: '保存' }));
+    await waitFor(() =>
+      expect(api.createTask).toHaveBeenCalledWith({
+        body: { title: '見積を送る', deadline: '2099-01-15', staff_id: me, medical_institution_id: clinic.id },
+      }),
+    );
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(success).toHaveBeenCalledWith('タスクを追加しました');
+    expect(await screen.findByText('見積を送る')).toBeInTheDocument();
+  });
+
+  it('keeps the form open with the API’s 422 message on its field', async () => {
+    const api = renderPage([]);
+    api.createTask.mockRejectedValueOnce(
+      new ApiError(422, '入力内容に誤りがあります。', undefined, [
+        { field: 'staff_id', message: '担当者が見つかりません' },
+      ]),
+    );
+    await userEvent.click(await screen.findByRole('button', { name: 'タスクを追加' }));
+    const dialog = await screen.findByRole('dialog', { name: 'タスクを追加' });
+    await userEvent.type(within(dialog).getByLabelText(/タイトル/), '見積を送る');
+    await userEvent.click(within(dialog).getByRole('button', { name: '保存' }));
+    expect(await within(dialog).findByText('担当者が見つかりません')).toBeInTheDocument();
+    expect(within(dialog).getByLabelText(/タイトル/)).toHaveValue('見積を送る');
+  });
+
+  it('closes the form and reports any other failure', async () => {
+    const shown = vi.spyOn(toast, 'error').mockImplementation(() => {});
+    const api = renderPage([]);
+    api.createTask.mockRejectedValueOnce(new ApiError(500, 'サーバーエラー'));
+    await userEvent.click(await screen.findByRole('button', { name: 'タスクを追加' }));
+    const dialog = await screen.findByRole('dialog', { name: 'タスクを追加' });
+    await userEvent.type(within(dialog).getByLabelText(/タイトル/), '見積を送る');
+    await userEvent.click(within(dialog).getByRole('button', { name: '保存' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(shown).toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,21 @@
+import { Badge, Group, Text, type MantineSize } from '@mantine/core';
+import type { Task } from '@renkei/contracts';
+import { isOverdue } from '../task-list-params.ts';
+
+/** A task's deadline, red with 「期限切れ」 once it has passed while the task is still to do. */
+export function TaskDeadline({ task, today, size = 'sm' }: { task: Task; today: string; size?: MantineSize }) {
+  if (!task.deadline) return null;
+  const overdue = isOverdue(task, today);
+  return (
+    <Group gap={4} wrap="nowrap">
+      <Text size={size} c={overdue ? 'red' : 'dimmed'}>
+        期限 {task.deadline.replaceAll('-', '/')}
+      </Text>
+      {overdue && (
+        <Badge color="red" size="sm">
+          期限切れ
+        </Badge>
+      )}
+    </Group>
+  );
+}
