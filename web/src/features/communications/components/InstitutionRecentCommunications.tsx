@@ -54,7 +54,7 @@ export function InstitutionRecentCommunications({ id, compact = false }: { id: s
           <Text size="sm">なし</Text>
         ) : (
           records.map((c) => (
-            <Text key={c.id} size="sm">
+            <Text key={c.id} size="sm" truncate="end">
               {day(c.acted_date)} {communicationTypeLabels[c.communication_type]}
               {c.user ? `（${c.user.name}）` : ''} {firstLine(c)}
             </Text>

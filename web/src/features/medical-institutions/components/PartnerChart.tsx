@@ -162,24 +162,29 @@ export function PartnerChart({ id }: { id: string }) {
         )}
       </Section>
 
-      <Section title="最近のコミュニケーション">
-        <InstitutionRecentCommunications id={id} compact />
-      </Section>
-      <Section title="未完了のタスク">
-        <InstitutionOpenTasks id={id} compact />
-      </Section>
+      {/* Side by side: short lists and notes, each in half the width, keep the sheet to one page. */}
+      <div className={classes.pair}>
+        <Section title="最近のコミュニケーション">
+          <InstitutionRecentCommunications id={id} compact />
+        </Section>
+        <Section title="未完了のタスク">
+          <InstitutionOpenTasks id={id} compact />
+        </Section>
+      </div>
       <PartnerChartVocs institutionId={id} section={Section} tableClassName={classes.table} />
 
-      <Section title="メモ">
-        <Text size="sm" className={classes.note}>
-          {mi.memo.content || 'なし'}
-        </Text>
-      </Section>
-      <Section title="特記事項">
-        <Text size="sm" className={classes.note}>
-          {mi.special_note.content || 'なし'}
-        </Text>
-      </Section>
+      <div className={classes.pair}>
+        <Section title="メモ">
+          <Text size="sm" className={classes.note}>
+            {mi.memo.content || 'なし'}
+          </Text>
+        </Section>
+        <Section title="特記事項">
+          <Text size="sm" className={classes.note}>
+            {mi.special_note.content || 'なし'}
+          </Text>
+        </Section>
+      </div>
     </div>
   );
 }

@@ -47,7 +47,7 @@ export function InstitutionOpenTasks({ id, compact = false }: { id: string; comp
           <Text size="sm">なし</Text>
         ) : (
           tasks.map((t) => (
-            <Text key={t.id} size="sm">
+            <Text key={t.id} size="sm" truncate="end">
               {t.deadline ? t.deadline.replaceAll('-', '/') : '期限なし'}
               {isOverdue(t, today) ? '（期限切れ）' : ''} {t.title}
               {t.staff ? `（担当 ${t.staff.name}）` : ''}
