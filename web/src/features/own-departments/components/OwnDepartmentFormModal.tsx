@@ -1,14 +1,17 @@
 import { Modal, Select, Stack, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useMemo } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
+import { useOrderedListForm } from '../../../ui/useOrderedListEditor.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import {
   maxOwnDepartmentNameLength,
   type OwnDepartmentDraft,
   type OwnDepartmentErrors,
 } from '../own-departments.queries.ts';
+
+const blank: OwnDepartmentDraft = { name: '', department_id: null };
 
 /**
  * Adds or edits one own department. `onSubmit` answers the field errors to show (the form stays open)
@@ -32,28 +35,7 @@ export function OwnDepartmentFormModal({
     () => (masters.data ?? []).map((d) => ({ value: d.id, label: `${d.name}（${d.id}）` })),
     [masters.data],
   );
-  const [values, setValues] = useState<{ name: string; department_id: string | null }>({
-    name: '',
-    department_id: null,
-  });
-  const [errors, setErrors] = useState<OwnDepartmentErrors>({});
-  const [saving, setSaving] = useState(false);
-
-  useEffect(() => {
-    if (!opened) return;
-    setValues({ name: department?.name ?? '', department_id: department?.department_id ?? null });
-    setErrors({});
-  }, [opened, department]);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setSaving(true);
-    try {
-      setErrors((await onSubmit({ ...(department?.id ? { id: department.id } : {}), ...values })) ?? {});
-    } finally {
-      setSaving(false);
-    }
-  };
+  const { values, set, errors, saving, submit } = useOrderedListForm({ opened, draft: department, blank, onSubmit });
 
   return (
     <Modal opened={opened} onClose={onClose} title={department ? '自院診療科を編集' : '自院診療科を新規作成'} centered>
@@ -68,10 +50,7 @@ export function OwnDepartmentFormModal({
                 : `${maxOwnDepartmentNameLength}文字以内。紹介データの紹介先診療科・逆紹介データの自院診療科に書かれる名前と同じにしてください。`
             }
             value={values.name}
-            onChange={(e) => {
-              const name = e.currentTarget.value;
-              setValues((v) => ({ ...v, name }));
-            }}
+            onChange={(e) => set('name', e.currentTarget.value)}
             error={errors.name}
             data-autofocus
             data-testid="own-department-name-input"
@@ -82,7 +61,7 @@ export function OwnDepartmentFormModal({
             placeholder={masters.isPending && opened ? '読み込み中…' : '選択しない'}
             data={options}
             value={values.department_id}
-            onChange={(department_id) => setValues((v) => ({ ...v, department_id }))}
+            onChange={(department_id) => set('department_id', department_id)}
             searchable
             clearable
             nothingFoundMessage="該当する診療科がありません"

@@ -1,21 +1,18 @@
 import { Alert, Button, Group, Stack, Table, Text } from '@mantine/core';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
-import { isApiError } from '../../../api/api-errors.ts';
+import { useMemo } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
-import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
 import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
 import { ReorderButtons } from '../../../ui/ReorderButtons.tsx';
+import { useOrderedListEditor } from '../../../ui/useOrderedListEditor.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import {
   maxOwnDepartments,
   toDrafts,
   useReplaceOwnDepartments,
   validateOwnDepartmentDraft,
-  type OwnDepartmentDraft,
-  type OwnDepartmentErrors,
 } from '../own-departments.queries.ts';
 import { OwnDepartmentFormModal } from './OwnDepartmentFormModal.tsx';
 
@@ -25,19 +22,6 @@ import { OwnDepartmentFormModal } from './OwnDepartmentFormModal.tsx';
  */
 export const ownDepartmentsConflictMessage =
   '他のユーザーが自院の診療科を変更しました。最新の一覧を読み込みましたので、もう一度操作してください。';
-
-/** The server names fields of the whole list (`own_departments.2.name`); the form shows those of its row. */
-function rowErrors(error: unknown, index: number): OwnDepartmentErrors {
-  const out: OwnDepartmentErrors = {};
-  if (!isApiError(error)) return out;
-  for (const e of error.errors) {
-    const m = /^own_departments\.(\d+)\.(name|department_id)$/.exec(e.field);
-    if (m && Number(m[1]) === index) out[m[2] as 'name' | 'department_id'] ??= e.message;
-  }
-  // A refusal without a field of this row (too many departments, an id twice) shows on the name.
-  if (!out.name && !out.department_id && error.errors[0]) out.name = error.errors[0].message;
-  return out;
-}
 
 /**
  * The tenant's own hospital departments (自院診療科), in the order every own-department select lists
@@ -49,61 +33,26 @@ export function OwnDepartmentsPanel({ canEdit }: { canEdit: boolean }) {
   // Only to name the master department in the table: the list shows without it (the code stands in).
   const masters = useQuery(referenceDataQueries.departments(api));
   const replace = useReplaceOwnDepartments();
+  // A 409 (another owner saved first) says so in a toast; the list reloads with their change.
   const onError = useMutationErrorHandler({ conflictMessage: ownDepartmentsConflictMessage });
-  // `{ index: null }` is the form open for a new department; `null` is the form closed.
-  const [editing, setEditing] = useState<{ index: number | null } | null>(null);
-  const [deleting, setDeleting] = useState<number | null>(null);
   // Stable while the list is unchanged: the open form keeps what is typed across re-renders.
   const departments = useMemo(() => toDrafts(data), [data]);
   const masterNames = useMemo(() => new Map((masters.data ?? []).map((d) => [d.id, d.name])), [masters.data]);
-  const full = departments.length >= maxOwnDepartments;
-
-  const save = async (next: OwnDepartmentDraft[], success: string): Promise<unknown> => {
-    try {
-      await replace.mutateAsync({ next, basedOn: departments });
-      toast.success(success);
-      return null;
-    } catch (error) {
-      // A 409 (another owner saved first) says so in a toast; the list reloads with their change.
-      onError(error);
-      return error;
-    }
-  };
-
-  const submitForm = async (values: OwnDepartmentDraft): Promise<OwnDepartmentErrors | null> => {
-    const index = editing?.index ?? null;
-    const others = departments.filter((_, i) => i !== index);
-    const errors = validateOwnDepartmentDraft(values, others);
-    if (Object.keys(errors).length > 0) return errors;
-    const draft = { ...values, name: values.name.trim() };
-    const next = index === null ? [...departments, draft] : departments.map((d, i) => (i === index ? draft : d));
-    const failure = await save(next, index === null ? '自院診療科を作成しました' : '自院診療科を更新しました');
-    if (failure === null) {
-      setEditing(null);
-      return null;
-    }
-    if (isApiError(failure) && failure.status === 422) return rowErrors(failure, index ?? next.length - 1);
-    setEditing(null);
-    return null;
-  };
-
-  const move = async (index: number, to: number) => {
-    const next = [...departments];
-    const [moved] = next.splice(index, 1);
-    next.splice(to, 0, moved!);
-    const failure = await save(next, '並び順を変更しました');
-    if (isApiError(failure) && failure.status === 422) toast.error(failure.errors[0]?.message ?? failure.message);
-  };
-
-  const confirmDelete = async () => {
-    if (deleting === null) return;
-    const failure = await save(
-      departments.filter((_, i) => i !== deleting),
-      '自院診療科を削除しました',
-    );
-    if (isApiError(failure) && failure.status === 422) toast.error(failure.errors[0]?.message ?? failure.message);
-    setDeleting(null);
-  };
+  const { editing, setEditing, edited, deleting, setDeleting, full, submitForm, move, confirmDelete } =
+    useOrderedListEditor({
+      drafts: departments,
+      replace,
+      validate: validateOwnDepartmentDraft,
+      max: maxOwnDepartments,
+      messages: {
+        added: '自院診療科を作成しました',
+        updated: '自院診療科を更新しました',
+        deleted: '自院診療科を削除しました',
+        reordered: '並び順を変更しました',
+      },
+      onError,
+      serverFields: { list: 'own_departments', fields: ['name', 'department_id'] },
+    });
 
   const masterName = (id: string | null) => (id === null ? '—' : (masterNames.get(id) ?? id));
 
@@ -188,7 +137,7 @@ export function OwnDepartmentsPanel({ canEdit }: { canEdit: boolean }) {
       )}
       <OwnDepartmentFormModal
         opened={editing !== null}
-        department={editing && editing.index !== null ? (departments[editing.index] ?? null) : null}
+        department={edited}
         onClose={() => setEditing(null)}
         onSubmit={submitForm}
       />

@@ -1,9 +1,11 @@
 import { Modal, Stack, TextInput, Textarea } from '@mantine/core';
-import { useEffect, useState, type FormEvent } from 'react';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
+import { useOrderedListForm } from '../../../ui/useOrderedListEditor.ts';
 import { maxPhaseDescriptionLength, maxPhaseNameLength, type PhaseMasterDraft } from '../phase-masters.queries.ts';
 
-export type PhaseFormErrors = Partial<Record<'name' | 'description', string>>;
+type PhaseFormErrors = Partial<Record<'name' | 'description', string>>;
+
+const blank: PhaseMasterDraft = { name: '', description: '' };
 
 /**
  * Adds or renames one phase. `onSubmit` answers the field errors to show (the form stays open) or
@@ -21,25 +23,7 @@ export function PhaseMasterFormModal({
   onClose: () => void;
   onSubmit: (values: PhaseMasterDraft) => Promise<PhaseFormErrors | null>;
 }) {
-  const [values, setValues] = useState({ name: '', description: '' });
-  const [errors, setErrors] = useState<PhaseFormErrors>({});
-  const [saving, setSaving] = useState(false);
-
-  useEffect(() => {
-    if (!opened) return;
-    setValues({ name: phase?.name ?? '', description: phase?.description ?? '' });
-    setErrors({});
-  }, [opened, phase]);
-
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setSaving(true);
-    try {
-      setErrors((await onSubmit({ ...(phase?.id ? { id: phase.id } : {}), ...values })) ?? {});
-    } finally {
-      setSaving(false);
-    }
-  };
+  const { values, set, errors, saving, submit } = useOrderedListForm({ opened, draft: phase, blank, onSubmit });
 
   return (
     <Modal opened={opened} onClose={onClose} title={phase ? 'フェーズを編集' : 'フェーズを追加'} centered>
@@ -50,10 +34,7 @@ export function PhaseMasterFormModal({
             required
             description={`${maxPhaseNameLength}文字以内`}
             value={values.name}
-            onChange={(e) => {
-              const name = e.currentTarget.value;
-              setValues((v) => ({ ...v, name }));
-            }}
+            onChange={(e) => set('name', e.currentTarget.value)}
             error={errors.name}
             data-autofocus
             data-testid="phase-name-input"
@@ -64,10 +45,7 @@ export function PhaseMasterFormModal({
             autosize
             minRows={2}
             value={values.description}
-            onChange={(e) => {
-              const description = e.currentTarget.value;
-              setValues((v) => ({ ...v, description }));
-            }}
+            onChange={(e) => set('description', e.currentTarget.value)}
             error={errors.description}
             data-testid="phase-description-input"
           />

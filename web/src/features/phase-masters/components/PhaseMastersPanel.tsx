@@ -1,35 +1,15 @@
 import { Alert, Button, Group, Stack, Table, Text } from '@mantine/core';
 import { useSuspenseQuery } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
-import { isApiError } from '../../../api/api-errors.ts';
+import { useMemo } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
-import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
 import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
 import { ReorderButtons } from '../../../ui/ReorderButtons.tsx';
+import { useOrderedListEditor } from '../../../ui/useOrderedListEditor.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
-import {
-  maxPhaseMasters,
-  toDrafts,
-  useReplacePhaseMasters,
-  validatePhaseDraft,
-  type PhaseMasterDraft,
-} from '../phase-masters.queries.ts';
-import { PhaseMasterFormModal, type PhaseFormErrors } from './PhaseMasterFormModal.tsx';
-
-/** The server names fields of the whole list (`phase_masters.2.name`); the form shows those of its row. */
-function rowErrors(error: unknown, index: number): PhaseFormErrors {
-  const out: PhaseFormErrors = {};
-  if (!isApiError(error)) return out;
-  for (const e of error.errors) {
-    const m = /^phase_masters\.(\d+)\.(name|description)$/.exec(e.field);
-    if (m && Number(m[1]) === index) out[m[2] as 'name' | 'description'] ??= e.message;
-  }
-  // A list-level refusal (too many phases) has no row field: show it on the name.
-  if (!out.name && !out.description && error.errors[0]) out.name = error.errors[0].message;
-  return out;
-}
+import { maxPhaseMasters, toDrafts, useReplacePhaseMasters, validatePhaseDraft } from '../phase-masters.queries.ts';
+import { PhaseMasterFormModal } from './PhaseMasterFormModal.tsx';
 
 /**
  * The tenant's phase masters (spec §1: id, name, description), in the order the phase select lists
@@ -39,60 +19,25 @@ export function PhaseMastersPanel({ canEdit }: { canEdit: boolean }) {
   const { api } = useServices();
   const { data } = useSuspenseQuery(referenceDataQueries.phaseMasters(api));
   const replace = useReplacePhaseMasters();
+  // A 409 (another owner saved first) is said in the server's words; the list reloads with their change.
   const onError = useMutationErrorHandler();
-  // `{ index: null }` is the form open for a new phase; `null` is the form closed.
-  const [editing, setEditing] = useState<{ index: number | null } | null>(null);
-  const [deleting, setDeleting] = useState<number | null>(null);
   // Stable while the list is unchanged: the open form keeps what is typed across re-renders.
   const phases = useMemo(() => toDrafts(data), [data]);
-  const full = phases.length >= maxPhaseMasters;
-
-  const save = async (next: PhaseMasterDraft[], success: string): Promise<unknown> => {
-    try {
-      await replace.mutateAsync({ next, basedOn: phases });
-      toast.success(success);
-      return null;
-    } catch (error) {
-      // A 409 (another owner saved first) is said in the server's words; the list reloads with their change.
-      onError(error);
-      return error;
-    }
-  };
-
-  const submitForm = async (values: PhaseMasterDraft): Promise<PhaseFormErrors | null> => {
-    const index = editing?.index ?? null;
-    const others = phases.filter((_, i) => i !== index);
-    const errors = validatePhaseDraft(values, others);
-    if (Object.keys(errors).length > 0) return errors;
-    const draft = { ...values, name: values.name.trim() };
-    const next = index === null ? [...phases, draft] : phases.map((p, i) => (i === index ? draft : p));
-    const failure = await save(next, index === null ? 'フェーズを追加しました' : 'フェーズを更新しました');
-    if (failure === null) {
-      setEditing(null);
-      return null;
-    }
-    if (isApiError(failure) && failure.status === 422) return rowErrors(failure, index ?? next.length - 1);
-    setEditing(null);
-    return null;
-  };
-
-  const move = async (index: number, to: number) => {
-    const next = [...phases];
-    const [moved] = next.splice(index, 1);
-    next.splice(to, 0, moved!);
-    const failure = await save(next, '並び順を変更しました');
-    if (isApiError(failure) && failure.status === 422) toast.error(failure.errors[0]?.message ?? failure.message);
-  };
-
-  const confirmDelete = async () => {
-    if (deleting === null) return;
-    const failure = await save(
-      phases.filter((_, i) => i !== deleting),
-      'フェーズを削除しました',
-    );
-    if (isApiError(failure) && failure.status === 422) toast.error(failure.errors[0]?.message ?? failure.message);
-    setDeleting(null);
-  };
+  const { editing, setEditing, edited, deleting, setDeleting, full, submitForm, move, confirmDelete } =
+    useOrderedListEditor({
+      drafts: phases,
+      replace,
+      validate: validatePhaseDraft,
+      max: maxPhaseMasters,
+      messages: {
+        added: 'フェーズを追加しました',
+        updated: 'フェーズを更新しました',
+        deleted: 'フェーズを削除しました',
+        reordered: '並び順を変更しました',
+      },
+      onError,
+      serverFields: { list: 'phase_masters', fields: ['name', 'description'] },
+    });
 
   return (
     <Stack gap="sm" data-testid="phase-masters">
@@ -172,7 +117,7 @@ export function PhaseMastersPanel({ canEdit }: { canEdit: boolean }) {
       )}
       <PhaseMasterFormModal
         opened={editing !== null}
-        phase={editing && editing.index !== null ? (phases[editing.index] ?? null) : null}
+        phase={edited}
         onClose={() => setEditing(null)}
         onSubmit={submitForm}
       />
