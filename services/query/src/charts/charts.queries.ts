@@ -15,6 +15,9 @@ import {
   type Measure,
 } from './analysis.queries.ts';
 
+// Rows keep the own department they were counted under; an owner may have deleted it since (its id means nothing to a reader).
+const deletedDepartment = '（削除された診療科）';
+
 type Series = ChartData['series'][number];
 const names: Record<Measure, string> = {
   referrals: '紹介',
@@ -104,7 +107,7 @@ export async function departmentComparisonChart(
   ]);
   const ids = sortedKeys(now, before, departmentNames);
   return {
-    labels: ids.map((id) => departmentNames.get(id) ?? id),
+    labels: ids.map((id) => departmentNames.get(id) ?? deletedDepartment),
     series: [
       { key: measure, name: `${names[measure]}（対象期間）`, values: ids.map((id) => now.get(id) ?? 0) },
       {
@@ -143,7 +146,7 @@ export async function institutionDepartmentChart(
   ]);
   const ids = sortedKeys(sums[0]!, new Map(), departmentNames);
   return {
-    labels: ids.map((id) => departmentNames.get(id) ?? id),
+    labels: ids.map((id) => departmentNames.get(id) ?? deletedDepartment),
     series: measures.map((m, i) => ({ key: m, name: names[m], values: ids.map((id) => sums[i]!.get(id) ?? 0) })),
   };
 }

@@ -94,6 +94,22 @@ describe('referral settings', { timeout: 30_000 }, () => {
     });
   });
 
+  it('leaves out an excluded department deleted since the setting was saved, and keeps the others', async () => {
+    const deleted = '00000000-0000-4000-8000-0000000000dd';
+    const api = renderSection({
+      segmentationSetting: vi.fn(async () => ({ ...setting, excluded_own_department_ids: [deleted, surgery] })),
+    });
+    await waitFor(() => expect(screen.getAllByTestId('segment-row')).toHaveLength(1));
+    // The kept one shows as a pill; the deleted one is not named by its id.
+    await waitFor(() => expect(document.querySelector('.mantine-Pill-label')).toHaveTextContent('外科'));
+    expect(screen.queryByText(deleted)).not.toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'セグメント設定を保存' }));
+    await waitFor(() => expect(api.updateSegmentationSetting).toHaveBeenCalled());
+    expect(api.updateSegmentationSetting.mock.calls[0]![0]).toMatchObject({
+      body: { excluded_own_department_ids: [surgery] },
+    });
+  });
+
   it('asks for a segment name before sending, and shows the server’s messages on their fields', async () => {
     const api = renderSection({
       updateSegmentationSetting: vi.fn(async () => {

@@ -130,8 +130,12 @@ function SegmentationForm() {
       [next[i], next[i + by]] = [next[i + by]!, next[i]!];
       return next;
     });
+  // A department deleted since the setting was saved is not offered, shown or sent back: the command would
+  // refuse the whole setting for it, and the select could only name it by its id.
+  const known = departments.data;
+  const shownExcluded = known ? excluded.filter((id) => known.some((d) => d.id === id)) : excluded;
   const { errors, saving, submit } = useFormSubmit({
-    values: { rest, excluded, rows },
+    values: { rest, excluded: shownExcluded, rows },
     validate: (v) => ({
       ...(v.rest.trim() ? {} : { rest_segment_label: 'その他のセグメント名を入力してください' }),
       ...Object.fromEntries(
@@ -266,7 +270,7 @@ function SegmentationForm() {
           <MultiSelect
             label="集計から除く自院診療科"
             data={(departments.data ?? []).map((d) => ({ value: d.id, label: d.name }))}
-            value={excluded}
+            value={shownExcluded}
             onChange={setExcluded}
             clearable
             error={Object.entries(errors).find(([k]) => k.startsWith('excluded_own_department_ids'))?.[1]}
