@@ -58,9 +58,13 @@ test.describe('communications on a phone', () => {
     await page.goto(app(`/crms/${institutionId}/communications`));
     await expect(page.getByTestId('communication-card').filter({ hasText: story })).toBeVisible();
 
-    // /tasks is a desktop page (spec §2). The task has no staff member: it is under すべて, not 自分のタスク.
+    // On a desktop the institution's timeline leads back to its page (a phone has the frame's back link).
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto(app('/tasks?assignee=all'));
+    await page.getByRole('link', { name: '医療機関ページへ戻る' }).click();
+    await expect(page).toHaveURL(new RegExp(`/crms/${institutionId}(\\?|$)`));
+
+    // /tasks is a desktop page (spec §2). A task added in the form is the writer's: under 自分のタスク.
+    await page.goto(app('/tasks'));
     const row = page.getByTestId('task-row').filter({ hasText: taskTitle });
     await expect(row).toBeVisible();
     await expect(row.getByText('期限切れ')).toBeVisible();
