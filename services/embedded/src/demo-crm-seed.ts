@@ -157,7 +157,7 @@ function planDemoCrm(institutions: readonly Institution[]): InstitutionPlan[] {
   return plans;
 }
 
-async function streamExists(store: EventStore, stream: string, tenantId: string): Promise<boolean> {
+export async function streamExists(store: EventStore, stream: string, tenantId: string): Promise<boolean> {
   try {
     return (await store.readStream(stream, { tenantId })).length > 0;
   } catch (error) {

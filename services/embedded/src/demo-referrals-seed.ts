@@ -6,11 +6,12 @@ import type { Logger } from 'pino';
 import { buildCommandApp } from '@renkei/command';
 import type { Database } from '@renkei/db';
 import { ownDepartmentsAggregate, uuidV5 } from '@renkei/domain';
-import { StreamNotFoundError, streamId, type EventStore } from '@renkei/event-store';
+import { streamId, type EventStore } from '@renkei/event-store';
 import { issueAccessToken, updateTenant, type IdentityConfig } from '@renkei/identity';
 import { findDepartmentByName } from '@renkei/institution-master';
 import { generateDemoReferralFiles } from '@renkei/referral-files';
 import type { AuthOptions } from '@renkei/service-kit';
+import { streamExists } from './demo-crm-seed.ts';
 
 export interface DemoReferralSeedDeps {
   db: Database;
@@ -111,16 +112,8 @@ export async function seedDemoReferrals(deps: DemoReferralSeedDeps): Promise<{ u
     // The hospital's own departments, named as its lists name them: referrals are matched to them by name
     // as of the upload, so without them every figure by 自院診療科 would read 「未設定」. An owner's own list
     // is kept; the ids are fixed so a start that stopped half-way sets the same list again.
-    const ownDepartmentsStream = streamId(ownDepartmentsAggregate, tenant?.id ?? '');
     const hasOwnDepartments =
-      tenant !== undefined &&
-      (await deps.store.readStream(ownDepartmentsStream, { tenantId: tenant.id }).then(
-        (events) => events.length > 0,
-        (error: unknown) => {
-          if (error instanceof StreamNotFoundError) return false;
-          throw error;
-        },
-      ));
+      tenant !== undefined && (await streamExists(deps.store, streamId(ownDepartmentsAggregate, tenant.id), tenant.id));
     if (!hasOwnDepartments) {
       const departments = await app.inject({
         method: 'PUT',
