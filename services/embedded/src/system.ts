@@ -11,6 +11,7 @@ import { projections as workerProjections, startWorker, wokenIdlePollMs, workerR
 import type { Projection } from '@renkei/projections';
 import type { AuthOptions } from '@renkei/service-kit';
 import type { EmbeddedConfig } from './config.ts';
+import { holdableAppendWakeups } from './append-wakeups.ts';
 import { hasDemoTenant, seedDemo, type DemoSeedResult } from './demo-seed.ts';
 import { startAdminServer, type AdminServer } from './ops/admin-server.ts';
 import { databaseOperations, type OpsContext } from './ops/operations.ts';
@@ -124,9 +125,11 @@ export async function startEmbedded(
     started.push({ name: 'query', stop: () => query.close() });
     const queryUrl = await listenInternal(query);
 
+    // The demo seed's thousands of appends wake no loop of the worker one by one (append-wakeups.ts).
+    const wakeups = holdableAppendWakeups(store);
     const worker = await startWorker({
       db,
-      store,
+      store: wakeups.store,
       projections,
       reactors: workerReactors({ publicOrigin: config.publicOrigin, dataDir: config.dataDir }),
       logger: logger.child({ service: 'worker' }),
@@ -138,15 +141,21 @@ export async function startEmbedded(
     });
     started.push({ name: 'worker', stop: () => worker.stop() });
 
-    const demo = config.demoSeed
-      ? await seedDemo({
+    let demo: DemoSeedResult | undefined;
+    if (config.demoSeed) {
+      wakeups.hold();
+      try {
+        demo = await seedDemo({
           db,
           store,
           dataDir: config.dataDir,
           logger,
           crm: { identityConfig, commandAuth: auth(identityConfig.resources.command) },
-        })
-      : undefined;
+        });
+      } finally {
+        wakeups.release();
+      }
+    }
 
     const tls = ensureLocalCertificate(path.join(config.dataDir, 'tls'), { extraHosts: config.tlsExtraHosts });
     const ipAllowLists = followIpAllowLists({
