@@ -35,6 +35,8 @@ export { parseDFile, type DpcFact, type DFileReadOptions } from './dpc/d-file.ts
 export { StayAssembler, type HospitalStay, type StayOperation } from './dpc/stay-assembler.ts';
 export {
   generateDemoReferralFiles,
+  demoReferrers,
+  type DemoReferrer,
   type GenerateDemoReferralOptions,
   type DemoReferralFiles,
   type DemoReferralFile,

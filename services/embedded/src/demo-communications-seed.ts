@@ -6,6 +6,7 @@ import type { EventStore } from '@renkei/event-store';
 import { issueAccessToken, type IdentityConfig } from '@renkei/identity';
 import type { AuthOptions } from '@renkei/service-kit';
 import { demoPdf, demoPhoto, multipartFile } from './demo-attachments.ts';
+import { demoReferrersOf } from './demo-referrals-seed.ts';
 
 /**
  * The demo tenant's year of activity: communications of every type by both demo accounts (more visits
@@ -114,8 +115,8 @@ export async function seedDemoCommunications(
     db.kysely,
   );
   if (done.length > 0) return undefined;
-  const { rows: institutions } = await sql<{ id: string }>`
-    SELECT id FROM ref.medical_institutions WHERE running_status = 'open' ORDER BY code`.execute(db.kysely);
+  const { rows: institutions } = await sql<{ id: string; code: string }>`
+    SELECT id, code FROM ref.medical_institutions WHERE running_status = 'open' ORDER BY code`.execute(db.kysely);
   if (institutions.length === 0) return undefined;
   const { rows: accounts } = await sql<{ id: string; email: string }>`
     SELECT a.id, a.email FROM identity.accounts a JOIN identity.tenants t ON t.id = a.tenant_id
@@ -175,15 +176,31 @@ export async function seedDemoCommunications(
       for (const [type, w] of typeWeights) if ((r -= w) < 0) return type;
       return 'visit';
     };
-    // A core of partners gets most of the activity (they refer most); the rest now and then.
-    const core = institutions.filter((_, i) => i % 37 === 3).slice(0, 60);
+    // A core of partners gets most of the activity: the institutions that refer most in the demo's referral
+    // files, visited in proportion to the square root of their share (a large partner is not visited every
+    // day); one that stops referring was last visited months before it stopped. The rest now and then.
+    const idByCode = new Map(institutions.map((i) => [i.code, i.id]));
+    const core = (await demoReferrersOf(db))
+      .filter((r) => idByCode.has(r.code))
+      .slice(0, 120)
+      .map((r) => ({
+        id: idByCode.get(r.code)!,
+        weight: Math.sqrt(r.base),
+        lastVisit: r.stoppedFrom ? Date.parse(r.stoppedFrom) - 100 * 86_400_000 : Infinity,
+      }));
+    const coreTotal = core.reduce((sum, c) => sum + c.weight, 0);
+    const pickPartner = (acted: Date) => {
+      let r = rand() * coreTotal;
+      const partner = core.find((c) => (r -= c.weight) < 0) ?? core[core.length - 1];
+      return partner && acted.getTime() < partner.lastVisit ? partner : pick(institutions);
+    };
     const today = new Date();
     const plans = Array.from({ length: COUNT }, (_, i) => {
       const type = weighted();
       const daysAgo = Math.floor(rand() ** 1.5 * 365);
       const acted = new Date(today.getTime() - daysAgo * 86_400_000);
       const by: 'owner' | 'member' = rand() < 0.55 ? 'member' : 'owner';
-      const institution = rand() < 0.8 ? pick(core) : pick(institutions);
+      const institution = rand() < 0.8 ? pickPartner(acted) : pick(institutions);
       const withTask = rand() < 0.18;
       const deadline = new Date(acted.getTime() + (3 + Math.floor(rand() * 20)) * 86_400_000);
       const isVisit = type === 'visit' || type === 'new_visit';

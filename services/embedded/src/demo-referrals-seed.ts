@@ -9,7 +9,7 @@ import { ownDepartmentsAggregate, uuidV5 } from '@renkei/domain';
 import { streamId, type EventStore } from '@renkei/event-store';
 import { issueAccessToken, updateTenant, type IdentityConfig } from '@renkei/identity';
 import { findDepartmentByName } from '@renkei/institution-master';
-import { generateDemoReferralFiles } from '@renkei/referral-files';
+import { demoReferrers, generateDemoReferralFiles, type DemoReferrer } from '@renkei/referral-files';
 import type { AuthOptions } from '@renkei/service-kit';
 import { streamExists } from './demo-crm-seed.ts';
 
@@ -39,12 +39,51 @@ function yesterdayInJapan(now = new Date()): string {
   return new Date(now.getTime() + 9 * 3_600_000 - 86_400_000).toISOString().slice(0, 10);
 }
 
+const demoReferralSeed = 1;
+
+/**
+ * The demo hospital, the institutions its files name and the 年度 they cover. The hospital is the largest
+ * open hospital of the generated master: its prefecture completes the 7-digit codes of the 逆紹介 list,
+ * and it never refers to itself. Referrers are open 医科 institutions of the demo region (the generator
+ * gives them sizes and trends).
+ */
+async function demoReferralSources(db: Database) {
+  const own = (
+    await sql<{ id: string; code: string }>`
+      SELECT id, code FROM ref.medical_institutions WHERE running_status = 'open' AND substr(code, 3, 1) = '1'
+       ORDER BY bed_count DESC NULLS LAST, code LIMIT 1`.execute(db.kysely)
+  ).rows[0];
+  if (!own) return undefined;
+  const { rows: institutions } = await sql<{ code: string; name: string }>`
+    SELECT code, name FROM ref.medical_institutions
+     WHERE running_status = 'open' AND substr(code, 3, 1) = '1' AND id <> ${own.id}
+     ORDER BY code LIMIT 400`.execute(db.kysely);
+  const fy = currentFiscalYear();
+  return { own, institutions, fiscalYears: [fy - 2, fy - 1, fy] };
+}
+
+/**
+ * The institutions that refer to the demo hospital, largest first, as its referral files will show them:
+ * the demo's visits go to them in proportion (the liaison staff visit those who refer), and stop months
+ * before one of them stops referring.
+ */
+export async function demoReferrersOf(db: Database): Promise<DemoReferrer[]> {
+  const sources = await demoReferralSources(db);
+  if (!sources) return [];
+  return demoReferrers({
+    seed: demoReferralSeed,
+    institutions: sources.institutions,
+    ownInstitutionCode: sources.own.code,
+    fiscalYears: sources.fiscalYears,
+  });
+}
+
 /**
  * The demo tenant's referral data: three fiscal years of a 紹介 list and a 逆紹介 list in the hospital's
  * own column names, and an FF1 per year for the same patients (libs/referral-files' generator), sent
  * through the same calls an owner uses — the column mappings saved (PUT /data_uploads/mapping_profiles)
- * and each file uploaded (POST /data_uploads) — so the worker imports them as any upload. Once per
- * install (a marker file after the last upload); the D and EF files are not uploaded (not imported yet).
+ * and each file uploaded (POST /data_uploads) — so the worker imports them as any upload, D and EF files
+ * last. Once per install (a marker file after the last upload).
  */
 export async function seedDemoReferrals(deps: DemoReferralSeedDeps): Promise<{ uploads: number } | undefined> {
   const dir = path.join(deps.dataDir, 'demo', 'referrals');
@@ -52,32 +91,20 @@ export async function seedDemoReferrals(deps: DemoReferralSeedDeps): Promise<{ u
   if (fs.existsSync(marker) || deps.identityConfig.externalAuthority) return undefined;
   const { db } = deps;
 
-  // The demo hospital is the largest open hospital of the generated master: its prefecture completes
-  // the 7-digit codes of the 逆紹介 list, and it never refers to itself.
-  const own = (
-    await sql<{ id: string; code: string }>`
-      SELECT id, code FROM ref.medical_institutions WHERE running_status = 'open' AND substr(code, 3, 1) = '1'
-       ORDER BY bed_count DESC NULLS LAST, code LIMIT 1`.execute(db.kysely)
-  ).rows[0];
-  if (!own) return undefined;
+  const sources = await demoReferralSources(db);
+  if (!sources) return undefined;
+  const { own, institutions, fiscalYears } = sources;
   const tenant = (
     await sql<{ id: string; medical_institution_id: string | null }>`
       SELECT id, medical_institution_id FROM identity.tenants WHERE slug = ${deps.tenantSlug}`.execute(db.kysely)
   ).rows[0];
   if (tenant && !tenant.medical_institution_id)
     await updateTenant({ db, store: deps.store }, deps.tenantSlug, { medicalInstitutionId: own.id });
-  // Referrers: open 医科 institutions of the demo region (the generator gives them sizes and trends).
-  const { rows: institutions } = await sql<{ code: string; name: string }>`
-    SELECT code, name FROM ref.medical_institutions
-     WHERE running_status = 'open' AND substr(code, 3, 1) = '1' AND id <> ${own.id}
-     ORDER BY code LIMIT 400`.execute(db.kysely);
-
-  const fy = currentFiscalYear();
   const demo = await generateDemoReferralFiles(dir, {
-    seed: 1,
+    seed: demoReferralSeed,
     institutions,
     ownInstitutionCode: own.code,
-    fiscalYears: [fy - 2, fy - 1, fy],
+    fiscalYears,
     until: yesterdayInJapan(),
     referralsPerYear: deps.referralsPerYear ?? 3000,
     otherAdmissionsPerYear: 800,

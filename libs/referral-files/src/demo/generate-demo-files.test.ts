@@ -11,7 +11,7 @@ import { parseFf1 } from '../dpc/ff1.ts';
 import { parseDFile } from '../dpc/d-file.ts';
 import { parseEf } from '../dpc/ef.ts';
 import { StayAssembler } from '../dpc/stay-assembler.ts';
-import { generateDemoReferralFiles, type GenerateDemoReferralOptions } from './generate-demo-files.ts';
+import { demoReferrers, generateDemoReferralFiles, type GenerateDemoReferralOptions } from './generate-demo-files.ts';
 
 const institutions = Array.from({ length: 60 }, (_, i) => ({
   code: buildInstitutionCode({
@@ -141,4 +141,24 @@ describe('generateDemoReferralFiles', () => {
     expect(joined.length).toBe(all.filter((s) => s.referralIn).length);
     expect(joined.length).toBeGreaterThan(200);
   }, 60_000);
+
+  it('names the referrers as the files show them: largest first, and none after its stop', async () => {
+    const demo = await generateDemoReferralFiles(tmp(), options);
+    const referralFile = demo.files.find((f) => f.kind === 'referral')!;
+    const { records } = await collect(
+      parseReferralList(referralFile.path, { mapping: demo.referralMapping, prefectureCode: 22 }),
+    );
+    const referrers = demoReferrers(options);
+    expect(referrers.every((r, i) => i === 0 || referrers[i - 1]!.base >= r.base)).toBe(true);
+    const byCode = new Map<string, string[]>();
+    for (const r of records)
+      byCode.set(r.institutionCode!, [...(byCode.get(r.institutionCode!) ?? []), r.referralDate]);
+    // Every code the list names is a referrer, and the largest sends more than the median one.
+    expect([...byCode.keys()].every((code) => referrers.some((r) => r.code === code))).toBe(true);
+    const count = (code: string) => byCode.get(code)?.length ?? 0;
+    expect(count(referrers[0]!.code)).toBeGreaterThan(count(referrers[Math.floor(referrers.length / 2)]!.code));
+    const stopping = referrers.filter((r) => r.stoppedFrom !== null);
+    expect(stopping.length).toBeGreaterThan(0);
+    for (const r of stopping) expect((byCode.get(r.code) ?? []).filter((d) => d >= r.stoppedFrom!)).toEqual([]);
+  });
 });

@@ -137,6 +137,63 @@ interface Stay {
   sex: string;
 }
 
+/** The 医科 institutions that send referrals: every one but the hospital itself. */
+function referrersOf(options: Pick<GenerateDemoReferralOptions, 'institutions' | 'ownInstitutionCode'>) {
+  return options.institutions.filter((i) => i.code[2] === '1' && i.code !== options.ownInstitutionCode);
+}
+
+/** Each referrer's size, trend and habits: the first draws of the generator's sequence. */
+function referrerProfiles(r: Rng, referrers: readonly { code: string; name: string }[], yearCount: number) {
+  return referrers.map((inst, rank) => {
+    const roll = r.next();
+    const trend: Trend =
+      roll < 0.15
+        ? { kind: 'growing', rate: 0.25 + r.next() * 0.35 }
+        : roll < 0.25
+          ? { kind: 'declining', rate: 0.2 + r.next() * 0.3 }
+          : roll < 0.31
+            ? { kind: 'stopping', at: r.int(6, yearCount * 12 - 4) }
+            : { kind: 'stable' };
+    return {
+      inst,
+      // Zipf-like: a few institutions send most referrals, as every hospital's ranking shows.
+      base: 1 / Math.pow(rank + 1 + r.next() * 3, 0.75),
+      trend,
+      department: r.pick(demoClinicDepartments),
+      doctor: `${r.pick(demoSurnames)} ${r.pick(['一郎', '健', '誠', '裕子', '直樹', '恵', '隆', '明美'])}`,
+      favourite: r.pick(demoDepartments),
+    };
+  });
+}
+
+export interface DemoReferrer {
+  code: string;
+  /** Relative share of the referrals in the first 年度 (the trend changes it later). */
+  base: number;
+  /** For an institution that stops sending: the first day of the first month without referrals. */
+  stoppedFrom: string | null;
+}
+
+/**
+ * The referrers the generator draws for the same options, largest first: what other demo data (the
+ * liaison staff's visits) must agree with, without generating the files.
+ */
+export function demoReferrers(
+  options: Pick<GenerateDemoReferralOptions, 'seed' | 'institutions' | 'ownInstitutionCode' | 'fiscalYears'>,
+): DemoReferrer[] {
+  const first = Math.min(...options.fiscalYears);
+  return referrerProfiles(rng(options.seed ?? 20240401), referrersOf(options), options.fiscalYears.length)
+    .map((p) => {
+      let stoppedFrom: string | null = null;
+      if (p.trend.kind === 'stopping') {
+        const d = new Date(Date.UTC(first, 3 + p.trend.at, 1));
+        stoppedFrom = d.toISOString().slice(0, 10);
+      }
+      return { code: p.inst.code, base: p.base, stoppedFrom };
+    })
+    .sort((a, b) => b.base - a.base);
+}
+
 /**
  * Writes the demo hospital's referral data for `fiscalYears`: a 紹介 list and a 逆紹介 list in the
  * hospital's own column names (comma, Shift_JIS, CRLF; 和暦 dates in the 紹介 list), and per year an FF1
@@ -154,31 +211,11 @@ export async function generateDemoReferralFiles(
   const years = [...options.fiscalYears].sort((a, b) => a - b);
   const perYear = options.referralsPerYear ?? 9000;
   const othersPerYear = options.otherAdmissionsPerYear ?? 2500;
-  // Only 医科 institutions other than the hospital itself send referrals.
-  const referrers = options.institutions.filter((i) => i.code[2] === '1' && i.code !== own);
+  const referrers = referrersOf(options);
   if (referrers.length === 0) throw new Error('no 医科 institution to refer from');
   await fs.promises.mkdir(dir, { recursive: true });
 
-  const profiles = referrers.map((inst, rank) => {
-    const roll = r.next();
-    const trend: Trend =
-      roll < 0.15
-        ? { kind: 'growing', rate: 0.25 + r.next() * 0.35 }
-        : roll < 0.25
-          ? { kind: 'declining', rate: 0.2 + r.next() * 0.3 }
-          : roll < 0.31
-            ? { kind: 'stopping', at: r.int(6, years.length * 12 - 4) }
-            : { kind: 'stable' };
-    return {
-      inst,
-      // Zipf-like: a few institutions send most referrals, as every hospital's ranking shows.
-      base: 1 / Math.pow(rank + 1 + r.next() * 3, 0.75),
-      trend,
-      department: r.pick(demoClinicDepartments),
-      doctor: `${r.pick(demoSurnames)} ${r.pick(['一郎', '健', '誠', '裕子', '直樹', '恵', '隆', '明美'])}`,
-      favourite: r.pick(demoDepartments),
-    };
-  });
+  const profiles = referrerProfiles(r, referrers, years.length);
   const departmentWeights = cumulative(demoDepartments.map((d) => d.weight));
   const doctorsByDepartment = new Map(
     demoDepartments.map((d) => [
