@@ -35,10 +35,11 @@ test("an institution's tasks: add one, complete it; /tasks lists mine or everyon
   // Newest first: earlier runs' tasks (and the demo's) stay behind the ones added here.
   await page.goto(app(`/crms/${institution.id}/tasks?sort_by=created_at`));
   await expect(page.getByTestId('institution-tasks-title')).toHaveText(`${institution.name} のタスク`);
-  // On a desktop the frame has no back link: the institution's name leads back to its page.
-  await expect(
-    page.getByTestId('institution-tasks-title').getByRole('link', { name: institution.name }),
-  ).toHaveAttribute('href', `/app/crms/${institution.id}`);
+  // On a desktop the frame has no back link: the page has the same button back as the referral page.
+  await expect(page.getByRole('link', { name: '医療機関ページへ戻る' })).toHaveAttribute(
+    'href',
+    `/app/crms/${institution.id}`,
+  );
 
   // Nothing typed: refused on the field before anything is sent.
   await page.getByRole('button', { name: 'タスクを追加' }).click();

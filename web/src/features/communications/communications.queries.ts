@@ -15,7 +15,6 @@ import { taskQueries } from '../tasks/tasks.queries.ts';
 export type CommunicationSearchInput = z.input<typeof CommunicationSearchBody>;
 export type InstitutionCommunicationSearchInput = z.input<typeof MedicalInstitutionCommunicationSearchBody>;
 
-/** One key factory for communications; its mutations invalidate only these keys (and tasks, below). */
 /**
  * Whom a new task is for until the user picks someone: the one writing it, when they are one of the staff
  * (a vendor support account is not). A task for nobody is found on nobody's 「自分のタスク」.
@@ -23,6 +22,7 @@ export type InstitutionCommunicationSearchInput = z.input<typeof MedicalInstitut
 export const ownTaskStaff = (staffs: readonly { id: string }[] | undefined, accountId: string | undefined) =>
   accountId !== undefined && staffs?.some((s) => s.id === accountId) ? accountId : null;
 
+/** One key factory for communications; its mutations invalidate only these keys (and tasks, below). */
 export const communicationQueries = {
   all: ['communications'] as const,
   search: (api: ApiClient, body: CommunicationSearchInput) =>

@@ -7,6 +7,9 @@ import { requireFeature } from '../../features/current-user/require-feature.ts';
 import { CrmPage } from '../../features/medical-institutions/components/CrmPage.tsx';
 import { PartnerChart } from '../../features/medical-institutions/components/PartnerChart.tsx';
 import { institutionQueries } from '../../features/medical-institutions/medical-institutions.queries.ts';
+import { todayInJapan } from '../../features/data-analysis/analysis-periods.ts';
+import { referralFiguresPeriod } from '../../features/referrals/referral-figures.ts';
+import { referralQueries } from '../../features/referrals/referrals.queries.ts';
 import { usePageTitle } from '../../frame/page-title.ts';
 
 const CrmSearch = (search: SearchInput): { view?: 'karte' } => {
@@ -25,8 +28,13 @@ export const Route = createFileRoute('/_authenticated/crms/$id/')({
     if (!uuid.test(params.id)) throw new ApiError(404, 'ページが見つかりません');
   },
   // An unknown id (or another tenant's) answers 404 here, which the route shows as the 404 page.
-  loader: ({ context, params }) =>
-    context.queryClient.ensureQueryData(institutionQueries.summary(context.api, params.id)),
+  loader: ({ context, params }) => {
+    // Both views show the referral figures: their request goes out beside the summary, not after it.
+    void context.queryClient.prefetchQuery(
+      referralQueries.monthly(context.api, params.id, referralFiguresPeriod(todayInJapan())),
+    );
+    return context.queryClient.ensureQueryData(institutionQueries.summary(context.api, params.id));
+  },
   component: CrmRoute,
 });
 

@@ -7,6 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../api/api-errors.ts';
 import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
 import { testServices } from '../../../test/render-app.tsx';
+import { currentUserQueries } from '../../current-user/current-user.queries.ts';
 import { CommunicationTasks } from './CommunicationTasks.tsx';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -30,7 +31,7 @@ const record = (tasks: Task[]): Communication =>
     tasks: tasks.map((t) => ({ id: t.id, title: t.title, status: t.status, deadline: t.deadline, staff: t.staff })),
   }) as Communication;
 
-function renderTasks(stored: Task[]) {
+function renderTasks(stored: Task[], accountId?: string) {
   const byId = new Map(stored.map((t) => [t.id, t]));
   const api = {
     listStaffs: vi.fn(async () => [
@@ -59,6 +60,7 @@ function renderTasks(stored: Task[]) {
   };
   const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  if (accountId) client.setQueryData(currentUserQueries.detail(services.api).queryKey, { id: accountId } as never);
   render(
     <MantineProvider>
       <QueryClientProvider client={client}>
@@ -130,5 +132,18 @@ describe('communication tasks in the edit form', () => {
       body: { title: '再訪問', communication_id: id(10), medical_institution_id: id(9), deadline: null },
     });
     expect(screen.getByLabelText('新しいタスク')).toHaveValue('');
+  });
+
+  it('starts each new task as the writer’s own', async () => {
+    const api = renderTasks([], id(31));
+    const staff = await screen.findByLabelText('担当者', { selector: 'input' });
+    await waitFor(() => expect(staff).toHaveValue('鈴木'));
+    await userEvent.type(screen.getByLabelText('新しいタスク'), '再訪問');
+    await userEvent.click(screen.getByRole('button', { name: 'タスクを追加' }));
+    await waitFor(() => expect(api.createTask).toHaveBeenCalledTimes(1));
+    expect(api.createTask.mock.calls[0]![0]).toMatchObject({ body: { title: '再訪問', staff_id: id(31) } });
+    // After an add the next task starts as the writer's again.
+    await waitFor(() => expect(screen.getByLabelText('新しいタスク')).toHaveValue(''));
+    expect(screen.getAllByLabelText('担当者', { selector: 'input' }).at(-1)).toHaveValue('鈴木');
   });
 });

@@ -6,13 +6,19 @@ import { fieldErrorsOf, isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
+import { currentUserQueries } from '../../current-user/current-user.queries.ts';
 import { taskQueries, useCreateTask, useDeleteTask, useUpdateTask } from '../../tasks/tasks.queries.ts';
-import { communicationQueries } from '../communications.queries.ts';
+import { communicationQueries, ownTaskStaff } from '../communications.queries.ts';
 
 interface Draft {
   title: string;
   deadline: string;
   staff_id: string | null;
+}
+
+/** A new task's staff until the user picks one (or clears it): the writer, as on the create form. */
+interface NewDraft extends Omit<Draft, 'staff_id'> {
+  staff_id: string | null | undefined;
 }
 
 type StaffOption = { value: string; label: string };
@@ -40,7 +46,9 @@ export function CommunicationTasks({ communication }: { communication: Communica
   const tasks = useQueries({ queries: ids.map((id) => taskQueries.detail(api, id)) });
   const create = useCreateTask();
   const onError = useMutationErrorHandler();
-  const [draft, setDraft] = useState<Draft>({ title: '', deadline: '', staff_id: null });
+  const account = useQuery({ ...currentUserQueries.detail(api), enabled: false });
+  const [draft, setDraft] = useState<NewDraft>({ title: '', deadline: '', staff_id: undefined });
+  const staffId = draft.staff_id === undefined ? ownTaskStaff(staffs.data, account.data?.id) : draft.staff_id;
   const [errors, setErrors] = useState<Record<string, string>>({});
 
   const add = async () => {
@@ -49,12 +57,12 @@ export function CommunicationTasks({ communication }: { communication: Communica
       const task = await create.mutateAsync({
         title: draft.title,
         deadline: draft.deadline || null,
-        staff_id: draft.staff_id,
+        staff_id: staffId,
         medical_institution_id: communication.medical_institution?.id ?? null,
         communication_id: communication.id,
       });
       setIds((list) => [...list, task.id]);
-      setDraft({ title: '', deadline: '', staff_id: null });
+      setDraft({ title: '', deadline: '', staff_id: undefined });
       toast.success('タスクを追加しました');
     } catch (error) {
       const byField = fieldErrorsOf(error);
@@ -109,7 +117,7 @@ export function CommunicationTasks({ communication }: { communication: Communica
               size="md"
               label="担当者"
               data={staffOptions}
-              value={draft.staff_id}
+              value={staffId}
               onChange={(v) => setDraft({ ...draft, staff_id: v })}
               clearable
               error={errors.staff_id}

@@ -13,7 +13,7 @@ import { useViewport } from '../../../frame/use-viewport.ts';
 import { CommunicationCard } from './CommunicationCard.tsx';
 import { ExportButton } from './ExportButton.tsx';
 import { LogCommunicationModal } from './LogCommunicationModal.tsx';
-import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
+import { BackToInstitutionButton } from '../../medical-institutions/components/router-links.tsx';
 
 export interface CommunicationsParams {
   page: number;
@@ -83,12 +83,7 @@ export function CommunicationsPage({
           {institution ? `${institution.name} のコミュニケーション` : 'コミュニケーション'}
         </Title>
         <Group gap="xs">
-          {institution && (
-            // The frame's back link is a phone's; a desktop gets the same way back as the referral page.
-            <ButtonLink to="/crms/$id" params={{ id: institution.id }} variant="default" visibleFrom="sm">
-              医療機関ページへ戻る
-            </ButtonLink>
-          )}
+          {institution && <BackToInstitutionButton id={institution.id} />}
           <ExportButton body={institution ? { ...body, medical_institution_ids: [institution.id] } : body} />
           <Button size="md" onClick={() => setLogging(true)}>
             活動を記録

@@ -6,7 +6,7 @@ import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
-import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
+import { BackToInstitutionButton } from '../../medical-institutions/components/router-links.tsx';
 import { institutionQueries } from '../../medical-institutions/medical-institutions.queries.ts';
 import { lastThreeFiscalYears, referralQueries, useDeleteReferral } from '../referrals.queries.ts';
 import { ReferralEntryForm } from './ReferralEntryForm.tsx';
@@ -43,9 +43,7 @@ export function InstitutionReferralsPage({ id }: { id: string }) {
         <Title order={2} fz="xl">
           {summary.name} の紹介実績
         </Title>
-        <ButtonLink to="/crms/$id" params={{ id }} variant="default" size="xs">
-          医療機関ページへ戻る
-        </ButtonLink>
+        <BackToInstitutionButton id={id} />
       </Group>
       <Paper withBorder p="md">
         <Title order={3} fz="md" mb="sm">

@@ -38,7 +38,10 @@ describe("an institution's tasks", () => {
     const api = renderPage();
     const title = await screen.findByTestId('institution-tasks-title');
     expect(title).toHaveTextContent('駿河クリニック のタスク');
-    expect(within(title).getByRole('link', { name: clinic.name })).toHaveAttribute('href', `/app/crms/${clinic.id}`);
+    expect(screen.getByRole('link', { name: '医療機関ページへ戻る' })).toHaveAttribute(
+      'href',
+      `/app/crms/${clinic.id}`,
+    );
     const row = await screen.findByTestId('task-row');
     expect(within(row).getByText('期限切れ')).toBeInTheDocument();
     expect(within(row).queryByRole('link')).not.toBeInTheDocument();

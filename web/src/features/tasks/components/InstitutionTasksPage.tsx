@@ -3,7 +3,7 @@ import { lazy, Suspense, useState } from 'react';
 import { isApiError } from '../../../api/api-errors.ts';
 import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
-import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
+import { BackToInstitutionButton } from '../../medical-institutions/components/router-links.tsx';
 import type { TaskListFilters } from '../task-list-params.ts';
 import { useCreateTask, type TaskCreateValues } from '../tasks.queries.ts';
 import { TaskList } from './TaskList.tsx';
@@ -46,13 +46,12 @@ export function InstitutionTasksPage({
     <Stack gap="md">
       <Group justify="space-between" wrap="wrap">
         <Title order={2} size="h3" data-testid="institution-tasks-title">
-          {/* The frame's back link shows on phones only; on a desktop the name leads back to the CRM page. */}
-          <AnchorLink to="/crms/$id" params={{ id: institution.id }} inherit>
-            {institution.name}
-          </AnchorLink>{' '}
-          のタスク
+          {institution.name} のタスク
         </Title>
-        <Button onClick={() => setAdding(true)}>タスクを追加</Button>
+        <Group gap="xs">
+          <BackToInstitutionButton id={institution.id} />
+          <Button onClick={() => setAdding(true)}>タスクを追加</Button>
+        </Group>
       </Group>
       <Suspense fallback={null}>
         {adding && (
