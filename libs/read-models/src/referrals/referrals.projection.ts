@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { defineProjection, type ProjectionTables } from '@renkei/projections';
+import type { RecordedEvent } from '@renkei/event-store';
 import {
   eventDecoder,
   referralDataImportEventSchemas,
@@ -8,6 +9,7 @@ import {
   referralEntryEventSchemas,
   referralAdmissionPeriodEventSchemas,
   segmentationSettingEventSchemas,
+  OwnDepartmentsReplaced,
   defaultReferralAdmissionPeriodDays,
   stableJson,
   uuidV5,
@@ -43,6 +45,7 @@ import {
   referralPeriodRollupsTable,
   referralTenantCaseRollupsTable,
   referralTenantPeriodRollupsTable,
+  referralOwnDepartmentsTable,
   referralsTable,
   reverseReferralsTable,
 } from './referrals.tables.ts';
@@ -56,7 +59,13 @@ const decode = eventDecoder({
   ...referralEntryEventSchemas,
   ...referralAdmissionPeriodEventSchemas,
   ...segmentationSettingEventSchemas,
+  OwnDepartmentsReplaced,
 });
+/** An event of a run: every event but OwnDepartmentsReplaced, which `handle` applies between runs. */
+type RunEvent = {
+  recorded: RecordedEvent;
+  event: Exclude<ReturnType<typeof decode>, { type: 'OwnDepartmentsReplaced' }>;
+};
 const tables = [
   referralDataImportsTable,
   referralsTable,
@@ -78,6 +87,7 @@ const tables = [
   ...attributeRollupTables,
   referralPendingPatientsTable,
   referralPendingMonthsTable,
+  referralOwnDepartmentsTable,
 ] as const;
 type T = ProjectionTables<(typeof tables)[number]['name']>;
 
@@ -208,6 +218,8 @@ const dateOf = (f: FactRow) =>
  * A chunk of an import that defers its rollups (`rollups_deferred`, what the worker writes) only notes
  * the patients and institution-months it touched; the import's slices then run the same `recompute`
  * over them, a bounded share per transaction, and its end runs whatever is left.
+ * A fact's own department is checked against the tenant's list as this projection last saw it, and the
+ * rows are matched again by name when the list changes (`replaceOwnDepartments`).
  */
 export const referralsProjection = defineProjection({
   name: 'referrals',
@@ -231,239 +243,262 @@ export const referralsProjection = defineProjection({
   //     facility type and prefecture, and the aggregation by city.
   // 13: `referral_area_daily_rollups` keyed by own department, referral department and visit too, so an
   //     area filter with any of them reads its partial months there instead of per-institution probes.
-  version: 13,
+  // 14: facts' own departments checked against the tenant's list as this projection last saw it
+  //     (`referral_own_departments`, OwnDepartmentsReplaced) and matched by name, and rows re-matched
+  //     when the list changes: rows imported before a department was added or renamed no longer stay 未設定.
+  version: 14,
   eventTypes: decode.types,
   tables: tableNames(tables),
   setup: (trx, t) => createTables(trx, tables, t),
+  /**
+   * The batch in runs split at OwnDepartmentsReplaced, each run folded as one, the tenant's list replaced
+   * (and its rows re-matched) between them: a fact is matched against the list that stood when its event
+   * was written, whatever the batching, so a rebuild and live batches give the same rows.
+   */
   async handle(trx, events, t) {
-    const imports = new Map<string, ImportPatch>();
-    const importColumns = [
-      'tenant_id',
-      'id',
-      'import_type',
-      'filename',
-      'status',
-      'abortion_row_number',
-      'created_at',
-      'created_by',
-    ] as const;
-    const newImports: Pick<WriteRow<typeof referralDataImportsTable>, (typeof importColumns)[number]>[] = [];
-    const facts: FactInput[] = [];
-    const dpcFacts: (DpcFactsInput & { deferred: boolean })[] = [];
-    const patch = (tenantId: string, id: string) => {
-      const key = `${tenantId}:${id}`;
-      let p = imports.get(key);
-      if (!p) {
-        p = {
-          tenant_id: tenantId,
-          id,
-          status: null,
-          total_row_count: null,
-          imported: 0,
-          failed: 0,
-          new_records: 0,
-          updated: 0,
-          unchanged: 0,
-          unmatched: 0,
-          unmatched_institutions: {},
-          errors: [],
-          finished: null,
-        };
-        imports.set(key, p);
-      }
-      return p;
-    };
-    const profiles = new Map<string, WriteRow<typeof mappingProfilesTable>>();
-    const matches = new Map<string, WriteRow<typeof institutionMatchesTable>>();
-    const settings = new ReferralSettingsBatch(recompute);
-    /** The deferred work the batch's slices and import ends take, in the order of their events. */
-    const deferredSteps: DeferredStep[] = [];
+    let run: RunEvent[] = [];
     for (const recorded of events) {
       const event = decode(recorded);
-      const tenantId = recorded.metadata.tenant_id;
-      switch (event.type) {
-        case 'MappingProfilesReplaced':
-          profiles.set(tenantId, { tenant_id: tenantId, profiles: event.data.profiles, version: recorded.revision });
-          break;
-        case 'ReferralInstitutionMatched': {
-          const m = {
-            tenant_id: tenantId,
-            institution_code: event.data.institution_code ?? '',
-            institution_name: event.data.institution_name ?? '',
-            medical_institution_id: event.data.medical_institution_id,
-          };
-          matches.set(`${tenantId}|${m.institution_code}|${m.institution_name}`, m);
-          break;
-        }
-        // An entry by hand stands as its own import (no import record: its patch updates no row).
-        case 'ReferralEntered':
-          facts.push({
-            kind: 'referral',
-            tenantId,
-            importId: event.data.referral_id,
-            fact: event.data.referral,
-            entryId: event.data.referral_id,
-          });
-          break;
-        case 'ReferralEntryUpdated':
-          facts.push({
-            kind: 'referral',
-            tenantId,
-            importId: event.data.referral_id,
-            fact: event.data.referral,
-            entryId: event.data.referral_id,
-          });
-          break;
-        case 'ReverseReferralEntryUpdated':
-          facts.push({
-            kind: 'reverse',
-            tenantId,
-            importId: event.data.reverse_referral_id,
-            fact: event.data.reverse_referral,
-            entryId: event.data.reverse_referral_id,
-          });
-          break;
-        case 'ReferralEntryDeleted':
-        case 'ReverseReferralEntryDeleted':
-        case 'ReferralAdmissionPeriodChanged':
-        case 'ReferralStaysRelinkRequested':
-        case 'SegmentationSettingReplaced':
-          settings.add(event, recorded);
-          break;
-        case 'ReverseReferralEntered':
-          facts.push({
-            kind: 'reverse',
-            tenantId,
-            importId: event.data.reverse_referral_id,
-            fact: event.data.reverse_referral,
-            entryId: event.data.reverse_referral_id,
-          });
-          break;
-        case 'ReferralDataImportRequested':
-          newImports.push({
-            tenant_id: tenantId,
-            id: event.data.import_id,
-            import_type: event.data.import_type,
-            filename: event.data.filename,
-            status: 'waiting',
-            abortion_row_number: null,
-            created_at: recorded.created_at.toISOString(),
-            created_by: recorded.metadata.account_id,
-          });
-          break;
-        case 'ReferralDataImportStarted': {
-          const p = patch(tenantId, event.data.import_id);
-          p.status = 'processing';
-          p.total_row_count = event.data.total_row_count;
-          break;
-        }
-        case 'ReferralsImported':
-        case 'ReverseReferralsImported':
-        case 'HospitalAdmissionsImported': {
-          const d = event.data;
-          const p = patch(tenantId, d.import_id);
-          p.imported += d.imported_row_count;
-          p.failed += d.failed_row_count;
-          p.errors.push(...d.errors);
-          const [kind, list]: [Kind, (ReferralFact | ReverseReferralFact | HospitalAdmissionFact)[]] =
-            event.type === 'ReferralsImported'
-              ? ['referral', referralsOfChunk(event.data)]
-              : event.type === 'ReverseReferralsImported'
-                ? ['reverse', event.data.reverse_referrals]
-                : ['admission', event.data.admissions];
-          const deferredTo = d.rollups_deferred ? d.import_id : undefined;
-          for (const fact of list) facts.push({ kind, tenantId, importId: d.import_id, fact, deferredTo });
-          break;
-        }
-        case 'DpcFactsImported': {
-          const d = event.data;
-          const p = patch(tenantId, d.import_id);
-          p.imported += d.imported_row_count;
-          p.failed += d.failed_row_count;
-          p.errors.push(...d.errors);
-          dpcFacts.push({
-            tenantId,
-            importId: d.import_id,
-            stays: d.stays,
-            procedures: d.procedures,
-            visits: d.visits,
-            deferred: d.rollups_deferred ?? false,
-          });
-          break;
-        }
-        case 'ReferralDataImportRollupsRequested': {
-          const d = event.data;
-          deferredSteps.push({ tenantId, importId: d.import_id, slice: d });
-          break;
-        }
-        case 'ReferralDataImportFinished': {
-          const d = event.data;
-          const p = patch(tenantId, d.import_id);
-          p.status = d.status;
-          p.finished = {
-            imported: d.imported_row_count,
-            failed: d.failed_row_count,
-            unprocessed: d.unprocessed_row_count,
-            abortion: d.abortion_row_number,
-          };
-          if (d.error) p.errors.push(d.error);
-          // What the import's slices did not take (an import that ended before them, or written before v8).
-          deferredSteps.push({ tenantId, importId: d.import_id, slice: null });
-          break;
-        }
-        default: {
-          const never: never = event;
-          throw new Error(`referrals projection: unexpected event ${JSON.stringify(never)}`);
-        }
+      if (event.type !== 'OwnDepartmentsReplaced') {
+        run.push({ recorded, event });
+        continue;
       }
+      if (run.length > 0) await applyRun(trx, t, run);
+      run = [];
+      await replaceOwnDepartments(trx, t, recorded.metadata.tenant_id, event.data.own_departments);
     }
-
-    await insertRows(trx, t.referral_data_imports, referralDataImportsTable, newImports, {
-      columns: importColumns,
-      onConflict: sql`ON CONFLICT DO NOTHING`,
-    });
-    await insertRows(trx, t.data_upload_mapping_profiles, mappingProfilesTable, [...profiles.values()], {
-      onConflict: sql`ON CONFLICT (tenant_id) DO UPDATE SET profiles = excluded.profiles, version = excluded.version`,
-    });
-    // The matches first, so the facts of this batch are attributed by them as by those of earlier batches.
-    await insertRows(trx, t.referral_institution_matches, institutionMatchesTable, [...matches.values()], {
-      onConflict: sql`ON CONFLICT (tenant_id, institution_code, institution_name) DO UPDATE SET medical_institution_id = excluded.medical_institution_id`,
-    });
-    await settings.applySettings(trx, t);
-    // An import that ends in this batch (a rebuild, or an import that stopped soon): its chunks here are
-    // recomputed with the batch rather than noted and taken back by its slices; what earlier batches
-    // noted is still taken by its slices and its end, after.
-    const endsHere = new Set(deferredSteps.filter((s) => s.slice === null).map((s) => `${s.tenantId}|${s.importId}`));
-    for (const f of facts) if (f.deferredTo && endsHere.has(`${f.tenantId}|${f.deferredTo}`)) f.deferredTo = undefined;
-    for (const d of dpcFacts) if (d.deferred && endsHere.has(`${d.tenantId}|${d.importId}`)) d.deferred = false;
-    if (facts.length > 0) await applyFacts(trx, t, facts, patch);
-    const countDpc = (tenantId: string, importId: string, c: { new: number; updated: number; unchanged: number }) => {
-      const p = patch(tenantId, importId);
-      p.new_records += c.new;
-      p.updated += c.updated;
-      p.unchanged += c.unchanged;
-    };
-    const immediateDpc = dpcFacts.filter((d) => !d.deferred);
-    if (immediateDpc.length > 0) {
-      const patients = await applyDpcFacts(trx, t, immediateDpc, countDpc);
-      if (patients.length > 0) await recompute(trx, t, patients, []);
-    }
-    // Deferred: one call per import, so the patients each returns are noted against it.
-    for (const importKey of new Set(dpcFacts.filter((d) => d.deferred).map((d) => `${d.tenantId}|${d.importId}`))) {
-      const inputs = dpcFacts.filter((d) => d.deferred && `${d.tenantId}|${d.importId}` === importKey);
-      const patients = await applyDpcFacts(trx, t, inputs, countDpc);
-      await notePending(trx, t, inputs[0]!.importId, patients, []);
-    }
-    await settings.applyDeletionsAndRelinks(trx, t);
-    if (matches.size > 0) await reattribute(trx, t, [...matches.values()]);
-    // The slices of an import that ends in this batch are left to its end, which takes all they would
-    // (every pending patient linked, then every pending month summed) in one step: the same rows, and
-    // one set of statements instead of one per slice (a rebuild reads an import's slices and end together).
-    const steps = deferredSteps.filter((s) => s.slice === null || !endsHere.has(`${s.tenantId}|${s.importId}`));
-    for (const step of steps) await runDeferredStep(trx, t, step);
-    await applyImportPatches(trx, t, [...imports.values()]);
+    if (run.length > 0) await applyRun(trx, t, run);
   },
 });
+
+/** A run of a batch's events (none an OwnDepartmentsReplaced), folded and written set-wise. */
+async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Promise<void> {
+  const imports = new Map<string, ImportPatch>();
+  const importColumns = [
+    'tenant_id',
+    'id',
+    'import_type',
+    'filename',
+    'status',
+    'abortion_row_number',
+    'created_at',
+    'created_by',
+  ] as const;
+  const newImports: Pick<WriteRow<typeof referralDataImportsTable>, (typeof importColumns)[number]>[] = [];
+  const facts: FactInput[] = [];
+  const dpcFacts: (DpcFactsInput & { deferred: boolean })[] = [];
+  const patch = (tenantId: string, id: string) => {
+    const key = `${tenantId}:${id}`;
+    let p = imports.get(key);
+    if (!p) {
+      p = {
+        tenant_id: tenantId,
+        id,
+        status: null,
+        total_row_count: null,
+        imported: 0,
+        failed: 0,
+        new_records: 0,
+        updated: 0,
+        unchanged: 0,
+        unmatched: 0,
+        unmatched_institutions: {},
+        errors: [],
+        finished: null,
+      };
+      imports.set(key, p);
+    }
+    return p;
+  };
+  const profiles = new Map<string, WriteRow<typeof mappingProfilesTable>>();
+  const matches = new Map<string, WriteRow<typeof institutionMatchesTable>>();
+  const settings = new ReferralSettingsBatch(recompute);
+  /** The deferred work the batch's slices and import ends take, in the order of their events. */
+  const deferredSteps: DeferredStep[] = [];
+  for (const { recorded, event } of events) {
+    const tenantId = recorded.metadata.tenant_id;
+    switch (event.type) {
+      case 'MappingProfilesReplaced':
+        profiles.set(tenantId, { tenant_id: tenantId, profiles: event.data.profiles, version: recorded.revision });
+        break;
+      case 'ReferralInstitutionMatched': {
+        const m = {
+          tenant_id: tenantId,
+          institution_code: event.data.institution_code ?? '',
+          institution_name: event.data.institution_name ?? '',
+          medical_institution_id: event.data.medical_institution_id,
+        };
+        matches.set(`${tenantId}|${m.institution_code}|${m.institution_name}`, m);
+        break;
+      }
+      // An entry by hand stands as its own import (no import record: its patch updates no row).
+      case 'ReferralEntered':
+        facts.push({
+          kind: 'referral',
+          tenantId,
+          importId: event.data.referral_id,
+          fact: event.data.referral,
+          entryId: event.data.referral_id,
+        });
+        break;
+      case 'ReferralEntryUpdated':
+        facts.push({
+          kind: 'referral',
+          tenantId,
+          importId: event.data.referral_id,
+          fact: event.data.referral,
+          entryId: event.data.referral_id,
+        });
+        break;
+      case 'ReverseReferralEntryUpdated':
+        facts.push({
+          kind: 'reverse',
+          tenantId,
+          importId: event.data.reverse_referral_id,
+          fact: event.data.reverse_referral,
+          entryId: event.data.reverse_referral_id,
+        });
+        break;
+      case 'ReferralEntryDeleted':
+      case 'ReverseReferralEntryDeleted':
+      case 'ReferralAdmissionPeriodChanged':
+      case 'ReferralStaysRelinkRequested':
+      case 'SegmentationSettingReplaced':
+        settings.add(event, recorded);
+        break;
+      case 'ReverseReferralEntered':
+        facts.push({
+          kind: 'reverse',
+          tenantId,
+          importId: event.data.reverse_referral_id,
+          fact: event.data.reverse_referral,
+          entryId: event.data.reverse_referral_id,
+        });
+        break;
+      case 'ReferralDataImportRequested':
+        newImports.push({
+          tenant_id: tenantId,
+          id: event.data.import_id,
+          import_type: event.data.import_type,
+          filename: event.data.filename,
+          status: 'waiting',
+          abortion_row_number: null,
+          created_at: recorded.created_at.toISOString(),
+          created_by: recorded.metadata.account_id,
+        });
+        break;
+      case 'ReferralDataImportStarted': {
+        const p = patch(tenantId, event.data.import_id);
+        p.status = 'processing';
+        p.total_row_count = event.data.total_row_count;
+        break;
+      }
+      case 'ReferralsImported':
+      case 'ReverseReferralsImported':
+      case 'HospitalAdmissionsImported': {
+        const d = event.data;
+        const p = patch(tenantId, d.import_id);
+        p.imported += d.imported_row_count;
+        p.failed += d.failed_row_count;
+        p.errors.push(...d.errors);
+        const [kind, list]: [Kind, (ReferralFact | ReverseReferralFact | HospitalAdmissionFact)[]] =
+          event.type === 'ReferralsImported'
+            ? ['referral', referralsOfChunk(event.data)]
+            : event.type === 'ReverseReferralsImported'
+              ? ['reverse', event.data.reverse_referrals]
+              : ['admission', event.data.admissions];
+        const deferredTo = d.rollups_deferred ? d.import_id : undefined;
+        for (const fact of list) facts.push({ kind, tenantId, importId: d.import_id, fact, deferredTo });
+        break;
+      }
+      case 'DpcFactsImported': {
+        const d = event.data;
+        const p = patch(tenantId, d.import_id);
+        p.imported += d.imported_row_count;
+        p.failed += d.failed_row_count;
+        p.errors.push(...d.errors);
+        dpcFacts.push({
+          tenantId,
+          importId: d.import_id,
+          stays: d.stays,
+          procedures: d.procedures,
+          visits: d.visits,
+          deferred: d.rollups_deferred ?? false,
+        });
+        break;
+      }
+      case 'ReferralDataImportRollupsRequested': {
+        const d = event.data;
+        deferredSteps.push({ tenantId, importId: d.import_id, slice: d });
+        break;
+      }
+      case 'ReferralDataImportFinished': {
+        const d = event.data;
+        const p = patch(tenantId, d.import_id);
+        p.status = d.status;
+        p.finished = {
+          imported: d.imported_row_count,
+          failed: d.failed_row_count,
+          unprocessed: d.unprocessed_row_count,
+          abortion: d.abortion_row_number,
+        };
+        if (d.error) p.errors.push(d.error);
+        // What the import's slices did not take (an import that ended before them, or written before v8).
+        deferredSteps.push({ tenantId, importId: d.import_id, slice: null });
+        break;
+      }
+      default: {
+        const never: never = event;
+        throw new Error(`referrals projection: unexpected event ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  await insertRows(trx, t.referral_data_imports, referralDataImportsTable, newImports, {
+    columns: importColumns,
+    onConflict: sql`ON CONFLICT DO NOTHING`,
+  });
+  await insertRows(trx, t.data_upload_mapping_profiles, mappingProfilesTable, [...profiles.values()], {
+    onConflict: sql`ON CONFLICT (tenant_id) DO UPDATE SET profiles = excluded.profiles, version = excluded.version`,
+  });
+  // The matches first, so the facts of this batch are attributed by them as by those of earlier batches.
+  await insertRows(trx, t.referral_institution_matches, institutionMatchesTable, [...matches.values()], {
+    onConflict: sql`ON CONFLICT (tenant_id, institution_code, institution_name) DO UPDATE SET medical_institution_id = excluded.medical_institution_id`,
+  });
+  await settings.applySettings(trx, t);
+  // An import that ends in this batch (a rebuild, or an import that stopped soon): its chunks here are
+  // recomputed with the batch rather than noted and taken back by its slices; what earlier batches
+  // noted is still taken by its slices and its end, after.
+  const endsHere = new Set(deferredSteps.filter((s) => s.slice === null).map((s) => `${s.tenantId}|${s.importId}`));
+  for (const f of facts) if (f.deferredTo && endsHere.has(`${f.tenantId}|${f.deferredTo}`)) f.deferredTo = undefined;
+  for (const d of dpcFacts) if (d.deferred && endsHere.has(`${d.tenantId}|${d.importId}`)) d.deferred = false;
+  if (facts.length > 0) await applyFacts(trx, t, facts, patch);
+  const countDpc = (tenantId: string, importId: string, c: { new: number; updated: number; unchanged: number }) => {
+    const p = patch(tenantId, importId);
+    p.new_records += c.new;
+    p.updated += c.updated;
+    p.unchanged += c.unchanged;
+  };
+  const immediateDpc = dpcFacts.filter((d) => !d.deferred);
+  if (immediateDpc.length > 0) {
+    const patients = await applyDpcFacts(trx, t, immediateDpc, countDpc);
+    if (patients.length > 0) await recompute(trx, t, patients, []);
+  }
+  // Deferred: one call per import, so the patients each returns are noted against it.
+  for (const importKey of new Set(dpcFacts.filter((d) => d.deferred).map((d) => `${d.tenantId}|${d.importId}`))) {
+    const inputs = dpcFacts.filter((d) => d.deferred && `${d.tenantId}|${d.importId}` === importKey);
+    const patients = await applyDpcFacts(trx, t, inputs, countDpc);
+    await notePending(trx, t, inputs[0]!.importId, patients, []);
+  }
+  await settings.applyDeletionsAndRelinks(trx, t);
+  if (matches.size > 0) await reattribute(trx, t, [...matches.values()]);
+  // The slices of an import that ends in this batch are left to its end, which takes all they would
+  // (every pending patient linked, then every pending month summed) in one step: the same rows, and
+  // one set of statements instead of one per slice (a rebuild reads an import's slices and end together).
+  const steps = deferredSteps.filter((s) => s.slice === null || !endsHere.has(`${s.tenantId}|${s.importId}`));
+  for (const step of steps) await runDeferredStep(trx, t, step);
+  await applyImportPatches(trx, t, [...imports.values()]);
+}
 
 interface FactInput {
   kind: Kind;
@@ -522,6 +557,10 @@ async function applyFacts(
           ON m.tenant_id = k.tenant_id AND m.institution_code = k.code AND m.institution_name = k.name`.execute(trx);
     for (const r of rows) handMatches.set(r.key, r.medical_institution_id);
   }
+  // The own departments of the tenants of the batch's referrals and reverse referrals, as last seen.
+  const ownDepartments = await ownDepartmentsOf(trx, t, [
+    ...new Set(facts.filter((f) => f.kind !== 'admission').map((f) => f.tenantId)),
+  ]);
 
   const latest = new Map<string, FactRow>();
   /** What the batch touched: '' for the work done now, else the import id that deferred it. */
@@ -559,6 +598,19 @@ async function applyFacts(
     // The row keeps what the file said in `content` (a re-upload compares that) and is attributed by hand.
     if (next.kind !== 'admission' && !next.row.medical_institution_id)
       next.row.medical_institution_id = handMatches.get(unmatchedKey(tenantId, fact as ReferralFact)) ?? null;
+    // And its own department is one of the tenant's departments (`content` keeps the event's id).
+    if (next.kind === 'referral')
+      next.row.own_department_id = departmentOf(
+        ownDepartments.get(tenantId),
+        next.row.own_department_id,
+        next.row.to_department,
+      );
+    else if (next.kind === 'reverse')
+      next.row.own_department_id = departmentOf(
+        ownDepartments.get(tenantId),
+        next.row.own_department_id,
+        next.row.own_department,
+      );
     const before = latest.get(key);
     const prev: Existing | undefined = before
       ? {
@@ -696,6 +748,124 @@ async function reattribute(trx: Transaction<unknown>, t: T, matches: WriteRow<ty
         };
         keys.set(`${k.tenant_id}|${k.medical_institution_id}|${k.own_department_id}|${k.month}`, k);
       }
+  }
+  if (keys.size > 0) await recompute(trx, t, [], [...keys.values()]);
+}
+
+/** A department's name as facts are matched by it: what the worker's `nfkc` makes of it. */
+const nameKey = (name: string) => name.normalize('NFKC').trim();
+
+/** A tenant's own departments as this projection last saw them: their ids, and the id of each name. */
+interface OwnDepartmentList {
+  ids: Set<string>;
+  /** `nameKey` → id; of two departments of the same name, the lowest id (the same in every batching). */
+  byName: Map<string, string>;
+}
+
+/** The known own-department lists of these tenants (a tenant whose list was never seen has none). */
+async function ownDepartmentsOf(
+  trx: Transaction<unknown>,
+  t: T,
+  tenantIds: string[],
+): Promise<Map<string, OwnDepartmentList>> {
+  const lists = new Map<string, OwnDepartmentList>();
+  if (tenantIds.length === 0) return lists;
+  const { rows } = await sql<{ tenant_id: string; own_department_id: string; name_key: string | null }>`
+    SELECT tenant_id, own_department_id, name_key FROM ${sql.table(t.referral_own_departments)}
+     WHERE tenant_id = ANY(${sql.val(tenantIds)}::uuid[])`.execute(trx);
+  for (const r of rows) {
+    let list = lists.get(r.tenant_id);
+    if (!list) lists.set(r.tenant_id, (list = { ids: new Set(), byName: new Map() }));
+    // The nil-uuid row only says the list is known.
+    if (r.name_key === null) continue;
+    list.ids.add(r.own_department_id);
+    const named = list.byName.get(r.name_key);
+    if (r.name_key !== '' && (named === undefined || r.own_department_id < named))
+      list.byName.set(r.name_key, r.own_department_id);
+  }
+  return lists;
+}
+
+/**
+ * The own department a fact is written with: the event's (the worker's match when the file was read,
+ * or the form's) while the tenant's list is unknown or holds it, else the department of the row's
+ * department text by name (none: null).
+ */
+function departmentOf(list: OwnDepartmentList | undefined, id: string | null, text: string | null): string | null {
+  if (!list) return id;
+  if (id !== null && list.ids.has(id.toLowerCase())) return id;
+  return text === null ? null : (list.byName.get(nameKey(text)) ?? null);
+}
+
+/**
+ * OwnDepartmentsReplaced: the tenant's list is replaced, then its referrals and reverse referrals whose
+ * department is none or not in the list any more are matched again by their department text (possibly
+ * to none: a deleted department's rows are released), and the rollup months of the institution-months
+ * they leave and join are recomputed from the facts, as `reattribute` does for hand matches.
+ */
+async function replaceOwnDepartments(
+  trx: Transaction<unknown>,
+  t: T,
+  tenantId: string,
+  departments: OwnDepartmentsReplaced['own_departments'],
+): Promise<void> {
+  await sql`DELETE FROM ${sql.table(t.referral_own_departments)} WHERE tenant_id = ${tenantId}`.execute(trx);
+  await insertRows(
+    trx,
+    t.referral_own_departments,
+    referralOwnDepartmentsTable,
+    [
+      { tenant_id: tenantId, own_department_id: noDepartment, name_key: null },
+      ...departments
+        .filter((d) => d.id.toLowerCase() !== noDepartment)
+        .map((d) => ({ tenant_id: tenantId, own_department_id: d.id.toLowerCase(), name_key: nameKey(d.name) })),
+    ],
+    { onConflict: sql`ON CONFLICT DO NOTHING` },
+  );
+  const list = (await ownDepartmentsOf(trx, t, [tenantId])).get(tenantId)!;
+  const ids = [...list.ids];
+  const keys = new Map<string, RollupKey>();
+  for (const [table, textColumn, dateColumn] of [
+    [t.referrals, 'to_department', 'referral_date'],
+    [t.reverse_referrals, 'own_department', 'reverse_referral_date'],
+  ] as const) {
+    const stale = sql`c.tenant_id = ${tenantId} AND (c.own_department_id IS NULL OR c.own_department_id <> ALL(${sql.val(ids)}::uuid[]))`;
+    // Matched here rather than with SQL's normalize(): the same function as the facts' and the worker's.
+    const { rows: texts } = await sql<{ text: string }>`
+      SELECT DISTINCT ${sql.ref(`c.${textColumn}`)} AS text FROM ${sql.table(table)} c
+       WHERE ${stale} AND ${sql.ref(`c.${textColumn}`)} IS NOT NULL`.execute(trx);
+    const matched = texts.flatMap((r) => {
+      const id = list.byName.get(nameKey(r.text));
+      return id === undefined ? [] : [{ text: r.text, id }];
+    });
+    const { rows } = await sql<{
+      medical_institution_id: string | null;
+      before: string | null;
+      after: string | null;
+      month: string;
+    }>`
+      WITH moved AS (
+        SELECT c.identity, c.own_department_id AS before, m.id AS after
+          FROM ${sql.table(table)} c
+          LEFT JOIN jsonb_to_recordset(${JSON.stringify(matched)}::jsonb) AS m(text text, id uuid)
+            ON m.text = ${sql.ref(`c.${textColumn}`)}
+         WHERE ${stale} AND c.own_department_id IS DISTINCT FROM m.id)
+      UPDATE ${sql.table(table)} AS c SET own_department_id = moved.after
+        FROM moved WHERE c.tenant_id = ${tenantId} AND c.identity = moved.identity
+      RETURNING c.medical_institution_id, moved.before, moved.after,
+                to_char(${sql.ref(`c.${dateColumn}`)}, 'YYYY-MM-DD') AS month`.execute(trx);
+    for (const r of rows) {
+      if (!r.medical_institution_id) continue;
+      for (const department of [r.before, r.after]) {
+        const k = {
+          tenant_id: tenantId,
+          medical_institution_id: r.medical_institution_id,
+          own_department_id: department ?? noDepartment,
+          month: month(r.month),
+        };
+        keys.set(`${k.tenant_id}|${k.medical_institution_id}|${k.own_department_id}|${k.month}`, k);
+      }
+    }
   }
   if (keys.size > 0) await recompute(trx, t, [], [...keys.values()]);
 }

@@ -316,6 +316,24 @@ export const institutionMatchesTable = defineTable({
 });
 
 /**
+ * The tenant's own departments (自院診療科) as this projection last saw them (OwnDepartmentsReplaced):
+ * what a fact's own department is checked against and matched by name with (docs/decisions.md, "Own
+ * departments re-matched by the referrals projection"). Kept here, not read from `rm.own_departments`:
+ * another projection's table is not ordered with this one's events. `name_key` is the name NFKC
+ * normalised and trimmed. A tenant whose list is known has a row with the nil uuid and no `name_key`,
+ * so an empty list is known too.
+ */
+export const referralOwnDepartmentsTable = defineTable({
+  name: 'referral_own_departments',
+  columns: {
+    tenant_id: column.uuid(),
+    own_department_id: column.uuid(),
+    name_key: column.text().nullable(),
+  },
+  primaryKey: ['tenant_id', 'own_department_id'],
+});
+
+/**
  * What D and inpatient EF files say of a stay (docs/decisions.md, "D and EF files"), per 施設コード,
  * patient and admission day: kept whichever file comes first and merged into the FF1 stay of that day
  * (the lowest 回数管理番号) whenever it exists. D's latest 算定 period gives the DPC code.

@@ -46,7 +46,7 @@ export function OwnDepartmentFormModal({
             required
             description={
               department
-                ? `${maxOwnDepartmentNameLength}文字以内。名前を変えても、取り込み済みの紹介データの対応付けはそのままです。今後のアップロードでは新しい名前で照合されます。`
+                ? `${maxOwnDepartmentNameLength}文字以内。名前を変えても、対応付け済みの紹介データはそのままです。取り込み済みで「未設定」の行は新しい名前で照合されます。`
                 : `${maxOwnDepartmentNameLength}文字以内。紹介データの紹介先診療科・逆紹介データの自院診療科に書かれる名前と同じにしてください。`
             }
             value={values.name}

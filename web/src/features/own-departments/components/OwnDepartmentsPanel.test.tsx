@@ -82,7 +82,9 @@ describe('own departments', { timeout: 30_000 }, () => {
     expect(await screen.findByTestId('own-departments-empty')).toHaveTextContent(
       '自院の診療科はまだ登録されていません。「新規作成」から追加すると、紹介データの紹介先診療科がこの名前で対応付けられます。',
     );
-    expect(screen.getByTestId('own-departments-matching')).toHaveTextContent('アップロードした時点で');
+    expect(screen.getByTestId('own-departments-matching')).toHaveTextContent(
+      '取り込み済みで「未設定」の行も名前で対応付けられ',
+    );
     await userEvent.click(screen.getByTestId('add-own-department'));
     await userEvent.type(await screen.findByTestId('own-department-name-input'), '循環器内科');
     // The master select is searchable: typing narrows the choices.

@@ -64,7 +64,7 @@ export function OwnDepartmentsPanel({ canEdit }: { canEdit: boolean }) {
             自院の診療科です。データ分析の自院診療科別の集計と絞り込み、紹介セグメントの除外設定、「自院診療科」タイプのラベルの選択肢に使われ、上から順に並びます。
           </Text>
           <Text size="sm" c="dimmed" data-testid="own-departments-matching">
-            紹介データの紹介先診療科と逆紹介データの自院診療科は、アップロードした時点でこの診療科名と照合して対応付けられます（一致しない行も取り込まれ、「未設定」として集計されます）。ここを変更しても、取り込み済みの行は取り込んだときの対応付けのままです。同じファイルをもう一度アップロードすると、行が重複することなく、今の診療科名で対応付け直されます。
+            紹介データの紹介先診療科と逆紹介データの自院診療科は、この診療科名と照合して対応付けられます（一致しない行も取り込まれ、「未設定」として集計されます）。診療科を追加したり名前を変えたりすると、取り込み済みで「未設定」の行も名前で対応付けられ、しばらくすると集計に反映されます。
           </Text>
         </Stack>
         {canEdit && (
@@ -146,10 +146,10 @@ export function OwnDepartmentsPanel({ canEdit }: { canEdit: boolean }) {
         title="自院診療科を削除"
         message={<>自院診療科「{deleting !== null ? departments[deleting]?.name : ''}」を削除しますか？</>}
         detail={
-          // What the server does: nothing that points at the department is rewritten (the list is
-          // replaced, references keep the deleted id), so say where it shows as unset.
+          // What the server does: the referral data's rows are matched again by name (the referrals
+          // projection); every other reference keeps the deleted id, so say where it shows as unset.
           <>
-            この診療科に対応付けられた取り込み済みの紹介・逆紹介データは削除されず、「未設定」として集計されます。「自院診療科」タイプのラベルの値は空欄になり、次に編集するときに選び直しが必要です。アカウントの所属診療科や紹介セグメントの除外設定からは自動では外れません。同じ名前で作り直しても別の診療科になるため、紹介データを対応付け直すには同じファイルをもう一度アップロードしてください。
+            この診療科に対応付けられた取り込み済みの紹介・逆紹介データは削除されず、同じ名前の診療科がほかになければ「未設定」として集計されます（同じ名前で作り直すと、また対応付けられます）。「自院診療科」タイプのラベルの値は空欄になり、次に編集するときに選び直しが必要です。アカウントの所属診療科や紹介セグメントの除外設定からは自動では外れません。
           </>
         }
         pending={replace.isPending}
