@@ -6,7 +6,7 @@ import type { EventStore } from '@renkei/event-store';
 import { issueAccessToken, type IdentityConfig } from '@renkei/identity';
 import type { AuthOptions } from '@renkei/service-kit';
 import { demoPdf, demoPhoto, multipartFile } from './demo-attachments.ts';
-import { demoReferrersOf } from './demo-referrals-seed.ts';
+import { demoReferrersOf } from './demo-referrers.ts';
 
 /**
  * The demo tenant's year of activity: communications of every type by both demo accounts (more visits

@@ -16,6 +16,7 @@ import { StreamNotFoundError, streamId, type EventStore, type Position } from '@
 import { issueAccessToken, type IdentityConfig } from '@renkei/identity';
 import type { AuthOptions } from '@renkei/service-kit';
 import { seedDemoEmails } from './demo-email-seed.ts';
+import { demoReferrersOf } from './demo-referrers.ts';
 
 /**
  * The demo tenant's CRM data (tags, phases, memos, special notes, doctors, institution labels), so
@@ -87,6 +88,9 @@ const doctors = [
   { name: '井上 香織', division: '皮膚科', position: '', phone_number: null },
 ] as const;
 
+/** The largest referrers that always get CRM data (tags, phase; notes and doctors for the first few). */
+const demoCrmPartners = 30;
+
 /** mulberry32: a tiny seeded generator, so every install picks the same institutions. */
 function random(seed: number): () => number {
   let a = seed >>> 0;
@@ -118,35 +122,47 @@ interface InstitutionPlan {
   by: 'owner' | 'member';
 }
 
-/** What each demo institution gets; `institutions` in code order (the master is generated with a fixed seed). */
-function planDemoCrm(institutions: readonly Institution[]): InstitutionPlan[] {
+/**
+ * What each demo institution gets; `institutions` in code order (the master is generated with a fixed seed),
+ * `partners` the largest referrers of the demo's referral files by id, largest first (rank 0).
+ */
+function planDemoCrm(institutions: readonly Institution[], partners: ReadonlyMap<string, number>): InstitutionPlan[] {
   const rand = random(20260401);
-  const pick = <T>(items: readonly T[]) => items[Math.floor(rand() * items.length)]!;
+  // The partners' own draws: the others' stay those of installs seeded before partners were planned.
+  const partnerRand = random(20261129);
   const plans: InstitutionPlan[] = [];
+  const partnerPlans: [InstitutionPlan, number][] = [];
   for (const institution of institutions) {
-    // About one in ten institutions: a few hundred of the 3,000.
-    if (rand() >= 0.1) continue;
+    // About one in ten institutions: a few hundred of the 3,000. And every large referrer.
+    const drawn = rand() < 0.1;
+    const rank = partners.get(institution.id);
+    if (!drawn && rank === undefined) continue;
+    const r = drawn ? rand : partnerRand;
+    const pickWith = <T>(items: readonly T[]) => items[Math.floor(r() * items.length)]!;
     const tags = new Set<string>();
-    const count = 1 + Math.floor(rand() * 3);
+    const count = 1 + Math.floor(r() * 3);
     for (let i = 0; i < count; i++) {
       const candidates = demoTags
         .map((t) => t.name)
         .filter((n) => (institution.hospital ? n !== '新規開業' && n !== '在宅連携' : n !== '救急受入相談'));
-      tags.add(pick(candidates));
+      tags.add(pickWith(candidates));
     }
-    plans.push({
+    const plan: InstitutionPlan = {
       institution,
       tags: [...tags],
-      phase: rand() < 0.6 ? pick(demoPhases).name : null,
+      phase: r() < 0.6 ? pickWith(demoPhases).name : null,
       memo: null,
       specialNote: null,
       window: null,
       agreement: null,
       doctors: [],
-      by: rand() < 0.3 ? 'member' : 'owner',
-    });
+      by: r() < 0.3 ? 'member' : 'owner',
+    };
+    plans.push(plan);
+    if (rank !== undefined) partnerPlans.push([plan, rank]);
   }
   // Notes, labels and doctors on a handful of the tagged ones, spread over the list.
+  const pick = <T>(items: readonly T[]) => items[Math.floor(rand() * items.length)]!;
   plans.forEach((p, i) => {
     if (i % 23 === 0) p.memo = memos[(i / 23) % memos.length]!;
     if (i % 47 === 5) p.specialNote = specialNotes[Math.floor(i / 47) % specialNotes.length]!;
@@ -154,6 +170,17 @@ function planDemoCrm(institutions: readonly Institution[]): InstitutionPlan[] {
     if (i % 5 === 1 || i % 7 === 2) p.agreement = pick(agreementLabel.selections).label;
     if (i % 41 === 3) p.doctors = doctors.filter((_, d) => d % 3 === Math.floor(i / 41) % 3);
   });
+  // The large referrers look like the partners they are: the ones a liaison office knows best.
+  for (const [p, rank] of partnerPlans) {
+    p.phase = rank < 15 ? '紹介実績あり' : '定期訪問';
+    if (rank < 10 && !p.tags.includes('紹介元重点')) p.tags = ['紹介元重点', ...p.tags].slice(0, 3);
+    if (rank < 5) {
+      p.memo ??= memos[rank * 2]!;
+      p.agreement = '締結済';
+      if (p.doctors.length === 0) p.doctors = doctors.filter((_, d) => d % 3 === rank % 3);
+    }
+    if (rank < 10) p.window ??= windows[rank % windows.length]!;
+  }
   return plans;
 }
 
@@ -257,11 +284,20 @@ export async function seedDemoCrm(deps: DemoCrmSeedDeps): Promise<{ requests: nu
     deps.logger?.info('demo CRM data skipped: tokens come from an external provider');
     return undefined;
   }
-  const { rows } = await sql<{ id: string; name: string; bed_count: number | null }>`
-    SELECT id, name, bed_count FROM ref.medical_institutions WHERE running_status = 'open' ORDER BY code`.execute(
+  const { rows } = await sql<{ id: string; code: string; name: string; bed_count: number | null }>`
+    SELECT id, code, name, bed_count FROM ref.medical_institutions WHERE running_status = 'open' ORDER BY code`.execute(
     db.kysely,
   );
-  const plans = planDemoCrm(rows.map((r) => ({ id: r.id, name: r.name, hospital: (r.bed_count ?? 0) >= 20 })));
+  const idByCode = new Map(rows.map((r) => [r.code, r.id]));
+  const partners = new Map(
+    (await demoReferrersOf(db))
+      .slice(0, demoCrmPartners)
+      .flatMap((r, rank) => (idByCode.has(r.code) ? [[idByCode.get(r.code)!, rank] as const] : [])),
+  );
+  const plans = planDemoCrm(
+    rows.map((r) => ({ id: r.id, name: r.name, hospital: (r.bed_count ?? 0) >= 20 })),
+    partners,
+  );
   const last = plans[plans.length - 1];
   if (!last) return undefined;
   const lastStream = streamId(medicalInstitutionCrmAggregate, medicalInstitutionCrmKey(tenantId, last.institution.id));

@@ -5,13 +5,14 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { buildCommandApp } from '@renkei/command';
 import type { Database } from '@renkei/db';
-import { ownDepartmentsAggregate, uuidV5 } from '@renkei/domain';
+import { ownDepartmentsAggregate, segmentationSettingAggregate, uuidV5 } from '@renkei/domain';
 import { streamId, type EventStore } from '@renkei/event-store';
 import { issueAccessToken, updateTenant, type IdentityConfig } from '@renkei/identity';
 import { findDepartmentByName } from '@renkei/institution-master';
-import { demoReferrers, generateDemoReferralFiles, type DemoReferrer } from '@renkei/referral-files';
+import { generateDemoReferralFiles } from '@renkei/referral-files';
 import type { AuthOptions } from '@renkei/service-kit';
 import { streamExists } from './demo-crm-seed.ts';
+import { demoReferralSeed, demoReferralSources } from './demo-referrers.ts';
 
 export interface DemoReferralSeedDeps {
   db: Database;
@@ -26,12 +27,6 @@ export interface DemoReferralSeedDeps {
   referralsPerYear?: number | undefined;
 }
 
-/** The current fiscal year (年度, from April) in Japan. */
-function currentFiscalYear(now = new Date()): number {
-  const tokyo = new Date(now.getTime() + 9 * 3_600_000);
-  return tokyo.getUTCMonth() >= 3 ? tokyo.getUTCFullYear() : tokyo.getUTCFullYear() - 1;
-}
-
 const demoDepartmentNamespace = '5b0f3c1e-8d47-4f6a-9c2e-3a1d7e6b9f40';
 
 /** Yesterday in Japan: the demo hospital exported its files this morning. */
@@ -39,44 +34,16 @@ function yesterdayInJapan(now = new Date()): string {
   return new Date(now.getTime() + 9 * 3_600_000 - 86_400_000).toISOString().slice(0, 10);
 }
 
-const demoReferralSeed = 1;
-
 /**
- * The demo hospital, the institutions its files name and the 年度 they cover. The hospital is the largest
- * open hospital of the generated master: its prefecture completes the 7-digit codes of the 逆紹介 list,
- * and it never refers to itself. Referrers are open 医科 institutions of the demo region (the generator
- * gives them sizes and trends).
+ * The demo's segments over the twelve months before this one: with the generator's volumes (about 3,000
+ * referrals a year from 400 clinics, a few large) a handful of key partners, a dozen or so main ones and
+ * some fifty to develop.
  */
-async function demoReferralSources(db: Database) {
-  const own = (
-    await sql<{ id: string; code: string }>`
-      SELECT id, code FROM ref.medical_institutions WHERE running_status = 'open' AND substr(code, 3, 1) = '1'
-       ORDER BY bed_count DESC NULLS LAST, code LIMIT 1`.execute(db.kysely)
-  ).rows[0];
-  if (!own) return undefined;
-  const { rows: institutions } = await sql<{ code: string; name: string }>`
-    SELECT code, name FROM ref.medical_institutions
-     WHERE running_status = 'open' AND substr(code, 3, 1) = '1' AND id <> ${own.id}
-     ORDER BY code LIMIT 400`.execute(db.kysely);
-  const fy = currentFiscalYear();
-  return { own, institutions, fiscalYears: [fy - 2, fy - 1, fy] };
-}
-
-/**
- * The institutions that refer to the demo hospital, largest first, as its referral files will show them:
- * the demo's visits go to them in proportion (the liaison staff visit those who refer), and stop months
- * before one of them stops referring.
- */
-export async function demoReferrersOf(db: Database): Promise<DemoReferrer[]> {
-  const sources = await demoReferralSources(db);
-  if (!sources) return [];
-  return demoReferrers({
-    seed: demoReferralSeed,
-    institutions: sources.institutions,
-    ownInstitutionCode: sources.own.code,
-    fiscalYears: sources.fiscalYears,
-  });
-}
+const demoSegments = [
+  { label: 'A 重点連携先', referral_count_more_equal: 100, referral_admission_rate_more_equal: 30 },
+  { label: 'B 主要連携先', referral_count_more_equal: 40, referral_admission_rate_more_equal: null },
+  { label: 'C 育成対象', referral_count_more_equal: 12, referral_admission_rate_more_equal: null },
+];
 
 /**
  * The demo tenant's referral data: three fiscal years of a 紹介 list and a 逆紹介 list in the hospital's
@@ -160,6 +127,25 @@ export async function seedDemoReferrals(deps: DemoReferralSeedDeps): Promise<{ u
       });
       if (departments.statusCode !== 200)
         throw new Error(`demo seed: own departments answered ${departments.statusCode}: ${departments.body}`);
+    }
+    // Segments as a liaison office sets them (the twelve months before this one): without them every
+    // institution reads 「その他」 on its page and in the partner search. An owner's own setting is kept.
+    const hasSegmentation =
+      tenant !== undefined &&
+      (await streamExists(deps.store, streamId(segmentationSettingAggregate, tenant.id), tenant.id));
+    if (!hasSegmentation) {
+      const segmentation = await app.inject({
+        method: 'PUT',
+        url: '/api/segmentation_setting',
+        headers: { authorization },
+        payload: {
+          rest_segment_label: 'その他',
+          excluded_own_department_ids: [],
+          segments: demoSegments.map((s, i) => ({ id: null, priority: i + 1, ...s })),
+        },
+      });
+      if (segmentation.statusCode !== 200)
+        throw new Error(`demo seed: segmentation answered ${segmentation.statusCode}: ${segmentation.body}`);
     }
     const saved = await app.inject({
       method: 'PUT',

@@ -83,6 +83,14 @@ describe('demo seed', { timeout: 300_000 }, () => {
       db.kysely,
     );
     expect(uploads[0]?.type).toBe('OwnDepartmentsReplaced');
+    // Segments, so institutions are not all 「その他」.
+    const { rows: segmentation } = await sql<{ data: { segments: { label: string }[] } }>`
+      SELECT data FROM es.events WHERE tenant_id = ${tenantId} AND type = 'SegmentationSettingReplaced'`.execute(
+      db.kysely,
+    );
+    expect(segmentation.map((e) => e.data.segments.map((s) => s.label))).toEqual([
+      ['A 重点連携先', 'B 主要連携先', 'C 育成対象'],
+    ]);
 
     expect(await seedDemo(options)).toBeUndefined();
     expect(await eventCounts(tenantId)).toEqual(counts);

@@ -1,0 +1,49 @@
+import { sql } from 'kysely';
+import type { Database } from '@renkei/db';
+import { demoReferrers, type DemoReferrer } from '@renkei/referral-files';
+
+/** The current fiscal year (年度, from April) in Japan. */
+function currentFiscalYear(now = new Date()): number {
+  const tokyo = new Date(now.getTime() + 9 * 3_600_000);
+  return tokyo.getUTCMonth() >= 3 ? tokyo.getUTCFullYear() : tokyo.getUTCFullYear() - 1;
+}
+
+/** The referral generator's seed: the referrers and their files follow from it. */
+export const demoReferralSeed = 1;
+
+/**
+ * The demo hospital, the institutions its files name and the 年度 they cover. The hospital is the largest
+ * open hospital of the generated master: its prefecture completes the 7-digit codes of the 逆紹介 list,
+ * and it never refers to itself. Referrers are open 医科 institutions of the demo region (the generator
+ * gives them sizes and trends).
+ */
+export async function demoReferralSources(db: Database) {
+  const own = (
+    await sql<{ id: string; code: string }>`
+      SELECT id, code FROM ref.medical_institutions WHERE running_status = 'open' AND substr(code, 3, 1) = '1'
+       ORDER BY bed_count DESC NULLS LAST, code LIMIT 1`.execute(db.kysely)
+  ).rows[0];
+  if (!own) return undefined;
+  const { rows: institutions } = await sql<{ code: string; name: string }>`
+    SELECT code, name FROM ref.medical_institutions
+     WHERE running_status = 'open' AND substr(code, 3, 1) = '1' AND id <> ${own.id}
+     ORDER BY code LIMIT 400`.execute(db.kysely);
+  const fy = currentFiscalYear();
+  return { own, institutions, fiscalYears: [fy - 2, fy - 1, fy] };
+}
+
+/**
+ * The institutions that refer to the demo hospital, largest first, as its referral files will show them:
+ * the demo's visits go to them in proportion (the liaison staff visit those who refer), and stop months
+ * before one of them stops referring.
+ */
+export async function demoReferrersOf(db: Database): Promise<DemoReferrer[]> {
+  const sources = await demoReferralSources(db);
+  if (!sources) return [];
+  return demoReferrers({
+    seed: demoReferralSeed,
+    institutions: sources.institutions,
+    ownInstitutionCode: sources.own.code,
+    fiscalYears: sources.fiscalYears,
+  });
+}
