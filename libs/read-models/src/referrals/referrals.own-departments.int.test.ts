@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import type { RecordedEvent } from '@renkei/event-store';
 import type { HospitalAdmissionFact, ReferralFact, ReverseReferralFact } from '@renkei/domain';
 import { physicalTables } from '@renkei/projections';
+import { createMasterStub } from './master-stub.testing.ts';
 import { noDepartment, referralsProjection, rollupTuning } from './referrals.projection.ts';
 
 /**
@@ -18,20 +19,10 @@ const institutions = [randomUUID(), randomUUID()];
 beforeAll(async () => {
   db = await createTestDatabase({ poolMax: 2 });
   await sql`CREATE SCHEMA IF NOT EXISTS rm`.execute(db.kysely);
-  // The institution master's columns the attribute rollups read (as in referrals.rollups.int.test.ts).
-  await sql`CREATE SCHEMA IF NOT EXISTS ref`.execute(db.kysely);
-  await sql`CREATE TABLE ref.medical_institutions (id uuid PRIMARY KEY, facility_type_id int, prefecture_code smallint,
-                                                   prefecture text NOT NULL DEFAULT '', city text NOT NULL DEFAULT '')`.execute(
-    db.kysely,
-  );
-  await sql`CREATE TABLE ref.sync_runs (kind text NOT NULL DEFAULT 'medical_institutions', status text NOT NULL)`.execute(
-    db.kysely,
-  );
-  await sql`INSERT INTO ref.sync_runs (status) VALUES ('completed')`.execute(db.kysely);
-  await sql`INSERT INTO ref.medical_institutions (id, facility_type_id, prefecture_code, prefecture, city)
-            VALUES (${institutions[0]}, 1, 13, '東京都', '府中市'), (${institutions[1]}, 2, 14, '神奈川県', '横浜市')`.execute(
-    db.kysely,
-  );
+  await createMasterStub(db, [
+    { id: institutions[0]!, facility_type_id: 1, prefecture_code: 13, prefecture: '東京都', city: '府中市' },
+    { id: institutions[1]!, facility_type_id: 2, prefecture_code: 14, prefecture: '神奈川県', city: '横浜市' },
+  ]);
 });
 afterAll(async () => {
   rollupTuning.bulkMonths = 256;

@@ -333,14 +333,6 @@ async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Pr
       }
       // An entry by hand stands as its own import (no import record: its patch updates no row).
       case 'ReferralEntered':
-        facts.push({
-          kind: 'referral',
-          tenantId,
-          importId: event.data.referral_id,
-          fact: event.data.referral,
-          entryId: event.data.referral_id,
-        });
-        break;
       case 'ReferralEntryUpdated':
         facts.push({
           kind: 'referral',
@@ -350,6 +342,7 @@ async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Pr
           entryId: event.data.referral_id,
         });
         break;
+      case 'ReverseReferralEntered':
       case 'ReverseReferralEntryUpdated':
         facts.push({
           kind: 'reverse',
@@ -365,15 +358,6 @@ async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Pr
       case 'ReferralStaysRelinkRequested':
       case 'SegmentationSettingReplaced':
         settings.add(event, recorded);
-        break;
-      case 'ReverseReferralEntered':
-        facts.push({
-          kind: 'reverse',
-          tenantId,
-          importId: event.data.reverse_referral_id,
-          fact: event.data.reverse_referral,
-          entryId: event.data.reverse_referral_id,
-        });
         break;
       case 'ReferralDataImportRequested':
         newImports.push({

@@ -12,6 +12,7 @@ import {
   referralsProjection,
   rollupTuning,
 } from './referrals.projection.ts';
+import { createMasterStub } from './master-stub.testing.ts';
 import { rebuildTenantDayAndMdcRollups } from './referrals.daily-rollups.ts';
 import { noCity, noFacilityType, noPrefecture, rebuildTenantAttributeRollups } from './referrals.attribute-rollups.ts';
 
@@ -19,21 +20,13 @@ let db: TestDatabase;
 beforeAll(async () => {
   db = await createTestDatabase({ poolMax: 2 });
   await sql`CREATE SCHEMA IF NOT EXISTS rm`.execute(db.kysely);
-  // The institution master's columns the attribute rollups read (the master's own migrations live elsewhere).
-  await sql`CREATE SCHEMA IF NOT EXISTS ref`.execute(db.kysely);
-  await sql`CREATE TABLE ref.medical_institutions (id uuid PRIMARY KEY, facility_type_id int, prefecture_code smallint,
-                                                   prefecture text NOT NULL DEFAULT '', city text NOT NULL DEFAULT '')`.execute(
-    db.kysely,
-  );
-  await sql`CREATE TABLE ref.sync_runs (kind text NOT NULL DEFAULT 'medical_institutions', status text NOT NULL)`.execute(
-    db.kysely,
-  );
-  await sql`INSERT INTO ref.sync_runs (status) VALUES ('completed')`.execute(db.kysely);
   // The third institution has no facility type, prefecture nor city; a fourth id (none) is not in the master.
   // The first and second share a city name in two prefectures (府中市 is in 東京都 and 広島県).
-  await sql`INSERT INTO ref.medical_institutions (id, facility_type_id, prefecture_code, prefecture, city)
-            VALUES (${institutions[0]}, 1, 13, '東京都', '府中市'), (${institutions[1]}, 2, 14, '神奈川県', '府中市'),
-                   (${institutions[2]}, NULL, NULL, '', '')`.execute(db.kysely);
+  await createMasterStub(db, [
+    { id: institutions[0]!, facility_type_id: 1, prefecture_code: 13, prefecture: '東京都', city: '府中市' },
+    { id: institutions[1]!, facility_type_id: 2, prefecture_code: 14, prefecture: '神奈川県', city: '府中市' },
+    { id: institutions[2]!, facility_type_id: null, prefecture_code: null, prefecture: '', city: '' },
+  ]);
 });
 
 /**
