@@ -876,7 +876,6 @@ async function recompute(
  */
 export const rollupTuning = { bulkMonths: 256 };
 
-/** The rollups of whole institution-months, from the facts and the stays' links as they stand. */
 /**
  * The rollups of whole institution-months, from the facts and the stays' links as they stand. Answers
  * the tenants summed again set-wise, with the 年度 they were summed over.

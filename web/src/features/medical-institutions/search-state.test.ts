@@ -5,7 +5,9 @@ import {
   compactState,
   emptySearchState,
   exportColumnsOf,
+  filtersOf,
   InstitutionSearchState,
+  referralPeriodsOf,
   toConditions,
   toSearchBody,
 } from './search-state.ts';
@@ -72,15 +74,40 @@ describe('partner management URL state', () => {
         include_no_phase: true,
         page: 2,
       }),
+      '2026-11-30',
     );
     expect(body).toEqual({
       keyword: '病院',
       tag_filter_groups: [{ search_condition: 'exclude', logic: 'nor', tag_ids: [tagA] }],
+      // The 紹介数 columns: this 年度 to today against the same days a year before.
+      referral_period: { from: '2026-04-01', to: '2026-11-30' },
+      comparison_referral_period: { from: '2025-04-01', to: '2025-11-30' },
       sort_by: 'kana',
       sort: 'asc',
       page: 2,
       per_page: 20,
     });
+  });
+
+  it('asks the referral figures of the chosen span, each against a year before, and keeps the span out of the filters', () => {
+    expect(referralPeriodsOf('last_fiscal_year', '2026-11-30')).toEqual({
+      referral_period: { from: '2025-04-01', to: '2026-03-31' },
+      comparison_referral_period: { from: '2024-04-01', to: '2025-03-31' },
+    });
+    expect(referralPeriodsOf('last_12_months', '2026-03-05')).toEqual({
+      referral_period: { from: '2025-03-01', to: '2026-02-28' },
+      comparison_referral_period: { from: '2024-03-01', to: '2025-02-28' },
+    });
+    // In January the 年度 began the April before.
+    expect(referralPeriodsOf(undefined, '2027-01-10').referral_period).toEqual({
+      from: '2026-04-01',
+      to: '2027-01-10',
+    });
+    const state = InstitutionSearchState.parse({ referral_span: 'last_12_months', keyword: '内科' });
+    expect(state.referral_span).toBe('last_12_months');
+    expect(InstitutionSearchState.parse({ referral_span: 'forever' }).referral_span).toBeUndefined();
+    expect(activeFilterCount(state)).toBe(1);
+    expect(filtersOf(state)).toEqual({ keyword: '内科' });
   });
 
   it('sends include_no_phase only together with phases', () => {

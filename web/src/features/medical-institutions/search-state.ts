@@ -16,6 +16,13 @@ import {
   trimmedString,
   type SearchInput,
 } from '../../app/search-params.ts';
+import {
+  comparisonOf,
+  fiscalYearOf,
+  fiscalYearPeriod,
+  todayInJapan,
+  type Period,
+} from '../data-analysis/analysis-periods.ts';
 
 /** Columns the result table can show; the first ones are shown until the user chooses. */
 export const institutionColumnKeys = [
@@ -47,6 +54,36 @@ export const defaultColumns: InstitutionColumnKey[] = [
 ];
 
 export const perPageChoices = [20, 50, 100] as const;
+
+/**
+ * The period of the 紹介数 columns (each against the same days a year before): this 年度 to today (the
+ * default, as the top page), the last 年度, or the twelve whole months before this one.
+ */
+export const referralSpans = ['fiscal_year', 'last_fiscal_year', 'last_12_months'] as const;
+export type ReferralSpan = (typeof referralSpans)[number];
+export const referralSpanLabels: Record<ReferralSpan, string> = {
+  fiscal_year: '今年度',
+  last_fiscal_year: '前年度',
+  last_12_months: '直近12か月',
+};
+
+/** The periods the search and export send for a span, as of `today` (Japan). */
+export function referralPeriodsOf(
+  span: ReferralSpan | undefined,
+  today = todayInJapan(),
+): { referral_period: Period; comparison_referral_period: Period } {
+  const fy = fiscalYearOf(today);
+  let period: Period;
+  if (span === 'last_fiscal_year') period = fiscalYearPeriod(fy - 1);
+  else if (span === 'last_12_months') {
+    const y = Number(today.slice(0, 4));
+    const m = Number(today.slice(5, 7));
+    const monthStart = (months: number) => new Date(Date.UTC(y, m - 1 + months, 1)).toISOString().slice(0, 10);
+    const lastOfPrevious = new Date(Date.UTC(y, m - 1, 0)).toISOString().slice(0, 10);
+    period = { from: monthStart(-12), to: lastOfPrevious };
+  } else period = { from: `${fy}-04-01`, to: today };
+  return { referral_period: period, comparison_referral_period: comparisonOf(period, 'last_year')! };
+}
 
 // The contract's enumerations, as plain lists: this module is read by the route's validateSearch, which
 // the entry chunk carries, so it stays free of zod (search-state.test.ts checks them against the contract).
@@ -100,6 +137,8 @@ export interface InstitutionSearchState {
   page: number;
   per_page: number;
   columns?: InstitutionColumnKey[];
+  /** Absent: this 年度 (`referralPeriodsOf`). */
+  referral_span?: ReferralSpan;
 }
 
 const uuid = (v: unknown) => (isUuid(v) ? v : undefined);
@@ -182,6 +221,7 @@ function parseInstitutionSearch(search: SearchInput): InstitutionSearchState {
       ? intParam(search.per_page, 1, 100, 0)
       : 20,
     columns: listParam(search.columns, (v) => enumParam(v, institutionColumnKeys, undefined)),
+    referral_span: enumParam(search.referral_span, referralSpans, undefined),
   };
   // Absent pieces stay absent (as the URL had them), so equal views compare equal.
   for (const key of Object.keys(state) as (keyof InstitutionSearchState)[])
@@ -195,10 +235,13 @@ export const InstitutionSearchState = { parse: parseInstitutionSearch };
 export const emptySearchState: InstitutionSearchState = InstitutionSearchState.parse({});
 
 /** The filter part of the state; changing any of it starts again from page 1. */
-export type InstitutionFilters = Omit<InstitutionSearchState, 'sort_by' | 'sort' | 'page' | 'per_page' | 'columns'>;
+export type InstitutionFilters = Omit<
+  InstitutionSearchState,
+  'sort_by' | 'sort' | 'page' | 'per_page' | 'columns' | 'referral_span'
+>;
 
 export function filtersOf(state: InstitutionSearchState): InstitutionFilters {
-  const { sort_by: _s, sort: _d, page: _p, per_page: _pp, columns: _c, ...filters } = state;
+  const { sort_by: _s, sort: _d, page: _p, per_page: _pp, columns: _c, referral_span: _r, ...filters } = state;
   return filters;
 }
 
@@ -229,9 +272,10 @@ export function toConditions(state: InstitutionSearchState): MedicalInstitutionS
   return out;
 }
 
-export function toSearchBody(state: InstitutionSearchState): MedicalInstitutionSearchBody {
+export function toSearchBody(state: InstitutionSearchState, today?: string): MedicalInstitutionSearchBody {
   return {
     ...toConditions(state),
+    ...referralPeriodsOf(state.referral_span, today),
     sort_by: state.sort_by,
     sort: state.sort,
     page: state.page,

@@ -6,6 +6,7 @@ import { toast } from '../../../app/toast.ts';
 import { downloadFile } from '../../imports/file-transfer.ts';
 import {
   exportColumnsOf,
+  referralPeriodsOf,
   toConditions,
   type InstitutionColumnKey,
   type InstitutionSearchState,
@@ -24,6 +25,7 @@ export function ExportMenu({ state, columns }: { state: InstitutionSearchState; 
       await downloadFile(services, endpoints.exportMedicalInstitutions, {
         body: {
           ...toConditions(state),
+          ...referralPeriodsOf(state.referral_span),
           sort_by: state.sort_by,
           sort: state.sort,
           encoding,

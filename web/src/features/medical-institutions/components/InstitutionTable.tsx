@@ -102,7 +102,7 @@ export function InstitutionTable({ rows, columns, sortBy, sort, onSort }: Instit
           {table.getRowModel().rows.map((row) => (
             <Table.Tr key={row.id} data-institution-name={row.original.name}>
               {row.getAllCells().map((cell) => (
-                <Table.Td key={cell.id}>
+                <Table.Td key={cell.id} data-column={cell.column.id}>
                   <FlexRender cell={cell} />
                 </Table.Td>
               ))}

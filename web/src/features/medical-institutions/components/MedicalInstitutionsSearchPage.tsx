@@ -29,6 +29,9 @@ import {
   emptySearchState,
   filtersOf,
   perPageChoices,
+  referralPeriodsOf,
+  referralSpanLabels,
+  referralSpans,
   toSearchBody,
   type InstitutionFilters,
   type InstitutionSearchState,
@@ -45,6 +48,8 @@ export interface MedicalInstitutionsSearchPageProps {
   onStateChange: (next: InstitutionSearchState) => void;
 }
 
+const slashed = (day: string) => day.replaceAll('-', '/');
+
 export function MedicalInstitutionsSearchPage({ state, onStateChange }: MedicalInstitutionsSearchPageProps) {
   const { api } = useServices();
   const isPhone = useViewport() === 'phone';
@@ -57,6 +62,10 @@ export function MedicalInstitutionsSearchPage({ state, onStateChange }: MedicalI
   const columns = useMemo(() => (phaseEnabled ? chosen : chosen.filter((c) => c !== 'phase')), [chosen, phaseEnabled]);
   const filters = useMemo(() => filtersOf(state), [state]);
   const filterCount = activeFilterCount(state);
+  const showsReferrals = columns.some(
+    (c) => c === 'referral_count' || c === 'comparison_referral_count' || c === 'rate_of_referral_change',
+  );
+  const periods = referralPeriodsOf(state.referral_span);
 
   const applyFilters = useCallback(
     (next: InstitutionFilters) => {
@@ -109,6 +118,24 @@ export function MedicalInstitutionsSearchPage({ state, onStateChange }: MedicalI
               onChange={(c) => onStateChange({ ...state, columns: c })}
             />
           )}
+          {!isPhone && showsReferrals && (
+            <Select
+              size="xs"
+              w={120}
+              aria-label="紹介数の期間"
+              data={referralSpans.map((v) => ({ value: v, label: `紹介数: ${referralSpanLabels[v]}` }))}
+              value={state.referral_span ?? 'fiscal_year'}
+              onChange={(v) =>
+                v &&
+                onStateChange({
+                  ...state,
+                  referral_span: v === 'fiscal_year' ? undefined : (v as InstitutionSearchState['referral_span']),
+                  page: 1,
+                })
+              }
+              allowDeselect={false}
+            />
+          )}
           {!isPhone && <ExportMenu state={state} columns={columns} />}
           <Select
             size="xs"
@@ -121,6 +148,13 @@ export function MedicalInstitutionsSearchPage({ state, onStateChange }: MedicalI
           />
         </Group>
       </Group>
+      {!isPhone && showsReferrals && (
+        <Text size="xs" c="dimmed" data-testid="referral-periods">
+          紹介数は {slashed(periods.referral_period.from)}〜{slashed(periods.referral_period.to)}、比較期間は{' '}
+          {slashed(periods.comparison_referral_period.from)}〜{slashed(periods.comparison_referral_period.to)}
+          （前年同期）の件数です。
+        </Text>
+      )}
       {result.isError ? (
         <Alert color="red" title="検索できませんでした">
           {isApiError(result.error) && result.error.status === 422
