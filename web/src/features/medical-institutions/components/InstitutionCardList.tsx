@@ -5,7 +5,8 @@ import { RunningStatusBadge } from './RunningStatusBadge.tsx';
 import { CardLink } from './router-links.tsx';
 
 /** The phone layout of the results: one card per institution, the whole card a link. */
-export function InstitutionCardList({ rows }: { rows: MedicalInstitution[] }) {
+/** `referralSpan`: what the 紹介数 counts (今年度 …), said on each card since a phone shows no period. */
+export function InstitutionCardList({ rows, referralSpan }: { rows: MedicalInstitution[]; referralSpan: string }) {
   return (
     <Stack gap="xs" data-testid="institution-cards">
       {rows.map((mi) => (
@@ -42,7 +43,7 @@ export function InstitutionCardList({ rows }: { rows: MedicalInstitution[] }) {
           </Group>
           {(mi.last_visit_date || mi.referral_count !== null) && (
             <Text size="xs" c="dimmed" mt={4}>
-              {mi.referral_count !== null && `紹介数 ${mi.referral_count}件 `}
+              {mi.referral_count !== null && `${referralSpan}の紹介 ${mi.referral_count}件 `}
               {mi.last_visit_date && `最終訪問 ${formatDate(mi.last_visit_date)}`}
             </Text>
           )}

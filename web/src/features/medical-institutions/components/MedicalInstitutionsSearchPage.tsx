@@ -180,7 +180,7 @@ export function MedicalInstitutionsSearchPage({ state, onStateChange }: MedicalI
           </Stack>
         </Paper>
       ) : isPhone ? (
-        <InstitutionCardList rows={data.data} />
+        <InstitutionCardList rows={data.data} referralSpan={referralSpanLabels[state.referral_span ?? 'fiscal_year']} />
       ) : (
         <InstitutionTable rows={data.data} columns={columns} sortBy={state.sort_by} sort={state.sort} onSort={onSort} />
       )}
