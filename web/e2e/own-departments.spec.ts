@@ -12,7 +12,9 @@ test('an owner adds, renames, reorders and deletes an own department on the labe
   await signIn(page, undefined, '/labels?tab=OwnDepartments');
   await expect(page).toHaveTitle('ラベル管理 | Renkei');
   await expect(page.getByTestId('own-departments-tab')).toHaveAttribute('aria-selected', 'true');
-  await expect(page.getByTestId('own-departments-matching')).toContainText('アップロードした時点で');
+  await expect(page.getByTestId('own-departments-matching')).toContainText(
+    '取り込み済みで「未設定」の行も名前で対応付けられ',
+  );
   const name = `検証科-${suffix}`;
   const rows = page.locator('tr[data-own-department-name]');
 
