@@ -92,6 +92,12 @@ export const OwnDepartmentsReplaced = z.object({
 });
 export type OwnDepartmentsReplaced = z.infer<typeof OwnDepartmentsReplaced>;
 
+/**
+ * An own department's name, or a referral row's department text, as the two are matched: the worker when
+ * it reads a file and the referrals projection when the list changes must agree, so both use this.
+ */
+export const ownDepartmentNameKey = (name: string) => name.normalize('NFKC').trim();
+
 export const PhaseMastersReplaced = z.object({
   phase_masters: z.array(z.object({ id: uuid, name: z.string(), description: z.string() })),
 });

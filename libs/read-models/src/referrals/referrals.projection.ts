@@ -10,6 +10,7 @@ import {
   referralAdmissionPeriodEventSchemas,
   segmentationSettingEventSchemas,
   OwnDepartmentsReplaced,
+  ownDepartmentNameKey,
   defaultReferralAdmissionPeriodDays,
   stableJson,
   uuidV5,
@@ -583,17 +584,11 @@ async function applyFacts(
     if (next.kind !== 'admission' && !next.row.medical_institution_id)
       next.row.medical_institution_id = handMatches.get(unmatchedKey(tenantId, fact as ReferralFact)) ?? null;
     // And its own department is one of the tenant's departments (`content` keeps the event's id).
-    if (next.kind === 'referral')
+    if (next.kind !== 'admission')
       next.row.own_department_id = departmentOf(
         ownDepartments.get(tenantId),
         next.row.own_department_id,
-        next.row.to_department,
-      );
-    else if (next.kind === 'reverse')
-      next.row.own_department_id = departmentOf(
-        ownDepartments.get(tenantId),
-        next.row.own_department_id,
-        next.row.own_department,
+        next.kind === 'referral' ? next.row.to_department : next.row.own_department,
       );
     const before = latest.get(key);
     const prev: Existing | undefined = before
@@ -736,13 +731,10 @@ async function reattribute(trx: Transaction<unknown>, t: T, matches: WriteRow<ty
   if (keys.size > 0) await recompute(trx, t, [], [...keys.values()]);
 }
 
-/** A department's name as facts are matched by it: what the worker's `nfkc` makes of it. */
-const nameKey = (name: string) => name.normalize('NFKC').trim();
-
 /** A tenant's own departments as this projection last saw them: their ids, and the id of each name. */
 interface OwnDepartmentList {
   ids: Set<string>;
-  /** `nameKey` → id; of two departments of the same name, the lowest id (the same in every batching). */
+  /** `ownDepartmentNameKey` → id; of two departments of the same name, the lowest id (the same in every batching). */
   byName: Map<string, string>;
 }
 
@@ -778,7 +770,7 @@ async function ownDepartmentsOf(
 function departmentOf(list: OwnDepartmentList | undefined, id: string | null, text: string | null): string | null {
   if (!list) return id;
   if (id !== null && list.ids.has(id.toLowerCase())) return id;
-  return text === null ? null : (list.byName.get(nameKey(text)) ?? null);
+  return text === null ? null : (list.byName.get(ownDepartmentNameKey(text)) ?? null);
 }
 
 /**
@@ -802,7 +794,11 @@ async function replaceOwnDepartments(
       { tenant_id: tenantId, own_department_id: noDepartment, name_key: null },
       ...departments
         .filter((d) => d.id.toLowerCase() !== noDepartment)
-        .map((d) => ({ tenant_id: tenantId, own_department_id: d.id.toLowerCase(), name_key: nameKey(d.name) })),
+        .map((d) => ({
+          tenant_id: tenantId,
+          own_department_id: d.id.toLowerCase(),
+          name_key: ownDepartmentNameKey(d.name),
+        })),
     ],
     { onConflict: sql`ON CONFLICT DO NOTHING` },
   );
@@ -819,7 +815,7 @@ async function replaceOwnDepartments(
       SELECT DISTINCT ${sql.ref(`c.${textColumn}`)} AS text FROM ${sql.table(table)} c
        WHERE ${stale} AND ${sql.ref(`c.${textColumn}`)} IS NOT NULL`.execute(trx);
     const matched = texts.flatMap((r) => {
-      const id = list.byName.get(nameKey(r.text));
+      const id = list.byName.get(ownDepartmentNameKey(r.text));
       return id === undefined ? [] : [{ text: r.text, id }];
     });
     const { rows } = await sql<{

@@ -3,6 +3,7 @@ import type { Database } from '@renkei/db';
 import {
   parseReferralDataImportEvent,
   referralColumnsOf,
+  ownDepartmentNameKey,
   referralDataImportAggregate,
   uuidV5,
   type HospitalAdmissionFact,
@@ -36,14 +37,7 @@ import {
 } from '@renkei/referral-files';
 import { medicalInstitutionCrmProjection, referralsProjection } from '@renkei/read-models';
 import { ImportNotReadyError, type ImportRunControl } from './import-queue.ts';
-import {
-  countLines,
-  createImportReactor,
-  importJournal,
-  ImportRun,
-  nfkc,
-  type ImportJournal,
-} from './import-runner.ts';
+import { countLines, createImportReactor, importJournal, ImportRun, type ImportJournal } from './import-runner.ts';
 
 /**
  * Rows per chunk event of the two lists: progress is recorded after each, and each commits on its
@@ -120,7 +114,7 @@ async function loadTenantFacts(db: Database, requested: RecordedEvent): Promise<
     .catch(whenSettingsMissing<{ code: string | null }>);
   return {
     prefectureCode: own.rows[0]?.prefecture_code ?? undefined,
-    ownDepartments: new Map(departments.rows.map((d) => [nfkc(d.name), d.id])),
+    ownDepartments: new Map(departments.rows.map((d) => [ownDepartmentNameKey(d.name), d.id])),
     facilityCodes: new Set(
       scope.rows.map((r) => (r.code ? facilityCodeOfInstitutionCode(r.code) : null)).filter((c) => c !== null),
     ),
@@ -300,7 +294,8 @@ export async function runReferralDataImport(
         const mapping =
           data.mapping ?? (header.headerNames ? suggestMapping(header.headerNames, data.import_type) : {});
         const options = { mapping, hasHeader: header.hasHeader, prefectureCode: facts.prefectureCode };
-        const department = (name: string | null) => (name ? (facts.ownDepartments.get(nfkc(name)) ?? null) : null);
+        const department = (name: string | null) =>
+          name ? (facts.ownDepartments.get(ownDepartmentNameKey(name)) ?? null) : null;
         if (data.import_type === 'referral')
           await inChunks<ReferralRecord>(
             parseReferralList(data.stored_path, options),
