@@ -272,7 +272,10 @@ export function toConditions(state: InstitutionSearchState): MedicalInstitutionS
   return out;
 }
 
-export function toSearchBody(state: InstitutionSearchState, today?: string): MedicalInstitutionSearchBody {
+export function toSearchBody(
+  state: InstitutionSearchState,
+  today?: string,
+): MedicalInstitutionSearchBody & ReturnType<typeof referralPeriodsOf> {
   return {
     ...toConditions(state),
     ...referralPeriodsOf(state.referral_span, today),

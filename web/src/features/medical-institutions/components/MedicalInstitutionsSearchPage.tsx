@@ -29,7 +29,6 @@ import {
   emptySearchState,
   filtersOf,
   perPageChoices,
-  referralPeriodsOf,
   referralSpanLabels,
   referralSpans,
   toSearchBody,
@@ -65,7 +64,6 @@ export function MedicalInstitutionsSearchPage({ state, onStateChange }: MedicalI
   const showsReferrals = columns.some(
     (c) => c === 'referral_count' || c === 'comparison_referral_count' || c === 'rate_of_referral_change',
   );
-  const periods = referralPeriodsOf(state.referral_span);
 
   const applyFilters = useCallback(
     (next: InstitutionFilters) => {
@@ -150,8 +148,8 @@ export function MedicalInstitutionsSearchPage({ state, onStateChange }: MedicalI
       </Group>
       {!isPhone && showsReferrals && (
         <Text size="xs" c="dimmed" data-testid="referral-periods">
-          紹介数は {slashed(periods.referral_period.from)}〜{slashed(periods.referral_period.to)}、比較期間は{' '}
-          {slashed(periods.comparison_referral_period.from)}〜{slashed(periods.comparison_referral_period.to)}
+          紹介数は {slashed(body.referral_period.from)}〜{slashed(body.referral_period.to)}、比較期間は{' '}
+          {slashed(body.comparison_referral_period.from)}〜{slashed(body.comparison_referral_period.to)}
           （前年同期）の件数です。
         </Text>
       )}
