@@ -115,8 +115,8 @@ export async function seedDemoCommunications(
     db.kysely,
   );
   if (done.length > 0) return undefined;
-  const { rows: institutions } = await sql<{ id: string; code: string }>`
-    SELECT id, code FROM ref.medical_institutions WHERE running_status = 'open' ORDER BY code`.execute(db.kysely);
+  const { rows: institutions } = await sql<{ id: string }>`
+    SELECT id FROM ref.medical_institutions WHERE running_status = 'open' ORDER BY code`.execute(db.kysely);
   if (institutions.length === 0) return undefined;
   const { rows: accounts } = await sql<{ id: string; email: string }>`
     SELECT a.id, a.email FROM identity.accounts a JOIN identity.tenants t ON t.id = a.tenant_id
@@ -179,15 +179,11 @@ export async function seedDemoCommunications(
     // A core of partners gets most of the activity: the institutions that refer most in the demo's referral
     // files, visited in proportion to the square root of their share (a large partner is not visited every
     // day); one that stops referring was last visited months before it stopped. The rest now and then.
-    const idByCode = new Map(institutions.map((i) => [i.code, i.id]));
-    const core = (await demoReferrersOf(db))
-      .filter((r) => idByCode.has(r.code))
-      .slice(0, 120)
-      .map((r) => ({
-        id: idByCode.get(r.code)!,
-        weight: Math.sqrt(r.base),
-        lastVisit: r.stoppedFrom ? Date.parse(r.stoppedFrom) - 100 * 86_400_000 : Infinity,
-      }));
+    const core = (await demoReferrersOf(db)).slice(0, 120).map((r) => ({
+      id: r.id,
+      weight: Math.sqrt(r.base),
+      lastVisit: r.stoppedFrom ? Date.parse(r.stoppedFrom) - 100 * 86_400_000 : Infinity,
+    }));
     const coreTotal = core.reduce((sum, c) => sum + c.weight, 0);
     const pickPartner = (acted: Date) => {
       let r = rand() * coreTotal;

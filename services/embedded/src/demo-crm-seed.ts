@@ -284,16 +284,11 @@ export async function seedDemoCrm(deps: DemoCrmSeedDeps): Promise<{ requests: nu
     deps.logger?.info('demo CRM data skipped: tokens come from an external provider');
     return undefined;
   }
-  const { rows } = await sql<{ id: string; code: string; name: string; bed_count: number | null }>`
-    SELECT id, code, name, bed_count FROM ref.medical_institutions WHERE running_status = 'open' ORDER BY code`.execute(
+  const { rows } = await sql<{ id: string; name: string; bed_count: number | null }>`
+    SELECT id, name, bed_count FROM ref.medical_institutions WHERE running_status = 'open' ORDER BY code`.execute(
     db.kysely,
   );
-  const idByCode = new Map(rows.map((r) => [r.code, r.id]));
-  const partners = new Map(
-    (await demoReferrersOf(db))
-      .slice(0, demoCrmPartners)
-      .flatMap((r, rank) => (idByCode.has(r.code) ? [[idByCode.get(r.code)!, rank] as const] : [])),
-  );
+  const partners = new Map((await demoReferrersOf(db)).slice(0, demoCrmPartners).map((r, rank) => [r.id, rank]));
   const plans = planDemoCrm(
     rows.map((r) => ({ id: r.id, name: r.name, hospital: (r.bed_count ?? 0) >= 20 })),
     partners,

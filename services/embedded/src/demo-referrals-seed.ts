@@ -12,7 +12,7 @@ import { findDepartmentByName } from '@renkei/institution-master';
 import { generateDemoReferralFiles } from '@renkei/referral-files';
 import type { AuthOptions } from '@renkei/service-kit';
 import { streamExists } from './demo-crm-seed.ts';
-import { demoReferralSeed, demoReferralSources } from './demo-referrers.ts';
+import { dayInJapan, demoReferralSeed, demoReferralSources } from './demo-referrers.ts';
 
 export interface DemoReferralSeedDeps {
   db: Database;
@@ -28,11 +28,6 @@ export interface DemoReferralSeedDeps {
 }
 
 const demoDepartmentNamespace = '5b0f3c1e-8d47-4f6a-9c2e-3a1d7e6b9f40';
-
-/** Yesterday in Japan: the demo hospital exported its files this morning. */
-function yesterdayInJapan(now = new Date()): string {
-  return new Date(now.getTime() + 9 * 3_600_000 - 86_400_000).toISOString().slice(0, 10);
-}
 
 /**
  * The demo's segments over the twelve months before this one: with the generator's volumes (about 3,000
@@ -72,7 +67,8 @@ export async function seedDemoReferrals(deps: DemoReferralSeedDeps): Promise<{ u
     institutions,
     ownInstitutionCode: own.code,
     fiscalYears,
-    until: yesterdayInJapan(),
+    // Yesterday in Japan: the demo hospital exported its files this morning.
+    until: dayInJapan(-1),
     referralsPerYear: deps.referralsPerYear ?? 3000,
     otherAdmissionsPerYear: 800,
   });

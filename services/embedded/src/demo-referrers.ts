@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import type { Database } from '@renkei/db';
+import { fiscalYearOf } from '@renkei/domain';
 import { demoReferrers, type DemoReferrer } from '@renkei/referral-files';
 
-/** The current fiscal year (年度, from April) in Japan. */
-function currentFiscalYear(now = new Date()): number {
-  const tokyo = new Date(now.getTime() + 9 * 3_600_000);
-  return tokyo.getUTCMonth() >= 3 ? tokyo.getUTCFullYear() : tokyo.getUTCFullYear() - 1;
+/** A day in Japan, `days` from today: the demo's 年度 and its files' last day follow Japan's calendar. */
+export function dayInJapan(days = 0, now = new Date()): string {
+  return new Date(now.getTime() + 9 * 3_600_000 + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 /** The referral generator's seed: the referrers and their files follow from it. */
@@ -24,11 +24,11 @@ export async function demoReferralSources(db: Database) {
        ORDER BY bed_count DESC NULLS LAST, code LIMIT 1`.execute(db.kysely)
   ).rows[0];
   if (!own) return undefined;
-  const { rows: institutions } = await sql<{ code: string; name: string }>`
-    SELECT code, name FROM ref.medical_institutions
+  const { rows: institutions } = await sql<{ id: string; code: string; name: string }>`
+    SELECT id, code, name FROM ref.medical_institutions
      WHERE running_status = 'open' AND substr(code, 3, 1) = '1' AND id <> ${own.id}
      ORDER BY code LIMIT 400`.execute(db.kysely);
-  const fy = currentFiscalYear();
+  const fy = fiscalYearOf(dayInJapan());
   return { own, institutions, fiscalYears: [fy - 2, fy - 1, fy] };
 }
 
@@ -37,13 +37,14 @@ export async function demoReferralSources(db: Database) {
  * the demo's visits go to them in proportion (the liaison staff visit those who refer), and stop months
  * before one of them stops referring.
  */
-export async function demoReferrersOf(db: Database): Promise<DemoReferrer[]> {
+export async function demoReferrersOf(db: Database): Promise<(DemoReferrer & { id: string })[]> {
   const sources = await demoReferralSources(db);
   if (!sources) return [];
+  const idByCode = new Map(sources.institutions.map((i) => [i.code, i.id]));
   return demoReferrers({
     seed: demoReferralSeed,
     institutions: sources.institutions,
     ownInstitutionCode: sources.own.code,
     fiscalYears: sources.fiscalYears,
-  });
+  }).map((r) => ({ ...r, id: idByCode.get(r.code)! }));
 }
