@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Database } from '@renkei/db';
 import { comparePositions, type EventStore, type Position } from '@renkei/event-store';
 import { migrateProjections } from './projections.migrations.ts';
+import { sleepUnlessAborted } from './abortable-sleep.ts';
 
 const UNDEFINED_TABLE = '42P01';
 
@@ -24,15 +25,7 @@ export async function waitForPosition(
     if (await reached(db, names, position)) return true;
     const left = deadline - Date.now();
     if (left <= 0) return false;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.min(delay, left));
-      signal?.addEventListener('abort', done, { once: true });
-    });
+    await sleepUnlessAborted(Math.min(delay, left), signal);
     delay = Math.min(delay * 2, 50);
   }
 }

@@ -27,7 +27,7 @@ import {
   verpAddress,
   type MailTransport,
 } from '@renkei/mail';
-import { defineReactor, type Reactor, type ReactorContext } from '@renkei/projections';
+import { defineReactor, sleepUnlessAborted, type Reactor, type ReactorContext } from '@renkei/projections';
 import { sql, type Kysely } from 'kysely';
 import { migrateModuleOnce, type Database } from '@renkei/db';
 
@@ -818,15 +818,7 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
           } catch (error) {
             ctx.logger?.error({ err: error }, 'reading the bounce mailbox failed; trying again');
           }
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(done, every);
-            function done() {
-              clearTimeout(timer);
-              ctx.signal.removeEventListener('abort', done);
-              resolve();
-            }
-            ctx.signal.addEventListener('abort', done);
-          });
+          await sleepUnlessAborted(every, ctx.signal);
         }
       };
       await Promise.all([bounces(), runQueue(ctx, { signal: ctx.signal, untilIdle: false })]);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '@renkei/db';
 import type { RecordedEvent } from '@renkei/event-store';
-import { migrateProjections, recordParkedEvent, type ReactorContext } from '@renkei/projections';
+import { migrateProjections, recordParkedEvent, sleepUnlessAborted, type ReactorContext } from '@renkei/projections';
 
 /** How a run shares the worker with other imports (the queue passes its own; a lone run needs none). */
 export interface ImportRunControl {
@@ -195,17 +195,7 @@ export function createImportQueue(options: ImportQueueOptions) {
       } catch (error) {
         if (!signal.aborted) ctx.logger?.error({ err: error, queue: options.name }, 'import queue poll failed');
       }
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          wakers.delete(done);
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        const timer = setTimeout(done, pollIntervalMs);
-        wakers.add(done);
-        signal.addEventListener('abort', done);
-      });
+      await sleepUnlessAborted(pollIntervalMs, signal, wakers);
     }
     await Promise.allSettled([...active.values()]);
   }

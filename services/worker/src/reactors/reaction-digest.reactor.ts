@@ -3,7 +3,7 @@ import { migrateModuleOnce, type Database } from '@renkei/db';
 import { communicationAggregate, parseCommunicationEvent } from '@renkei/domain';
 import { readStreamOrEmpty, streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { createMailTransport, type MailTransport } from '@renkei/mail';
-import { defineReactor, type Reactor } from '@renkei/projections';
+import { defineReactor, sleepUnlessAborted, type Reactor } from '@renkei/projections';
 
 /**
  * The daily summary mail of reactions (spec §3 notification settings, `enabled_communication_reactions_summary`):
@@ -270,18 +270,7 @@ export function createReactionDigestReactor(options: ReactionDigestOptions = {})
         } catch (error) {
           ctx.logger?.warn({ err: error }, 'reaction digest: sending failed, will retry');
         }
-        // The abort listener goes with its wait: one left per round would pile up on the signal.
-        await new Promise<void>((resolve) => {
-          const stop = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-          const timer = setTimeout(() => {
-            ctx.signal.removeEventListener('abort', stop);
-            resolve();
-          }, interval);
-          ctx.signal.addEventListener('abort', stop, { once: true });
-        });
+        await sleepUnlessAborted(interval, ctx.signal);
       }
       transport?.close();
     },

@@ -1,7 +1,7 @@
 import type { Database } from '@renkei/db';
 import { parseCommunicationEvent } from '@renkei/domain';
 import { createPostgresFileStorage, type FileStorage } from '@renkei/file-storage';
-import { defineReactor, type Reactor } from '@renkei/projections';
+import { defineReactor, sleepUnlessAborted, type Reactor } from '@renkei/projections';
 
 /** An uploaded file nothing references is removed after this long (issue 11: a day). */
 const unreferencedFileLifetimeMs = 24 * 60 * 60 * 1000;
@@ -62,13 +62,7 @@ export function createUploadedFilesReactor(options: UploadedFilesReactorOptions 
         } catch (error) {
           logger?.error({ err: error }, 'sweep of unreferenced uploaded files failed; retrying later');
         }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, sweepIntervalMs);
-          signal.addEventListener('abort', () => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
+        await sleepUnlessAborted(sweepIntervalMs, signal);
       }
     },
   });
