@@ -91,6 +91,81 @@ test("an institution's tasks: add one, complete it; /tasks lists mine or everyon
   await expect(mineRow).toBeVisible();
 });
 
+test('/tasks: filter by an institution picked by name, edit a task, delete one, open its communication', async ({
+  page,
+}) => {
+  const n = Date.now() % 100000;
+  const kept = `e2e編集する件-${n}`;
+  const edited = `e2e編集済みの件-${n}`;
+  const removed = `e2e削除する件-${n}`;
+  await signIn(page, undefined, '/communications');
+  const institution = await someInstitution(page);
+  await page.goto(app(`/crms/${institution.id}/tasks?sort_by=created_at`));
+  await addTask(page, kept, '2099-05-01');
+  await addTask(page, removed, '2099-05-02');
+
+  // Everyone's tasks, newest first, narrowed to the institution typed by name: the URL keeps its id.
+  await page.goto(app('/tasks?assignee=all&sort_by=created_at'));
+  await expect(page.getByTestId('task-row').first()).toBeVisible();
+  const filter = page.getByRole('combobox', { name: '医療機関' });
+  await filter.fill(institution.name);
+  await page.getByRole('option', { name: institution.name, exact: true }).first().click();
+  await expect(page).toHaveURL(new RegExp(`medical_institution_id=${institution.id}`));
+  const rows = page.getByTestId('task-row');
+  await expect(rows.filter({ hasText: kept })).toBeVisible();
+  // Every row listed is the institution's.
+  for (const link of await rows.getByRole('link', { name: institution.name, exact: true }).all())
+    await expect(link).toHaveAttribute('href', `/app/crms/${institution.id}`);
+  await expect(rows.getByRole('link', { name: institution.name, exact: true })).toHaveCount(await rows.count());
+  await page.reload();
+  await expect(page.getByRole('combobox', { name: '医療機関' })).toHaveValue(institution.name);
+  await expect(rows.filter({ hasText: kept })).toBeVisible();
+
+  // Edited in a dialog: title, deadline, status; saved over its version.
+  await rows
+    .filter({ hasText: kept })
+    .getByRole('button', { name: `${kept}を編集` })
+    .click();
+  const dialog = page.getByRole('dialog', { name: 'タスクを編集' });
+  await expect(dialog.getByRole('combobox', { name: '医療機関' })).toHaveValue(institution.name);
+  await dialog.getByRole('textbox', { name: 'タイトル' }).fill(edited);
+  await dialog.getByLabel('期限').fill('2000-02-01');
+  await dialog.getByRole('button', { name: '保存' }).click();
+  await expect(dialog).toBeHidden();
+  const editedRow = rows.filter({ hasText: edited });
+  await expect(editedRow).toBeVisible();
+  await expect(editedRow.getByText('期限切れ')).toBeVisible();
+  await expect(rows.filter({ hasText: kept })).toHaveCount(0);
+  await screenshot(page, 'tasks-by-institution');
+
+  // Deleted after asking; gone after a reload too.
+  await rows
+    .filter({ hasText: removed })
+    .getByRole('button', { name: `${removed}を削除` })
+    .click();
+  const confirm = page.getByRole('dialog', { name: 'タスクを削除' });
+  await confirm.getByRole('button', { name: '削除する' }).click();
+  await expect(confirm).toBeHidden();
+  await expect(rows.filter({ hasText: removed })).toHaveCount(0);
+  await page.reload();
+  await expect(editedRow).toBeVisible();
+  await expect(rows.filter({ hasText: removed })).toHaveCount(0);
+
+  // The filter dropped by keyboard: the × is in the tab order.
+  await page.getByRole('button', { name: '医療機関の選択を外す' }).focus();
+  await page.keyboard.press('Enter');
+  await expect(page).not.toHaveURL(/medical_institution_id=/);
+
+  // A demo task made with a visit links to that record, opened on its day so it is on the page.
+  await page.goto(app('/tasks?assignee=all&status=all'));
+  const origin = page.getByRole('link', { name: '元の活動記録' }).first();
+  await expect(origin).toBeVisible();
+  const anchor = /#(communication-[^?]+)$/.exec((await origin.getAttribute('href'))!)![1]!;
+  await origin.click();
+  await expect(page).toHaveURL(/\/crms\/[^/]+\/communications\?.*from=\d{4}-\d{2}-\d{2}.*#communication-/);
+  await expect(page.locator(`[id="${anchor}"]`)).toBeInViewport();
+});
+
 test.describe('on a phone', () => {
   test.use({ viewport: { width: 375, height: 740 }, isMobile: true, hasTouch: true });
 

@@ -6,6 +6,9 @@ import { useApiMutation } from '../../api/useApiMutation.ts';
 
 export type TaskListParams = z.input<typeof TaskListQuery>;
 
+/** A 409 on a task: someone saved or deleted it since it was read; the list is read again. */
+export const taskConflictMessage = 'このタスクは他の人が先に更新しました。最新の内容を読み込みました。';
+
 export const taskQueries = {
   all: ['tasks'] as const,
   list: (api: ApiClient, params: TaskListParams) =>
@@ -28,10 +31,15 @@ export type TaskCreateValues = z.input<typeof TaskCreateInput>;
 export const useCreateTask = () =>
   useApiMutation((api, body: TaskCreateValues) => api.createTask({ body }), listsAndTimelines);
 
+export type TaskUpdateValues = z.input<typeof TaskUpdateInput>;
+
+/** What a write needs of the task it changes: which one, and the version it was read at. */
+type TaskRef = Pick<Task, 'id' | 'version'>;
+
 /** Saves a task over the version it was read at (If-Match): a stale save is a 409. */
 export const useUpdateTask = () =>
   useApiMutation(
-    (api, { task, body }: { task: Task; body: z.input<typeof TaskUpdateInput> }) =>
+    (api, { task, body }: { task: TaskRef; body: TaskUpdateValues }) =>
       api.updateTask({ params: { id: task.id }, body, ifMatch: task.version }),
     [taskQueries.all, ['communications']],
   );
@@ -39,7 +47,7 @@ export const useUpdateTask = () =>
 /** The deleted task's own detail is not refetched (it would answer 404): its screen drops it. */
 export const useDeleteTask = () =>
   useApiMutation(
-    (api, task: Task) => api.deleteTask({ params: { id: task.id }, ifMatch: task.version }),
+    (api, task: TaskRef) => api.deleteTask({ params: { id: task.id }, ifMatch: task.version }),
     listsAndTimelines,
   );
 

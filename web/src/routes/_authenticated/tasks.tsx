@@ -1,24 +1,24 @@
 import { createFileRoute } from '@tanstack/react-router';
-import { enumParam, type SearchInput } from '../../app/search-params.ts';
 import { requireFeature } from '../../features/current-user/require-feature.ts';
-import { TasksPage, tasksScopeOf, type TasksParams } from '../../features/tasks/components/TasksPage.tsx';
-import { taskListFiltersOf, taskListQueryOf } from '../../features/tasks/task-list-params.ts';
+import { institutionQueries } from '../../features/medical-institutions/medical-institutions.queries.ts';
+import { TasksPage } from '../../features/tasks/components/TasksPage.tsx';
+import { taskListQueryOf, tasksParamsOf, tasksScopeOf } from '../../features/tasks/task-list-params.ts';
 import { taskQueries } from '../../features/tasks/tasks.queries.ts';
-
-const TasksSearch = (search: SearchInput): TasksParams => ({
-  ...taskListFiltersOf(search),
-  assignee: enumParam(search.assignee, ['mine', 'all'], 'mine'),
-});
 
 export const Route = createFileRoute('/_authenticated/tasks')({
   staticData: { title: 'タスク' },
-  validateSearch: TasksSearch,
+  validateSearch: tasksParamsOf,
   beforeLoad: ({ context }) => requireFeature(context.user, 'tasks'),
   loaderDeps: ({ search }) => search,
-  loader: ({ context, deps: { assignee, ...filters } }) =>
-    context.queryClient.ensureQueryData(
-      taskQueries.list(context.api, taskListQueryOf(filters, tasksScopeOf(assignee, context.user?.id ?? ''))),
-    ),
+  loader: ({ context, deps }) =>
+    Promise.all([
+      context.queryClient.ensureQueryData(
+        taskQueries.list(context.api, taskListQueryOf(deps, tasksScopeOf(deps, context.user?.id ?? ''))),
+      ),
+      // The picked institution's name for the filter; an unknown one only leaves the name out.
+      deps.medical_institution_id &&
+        context.queryClient.prefetchQuery(institutionQueries.summary(context.api, deps.medical_institution_id)),
+    ]),
   component: TasksRoute,
 });
 

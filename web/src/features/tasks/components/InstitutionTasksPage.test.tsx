@@ -28,7 +28,7 @@ function renderPage(stored = [testTask()]) {
         onFiltersChange={() => {}}
       />
     ),
-    { api, paths: ['/crms/$id'] },
+    { api, paths: ['/crms/$id', '/crms/$id/communications'] },
   );
   return api;
 }
@@ -106,5 +106,43 @@ describe("an institution's tasks", () => {
     await userEvent.click(within(dialog).getByRole('button', { name: '保存' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
     expect(shown).toHaveBeenCalled();
+  });
+
+  it('edits a task in place: the form shows the task’s own values, the save goes over its version', async () => {
+    vi.spyOn(toast, 'success').mockImplementation(() => {});
+    const api = renderPage([testTask({ staff: { id: testId(31), name: '鈴木' }, deadline: null })]);
+    const row = await screen.findByTestId('task-row');
+    await userEvent.click(within(row).getByRole('button', { name: '資料送付を編集' }));
+    const dialog = await screen.findByRole('dialog', { name: 'タスクを編集' });
+    expect(within(dialog).getByLabelText('期限')).toHaveValue('');
+    await waitFor(() => expect(within(dialog).getByRole('combobox', { name: '担当者' })).toHaveValue('鈴木'));
+    await userEvent.click(within(dialog).getByRole('button', { name: '保存' }));
+    await waitFor(() =>
+      expect(api.updateTask).toHaveBeenCalledWith({
+        params: { id: testId(40) },
+        ifMatch: 2,
+        body: {
+          title: '資料送付',
+          deadline: null,
+          staff_id: testId(31),
+          medical_institution_id: clinic.id,
+          status: 'incomplete',
+        },
+      }),
+    );
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+  });
+
+  it('deletes a task in place after asking, and says what to do once none is left', async () => {
+    vi.spyOn(toast, 'success').mockImplementation(() => {});
+    const api = renderPage([testTask({ communication_id: testId(70) })]);
+    const row = await screen.findByTestId('task-row');
+    await userEvent.click(within(row).getByRole('button', { name: '資料送付を削除' }));
+    const dialog = await screen.findByRole('dialog', { name: 'タスクを削除' });
+    // A task of a communication goes alone: the record stays.
+    expect(dialog).toHaveTextContent('元の活動記録は削除されません。');
+    await userEvent.click(within(dialog).getByRole('button', { name: '削除する' }));
+    await waitFor(() => expect(api.deleteTask).toHaveBeenCalledWith({ params: { id: testId(40) }, ifMatch: 2 }));
+    expect(await screen.findByTestId('task-list-empty')).toHaveTextContent('「タスクを追加」から登録できます。');
   });
 });

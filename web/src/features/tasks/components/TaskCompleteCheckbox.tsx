@@ -1,12 +1,13 @@
 import { Checkbox, type MantineSize } from '@mantine/core';
 import type { Task } from '@renkei/contracts';
-import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { useSetTaskStatus } from '../tasks.queries.ts';
+import { useTaskErrorHandler } from '../useTaskErrorHandler.ts';
 
 /** Completes (or reopens) a task in one click, over the version it was read at. */
 export function TaskCompleteCheckbox({ task, size = 'lg' }: { task: Task; size?: MantineSize }) {
   const setStatus = useSetTaskStatus();
-  const onError = useMutationErrorHandler();
+  // A 409 reloads the list, so the next click is made over the task's latest version.
+  const onError = useTaskErrorHandler();
   return (
     <Checkbox
       size={size}
