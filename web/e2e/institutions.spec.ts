@@ -113,6 +113,60 @@ test('partner management: 紹介数 counts this 年度 against a year before, so
   await expect(firstCount).toHaveText(/^\d+$/);
 });
 
+test('partner management: filters by a minimum 紹介数 and by 指定日以降訪問なし, every row within them', async ({
+  page,
+}) => {
+  await signIn(page, undefined, '/medical_institutions_search');
+  const table = page.getByTestId('institution-table');
+  const cells = (column: string) => table.locator(`tbody td[data-column="${column}"]`).allTextContents();
+
+  await page.getByTestId('filter-min-referral_count').fill('5');
+  await page.getByTestId('filter-apply').click();
+  await expect(page).toHaveURL(/min_referral_count=5/);
+  await expect(page.getByTestId('active-filters')).toContainText('紹介数 5件以上');
+  // The demo's referral lists are imported in the background after the first start.
+  await expect
+    .poll(
+      async () => {
+        await page.reload();
+        await expect(page.getByTestId('institution-total')).toHaveText(/^全[\d,]+件$/);
+        return (await cells('referral_count')).length;
+      },
+      { timeout: 120_000, intervals: [2_000] },
+    )
+    .toBeGreaterThan(0);
+  const counts = (await cells('referral_count')).map(Number);
+  expect(
+    counts.every((n) => Number.isInteger(n) && n >= 5),
+    counts.join(','),
+  ).toBe(true);
+  await screenshot(page, 'institutions-filter-referral-count');
+
+  // 指定日以降訪問なし: two months ago; the demo leaves some clinics unvisited for months.
+  const since = new Date(Date.now() + 9 * 3_600_000 - 60 * 86_400_000).toISOString().slice(0, 10);
+  await page.getByRole('button', { name: 'クリア', exact: true }).click();
+  await expect(page).not.toHaveURL(/min_referral_count/);
+  await page.getByTestId('filter-visit-mode').click();
+  await page.getByRole('option', { name: '指定日以降訪問なし' }).click();
+  await page.getByTestId('filter-not-visited-since').fill(since);
+  await page.getByTestId('filter-apply').click();
+  await expect(page).toHaveURL(new RegExp(`not_visited_since=${since}`));
+  await expect(page.getByTestId('active-filters')).toContainText(`${since.replaceAll('-', '/')}以降訪問なし`);
+  await expect(table.locator('tbody tr').first()).toBeVisible();
+  const lastVisits = await cells('last_visit_date');
+  expect(lastVisits.length).toBeGreaterThan(0);
+  // Never visited (blank) or last visited before the day; YYYY/MM/DD compares as text.
+  const sinceSlashed = since.replaceAll('-', '/');
+  expect(
+    lastVisits.every((d) => d === '' || d < sinceSlashed),
+    lastVisits.join(','),
+  ).toBe(true);
+  // The filter narrows: the unfiltered search has more rows.
+  const filteredTotal = await page.getByTestId('institution-total').textContent();
+  await page.getByRole('button', { name: 'クリア', exact: true }).click();
+  await expect(page.getByTestId('institution-total')).not.toHaveText(filteredTotal ?? '');
+});
+
 test('CRM page: memo (with a concurrent edit), phase, tags, doctor and label value, all in the history and the chart', async ({
   page,
 }) => {

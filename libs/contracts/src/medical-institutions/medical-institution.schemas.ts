@@ -121,8 +121,82 @@ export const MedicalInstitutionSearchConditions = z.object({
   include_no_phase: z.boolean().optional(),
   running_statuses: z.array(RunningStatus).optional(),
   label_filters: z.array(LabelFilter).max(20, 'ラベルの条件は20件まで指定できます').optional(),
+  /** Institutions this tenant visited (visit or new_visit) at least once within the period (an addition to the spec). */
+  visited_period: Period.optional(),
+  /** Institutions this tenant has not visited on or after this day, never-visited ones included (an addition to the spec). */
+  not_visited_since: inputDate('日付はYYYY-MM-DD形式で入力してください').optional(),
 });
 export type MedicalInstitutionSearchConditions = z.infer<typeof MedicalInstitutionSearchConditions>;
+
+const referralCountBound = z
+  .number({ error: '件数は数値で入力してください' })
+  .int('件数は整数で入力してください')
+  .min(0, '件数は0以上で入力してください')
+  .max(1_000_000_000, '件数は1000000000以下で入力してください');
+const referralRateBound = z
+  .number({ error: '増減率は数値で入力してください' })
+  // A count cannot fall by more than all of it.
+  .min(-100, '増減率は-100%以上で入力してください')
+  .max(1_000_000_000, '増減率は1000000000%以下で入力してください');
+
+/**
+ * Ranges over the figures of the requested periods (an addition to the spec): referral_count needs referral_period,
+ * comparison_referral_count comparison_referral_period, rate_of_referral_change (in percent, as the
+ * column shows it) both. A rate bound keeps only rows that have a rate: a comparison count of 0 leaves
+ * it undefined (shown blank), so such rows never match a rate filter.
+ */
+export const ReferralFigureFilters = z.object({
+  min_referral_count: referralCountBound.optional(),
+  max_referral_count: referralCountBound.optional(),
+  min_comparison_referral_count: referralCountBound.optional(),
+  max_comparison_referral_count: referralCountBound.optional(),
+  min_rate_of_referral_change: referralRateBound.optional(),
+  max_rate_of_referral_change: referralRateBound.optional(),
+});
+export type ReferralFigureFilters = z.infer<typeof ReferralFigureFilters>;
+
+const referralFigureRanges = [
+  {
+    figure: 'referral_count',
+    label: '紹介数',
+    periods: ['referral_period'],
+    periodMessage: '紹介数で絞り込むには紹介期間（referral_period）を指定してください',
+  },
+  {
+    figure: 'comparison_referral_count',
+    label: '比較期間の紹介数',
+    periods: ['comparison_referral_period'],
+    periodMessage: '比較期間の紹介数で絞り込むには比較期間（comparison_referral_period）を指定してください',
+  },
+  {
+    figure: 'rate_of_referral_change',
+    label: '紹介増減率',
+    periods: ['referral_period', 'comparison_referral_period'],
+    periodMessage:
+      '紹介増減率で絞り込むには紹介期間（referral_period）と比較期間（comparison_referral_period）を指定してください',
+  },
+] as const;
+
+/** Each range's minimum at most its maximum, and the periods its figure needs sent with it. */
+function checkReferralFigureFilters(
+  v: ReferralFigureFilters & { referral_period?: Period | undefined; comparison_referral_period?: Period | undefined },
+  ctx: z.RefinementCtx,
+) {
+  for (const range of referralFigureRanges) {
+    const [minKey, maxKey] = [`min_${range.figure}`, `max_${range.figure}`] as const;
+    const [min, max] = [v[minKey], v[maxKey]];
+    if (min !== undefined && max !== undefined && min > max)
+      ctx.addIssue({
+        code: 'custom',
+        path: [maxKey],
+        message: `${range.label}の上限は下限以上の値を指定してください`,
+      });
+    if (min === undefined && max === undefined) continue;
+    if (range.periods.some((p) => !v[p]))
+      for (const key of [minKey, maxKey])
+        if (v[key] !== undefined) ctx.addIssue({ code: 'custom', path: [key], message: range.periodMessage });
+  }
+}
 
 export const MedicalInstitutionSortKey = z.enum([
   'name',
@@ -144,7 +218,10 @@ export const MedicalInstitutionSearchBody = MedicalInstitutionSearchConditions.e
   comparison_referral_period: Period.optional(),
   sort_by: MedicalInstitutionSortKey.default('kana'),
   sort: SortDirection.default('asc'),
-}).extend(PageQuery.shape);
+})
+  .extend(ReferralFigureFilters.shape)
+  .extend(PageQuery.shape)
+  .superRefine(checkReferralFigureFilters);
 export type MedicalInstitutionSearchBody = z.infer<typeof MedicalInstitutionSearchBody>;
 
 /** Columns of the CSV export, in the order given. */
@@ -178,7 +255,9 @@ export const MedicalInstitutionExportBody = MedicalInstitutionSearchConditions.e
   sort: SortDirection.default('asc'),
   encoding: CsvEncoding.default('utf-8'),
   columns: z.array(MedicalInstitutionExportColumn).min(1, '出力する列を1つ以上選択してください').optional(),
-});
+})
+  .extend(ReferralFigureFilters.shape)
+  .superRefine(checkReferralFigureFilters);
 export type MedicalInstitutionExportBody = z.infer<typeof MedicalInstitutionExportBody>;
 
 /** A text kept per tenant and institution with who and when last changed it (memo, special note). */

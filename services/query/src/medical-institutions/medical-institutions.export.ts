@@ -13,6 +13,8 @@ import {
   accountJoin,
   detailColumns,
   fromClause,
+  hasReferralFilter,
+  referralFigureCondition,
   referralJoin,
   orderBy,
   searchConditions,
@@ -93,7 +95,9 @@ export function exportMedicalInstitutions(
     const query = sql<InstitutionRow>`
       SELECT ${detailColumns(tenantId)}, rf.referral_count, rf.comparison_referral_count
         FROM ${fromClause(tenantId)} ${referralJoin(tenantId, body, 'grouped')} ${accountJoin(tenantId)}
-       WHERE ${where} ORDER BY ${orderBy(body.sort_by, body.sort)}`.compile(db.typed<ReadModels>());
+       WHERE ${where} ${hasReferralFilter(body) ? sql`AND ${referralFigureCondition(body)}` : sql``} ORDER BY ${orderBy(body.sort_by, body.sort)}`.compile(
+      db.typed<ReadModels>(),
+    );
     const toChunk = (rows: InstitutionRow[]) =>
       encode(rows.map((r) => line(columns.map((c) => cell(toMedicalInstitution(r), c)))).join(''));
     if (db.kind === 'postgres') {

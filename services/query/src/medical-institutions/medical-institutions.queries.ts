@@ -6,6 +6,7 @@ import type {
   MedicalInstitutionSortKey,
   LabelValue,
   Period,
+  ReferralFigureFilters,
 } from '@renkei/contracts';
 import {
   departments,
@@ -99,6 +100,62 @@ export async function searchConditions(
       conds.push(sql`v.own_department_id = ANY(${sql.val(f.own_department_ids)}::uuid[])`);
     if (f.area_ids?.length) conds.push(sql`v.area_id = ANY(${sql.val(f.area_ids)}::uuid[])`);
     parts.push(sql`EXISTS (SELECT 1 FROM rm.mi_label_values v WHERE ${sql.join(conds, sql` AND `)})`);
+  }
+  if (c.visited_period) parts.push(visitedWithin(tenantId, c.visited_period));
+  if (c.not_visited_since)
+    parts.push(sql`(lv.last_visit_date IS NULL OR lv.last_visit_date < ${c.not_visited_since}::date)`);
+  return sql.join(parts, sql` AND `);
+}
+
+/** Communication types that count as a visit (as the last visit date counts them). */
+const visitTypes = ['visit', 'new_visit'];
+
+/**
+ * A visit within the period. The last visit is on or after its first day whenever there was one: that
+ * strict test on `lv` lets the planner start from the (tenant, last_visit_date) index and read only the
+ * institutions visited since. A last visit inside the period settles it; one after the period leaves an
+ * earlier visit to be found, by a probe of the (tenant, institution, acted_date) index of the records.
+ */
+function visitedWithin(tenantId: string, period: Period): RawBuilder<unknown> {
+  return sql`(lv.last_visit_date >= ${period.from}::date AND (lv.last_visit_date <= ${period.to}::date OR EXISTS (
+    SELECT 1 FROM rm.communications cv
+     WHERE cv.tenant_id = ${tenantId} AND cv.medical_institution_id = m.id
+       AND cv.acted_date >= ${period.from}::date AND cv.acted_date <= ${period.to}::date
+       AND cv.communication_type = ANY(${sql.val(visitTypes)}::text[]))))`;
+}
+
+const referralFigureKeys = [
+  'min_referral_count',
+  'max_referral_count',
+  'min_comparison_referral_count',
+  'max_comparison_referral_count',
+  'min_rate_of_referral_change',
+  'max_rate_of_referral_change',
+] as const satisfies readonly (keyof ReferralFigureFilters)[];
+
+/** Whether the body filters on a referral figure (and so needs `referralJoin` in its WHERE). */
+export const hasReferralFilter = (f: Partial<ReferralFigureFilters>) =>
+  referralFigureKeys.some((key) => f[key] !== undefined);
+
+/**
+ * The referral figure ranges over `rf` (`referralJoin`). The rate is compared in percent without a
+ * division, (n − c) × 100 against bound × c, so a bound equal to a shown rate matches it exactly; a
+ * comparison count of 0 has no rate and never matches a rate bound.
+ */
+export function referralFigureCondition(f: Partial<ReferralFigureFilters>): RawBuilder<unknown> {
+  const parts: RawBuilder<unknown>[] = [sql`true`];
+  const count = (column: RawBuilder<unknown>, min: number | undefined, max: number | undefined) => {
+    if (min !== undefined) parts.push(sql`${column} >= ${min}::int`);
+    if (max !== undefined) parts.push(sql`${column} <= ${max}::int`);
+  };
+  count(sql`rf.referral_count`, f.min_referral_count, f.max_referral_count);
+  count(sql`rf.comparison_referral_count`, f.min_comparison_referral_count, f.max_comparison_referral_count);
+  const [minRate, maxRate] = [f.min_rate_of_referral_change, f.max_rate_of_referral_change];
+  if (minRate !== undefined || maxRate !== undefined) {
+    const change = sql`(rf.referral_count - rf.comparison_referral_count)::numeric * 100`;
+    parts.push(sql`rf.comparison_referral_count > 0`);
+    if (minRate !== undefined) parts.push(sql`${change} >= ${minRate}::numeric * rf.comparison_referral_count`);
+    if (maxRate !== undefined) parts.push(sql`${change} <= ${maxRate}::numeric * rf.comparison_referral_count`);
   }
   return sql.join(parts, sql` AND `);
 }
@@ -202,7 +259,10 @@ export const fromClause = (tenantId: string) => sql`
  */
 export function referralJoin(
   tenantId: string,
-  periods: { referral_period?: Period | undefined; comparison_referral_period?: Period | undefined },
+  periods: {
+    referral_period?: Period | undefined;
+    comparison_referral_period?: Period | undefined;
+  } & Partial<ReferralFigureFilters>,
   form: 'lateral' | 'grouped' = 'lateral',
 ) {
   const { referral_period: p, comparison_referral_period: c } = periods;
@@ -232,8 +292,18 @@ export function referralJoin(
                     OR (r.span = 'month' AND r.period_start = ANY(${pieces.month}::date[])))
                 GROUP BY r.medical_institution_id`;
   };
-  return sql`${p ? sql`LEFT JOIN (${figure(p)}) rfp ON rfp.medical_institution_id = m.id` : sql``}
-  ${c ? sql`LEFT JOIN (${figure(c)}) rfc ON rfc.medical_institution_id = m.id` : sql``}
+  // A filter that a count of 0 cannot pass (a minimum of 1 or more; a rate needs a comparison count)
+  // makes the join inner, so the planner may start from the institutions that have rollup rows.
+  const needed = (min: number | undefined) => min !== undefined && min > 0;
+  const pJoin = needed(periods.min_referral_count) ? sql`JOIN` : sql`LEFT JOIN`;
+  const cJoin =
+    needed(periods.min_comparison_referral_count) ||
+    periods.min_rate_of_referral_change !== undefined ||
+    periods.max_rate_of_referral_change !== undefined
+      ? sql`JOIN`
+      : sql`LEFT JOIN`;
+  return sql`${p ? sql`${pJoin} (${figure(p)}) rfp ON rfp.medical_institution_id = m.id` : sql``}
+  ${c ? sql`${cJoin} (${figure(c)}) rfc ON rfc.medical_institution_id = m.id` : sql``}
   CROSS JOIN LATERAL (
     SELECT ${p ? sql`coalesce(rfp.referral_count, 0)` : sql`NULL::int`} AS referral_count,
            ${c ? sql`coalesce(rfc.referral_count, 0)` : sql`NULL::int`} AS comparison_referral_count) rf`;
@@ -391,24 +461,33 @@ async function withoutJit<R>(db: Kysely<ReadModels>, query: RawBuilder<R>) {
 export async function searchMedicalInstitutions(
   db: Kysely<ReadModels>,
   tenantId: string,
-  body: MedicalInstitutionSearchConditions & {
-    referral_period?: Period | undefined;
-    comparison_referral_period?: Period | undefined;
-    sort_by: MedicalInstitutionSortKey;
-    sort: 'asc' | 'desc';
-    page: number;
-    per_page: number;
-  },
+  body: MedicalInstitutionSearchConditions &
+    Partial<ReferralFigureFilters> & {
+      referral_period?: Period | undefined;
+      comparison_referral_period?: Period | undefined;
+      sort_by: MedicalInstitutionSortKey;
+      sort: 'asc' | 'desc';
+      page: number;
+      per_page: number;
+    },
 ) {
-  const where = await searchConditions(db, tenantId, body);
+  const filtered = hasReferralFilter(body);
+  // Referral figure ranges are part of the WHERE, so the count and the pages see the same rows.
+  const where = filtered
+    ? sql`${await searchConditions(db, tenantId, body)} AND ${referralFigureCondition(body)}`
+    : await searchConditions(db, tenantId, body);
+  const figures = filtered ? referralJoin(tenantId, body, 'grouped') : sql``;
   const [counted, page] = await Promise.all([
-    withoutJit(db, sql<{ n: number }>`SELECT count(*)::int AS n FROM ${fromClause(tenantId)} WHERE ${where}`),
+    withoutJit(
+      db,
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM ${fromClause(tenantId)} ${figures} WHERE ${where}`,
+    ),
     withoutJit(
       db,
       sql<InstitutionRow>`
       WITH page AS (
         SELECT m.id, row_number() OVER () AS rn FROM (
-          SELECT m.id FROM ${fromClause(tenantId)} ${referralSort(body.sort_by) ? referralJoin(tenantId, body, 'grouped') : sql``} WHERE ${where}
+          SELECT m.id FROM ${fromClause(tenantId)} ${filtered || referralSort(body.sort_by) ? referralJoin(tenantId, body, 'grouped') : sql``} WHERE ${where}
            ORDER BY ${orderBy(body.sort_by, body.sort, selectiveKeyword(body.keyword ?? undefined))}
            LIMIT ${body.per_page} OFFSET ${(body.page - 1) * body.per_page}) m)
       SELECT ${detailColumns(tenantId)}, rf.referral_count, rf.comparison_referral_count

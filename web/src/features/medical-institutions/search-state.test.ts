@@ -149,3 +149,40 @@ describe('URL state lists', () => {
       expect(InstitutionSearchState.parse({ label_filters: [ok, bad] }).label_filters).toBeUndefined();
   });
 });
+
+describe('last visit and referral figure filters in the URL', () => {
+  const filters = {
+    visited_period: { from: '2025-04-01', to: '2025-06-30' },
+    not_visited_since: '2025-01-01',
+    min_referral_count: 3,
+    max_referral_count: 10,
+    min_comparison_referral_count: 0,
+    max_comparison_referral_count: 5,
+    min_rate_of_referral_change: -20.5,
+    max_rate_of_referral_change: 50,
+  };
+
+  it('survive a shared link and go to the search as the contract takes them', async () => {
+    const state = InstitutionSearchState.parse(filters);
+    const reopened = InstitutionSearchState.parse(defaultParseSearch(defaultStringifySearch(compactState(state))));
+    expect(reopened).toEqual({ ...emptySearchState, ...filters });
+    const body = toSearchBody(reopened, '2026-11-30');
+    expect(body).toMatchObject(filters);
+    const { MedicalInstitutionSearchBody } = await import('@renkei/contracts');
+    expect(MedicalInstitutionSearchBody.safeParse(body).success).toBe(true);
+  });
+
+  it('drop what the search would refuse, each range on its own', () => {
+    const state = InstitutionSearchState.parse({
+      visited_period: { from: '2025-06-30', to: '2025-04-01' },
+      not_visited_since: '2025-02-30',
+      min_referral_count: -1,
+      max_referral_count: 2.5,
+      min_comparison_referral_count: 9,
+      max_comparison_referral_count: 3,
+      min_rate_of_referral_change: -150,
+      max_rate_of_referral_change: '12',
+    });
+    expect(state).toEqual({ ...emptySearchState, max_rate_of_referral_change: 12 });
+  });
+});

@@ -5,6 +5,7 @@ import type {
   MedicalInstitutionSearchConditions,
   MedicalInstitutionSortKey,
   PrefectureCode,
+  ReferralFigureFilters,
   RunningStatus,
 } from '@renkei/contracts';
 import {
@@ -132,6 +133,17 @@ export interface InstitutionSearchState {
   include_no_phase?: boolean;
   running_statuses?: RunningStatus[];
   label_filters?: LabelFilter[];
+  /** 最終訪問: visited at least once within the period. */
+  visited_period?: { from: string; to: string };
+  /** 最終訪問: no visit on or after this day (never visited included). */
+  not_visited_since?: string;
+  /** Ranges of the 紹介数 figures of the referral span; the rate in percent. */
+  min_referral_count?: number;
+  max_referral_count?: number;
+  min_comparison_referral_count?: number;
+  max_comparison_referral_count?: number;
+  min_rate_of_referral_change?: number;
+  max_rate_of_referral_change?: number;
   sort_by: MedicalInstitutionSortKey;
   sort: 'asc' | 'desc';
   page: number;
@@ -187,6 +199,40 @@ function labelFilter(v: unknown): LabelFilter | undefined {
   return out;
 }
 
+/** The referral figures the filters range over, with the bounds the contract accepts for each. */
+export const referralFigures = ['referral_count', 'comparison_referral_count', 'rate_of_referral_change'] as const;
+export type ReferralFigure = (typeof referralFigures)[number];
+const figureBounds: Record<ReferralFigure, { min: number; integer: boolean }> = {
+  referral_count: { min: 0, integer: true },
+  comparison_referral_count: { min: 0, integer: true },
+  rate_of_referral_change: { min: -100, integer: false },
+};
+const figureMax = 1_000_000_000;
+
+function figureBound(v: unknown, figure: ReferralFigure): number | undefined {
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  const { min, integer } = figureBounds[figure];
+  return Number.isFinite(n) && n >= min && n <= figureMax && (!integer || Number.isInteger(n)) ? n : undefined;
+}
+
+/** A range whose minimum exceeds its maximum is dropped whole (the search would refuse it). */
+function figureRanges(search: SearchInput): Partial<ReferralFigureFilters> {
+  const out: Partial<ReferralFigureFilters> = {};
+  for (const figure of referralFigures) {
+    const min = figureBound(search[`min_${figure}`], figure);
+    const max = figureBound(search[`max_${figure}`], figure);
+    if (min !== undefined && max !== undefined && min > max) continue;
+    if (min !== undefined) out[`min_${figure}`] = min;
+    if (max !== undefined) out[`max_${figure}`] = max;
+  }
+  return out;
+}
+
+function visitedPeriod(v: unknown): { from: string; to: string } | undefined {
+  if (!isRecord(v) || !isIsoDate(v.from) || !isIsoDate(v.to) || v.from > v.to) return undefined;
+  return { from: v.from, to: v.to };
+}
+
 function parseInstitutionSearch(search: SearchInput): InstitutionSearchState {
   const state: InstitutionSearchState = {
     keyword: trimmedString(search.keyword, 0, 100),
@@ -214,6 +260,9 @@ function parseInstitutionSearch(search: SearchInput): InstitutionSearchState {
             return filters.every((f) => f !== undefined) ? (filters as LabelFilter[]) : undefined;
           })()
         : undefined,
+    visited_period: visitedPeriod(search.visited_period),
+    not_visited_since: isIsoDate(search.not_visited_since) ? search.not_visited_since : undefined,
+    ...figureRanges(search),
     sort_by: enumParam(search.sort_by, sortKeys, 'kana'),
     sort: enumParam(search.sort, ['asc', 'desc'], 'asc'),
     page: intParam(search.page, 1, Number.MAX_SAFE_INTEGER, 1),
@@ -251,9 +300,14 @@ export function activeFilterCount(state: InstitutionSearchState): number {
   ).length;
 }
 
-/** The conditions the search and export endpoints take, without empty pieces. */
-export function toConditions(state: InstitutionSearchState): MedicalInstitutionSearchConditions {
-  const out: MedicalInstitutionSearchConditions = {};
+/**
+ * The conditions the search and export endpoints take, without empty pieces. The referral ranges go
+ * with the periods of `referralPeriodsOf`, which every search and export of this screen sends.
+ */
+export function toConditions(
+  state: InstitutionSearchState,
+): MedicalInstitutionSearchConditions & Partial<ReferralFigureFilters> {
+  const out: MedicalInstitutionSearchConditions & Partial<ReferralFigureFilters> = {};
   const keyword = state.keyword?.trim();
   if (keyword) out.keyword = keyword;
   if (state.prefectures?.length) out.prefectures = state.prefectures;
@@ -269,6 +323,10 @@ export function toConditions(state: InstitutionSearchState): MedicalInstitutionS
   }
   if (state.running_statuses?.length) out.running_statuses = state.running_statuses;
   if (state.label_filters?.length) out.label_filters = state.label_filters;
+  if (state.visited_period) out.visited_period = state.visited_period;
+  if (state.not_visited_since) out.not_visited_since = state.not_visited_since;
+  for (const figure of referralFigures)
+    for (const key of [`min_${figure}`, `max_${figure}`] as const) if (state[key] !== undefined) out[key] = state[key];
   return out;
 }
 

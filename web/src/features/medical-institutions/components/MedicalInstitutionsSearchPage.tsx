@@ -29,12 +29,14 @@ import {
   emptySearchState,
   filtersOf,
   perPageChoices,
+  referralFigures,
   referralSpanLabels,
   referralSpans,
   toSearchBody,
   type InstitutionFilters,
   type InstitutionSearchState,
 } from '../search-state.ts';
+import { ActiveFiltersCaption } from './ActiveFiltersCaption.tsx';
 import { ColumnChooser } from './ColumnChooser.tsx';
 import { ExportMenu } from './ExportMenu.tsx';
 import { InstitutionCardList } from './InstitutionCardList.tsx';
@@ -61,9 +63,13 @@ export function MedicalInstitutionsSearchPage({ state, onStateChange }: MedicalI
   const columns = useMemo(() => (phaseEnabled ? chosen : chosen.filter((c) => c !== 'phase')), [chosen, phaseEnabled]);
   const filters = useMemo(() => filtersOf(state), [state]);
   const filterCount = activeFilterCount(state);
-  const showsReferrals = columns.some(
-    (c) => c === 'referral_count' || c === 'comparison_referral_count' || c === 'rate_of_referral_change',
+  // A referral range filters on the span's figures, so the span and its periods show with it.
+  const filtersReferrals = referralFigures.some(
+    (f) => state[`min_${f}`] !== undefined || state[`max_${f}`] !== undefined,
   );
+  const showsReferrals =
+    filtersReferrals ||
+    columns.some((c) => c === 'referral_count' || c === 'comparison_referral_count' || c === 'rate_of_referral_change');
 
   const applyFilters = useCallback(
     (next: InstitutionFilters) => {
@@ -153,6 +159,7 @@ export function MedicalInstitutionsSearchPage({ state, onStateChange }: MedicalI
           （前年同期）の件数です。
         </Text>
       )}
+      <ActiveFiltersCaption filters={filters} />
       {result.isError ? (
         <Alert color="red" title="検索できませんでした">
           {isApiError(result.error) && result.error.status === 422

@@ -23,6 +23,7 @@ import { referenceDataQueries } from '../../reference-data/reference-data.querie
 import { tagQueries } from '../../tags/tags.queries.ts';
 import { runningStatusLabel } from '../labels-ja.ts';
 import type { InstitutionFilters, TagGroupState } from '../search-state.ts';
+import { VisitReferralFilters, visitReferralErrors } from './VisitReferralFilters.tsx';
 
 export interface SearchFilterPanelProps {
   filters: InstitutionFilters;
@@ -54,9 +55,18 @@ export function SearchFilterPanel({ filters, onApply, onClear }: SearchFilterPan
     setDraft((d) => ({ ...d, [key]: value }));
   const list = (values: string[]) => (values.length ? values : undefined);
 
+  const [showErrors, setShowErrors] = useState(false);
+  const errors = visitReferralErrors(draft);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    onApply(draft);
+    if (Object.keys(errors).length > 0) {
+      setShowErrors(true);
+      return;
+    }
+    setShowErrors(false);
+    // 指定日以降訪問なし chosen but left without its day is no condition.
+    const { not_visited_since, ...rest } = draft;
+    onApply(not_visited_since ? { ...rest, not_visited_since } : rest);
   };
 
   const tagData = (tags.data?.data ?? []).map((t) => ({ value: t.id, label: t.name }));
@@ -214,6 +224,7 @@ export function SearchFilterPanel({ filters, onApply, onClear }: SearchFilterPan
             ))}
           </Group>
         </Checkbox.Group>
+        <VisitReferralFilters draft={draft} onChange={setDraft} errors={showErrors ? errors : {}} />
         {(labels.data ?? []).length > 0 && (
           <LabelFiltersEditor
             labels={labels.data ?? []}
