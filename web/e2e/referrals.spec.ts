@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { app, screenshot, signIn } from './fixtures.ts';
 
@@ -5,6 +7,49 @@ import { app, screenshot, signIn } from './fixtures.ts';
 const institution = { name: '葵医療センター', halfWidthKana: 'ｱｵｲｲﾘｮｳｾﾝﾀｰ' };
 const suffix = String(Date.now() % 100000);
 const patient = `E2E${suffix}`;
+// A patient of the FF1 below: its データ識別番号 is the same number zero-padded to 10 digits.
+const operatedPatient = `7${suffix.padStart(5, '0')}`;
+
+/**
+ * The demo hospital's 施設コード (9 digits): the tenant refuses DPC rows of any other facility. The demo
+ * seed wrote its FF1 files under the data dir, named after it.
+ */
+function demoFacilityCode(): string {
+  const dataDir = process.env.E2E_DATA_DIR;
+  if (!dataDir) throw new Error('E2E_DATA_DIR is not set: run through playwright.config.ts');
+  const names = fs.readdirSync(path.join(dataDir, 'demo', 'referrals'));
+  const code = names.map((n) => /^FF1_(\d{9})_/.exec(n)?.[1]).find((c) => c !== undefined);
+  if (!code) throw new Error(`no demo FF1 file in ${dataDir}/demo/referrals: ${names.join(', ')}`);
+  return code;
+}
+
+/** 様式1 in the long layout (17 tab-separated columns) for one stay after the referral: admitted and operated. */
+function ff1File(facilityCode: string): string {
+  const dataId = operatedPatient.padStart(10, '0');
+  const admission = '20300405';
+  const row = (code: string, version: string, seq: number, payloads: string[]) =>
+    [
+      facilityCode,
+      dataId,
+      admission,
+      '0',
+      '0',
+      code,
+      version,
+      String(seq),
+      ...payloads,
+      ...Array<string>(9 - payloads.length).fill(''),
+    ].join('\t');
+  return [
+    row('A000010', '20180401', 0, ['19600101', '1', '4200853']),
+    row('A000020', '20220401', 0, [admission, '1', '1', '0', '0', '0', '0', '0', '0']),
+    row('A000030', '20180401', 0, ['20300415', '1', '1', '0', '0']),
+    // 510: 消化器外科 (様式1 診療科コード).
+    row('A000040', '20180401', 0, ['', '510', '0']),
+    row('A006010', '20180401', 0, ['', 'K359', '', '', '', '', '', '', '急性虫垂炎']),
+    row('A007010', '20220401', 1, ['20300406', 'K718-21', '', '1', '0', '1', '', '', '腹腔鏡下虫垂切除術']),
+  ].join('\r\n');
+}
 
 /** Today's 年度 (from April) and month, Japan time. */
 function fiscalToday(now = new Date()): { fy: number; month: number } {
@@ -70,6 +115,8 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
     `日付なし,${patient}-3,${institution.name},,内科`,
     // An institution the master does not know: kept as unmatched, then matched by hand below.
     `R12.4.3,${patient}-4,未登録医院${suffix},紹介状持参,内科`,
+    // The patient of the FF1 uploaded below.
+    `R12.4.2,${operatedPatient},${institution.name},手術目的,内科`,
   ].join('\r\n');
   const card = page.getByTestId('upload-card-referral');
   await card.locator('input[type=file]').setInputFiles({
@@ -99,10 +146,10 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
   const row = page.locator(`tr[data-upload-filename="紹介一覧-${suffix}.csv"]`);
   await expect(row).toBeVisible();
   await expect(row).toHaveAttribute('data-upload-status', 'completed', { timeout: 60_000 });
-  // 3 rows in, 1 refused; 3 new referrals.
-  await expect(row.locator('td').nth(4)).toHaveText('3');
+  // 4 rows in, 1 refused; 4 new referrals.
+  await expect(row.locator('td').nth(4)).toHaveText('4');
   await expect(row.locator('td').nth(5)).toHaveText('1');
-  await expect(row.locator('td').nth(6)).toHaveText('3');
+  await expect(row.locator('td').nth(6)).toHaveText('4');
   await row.getByRole('button', { name: '詳細' }).click();
   await expect(page.getByTestId('upload-details')).toContainText('4行目');
   await screenshot(page, 'referrals-upload-history');
@@ -114,6 +161,37 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
   await page.getByRole('option', { name: institution.name, exact: true }).click();
   await page.getByTestId('match-institution-save').click();
   await expect(match).toHaveCount(0);
+
+  // An FF1 for the same patient, uploaded after the list: its stay joins the referral. The answer is held
+  // back until the transfer's bar has been seen (a file this small is sent at once).
+  const ff1Name = `FF1-${suffix}.txt`;
+  const ff1Card = page.getByTestId('upload-card-ff1_file');
+  await expect(ff1Card.getByTestId('upload-limit-ff1_file')).toHaveText('1ファイル 2 GB まで');
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/api/data_uploads', async (route) => {
+    if (route.request().method() !== 'POST') return route.fallback();
+    await released;
+    await route.continue();
+  });
+  await ff1Card.locator('input[type=file]').setInputFiles({
+    name: ff1Name,
+    mimeType: 'text/plain',
+    buffer: Buffer.from(ff1File(demoFacilityCode())),
+  });
+  await ff1Card.getByRole('button', { name: 'アップロード' }).click();
+  const bar = ff1Card.getByTestId('upload-progress-ff1_file');
+  await expect(bar).toBeVisible();
+  // Held before it reaches the network, nothing is sent yet: the bar's track shows at 0 %.
+  await expect(bar.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '0');
+  await expect(bar).toContainText(/アップロード中 \d+\.\d \/ 0\.0 MB/);
+  await expect(bar).toContainText('0.0%');
+  await screenshot(page, 'referrals-upload-progress');
+  release();
+  await expect(bar).toHaveCount(0, { timeout: 30_000 });
+  await page.unroute('**/api/data_uploads');
+  const ff1Row = page.locator(`tr[data-upload-filename="${ff1Name}"]`);
+  await expect(ff1Row).toHaveAttribute('data-upload-status', 'completed', { timeout: 60_000 });
 
   await page.goto(app('/medical_institutions_search'));
   await page.getByTestId('filter-keyword').fill(institution.halfWidthKana);
@@ -130,6 +208,23 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
   await expect(referral).toContainText('2030');
   await expect(page.getByTestId('referral-list')).toContainText(`${patient}-2`);
   await expect(page.getByTestId('referral-list')).toContainText(`${patient}-4`);
+  // The FF1's stay under its referral: the department by name, the diagnosis and the operation.
+  const operated = page.getByTestId('referral-row').filter({ hasText: operatedPatient });
+  await expect(operated.getByTestId('referral-admission')).toHaveText(
+    '2030/04/05入院〜2030/04/15 消化器外科（510） 急性虫垂炎（K359） 手術 K718-21 腹腔鏡下虫垂切除術（2030/04/06）',
+  );
+  // Print: the controls and the hand-entry form stay off the paper.
+  await page.emulateMedia({ media: 'print' });
+  await expect(page.getByTestId('print')).toBeHidden();
+  await expect(page.getByTestId('referrals-export')).toBeHidden();
+  await expect(page.getByTestId('referral-list')).toBeVisible();
+  await page.emulateMedia({ media: 'screen' });
+  const download = page.waitForEvent('download');
+  await page.getByTestId('referrals-export').click();
+  await page.getByRole('menuitem', { name: 'UTF-8（BOM付き）' }).click();
+  const exported = fs.readFileSync(await (await download).path(), 'utf8');
+  expect(exported).toContain(`${operatedPatient},`);
+  expect(exported).toContain('消化器外科（510）');
   await screenshot(page, 'referrals-institution');
   const { now, before } = await figuresFromMonthlyTable(page);
   // The demo's lists give this institution referrals in both 年度 (the spec's own rows are dated 2030,

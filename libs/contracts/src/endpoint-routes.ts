@@ -284,6 +284,13 @@ export const endpointRoutes = {
   like: { method: 'PUT', path: '/communications/{communication_id}/likes', service: 'command', body: false },
   unlike: { method: 'DELETE', path: '/communications/{communication_id}/likes', service: 'command', body: false },
   setVocs: { method: 'PUT', path: '/communications/{communication_id}/vocs', service: 'command', body: true },
+  listRecentCommunicationInstitutions: {
+    method: 'GET',
+    path: '/communications/recent_medical_institutions',
+    service: 'query',
+    body: false,
+  },
+  listNearbyMedicalInstitutions: { method: 'GET', path: '/medical_institutions/nearby', service: 'query', body: false },
   listTasks: { method: 'GET', path: '/tasks', service: 'query', body: false },
   createTask: { method: 'POST', path: '/tasks', service: 'command', body: true },
   getTask: { method: 'GET', path: '/tasks/{id}', service: 'query', body: false },
@@ -429,6 +436,12 @@ export const endpointRoutes = {
   listMedicalInstitutionReferrals: {
     method: 'GET',
     path: '/medical_institutions/{id}/referrals',
+    service: 'query',
+    body: false,
+  },
+  exportMedicalInstitutionReferrals: {
+    method: 'GET',
+    path: '/medical_institutions/{id}/referrals/export',
     service: 'query',
     body: false,
   },

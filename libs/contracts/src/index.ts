@@ -17,6 +17,7 @@ export * from './labels/label.schemas.ts';
 export * from './reference-data/reference-data.schemas.ts';
 export * from './imports/import.schemas.ts';
 export * from './imports/data-upload.schemas.ts';
+export * from './imports/data-upload-limits.ts';
 export * from './action-lists/action-list.schemas.ts';
 export * from './alerts/alert.schemas.ts';
 export * from './communications/communication.schemas.ts';

@@ -17,6 +17,24 @@ describe('parseInstitutionCode', () => {
     expect(!unknown.ok && unknown.reason).toContain('都道府県が分からない');
   });
 
+  it('answers a code it cannot verify with the code as written and, for 7 digits without a prefecture, its candidates', () => {
+    expect(parseInstitutionCode('34-1071-2363', undefined)).toMatchObject({
+      ok: false,
+      written: '3410712363',
+      candidates: [],
+    });
+    expect(parseInstitutionCode('0712362', 13)).toMatchObject({ ok: false, written: '0712362', candidates: [] });
+    const unknown = parseInstitutionCode('0712362', undefined);
+    if (unknown.ok) throw new Error('expected a failure');
+    // Every candidate is a valid 10-digit code ending in the 7 digits, and the MHLW example is one of them.
+    expect(unknown.candidates).toContain('3410712362');
+    for (const c of unknown.candidates) {
+      expect(c).toMatch(/^\d{2}[13]0712362$/);
+      expect(parseInstitutionCode(c, undefined)).toEqual({ ok: true, code: c });
+    }
+    expect(unknown.candidates.length).toBeLessThan(94);
+  });
+
   it('refuses other lengths', () => {
     const r = parseInstitutionCode('12345', 22);
     expect(!r.ok && r.reason).toBe('医療機関コード「12345」は7桁または10桁の数字ではありません');

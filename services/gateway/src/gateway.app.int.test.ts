@@ -30,6 +30,7 @@ const registry = [
   entry('things.update', 'PUT', '/things/{id}', 'command'),
   entry('things.search', 'POST', '/things/search_results', 'query'),
   entry('uploads.create', 'POST', '/uploads', 'command'),
+  entry('imports.createDataUpload', 'POST', '/data_uploads', 'command'),
   entry('current_user', 'GET', '/current_user', 'identity'),
 ];
 
@@ -246,6 +247,39 @@ describe('gateway over https', () => {
       Buffer.alloc(0),
     );
     expect(res).toMatchObject({ status: 413, continued: false });
+  });
+
+  it('lets a DPC file through to /data_uploads up to 2 GiB and its framing, and no further', async () => {
+    const declared = (length: number) =>
+      new Promise<boolean>((resolve, reject) => {
+        const req = https.request({
+          host: 'localhost',
+          port,
+          method: 'POST',
+          path: '/api/data_uploads',
+          ca: cert.caCert,
+          headers: {
+            'content-type': 'multipart/form-data; boundary=x',
+            'content-length': String(length),
+            expect: '100-continue',
+          },
+        });
+        // Told to go on: the gateway would stream the body through; nothing is sent here.
+        req.on('continue', () => {
+          resolve(true);
+          req.destroy();
+        });
+        req.on('response', (res) => {
+          res.resume();
+          resolve(res.statusCode === 413 ? false : true);
+        });
+        req.on('error', (error) => (req.destroyed ? undefined : reject(error)));
+        req.flushHeaders();
+      });
+    const gib = 1024 * 1024 * 1024;
+    expect(await declared(gib)).toBe(true);
+    expect(await declared(2 * gib + 1024 * 1024)).toBe(true);
+    expect(await declared(2 * gib + 1024 * 1024 + 1)).toBe(false);
   });
 
   it("passes the service's 413 on when it refuses a chunked body half-way", async () => {

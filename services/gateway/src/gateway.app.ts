@@ -13,7 +13,10 @@ import Fastify, {
 import replyFrom from '@fastify/reply-from';
 import fastifyStatic from '@fastify/static';
 import {
+  dataUploadMaxBytes,
+  endpoints,
   errorMessages,
+  multipartFramingBytes,
   unusableCharacterMessage,
   ipNotAllowedMessage,
   ipNotAllowedSubCode,
@@ -50,9 +53,10 @@ export interface GatewayOptions {
   /**
    * Largest declared body (Content-Length) let through: `json` for every body but multipart (the
    * services' own limit, 1 MiB), `upload` for multipart (the largest import type with room for the
-   * multipart framing; each import route enforces its own limit while streaming).
+   * multipart framing; each import route enforces its own limit while streaming), and `uploadByEndpoint`
+   * for the multipart endpoints that take more (the DPC files of POST /data_uploads), by contract id.
    */
-  bodyLimits?: { json?: number; upload?: number };
+  bodyLimits?: { json?: number; upload?: number; uploadByEndpoint?: Record<string, number> };
   /**
    * The tenants' IP allow-lists (`followIpAllowLists`): a call to command or query with a token of a
    * tenant whose list excludes the client address answers 403 IP_NOT_ALLOWED here (identity checks
@@ -61,7 +65,13 @@ export interface GatewayOptions {
   ipAllowLists?: IpAllowListSource;
 }
 
-const defaultBodyLimits = { json: 1024 * 1024, upload: 100 * 1024 * 1024 };
+const defaultBodyLimits = {
+  json: 1024 * 1024,
+  upload: 100 * 1024 * 1024,
+  uploadByEndpoint: {
+    [endpoints.createDataUpload.id]: Math.max(...Object.values(dataUploadMaxBytes)) + multipartFramingBytes,
+  } as Record<string, number>,
+};
 
 // `expect` too: the gateway answers 100 Continue itself, and undici refuses a request that carries it.
 const hopByHop = [
@@ -97,18 +107,23 @@ export async function buildGatewayApp(options: GatewayOptions): Promise<FastifyI
   });
   installSecurityHeaders(app);
 
-  const limits = { ...defaultBodyLimits, ...options.bodyLimits };
+  const limits = {
+    json: options.bodyLimits?.json ?? defaultBodyLimits.json,
+    upload: options.bodyLimits?.upload ?? defaultBodyLimits.upload,
+    uploadByEndpoint: options.bodyLimits?.uploadByEndpoint ?? defaultBodyLimits.uploadByEndpoint,
+  };
   /** The declared body is larger than anything behind this path accepts. */
-  const declaredTooLarge = (headers: IncomingHttpHeaders): boolean => {
+  const declaredTooLarge = (method: string | undefined, url: string | undefined, headers: IncomingHttpHeaders) => {
     const length = Number(headers['content-length'] ?? 0);
     if (!Number.isFinite(length) || length <= 0) return false;
-    const multipart = /^multipart\//i.test(headers['content-type'] ?? '');
-    return length > (multipart ? limits.upload : limits.json);
+    if (!/^multipart\//i.test(headers['content-type'] ?? '')) return length > limits.json;
+    const endpointId = method && url ? routes.lookup(method, url)?.endpointId : undefined;
+    return length > ((endpointId && limits.uploadByEndpoint[endpointId]) || limits.upload);
   };
   // A client that waits for 100 Continue is refused on its headers alone, before it sends the body;
   // otherwise it is told to go on and the request takes its normal course.
   app.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    if (declaredTooLarge(req.headers)) {
+    if (declaredTooLarge(req.method, req.url, req.headers)) {
       const id = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : randomUUID();
       res.writeHead(413, {
         'content-type': 'application/json; charset=utf-8',
@@ -122,7 +137,7 @@ export async function buildGatewayApp(options: GatewayOptions): Promise<FastifyI
     app.server.emit('request', req, res);
   });
   app.addHook('onRequest', async (request, reply) => {
-    if (request.url.startsWith('/api/') && declaredTooLarge(request.headers)) {
+    if (request.url.startsWith('/api/') && declaredTooLarge(request.method, request.url, request.headers)) {
       // The body is not read: the connection closes after the answer.
       void reply.header('connection', 'close').code(413).send(errorBody(413, request.id));
       return reply;

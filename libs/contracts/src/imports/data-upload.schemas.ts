@@ -53,9 +53,16 @@ export const UnmatchedInstitution = z.object({
   row_count: z.number().int(),
 });
 
+/** A 紹介先診療科 / 自院診療科 name of a list that names none of the tenant's own departments (kept as written). */
+export const UnknownDepartment = z.object({ name: z.string(), row_count: z.number().int() });
+
+/** How many distinct unknown department names an import record lists at most (most rows first). */
+export const maxUnknownDepartments = 50;
+
 /**
  * The import record of spec §3 with what a re-upload needs to show: rows new, updated and already
- * present (by record identity, docs/referral-files.md), and rows whose institution matched nothing.
+ * present (by record identity, docs/referral-files.md), rows whose institution matched nothing, and
+ * rows whose department names none of the tenant's own departments (absent before the worker reads the file).
  */
 export const DataUploadRecord = ImportRecord.extend({
   import_type: DataUploadType,
@@ -65,6 +72,8 @@ export const DataUploadRecord = ImportRecord.extend({
   unchanged_record_count: z.number().int(),
   unmatched_row_count: z.number().int(),
   unmatched_institutions: z.array(UnmatchedInstitution),
+  unknown_department_row_count: z.number().int().optional(),
+  unknown_departments: z.array(UnknownDepartment).max(maxUnknownDepartments).optional(),
 });
 export type DataUploadRecord = z.infer<typeof DataUploadRecord>;
 
@@ -79,12 +88,26 @@ export const DataUploadFields = z.object({
 
 const headerName = z.string().trim().min(1).max(100);
 
-/** A hospital's own export mapped once onto the canonical columns (canonical column → the file's header name). */
+/**
+ * A column of the file: its header name, or its 1-based position (3 = 3列目). A list without a header
+ * row can only be mapped by position; a list with one may be mapped either way.
+ */
+export const MappingTarget = z.union([
+  headerName,
+  z
+    .number()
+    .int('列の位置は整数で指定してください')
+    .min(1, '列の位置は1以上で指定してください')
+    .max(1000, '列の位置は1000以下で指定してください'),
+]);
+export type MappingTarget = z.infer<typeof MappingTarget>;
+
+/** A hospital's own export mapped once onto the canonical columns (canonical column → the file's header name or column position). */
 export const MappingProfile = z.object({
   id: Id,
   import_type: MappedListType,
   name: z.string().trim().min(1, '名前を入力してください').max(50, '名前は50文字以内で入力してください'),
-  mapping: z.record(z.string(), headerName),
+  mapping: z.record(z.string(), MappingTarget),
 });
 export type MappingProfile = z.infer<typeof MappingProfile>;
 

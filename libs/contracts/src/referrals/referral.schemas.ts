@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { endpoint } from '../core/endpoint.ts';
+import { CsvEncoding } from '../core/refs.ts';
 import { Id, IdParams, IsoDateTime, NoContent, PageQuery, paged, queryArray, inputDate } from '../core/zod-helpers.ts';
 
 /** One hospital stay that followed a referral (from the DPC files; domain research §1.7). */
@@ -218,6 +219,9 @@ export type ReferralAdmissionPeriodInput = z.infer<typeof ReferralAdmissionPerio
 
 const r = { area: 'referrals', served: false } as const;
 
+export const ReferralExportQuery = z.object({ encoding: CsvEncoding.default('utf-8') });
+export type ReferralExportQuery = z.infer<typeof ReferralExportQuery>;
+
 export const referralEndpoints = {
   listMedicalInstitutionReferrals: endpoint({
     ...r,
@@ -232,6 +236,23 @@ export const referralEndpoints = {
     response: paged(Referral),
     successStatus: 200,
     // Patient-level rows: not for the vendor's support account (docs/decisions.md "Roles").
+    csAccount: 'denied',
+    feature: 'medical_institutions_search',
+  }),
+  exportMedicalInstitutionReferrals: endpoint({
+    ...r,
+    id: 'referrals.exportForMedicalInstitution',
+    served: true,
+    method: 'GET',
+    path: '/medical_institutions/{id}/referrals/export',
+    service: 'query',
+    summary: '医療機関からの紹介一覧のCSV出力（入院1件につき1行）（独自追加）',
+    params: IdParams,
+    query: ReferralExportQuery,
+    response: z.string(),
+    successStatus: 200,
+    download: true,
+    // The list's rows, so the list's audience (docs/decisions.md "Roles").
     csAccount: 'denied',
     feature: 'medical_institutions_search',
   }),

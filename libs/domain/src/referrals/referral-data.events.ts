@@ -23,13 +23,16 @@ export const ReferralDataImportType = z.enum([
 ]);
 export type ReferralDataImportType = z.infer<typeof ReferralDataImportType>;
 
+/** A list column as a mapping names it: the file's header name, or its 1-based position (a file without a header). */
+const ListMappingTarget = z.union([z.string(), z.number().int().min(1)]);
+
 export const ReferralDataImportRequested = z.object({
   import_id: z.uuid(),
   import_type: ReferralDataImportType,
   filename: z.string(),
   stored_path: z.string(),
-  /** For the lists: canonical column → the file's header name; null: matched by header names. */
-  mapping: z.record(z.string(), z.string()).nullable(),
+  /** For the lists: canonical column → the file's header name or 1-based column position; null: matched by header names. */
+  mapping: z.record(z.string(), ListMappingTarget).nullable(),
 });
 export type ReferralDataImportRequested = z.infer<typeof ReferralDataImportRequested>;
 
@@ -274,7 +277,7 @@ export const MappingProfileData = z.object({
   id: z.uuid(),
   import_type: z.enum(['referral', 'reverse_referral']),
   name: z.string(),
-  mapping: z.record(z.string(), z.string()),
+  mapping: z.record(z.string(), ListMappingTarget),
 });
 export type MappingProfileData = z.infer<typeof MappingProfileData>;
 

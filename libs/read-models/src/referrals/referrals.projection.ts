@@ -128,6 +128,8 @@ interface ImportPatch {
   unchanged: number;
   unmatched: number;
   unmatched_institutions: Record<string, number>;
+  unknown_departments: number;
+  unknown_department_names: Record<string, number>;
   errors: { row_number: number | null; message: string }[];
   finished: { imported: number; failed: number; unprocessed: number; abortion: number | null } | null;
 }
@@ -247,7 +249,9 @@ export const referralsProjection = defineProjection({
   // 14: facts' own departments checked against the tenant's list as this projection last saw it
   //     (`referral_own_departments`, OwnDepartmentsReplaced) and matched by name, and rows re-matched
   //     when the list changes: rows imported before a department was added or renamed no longer stay 未設定.
-  version: 14,
+  // 15: an import's rows whose department names none of the tenant's own departments, counted and named
+  //     on its record (`unknown_department_row_count`, `unknown_departments`).
+  version: 15,
   eventTypes: decode.types,
   tables: tableNames(tables),
   setup: (trx, t) => createTables(trx, tables, t),
@@ -304,6 +308,8 @@ async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Pr
         unchanged: 0,
         unmatched: 0,
         unmatched_institutions: {},
+        unknown_departments: 0,
+        unknown_department_names: {},
         errors: [],
         finished: null,
       };
@@ -606,6 +612,14 @@ async function applyFacts(
       p.unmatched++;
       const name = `${f.institution_code ?? ''}|${f.institution_name ?? ''}`;
       p.unmatched_institutions[name] = (p.unmatched_institutions[name] ?? 0) + 1;
+    }
+    // A department named in the row that is none of the tenant's own: kept as written, reported on the import.
+    if (next.kind !== 'admission' && !next.row.own_department_id) {
+      const written = next.kind === 'referral' ? next.row.to_department : next.row.own_department;
+      if (written !== null && written.trim() !== '') {
+        p.unknown_departments++;
+        p.unknown_department_names[written] = (p.unknown_department_names[written] ?? 0) + 1;
+      }
     }
     if (prev && prev.content === next.row.content) {
       p.unchanged++;
@@ -1403,6 +1417,12 @@ async function insertYearToMonthRows(
      GROUP BY p.tenant_id, p.medical_institution_id, g`.execute(trx);
 }
 
+/**
+ * Distinct unknown department names an import record keeps (most rows first): a list of free text
+ * could otherwise grow with the file. The page shows fewer (the contract's maxUnknownDepartments).
+ */
+const maxStoredUnknownDepartments = 200;
+
 async function applyImportPatches(trx: Transaction<unknown>, t: T, patches: ImportPatch[]): Promise<void> {
   if (patches.length === 0) return;
   const rows = patches.map((p) => ({
@@ -1417,6 +1437,8 @@ async function applyImportPatches(trx: Transaction<unknown>, t: T, patches: Impo
     unchanged: p.unchanged,
     unmatched: p.unmatched,
     unmatched_institutions: p.unmatched_institutions,
+    unknown_departments: p.unknown_departments,
+    unknown_department_names: p.unknown_department_names,
     errors: p.errors,
     finished: p.finished !== null,
     final_imported: p.finished?.imported ?? null,
@@ -1442,10 +1464,16 @@ async function applyImportPatches(trx: Transaction<unknown>, t: T, patches: Impo
           SELECT key, sum(value::int) AS total FROM (
             SELECT * FROM jsonb_each_text(i.unmatched_institutions) UNION ALL SELECT * FROM jsonb_each_text(p.unmatched_institutions)) e
           GROUP BY key) s),
+      unknown_department_row_count = i.unknown_department_row_count + p.unknown_departments,
+      unknown_departments = (
+        SELECT coalesce(jsonb_object_agg(key, total), '{}'::jsonb) FROM (
+          SELECT key, sum(value::int) AS total FROM (
+            SELECT * FROM jsonb_each_text(i.unknown_departments) UNION ALL SELECT * FROM jsonb_each_text(p.unknown_department_names)) e
+          GROUP BY key ORDER BY total DESC, key LIMIT ${maxStoredUnknownDepartments}) s),
       error_messages = i.error_messages || p.errors
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS p(
         tenant_id uuid, id uuid, status text, total_row_count int, imported int, failed int, new_records int, updated int,
-        unchanged int, unmatched int, unmatched_institutions jsonb, errors jsonb, finished boolean, final_imported int,
+        unchanged int, unmatched int, unmatched_institutions jsonb, unknown_departments int, unknown_department_names jsonb, errors jsonb, finished boolean, final_imported int,
         final_failed int, final_unprocessed int, abortion int)
      WHERE i.tenant_id = p.tenant_id AND i.id = p.id`.execute(trx);
 }

@@ -22,6 +22,10 @@ export const referralDataImportsTable = defineTable({
     unmatched_row_count: column.int().default('0'),
     /** `"code|name"` → rows, of the rows whose institution matched nothing. */
     unmatched_institutions: column.jsonb<Record<string, number>>().default(`'{}'`),
+    /** Rows whose 紹介先診療科 / 自院診療科 names none of the tenant's own departments (kept as written). */
+    unknown_department_row_count: column.int().default('0'),
+    /** Department name as written → rows, the `maxStoredUnknownDepartments` names with most rows. */
+    unknown_departments: column.jsonb<Record<string, number>>().default(`'{}'`),
     created_at: column.timestamptz(),
     created_by: column.uuid().nullable(),
   },

@@ -185,6 +185,64 @@ describe('parseFf1', () => {
     expect(fromWide).toEqual(fromLong);
     expect(fromLong).toHaveLength(1);
   });
+
+  it('reads a wide file without a 施設コード column as the facility given, operations by their Japanese names', async () => {
+    const wide = writeFixture([
+      [
+        'データ識別番号',
+        '入院年月日',
+        '退院年月日',
+        '診療科コード',
+        '手術日',
+        'Ｋコード',
+        '麻酔',
+        '手術名',
+        '手術日2',
+        '手術コード2',
+        '手術名2',
+      ],
+      [
+        '0000012345',
+        '20240401',
+        '20240410',
+        '510',
+        '20240402',
+        'K672-2',
+        '1',
+        '腹腔鏡下胆嚢摘出術',
+        '20240405',
+        'K6335',
+        '鼠径ヘルニア手術',
+      ],
+      ['0000012346', '20240403', '20240404', '130', '', '', '', '', '', '', ''],
+    ]);
+    const { records, rejected } = await collect(parseFf1(wide, { facilityCode: fac }));
+    expect(rejected).toEqual([]);
+    const operations = records.filter((r) => r.code === 'A007010');
+    expect(
+      operations.map((r) => [
+        r.facilityCode,
+        r.dataId,
+        r.seq,
+        r.payloads[0],
+        r.payloads[1],
+        r.payloads[5],
+        r.payloads[8],
+      ]),
+    ).toEqual([
+      [fac, '0000012345', 1, '20240402', 'K672-2', '1', '腹腔鏡下胆嚢摘出術'],
+      [fac, '0000012345', 2, '20240405', 'K6335', '', '鼠径ヘルニア手術'],
+    ]);
+    const assembler = new StayAssembler();
+    records.forEach((r) => assembler.addFf1(r));
+    const stays = assembler.stays();
+    expect(stays.map((s) => [s.identity, s.kcode, s.operationDate, s.departmentCode])).toEqual([
+      [`${fac}|12345|20240401|0`, 'K672-2', '2024-04-02', '510'],
+      [`${fac}|12346|20240403|0`, null, null, '130'],
+    ]);
+    // Without a facility given, a wide file without the column is refused row by row (so, as a whole).
+    await expect(collect(parseFf1(wide))).rejects.toThrow(/施設コードがありません/);
+  });
 });
 
 describe('parseEf', () => {

@@ -143,9 +143,31 @@ const wideNamed: Record<string, WideTarget> = {
 };
 const wideGeneric = /^([A-Z][A-Z0-9]{6})(?:_(\d{1,3}))?_P([1-9])$/;
 
+/**
+ * A wide file's operation columns by the Japanese names of A007010's payloads (domain research §1.2:
+ * P1 手術日, P2 点数表コード (Kコード), P6 麻酔, P9 手術名), numbered for a second and later operation
+ * (手術日2 …, 連番 2 …). The FL00001 item codes of these are not in the research, so they are not guessed.
+ */
+const wideOperationPayloads: Record<string, number> = {
+  手術日: 1,
+  手術年月日: 1,
+  点数表コード: 2,
+  手術コード: 2,
+  Kコード: 2,
+  麻酔: 6,
+  麻酔コード: 6,
+  手術名: 9,
+  手術名称: 9,
+};
+const wideOperation = new RegExp(`^(${Object.keys(wideOperationPayloads).join('|')})([1-9]?)$`);
+
 function wideTarget(header: string, index: number): WideTarget {
-  const named = wideNamed[header] ?? wideNamed[header.normalize('NFKC').replace(/\s/g, '')];
+  const normalized = header.normalize('NFKC').replace(/\s/g, '');
+  const named = wideNamed[header] ?? wideNamed[normalized];
   if (named) return named;
+  const operation = wideOperation.exec(normalized.replace(/^k/, 'K'));
+  if (operation)
+    return { code: 'A007010', seq: Number(operation[2] || 1), payload: wideOperationPayloads[operation[1]!]! };
   const m = wideGeneric.exec(header);
   if (m) return { code: m[1]!, seq: Number(m[2] ?? 0), payload: Number(m[3]) };
   // Unknown columns are kept, not dropped: one row per column, the header as its code.

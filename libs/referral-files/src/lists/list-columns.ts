@@ -27,7 +27,10 @@ export type ReverseReferralColumn = (typeof reverseReferralColumns)[number];
 
 export type ListKind = 'referral' | 'reverse_referral';
 
-/** canonical column → a 0-based column index or a header name of the file. */
+/**
+ * canonical column → a header name of the file, or a 1-based column position (3 = 3列目), as saved
+ * mapping profiles and uploads carry it: a list without a header row can only be mapped by position.
+ */
 export type ListMapping<C extends string> = Partial<Record<C, number | string>>;
 
 /**

@@ -8,7 +8,7 @@ import {
 } from '../table-reader.ts';
 import { parseListDate } from '../dates.ts';
 import { FileKindError, fileKindLabels } from '../file-kind-error.ts';
-import { isKnownHeader, listColumns, normalizeHeader, type ListKind } from './list-columns.ts';
+import { isKnownHeader, listColumns, normalizeHeader, type ListKind, type ListMapping } from './list-columns.ts';
 
 function looksLikeData(cell: string): boolean {
   return parseListDate(cell) !== null || /^\d{4,}$/.test(cell.normalize('NFKC'));
@@ -27,7 +27,7 @@ export function detectListHeader(first: readonly string[], second: readonly stri
 export interface ListHeader {
   format: TableFormat;
   hasHeader: boolean;
-  /** The header's cells, or null when the file has none (map by 0-based index then). */
+  /** The header's cells, or null when the file has none (map by 1-based column position then). */
   headerNames: string[] | null;
   /** The widest row seen in the preview. */
   columnCount: number;
@@ -58,8 +58,8 @@ export async function readListHeader(
 }
 
 export interface ListReadOptions<C extends string> extends TableReadOptions {
-  /** canonical column → 0-based index or header name. */
-  mapping: Partial<Record<C, number | string>>;
+  /** canonical column → a header name, or a 1-based column position (1 = 1列目; the only way for a file without a header). */
+  mapping: ListMapping<C>;
   /** Whether the first row is a header; detected when left out. */
   hasHeader?: boolean | undefined;
 }
@@ -101,11 +101,15 @@ export async function* readMappedList<C extends string>(
     (Object.entries(options.mapping) as [C, number | string | undefined][])
       .filter((entry): entry is [C, number | string] => entry[1] !== undefined && entry[1] !== '')
       .map(([column, target]) => {
-        if (typeof target === 'number') return [column, target];
+        if (typeof target === 'number') {
+          if (!Number.isInteger(target) || target < 1)
+            throw new FileKindError(kind, `「${column}」の列番号「${target}」は1以上の整数で指定してください`);
+          return [column, target - 1];
+        }
         if (header === null)
           throw new FileKindError(
             kind,
-            `見出し行がないため、列名「${target}」で対応付けできません。列番号で指定してください`,
+            `見出し行がないため、列名「${target}」で対応付けできません。「1列目」「2列目」のように列の位置で対応付けてください`,
           );
         let index = header.indexOf(target);
         if (index === -1) index = header.findIndex((h) => normalizeHeader(h) === normalizeHeader(target));

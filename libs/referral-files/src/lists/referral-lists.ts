@@ -15,6 +15,8 @@ export interface ReferralRecord {
   /** Always the 10-digit form, check digit verified; a 7-digit code is completed with the prefecture. */
   institutionCode: string | null;
   institutionName: string | null;
+  /** A code that could not be verified, as written; see InstitutionCodeProblem. */
+  institutionCodeProblem: InstitutionCodeProblem | null;
   fromDepartment: string | null;
   fromDoctor: string | null;
   toDepartment: string | null;
@@ -31,8 +33,21 @@ export interface ReverseReferralRecord {
   patientKey: string;
   institutionCode: string | null;
   institutionName: string | null;
+  institutionCodeProblem: InstitutionCodeProblem | null;
   ownDepartment: string | null;
   sourceId: string | null;
+}
+
+/**
+ * A 医療機関コード the row has but that could not be verified (a wrong check digit, a 7-digit code
+ * without the tenant's prefecture, not 7 or 10 digits). The row is kept: the institution is matched by
+ * the candidates or by name, else left unmatched (listed, matchable by hand) under the code as written.
+ */
+interface InstitutionCodeProblem {
+  reason: string;
+  written: string;
+  /** 10-digit codes a 7-digit code may stand for (prefecture unknown); empty otherwise. */
+  candidates: string[];
 }
 
 export interface ListParseOptions<C extends string> extends ListReadOptions<C> {
@@ -75,6 +90,9 @@ type Common = {
   patientId: string;
   institutionCode: string | null;
   institutionName: string | null;
+  institutionCodeProblem: InstitutionCodeProblem | null;
+  /** What the row's institution part of its identity is: the verified code, else the name, else the code as written. */
+  institutionKey: string;
 };
 
 function readCommon<C extends string>(
@@ -93,13 +111,23 @@ function readCommon<C extends string>(
   const codeCell = row.get(columns.code).trim();
   const institutionName = text(row.get(columns.name));
   let institutionCode: string | null = null;
+  let institutionCodeProblem: InstitutionCodeProblem | null = null;
   if (codeCell !== '') {
     const code = parseInstitutionCode(codeCell, prefectureCode);
-    if (!code.ok) return code.reason;
-    institutionCode = code.code;
+    if (code.ok) institutionCode = code.code;
+    else institutionCodeProblem = { reason: code.reason, written: code.written, candidates: code.candidates };
   }
-  if (!institutionCode && !institutionName) return `${columns.code}または${columns.name}が必要です`;
-  return { date, patientId, institutionCode, institutionName };
+  if (!institutionCode && !institutionName && !institutionCodeProblem)
+    return `${columns.code}または${columns.name}が必要です`;
+  return {
+    date,
+    patientId,
+    institutionCode,
+    institutionName,
+    institutionCodeProblem,
+    institutionKey:
+      institutionCode ?? (institutionName ? identityName(institutionName) : institutionCodeProblem!.written),
+  };
 }
 
 /**
@@ -147,17 +175,13 @@ export async function* parseReferralList(
         record: {
           identity: sourceId
             ? hashIdentity('referral', ['id', sourceId])
-            : hashIdentity('referral', [
-                common.date,
-                patientKey,
-                common.institutionCode ?? identityName(common.institutionName),
-                identityName(toDepartment),
-              ]),
+            : hashIdentity('referral', [common.date, patientKey, common.institutionKey, identityName(toDepartment)]),
           referralDate: common.date,
           patientId: common.patientId,
           patientKey,
           institutionCode: common.institutionCode,
           institutionName: common.institutionName,
+          institutionCodeProblem: common.institutionCodeProblem,
           fromDepartment: text(row.get('紹介元診療科')),
           fromDoctor: text(row.get('紹介元医師名')),
           toDepartment,
@@ -204,7 +228,7 @@ export async function* parseReverseReferralList(
             : hashIdentity('reverse_referral', [
                 common.date,
                 patientKey,
-                common.institutionCode ?? identityName(common.institutionName),
+                common.institutionKey,
                 identityName(ownDepartment),
               ]),
           reverseReferralDate: common.date,
@@ -212,6 +236,7 @@ export async function* parseReverseReferralList(
           patientKey,
           institutionCode: common.institutionCode,
           institutionName: common.institutionName,
+          institutionCodeProblem: common.institutionCodeProblem,
           ownDepartment,
           sourceId,
         },

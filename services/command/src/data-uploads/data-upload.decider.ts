@@ -29,7 +29,7 @@ export const dataUploadDecider: Decider<{ requested: boolean }, RequestDataUploa
   evolve: (state, event) => (event.type === 'ReferralDataImportRequested' ? { requested: true } : state),
   decide: (state, command) => {
     if (state.requested) return invalid({ field: 'file', message: 'この取り込みは既に登録されています' });
-    let mapping: Record<string, string> | null = null;
+    let mapping: MappingProfileData['mapping'] | null = null;
     if (command.mappingProfileId !== null) {
       if (!isList(command.importType))
         return invalid({

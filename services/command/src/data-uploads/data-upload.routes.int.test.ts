@@ -171,3 +171,77 @@ describe('POST /data_uploads', () => {
     expect(fs.readdirSync(path.join(dataDir, 'imports', tenantId))).toEqual([]);
   });
 });
+
+describe('POST /data_uploads size limits', () => {
+  // Small limits configured the way a deployment sets them, so the test writes bytes, not gigabytes.
+  const mib = 1024 * 1024;
+  let limited: Awaited<ReturnType<typeof buildTestCommandApp>>;
+  beforeAll(async () => {
+    process.env.RENKEI_DATA_UPLOAD_LIST_MAX_BYTES = String(mib);
+    process.env.RENKEI_DATA_UPLOAD_DPC_MAX_BYTES = String(3 * mib);
+    try {
+      limited = await buildTestCommandApp(db, store);
+    } finally {
+      delete process.env.RENKEI_DATA_UPLOAD_LIST_MAX_BYTES;
+      delete process.env.RENKEI_DATA_UPLOAD_DPC_MAX_BYTES;
+    }
+  });
+  afterAll(() => limited?.app.close());
+
+  async function send(tenantId: string, importType: string, content: Buffer, typeAfterFile = false) {
+    const token = await limited.testAuth.token({
+      tenantId,
+      accountId: randomUUID(),
+      role: 'owner',
+      features: [...featureKeys],
+    });
+    const boundary = '----renkei' + randomUUID();
+    const field = `--${boundary}\r\nContent-Disposition: form-data; name="import_type"\r\n\r\n${importType}\r\n`;
+    const file = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="data.txt"\r\nContent-Type: text/plain\r\n\r\n`,
+      ),
+      content,
+      Buffer.from('\r\n'),
+    ]);
+    const end = Buffer.from(`--${boundary}--\r\n`);
+    const payload = typeAfterFile
+      ? Buffer.concat([file, Buffer.from(field), end])
+      : Buffer.concat([Buffer.from(field), file, end]);
+    return limited.app.inject({
+      method: 'POST',
+      url: '/api/data_uploads',
+      payload,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, authorization: `Bearer ${token}` },
+    });
+  }
+
+  it('holds the two lists to their limit and lets the DPC files be larger, naming the limit', async () => {
+    const tenantId = randomUUID();
+    const bytes = (n: number) => Buffer.alloc(n, 'a');
+    const list = await send(tenantId, 'referral', bytes(mib + 1));
+    expect(list.statusCode, list.body).toBe(413);
+    expect(list.json().message).toBe('ファイルが大きすぎます（上限 1 MB）。');
+    expect((await send(tenantId, 'reverse_referral', bytes(mib + 1))).statusCode).toBe(413);
+    // The same size is accepted as a DPC file, up to the DPC limit and no further.
+    for (const type of ['ff1_file', 'd_file', 'outpatient_ef_file', 'hospital_admission_ef_file']) {
+      const ok = await send(tenantId, type, bytes(3 * mib));
+      expect(ok.statusCode, `${type}: ${ok.body}`).toBe(202);
+      const over = await send(tenantId, type, bytes(3 * mib + 1));
+      expect(over.statusCode).toBe(413);
+      expect(over.json().message).toBe('ファイルが大きすぎます（上限 3 MB）。');
+    }
+    expect((await send(tenantId, 'referral', bytes(mib))).statusCode).toBe(202);
+    // Four DPC files and one list opened; nothing of the refused ones is kept.
+    expect(fs.readdirSync(path.join(dataDir, 'imports', tenantId))).toHaveLength(5);
+    expect(fs.readdirSync(path.join(dataDir, 'imports', '.staging'))).toEqual([]);
+  });
+
+  it('checks the limit of the type sent after the file', async () => {
+    const tenantId = randomUUID();
+    const late = await send(tenantId, 'referral', Buffer.alloc(mib + 1, 'a'), true);
+    expect(late.statusCode, late.body).toBe(413);
+    expect(await tenantEventCount(db, tenantId)).toBe(0);
+    expect((await send(tenantId, 'd_file', Buffer.alloc(mib + 1, 'a'), true)).statusCode).toBe(202);
+  });
+});

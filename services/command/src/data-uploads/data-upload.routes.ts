@@ -1,6 +1,14 @@
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { endpoints, type DataUploadRecord } from '@renkei/contracts';
+import fs from 'node:fs';
+import {
+  DataUploadType,
+  HttpError,
+  dataUploadMaxBytes,
+  endpoints,
+  formatUploadLimit,
+  type DataUploadRecord,
+} from '@renkei/contracts';
 import { mappingProfilesAggregate, referralDataImportAggregate } from '@renkei/domain';
 import type { Database } from '@renkei/db';
 import { streamId, type EventStore } from '@renkei/event-store';
@@ -17,11 +25,30 @@ export interface DataUploadDeps {
   store: EventStore;
   /** Where uploaded files are kept (immutable): `<importsDir>/<tenant>/<import id>/<file>`. */
   importsDir?: string | undefined;
-  /** Largest accepted file (default 99 MiB: the gateway takes 100 MiB of multipart, framing included). */
-  maxFileBytes?: number | undefined;
+  /**
+   * Largest accepted file per import type (default `dataUploadMaxBytes`: 99 MiB for the two lists, 2 GiB
+   * for the DPC files); tests pass small ones. `RENKEI_DATA_UPLOAD_LIST_MAX_BYTES` and
+   * `RENKEI_DATA_UPLOAD_DPC_MAX_BYTES` set them for a deployment.
+   */
+  maxFileBytes?: Partial<Record<DataUploadType, number>> | undefined;
 }
 
-const defaultMaxFileBytes = 99 * 1024 * 1024;
+const isListType = (type: DataUploadType) => type === 'referral' || type === 'reverse_referral';
+
+function fileLimits(given: Partial<Record<DataUploadType, number>> = {}): Record<DataUploadType, number> {
+  const fromEnv = (name: string) => {
+    const value = Number(process.env[name]);
+    return Number.isSafeInteger(value) && value > 0 ? value : undefined;
+  };
+  const list = fromEnv('RENKEI_DATA_UPLOAD_LIST_MAX_BYTES');
+  const dpc = fromEnv('RENKEI_DATA_UPLOAD_DPC_MAX_BYTES');
+  return Object.fromEntries(
+    DataUploadType.options.map((type) => [
+      type,
+      given[type] ?? (isListType(type) ? list : dpc) ?? dataUploadMaxBytes[type],
+    ]),
+  ) as Record<DataUploadType, number>;
+}
 
 /** `If-Match` on a per-tenant stream (mapping profiles, institution matches): its revision, `-1` before the first save. */
 export function profilesIfMatch(header: string | string[] | undefined) {
@@ -58,8 +85,22 @@ export async function registerDataUploadRoutes(app: FastifyInstance, deps: DataU
   });
 
   await app.register(async (child) => {
-    const uploads = await stagedUploads(child, { importsDir, maxFileBytes: deps.maxFileBytes ?? defaultMaxFileBytes });
+    const limits = fileLimits(deps.maxFileBytes);
+    const largest = Math.max(...Object.values(limits));
+    const uploads = await stagedUploads(child, {
+      importsDir,
+      maxFileBytes: largest,
+      // The web client sends import_type before the file, so a list over its limit stops at once.
+      limitOf: (fields) => {
+        const type = DataUploadType.safeParse(fields.import_type);
+        return type.success ? limits[type.data] : largest;
+      },
+    });
     registerEndpoint(child, endpoints.createDataUpload, async ({ body, auth, request, reply }) => {
+      // A client that sent the type after the file was held to the largest limit while it streamed.
+      const staged = uploads.staged(request);
+      if (fs.statSync(staged.path).size > limits[body.import_type])
+        throw new HttpError(413, `ファイルが大きすぎます（上限 ${formatUploadLimit(limits[body.import_type])}）。`);
       const mappingProfileId = body.mapping_profile_id ?? null;
       const profiles = await readState(store, auth.tenantId, profilesStream(auth.tenantId), mappingProfilesDecider);
       return openImport({ db: deps.db, store, auth, request, reply }, uploads, {

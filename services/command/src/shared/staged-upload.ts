@@ -4,7 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HttpError } from '@renkei/contracts';
+import { HttpError, formatUploadLimit } from '@renkei/contracts';
 
 /** File names longer than this are refused (the name is shown on the import page and kept in the event). */
 const maxFilenameLength = 255;
@@ -12,8 +12,6 @@ const maxFilenameLength = 255;
 const unstorable =
   // eslint-disable-next-line no-control-regex -- matching control characters is the point
   /[\u0000-\u001F\u007F-\u009F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-const megabytes = (bytes: number) => `${Math.floor((bytes / (1024 * 1024)) * 10) / 10} MB`;
 
 interface StagedFile {
   path: string;
@@ -49,7 +47,19 @@ export function refuseMultipartWithoutBoundary(child: FastifyInstance): void {
  * `keep` checks the file and moves it, read-only, to `<importsDir>/<tenant>/<import id>/<name>`, the
  * import's source of truth.
  */
-export async function stagedUploads(child: FastifyInstance, options: { importsDir: string; maxFileBytes: number }) {
+export async function stagedUploads(
+  child: FastifyInstance,
+  options: {
+    importsDir: string;
+    maxFileBytes: number;
+    /**
+     * A tighter limit for this request, from the text fields sent before the file (an import type):
+     * the transfer stops as soon as the file passes it. A route whose deciding field may come after the
+     * file checks the staged size again.
+     */
+    limitOf?: (fields: Record<string, string>) => number;
+  },
+) {
   const staging = path.join(options.importsDir, '.staging');
   fs.mkdirSync(staging, { recursive: true });
   const staged = new WeakMap<FastifyRequest, StagedFile>();
@@ -75,11 +85,16 @@ export async function stagedUploads(child: FastifyInstance, options: { importsDi
       };
       staged.set(this, entry);
       const hash = createHash('sha256');
+      const limit = Math.min(options.maxFileBytes, options.limitOf?.(textFields(part.fields)) ?? Infinity);
+      const tooLarge = () => new HttpError(413, `ファイルが大きすぎます（上限 ${formatUploadLimit(limit)}）。`);
+      let received = 0;
       try {
         await pipeline(
           part.file,
           async function* (source: AsyncIterable<Buffer>) {
             for await (const chunk of source) {
+              received += chunk.length;
+              if (received > limit) throw tooLarge();
               hash.update(chunk);
               yield chunk;
             }
@@ -89,11 +104,12 @@ export async function stagedUploads(child: FastifyInstance, options: { importsDi
         entry.sha256 = hash.digest('hex');
       } catch {
         fs.rmSync(target, { force: true });
+        if (received > limit) throw tooLarge();
         throw new HttpError(400, 'ファイルの送信が途中で途切れました。もう一度お試しください。');
       }
       if (part.file.truncated) {
         fs.rmSync(target, { force: true });
-        throw new HttpError(413, `ファイルが大きすぎます（上限 ${megabytes(options.maxFileBytes)}）。`);
+        throw tooLarge();
       }
       part.value = '';
     },
@@ -148,6 +164,16 @@ export async function stagedUploads(child: FastifyInstance, options: { importsDi
       return { filename, storedPath, importId };
     },
   };
+}
+
+/** The text fields of a multipart request received so far (a file part's `fields`). */
+function textFields(fields: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, field] of Object.entries((fields ?? {}) as Record<string, unknown>)) {
+    const value = (Array.isArray(field) ? field[0] : field) as { type?: string; value?: unknown } | undefined;
+    if (value?.type === 'field' && typeof value.value === 'string') out[key] = value.value;
+  }
+  return out;
 }
 
 export type StagedUploads = Awaited<ReturnType<typeof stagedUploads>>;

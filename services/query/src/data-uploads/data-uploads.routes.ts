@@ -1,17 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { HttpError, endpoints, type DataUploadRecord } from '@renkei/contracts';
+import { HttpError, endpoints, maxUnknownDepartments, type DataUploadRecord } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { referralsProjection, type ReadModels } from '@renkei/read-models';
 import { referralColumns, reverseReferralColumns } from '@renkei/referral-files';
 import { registerEndpoint } from '@renkei/service-kit';
 import { csvField } from '../medical-institutions/medical-institutions.export.ts';
 
-type ImportRow = Omit<DataUploadRecord, 'created_at' | 'created_by' | 'unmatched_institutions'> & {
+type ImportRow = Omit<
+  DataUploadRecord,
+  'created_at' | 'created_by' | 'unmatched_institutions' | 'unknown_department_row_count' | 'unknown_departments'
+> & {
   created_at: Date;
   created_by: string | null;
   creator_name: string | null;
   unmatched_institutions: Record<string, number>;
+  unknown_department_row_count: number;
+  unknown_departments: Record<string, number>;
 };
 
 function toRecord({
@@ -19,6 +24,7 @@ function toRecord({
   created_by,
   created_at,
   unmatched_institutions,
+  unknown_departments,
   ...row
 }: ImportRow): DataUploadRecord {
   return {
@@ -31,6 +37,11 @@ function toRecord({
         return { code: code || null, name: name.join('|') || null, row_count };
       })
       .sort((a, b) => b.row_count - a.row_count),
+    unknown_departments: Object.entries(unknown_departments)
+      .map(([name, row_count]) => ({ name, row_count }))
+      // Ties by code point: the same order whatever the server's collation.
+      .sort((a, b) => b.row_count - a.row_count || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .slice(0, maxUnknownDepartments),
   };
 }
 
@@ -59,7 +70,7 @@ export function registerDataUploadQueryRoutes(app: FastifyInstance, deps: { db: 
     SELECT i.id, i.import_type, i.filename, i.status, i.error_messages, i.total_row_count, i.imported_row_count,
            i.failed_row_count, i.unprocessed_row_count, i.abortion_row_number, i.new_record_count,
            i.updated_record_count, i.unchanged_record_count, i.unmatched_row_count, i.unmatched_institutions,
-           i.created_at, i.created_by, a.name AS creator_name
+           i.unknown_department_row_count, i.unknown_departments, i.created_at, i.created_by, a.name AS creator_name
       FROM rm.referral_data_imports i
       LEFT JOIN rm.mi_accounts a ON a.tenant_id = i.tenant_id AND a.account_id = i.created_by
      WHERE ${where}`.execute(db);

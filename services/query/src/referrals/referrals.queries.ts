@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { HospitalAdmission, ListedReverseReferral, Referral } from '@renkei/contracts';
 import type { ReadModels } from '@renkei/read-models';
+import { admissionDepartment, dpcGroupName } from './admission-names.ts';
 
 interface ReferralRow {
   id: string;
@@ -53,14 +54,15 @@ function toAdmission(a: AdmissionRow): HospitalAdmission {
     id: a.id,
     admission_date: a.admission_date,
     discharge_date: a.discharge_date,
-    department: a.department_code,
+    // The files carry codes; the page needs names (the code stays beside the name).
+    department: admissionDepartment(a.department_code),
     icd10_code: a.icd10_code,
     icd10_name: a.icd10_name,
     kcode: a.kcode,
     operation_name: a.operation_name,
     operation_date: a.operation_date,
     dpc_code: a.dpc_code,
-    dpc_name: a.dpc_name,
+    dpc_name: a.dpc_name ?? dpcGroupName(a.dpc_code),
     scores: scoreValues(a.scores),
     anesthesia_type: a.anesthesia,
     admission_route_code: a.admission_route_code,

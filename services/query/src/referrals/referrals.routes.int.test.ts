@@ -94,7 +94,7 @@ async function record() {
               operation_name: '腹腔鏡下虫垂切除術',
               operation_date: '2024-04-11',
               anesthesia: 'L008',
-              dpc_code: null,
+              dpc_code: '060150xx03xxxx',
               dpc_name: null,
               scores: { JCS0010: ['0'] },
               admission_route_code: '1',
@@ -165,7 +165,17 @@ describe('referral reads', () => {
           patient_id: '000',
           doctor_name_from: '山田',
           reason_for_presenting: '精査',
-          hospital_admissions: [{ admission_date: '2024-04-10', kcode: 'K718-21', scores: { JCS0010: 0 } }],
+          hospital_admissions: [
+            {
+              admission_date: '2024-04-10',
+              kcode: 'K718-21',
+              scores: { JCS0010: 0 },
+              // Named from the 様式1 code and the DPC code's MDC, the codes kept beside.
+              department: '小児科（100）',
+              dpc_code: '060150xx03xxxx',
+              dpc_name: 'MDC06 消化器系疾患、肝臓・胆道・膵臓疾患',
+            },
+          ],
           reverse_referral: null,
         },
       ],
@@ -227,6 +237,38 @@ describe('referral reads', () => {
     expect(weeks.series.find((x) => x.key === 'reverse_referrals')!.values).toEqual(weeks.labels.map(() => 0));
     const template = await get('/api/data_uploads/templates/referral');
     expect(template.body).toContain('紹介日,患者ID,紹介元医療機関コード');
+
+    // The export: every referral, one line per stay, the named department and MDC; Shift_JIS on request.
+    const csv = await get(`/api/medical_institutions/${clinic}/referrals/export`);
+    expect(csv.statusCode, csv.body).toBe(200);
+    expect(csv.headers['content-type']).toBe('text/csv; charset=UTF-8');
+    const lines = csv.body
+      .replace(/^\ufeff/, '')
+      .trimEnd()
+      .split('\r\n');
+    expect(lines[0]).toBe(
+      '紹介日,患者ID,紹介先診療科,紹介元医師,紹介先医師,紹介目的,入院日,退院日,入院診療科,傷病名,ICD-10,Kコード,手術名,手術日,DPCコード,MDC,逆紹介日,入力',
+    );
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(
+        /^2024-04-01,000,,山田,.*,精査,2024-04-10,2024-04-20,小児科（100）,急性虫垂炎,K359,K718-21,腹腔鏡下虫垂切除術,2024-04-11,060150xx03xxxx,"?MDC06 消化器系疾患、肝臓・胆道・膵臓疾患"?,,取込$/,
+      ),
+    ]);
+    const sjis = await app.inject({
+      method: 'GET',
+      url: `/api/medical_institutions/${clinic}/referrals/export?encoding=shift_jis`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(sjis.headers['content-type']).toBe('text/csv; charset=Shift_JIS');
+    expect(new TextDecoder('shift_jis').decode(sjis.rawPayload)).toContain('小児科（100）');
+    const other = await get(`/api/medical_institutions/${clinic}/referrals/export`, randomUUID());
+    expect(
+      other.body
+        .replace(/^\ufeff/, '')
+        .trimEnd()
+        .split('\r\n'),
+    ).toHaveLength(1);
+    expect((await get(`/api/medical_institutions/${randomUUID()}/referrals/export`)).statusCode).toBe(404);
   });
 
   it('list the reverse referrals to an institution, newest first, a hand entry marked; other tenants see nothing', async () => {

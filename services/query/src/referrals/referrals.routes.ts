@@ -11,6 +11,7 @@ import {
   referralMarks,
 } from './referrals.queries.ts';
 import { institutionReferralChart } from './referrals.chart.ts';
+import { exportInstitutionReferrals } from './referrals.export.ts';
 
 interface InstitutionPageRequest {
   params: { id: string };
@@ -50,6 +51,21 @@ export function registerReferralQueryRoutes(app: FastifyInstance, deps: { db: Da
       };
     };
   registerEndpoint(app, endpoints.listMedicalInstitutionReferrals, institutionPage(listInstitutionReferrals), reads);
+  registerEndpoint(
+    app,
+    endpoints.exportMedicalInstitutionReferrals,
+    async ({ params, query, auth, reply }) => {
+      const db = deps.db.typed<ReadModels>();
+      const { rows } = await sql`SELECT 1 FROM ref.medical_institutions WHERE id = ${params.id}`.execute(db);
+      if (rows.length === 0) throw new HttpError(404);
+      void reply
+        .header('content-type', `text/csv; charset=${query.encoding === 'shift_jis' ? 'Shift_JIS' : 'UTF-8'}`)
+        .header('content-disposition', 'attachment; filename="referrals.csv"');
+      // A stream is sent as it is produced (no serialisation of the whole body).
+      return exportInstitutionReferrals(db, auth.tenantId, params.id, query.encoding) as unknown as string;
+    },
+    reads,
+  );
   registerEndpoint(
     app,
     endpoints.listMedicalInstitutionReverseReferrals,

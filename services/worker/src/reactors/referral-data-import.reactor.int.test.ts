@@ -33,6 +33,20 @@ const tenant = randomUUID();
 const surgery = randomUUID();
 const code = (n: number) =>
   buildInstitutionCode({ prefectureCode: 22, scoreTable: 1, districtNumber: 2, institutionNumber: 1000 + n });
+/** Institutions in Tokyo (prefecture 13), for namesakes in another prefecture than the tenant's. */
+const tokyo = (n: number) =>
+  buildInstitutionCode({ prefectureCode: 13, scoreTable: 1, districtNumber: 5, institutionNumber: 2000 + n });
+/** Institutions sharing a name: told apart by the prefecture, then the municipality (docs in the reactor). */
+const namesakes: [string, string, string][] = [
+  [code(20), 'ひかりクリニック', '静岡県浜松市中央区元城町1'],
+  [tokyo(1), 'ひかりクリニック', '東京都千代田区丸の内1'],
+  [code(21), 'あおば医院', '静岡県浜松市中央区元城町2'],
+  [code(22), 'あおば医院', '静岡県静岡市葵区追手町9'],
+  [tokyo(2), 'さかえ医院', '東京都千代田区丸の内2'],
+  [tokyo(3), 'さかえ医院', '東京都港区芝公園1'],
+];
+/** A code with a wrong check digit. */
+const badCheck = (c: string) => c.slice(0, 9) + String((Number(c[9]) + 1) % 10);
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -42,9 +56,12 @@ beforeAll(async () => {
   const names = ['医療法人社団 駿河会 さくらクリニック', '静岡ヶ丘病院', 'みなと内科'];
   fs.writeFileSync(
     master,
-    [...names.map((name, i) => [code(i + 1), name]), [code(9), '駿河総合医療センター']]
-      .map(([c, name], i) => `${c},${name},,,静岡県静岡市葵区追手町${i},,,,一般病院,100,内科,,,開設`)
-      .join('\n'),
+    [
+      ...[...names.map((name, i) => [code(i + 1), name]), [code(9), '駿河総合医療センター']].map(
+        ([c, name], i) => `${c},${name},,,静岡県静岡市葵区追手町${i},,,,一般病院,100,内科,,,開設`,
+      ),
+      ...namesakes.map(([c, name, address]) => `${c},${name},,,${address},,,,診療所,0,内科,,,開設`),
+    ].join('\n'),
   );
   await importInstitutionMaster(db, master);
   await sql`CREATE SCHEMA IF NOT EXISTS rm`.execute(db.kysely);
@@ -72,13 +89,14 @@ afterAll(async () => {
 async function upload(
   file: string,
   importType: ReferralDataImportType,
-  mapping: Record<string, string> | null,
+  mapping: Record<string, string | number> | null,
   run: (requested: RecordedEvent) => Promise<void> = (requested) => runReferralDataImport(db, store, requested),
+  tenantId = tenant,
 ) {
   const importId = randomUUID();
   const stream = streamId('referral_data_import', importId);
   const metadata = {
-    tenant_id: tenant,
+    tenant_id: tenantId,
     account_id: null,
     correlation_id: importId,
     causation_id: null,
@@ -101,10 +119,188 @@ async function upload(
     ],
     { expectedRevision: 'no_stream' },
   );
-  const requested = (await readStreamOrEmpty(store, stream, tenant))[0]!;
+  const requested = (await readStreamOrEmpty(store, stream, tenantId))[0]!;
   await run(requested);
-  return { importId, stream, requested, events: () => readStreamOrEmpty(store, stream, tenant) };
+  return { importId, stream, requested, events: () => readStreamOrEmpty(store, stream, tenantId) };
 }
+
+const writeSjis = (name: string, lines: string[]) => {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, iconv.encode(lines.join('\r\n') + '\r\n', 'cp932'));
+  return file;
+};
+
+const referralChunks = async (run: { events: () => Promise<RecordedEvent[]> }) =>
+  (await run.events()).filter((e) => e.type === 'ReferralsImported').map((e) => e.data as ReferralsImported);
+
+describe('lists without a header, and institution codes that cannot be verified', () => {
+  it('imports a header-less Shift_JIS list through a mapping by column position, its first row included', async () => {
+    const file = writeSjis('headerless.txt', [
+      'みなと内科\tR6.6.1\t00077\t外科',
+      '静岡ヶ丘病院\t令和6年6月2日\t78\t整形外科',
+      'みなと内科\t2024/06/31\t79\t外科',
+    ]);
+    const run = await upload(file, 'referral', { 紹介元医療機関名: 1, 紹介日: 2, 患者ID: 3, 紹介先診療科: 4 });
+    const [chunk] = await referralChunks(run);
+    expect(
+      referralsOfChunk(chunk!).map((r) => [
+        r.row_number,
+        r.referral_date,
+        r.patient_key,
+        r.medical_institution_id,
+        r.to_department,
+        r.own_department_id,
+      ]),
+    ).toEqual([
+      [1, '2024-06-01', '77', institutionIdFromCode(code(3)), '外科', surgery],
+      [2, '2024-06-02', '78', institutionIdFromCode(code(2)), '整形外科', null],
+    ]);
+    expect(chunk!.errors).toEqual([
+      { row_number: 3, message: expect.stringMatching(/^3行目: 紹介日「2024\/06\/31」/) },
+    ]);
+    expect((await run.events()).at(-1)!.data).toMatchObject({
+      status: 'completed',
+      imported_row_count: 2,
+      failed_row_count: 1,
+    });
+  });
+
+  it('fails a header-less list uploaded without a mapping, saying to map it by position', async () => {
+    const run = await upload(writeSjis('headerless-unmapped.txt', ['みなと内科\tR6.6.1\t00077']), 'referral', null);
+    expect((await run.events()).at(-1)!.data).toMatchObject({
+      status: 'failed',
+      error: { message: expect.stringContaining('「1列目」「2列目」') },
+    });
+  });
+
+  it('keeps rows whose code fails its check: matched by name (namesakes by prefecture, then municipality), else unmatched, with a warning', async () => {
+    const file = writeSjis('codes.csv', [
+      '紹介日,患者ID,紹介元医療機関コード,紹介元医療機関名',
+      `2024/06/01,1,${badCheck(code(3))},みなと内科`,
+      `2024/06/01,2,${badCheck(code(3))},`,
+      '2024/06/01,3,,ひかりクリニック',
+      `2024/06/01,4,${badCheck(tokyo(1))},ひかりクリニック`,
+      '2024/06/01,5,,あおば医院',
+      '2024/06/01,6,,さかえ医院',
+      '2024/06/01,7,12-34,どこにもない医院',
+    ]);
+    const run = await upload(file, 'referral', null);
+    const [chunk] = await referralChunks(run);
+    expect(
+      referralsOfChunk(chunk!).map((r) => [
+        r.patient_key,
+        r.medical_institution_id,
+        r.institution_code,
+        r.institution_name,
+      ]),
+    ).toEqual([
+      ['1', institutionIdFromCode(code(3)), badCheck(code(3)), 'みなと内科'],
+      ['2', null, badCheck(code(3)), null],
+      // Namesakes in Shizuoka and Tokyo: the tenant's prefecture (its own hospital is in Shizuoka).
+      ['3', institutionIdFromCode(code(20)), null, 'ひかりクリニック'],
+      // …unless the row's own (unverified) code names the other prefecture.
+      ['4', institutionIdFromCode(tokyo(1)), badCheck(tokyo(1)), 'ひかりクリニック'],
+      // Two in the tenant's prefecture: the one in its own hospital's municipality.
+      ['5', institutionIdFromCode(code(22)), null, 'あおば医院'],
+      // Two elsewhere, neither nearer: left unmatched (listed, matched by hand).
+      ['6', null, null, 'さかえ医院'],
+      ['7', null, '1234', 'どこにもない医院'],
+    ]);
+    expect(chunk!.errors).toEqual([
+      {
+        row_number: 2,
+        message: expect.stringMatching(
+          /^2行目: （警告）医療機関コード「.+」の検証番号が正しくありません。医療機関名「みなと内科」で照合しました$/,
+        ),
+      },
+      {
+        row_number: 3,
+        message: expect.stringMatching(
+          /^3行目: （警告）.*検証番号が正しくありません。医療機関を照合できなかったため、未照合として取り込みました/,
+        ),
+      },
+      {
+        row_number: 5,
+        message: expect.stringMatching(/^5行目: （警告）.*医療機関名「ひかりクリニック」で照合しました$/),
+      },
+      {
+        row_number: 8,
+        message: expect.stringMatching(
+          /^8行目: （警告）医療機関コード「12-34」は7桁または10桁の数字ではありません。.*未照合/,
+        ),
+      },
+    ]);
+    // Warnings are not failed rows: every row is imported.
+    expect((await run.events()).at(-1)!.data).toMatchObject({
+      status: 'completed',
+      imported_row_count: 7,
+      failed_row_count: 0,
+    });
+  });
+
+  it('reads 7-digit codes of a tenant without an own hospital by the one candidate the master holds, else by name', async () => {
+    const noHospital = randomUUID();
+    const file = writeSjis('seven.csv', [
+      '逆紹介日,患者ID,逆紹介先医療機関コード,逆紹介先医療機関名',
+      `2024/06/01,1,${code(1).slice(3)},`,
+      `2024/06/01,2,${code(2).slice(3)},静岡ヶ丘病院`,
+      '2024/06/01,3,0299990,みなと内科',
+      '2024/06/01,4,0299990,',
+    ]);
+    const run = await upload(file, 'reverse_referral', null, undefined, noHospital);
+    const chunk = (await run.events()).find((e) => e.type === 'ReverseReferralsImported')!.data as {
+      reverse_referrals: {
+        patient_key: string;
+        medical_institution_id: string | null;
+        institution_code: string | null;
+      }[];
+      errors: { row_number: number | null; message: string }[];
+    };
+    expect(chunk.reverse_referrals.map((r) => [r.patient_key, r.medical_institution_id, r.institution_code])).toEqual([
+      ['1', institutionIdFromCode(code(1)), code(1)],
+      ['2', institutionIdFromCode(code(2)), code(2)],
+      ['3', institutionIdFromCode(code(3)), '0299990'],
+      ['4', null, '0299990'],
+    ]);
+    expect(chunk.errors.map((e) => e.row_number)).toEqual([4, 5]);
+    expect(chunk.errors[0]!.message).toMatch(
+      /都道府県が分からないため検証できません。医療機関名「みなと内科」で照合しました/,
+    );
+  });
+
+  it('reads a wide FF1 (FL00001) without a 施設コード column as the own hospital’s, or refuses it when the tenant has none', async () => {
+    const file = writeSjis('wide-ff1.txt', [
+      'データ識別番号\t入院年月日\t退院年月日\t診療科コード\t他院よりの紹介の有無\t主傷病ICD10コード\t主傷病名',
+      '0000000123\t20240601\t20240610\t010\t1\tI509\t心不全',
+      '0000000124\t20240602\t20240605\t130\t0\t\t',
+    ]);
+    const run = await upload(file, 'ff1_file', null);
+    const admissions = (await run.events())
+      .filter((e) => e.type === 'HospitalAdmissionsImported')
+      .flatMap((e) => (e.data as { admissions: Record<string, unknown>[] }).admissions);
+    const facility = code(9).slice(0, 2) + code(9).slice(3);
+    expect(
+      admissions.map((a) => [
+        a.identity,
+        a.admission_date,
+        a.discharge_date,
+        a.department_code,
+        a.referral_in,
+        a.icd10_code,
+      ]),
+    ).toEqual([
+      [`${facility}|123|20240601|0`, '2024-06-01', '2024-06-10', '010', true, 'I509'],
+      [`${facility}|124|20240602|0`, '2024-06-02', '2024-06-05', '130', false, null],
+    ]);
+    expect((await run.events()).at(-1)!.data).toMatchObject({ status: 'completed', failed_row_count: 0 });
+
+    const refused = await upload(file, 'ff1_file', null, undefined, randomUUID());
+    expect((await refused.events()).at(-1)!.data).toMatchObject({
+      status: 'failed',
+      error: { message: expect.stringContaining('施設コードがありません') },
+    });
+  });
+});
 
 describe('referral data import', () => {
   it('reads a Shift_JIS list in the hospital’s own columns, matches institutions by code and by name, keeps the unmatched and reports bad rows', async () => {

@@ -79,6 +79,8 @@ function normalizeInstitutionName(name: string): string {
 
 interface TenantFacts {
   prefectureCode: number | undefined;
+  /** The own hospital's municipality in the master: the nearest of several namesakes is preferred. */
+  city: string | undefined;
   ownDepartments: Map<string, string>;
   /** 施設コード of the tenant's own hospital and its group: DPC rows of any other are refused. Empty: no own hospital set. */
   facilityCodes: Set<string>;
@@ -101,11 +103,11 @@ async function loadTenantFacts(db: Database, requested: RecordedEvent): Promise<
   const tenantId = requested.metadata.tenant_id;
   const departments = await sql<{ id: string; name: string }>`
     SELECT id, name FROM rm.own_departments WHERE tenant_id = ${tenantId}`.execute(db.kysely);
-  const own = await sql<{ prefecture_code: number | null }>`
-    SELECT m.prefecture_code FROM rm.tenant_settings s JOIN ref.medical_institutions m ON m.id::text = s.medical_institution_id
+  const own = await sql<{ prefecture_code: number | null; city: string }>`
+    SELECT m.prefecture_code, m.city FROM rm.tenant_settings s JOIN ref.medical_institutions m ON m.id::text = s.medical_institution_id
      WHERE s.tenant_id = ${tenantId}`
     .execute(db.kysely)
-    .catch(whenSettingsMissing<{ prefecture_code: number | null }>);
+    .catch(whenSettingsMissing<{ prefecture_code: number | null; city: string }>);
   const scope = await sql<{ code: string | null }>`
     SELECT m.code FROM rm.tenant_settings s JOIN ref.medical_institutions m
         ON m.id::text = s.medical_institution_id OR m.id = ANY(s.group_medical_institution_ids)
@@ -114,6 +116,7 @@ async function loadTenantFacts(db: Database, requested: RecordedEvent): Promise<
     .catch(whenSettingsMissing<{ code: string | null }>);
   return {
     prefectureCode: own.rows[0]?.prefecture_code ?? undefined,
+    city: own.rows[0]?.city || undefined,
     ownDepartments: new Map(departments.rows.map((d) => [ownDepartmentNameKey(d.name), d.id])),
     facilityCodes: new Set(
       scope.rows.map((r) => (r.code ? facilityCodeOfInstitutionCode(r.code) : null)).filter((c) => c !== null),
@@ -121,12 +124,72 @@ async function loadTenantFacts(db: Database, requested: RecordedEvent): Promise<
   };
 }
 
-/** Institution ids by 医療機関コード, then by normalised name (a unique match only); remembered for the run. */
-function institutionMatcher(db: Database) {
+/** What a list row says of its institution. */
+interface InstitutionRef {
+  /** A verified 10-digit 医療機関コード. */
+  code: string | null;
+  /** The 10-digit codes an unverifiable 7-digit code may stand for (the tenant's prefecture unknown). */
+  candidates: readonly string[];
+  name: string | null;
+  /** The prefecture an unverified 10-digit code names (its first two digits): preferred among namesakes. */
+  prefectureHint: number | undefined;
+}
+
+/** How a row's institution was matched: by its code (or one of its candidates), by its name, or not at all. */
+interface InstitutionMatch {
+  id: string | null;
+  by: 'code' | 'name' | null;
+  /** The master's code of a match by a candidate of a 7-digit code. */
+  code: string | null;
+}
+
+interface Namesake {
+  id: string;
+  code: string;
+  prefecture_code: number | null;
+  city: string;
+}
+
+/**
+ * Among institutions of one normalised name: those a 7-digit code may stand for, then those of the
+ * prefecture the row's code names or else the tenant's, then those of the tenant's municipality. Each
+ * step narrows only when something is left; a match needs exactly one at the end.
+ */
+function pickNamesake(found: readonly Namesake[], ref: InstitutionRef, home: TenantFacts): string | null {
+  if (found.length <= 1) return found[0]?.id ?? null;
+  const narrow = (list: readonly Namesake[], keep: (n: Namesake) => boolean) => {
+    const kept = list.filter(keep);
+    return kept.length > 0 ? kept : list;
+  };
+  let list = found;
+  if (ref.candidates.length > 0) list = narrow(list, (n) => ref.candidates.includes(n.code));
+  const prefecture = ref.prefectureHint ?? home.prefectureCode;
+  if (prefecture !== undefined) list = narrow(list, (n) => n.prefecture_code === prefecture);
+  if (home.city !== undefined && home.prefectureCode !== undefined)
+    list = narrow(list, (n) => n.prefecture_code === home.prefectureCode && n.city === home.city);
+  return list.length === 1 ? list[0]!.id : null;
+}
+
+/**
+ * Institution ids by 医療機関コード (or the single candidate of a 7-digit code the master holds), then by
+ * normalised name (namesakes told apart by prefecture and municipality, pickNamesake); remembered for the run.
+ */
+function institutionMatcher(db: Database, home: TenantFacts) {
   const byCode = new Map<string, string | null>();
-  const byName = new Map<string, string | null>();
-  return async (refs: { code: string | null; name: string | null }[]) => {
-    const codes = [...new Set(refs.flatMap((r) => (r.code && !byCode.has(r.code) ? [r.code] : [])))];
+  const byName = new Map<string, Namesake[]>();
+  const codeMatch = (ref: InstitutionRef): { id: string; code: string } | null => {
+    const direct = ref.code ? byCode.get(ref.code) : null;
+    if (direct) return { id: direct, code: ref.code! };
+    const held = ref.candidates.flatMap((c) => {
+      const id = byCode.get(c);
+      return id ? [{ id, code: c }] : [];
+    });
+    return held.length === 1 ? held[0]! : null;
+  };
+  return async (refs: readonly InstitutionRef[]) => {
+    const codes = [
+      ...new Set(refs.flatMap((r) => [...(r.code ? [r.code] : []), ...r.candidates].filter((c) => !byCode.has(c)))),
+    ];
     if (codes.length > 0) {
       const { rows } = await sql<{ code: string; id: string }>`
         SELECT code, id FROM ref.medical_institutions WHERE code = ANY(${sql.val(codes)}::text[])`.execute(db.kysely);
@@ -136,26 +199,65 @@ function institutionMatcher(db: Database) {
     const unmatchedNames = [
       ...new Set(
         refs.flatMap((r) =>
-          (!r.code || !byCode.get(r.code)) && r.name && !byName.has(normalizeInstitutionName(r.name))
+          !codeMatch(r) && r.name && !byName.has(normalizeInstitutionName(r.name))
             ? [normalizeInstitutionName(r.name)]
             : [],
         ),
       ),
     ];
     if (unmatchedNames.length > 0) {
-      const { rows } = await sql<{ key: string; ids: string[] }>`
-        SELECT key, array_agg(id::text) AS ids FROM (
-          SELECT id, regexp_replace(translate(regexp_replace(normalize(name, NFKC), '\\s', '', 'g'), 'ヶヵ', 'ケケ'), ${corporatePrefix}, '') AS key
+      const { rows } = await sql<Namesake & { key: string }>`
+        SELECT key, id::text AS id, code, prefecture_code, city FROM (
+          SELECT id, code, prefecture_code, city,
+                 regexp_replace(translate(regexp_replace(normalize(name, NFKC), '\\s', '', 'g'), 'ヶヵ', 'ケケ'), ${corporatePrefix}, '') AS key
             FROM ref.medical_institutions) m
-         WHERE key = ANY(${sql.val(unmatchedNames)}::text[]) GROUP BY key`.execute(db.kysely);
-      for (const n of unmatchedNames) byName.set(n, null);
-      for (const r of rows) byName.set(r.key, r.ids.length === 1 ? r.ids[0]! : null);
+         WHERE key = ANY(${sql.val(unmatchedNames)}::text[])`.execute(db.kysely);
+      for (const n of unmatchedNames) byName.set(n, []);
+      for (const { key, ...namesake } of rows) byName.get(key)?.push(namesake);
     }
-    return (ref: { code: string | null; name: string | null }): string | null =>
-      (ref.code ? byCode.get(ref.code) : null) ??
-      (ref.name ? (byName.get(normalizeInstitutionName(ref.name)) ?? null) : null);
+    return (ref: InstitutionRef): InstitutionMatch => {
+      const byCodeMatch = codeMatch(ref);
+      if (byCodeMatch) return { id: byCodeMatch.id, by: 'code', code: byCodeMatch.code };
+      const id = ref.name ? pickNamesake(byName.get(normalizeInstitutionName(ref.name)) ?? [], ref, home) : null;
+      return { id, by: id ? 'name' : null, code: null };
+    };
   };
 }
+
+type ListRecord = ReferralRecord | ReverseReferralRecord;
+
+/** What the matcher is asked of a list row. */
+function institutionRefOf(r: ListRecord): InstitutionRef {
+  const problem = r.institutionCodeProblem;
+  const hint = problem && /^\d{10}$/.test(problem.written) ? Number(problem.written.slice(0, 2)) : undefined;
+  return {
+    code: r.institutionCode,
+    candidates: problem?.candidates ?? [],
+    name: r.institutionName,
+    prefectureHint: hint !== undefined && hint >= 1 && hint <= 47 ? hint : undefined,
+  };
+}
+
+/** The code a fact keeps: the verified one, the master's code a 7-digit code stood for, else the code as written. */
+function factCode(r: ListRecord, match: InstitutionMatch): string | null {
+  return r.institutionCode ?? match.code ?? r.institutionCodeProblem?.written ?? null;
+}
+
+/**
+ * A row kept although its 医療機関コード could not be verified: a warning on the import record (not a
+ * failed row) saying how its institution was found, or that it is left for a hand match.
+ */
+function codeWarning(rowNumber: number, r: ListRecord, match: InstitutionMatch): RowError | null {
+  const problem = r.institutionCodeProblem;
+  if (!problem || match.by === 'code') return null;
+  const outcome =
+    match.by === 'name'
+      ? `医療機関名「${r.institutionName}」で照合しました`
+      : '医療機関を照合できなかったため、未照合として取り込みました（「照合できなかった医療機関」で医療機関を選べます）';
+  return { row_number: rowNumber, message: `${rowNumber}行目: （警告）${problem.reason}。${outcome}` };
+}
+
+type RowError = { row_number: number | null; message: string };
 
 type ChunkCounts = { imported_row_count: number; failed_row_count: number };
 
@@ -186,8 +288,8 @@ function admissionFact(stay: HospitalStay): HospitalAdmissionFact {
  * Runs one upload: the file is parsed streamed (libs/referral-files), in chunks; each chunk becomes
  * one facts event on the import's stream (`ReferralsImported`, `ReverseReferralsImported`,
  * `HospitalAdmissionsImported`) carrying its records with their identities, its row counts and its
- * row-numbered errors. Institutions are matched here (code, then normalised name; unmatched rows are
- * kept with a null id), own departments by name. Chunks already recorded are skipped, so a run cut
+ * row-numbered errors. Institutions are matched here (code, then normalised name, institutionMatcher;
+ * unmatched rows, and rows whose code cannot be verified, are kept with a null id), own departments by name. Chunks already recorded are skipped, so a run cut
  * short anywhere resumes without a duplicate. The file being of the wrong kind stops the run at once.
  */
 export async function runReferralDataImport(
@@ -213,23 +315,27 @@ export async function runReferralDataImport(
   const data = run.request;
 
   const facts = await loadTenantFacts(db, requested);
-  const match = institutionMatcher(db);
+  const match = institutionMatcher(db, facts);
   const lines = await countLines(data.stored_path);
 
   /** Records one chunk's event unless an earlier run did (import-runner.ts); `build` runs only when it is needed. */
   const emitChunk = (
     type: string,
-    counts: ChunkCounts & { errors: { row_number: number | null; message: string }[] },
-    build: () => Promise<Record<string, unknown>>,
+    counts: ChunkCounts & { errors: RowError[] },
+    build: () => Promise<{ data: Record<string, unknown>; warnings?: RowError[] }>,
   ) =>
-    run.chunk(async () => ({
-      type,
-      imported: counts.imported_row_count,
-      failed: counts.failed_row_count,
-      errors: counts.errors.slice(0, maxErrorsPerChunk),
-      // The referrals projection notes what the chunk touched; the slices below bring the rollups up to date.
-      data: { ...(await build()), rollups_deferred: true },
-    }));
+    run.chunk(async () => {
+      const built = await build();
+      return {
+        type,
+        imported: counts.imported_row_count,
+        failed: counts.failed_row_count,
+        // Refused rows first, then the warnings of rows kept: a chunk's list is capped.
+        errors: [...counts.errors, ...(built.warnings ?? [])].slice(0, maxErrorsPerChunk),
+        // The referrals projection notes what the chunk touched; the slices below bring the rollups up to date.
+        data: { ...built.data, rollups_deferred: true },
+      };
+    });
 
   /**
    * The rollups the chunks deferred, in slices: every `link` slice, then every `rollup` slice, each
@@ -264,7 +370,9 @@ export async function runReferralDataImport(
   const inChunks = async <T>(
     items: AsyncIterable<Parsed<T>>,
     type: string,
-    build: (records: { rowNumber: number; record: T }[]) => Promise<Record<string, unknown>>,
+    build: (
+      records: { rowNumber: number; record: T }[],
+    ) => Promise<{ data: Record<string, unknown>; warnings?: RowError[] }>,
   ) => {
     let held: Parsed<T>[] = [];
     const flush = async () => {
@@ -291,27 +399,38 @@ export async function runReferralDataImport(
       case 'reverse_referral': {
         const header = await readListHeader(data.stored_path);
         run.total = Math.max(lines - (header.hasHeader ? 1 : 0), 0);
+        // A file without a header can only be read through a mapping by column position (the mapping step's 1列目, 2列目 …).
+        if (!data.mapping && !header.hasHeader && header.rows.length > 0)
+          throw new FileKindError(
+            data.import_type,
+            '見出し行（1行目の列名）がありません。列の対応付けで「1列目」「2列目」…を取り込む項目に対応付けてからアップロードしてください',
+          );
         const mapping =
           data.mapping ?? (header.headerNames ? suggestMapping(header.headerNames, data.import_type) : {});
         const options = { mapping, hasHeader: header.hasHeader, prefectureCode: facts.prefectureCode };
         const department = (name: string | null) =>
           name ? (facts.ownDepartments.get(ownDepartmentNameKey(name)) ?? null) : null;
+        /** Matches a chunk's institutions: each row's match and the warnings of rows kept with an unverified code. */
+        const matchRows = async (rows: { rowNumber: number; record: ListRecord }[]) => {
+          const resolve = await match(rows.map((r) => institutionRefOf(r.record)));
+          const matches = rows.map((r) => resolve(institutionRefOf(r.record)));
+          const warnings = rows.flatMap((r, i) => codeWarning(r.rowNumber, r.record, matches[i]!) ?? []);
+          return { matches, warnings };
+        };
         if (data.import_type === 'referral')
           await inChunks<ReferralRecord>(
             parseReferralList(data.stored_path, options),
             'ReferralsImported',
             async (rows) => {
-              const resolve = await match(
-                rows.map((r) => ({ code: r.record.institutionCode, name: r.record.institutionName })),
-              );
-              const referrals: ReferralFact[] = rows.map(({ rowNumber, record: r }) => ({
+              const { matches, warnings } = await matchRows(rows);
+              const referrals: ReferralFact[] = rows.map(({ rowNumber, record: r }, i) => ({
                 identity: r.identity,
                 row_number: rowNumber,
                 referral_date: r.referralDate,
                 patient_id: r.patientId,
                 patient_key: r.patientKey,
-                medical_institution_id: resolve({ code: r.institutionCode, name: r.institutionName }),
-                institution_code: r.institutionCode,
+                medical_institution_id: matches[i]!.id,
+                institution_code: factCode(r, matches[i]!),
                 institution_name: r.institutionName,
                 from_department: r.fromDepartment,
                 from_doctor: r.fromDoctor,
@@ -322,7 +441,7 @@ export async function runReferralDataImport(
                 first_visit: r.firstVisit,
                 source_id: r.sourceId,
               }));
-              return { referral_columns: referralColumnsOf(referrals) };
+              return { data: { referral_columns: referralColumnsOf(referrals) }, warnings };
             },
           );
         else
@@ -330,23 +449,21 @@ export async function runReferralDataImport(
             parseReverseReferralList(data.stored_path, options),
             'ReverseReferralsImported',
             async (rows) => {
-              const resolve = await match(
-                rows.map((r) => ({ code: r.record.institutionCode, name: r.record.institutionName })),
-              );
-              const reverse: ReverseReferralFact[] = rows.map(({ rowNumber, record: r }) => ({
+              const { matches, warnings } = await matchRows(rows);
+              const reverse: ReverseReferralFact[] = rows.map(({ rowNumber, record: r }, i) => ({
                 identity: r.identity,
                 row_number: rowNumber,
                 reverse_referral_date: r.reverseReferralDate,
                 patient_id: r.patientId,
                 patient_key: r.patientKey,
-                medical_institution_id: resolve({ code: r.institutionCode, name: r.institutionName }),
-                institution_code: r.institutionCode,
+                medical_institution_id: matches[i]!.id,
+                institution_code: factCode(r, matches[i]!),
                 institution_name: r.institutionName,
                 own_department: r.ownDepartment,
                 own_department_id: department(r.ownDepartment),
                 source_id: r.sourceId,
               }));
-              return { reverse_referrals: reverse };
+              return { data: { reverse_referrals: reverse }, warnings };
             },
           );
         break;
@@ -356,7 +473,10 @@ export async function runReferralDataImport(
         const assembler = new StayAssembler();
         const errors: { row_number: number; message: string }[] = [];
         let rows = 0;
-        for await (const item of parseFf1(data.stored_path, { facilityCodes: facts.facilityCodes })) {
+        // A wide (FL00001) file has no 施設コード column: its rows are the tenant's own hospital's when that is
+        // the only facility it has (with group hospitals, which one is unknown, and such rows are refused).
+        const facilityCode = facts.facilityCodes.size === 1 ? [...facts.facilityCodes][0] : undefined;
+        for await (const item of parseFf1(data.stored_path, { facilityCodes: facts.facilityCodes, facilityCode })) {
           if (item.kind === 'record') {
             rows++;
             assembler.addFf1(item.record);
@@ -374,7 +494,7 @@ export async function runReferralDataImport(
               failed_row_count: first ? errors.length : 0,
               errors: first ? errors : [],
             },
-            async () => ({ admissions: stays.slice(i, i + chunkSize).map(admissionFact) }),
+            async () => ({ data: { admissions: stays.slice(i, i + chunkSize).map(admissionFact) } }),
           );
         }
         break;
@@ -400,7 +520,7 @@ export async function runReferralDataImport(
               failed_row_count: chunkFacts.errors.length,
               errors: chunkFacts.errors,
             },
-            async () => chunkFacts.payload(),
+            async () => ({ data: chunkFacts.payload() }),
           );
         };
         const source: AsyncIterable<Parsed<EfFact | DpcFact>> =

@@ -21,18 +21,10 @@ async function send(
   contract: Pick<EndpointContract, 'path' | 'method' | 'service'>,
   init: { query?: Record<string, QueryValue>; json?: unknown; form?: FormData; signal?: AbortSignal },
 ): Promise<Response> {
-  let url = `${services.config.apiBaseUrl}${contract.path}`;
-  if (init.query) {
-    const qs = encodeQuery(init.query);
-    if (qs) url += `?${qs}`;
-  }
   let response: Response;
   try {
-    const token = await services.auth.getToken(audienceOf[contract.service]);
-    const headers: Record<string, string> = { authorization: `Bearer ${token}`, [clientVersionHeader]: clientVersion };
+    const { url, headers } = await requestOf(services, contract, init);
     if (init.json !== undefined) headers['content-type'] = 'application/json';
-    const position = services.api.transport.lastPosition();
-    if (contract.method === 'GET' && position) headers[minPositionHeader] = position;
     response = await fetch(url, {
       method: contract.method,
       headers,
@@ -44,26 +36,97 @@ async function send(
     if (error instanceof DOMException && error.name === 'AbortError') throw error;
     throw new ApiError(500, errorMessages[500]);
   }
-  if (response.status < 200 || response.status > 299) {
-    let body: { message?: unknown; errors?: unknown; sub_code?: unknown } = {};
-    try {
-      body = (await response.json()) as typeof body;
-    } catch {}
-    const errors = Array.isArray(body.errors)
-      ? body.errors.filter(
-          (e): e is { field: string; message: string } =>
-            typeof e?.field === 'string' && typeof e?.message === 'string',
-        )
-      : [];
-    const fallback = errorMessages[response.status as keyof typeof errorMessages] ?? errorMessages[500];
-    throw new ApiError(
-      response.status,
-      typeof body.message === 'string' ? body.message : fallback,
-      typeof body.sub_code === 'string' ? body.sub_code : undefined,
-      errors,
-    );
-  }
+  if (response.status < 200 || response.status > 299)
+    throw apiErrorOf(response.status, await response.text().catch(() => ''));
   return response;
+}
+
+/** The URL and headers every call here sends: the token of the owning service, the client version, the position read after. */
+async function requestOf(
+  services: Pick<AppServices, 'auth' | 'config' | 'api'>,
+  contract: Pick<EndpointContract, 'path' | 'method' | 'service'>,
+  init: { query?: Record<string, QueryValue> },
+): Promise<{ url: string; headers: Record<string, string> }> {
+  let url = `${services.config.apiBaseUrl}${contract.path}`;
+  if (init.query) {
+    const qs = encodeQuery(init.query);
+    if (qs) url += `?${qs}`;
+  }
+  const token = await services.auth.getToken(audienceOf[contract.service]);
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, [clientVersionHeader]: clientVersion };
+  const position = services.api.transport.lastPosition();
+  if (contract.method === 'GET' && position) headers[minPositionHeader] = position;
+  return { url, headers };
+}
+
+/** An error answer as the typed client maps it: the server's message, sub-code and field errors. */
+function apiErrorOf(status: number, text: string): ApiError {
+  let body: { message?: unknown; errors?: unknown; sub_code?: unknown } = {};
+  try {
+    body = (JSON.parse(text) as typeof body | null) ?? {};
+  } catch {}
+  const errors = Array.isArray(body.errors)
+    ? body.errors.filter(
+        (e): e is { field: string; message: string } => typeof e?.field === 'string' && typeof e?.message === 'string',
+      )
+    : [];
+  const fallback = errorMessages[status as keyof typeof errorMessages] ?? errorMessages[500];
+  return new ApiError(
+    status,
+    typeof body.message === 'string' ? body.message : fallback,
+    typeof body.sub_code === 'string' ? body.sub_code : undefined,
+    errors,
+  );
+}
+
+/** How much of a file has been sent, in bytes of the file. */
+export interface UploadProgress {
+  loaded: number;
+  total: number;
+}
+
+/**
+ * A multipart POST through XMLHttpRequest, the one browser API that reports how much of a request body
+ * has been sent (fetch does not). Same headers, credentials and error mapping as `send`.
+ */
+async function sendWithProgress(
+  services: Pick<AppServices, 'auth' | 'config' | 'api'>,
+  contract: Pick<EndpointContract, 'path' | 'method' | 'service'>,
+  form: FormData,
+  file: File,
+  options: UploadOptions,
+): Promise<string> {
+  let request: { url: string; headers: Record<string, string> };
+  try {
+    request = await requestOf(services, contract, {});
+  } catch {
+    throw new ApiError(500, errorMessages[500]);
+  }
+  const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open(contract.method, request.url);
+    for (const [name, value] of Object.entries(request.headers)) xhr.setRequestHeader(name, value);
+    xhr.withCredentials = true;
+    xhr.upload.onprogress = (event) => {
+      if (!options.onProgress) return;
+      // The body is the file plus a little multipart framing: shown as the share of the file sent.
+      const share = event.lengthComputable && event.total > 0 ? Math.min(1, event.loaded / event.total) : 0;
+      options.onProgress({ loaded: Math.round(share * file.size), total: file.size });
+    };
+    xhr.onload = () => resolve({ status: xhr.status, text: xhr.responseText });
+    xhr.onerror = () => reject(new ApiError(500, errorMessages[500]));
+    xhr.ontimeout = () => reject(new ApiError(500, errorMessages[500]));
+    xhr.onabort = () => reject(new DOMException('The upload was aborted.', 'AbortError'));
+    if (options.signal?.aborted) {
+      reject(new DOMException('The upload was aborted.', 'AbortError'));
+      return;
+    }
+    options.signal?.addEventListener('abort', () => xhr.abort(), { once: true });
+    xhr.send(form);
+  });
+  if (answer.status < 200 || answer.status > 299) throw apiErrorOf(answer.status, answer.text);
+  options.onProgress?.({ loaded: file.size, total: file.size });
+  return answer.text;
 }
 
 function filenameOf(response: Response, fallback: string): string {
@@ -92,18 +155,32 @@ export async function downloadFile(
   setTimeout(() => URL.revokeObjectURL(href), 10_000);
 }
 
-/** Calls a multipart endpoint: the file as the part `file`, the contract's body fields beside it. */
+export interface UploadOptions {
+  /** Called as the file is sent (and once at the end with everything sent). */
+  onProgress?: (progress: UploadProgress) => void;
+  signal?: AbortSignal;
+}
+
+/**
+ * Calls a multipart endpoint: the file as the part `file`, the contract's body fields beside it (sent
+ * first, so the server knows the import type, and its size limit, before the file arrives).
+ */
 export async function uploadFile<E extends EndpointContract>(
   services: Pick<AppServices, 'auth' | 'config' | 'api'>,
   contract: E,
   file: File,
   fields: Record<string, string | undefined> = {},
+  options: UploadOptions = {},
 ): Promise<E extends EndpointContract<any, any, any, infer R> ? z.output<R> : never> {
   const form = new FormData();
   for (const [key, value] of Object.entries(fields)) if (value !== undefined) form.append(key, value);
   form.append('file', file, file.name);
-  const response = await send(services, contract, { form });
-  return (await response.json()) as never;
+  const text = await sendWithProgress(services, contract, form, file, options);
+  try {
+    return JSON.parse(text) as never;
+  } catch {
+    throw new ApiError(500, errorMessages[500]);
+  }
 }
 
 /** Calls a download endpoint and answers its file, for a page to show (an image) rather than save. */

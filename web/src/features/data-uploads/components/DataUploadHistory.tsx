@@ -1,5 +1,5 @@
 import { Button, Paper, ScrollArea, Table, Text } from '@mantine/core';
-import type { DataUploadRecord } from '@renkei/contracts';
+import { maxUnknownDepartments, type DataUploadRecord } from '@renkei/contracts';
 import { useState } from 'react';
 import { formatDateTime } from '../../../app/dates.ts';
 import { ImportFileCell, ImportStatusCell } from '../../imports/components/ImportRecordCells.tsx';
@@ -9,7 +9,8 @@ import { noWrap } from '../../../ui/table-styles.ts';
 
 function UploadRow({ record }: { record: DataUploadRecord }) {
   const [open, setOpen] = useState(false);
-  const details = record.error_messages.length + record.unmatched_institutions.length;
+  const unknownDepartments = record.unknown_departments ?? [];
+  const details = record.error_messages.length + record.unmatched_institutions.length + unknownDepartments.length;
   return (
     <>
       <Table.Tr data-upload-filename={record.filename} data-upload-status={record.status}>
@@ -50,6 +51,16 @@ function UploadRow({ record }: { record: DataUploadRecord }) {
                     </Text>
                   ))}
                 </>
+              )}
+              {unknownDepartments.length > 0 && (
+                <Text size="xs" data-testid="unknown-departments">
+                  <Text span size="xs" fw={600}>
+                    自院診療科に該当しない名称（{(record.unknown_department_row_count ?? 0).toLocaleString('ja-JP')}
+                    行。行は診療科未設定として取り込み済み）:
+                  </Text>{' '}
+                  {unknownDepartments.map((d) => `${d.name} (${d.row_count.toLocaleString('ja-JP')}行)`).join('、')}
+                  {unknownDepartments.length >= maxUnknownDepartments && ' …'}
+                </Text>
               )}
               <ImportErrorLines messages={record.error_messages} color="red" />
             </Paper>

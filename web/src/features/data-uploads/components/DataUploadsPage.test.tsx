@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApiClient } from '../../../api/api-client.ts';
 import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
 import { testServices } from '../../../test/render-app.tsx';
+import { stubXhr } from '../../../test/fake-xhr.ts';
 import { withDefaults } from '../../data-analysis/analysis-periods.ts';
 import { dataAnalysisQueries } from '../../data-analysis/data-analysis.queries.ts';
 import { defaultVisitOptions, visitChartQueries } from '../../data-analysis/visit-charts.queries.ts';
@@ -150,10 +151,7 @@ describe('data uploads page', () => {
     const { api, invalidated } = renderPage(pages);
     await shown(1);
     await waitFor(() => expect(api.listUnmatchedInstitutions).toHaveBeenCalledTimes(1));
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async () => Response.json({ ...upload(9, 'waiting'), import_type: 'd_file' }, { status: 201 })),
-    );
+    stubXhr({ status: 202, body: { ...upload(9, 'waiting'), import_type: 'd_file' } });
     // Done before the history is read again: it never shows it running.
     pages[1] = [{ ...upload(9, 'completed'), import_type: 'd_file' }, upload(1, 'completed')];
     const card = screen.getByTestId('upload-card-d_file');
@@ -163,5 +161,40 @@ describe('data uploads page', () => {
     await waitFor(() => expect(invalidated()).toEqual(['effectiveness', 'ranking', 'trend']));
     // Once on the upload (it reads everything of the page again), once when it is seen over.
     await waitFor(() => expect(api.listUnmatchedInstitutions).toHaveBeenCalledTimes(3));
+  });
+
+  it('shows the bar of the transfer with the share sent, then the import in the history; the limit on each card', async () => {
+    const pages = { 1: [upload(1, 'completed')] };
+    renderPage(pages);
+    await shown(1);
+    expect(screen.getByTestId('upload-limit-referral')).toHaveTextContent('1ファイル 99 MB まで');
+    expect(screen.getByTestId('upload-limit-hospital_admission_ef_file')).toHaveTextContent('1ファイル 2 GB まで');
+    const sent = stubXhr();
+    const card = screen.getByTestId('upload-card-ff1_file');
+    const file = new File(['x'.repeat(2 * 1024 * 1024)], 'ff1.txt');
+    await userEvent.upload(card.querySelector<HTMLInputElement>('input[type=file]')!, file);
+    await userEvent.click(within(card).getByRole('button', { name: 'アップロード' }));
+    await waitFor(() => expect(sent).toHaveLength(1));
+    expect(sent[0]!.body!.get('import_type')).toBe('ff1_file');
+    act(() => sent[0]!.progress(1024 * 1024, 2 * 1024 * 1024));
+    const bar = await within(card).findByTestId('upload-progress-ff1_file');
+    expect(within(bar).getByRole('progressbar')).toHaveAttribute('aria-valuenow', '50');
+    expect(bar).toHaveTextContent('アップロード中 1.0 / 2.0 MB');
+    expect(bar).toHaveTextContent('50.0%');
+    pages[1] = [{ ...upload(9, 'waiting'), import_type: 'ff1_file' }, upload(1, 'completed')];
+    act(() => sent[0]!.respond(202, { ...upload(9, 'waiting'), import_type: 'ff1_file' }));
+    await shown(9);
+    expect(within(card).queryByTestId('upload-progress-ff1_file')).toBeNull();
+  });
+
+  it("says a file over its type's limit on its card, from the server too", async () => {
+    renderPage({ 1: [] });
+    const card = screen.getByTestId('upload-card-d_file');
+    const sent = stubXhr();
+    await userEvent.upload(card.querySelector<HTMLInputElement>('input[type=file]')!, new File(['x'], 'd.txt'));
+    await userEvent.click(within(card).getByRole('button', { name: 'アップロード' }));
+    await waitFor(() => expect(sent).toHaveLength(1));
+    act(() => sent[0]!.respond(413, { status: 413, message: 'ファイルが大きすぎます（上限 2 GB）。' }));
+    expect(await within(card).findByText('ファイルが大きすぎます（上限 2 GB）。')).toBeInTheDocument();
   });
 });

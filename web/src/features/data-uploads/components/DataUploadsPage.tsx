@@ -1,8 +1,10 @@
 import { Button, Card, FileInput, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import {
+  dataUploadMaxBytes,
   endpoints,
   fillPath,
+  formatUploadLimit,
   listColumns,
   type DataUploadType,
   type MappedListType,
@@ -17,13 +19,15 @@ import { downloadFile, uploadFile } from '../../imports/file-transfer.ts';
 import { useImportEnded } from '../../imports/useImportEnded.ts';
 import { dataUploadQueries, useSaveMappingProfiles } from '../data-uploads.queries.ts';
 import { invalidateFigures } from '../../data-analysis/invalidate-figures.ts';
-import { readFileHead, sameNameMapping, type FileHead } from '../file-head.ts';
+import { readFileHead, type FileHead } from '../file-head.ts';
+import { initialListMapping, type ListMappingValues } from '../list-mapping.ts';
 import { DataUploadHistory } from './DataUploadHistory.tsx';
 import { MappingStep } from './MappingStep.tsx';
 import { UnmatchedInstitutions } from './UnmatchedInstitutions.tsx';
 import { uploadTypes } from './labels.ts';
 import { ReferralSettingsSection } from '../../referral-settings/components/ReferralSettingsSection.tsx';
 import { ListPagination } from '../../../ui/ListPagination.tsx';
+import { UploadProgressBar, type UploadProgressValue } from '../../../ui/UploadProgressBar.tsx';
 
 const isList = (type: DataUploadType): type is MappedListType => type === 'referral' || type === 'reverse_referral';
 
@@ -40,6 +44,7 @@ export function DataUploadsPage() {
   const [errors, setErrors] = useState<Partial<Record<DataUploadType, string>>>({});
   const [mapping, setMapping] = useState<{ type: MappedListType; file: File; head: FileHead } | null>(null);
   const [busy, setBusy] = useState<DataUploadType | null>(null);
+  const [progress, setProgress] = useState<UploadProgressValue | null>(null);
   // An upload that ends may have brought unmatched institutions, and every upload type is referral data
   // (the lists, and the DPC files' stays: admissions, operations).
   useImportEnded(list.data?.data, () => {
@@ -54,12 +59,16 @@ export function DataUploadsPage() {
 
   const send = async (type: DataUploadType, file: File, mappingProfileId?: string) => {
     setBusy(type);
+    setProgress({ loaded: 0, total: file.size });
     setErrors((e) => ({ ...e, [type]: undefined }));
     try {
-      const record = await uploadFile(services, endpoints.createDataUpload, file, {
-        import_type: type,
-        mapping_profile_id: mappingProfileId,
-      });
+      const record = await uploadFile(
+        services,
+        endpoints.createDataUpload,
+        file,
+        { import_type: type, mapping_profile_id: mappingProfileId },
+        { onProgress: setProgress },
+      );
       setAwaitedId(record.id);
       toast.success('アップロードしました。取り込みを開始します');
       setFiles((f) => ({ ...f, [type]: null }));
@@ -67,11 +76,13 @@ export function DataUploadsPage() {
       setPage(1);
       await queryClient.invalidateQueries({ queryKey: dataUploadQueries.all });
     } catch (e) {
-      if (isApiError(e) && e.status === 422)
+      // A file over its type's limit is said on its card, as a refused field is.
+      if (isApiError(e) && (e.status === 422 || e.status === 413))
         setErrors((x) => ({ ...x, [type]: Object.values(fieldErrorsOf(e))[0] ?? e.message }));
       else onError(e);
     } finally {
       setBusy(null);
+      setProgress(null);
     }
   };
 
@@ -84,13 +95,20 @@ export function DataUploadsPage() {
       setErrors((e) => ({ ...e, [type]: 'ファイルを選択してください' }));
       return;
     }
+    if (file.size > dataUploadMaxBytes[type]) {
+      setErrors((e) => ({
+        ...e,
+        [type]: `ファイルが大きすぎます（上限 ${formatUploadLimit(dataUploadMaxBytes[type])}）。`,
+      }));
+      return;
+    }
     if (!isList(type)) return send(type, file);
     const head = await readFileHead(file);
     setMapping({ type, file, head });
   };
 
   /** One saved mapping per list: the last one the owner confirmed, offered again for the next file. */
-  const saveAndSend = async (type: MappedListType, file: File, chosen: Record<string, string>) => {
+  const saveAndSend = async (type: MappedListType, file: File, chosen: ListMappingValues) => {
     const current = profiles.data?.profiles ?? [];
     const profile: MappingProfile = {
       id: profileOf(type)?.id ?? crypto.randomUUID(),
@@ -107,12 +125,8 @@ export function DataUploadsPage() {
     await send(type, file, profile.id);
   };
 
-  const initialMapping = (type: MappedListType, head: FileHead) => {
-    const saved = profileOf(type)?.mapping ?? {};
-    const header = head.header ?? [];
-    const kept = Object.fromEntries(Object.entries(saved).filter(([, h]) => header.includes(h)));
-    return { ...sameNameMapping(listColumns[type].columns, header), ...kept };
-  };
+  const initialMapping = (type: MappedListType, head: FileHead) =>
+    initialListMapping(listColumns[type].columns, head, profileOf(type)?.mapping);
 
   const template = (type: MappedListType) =>
     downloadFile(
@@ -134,6 +148,9 @@ export function DataUploadsPage() {
               <Text size="xs" c="dimmed">
                 {expects}
               </Text>
+              <Text size="xs" c="dimmed" data-testid={`upload-limit-${type}`}>
+                1ファイル {formatUploadLimit(dataUploadMaxBytes[type])} まで
+              </Text>
               <FileInput
                 aria-label={`${label}のファイル`}
                 placeholder="ファイルを選択"
@@ -153,6 +170,9 @@ export function DataUploadsPage() {
                   </Button>
                 )}
               </Group>
+              {busy === type && progress && (
+                <UploadProgressBar progress={progress} testId={`upload-progress-${type}`} />
+              )}
             </Stack>
           </Card>
         ))}
@@ -171,6 +191,9 @@ export function DataUploadsPage() {
             onCancel={() => setMapping(null)}
             onSubmit={(chosen) => void saveAndSend(mapping.type, mapping.file, chosen)}
           />
+          {busy === mapping.type && progress && (
+            <UploadProgressBar progress={progress} testId="mapping-upload-progress" />
+          )}
         </Paper>
       )}
       <Paper withBorder p="md">

@@ -2,10 +2,16 @@ import { Alert, Button, Group, ScrollArea, Select, SimpleGrid, Stack, Table, Tex
 import { listColumns, type MappedListType } from '@renkei/contracts';
 import { useState } from 'react';
 import type { FileHead } from '../file-head.ts';
+import { columnCountOf, columnIndexOf, type ListMappingValues } from '../list-mapping.ts';
+
+/** How many of the first rows' values an option of a file without a header shows. */
+const sampleValues = 2;
 
 /**
  * The mapping step of a list: each canonical column (right) gets a column of the file (left), with
- * the first rows previewed through the mapping. Required columns are marked; saving needs them.
+ * the first rows previewed through the mapping. Required columns are marked; saving needs them. A file
+ * with a header is mapped by its column names; one without, by position (「1列目」「2列目」…, each
+ * shown with its first values), which the saved mapping keeps as numbers.
  */
 export function MappingStep({
   type,
@@ -17,54 +23,65 @@ export function MappingStep({
 }: {
   type: MappedListType;
   head: FileHead;
-  initial: Record<string, string>;
+  initial: ListMappingValues;
   saving: boolean;
-  onSubmit: (mapping: Record<string, string>) => void;
+  onSubmit: (mapping: ListMappingValues) => void;
   onCancel: () => void;
 }) {
-  const [mapping, setMapping] = useState<Record<string, string>>(initial);
+  const [mapping, setMapping] = useState<ListMappingValues>(initial);
   const { columns, required } = listColumns[type];
-  const header = head.header ?? [];
-  const missing = required.filter((group) => !group.some((c: string) => mapping[c]));
+  const byPosition = head.header === null;
+  const missing = required.filter((group) => !group.some((c: string) => mapping[c] !== undefined));
   const requiredColumns = new Set<string>(required.filter((g) => g.length === 1).map((g) => g[0]));
   const cell = (row: string[], column: string) => {
-    const index = mapping[column] ? header.indexOf(mapping[column]) : -1;
+    const index = columnIndexOf(head, mapping[column]);
     return index >= 0 ? (row[index] ?? '') : '';
   };
-  if (!head.header)
-    return (
-      <Alert color="yellow" title="見出し行がありません">
-        列の対応付けには見出し行（1行目の列名）が必要です。見出し行を付けてからアップロードしてください。
-      </Alert>
-    );
-  const mapped = columns.filter((c) => mapping[c]);
+  const options = byPosition
+    ? Array.from({ length: columnCountOf(head) }, (_, i) => {
+        const samples = head.rows
+          .map((r) => r[i] ?? '')
+          .filter((v) => v !== '')
+          .slice(0, sampleValues);
+        return { value: String(i + 1), label: `${i + 1}列目${samples.length > 0 ? `（${samples.join('、')}）` : ''}` };
+      })
+    : head.header!.map((h) => ({ value: h, label: h }));
+  const mapped = columns.filter((c) => mapping[c] !== undefined);
   return (
     <Stack gap="sm" data-testid="mapping-step">
+      {byPosition && (
+        <Alert color="blue" title="見出し行がありません" data-testid="mapping-by-position">
+          1行目からデータとして取り込みます。取り込む項目ごとに、ファイルの何列目かを選んでください（括弧内は先頭の行の値です）。
+        </Alert>
+      )}
       <Text size="sm">
         ファイルの列を、取り込む項目に対応付けてください（* は必須、「または」のどちらか一方も必須）。
       </Text>
       <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="xs">
-        {columns.map((column) => (
-          <Select
-            key={column}
-            label={`${column}${requiredColumns.has(column) ? ' *' : ''}`}
-            placeholder="取り込まない"
-            data={header.map((h) => ({ value: h, label: h }))}
-            value={mapping[column] ?? null}
-            onChange={(value) =>
-              setMapping((m) => {
-                const next = { ...m };
-                if (value) next[column] = value;
-                else delete next[column];
-                return next;
-              })
-            }
-            clearable
-            // Choosing the chosen column again keeps it (the × clears it); a saved mapping pre-fills the step.
-            allowDeselect={false}
-            size="xs"
-          />
-        ))}
+        {columns.map((column) => {
+          const target = mapping[column];
+          return (
+            <Select
+              key={column}
+              label={`${column}${requiredColumns.has(column) ? ' *' : ''}`}
+              placeholder="取り込まない"
+              data={options}
+              value={target === undefined ? null : String(target)}
+              onChange={(value) =>
+                setMapping((m) => {
+                  const next = { ...m };
+                  if (value) next[column] = byPosition ? Number(value) : value;
+                  else delete next[column];
+                  return next;
+                })
+              }
+              clearable
+              // Choosing the chosen column again keeps it (the × clears it); a saved mapping pre-fills the step.
+              allowDeselect={false}
+              size="xs"
+            />
+          );
+        })}
       </SimpleGrid>
       {missing.length > 0 && (
         <Text size="sm" c="red">

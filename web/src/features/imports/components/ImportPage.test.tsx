@@ -6,6 +6,7 @@ import { endpoints, type ImportRecord, type ImportStatus } from '@renkei/contrac
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
 import { testServices } from '../../../test/render-app.tsx';
+import { stubXhr } from '../../../test/fake-xhr.ts';
 import { ImportPage } from './ImportPage.tsx';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -104,10 +105,7 @@ describe('import page', () => {
     const pages = { 1: [record(1, 'completed')] };
     const { madeStale, onImportEnded } = renderPage(pages);
     await shown(1);
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async () => Response.json(record(9, 'waiting'), { status: 201 })),
-    );
+    stubXhr({ status: 201, body: record(9, 'waiting') });
     // Done before the history is read again: it never shows it running.
     pages[1] = [record(9, 'completed'), record(1, 'completed')];
     const input = document.querySelector<HTMLInputElement>('input[type=file]')!;

@@ -13,6 +13,7 @@ import { isRunning } from '../imports.queries.ts';
 import { useImportEnded } from '../useImportEnded.ts';
 import { ImportRecordList } from './ImportRecordList.tsx';
 import { ListPagination } from '../../../ui/ListPagination.tsx';
+import { UploadProgressBar, type UploadProgressValue } from '../../../ui/UploadProgressBar.tsx';
 
 /** One kind of upload the page offers (the communication import has two: new records and updates). */
 export interface ImportMode {
@@ -74,6 +75,7 @@ export function ImportPage<K extends QueryKey>({
   const [encoding, setEncoding] = useState<'auto' | CsvEncoding>('auto');
   const [error, setError] = useState<string | undefined>();
   const [uploading, setUploading] = useState(false);
+  const [progress, setProgress] = useState<UploadProgressValue | null>(null);
   const onError = useMutationErrorHandler({ conflictMessage: reloadedConflictMessage });
 
   const anyRunning = list.data?.data.some(isRunning) ?? false;
@@ -111,10 +113,15 @@ export function ImportPage<K extends QueryKey>({
     }
     setError(undefined);
     setUploading(true);
+    setProgress({ loaded: 0, total: file.size });
     try {
-      const record = (await uploadFile(services, mode.endpoint, file, {
-        encoding: encoding === 'auto' ? undefined : encoding,
-      })) as ImportRecord;
+      const record = (await uploadFile(
+        services,
+        mode.endpoint,
+        file,
+        { encoding: encoding === 'auto' ? undefined : encoding },
+        { onProgress: setProgress },
+      )) as ImportRecord;
       setAwaitedId(record.id);
       toast.success('アップロードしました。取り込みを開始します');
       setFile(null);
@@ -125,6 +132,7 @@ export function ImportPage<K extends QueryKey>({
       else onError(e);
     } finally {
       setUploading(false);
+      setProgress(null);
     }
   };
 
@@ -201,6 +209,7 @@ export function ImportPage<K extends QueryKey>({
               {mode.uploadLabel}
             </Button>
           </Group>
+          {uploading && progress && <UploadProgressBar progress={progress} testId="import-upload-progress" />}
           {anyRunning && (
             <Alert color="blue" variant="light">
               インポートを処理しています。完了するまで次のファイルはアップロードできません。

@@ -1,8 +1,21 @@
 import { Stack, Table, Text } from '@mantine/core';
-import type { Referral } from '@renkei/contracts';
+import type { HospitalAdmission, Referral } from '@renkei/contracts';
 import { formatDate } from '../../../app/dates.ts';
 import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
 import { noWrap } from '../../../ui/table-styles.ts';
+
+/** One stay as one line: dates, department, diagnosis, operation, DPC (its MDC's name, the only name known). */
+export function admissionSummary(a: HospitalAdmission): string {
+  const parts = [`${formatDate(a.admission_date)}入院${a.discharge_date ? `〜${formatDate(a.discharge_date)}` : ''}`];
+  if (a.department) parts.push(a.department);
+  if (a.icd10_name || a.icd10_code) parts.push(`${a.icd10_name ?? ''}${a.icd10_code ? `（${a.icd10_code}）` : ''}`);
+  if (a.kcode)
+    parts.push(
+      `手術 ${a.kcode}${a.operation_name ? ` ${a.operation_name}` : ''}${a.operation_date ? `（${formatDate(a.operation_date)}）` : ''}`,
+    );
+  if (a.dpc_code) parts.push(`DPC ${a.dpc_code}${a.dpc_name ? `（${a.dpc_name}）` : ''}`);
+  return parts.join(' ');
+}
 
 /**
  * Each referral with the stays that followed it (department, diagnosis, operation, DPC) and its reverse
@@ -33,7 +46,7 @@ export function ReferralList({
           <Table.Th>紹介元医師</Table.Th>
           <Table.Th>入院・手術</Table.Th>
           <Table.Th>逆紹介</Table.Th>
-          <Table.Th />
+          <Table.Th data-print-hide />
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
@@ -46,13 +59,8 @@ export function ReferralList({
             <Table.Td>
               <Stack gap={2}>
                 {r.hospital_admissions.map((a) => (
-                  <Text key={a.id} size="xs">
-                    {formatDate(a.admission_date)}入院
-                    {a.discharge_date ? `〜${formatDate(a.discharge_date)}` : ''}
-                    {a.icd10_name ? ` ${a.icd10_name}` : ''}
-                    {a.icd10_code ? `（${a.icd10_code}）` : ''}
-                    {a.kcode ? ` 手術 ${a.kcode} ${a.operation_name ?? ''}` : ''}
-                    {a.dpc_code ? ` DPC ${a.dpc_code}` : ''}
+                  <Text key={a.id} size="xs" data-testid="referral-admission">
+                    {admissionSummary(a)}
                   </Text>
                 ))}
               </Stack>
@@ -60,7 +68,7 @@ export function ReferralList({
             <Table.Td style={noWrap}>
               {r.reverse_referral ? formatDate(r.reverse_referral.reverse_referral_date) : ''}
             </Table.Td>
-            <Table.Td>
+            <Table.Td data-print-hide>
               {r.entered_by_hand && onEdit && onDelete && (
                 <EditDeleteButtons compact onEdit={() => onEdit(r)} onDelete={() => onDelete(r)} />
               )}

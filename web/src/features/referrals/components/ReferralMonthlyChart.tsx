@@ -27,7 +27,7 @@ export function ReferralMonthlyChart({ data }: { data: ChartData }) {
         tickLine="y"
         data-testid="referral-chart"
       />
-      <ScrollArea h={260}>
+      <ScrollArea h={260} data-table-scroll>
         <Table striped fz="xs" stickyHeader data-testid="referral-monthly-table">
           <Table.Thead>
             <Table.Tr>
