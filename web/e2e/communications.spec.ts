@@ -109,6 +109,51 @@ test.describe('communications on a phone', () => {
     await page.reload();
     await expect(cards).toHaveCount(1);
   });
+  test('a visit logged without a network is sent with its form closed, exactly once, when the network returns', async ({
+    page,
+    context,
+  }) => {
+    const story = `e2e未送信-${Date.now() % 100000} 閉じた後に送信`;
+    await signIn(page, undefined, '/communications');
+    await expect(page.getByTestId('communication-card').first()).toBeVisible();
+    await page.getByRole('button', { name: '活動を記録' }).click();
+    const dialog = page.getByRole('dialog', { name: '活動の記録' });
+    await dialog.getByLabel('医療機関').fill('病院');
+    await page.getByRole('option').first().click();
+    await dialog.getByLabel('内容').fill(story);
+    await dialog.getByLabel('面談相手').click();
+    await page.getByRole('option', { name: '院長' }).click();
+
+    await context.setOffline(true);
+    await dialog.getByRole('button', { name: '記録する' }).click();
+    await expect(dialog.getByTestId('communication-pending')).toBeVisible();
+    // The form is closed (it unmounts): the frame still holds the record and says so.
+    await page.keyboard.press('Escape');
+    await expect(dialog).toBeHidden();
+    const pending = page.getByTestId('pending-communications');
+    await expect(pending).toHaveText('未送信 1件');
+    await screenshot(page, 'communications-pending-indicator-phone');
+    // Kept while offline: nothing is lost by waiting past the sender's retry.
+    await page.waitForTimeout(11_000);
+    await expect(pending).toHaveText('未送信 1件');
+
+    await context.setOffline(false);
+    await expect(page.getByText('未送信だった活動記録を送信しました')).toBeVisible({ timeout: 30_000 });
+    await expect(pending).toBeHidden();
+    const cards = page.getByTestId('communication-card').filter({ hasText: story });
+    await expect(cards).toHaveCount(1);
+    // The form opens blank: the record left it for good.
+    await page.getByRole('button', { name: '活動を記録' }).click();
+    await expect(dialog.getByLabel('内容')).toHaveValue('');
+    await expect(dialog.getByTestId('communication-draft-restored')).toHaveCount(0);
+    await page.keyboard.press('Escape');
+    // After the sender's next rounds and a reload (the search API again): still exactly one.
+    await page.waitForTimeout(11_000);
+    await page.reload();
+    await expect(page.getByTestId('communication-card').first()).toBeVisible();
+    await expect(cards).toHaveCount(1);
+    await expect(pending).toBeHidden();
+  });
 });
 
 test.describe('editing a communication', () => {
@@ -124,6 +169,8 @@ test.describe('editing a communication', () => {
     const create = page.getByRole('dialog', { name: '活動の記録' });
     await create.getByLabel('医療機関').fill('病院');
     await page.getByRole('option').first().click();
+    await create.getByLabel('カテゴリ').fill('定期訪問');
+    await create.getByLabel('目的').fill(`紹介のお礼-${n}`);
     await create.getByLabel('内容').fill(story);
     await create.getByLabel('面談相手').click();
     await page.getByRole('option', { name: '院長' }).click();
@@ -136,6 +183,11 @@ test.describe('editing a communication', () => {
     let dialog = page.getByRole('dialog', { name: '活動記録の編集' });
     await expect(dialog.getByLabel('内容')).toHaveValue(story);
     await expect(dialog.getByLabel('面談相手')).toHaveValue('院長');
+    await expect(dialog.getByLabel('カテゴリ')).toHaveValue('定期訪問');
+    await expect(dialog.getByLabel('目的')).toHaveValue(`紹介のお礼-${n}`);
+    // The caller acted (the demo owner): shown by name.
+    await expect(dialog.getByLabel('活動した担当者')).not.toHaveValue('');
+    await dialog.getByLabel('目的').fill(`新任医師の紹介-${n}`);
     await dialog.getByLabel('内容').fill(`e2e編集後-${n}`);
     await dialog.getByLabel('面談相手').click();
     await page.getByRole('option', { name: '事務長' }).click();
@@ -155,6 +207,9 @@ test.describe('editing a communication', () => {
     // Someone else saves the same record in another tab while this edit is open.
     await card().getByRole('button', { name: '編集' }).click();
     dialog = page.getByRole('dialog', { name: '活動記録の編集' });
+    // The edit saved the edited purpose, not the old one again.
+    await expect(dialog.getByLabel('目的')).toHaveValue(`新任医師の紹介-${n}`);
+    await expect(dialog.getByLabel('カテゴリ')).toHaveValue('定期訪問');
     await dialog.getByLabel('内容').fill(`e2e私の入力-${n}`);
     await dialog.getByRole('button', { name: `${file}を外す` }).click();
     const other = await context.newPage();
@@ -162,7 +217,7 @@ test.describe('editing a communication', () => {
     const otherCard = other.getByTestId('communication-card').filter({ hasText: `e2e編集後-${n}` });
     await otherCard.getByRole('button', { name: '編集' }).click();
     const otherDialog = other.getByRole('dialog', { name: '活動記録の編集' });
-    await otherDialog.getByLabel('メモ').fill('別の人のメモ');
+    await otherDialog.getByLabel('メモ', { exact: true }).fill('別の人のメモ');
     await otherDialog.getByRole('button', { name: '保存する' }).click();
     await expect(otherDialog).toBeHidden();
     await other.close();
@@ -171,7 +226,7 @@ test.describe('editing a communication', () => {
     await expect(dialog.getByTestId('communication-conflict')).toContainText('他のユーザーが先に更新しました');
     await expect(dialog.getByLabel('内容')).toHaveValue(`e2e私の入力-${n}`);
     // The memo this edit did not touch now holds the other person's change.
-    await expect(dialog.getByLabel('メモ')).toHaveValue('別の人のメモ');
+    await expect(dialog.getByLabel('メモ', { exact: true })).toHaveValue('別の人のメモ');
     await screenshot(page, 'communications-edit-conflict');
     // Saved again knowingly, over the latest version: both changes are in.
     await dialog.getByRole('button', { name: '保存する' }).click();

@@ -107,4 +107,13 @@ export const institutionMasterMigrations: ModuleMigrations = {
       await sql`DROP INDEX ref.medical_institutions_facility_type`.execute(db);
     },
   },
+  // The communication form's 現在地の近く: a bounding box of a few kilometres around the phone, read from
+  // this index, then the exact great-circle distance of the few rows inside it. A btree and plain SQL
+  // rather than PostGIS or earthdistance, which the embedded PGlite does not ship.
+  '0004_coordinates': {
+    async up(db: Kysely<any>) {
+      await sql`
+        CREATE INDEX medical_institutions_coordinates ON ref.medical_institutions (latitude, longitude)`.execute(db);
+    },
+  },
 };

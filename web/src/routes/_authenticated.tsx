@@ -1,10 +1,18 @@
 import { useQuery } from '@tanstack/react-query';
 import { createFileRoute } from '@tanstack/react-router';
+import { lazy, Suspense } from 'react';
 import { analytics } from '../analytics/analytics.ts';
 import { ApiError, isApiError } from '../api/api-errors.ts';
 import { setReportingUser } from '../errors/error-reporting.ts';
 import { currentUserQueries } from '../features/current-user/current-user.queries.ts';
 import { AppFrame } from '../frame/AppFrame.tsx';
+
+// Sends communications kept on the device while offline, with no form open; loaded after the page.
+const PendingCommunicationsSender = lazy(() =>
+  import('../features/communications/components/PendingCommunicationsSender.tsx').then((m) => ({
+    default: m.PendingCommunicationsSender,
+  })),
+);
 
 /**
  * Spec §4 startup: pending redirect handled, sign in when no account, then the current user; pages
@@ -36,5 +44,14 @@ function AuthenticatedLayout() {
   const { user: signedIn, api } = Route.useRouteContext();
   // Observed, so a profile change (which invalidates the current user) shows in the header at once.
   const { data: user } = useQuery({ ...currentUserQueries.detail(api), initialData: signedIn });
-  return <AppFrame user={user} />;
+  return (
+    <>
+      <AppFrame user={user} />
+      {user.features.includes('communications') && (
+        <Suspense fallback={null}>
+          <PendingCommunicationsSender accountId={user.id} />
+        </Suspense>
+      )}
+    </>
+  );
 }

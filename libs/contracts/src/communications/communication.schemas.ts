@@ -15,6 +15,11 @@ import { CommunicationType, LabelValue, LabelValueInput } from '../labels/label.
 import { UploadedFile } from '../imports/import.schemas.ts';
 import { TaskStatus } from '../tasks/task.schemas.ts';
 import { VocPriority, VocStatus } from '../vocs/voc.schemas.ts';
+import {
+  NearbyInstitutions,
+  NearbyInstitutionsQuery,
+  RecentCommunicationInstitutions,
+} from './institution-picker.schemas.ts';
 
 export const CommunicationComment = z.object({
   id: Id,
@@ -119,14 +124,61 @@ export type CommunicationCreateInput = z.infer<typeof CommunicationCreateInput>;
 export const CommunicationUpdateInput = z.object(communicationFields);
 export type CommunicationUpdateInput = z.infer<typeof CommunicationUpdateInput>;
 
-/** A condition on one communication label (fields used depend on its component type). */
-export const CommunicationLabelFilter = z.object({
-  label_id: Id,
-  text: z.string().trim().max(100).optional(),
-  selection_ids: z.array(Id).max(100).optional(),
-  own_department_ids: z.array(Id).max(100).optional(),
-  is_empty: z.boolean().optional(),
-});
+const labelTime = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, '時刻はHH:MM形式で入力してください');
+const labelInteger = z
+  .number({ error: '整数を入力してください' })
+  .int('整数を入力してください')
+  .min(-2147483648)
+  .max(2147483647);
+
+/** The fields of a label condition that only one component type's value has (the others are refused). */
+export const labelFilterFieldsByType = {
+  integer: ['integer_min', 'integer_max'],
+  date: ['date_from', 'date_to'],
+  time: ['time_from', 'time_to'],
+  select: ['selection_ids'],
+  radio: ['selection_ids'],
+  checkbox: ['selection_ids'],
+  own_department: ['own_department_ids'],
+} as const;
+
+/**
+ * A condition on one communication label; the fields used depend on its component type: `text`
+ * (contained in a text, textarea — and, as before ranges existed, an integer, date or time as text),
+ * `integer_min`/`integer_max`, `date_from`/`date_to`, `time_from`/`time_to` (ranges, both ends
+ * inclusive, either end open), `selection_ids` (select, radio, checkbox: any of them),
+ * `own_department_ids`. `is_empty: true` finds records without a value for the label. Conditions of one
+ * filter all hold (AND). A field another component type's value has is a 422 (checked against the label).
+ */
+export const CommunicationLabelFilter = z
+  .object({
+    label_id: Id,
+    text: z.string().trim().max(100, 'ラベルの検索文字列は100文字以内で入力してください').optional(),
+    integer_min: labelInteger.optional(),
+    integer_max: labelInteger.optional(),
+    date_from: inputDate('日付はYYYY-MM-DD形式で入力してください').optional(),
+    date_to: inputDate('日付はYYYY-MM-DD形式で入力してください').optional(),
+    time_from: labelTime.optional(),
+    time_to: labelTime.optional(),
+    selection_ids: z.array(Id).max(100).optional(),
+    own_department_ids: z.array(Id).max(100).optional(),
+    is_empty: z.boolean().optional(),
+  })
+  .superRefine((f, ctx) => {
+    const reversed = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
+    if (f.integer_min !== undefined && f.integer_max !== undefined && f.integer_min > f.integer_max)
+      reversed('integer_max', '最大値は最小値以上を入力してください');
+    if (f.date_from && f.date_to && f.date_from > f.date_to)
+      reversed('date_to', '終了日は開始日以降を入力してください');
+    if (f.time_from && f.time_to && f.time_from > f.time_to)
+      reversed('time_to', '終了時刻は開始時刻以降を入力してください');
+    // Fields of two component types cannot both hold for one label's value.
+    const used = [...new Set(Object.values(labelFilterFieldsByType).map((fields) => fields.join()))]
+      .map((fields) => fields.split(',').filter((k) => f[k as keyof typeof f] !== undefined))
+      .filter((fields) => fields.length > 0);
+    if (used.length > 1) reversed(used[1]![0]!, 'ラベルの種類に合わない条件です');
+  });
+export type CommunicationLabelFilter = z.infer<typeof CommunicationLabelFilter>;
 
 const communicationConditions = {
   period: Period.optional(),
@@ -134,7 +186,7 @@ const communicationConditions = {
   user_ids: z.array(Id).max(200).optional(),
   keyword: z.string().trim().max(100, 'キーワードは100文字以内で入力してください').optional(),
   is_doctor_attended: z.boolean().optional(),
-  label_filters: z.array(CommunicationLabelFilter).max(20).optional(),
+  label_filters: z.array(CommunicationLabelFilter).max(20, 'ラベルの条件は20件まで指定できます').optional(),
   sort_by: z.enum(['acted_date', 'created_at', 'updated_at']).default('acted_date'),
   sort: SortDirection.default('desc'),
   ...PageQuery.shape,
@@ -335,4 +387,30 @@ export const communicationEndpoints = {
     response: z.array(CommunicationVoc),
     successStatus: 200,
   }),
+  // The form's institution picker (issue 11 §5): what the spec's calls do not give.
+  listRecentCommunicationInstitutions: endpoint({
+    ...c,
+    served: true,
+    id: 'communications.recentMedicalInstitutions',
+    method: 'GET',
+    path: '/communications/recent_medical_institutions',
+    service: 'query',
+    summary: '自分が最近活動を記録した医療機関（独自追加）',
+    response: RecentCommunicationInstitutions,
+    successStatus: 200,
+  }),
+  listNearbyMedicalInstitutions: endpoint({
+    ...c,
+    served: true,
+    id: 'communications.nearbyMedicalInstitutions',
+    method: 'GET',
+    path: '/medical_institutions/nearby',
+    service: 'query',
+    summary: '現在地の近くの医療機関（独自追加）',
+    query: NearbyInstitutionsQuery,
+    response: NearbyInstitutions,
+    successStatus: 200,
+  }),
 };
+
+export * from './institution-picker.schemas.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { endpoint } from '../core/endpoint.ts';
-import { Id, IdParams, NoContent, inputDate } from '../core/zod-helpers.ts';
+import { Id, IdParams, NoContent, inputDate, queryBoolean } from '../core/zod-helpers.ts';
 import { PrefectureCode } from '../core/refs.ts';
 
 /** Spec §9. */
@@ -86,6 +86,13 @@ export const CommunicationLabel = z.object({
   selections: z.array(LabelSelection),
   is_required: z.boolean(),
   version: z.number().int(),
+  /**
+   * Renkei addition, only in a list asked with `include_deleted`: the label was deleted. Its records keep
+   * their values, which are shown as 「ラベル名（削除済み）: 値」 (docs/decisions.md).
+   */
+  is_deleted: z.boolean().optional(),
+  /** Renkei addition, only with `include_deleted`: choices removed from the label, to name the values that chose them. */
+  deleted_selections: z.array(LabelSelection).optional(),
 });
 export type CommunicationLabel = z.infer<typeof CommunicationLabel>;
 
@@ -101,7 +108,11 @@ export const CommunicationLabelInput = z
   .superRefine(requireSelections);
 export type CommunicationLabelInput = z.infer<typeof CommunicationLabelInput>;
 
-export const CommunicationLabelListQuery = z.object({ communication_type: CommunicationType.optional() });
+export const CommunicationLabelListQuery = z.object({
+  communication_type: CommunicationType.optional(),
+  /** Renkei addition: deleted labels too (flagged), to name the values records keep of them. */
+  include_deleted: queryBoolean.default(false),
+});
 
 export const LabelAreaAddress = z.object({
   prefecture: PrefectureCode,

@@ -158,6 +158,7 @@ describe('communications projection', () => {
 
   it('lists communication labels in their order with their versions', async () => {
     const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+    const deletedAt = new Date('2026-11-01T09:00:00Z');
     const label = (id: string, name: string) => ({
       label_id: id,
       name,
@@ -177,12 +178,71 @@ describe('communications projection', () => {
         [
           { type: 'CommunicationLabelUpdated', stream: 'labels', data: { ...label(a, '訪問目的'), is_required: true } },
           { type: 'CommunicationLabelCreated', stream: 'labels', data: label(c, '次回') },
-          { type: 'CommunicationLabelDeleted', stream: 'labels', data: { label_id: b } },
+          { type: 'CommunicationLabelDeleted', stream: 'labels', data: { label_id: b }, at: deletedAt },
         ],
       )
       .thenRows('communication_labels', [
-        { id: a, name: '訪問目的', is_required: true, sort_order: 1, version: 1 },
-        { id: c, name: '次回', is_required: false, sort_order: 1_000_004, version: 0 },
+        { id: a, name: '訪問目的', is_required: true, sort_order: 1, version: 1, deleted_at: null },
+        // A deleted label stays, flagged, to name the values its records keep.
+        { id: b, name: '結果', is_required: false, sort_order: 0, version: 0, deleted_at: deletedAt },
+        { id: c, name: '次回', is_required: false, sort_order: 1_000_004, version: 0, deleted_at: null },
+      ]);
+  });
+
+  it('keeps the choices removed from a label, with their text, and a label deleted in the batch that made it', async () => {
+    const [a, b] = [randomUUID(), randomUUID()];
+    const [s1, s2, s3, s4, s5] = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const deletedAt = new Date('2026-11-02T09:00:00Z');
+    const choice = (id: string, label: string, order: number) => ({ id, label, order });
+    const label = (id: string, selections: { id: string; label: string; order: number }[]) => ({
+      label_id: id,
+      name: '結果',
+      communication_type: 'visit',
+      component_type: 'select',
+      description: '',
+      selections,
+      is_required: false,
+    });
+    await test
+      .given(
+        [
+          {
+            type: 'CommunicationLabelCreated',
+            stream: 'labels',
+            data: label(a, [choice(s1, '良好', 0), choice(s2, '保留', 1), choice(s3, '不調', 2)]),
+          },
+          { type: 'CommunicationLabelCreated', stream: 'labels', data: label(b, [choice(s4, 'あり', 0)]) },
+          { type: 'CommunicationLabelDeleted', stream: 'labels', data: { label_id: b }, at: deletedAt },
+        ],
+        // One choice removed in an earlier batch than the row, one within the batch, one choice added.
+        [
+          {
+            type: 'CommunicationLabelUpdated',
+            stream: 'labels',
+            data: label(a, [choice(s1, '良好', 0), choice(s3, '不調', 1)]),
+          },
+        ],
+        [
+          {
+            type: 'CommunicationLabelUpdated',
+            stream: 'labels',
+            data: label(a, [choice(s1, '良好', 0), choice(s3, '不調', 1), choice(s5, '新規', 2)]),
+          },
+          { type: 'CommunicationLabelUpdated', stream: 'labels', data: label(a, [choice(s1, '良好', 0)]) },
+        ],
+      )
+      .thenRows('communication_labels', [
+        {
+          id: a,
+          selections: [choice(s1, '良好', 0)],
+          // Once each (in id order), with the text they had when removed.
+          deleted_selections: [choice(s2, '保留', 1), choice(s3, '不調', 1), choice(s5, '新規', 2)].sort((x, y) =>
+            x.id.localeCompare(y.id),
+          ),
+          deleted_at: null,
+          version: 3,
+        },
+        { id: b, selections: [choice(s4, 'あり', 0)], deleted_selections: [], deleted_at: deletedAt, version: 0 },
       ]);
   });
 

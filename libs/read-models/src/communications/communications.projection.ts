@@ -7,6 +7,7 @@ import {
   eventDecoder,
   type CommunicationFields,
   type CommunicationLabelDefinition,
+  type LabelSelectionData,
 } from '@renkei/domain';
 import { normalizeKeyword } from '@renkei/institution-master';
 import { createTables, insertRows, tableNames, type WriteRow } from '../shared/table.ts';
@@ -60,6 +61,10 @@ interface LabelEntry {
   created: boolean;
   updates: number;
   deleted: boolean;
+  /** When the label was deleted in this batch. */
+  deletedAt: Date | null;
+  /** Choices an earlier event of this batch had and a later one removed. */
+  removedSelections: LabelSelectionData[];
   createdOrder: number;
 }
 
@@ -79,7 +84,9 @@ export const communicationsProjection = defineProjection({
   // label order's number of saves (the ETag of the label list); the search's whole order in its indexes.
   // v5: each comment's number of edits (the If-Match of its author's edit or delete).
   // v6: a covering index of the keyword text by period, for the count of a keyword search over a period.
-  version: 6,
+  // v7: deleted labels stay, flagged (`deleted_at`), and removed choices are kept with their text
+  // (`deleted_selections`), so the values records keep of them are still shown.
+  version: 7,
   eventTypes: decode.types,
   tables: tableNames(tables),
   async setup(trx, t) {
@@ -278,24 +285,35 @@ export const communicationsProjection = defineProjection({
             created: event.type === 'CommunicationLabelCreated',
             updates: 0,
             deleted: false,
+            deletedAt: null,
+            removedSelections: [],
             createdOrder: NEW_LABEL_ORDER + recorded.revision,
           };
           if (event.type === 'CommunicationLabelUpdated') entry.updates++;
+          const kept = new Set(event.data.selections.map((sel) => sel.id));
+          entry.removedSelections.push(...(entry.definition?.selections ?? []).filter((sel) => !kept.has(sel.id)));
           entry.definition = event.data;
           labels.set(key, entry);
           break;
         }
         case 'CommunicationLabelDeleted': {
+          // The row stays to name the values its records keep; created or changed in this batch, it is
+          // written whole, else only flagged.
           const key = `${tenantId}:${event.data.label_id}`;
-          labels.set(key, {
+          const entry = labels.get(key) ?? {
             tenantId,
             labelId: event.data.label_id,
             definition: null,
             created: false,
             updates: 0,
-            deleted: true,
+            deleted: false,
+            deletedAt: null,
+            removedSelections: [],
             createdOrder: 0,
-          });
+          };
+          entry.deleted = true;
+          entry.deletedAt = recorded.created_at;
+          labels.set(key, entry);
           break;
         }
         case 'CommunicationLabelsReordered':
@@ -469,7 +487,7 @@ export const communicationsProjection = defineProjection({
       t.communication_labels,
       communicationLabelsTable,
       labelList
-        .filter((l) => !l.deleted && l.definition)
+        .filter((l) => l.definition)
         .map((l) => ({
           tenant_id: l.tenantId,
           id: l.definition!.label_id,
@@ -481,20 +499,33 @@ export const communicationsProjection = defineProjection({
           is_required: l.definition!.is_required,
           sort_order: l.createdOrder,
           version: l.updates,
+          deleted_at: l.deletedAt?.toISOString() ?? null,
+          deleted_selections: l.removedSelections,
         })),
       {
+        // Removed choices: every choice the row knew (live or removed before) or this batch removed that
+        // the new definition no longer has, once each.
         onConflict: sql`ON CONFLICT (tenant_id, id) DO UPDATE SET name = excluded.name,
           description = excluded.description, selections = excluded.selections, is_required = excluded.is_required,
-          version = ${sql.table(t.communication_labels)}.version + excluded.version`,
+          version = ${sql.table(t.communication_labels)}.version + excluded.version,
+          deleted_at = excluded.deleted_at,
+          deleted_selections = (
+            SELECT coalesce(jsonb_agg(e.v), '[]'::jsonb) FROM (
+              SELECT DISTINCT ON (c.v->>'id') c.v
+                FROM jsonb_array_elements(${sql.table(t.communication_labels)}.deleted_selections
+                       || excluded.deleted_selections || ${sql.table(t.communication_labels)}.selections) AS c(v)
+               WHERE NOT excluded.selections @> jsonb_build_array(jsonb_build_object('id', c.v->'id'))
+               ORDER BY c.v->>'id') AS e)`,
       },
     );
-    const deletedLabels = labelList.filter((l) => l.deleted);
+    const deletedLabels = labelList.filter((l) => l.deleted && !l.definition);
     if (deletedLabels.length > 0) {
       await sql`
-        DELETE FROM ${sql.table(t.communication_labels)} AS cur
-         USING unnest(${sql.val(deletedLabels.map((l) => l.tenantId))}::uuid[],
-                      ${sql.val(deletedLabels.map((l) => l.labelId))}::uuid[])
-               AS d(tenant_id, id)
+        UPDATE ${sql.table(t.communication_labels)} AS cur SET deleted_at = d.at
+          FROM unnest(${sql.val(deletedLabels.map((l) => l.tenantId))}::uuid[],
+                      ${sql.val(deletedLabels.map((l) => l.labelId))}::uuid[],
+                      ${sql.val(deletedLabels.map((l) => l.deletedAt!.toISOString()))}::timestamptz[])
+               AS d(tenant_id, id, at)
          WHERE cur.tenant_id = d.tenant_id AND cur.id = d.id`.execute(trx);
     }
     const orders = [...reorders.entries()].flatMap(([tenantId, ids]) => ids.map((id, i) => ({ tenantId, id, i })));

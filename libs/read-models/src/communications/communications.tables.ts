@@ -69,7 +69,10 @@ export const communicationLikesTable = defineTable({
   primaryKey: ['tenant_id', 'communication_id', 'user_id'],
 });
 
-/** The tenant's communication labels, in display order. */
+/**
+ * The tenant's communication labels, in display order. A deleted label stays (`deleted_at` set), out of
+ * the label list and the forms, to name the values its records keep (docs/decisions.md).
+ */
 export const communicationLabelsTable = defineTable({
   name: 'communication_labels',
   columns: {
@@ -83,6 +86,10 @@ export const communicationLabelsTable = defineTable({
     is_required: column.boolean(),
     sort_order: column.int(),
     version: column.int(),
+    /** When the label was deleted; null while it is live. */
+    deleted_at: column.timestamptz().nullable(),
+    /** Choices removed from the label, with their text: values that chose them stay readable. */
+    deleted_selections: column.jsonb<LabelSelectionData[]>(),
   },
   primaryKey: ['tenant_id', 'id'],
 });

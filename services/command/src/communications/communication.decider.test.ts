@@ -232,4 +232,73 @@ describe('communication decider', () => {
       .when({ type: 'Unlike', communicationId, userId: other })
       .then([{ type: 'CommunicationUnliked', data: liked.data }]);
   });
+
+  describe('values of deleted labels and choices stay readable', () => {
+    const deletedLabelId = id(8);
+    const keptChoice = id(9);
+    const goneChoice = id(10);
+    const value = (labelId: string, patch: object) => ({
+      ...selected,
+      label_id: labelId,
+      selection_id: null,
+      ...patch,
+    });
+    const liveLabel: CommunicationLabelDefinition = {
+      ...requiredLabel,
+      is_required: false,
+      selections: [{ id: keptChoice, label: '部長', order: 0 }],
+    };
+    const ofDeleted = value(deletedLabelId, { text_value: '紹介状3通' });
+    const ofGoneChoice = value(labelId, { selection_id: goneChoice });
+    const stored: CommunicationEvent = {
+      type: 'CommunicationCreated',
+      data: { ...baseFields, tasks: [], label_values: [ofDeleted, ofGoneChoice] },
+    };
+    const edit = (body: Record<string, unknown>): CommunicationCommand => ({
+      type: 'UpdateCommunication',
+      communicationId,
+      callerId: caller,
+      input: CommunicationUpdateInput.parse({ ...visit, ...body }),
+      facts: facts([liveLabel]),
+    });
+
+    it('keeps the value of a deleted label the edit does not mention, and a deleted choice sent back as stored', () => {
+      given(communicationDecider, [stored])
+        .when(edit({ memo: '追記', label_values: [ofGoneChoice] }))
+        .then([
+          {
+            type: 'CommunicationUpdated',
+            data: { ...baseFields, memo: '追記', label_values: [ofGoneChoice, ofDeleted] },
+          },
+        ]);
+    });
+
+    it('accepts the deleted label’s value sent back as stored, and drops it when cleared', () => {
+      given(communicationDecider, [stored])
+        .when(edit({ label_values: [ofDeleted, ofGoneChoice] }))
+        .then([]);
+      given(communicationDecider, [stored])
+        .when(edit({ label_values: [value(deletedLabelId, {}), ofGoneChoice] }))
+        .then([{ type: 'CommunicationUpdated', data: { ...baseFields, label_values: [ofGoneChoice] } }]);
+    });
+
+    it('refuses a new value of a deleted label or choice', () => {
+      given(communicationDecider, [stored])
+        .when(edit({ label_values: [value(deletedLabelId, { text_value: '別の値' })] }))
+        .thenRejected(invalid({ field: 'label_values.0.label_id', message: 'ラベルが見つかりません' }));
+      given(communicationDecider, [stored])
+        .when(edit({ label_values: [value(labelId, { selection_id: id(11) })] }))
+        .thenRejected(
+          invalid({ field: 'label_values.0.selection_id', message: '「面談相手」の選択肢を選んでください' }),
+        );
+    });
+
+    it('drops them when the record moves to another type, as the values of live labels of that type go', () => {
+      given(communicationDecider, [stored])
+        .when(edit({ communication_type: 'phone' }))
+        .then([
+          { type: 'CommunicationUpdated', data: { ...baseFields, communication_type: 'phone', label_values: [] } },
+        ]);
+    });
+  });
 });

@@ -1,11 +1,13 @@
 import type { CommunicationCreateInput, CommunicationUpdateInput, FieldError } from '@renkei/contracts';
 import {
+  blankLabelValue,
   checkLabelValues,
   parseCommunicationEvent,
   stableJson,
   type CommunicationFields,
   type CommunicationLabelDefinition,
   type CommunicationTaskData,
+  type LabelValueData,
 } from '@renkei/domain';
 import { invalid, notFound, type Decider, type Decision } from '../shared/decider.ts';
 import { toLabelDefinition } from './communication-label.decider.ts';
@@ -129,6 +131,8 @@ function fieldsOf(
   callerId: string,
   input: CommunicationUpdateInput,
   facts: CommunicationFacts,
+  /** The record as it is (an update): what it holds of deleted labels and choices is kept. */
+  prev: CommunicationFields | null = null,
 ): { fields: CommunicationFields } | { errors: FieldError[] } {
   const errors: FieldError[] = [];
   const userId = input.user_id ?? callerId;
@@ -149,10 +153,11 @@ function fieldsOf(
     new Map(labels.map((l) => [l.label_id, toLabelDefinition(l)])),
     facts.ownDepartmentIds,
   );
-  for (const p of checked.problems) errors.push({ field: `label_values.${p.index}.${p.field}`, message: p.message });
-  const answered = new Set(checked.values.map((v) => v.label_id));
+  const { values, problems } = keepReadableValues(input, prev, facts, checked);
+  for (const p of problems) errors.push({ field: `label_values.${p.index}.${p.field}`, message: p.message });
+  const answered = new Set(values.map((v) => v.label_id));
   for (const label of labels) {
-    if (label.is_required && !answered.has(label.label_id) && !checked.problems.length)
+    if (label.is_required && !answered.has(label.label_id) && !problems.length)
       errors.push({ field: 'label_values', message: `「${label.name}」を入力してください` });
   }
   if (errors.length > 0) return { errors };
@@ -173,9 +178,49 @@ function fieldsOf(
       is_doctor_attended: input.is_doctor_attended,
       user_id: userId,
       attachment_ids: input.attachment_ids,
-      label_values: checked.values,
+      label_values: values,
     },
   };
+}
+
+/**
+ * Values of deleted labels and choices stay readable (docs/decisions.md): an edit keeps what the record
+ * holds of a deleted label when it does not mention it, and accepts a value sent back exactly as stored
+ * (a choice or own department deleted since included). Clearing such a value (an empty one) removes it;
+ * any other value of a deleted label or choice is refused as before. Values of the record's former type
+ * go when the type changes, as the live ones of that type do.
+ */
+function keepReadableValues(
+  input: CommunicationUpdateInput,
+  prev: CommunicationFields | null,
+  facts: CommunicationFacts,
+  checked: ReturnType<typeof checkLabelValues>,
+): { values: LabelValueData[]; problems: ReturnType<typeof checkLabelValues>['problems'] } {
+  if (!prev || prev.communication_type !== input.communication_type)
+    return { values: checked.values, problems: checked.problems };
+  const stored = new Map(prev.label_values.map((v) => [v.label_id, v]));
+  const asStored = (v: LabelValueData) => {
+    const was = stored.get(v.label_id);
+    return was !== undefined && stableJson(was) === stableJson({ ...blankLabelValue(v.label_id), ...v });
+  };
+  const live = new Set(facts.labels.map((l) => l.label_id));
+  const cleared = (v: LabelValueData) =>
+    !live.has(v.label_id) &&
+    stableJson({ ...blankLabelValue(v.label_id), ...v, text_value: v.text_value || null }) ===
+      stableJson(blankLabelValue(v.label_id));
+  const kept = checked.problems.filter((p) => asStored(input.label_values[p.index]!));
+  const problems = checked.problems.filter((p) => !kept.includes(p) && !cleared(input.label_values[p.index]!));
+  const values = [...checked.values];
+  const has = new Set(values.map((v) => v.label_id));
+  for (const p of kept) {
+    const labelId = input.label_values[p.index]!.label_id;
+    if (!has.has(labelId)) values.push(stored.get(labelId)!);
+    has.add(labelId);
+  }
+  const mentioned = new Set(input.label_values.map((v) => v.label_id));
+  for (const v of prev.label_values)
+    if (!live.has(v.label_id) && !mentioned.has(v.label_id) && !has.has(v.label_id)) values.push(v);
+  return { values, problems };
 }
 
 const isLive = (state: CommunicationState) => state.status === 'active';
@@ -210,6 +255,7 @@ function decide(state: CommunicationState, command: CommunicationCommand): Decis
         // An edit that names nobody keeps who acted, not the editor.
         { ...command.input, user_id: command.input.user_id ?? prev.user_id },
         command.facts,
+        prev,
       );
       if ('errors' in result) return invalid(...result.errors);
       if (stableJson(prev) === stableJson(result.fields)) return [];

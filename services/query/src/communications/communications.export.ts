@@ -13,19 +13,37 @@ import { listCommunicationLabels, searchCommunications } from './communications.
 
 const batchSize = 500;
 
-function labelText(c: Communication, labels: Map<string, CommunicationLabel>): string {
+/** A deleted label or choice keeps its name with this mark; the update import knows it (and keeps the value). */
+const deletedMark = '（削除済み）';
+
+/**
+ * The record's label values as 「ラベル: 値」 joined by 「 / 」, what the update import reads back: a
+ * department by its name (the import matches it by name), a deleted label or choice named with
+ * （削除済み） (docs/decisions.md: its values stay readable).
+ */
+function labelText(
+  c: Communication,
+  labels: ReadonlyMap<string, CommunicationLabel>,
+  departments: ReadonlyMap<string, string>,
+): string {
   return c.label_values
     .flatMap((v) => {
       const label = labels.get(v.label_id);
       if (!label) return [];
-      const choice = (id: string) => label.selections.find((s) => s.id === id)?.label ?? '';
+      const choice = (id: string) => {
+        const live = label.selections.find((s) => s.id === id);
+        if (live) return live.label;
+        const gone = label.deleted_selections?.find((s) => s.id === id);
+        return gone ? `${gone.label}${deletedMark}` : '';
+      };
       const text =
         v.text_value ??
         (v.integer_value !== null ? String(v.integer_value) : null) ??
         v.date_value ??
         v.time_value ??
+        (v.own_department_id !== null ? (departments.get(v.own_department_id) ?? '') : null) ??
         (v.selection_id !== null ? choice(v.selection_id) : v.selection_ids.map(choice).join('、'));
-      return [`${label.name}: ${text}`];
+      return [`${label.name}${label.is_deleted ? deletedMark : ''}: ${text}`];
     })
     .join(' / ');
 }
@@ -56,9 +74,18 @@ export function exportCommunications(db: Database, tenantId: string, body: Commu
 
   async function* generate(): AsyncGenerator<Buffer> {
     yield encode((body.encoding === 'shift_jis' ? '' : '\ufeff') + line(header));
-    const labels = new Map(
-      (await listCommunicationLabels(db.typed<ReadModels>(), tenantId, undefined)).map((l) => [l.id, l]),
-    );
+    const [labelList, departmentList] = await Promise.all([
+      // Deleted labels too: their values are still written, marked.
+      listCommunicationLabels(db.typed<ReadModels>(), tenantId, undefined, true),
+      db
+        .typed<ReadModels>()
+        .selectFrom('rm.own_departments')
+        .select(['id', 'name'])
+        .where('tenant_id', '=', tenantId)
+        .execute(),
+    ]);
+    const labels = new Map(labelList.map((l) => [l.id, l]));
+    const departments = new Map(departmentList.map((d) => [d.id, d.name]));
     for (let page = 1; ; page++) {
       const { data } = await searchCommunications(db, tenantId, { ...body, page, per_page: batchSize });
       if (data.length === 0) break;
@@ -75,7 +102,7 @@ export function exportCommunications(db: Database, tenantId: string, body: Commu
               c.memo,
               c.other_memo,
               c.is_doctor_attended ? 'あり' : '',
-              labelText(c, labels),
+              labelText(c, labels, departments),
               c.tasks.map((t) => t.title).join('、'),
               String(c.likes.length),
               String(c.comments.length),

@@ -1,7 +1,9 @@
 import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
+import { unprocessable } from '@renkei/contracts';
 import type {
   Communication,
   CommunicationLabel,
+  CommunicationLabelFilter,
   CommunicationSearchBody,
   CommunicationType,
   LabelComponentType,
@@ -17,6 +19,95 @@ type SearchBody = (CommunicationSearchBody | MedicalInstitutionCommunicationSear
   medical_institution_ids?: string[];
   tag_ids?: string[];
 };
+
+/**
+ * One label condition on the record's values (`c.label_values`, the contract's LabelValue objects). The
+ * value of the label is one element of the array; every condition of the filter holds for it. Integers,
+ * dates and times compare as such (the CASE keeps a malformed stored value from failing the search: it
+ * is no match instead); `text` is contained in the value as text, as it was before ranges existed.
+ */
+function labelCondition(f: CommunicationLabelFilter): Expression<SqlBool> {
+  const ofLabel = sql<SqlBool>`v->>'label_id' = ${f.label_id}`;
+  if (f.is_empty) return sql`NOT EXISTS (SELECT 1 FROM jsonb_array_elements(c.label_values) v WHERE ${ofLabel})`;
+  const parts: Expression<SqlBool>[] = [ofLabel];
+  if (f.text)
+    parts.push(
+      sql`strpos(coalesce(v->>'text_value', v->>'integer_value', v->>'date_value', v->>'time_value'), ${f.text}) > 0`,
+    );
+  const integer = sql`(CASE WHEN jsonb_typeof(v->'integer_value') = 'number' THEN (v->>'integer_value')::numeric END)`;
+  if (f.integer_min !== undefined) parts.push(sql`${integer} >= ${f.integer_min}::numeric`);
+  if (f.integer_max !== undefined) parts.push(sql`${integer} <= ${f.integer_max}::numeric`);
+  const date = sql`(CASE WHEN v->>'date_value' ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$' THEN (v->>'date_value')::date END)`;
+  if (f.date_from) parts.push(sql`${date} >= ${f.date_from}::date`);
+  if (f.date_to) parts.push(sql`${date} <= ${f.date_to}::date`);
+  const time = sql`(CASE WHEN v->>'time_value' ~ '^[0-9]{2}:[0-9]{2}(:[0-9]{2})?$' THEN (v->>'time_value')::time END)`;
+  if (f.time_from) parts.push(sql`${time} >= ${f.time_from}::time`);
+  if (f.time_to) parts.push(sql`${time} <= ${f.time_to}::time`);
+  if (f.selection_ids?.length)
+    parts.push(sql`(v->>'selection_id' = ANY(${sql.val(f.selection_ids)}::text[])
+      OR (v->'selection_ids') ?| ${sql.val(f.selection_ids)}::text[])`);
+  if (f.own_department_ids?.length)
+    parts.push(sql`v->>'own_department_id' = ANY(${sql.val(f.own_department_ids)}::text[])`);
+  return sql`EXISTS (SELECT 1 FROM jsonb_array_elements(c.label_values) v WHERE ${sql.join(parts, sql` AND `)})`;
+}
+
+/** Which fields of a label condition each component type's value can meet (`is_empty` fits them all). */
+const labelFilterFields: Record<LabelComponentType, readonly (keyof CommunicationLabelFilter)[]> = {
+  text: ['text'],
+  textarea: ['text'],
+  integer: ['text', 'integer_min', 'integer_max'],
+  date: ['text', 'date_from', 'date_to'],
+  time: ['text', 'time_from', 'time_to'],
+  select: ['selection_ids'],
+  radio: ['selection_ids'],
+  checkbox: ['selection_ids'],
+  own_department: ['own_department_ids'],
+  area: [],
+};
+const valueFields = [
+  'text',
+  'integer_min',
+  'integer_max',
+  'date_from',
+  'date_to',
+  'time_from',
+  'time_to',
+  'selection_ids',
+  'own_department_ids',
+] as const satisfies readonly (keyof CommunicationLabelFilter)[];
+
+/**
+ * Refuses (422, naming `label_filters.<i>.<field>`) a condition that the label's component type cannot
+ * meet: a date range on an integer label would silently find nothing. A label the tenant does not have
+ * (deleted since a link was made, or another tenant's) is not refused: its conditions find nothing, so
+ * an old link still opens and nothing tells one tenant's labels from another's.
+ */
+export async function checkLabelFilters(
+  db: Database,
+  tenantId: string,
+  filters: readonly CommunicationLabelFilter[] | undefined,
+): Promise<void> {
+  if (!filters?.length) return;
+  const labels = await query(
+    db,
+    sql<{ id: string; name: string; component_type: LabelComponentType }>`
+      SELECT id, name, component_type FROM rm.communication_labels
+       WHERE tenant_id = ${tenantId} AND id = ANY(${sql.val([...new Set(filters.map((f) => f.label_id))])}::uuid[])`,
+  );
+  const byId = new Map(labels.map((l) => [l.id, l]));
+  const errors = filters.flatMap((f, i) => {
+    const label = byId.get(f.label_id);
+    if (!label || f.is_empty) return [];
+    const allowed = labelFilterFields[label.component_type];
+    return valueFields
+      .filter((k) => f[k] !== undefined && !allowed.includes(k))
+      .map((k) => ({
+        field: `label_filters.${i}.${k}`,
+        message: `ラベル「${label.name}」には指定できない条件です`,
+      }));
+  });
+  if (errors.length) throw unprocessable(errors);
+}
 
 /**
  * The search's conditions. `byDay` says that only the tenant, the period and the types are asked, so
@@ -63,24 +154,7 @@ function conditions(
       where.push(sql`(rm.search_bigrams(c.search_text) @> ARRAY[${k}]::text[] AND strpos(c.search_text, ${k}) > 0)`);
     else if (k) where.push(sql`strpos(c.search_text, ${k}) > 0`);
   }
-  for (const f of body.label_filters ?? []) {
-    const value = sql`(SELECT v FROM jsonb_array_elements(c.label_values) v WHERE v->>'label_id' = ${f.label_id} LIMIT 1)`;
-    if (f.is_empty) {
-      where.push(sql`${value} IS NULL`);
-      continue;
-    }
-    const parts = [];
-    if (f.text)
-      parts.push(
-        sql`strpos(coalesce(${value}->>'text_value', ${value}->>'integer_value', ${value}->>'date_value', ${value}->>'time_value'), ${f.text}) > 0`,
-      );
-    if (f.selection_ids?.length)
-      parts.push(sql`(${value}->>'selection_id' = ANY(${sql.val(f.selection_ids)}::text[])
-        OR (${value}->'selection_ids') ?| ${sql.val(f.selection_ids)}::text[])`);
-    if (f.own_department_ids?.length)
-      parts.push(sql`${value}->>'own_department_id' = ANY(${sql.val(f.own_department_ids)}::text[])`);
-    where.push(parts.length ? sql`(${sql.join(parts, sql` AND `)})` : sql`${value} IS NOT NULL`);
-  }
+  for (const f of body.label_filters ?? []) where.push(labelCondition(f));
   return {
     where,
     byDay: where.length === dayConditions,
@@ -263,6 +337,7 @@ export async function searchCommunications(
         SELECT count(*) AS n FROM rm.communications c
          WHERE ${sql.join(conditions(tenantId, body, { forCount: true }).where, sql` AND `)}`;
   // The page's ids only: the details statement reads the records themselves with everything they show.
+  // The label conditions' check beside them: a refused one answers 422 and the rows go unused.
   const [ids, counted] = await Promise.all([
     query(
       db,
@@ -275,6 +350,7 @@ export async function searchCommunications(
     (page.byPeriodAndKeyword ? countsByCoveringIndex(db, tenantId, body) : Promise.resolve(false)).then((covering) =>
       query(db, covering ? keywordCount(tenantId, body) : count),
     ),
+    checkLabelFilters(db, tenantId, body.label_filters),
   ]);
   const total = Number(counted[0]!.n);
   return {
@@ -307,13 +383,21 @@ export async function listCommunicationLabels(
   db: Kysely<ReadModels>,
   tenantId: string,
   communicationType: CommunicationType | undefined,
+  includeDeleted = false,
 ): Promise<CommunicationLabel[]> {
-  // `order` is the place among all the tenant's labels, as the command side answers it.
+  // `order` is the place among all the tenant's live labels, as the command side answers it. Deleted
+  // labels (asked for only to name the values records keep of them) are flagged and answer their choices
+  // removed before too.
   const rows = await db
     .selectFrom('rm.communication_labels')
     .selectAll()
-    .select(sql<number>`(row_number() OVER (ORDER BY sort_order, id) - 1)::int`.as('position'))
+    .select(
+      sql<number>`(count(*) FILTER (WHERE deleted_at IS NULL) OVER (ORDER BY sort_order, id ROWS UNBOUNDED PRECEDING) - 1)::int`.as(
+        'position',
+      ),
+    )
     .where('tenant_id', '=', tenantId)
+    .$if(!includeDeleted, (q) => q.where('deleted_at', 'is', null))
     .orderBy('sort_order')
     .orderBy('id')
     .execute();
@@ -329,6 +413,7 @@ export async function listCommunicationLabels(
       selections: r.selections,
       is_required: r.is_required,
       version: r.version,
+      ...(includeDeleted ? { is_deleted: r.deleted_at !== null, deleted_selections: r.deleted_selections } : {}),
     }));
 }
 

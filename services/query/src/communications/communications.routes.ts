@@ -11,7 +11,9 @@ import {
   type ReadModels,
 } from '@renkei/read-models';
 import { exportCommunications } from './communications.export.ts';
+import { registerInstitutionPickerRoutes } from './institution-picker.routes.ts';
 import {
+  checkLabelFilters,
   communicationLabelOrderVersion,
   getCommunication,
   listCommunicationLabels,
@@ -24,6 +26,7 @@ export function registerCommunicationQueryRoutes(
   deps: { db: Database; files: UploadedFileQueryDeps },
 ): void {
   const db = () => deps.db.typed<ReadModels>();
+  registerInstitutionPickerRoutes(app, db);
   const institutionExists = preparedStatement(
     deps.db,
     'institution_exists_v1',
@@ -53,6 +56,8 @@ export function registerCommunicationQueryRoutes(
     app,
     endpoints.exportCommunications,
     async ({ body, auth, reply }) => {
+      // Before the stream starts: once its first line is sent, a refused condition could not be a 422.
+      await checkLabelFilters(deps.db, auth.tenantId, body.label_filters);
       void reply
         .header('content-type', `text/csv; charset=${body.encoding === 'shift_jis' ? 'Shift_JIS' : 'UTF-8'}`)
         .header('content-disposition', 'attachment; filename="communications.csv"');
@@ -99,7 +104,7 @@ export function registerCommunicationQueryRoutes(
     endpoints.listCommunicationLabels,
     async ({ query, auth, reply }) => {
       const [labels, orderVersion] = await Promise.all([
-        listCommunicationLabels(db(), auth.tenantId, query.communication_type),
+        listCommunicationLabels(db(), auth.tenantId, query.communication_type, query.include_deleted),
         communicationLabelOrderVersion(db(), auth.tenantId),
       ]);
       // The order's number of saves: what PUT /communication_labels/orders takes as If-Match.

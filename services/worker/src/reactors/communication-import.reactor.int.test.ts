@@ -26,7 +26,14 @@ const uploader = randomUUID();
 const staff = { sato: randomUUID(), suzuki: randomUUID() };
 const code = (n: number) =>
   buildInstitutionCode({ prefectureCode: 22, scoreTable: 1, districtNumber: 2, institutionNumber: 2000 + n });
-const labels = { partner: randomUUID(), count: randomUUID(), phoneOnly: randomUUID() };
+const labels = {
+  partner: randomUUID(),
+  count: randomUUID(),
+  phoneOnly: randomUUID(),
+  department: randomUUID(),
+  deleted: randomUUID(),
+};
+const cardiology = randomUUID();
 const choiceDirector = randomUUID();
 const choiceNurse = randomUUID();
 
@@ -53,13 +60,21 @@ beforeAll(async () => {
   // The reactor reads labels, departments and staff from the query side's read models: given rows.
   await sql`CREATE SCHEMA IF NOT EXISTS rm`.execute(db.kysely);
   await sql`CREATE TABLE rm.communication_labels (tenant_id uuid, id uuid, name text, communication_type text,
-    component_type text, selections jsonb, is_required boolean)`.execute(db.kysely);
+    component_type text, selections jsonb, is_required boolean, deleted_at timestamptz)`.execute(db.kysely);
   await sql`CREATE TABLE rm.own_departments (tenant_id uuid, id uuid, name text)`.execute(db.kysely);
   await sql`CREATE TABLE rm.communication_import_accounts (tenant_id uuid, account_id uuid, name text, email text)`.execute(
     db.kysely,
   );
-  const label = (id: string, name: string, type: string, component: string, required: boolean, selections: unknown[]) =>
-    sql`INSERT INTO rm.communication_labels VALUES (${tenant}, ${id}, ${name}, ${type}, ${component}, ${JSON.stringify(selections)}::jsonb, ${required})`.execute(
+  const label = (
+    id: string,
+    name: string,
+    type: string,
+    component: string,
+    required: boolean,
+    selections: unknown[],
+    deletedAt: Date | null = null,
+  ) =>
+    sql`INSERT INTO rm.communication_labels VALUES (${tenant}, ${id}, ${name}, ${type}, ${component}, ${JSON.stringify(selections)}::jsonb, ${required}, ${deletedAt})`.execute(
       db.kysely,
     );
   await label(labels.partner, '面談相手', 'visit', 'select', true, [
@@ -68,6 +83,9 @@ beforeAll(async () => {
   ]);
   await label(labels.count, '資料部数', 'visit', 'integer', false, []);
   await label(labels.phoneOnly, '通話時間', 'phone', 'text', false, []);
+  await label(labels.department, '紹介先診療科', 'visit', 'own_department', false, []);
+  await label(labels.deleted, '旧ラベル', 'visit', 'text', false, [], new Date('2026-04-01T00:00:00Z'));
+  await sql`INSERT INTO rm.own_departments VALUES (${tenant}, ${cardiology}, '循環器内科')`.execute(db.kysely);
   for (const [id, name, email, t] of [
     [uploader, '取込 太郎', 'owner@example.jp', tenant],
     [staff.sato, '佐藤 花子', 'sato@example.jp', tenant],
@@ -394,5 +412,88 @@ describe('communication import (update)', () => {
     // another tenant's record is not touched.
     expect(await communicationEvents(untouched)).toEqual([]);
     expect(await communicationEvents(foreign, otherTenant)).toHaveLength(1);
+  });
+
+  it('takes back an export row whole: the own department by its name, deleted labels and choices as stored', async () => {
+    const id = randomUUID();
+    const value = (labelId: string, patch: object) => ({
+      label_id: labelId,
+      text_value: null,
+      integer_value: null,
+      date_value: null,
+      time_value: null,
+      selection_id: null,
+      selection_ids: [],
+      own_department_id: null,
+      area_id: null,
+      ...patch,
+    });
+    const labelValues = [
+      // A choice of 面談相手 deleted since, the own department, the value of a deleted label.
+      value(labels.partner, { selection_id: randomUUID() }),
+      value(labels.department, { own_department_id: cardiology }),
+      value(labels.deleted, { text_value: '旧値' }),
+    ];
+    await store.append(
+      streamId('communication', id),
+      [
+        {
+          type: 'CommunicationCreated',
+          data: {
+            communication_id: id,
+            medical_institution_id: institutionIdFromCode(code(1)),
+            communication_type: 'visit',
+            acted_date: '2026-04-01',
+            category: null,
+            purpose: null,
+            story: '面談',
+            event_name: null,
+            memo: '',
+            other_memo: '',
+            person_in_charge_hospital: null,
+            attendee: null,
+            is_doctor_attended: false,
+            user_id: staff.sato,
+            attachment_ids: [],
+            label_values: labelValues,
+            tasks: [],
+          },
+          metadata: meta(tenant),
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    // The row as the search export writes it (communications.export.ts, its labelText), memo edited.
+    const csv = [
+      'ID,活動日,種別,医療機関,担当者,内容,メモ,その他メモ,医師面談,ラベル,タスク,いいね,コメント',
+      `${id},2026-04-01,訪問,連携テスト病院1,佐藤 花子,面談,メモを追記,,,` +
+        `面談相手: 旧選択肢（削除済み） / 紹介先診療科: 循環器内科 / 旧ラベル（削除済み）: 旧値,,0,0`,
+    ].join('\r\n');
+    const { finished } = await run(Buffer.from(csv, 'utf8'), 'update');
+    expect(finished).toMatchObject({ status: 'completed', imported_row_count: 1, failed_row_count: 0 });
+    const events = await communicationEvents(id);
+    expect(events.map((e) => e.type)).toEqual(['CommunicationCreated', 'CommunicationUpdated']);
+    const updated = events[1]!.data as CommunicationFields;
+    expect(updated.memo).toBe('メモを追記');
+    expect([...updated.label_values].sort((a, b) => a.label_id.localeCompare(b.label_id))).toEqual(
+      [...labelValues].sort((a, b) => a.label_id.localeCompare(b.label_id)),
+    );
+  });
+
+  it('sets an own-department label from the department name of an export row', async () => {
+    const created = await run(Buffer.from(createCsv, 'utf8'));
+    const id = importedCommunicationId(created.importId, 1);
+    const csv = [
+      'ID,ラベル',
+      `${id},面談相手: 院長 / 紹介先診療科: 循環器内科`,
+      `${id},面談相手: 院長 / 紹介先診療科: 眼科`,
+    ].join('\r\n');
+    const { finished, chunks } = await run(Buffer.from(csv, 'utf8'), 'update');
+    expect(finished).toMatchObject({ imported_row_count: 1, failed_row_count: 1 });
+    expect(chunks.flatMap((c) => c.errors)[0]!.message).toBe('2行目: 「紹介先診療科」に自院診療科「眼科」はありません');
+    const events = await communicationEvents(id);
+    expect((events.at(-1)!.data as CommunicationFields).label_values).toContainEqual(
+      expect.objectContaining({ label_id: labels.department, own_department_id: cardiology }),
+    );
   });
 });

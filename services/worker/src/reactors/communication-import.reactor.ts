@@ -115,7 +115,7 @@ async function loadFacts(db: Database, requested: RecordedEvent, importId: strin
       selections: LabelDefinition['selections'];
       is_required: boolean;
     }>`SELECT id, name, communication_type, component_type, selections, is_required
-         FROM rm.communication_labels WHERE tenant_id = ${tenantId}`.execute(db.kysely),
+         FROM rm.communication_labels WHERE tenant_id = ${tenantId} AND deleted_at IS NULL`.execute(db.kysely),
     sql<{ id: string; name: string }>`SELECT id, name FROM rm.own_departments WHERE tenant_id = ${tenantId}`.execute(
       db.kysely,
     ),
@@ -208,6 +208,9 @@ const isoDate = (cell: string): string => {
   const m = /^(\d{4})[-/.年]?(\d{1,2})[-/.月]?(\d{1,2})日?$/.exec(cell);
   return m ? `${m[1]}-${m[2]!.padStart(2, '0')}-${m[3]!.padStart(2, '0')}` : cell;
 };
+
+/** How the export marks a deleted label or choice (（削除済み）, after nfkc). */
+const deletedMark = nfkc('（削除済み）');
 
 /** The export's 「ラベル: 値 / ラベル: 値」 cell as (name, value) pairs. */
 const exportedLabels = (cell: string): [string, string][] =>
@@ -371,13 +374,27 @@ function decideRow(
   // label column replaces them all.
   const labels = facts.labels.get(type) ?? new Map<string, ImportLabel>();
   const values = new Map<string, LabelValueData>();
+  // What the record holds of deleted labels and choices stays (docs/decisions.md), as an edit on screen
+  // keeps it: the export writes such a value with （削除済み）, and the row gives it back unchanged.
+  const stored = new Map(
+    context.mode === 'update' && type === current?.communication_type
+      ? current.label_values.map((v) => [v.label_id, v] as const)
+      : [],
+  );
+  const live = new Set([...facts.labels.values()].flatMap((byName) => [...byName.values()].map((l) => l.def.id)));
   const keep = context.mode === 'update' && !columns.includes('labels') && type === current?.communication_type;
   if (keep) for (const v of current!.label_values) values.set(v.label_id, v);
+  else for (const v of stored.values()) if (!live.has(v.label_id)) values.set(v.label_id, v);
   const setLabel = (name: string, value: string) => {
-    if (value.trim() === '') return;
+    if (value.trim() === '' || name.endsWith(deletedMark)) return;
     const label = labels.get(name);
     if (!label) {
       problems.push(`種別「${communicationTypeNames[type!]}」に活動ラベル「${name}」はありません`);
+      return;
+    }
+    const kept = stored.get(label.def.id);
+    if (kept && nfkc(value).includes(deletedMark)) {
+      values.set(label.def.id, kept);
       return;
     }
     const parsed = parseCell(value, label.def, facts.ownDepartments);
@@ -389,13 +406,17 @@ function decideRow(
   });
   const exported = cell('labels');
   if (exported !== undefined) for (const [name, value] of exportedLabels(exported)) setLabel(name, value);
+  const inputs = [...values.values()];
   const checked = checkLabelValues(
-    [...values.values()],
+    inputs,
     new Map([...labels.values()].map((l) => [l.def.id, l.def])),
     facts.ownDepartmentIds,
   );
-  problems.push(...checked.problems.map((p) => p.message));
-  const answered = new Set(checked.values.map((v) => v.label_id));
+  // A value given back exactly as stored is kept even where its label, choice or department is gone.
+  const asStored = checked.problems.filter((p) => stored.get(inputs[p.index]!.label_id) === inputs[p.index]);
+  problems.push(...checked.problems.filter((p) => !asStored.includes(p)).map((p) => p.message));
+  const labelValues = [...checked.values, ...asStored.map((p) => inputs[p.index]!)];
+  const answered = new Set(labelValues.map((v) => v.label_id));
   for (const l of labels.values())
     if (l.required && !answered.has(l.def.id) && checked.problems.length === 0)
       problems.push(`「${l.def.name}」を入力してください`);
@@ -418,7 +439,7 @@ function decideRow(
       is_doctor_attended: input.is_doctor_attended,
       user_id: userId,
       attachment_ids: input.attachment_ids,
-      label_values: checked.values,
+      label_values: labelValues,
     },
   };
 }

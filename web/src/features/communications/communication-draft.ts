@@ -1,16 +1,19 @@
 /**
- * A communication being logged, kept on the device until the server has it: a phone in a clinic's car
- * park loses the network, the tab is closed, the app is reloaded — the record is not lost, and the
- * Idempotency-Key kept with it means a send repeated after the network returns makes one record.
- * Keyed by account (another account on a shared device never sees it) and by the institution the
- * form was opened for.
+ * A communication being typed, kept on the device: the tab is closed, the app is reloaded, the phone
+ * runs out of battery — what was typed is not lost, and the Idempotency-Key kept with it means a
+ * submit repeated later makes one record. Keyed by account (another account on a shared device never
+ * sees it) and by the institution the form was opened for. A record submitted without a network
+ * leaves its draft for the outbox (communication-outbox.ts), which sends it with no form open.
  */
 export interface StoredDraft<V> {
   version: 1;
   values: V;
   idempotencyKey: string;
-  /** Sent while offline: to be sent again as soon as the network is back. */
-  pending: boolean;
+  /**
+   * Set by an earlier version, whose form sent its own kept records: such a draft is restored like
+   * any other, and its submit (with the same Idempotency-Key) still makes one record.
+   */
+  pending?: boolean;
   saved_at: string;
 }
 

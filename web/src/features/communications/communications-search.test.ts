@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { communicationsSearch } from './communications-search.ts';
+import type { CommunicationLabel } from '@renkei/contracts';
+import {
+  activeFilterCount,
+  clearedFilters,
+  communicationsSearch,
+  effectiveConditions,
+  furtherFilterCount,
+  labelsForTypes,
+} from './communications-search.ts';
 
 describe('communicationsSearch', () => {
   it('keeps valid filters of the URL', () => {
@@ -29,5 +37,116 @@ describe('communicationsSearch', () => {
     expect(
       communicationsSearch({ page: '0', sort: 'sideways', from: '2026/01/01', types: ['visit', 'fax'], user_id: 'x' }),
     ).toEqual({ page: 1, sort: 'desc' });
+  });
+});
+
+describe('communicationsSearch: further filters', () => {
+  const [a, b, label] = [
+    '0b9f5c1e-2f7a-4c3b-9d1e-5a6b7c8d9e0f',
+    '1c9f5c1e-2f7a-4c3b-9d1e-5a6b7c8d9e0f',
+    '2d9f5c1e-2f7a-4c3b-9d1e-5a6b7c8d9e0f',
+  ];
+
+  it('keeps institutions, tags, doctor attended and label conditions of each component type', () => {
+    const labels = [
+      { label_id: label, integer_min: 1, integer_max: 5 },
+      { label_id: a, date_from: '2026-04-01', date_to: '2026-04-30' },
+      { label_id: b, time_from: '09:00' },
+      { label_id: label, selection_ids: [a, b] },
+      { label_id: a, own_department_ids: [b] },
+      { label_id: b, text: ' 院長 ' },
+      { label_id: a, is_empty: true },
+    ];
+    expect(communicationsSearch({ institution_ids: [a, b], tag_ids: [b], doctor_attended: false, labels })).toEqual({
+      page: 1,
+      sort: 'desc',
+      institution_ids: [a, b],
+      tag_ids: [b],
+      doctor_attended: false,
+      labels: [...labels.slice(0, 5), { label_id: b, text: '院長' }, { label_id: a, is_empty: true }],
+    });
+    expect(communicationsSearch({ doctor_attended: 'true' }).doctor_attended).toBe(true);
+  });
+
+  it('drops a list whose conditions the API would refuse, so the page still opens', () => {
+    const refused = [
+      { label_id: label, integer_min: 6, integer_max: 5 },
+      { label_id: label, date_from: '2026-05-01', date_to: '2026-04-30' },
+      { label_id: label, time_from: '10:00', time_to: '09:00' },
+      { label_id: label, integer_min: 1.5 },
+      { label_id: label, date_from: '2026-02-30' },
+      { label_id: label, time_to: '24:00' },
+      { label_id: label, integer_min: 1, date_to: '2026-01-01' },
+      { label_id: 'x' },
+    ];
+    for (const c of refused) expect(communicationsSearch({ labels: [c] }).labels, JSON.stringify(c)).toBeUndefined();
+    expect(communicationsSearch({ institution_ids: ['x'], tag_ids: [a, 'y'], doctor_attended: 'maybe' })).toEqual({
+      page: 1,
+      sort: 'desc',
+    });
+  });
+});
+
+describe('effectiveConditions and the filter count', () => {
+  const ids = {
+    int: '3e9f5c1e-2f7a-4c3b-9d1e-5a6b7c8d9e0f',
+    sel: '4f9f5c1e-2f7a-4c3b-9d1e-5a6b7c8d9e0f',
+    gone: '5a9f5c1e-2f7a-4c3b-9d1e-5a6b7c8d9e0f',
+  };
+  const label = (id: string, component_type: CommunicationLabel['component_type']): CommunicationLabel => ({
+    id,
+    name: id,
+    communication_type: 'visit',
+    component_type,
+    order: 0,
+    description: '',
+    selections: [],
+    is_required: false,
+    version: 0,
+  });
+  const labels = [label(ids.int, 'integer'), label(ids.sel, 'select')];
+
+  it('sends the active conditions a label can meet, once the labels are known', () => {
+    const conditions = [
+      { label_id: ids.int, integer_min: 3 },
+      { label_id: ids.int, text: '3' },
+      { label_id: ids.sel },
+      { label_id: ids.sel, selection_ids: [] },
+      { label_id: ids.sel, integer_max: 3 },
+      { label_id: ids.gone, integer_min: 1 },
+      { label_id: ids.sel, is_empty: true },
+    ];
+    expect(effectiveConditions(conditions, labels)).toEqual([
+      { label_id: ids.int, integer_min: 3 },
+      { label_id: ids.int, text: '3' },
+      { label_id: ids.sel, is_empty: true },
+    ]);
+    // Before the labels are known, every active one.
+    expect(effectiveConditions(conditions, undefined)).toHaveLength(5);
+  });
+
+  it('counts each asked filter and clears them all but the order', () => {
+    const params = {
+      page: 3,
+      sort: 'asc' as const,
+      from: '2026-01-01',
+      to: '2026-01-31',
+      keyword: '院長',
+      institution_ids: [ids.gone],
+      doctor_attended: false,
+      labels: [{ label_id: ids.int, integer_min: 1 }, { label_id: ids.sel }],
+    };
+    expect(furtherFilterCount(params, labels)).toBe(3);
+    expect(activeFilterCount(params, labels)).toBe(5);
+    expect(activeFilterCount({ page: 1, sort: 'desc', from: '2026-01-01' })).toBe(0);
+    const cleared = { ...params, ...clearedFilters() };
+    expect(activeFilterCount(cleared)).toBe(0);
+    expect(cleared).toMatchObject({ page: 1, sort: 'asc' });
+  });
+
+  it('offers the labels of the chosen types, all when none is chosen', () => {
+    const phone = { ...label(ids.gone, 'text'), communication_type: 'phone' as const };
+    expect(labelsForTypes([...labels, phone], ['phone']).map((l) => l.id)).toEqual([ids.gone]);
+    expect(labelsForTypes([...labels, phone], undefined)).toHaveLength(3);
   });
 });

@@ -40,6 +40,15 @@ export const communicationQueries = {
       queryKey: [...communicationQueries.all, 'labels'] as const,
       queryFn: ({ signal }) => api.listCommunicationLabels({ query: {}, signal }),
     }),
+  /**
+   * Every label the tenant ever had, deleted ones flagged with the choices removed from each: what names the
+   * values records keep of them (docs/decisions.md). Read only where a record holds such a value.
+   */
+  namingLabels: (api: ApiClient) =>
+    queryOptions({
+      queryKey: [...communicationQueries.all, 'labels', 'with-deleted'] as const,
+      queryFn: ({ signal }) => api.listCommunicationLabels({ query: { include_deleted: true }, signal }),
+    }),
   staffs: (api: ApiClient) =>
     queryOptions({
       queryKey: [...communicationQueries.all, 'staffs'] as const,
@@ -73,6 +82,17 @@ export const useUpdateCommunication = () =>
       api.updateCommunication({ params: { id }, body, ifMatch: version }),
     // The CRM page shows the last visit and the top page counts visits (an edit may change their date or type).
     [communicationQueries.all, ['medical-institutions'], ...staleFiguresAfter('communications')],
+  );
+
+/**
+ * Deletes a record against the version it was read at (If-Match): a save since is a 409. Its tasks stay
+ * without the link, so /tasks changes; the CRM page's last visit and the top page's counts may too.
+ */
+export const useDeleteCommunication = () =>
+  useApiMutation(
+    (api, { id, version }: { id: string; version: number }) =>
+      api.deleteCommunication({ params: { id }, ifMatch: version }),
+    [communicationQueries.all, taskQueries.all, ['medical-institutions'], ...staleFiguresAfter('communications')],
   );
 
 export const useAddComment = () =>

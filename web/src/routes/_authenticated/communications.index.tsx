@@ -9,8 +9,13 @@ export const Route = createFileRoute('/_authenticated/communications/')({
   validateSearch: communicationsSearch,
   beforeLoad: ({ context }) => requireFeature(context.user, 'communications'),
   loaderDeps: ({ search }) => search,
-  loader: ({ context, deps }) =>
-    context.queryClient.ensureQueryData(communicationQueries.search(context.api, searchBodyOf(deps))),
+  // The labels first only when the link asks label conditions: the page sends those a label can meet.
+  loader: async ({ context, deps }) => {
+    const labels = deps.labels?.length
+      ? await context.queryClient.ensureQueryData(communicationQueries.labels(context.api))
+      : undefined;
+    return context.queryClient.ensureQueryData(communicationQueries.search(context.api, searchBodyOf(deps, labels)));
+  },
   component: CommunicationsRoute,
 });
 

@@ -43,17 +43,27 @@ describe('attachment picker', () => {
     const upload = vi.fn(async (file: File) => ({ id: id(n++), url: `/files/${id(n)}`, filename: file.name }));
     const changes = renderPicker(upload);
     const photo = screen.getByLabelText('写真を選ぶ');
-    // Phones offer the camera for image/* (no `capture`, so the library stays open too).
+    // 写真を選ぶ: no `capture`, so a phone offers its library as well as the camera.
     expect(photo.getAttribute('accept')).toBe('image/*');
     expect(photo.hasAttribute('capture')).toBe(false);
+    // 撮影: the rear camera directly, one photo at a time; its button opens that input.
+    const camera = screen.getByLabelText<HTMLInputElement>('撮影する');
+    expect(camera.getAttribute('accept')).toBe('image/*');
+    expect(camera.getAttribute('capture')).toBe('environment');
+    expect(camera.multiple).toBe(false);
+    const opened = vi.spyOn(camera, 'click');
+    await userEvent.click(screen.getByRole('button', { name: '撮影' }));
+    expect(opened).toHaveBeenCalledTimes(1);
+    await userEvent.upload(camera, new File([new Uint8Array([0xff, 0xd8, 0xff])], '撮影.jpg', { type: 'image/jpeg' }));
+    await waitFor(() => expect(changes.at(-1)?.map((f) => f.filename)).toEqual(['撮影.jpg']));
     await userEvent.upload(photo, new File([new Uint8Array([0xff, 0xd8, 0xff])], '駐車場.jpg', { type: 'image/jpeg' }));
     await userEvent.upload(screen.getByLabelText('ファイルを選ぶ'), new File(['%PDF-'], '案内.pdf'));
-    await waitFor(() => expect(changes.at(-1)?.map((f) => f.filename)).toEqual(['駐車場.jpg', '案内.pdf']));
+    await waitFor(() => expect(changes.at(-1)?.map((f) => f.filename)).toEqual(['撮影.jpg', '駐車場.jpg', '案内.pdf']));
     expect(screen.getByAltText('駐車場.jpg')).toBeTruthy();
     expect(screen.getByText(/案内\.pdf/)).toBeTruthy();
     await userEvent.click(screen.getByRole('button', { name: '駐車場.jpgを外す' }));
-    expect(changes.at(-1)?.map((f) => f.filename)).toEqual(['案内.pdf']);
-    expect(upload).toHaveBeenCalledTimes(2);
+    expect(changes.at(-1)?.map((f) => f.filename)).toEqual(['撮影.jpg', '案内.pdf']);
+    expect(upload).toHaveBeenCalledTimes(3);
   });
 
   it('says in Japanese that files need a connection when offline, and uploads nothing', async () => {

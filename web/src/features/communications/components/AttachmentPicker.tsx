@@ -32,6 +32,7 @@ export function AttachmentPicker({
   const send = upload ?? ((file: File) => uploadFile(services, endpoints.uploadFile, file));
   const [busy, setBusy] = useState(0);
   const [problem, setProblem] = useState<string | null>(null);
+  const cameraInput = useRef<HTMLInputElement>(null);
   const photoInput = useRef<HTMLInputElement>(null);
   const fileInput = useRef<HTMLInputElement>(null);
   // The latest list, so uploads finishing one after another each add to what is there by then.
@@ -69,12 +70,19 @@ export function AttachmentPicker({
     }
   }
 
-  const picker = (ref: React.RefObject<HTMLInputElement | null>, accept: string | undefined, label: string) => (
+  const picker = (
+    ref: React.RefObject<HTMLInputElement | null>,
+    accept: string | undefined,
+    label: string,
+    camera = false,
+  ) => (
     <input
       ref={ref}
       type="file"
       hidden
-      multiple
+      // The camera takes one photo at a time; the library and files may give several.
+      multiple={!camera}
+      capture={camera ? 'environment' : undefined}
       accept={accept}
       aria-label={label}
       onChange={(e) => {
@@ -122,27 +130,30 @@ export function AttachmentPicker({
           ))}
         </Group>
       )}
+      {/* 撮影 opens a phone's rear camera directly (`capture`); 写真を選ぶ offers the library too. */}
+      {picker(cameraInput, 'image/*', '撮影する', true)}
       {picker(photoInput, 'image/*', '写真を選ぶ')}
       {picker(fileInput, undefined, 'ファイルを選ぶ')}
       <Group gap="xs" grow>
-        <Button
-          variant="light"
-          size="md"
-          loading={busy > 0}
-          disabled={value.length >= maxAttachments}
-          onClick={() => photoInput.current?.click()}
-        >
-          写真を撮る・選ぶ
-        </Button>
-        <Button
-          variant="light"
-          size="md"
-          loading={busy > 0}
-          disabled={value.length >= maxAttachments}
-          onClick={() => fileInput.current?.click()}
-        >
-          ファイルを添付
-        </Button>
+        {(
+          [
+            [cameraInput, '撮影'],
+            [photoInput, '写真を選ぶ'],
+            [fileInput, 'ファイル'],
+          ] as const
+        ).map(([ref, text]) => (
+          <Button
+            key={text}
+            variant="light"
+            size="md"
+            px="xs"
+            loading={busy > 0}
+            disabled={value.length >= maxAttachments}
+            onClick={() => ref.current?.click()}
+          >
+            {text}
+          </Button>
+        ))}
       </Group>
       {(problem ?? error) && (
         <Alert color={problem === offlineAttachmentMessage ? 'yellow' : 'red'} role="alert" p="xs">

@@ -1,6 +1,6 @@
 import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { Communication, CommunicationLabel } from '@renkei/contracts';
 import { describe, expect, it, vi } from 'vitest';
@@ -67,7 +67,7 @@ function renderForm(update: (args: unknown) => Promise<unknown>, latest: Communi
   const api = {
     listCommunicationLabels: vi.fn(async () => [label]),
     listOwnDepartments: vi.fn(async () => []),
-    listStaffs: vi.fn(async () => []),
+    listStaffs: vi.fn(async () => [{ id: id(31), name: '鈴木', cs_account: false }]),
     updateCommunication: vi.fn(update),
     getCommunication: vi.fn(async () => latest),
   };
@@ -93,13 +93,27 @@ interface UpdateCall {
 }
 
 describe('communication edit form', () => {
-  it('saves every field with If-Match, keeping the fields it does not show, and removes an attachment', async () => {
+  it('saves every field with If-Match, as edited, and removes an attachment', async () => {
     const api = renderForm(async () => record({ version: 2 }));
     // The record's label value is shown in its select.
     expect(await screen.findByDisplayValue('院長')).toBeInTheDocument();
+    // Its own fields, filled with the record's values; who acted is shown though no longer listed.
+    expect(screen.getByLabelText('カテゴリ')).toHaveValue('定期');
+    expect(screen.getByLabelText('その他メモ')).toHaveValue('別メモ');
+    expect(screen.getByLabelText(/同行者/)).toHaveValue('田中');
+    expect(screen.getByLabelText('活動した担当者', { selector: 'input' })).toHaveValue('佐藤');
     const story = screen.getByLabelText('内容');
     await userEvent.clear(story);
     await userEvent.type(story, '事務長と面談');
+    await userEvent.clear(screen.getByLabelText('カテゴリ'));
+    await userEvent.type(screen.getByLabelText('カテゴリ'), '臨時');
+    await userEvent.type(screen.getByLabelText('目的'), '新任医師の紹介');
+    await userEvent.clear(screen.getByLabelText(/同行者/));
+    const actor = screen.getByLabelText('活動した担当者', { selector: 'input' });
+    await userEvent.click(actor);
+    // The tasks' staff selects offer the same names: the option of this select's own list.
+    const list = await waitFor(() => document.getElementById(actor.getAttribute('aria-controls') ?? '')!);
+    await userEvent.click(within(list).getByRole('option', { name: '鈴木', hidden: true }));
     await userEvent.click(screen.getByRole('button', { name: '名刺.pdfを外す' }));
     await userEvent.click(screen.getByRole('button', { name: '保存する' }));
     await waitFor(() => expect(api.onSaved).toHaveBeenCalled());
@@ -113,11 +127,12 @@ describe('communication edit form', () => {
       is_doctor_attended: true,
       attachment_ids: [],
       label_values: [value(id(2))],
-      // Not on the form: sent as the record has them, so the edit loses nothing.
-      category: '定期',
+      // The edited values, not the record's old ones; untouched ones as the record has them.
+      category: '臨時',
+      purpose: '新任医師の紹介',
+      attendee: null,
+      user_id: id(31),
       other_memo: '別メモ',
-      attendee: '田中',
-      user_id: id(30),
     });
   });
 

@@ -11,8 +11,8 @@ import { referenceDataQueries } from '../../reference-data/reference-data.querie
 import { communicationQueries, communicationTypeLabels, useUpdateCommunication } from '../communications.queries.ts';
 import {
   CommunicationFields,
+  communicationBodyOf,
   labelsOfType,
-  labelValuesOf,
   type CommunicationFieldValues,
 } from './CommunicationFields.tsx';
 import { CommunicationTasks } from './CommunicationTasks.tsx';
@@ -20,10 +20,15 @@ import { CommunicationTasks } from './CommunicationTasks.tsx';
 const valuesOf = (c: Communication): CommunicationFieldValues => ({
   communication_type: c.communication_type,
   acted_date: c.acted_date,
+  user_id: c.user?.id ?? null,
+  category: c.category ?? '',
+  purpose: c.purpose ?? '',
   story: c.story,
   memo: c.memo,
+  other_memo: c.other_memo,
   event_name: c.event_name ?? '',
   person_in_charge_hospital: c.person_in_charge_hospital ?? '',
+  attendee: c.attendee ?? '',
   is_doctor_attended: c.is_doctor_attended,
   labelValues: Object.fromEntries(c.label_values.map((v) => [v.label_id, v])),
   attachments: c.attachments,
@@ -51,13 +56,12 @@ function rebase(
 }
 
 /**
- * Editing a record with the create form's own fields (type, date, labels, attachments…). The save
- * carries the version the edit started from (If-Match): when someone else saved meanwhile the server
- * answers 409, the latest record is loaded and shown, what was typed stays in the form, and fields
- * this edit did not change take the latest values (`rebase`); saving again then saves over the latest
- * version, knowingly. Fields the form does not show (category, purpose, other memo, attendee, who
- * acted) are sent as the latest record has them. The record's tasks are edited below the fields, each
- * saved at once through the task calls (`CommunicationTasks`).
+ * Editing a record with the create form's own fields (type, date, who acted, category, purpose,
+ * labels, attachments…), every one sent as the form holds it. The save carries the version the edit
+ * started from (If-Match): when someone else saved meanwhile the server answers 409, the latest record
+ * is loaded and shown, what was typed stays in the form, and fields this edit did not change take the
+ * latest values (`rebase`); saving again then saves over the latest version, knowingly. The record's
+ * tasks are edited below the fields, each saved at once through the task calls (`CommunicationTasks`).
  */
 export function CommunicationEditForm({
   communication,
@@ -73,11 +77,17 @@ export function CommunicationEditForm({
   const onError = useMutationErrorHandler();
   const labels = useQuery(communicationQueries.labels(api));
   const ownDepartments = useQuery(referenceDataQueries.ownDepartments(api));
+  const staffs = useQuery(communicationQueries.staffs(api));
   // The record the edit is based on: replaced by the latest one after a 409.
   const [base, setBase] = useState(communication);
   const [conflict, setConflict] = useState(false);
   const [values, setValues] = useState<CommunicationFieldValues>(() => valuesOf(communication));
   const typeLabels = labelsOfType(labels.data, values.communication_type);
+  // The staff member who acted stays choosable when no longer listed (left, or a support account).
+  const actors =
+    base.user && !(staffs.data ?? []).some((s) => s.id === base.user!.id)
+      ? [...(staffs.data ?? []), base.user]
+      : (staffs.data ?? []);
 
   const { errors, saving, submit } = useFormSubmit({
     values,
@@ -86,22 +96,7 @@ export function CommunicationEditForm({
         await update.mutateAsync({
           id: base.id,
           version: base.version,
-          body: {
-            communication_type: v.communication_type,
-            acted_date: v.acted_date,
-            category: base.category,
-            purpose: base.purpose,
-            story: v.story,
-            event_name: v.event_name || null,
-            memo: v.memo,
-            other_memo: base.other_memo,
-            person_in_charge_hospital: v.person_in_charge_hospital || null,
-            attendee: base.attendee,
-            is_doctor_attended: v.is_doctor_attended,
-            user_id: base.user?.id ?? null,
-            attachment_ids: (v.attachments ?? []).map((f) => f.id),
-            label_values: labelValuesOf(typeLabels, v),
-          },
+          body: communicationBodyOf(typeLabels, v),
         });
       } catch (error) {
         if (isApiError(error) && error.status === 409) {
@@ -155,6 +150,8 @@ export function CommunicationEditForm({
           errors={errors}
           typeLabels={typeLabels}
           ownDepartments={ownDepartments.data ?? []}
+          staffs={actors}
+          actingUserDefault={null}
         />
         <CommunicationTasks communication={communication} />
         <Group justify="flex-end">

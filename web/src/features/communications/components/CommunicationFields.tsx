@@ -8,10 +8,17 @@ import { LabelValueField, type LabelValueValues } from './LabelValueField.tsx';
 export interface CommunicationFieldValues {
   communication_type: CommunicationType;
   acted_date: string;
+  /** The staff member who acted; null: the caller (the server's default). */
+  user_id: string | null;
+  category: string;
+  purpose: string;
   story: string;
   memo: string;
+  other_memo: string;
   event_name: string;
   person_in_charge_hospital: string;
+  /** Who went along from the own hospital (free text). */
+  attendee: string;
   is_doctor_attended: boolean;
   labelValues: Record<string, LabelValueValues>;
   /** Uploaded when chosen; absent in drafts kept before attachments existed. */
@@ -22,12 +29,43 @@ const typeOptions = Object.entries(communicationTypeLabels).map(([value, label])
 /** Types with an institution-side contact and a doctor to meet. */
 const metInPerson: CommunicationType[] = ['visit', 'new_visit', 'event_attendance'];
 
+/** Fields added after drafts were first kept: a draft from before lacks them. */
+export const blankExtraFields = {
+  user_id: null,
+  category: '',
+  purpose: '',
+  other_memo: '',
+  attendee: '',
+} satisfies Partial<CommunicationFieldValues>;
+
+/** The body's free-text line: null when left empty, as the record stores it. */
+const lineOrNull = (value: string | undefined) => value?.trim() || null;
+
+/** The record's fields as the create and update bodies both carry them (not tasks nor institution). */
+export const communicationBodyOf = (typeLabels: readonly CommunicationLabel[], v: CommunicationFieldValues) => ({
+  communication_type: v.communication_type,
+  acted_date: v.acted_date,
+  user_id: v.user_id,
+  category: lineOrNull(v.category),
+  purpose: lineOrNull(v.purpose),
+  story: v.story,
+  // Fields the type does not show are sent as they are: an edit never drops a value it did not show.
+  event_name: lineOrNull(v.event_name),
+  memo: v.memo,
+  other_memo: v.other_memo,
+  person_in_charge_hospital: lineOrNull(v.person_in_charge_hospital),
+  attendee: lineOrNull(v.attendee),
+  is_doctor_attended: v.is_doctor_attended,
+  label_values: labelValuesOf(typeLabels, v),
+  attachment_ids: (v.attachments ?? []).map((f) => f.id),
+});
+
 /** The labels of the record's type, in the order the fields show them. */
 export const labelsOfType = (labels: readonly CommunicationLabel[] | undefined, type: CommunicationType) =>
   (labels ?? []).filter((l) => l.communication_type === type);
 
 /** The body's label values: one per label of the type that has a value, in the labels' order. */
-export const labelValuesOf = (typeLabels: readonly CommunicationLabel[], values: CommunicationFieldValues) =>
+const labelValuesOf = (typeLabels: readonly CommunicationLabel[], values: CommunicationFieldValues) =>
   typeLabels.flatMap((l) => (values.labelValues[l.id] ? [values.labelValues[l.id]!] : []));
 
 /**
@@ -42,6 +80,8 @@ export function CommunicationFields({
   errors,
   typeLabels,
   ownDepartments,
+  staffs,
+  actingUserDefault,
 }: {
   values: CommunicationFieldValues;
   onChange: (patch: Partial<CommunicationFieldValues>) => void;
@@ -50,6 +90,10 @@ export function CommunicationFields({
   errors: Record<string, string>;
   typeLabels: readonly CommunicationLabel[];
   ownDepartments: { id: string; name: string }[];
+  /** Who may have acted; a record's own staff member is among them even when no longer listed. */
+  staffs: readonly { id: string; name: string }[];
+  /** Shown while `user_id` is null: the caller, when one of the staff. */
+  actingUserDefault: string | null;
 }) {
   const set = <K extends keyof CommunicationFieldValues>(key: K, value: CommunicationFieldValues[K]) =>
     onChange({ [key]: value } as Partial<CommunicationFieldValues>);
@@ -78,6 +122,34 @@ export function CommunicationFields({
         onChange={(e) => set('acted_date', e.currentTarget.value)}
         error={errors.acted_date}
       />
+      <Select
+        label="活動した担当者"
+        size="md"
+        data={staffs.map((s) => ({ value: s.id, label: s.name }))}
+        value={values.user_id ?? actingUserDefault}
+        onChange={(v) => v && set('user_id', v)}
+        allowDeselect={false}
+        searchable
+        placeholder="自分"
+        nothingFoundMessage="見つかりません"
+        error={errors.user_id}
+      />
+      <TextInput
+        label="カテゴリ"
+        size="md"
+        maxLength={50}
+        value={values.category}
+        onChange={(e) => set('category', e.currentTarget.value)}
+        error={errors.category}
+      />
+      <TextInput
+        label="目的"
+        size="md"
+        maxLength={100}
+        value={values.purpose}
+        onChange={(e) => set('purpose', e.currentTarget.value)}
+        error={errors.purpose}
+      />
       {values.communication_type === 'event_attendance' && (
         <TextInput
           label="イベント名"
@@ -95,6 +167,15 @@ export function CommunicationFields({
             value={values.person_in_charge_hospital}
             onChange={(e) => set('person_in_charge_hospital', e.currentTarget.value)}
             error={errors.person_in_charge_hospital}
+          />
+          <TextInput
+            label="同行者"
+            description="自院から同行した人"
+            size="md"
+            maxLength={200}
+            value={values.attendee}
+            onChange={(e) => set('attendee', e.currentTarget.value)}
+            error={errors.attendee}
           />
           <Checkbox
             label="医師と面談した"
@@ -121,6 +202,15 @@ export function CommunicationFields({
         value={values.memo}
         onChange={(e) => set('memo', e.currentTarget.value)}
         error={errors.memo}
+      />
+      <Textarea
+        label="その他メモ"
+        size="md"
+        autosize
+        minRows={2}
+        value={values.other_memo}
+        onChange={(e) => set('other_memo', e.currentTarget.value)}
+        error={errors.other_memo}
       />
       {typeLabels.map((label) => (
         <LabelValueField

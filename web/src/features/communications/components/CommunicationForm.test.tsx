@@ -6,10 +6,14 @@ import type { CommunicationLabel } from '@renkei/contracts';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, networkSubCode } from '../../../api/api-errors.ts';
 import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
+import { toast } from '../../../app/toast.ts';
 import { testServices, testUser } from '../../../test/render-app.tsx';
 import { currentUserQueries } from '../../current-user/current-user.queries.ts';
-import { draftKey } from '../communication-draft.ts';
+import { draftKey, loadDraft } from '../communication-draft.ts';
+import { listOutbox } from '../communication-outbox.ts';
+import { pendingSentMessage } from '../usePendingCommunicationsSender.ts';
 import { CommunicationForm } from './CommunicationForm.tsx';
+import { PendingCommunicationsSender } from './PendingCommunicationsSender.tsx';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const label = (patch: Partial<CommunicationLabel>): CommunicationLabel => ({
@@ -27,15 +31,32 @@ const label = (patch: Partial<CommunicationLabel>): CommunicationLabel => ({
 
 const account = testUser();
 
-afterEach(() => localStorage.clear());
+afterEach(() => {
+  localStorage.clear();
+  vi.restoreAllMocks();
+});
 
-function renderForm(create: (args: unknown) => Promise<unknown>, onSaved: (id: string) => void = () => {}) {
+interface CreateCall {
+  params: { id: string };
+  idempotencyKey: string;
+  body: Record<string, unknown>;
+}
+
+/** The form, and (`withSender`) the app's sender of kept records beside it, as the frame mounts it. */
+function renderForm(
+  create: (args: CreateCall) => Promise<unknown>,
+  onSaved: (id: string) => void = () => {},
+  { withSender = false } = {},
+) {
   const api = {
     listCommunicationLabels: vi.fn(async () => [
       label({}),
       label({ id: id(3), name: '電話の用件', communication_type: 'phone', component_type: 'text', selections: [] }),
     ]),
-    listStaffs: vi.fn(async () => []),
+    listStaffs: vi.fn(async () => [
+      { id: account.id, name: account.name, cs_account: false },
+      { id: id(40), name: '佐藤 次郎', cs_account: false },
+    ]),
     listOwnDepartments: vi.fn(async () => []),
     createForMedicalInstitution: vi.fn(create),
   };
@@ -47,6 +68,7 @@ function renderForm(create: (args: unknown) => Promise<unknown>, onSaved: (id: s
       <QueryClientProvider client={client}>
         <ServicesProvider value={services}>
           <CommunicationForm institution={{ id: id(9), name: '駿河クリニック' }} onSaved={onSaved} />
+          {withSender && <PendingCommunicationsSender accountId={account.id} />}
         </ServicesProvider>
       </QueryClientProvider>
     </MantineProvider>,
@@ -76,29 +98,110 @@ describe('communication form', () => {
     expect(second.idempotencyKey).toBe(first.idempotencyKey);
   });
 
-  it('keeps a record sent without a network on the device and sends it once when the network returns', async () => {
+  it('sends the category, purpose, other memo, attendee and the staff member who acted', async () => {
+    const onSaved = vi.fn();
+    const api = renderForm(async () => ({ id: id(20), medical_institution: { id: id(9) } }), onSaved);
+    // The caller acted, unless someone else is picked.
+    expect(await screen.findByDisplayValue(account.name)).toBeInTheDocument();
+    await userEvent.click(screen.getByLabelText('活動した担当者', { selector: 'input' }));
+    await userEvent.click(await screen.findByRole('option', { name: '佐藤 次郎', hidden: true }));
+    await userEvent.type(screen.getByLabelText('カテゴリ'), '定期訪問');
+    await userEvent.type(screen.getByLabelText('目的'), '紹介のお礼');
+    await userEvent.type(screen.getByLabelText(/同行者/), '地域連携室 田中');
+    await userEvent.type(screen.getByLabelText('その他メモ'), '駐車場は裏手');
+    await userEvent.click(await screen.findByLabelText(/面談相手/, { selector: 'input' }));
+    await userEvent.click(await screen.findByRole('option', { name: '院長', hidden: true }));
+    await userEvent.click(screen.getByRole('button', { name: '記録する' }));
+    await waitFor(() => expect(onSaved).toHaveBeenCalledWith(id(9)));
+    const call = api.createForMedicalInstitution.mock.calls[0]![0];
+    expect(call.body).toMatchObject({
+      communication_type: 'visit',
+      user_id: id(40),
+      category: '定期訪問',
+      purpose: '紹介のお礼',
+      attendee: '地域連携室 田中',
+      other_memo: '駐車場は裏手',
+      event_name: null,
+    });
+  });
+
+  it('shows the event name and the attendee only for the types that have them', async () => {
+    renderForm(async () => ({}));
+    expect(await screen.findByLabelText(/同行者/)).toBeInTheDocument();
+    expect(screen.queryByLabelText('イベント名')).toBeNull();
+    await userEvent.click(screen.getByLabelText('種別', { selector: 'input' }));
+    await userEvent.click(await screen.findByRole('option', { name: '電話', hidden: true }));
+    await waitFor(() => expect(screen.queryByLabelText(/同行者/)).toBeNull());
+    expect(screen.getByLabelText('カテゴリ')).toBeInTheDocument();
+    expect(screen.getByLabelText('その他メモ')).toBeInTheDocument();
+  });
+
+  it('hands a record sent without a network to the app sender, which sends it once when the network returns', async () => {
     const unreachable = new ApiError(500, 'サーバーでエラーが発生しました', networkSubCode);
     let online = false;
+    vi.spyOn(navigator, 'onLine', 'get').mockImplementation(() => online);
+    const sent = vi.spyOn(toast, 'success').mockImplementation(() => {});
     const onSaved = vi.fn();
-    const api = renderForm(async () => {
-      if (!online) throw unreachable;
-      return { id: id(20), medical_institution: { id: id(9) } };
-    }, onSaved);
+    const api = renderForm(
+      async () => {
+        if (!online) throw unreachable;
+        return { id: id(20), medical_institution: { id: id(9) } };
+      },
+      onSaved,
+      { withSender: true },
+    );
     await userEvent.type(await screen.findByLabelText('内容'), '院長と面談');
+    await userEvent.click(await screen.findByLabelText(/面談相手/, { selector: 'input' }));
+    await userEvent.click(await screen.findByRole('option', { name: '院長', hidden: true }));
     await userEvent.click(screen.getByRole('button', { name: '記録する' }));
     expect(await screen.findByTestId('communication-pending')).toBeInTheDocument();
-    const key = draftKey(account.id, id(9));
-    expect(JSON.parse(localStorage.getItem(key)!)).toMatchObject({ pending: true, values: { story: '院長と面談' } });
+    expect(await screen.findByTestId('pending-communications')).toHaveTextContent('未送信 1件');
+    // In the outbox (not the form's draft), with the request as the form built it.
+    expect(localStorage.getItem(draftKey(account.id, id(9)))).toBeNull();
+    const [kept] = listOutbox(account.id);
+    expect(kept).toMatchObject({ institution: { id: id(9) }, body: { story: '院長と面談' } });
+    expect(screen.getByRole('button', { name: '記録する' })).toBeDisabled();
     expect(onSaved).not.toHaveBeenCalled();
 
     online = true;
     act(() => void window.dispatchEvent(new Event('online')));
     await waitFor(() => expect(onSaved).toHaveBeenCalledTimes(1));
-    const keys = api.createForMedicalInstitution.mock.calls.map(
-      (c) => (c[0] as { idempotencyKey: string }).idempotencyKey,
+    expect(onSaved).toHaveBeenCalledWith(id(9));
+    const keys = api.createForMedicalInstitution.mock.calls.map(([c]) => c.idempotencyKey);
+    // The failed submit and the sender's send, nothing more, with one key: one record.
+    expect(keys).toHaveLength(2);
+    expect(new Set(keys)).toEqual(new Set([kept!.idempotencyKey]));
+    expect(listOutbox(account.id)).toEqual([]);
+    expect(sent).toHaveBeenCalledWith(pendingSentMessage);
+    await waitFor(() => expect(screen.queryByTestId('pending-communications')).toBeNull());
+  });
+
+  it('takes its record back with the messages on the fields when the server refuses what the sender sent', async () => {
+    vi.spyOn(toast, 'error').mockImplementation(() => {});
+    let calls = 0;
+    renderForm(
+      async () => {
+        calls++;
+        if (calls === 1) throw new ApiError(500, 'サーバーでエラーが発生しました', networkSubCode);
+        throw new ApiError(422, '入力内容に誤りがあります。', undefined, [
+          { field: 'category', message: 'カテゴリは50文字以内で入力してください' },
+        ]);
+      },
+      () => {},
+      { withSender: true },
     );
-    expect(new Set(keys).size).toBe(1);
-    expect(localStorage.getItem(key)).toBeNull();
+    await userEvent.type(await screen.findByLabelText('内容'), '送れない記録');
+    await userEvent.click(screen.getByRole('button', { name: '記録する' }));
+    // The sender tries at once (the browser says it is online) and is refused.
+    expect(await screen.findByTestId('communication-refused')).toHaveTextContent(
+      'カテゴリは50文字以内で入力してください',
+    );
+    expect(screen.getByText('カテゴリは50文字以内で入力してください', { selector: 'p' })).toBeInTheDocument();
+    expect(screen.queryByTestId('communication-pending')).toBeNull();
+    expect(screen.getByLabelText('内容')).toHaveValue('送れない記録');
+    expect(screen.getByRole('button', { name: '記録する' })).toBeEnabled();
+    expect(listOutbox(account.id)).toEqual([]);
+    expect(loadDraft(draftKey(account.id, id(9)))).toMatchObject({ values: { story: '送れない記録' } });
   });
 
   it('restores what was typed after the form was closed, and can discard it', async () => {

@@ -3,17 +3,20 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
-import { ApiError, isNetworkError } from '../../../api/api-errors.ts';
+import { ApiError, fieldErrorsOf, isNetworkError } from '../../../api/api-errors.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
+import { InstitutionPicker } from './InstitutionPicker.tsx';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { currentUserQueries } from '../../current-user/current-user.queries.ts';
 import { clearDraft, draftKey, loadDraft, saveDraft } from '../communication-draft.ts';
+import { enqueueCommunication, removeFromOutbox, subscribeOutbox, type OutboxEvent } from '../communication-outbox.ts';
 import { communicationQueries, ownTaskStaff, useCreateCommunication } from '../communications.queries.ts';
 import {
+  blankExtraFields,
   CommunicationFields,
+  communicationBodyOf,
   labelsOfType,
-  labelValuesOf,
   type CommunicationFieldValues,
 } from './CommunicationFields.tsx';
 
@@ -31,14 +34,14 @@ interface FormValues extends CommunicationFieldValues {
 /** Today in Asia/Tokyo as YYYY-MM-DD (the acted date a visit defaults to). */
 const todayInTokyo = () => new Date().toLocaleDateString('sv-SE', { timeZone: 'Asia/Tokyo' });
 
-/** How often a record kept while offline is tried again, besides the browser's `online` event. */
-const offlineRetryMs = 10_000;
-
 /**
  * Logging a contact, built for a phone in one hand: large inputs, the type's own labels, tasks inline.
  * One Idempotency-Key per form: a retry after a timeout never makes a second record. What is typed is
- * kept on the device (communication-draft.ts) until the server has it, and a record sent without a
- * network is sent by itself when the network returns.
+ * kept on the device (communication-draft.ts). A record submitted without a network is handed, with
+ * its key, to the outbox (communication-outbox.ts): the app's one sender (usePendingCommunicationsSender)
+ * sends it when the network returns, whether or not this form is still open; the form never sends it
+ * again itself. While it is open, it closes when the sender has sent the record, and takes the record
+ * back, with the server's messages on its fields, when the server refuses it.
  */
 export function CommunicationForm({
   institution,
@@ -60,16 +63,11 @@ export function CommunicationForm({
   const labels = useQuery(communicationQueries.labels(api));
   const staffs = useQuery(communicationQueries.staffs(api));
   const ownDepartments = useQuery(referenceDataQueries.ownDepartments(api));
-  const [keyword, setKeyword] = useState('');
-  const institutions = useQuery({
-    queryKey: ['communications', 'institution-picker', keyword],
-    queryFn: ({ signal }) => api.searchMedicalInstitutions({ body: { keyword, per_page: 20 }, signal }),
-    enabled: keyword.trim().length > 0,
-  });
   const blank = (): FormValues => ({
     institution,
     communication_type: 'visit',
     acted_date: todayInTokyo(),
+    ...blankExtraFields,
     story: '',
     memo: '',
     event_name: '',
@@ -79,23 +77,45 @@ export function CommunicationForm({
     tasks: [],
     attachments: [],
   });
-  const [values, setValues] = useState<FormValues>(() => restored?.values ?? blank());
-  const [pending, setPending] = useState(restored?.pending ?? false);
-  const [showRestored, setShowRestored] = useState(restored !== null && !restored.pending);
+  // A draft kept before a field existed lacks it: the blank form's value fills it.
+  const [values, setValues] = useState<FormValues>(() => (restored ? { ...blank(), ...restored.values } : blank()));
+  /** This form's record is in the outbox, waiting for the network. */
+  const [pending, setPending] = useState(false);
+  /** The server refused the record the sender sent: why, until it is submitted again. */
+  const [refusal, setRefusal] = useState<string | null>(null);
+  const [showRestored, setShowRestored] = useState(restored !== null);
   const touched = useRef(restored !== null);
   const typeLabels = labelsOfType(labels.data, values.communication_type);
+  const actingUserDefault = ownTaskStaff(staffs.data, account.data?.id);
 
-  const { errors, saving, submit } = useFormSubmit({
+  const bodyOf = (v: FormValues) => ({
+    ...communicationBodyOf(labelsOfType(labels.data, v.communication_type), v),
+    tasks: v.tasks.map((t) => ({ title: t.title, deadline: t.deadline || null, staff_id: t.staff_id })),
+  });
+
+  const { errors, setErrors, saving, submit } = useFormSubmit({
     values,
     validate: (v): Record<string, string> => (v.institution ? {} : { institution: '医療機関を選んでください' }),
     save: async (v) => {
+      setRefusal(null);
       try {
         await send(v);
       } catch (error) {
-        if (isNetworkError(error) && storageKey) {
-          // Kept on the device and sent again by itself: the user may put the phone away.
+        if (
+          isNetworkError(error) &&
+          storageKey &&
+          account.data &&
+          enqueueCommunication(account.data.id, {
+            idempotencyKey: idempotencyKey.current,
+            institution: v.institution!,
+            body: bodyOf(v),
+            draft: { key: storageKey, values: v },
+          })
+        ) {
+          // The outbox has it now: the user may close the form or put the phone away.
+          touched.current = false;
+          clearDraft(storageKey);
           setPending(true);
-          saveDraft(storageKey, { values: v, idempotencyKey: idempotencyKey.current, pending: true });
           return;
         }
         // A 422 goes to the fields (useFormSubmit); anything else is reported here.
@@ -109,23 +129,11 @@ export function CommunicationForm({
     const saved = await create.mutateAsync({
       institutionId: v.institution!.id,
       idempotencyKey: idempotencyKey.current,
-      body: {
-        communication_type: v.communication_type,
-        acted_date: v.acted_date,
-        story: v.story,
-        memo: v.memo,
-        event_name: v.event_name || null,
-        person_in_charge_hospital: v.person_in_charge_hospital || null,
-        is_doctor_attended: v.is_doctor_attended,
-        label_values: labelValuesOf(typeLabels, v),
-        tasks: v.tasks.map((t) => ({ title: t.title, deadline: t.deadline || null, staff_id: t.staff_id })),
-        attachment_ids: (v.attachments ?? []).map((f) => f.id),
-      },
+      body: bodyOf(v),
     });
     // Saved: nothing of this form is kept any more (the effect below would write it back).
     touched.current = false;
     if (storageKey) clearDraft(storageKey);
-    setPending(false);
     toast.success('活動を記録しました');
     onSaved(saved.medical_institution?.id ?? v.institution!.id);
   }
@@ -133,52 +141,56 @@ export function CommunicationForm({
   // Every change is kept on the device (not the untouched blank form, so opening it leaves nothing).
   useEffect(() => {
     if (!storageKey || !touched.current || pending) return;
-    saveDraft(storageKey, { values, idempotencyKey: idempotencyKey.current, pending: false });
+    saveDraft(storageKey, { values, idempotencyKey: idempotencyKey.current });
   }, [storageKey, values, pending]);
 
-  // A record kept while offline goes out when the network is back (and is retried now and then, since
-  // the browser's online flag can be wrong); the same Idempotency-Key makes any repeat the same record.
-  const sendRef = useRef(send);
-  sendRef.current = send;
-  const valuesRef = useRef(values);
-  valuesRef.current = values;
-  useEffect(() => {
-    if (!pending) return;
-    let busy = false;
-    const retry = () => {
-      if (busy || (typeof navigator !== 'undefined' && navigator.onLine === false)) return;
-      busy = true;
-      sendRef.current(valuesRef.current).then(
-        () => undefined,
-        (error: unknown) => {
-          busy = false;
-          if (isNetworkError(error)) return;
-          // The server answered with a refusal: the record stays as a draft for the user to fix.
-          setPending(false);
-          if (storageKey)
-            saveDraft(storageKey, {
-              values: valuesRef.current,
-              idempotencyKey: idempotencyKey.current,
-              pending: false,
-            });
-          onError(error);
-        },
-      );
-    };
-    retry();
-    window.addEventListener('online', retry);
-    const timer = window.setInterval(retry, offlineRetryMs);
-    return () => {
-      window.removeEventListener('online', retry);
-      window.clearInterval(timer);
-    };
-  }, [pending, storageKey, onError]);
+  // What the sender does with a kept record while this form is open: this form's record sent closes
+  // the form; refused, it comes back here with the server's messages. A record refused earlier and put
+  // back into this form's slot fills the form when nothing has been typed yet.
+  const onOutbox = useRef<(event: OutboxEvent) => void>(() => {});
+  onOutbox.current = (event) => {
+    if (event.type === 'sent' && pending && event.idempotencyKey === idempotencyKey.current) {
+      setPending(false);
+      onSaved(event.institutionId);
+      return;
+    }
+    if (event.type !== 'returned') return;
+    const own = pending && event.idempotencyKey === idempotencyKey.current;
+    if (!own && (touched.current || event.draftKey === null || event.draftKey !== storageKey)) return;
+    if (!own) {
+      const draft = loadDraft<FormValues>(event.draftKey!);
+      if (!draft) return;
+      idempotencyKey.current = draft.idempotencyKey;
+      setValues({ ...blank(), ...draft.values });
+    } else if (event.draftKey !== storageKey) {
+      // Put back elsewhere (this form's slot was written meanwhile, in another tab): this form holds it.
+      if (event.draftKey !== null) clearDraft(event.draftKey);
+      else if (account.data) removeFromOutbox(account.data.id, event.idempotencyKey);
+    }
+    touched.current = true;
+    setPending(false);
+    setShowRestored(false);
+    setErrors(event.error ? fieldErrorsOf(event.error) : {});
+    if (event.error) setRefusal(event.error.errors[0]?.message ?? event.error.message);
+  };
+  useEffect(() => subscribeOutbox((event) => onOutbox.current(event)), []);
+
+  /** After a record was kept for the sender: a blank form for the next one, with a key of its own. */
+  const startNext = () => {
+    idempotencyKey.current = crypto.randomUUID();
+    touched.current = false;
+    setPending(false);
+    setErrors({});
+    setValues(blank());
+  };
 
   const discardDraft = () => {
     if (storageKey) clearDraft(storageKey);
     idempotencyKey.current = crypto.randomUUID();
     touched.current = false;
     setShowRestored(false);
+    setRefusal(null);
+    setErrors({});
     setValues(blank());
   };
 
@@ -202,7 +214,19 @@ export function CommunicationForm({
         )}
         {pending && (
           <Alert color="yellow" data-testid="communication-pending">
-            通信できないため、この記録は端末に保存しました。接続が戻ると自動で送信します（画面を閉じても、次に開いたときに送信します）。
+            <Stack gap="xs" align="flex-start">
+              <Text size="sm">
+                通信できないため、この記録は端末に保存しました。接続が戻ると自動で送信します。この画面は閉じてもかまいません。
+              </Text>
+              <Button size="md" variant="white" onClick={startNext}>
+                続けて別の記録を入力
+              </Button>
+            </Stack>
+          </Alert>
+        )}
+        {refusal && (
+          <Alert color="red" data-testid="communication-refused" role="alert">
+            送信できませんでした（{refusal}）。内容を直して、もう一度「記録する」を押してください。
           </Alert>
         )}
         {showRestored && (
@@ -232,102 +256,93 @@ export function CommunicationForm({
             )}
           </Group>
         ) : (
-          <Select
-            label="医療機関"
-            required
-            size="md"
-            searchable
-            placeholder="名称・カナ・住所で検索"
-            searchValue={keyword}
-            onSearchChange={setKeyword}
-            data={(institutions.data?.data ?? []).map((m) => ({ value: m.id, label: m.name }))}
-            onChange={(id) => {
-              const picked = institutions.data?.data.find((m) => m.id === id);
-              if (picked) set('institution', { id: picked.id, name: picked.name });
-            }}
-            nothingFoundMessage={keyword ? '見つかりません' : '名称を入力してください'}
-            filter={({ options }) => options}
-            error={errors.institution}
-          />
+          <InstitutionPicker onPick={(picked) => set('institution', picked)} error={errors.institution} />
         )}
-        <CommunicationFields
-          values={values}
-          onChange={(patch) => {
-            touched.current = true;
-            setValues((v) => ({ ...v, ...patch }));
-          }}
-          onTypeChange={(type) => setValues((prev) => ({ ...prev, communication_type: type, labelValues: {} }))}
-          errors={errors}
-          typeLabels={typeLabels}
-          ownDepartments={ownDepartments.data ?? []}
-        />
-        <Stack gap="xs">
-          <Text fw={600}>タスク</Text>
-          {values.tasks.map((task, i) => (
-            <Card key={i} withBorder padding="xs">
-              <Stack gap="xs">
-                <Group gap="xs" wrap="nowrap">
-                  <TextInput
-                    style={{ flex: 1 }}
-                    size="md"
-                    label={`タスク${i + 1}`}
-                    value={task.title}
-                    onChange={(e) => setTask(i, { title: e.currentTarget.value })}
-                    error={errors[`tasks.${i}.title`]}
-                  />
-                  <ActionIcon
-                    variant="subtle"
-                    color="red"
-                    size="lg"
-                    mt={24}
-                    aria-label={`タスク${i + 1}を削除`}
-                    onClick={() =>
-                      set(
-                        'tasks',
-                        values.tasks.filter((_, j) => j !== i),
-                      )
-                    }
-                  >
-                    ×
-                  </ActionIcon>
-                </Group>
-                <Group gap="xs" grow>
-                  <TextInput
-                    type="date"
-                    size="md"
-                    label="期限"
-                    value={task.deadline}
-                    onChange={(e) => setTask(i, { deadline: e.currentTarget.value })}
-                    error={errors[`tasks.${i}.deadline`]}
-                  />
-                  <Select
-                    size="md"
-                    label="担当者"
-                    data={(staffs.data ?? []).map((s) => ({ value: s.id, label: s.name }))}
-                    value={task.staff_id}
-                    onChange={(v) => setTask(i, { staff_id: v })}
-                    clearable
-                    error={errors[`tasks.${i}.staff_id`]}
-                  />
-                </Group>
-              </Stack>
-            </Card>
-          ))}
-          <Button
-            variant="light"
-            size="md"
-            onClick={() =>
-              set('tasks', [
-                ...values.tasks,
-                { title: '', deadline: '', staff_id: ownTaskStaff(staffs.data, account.data?.id) },
-              ])
-            }
-            disabled={values.tasks.length >= 20}
-          >
-            タスクを追加
-          </Button>
-        </Stack>
-        <Button type="submit" size="lg" loading={saving} fullWidth>
+        {/* A kept record is the outbox's: nothing of it changes here (a disabled fieldset disables all). */}
+        <fieldset disabled={pending} style={{ border: 0, padding: 0, margin: 0, minWidth: 0 }}>
+          <Stack gap="md">
+            <CommunicationFields
+              values={values}
+              onChange={(patch) => {
+                touched.current = true;
+                setValues((v) => ({ ...v, ...patch }));
+              }}
+              onTypeChange={(type) => setValues((prev) => ({ ...prev, communication_type: type, labelValues: {} }))}
+              errors={errors}
+              typeLabels={typeLabels}
+              ownDepartments={ownDepartments.data ?? []}
+              staffs={staffs.data ?? []}
+              actingUserDefault={actingUserDefault}
+            />
+            <Stack gap="xs">
+              <Text fw={600}>タスク</Text>
+              {values.tasks.map((task, i) => (
+                <Card key={i} withBorder padding="xs">
+                  <Stack gap="xs">
+                    <Group gap="xs" wrap="nowrap">
+                      <TextInput
+                        style={{ flex: 1 }}
+                        size="md"
+                        label={`タスク${i + 1}`}
+                        value={task.title}
+                        onChange={(e) => setTask(i, { title: e.currentTarget.value })}
+                        error={errors[`tasks.${i}.title`]}
+                      />
+                      <ActionIcon
+                        variant="subtle"
+                        color="red"
+                        size="lg"
+                        mt={24}
+                        aria-label={`タスク${i + 1}を削除`}
+                        onClick={() =>
+                          set(
+                            'tasks',
+                            values.tasks.filter((_, j) => j !== i),
+                          )
+                        }
+                      >
+                        ×
+                      </ActionIcon>
+                    </Group>
+                    <Group gap="xs" grow>
+                      <TextInput
+                        type="date"
+                        size="md"
+                        label="期限"
+                        value={task.deadline}
+                        onChange={(e) => setTask(i, { deadline: e.currentTarget.value })}
+                        error={errors[`tasks.${i}.deadline`]}
+                      />
+                      <Select
+                        size="md"
+                        label="担当者"
+                        data={(staffs.data ?? []).map((s) => ({ value: s.id, label: s.name }))}
+                        value={task.staff_id}
+                        onChange={(v) => setTask(i, { staff_id: v })}
+                        clearable
+                        error={errors[`tasks.${i}.staff_id`]}
+                      />
+                    </Group>
+                  </Stack>
+                </Card>
+              ))}
+              <Button
+                variant="light"
+                size="md"
+                onClick={() =>
+                  set('tasks', [
+                    ...values.tasks,
+                    { title: '', deadline: '', staff_id: ownTaskStaff(staffs.data, account.data?.id) },
+                  ])
+                }
+                disabled={values.tasks.length >= 20}
+              >
+                タスクを追加
+              </Button>
+            </Stack>
+          </Stack>
+        </fieldset>
+        <Button type="submit" size="lg" loading={saving} disabled={pending} fullWidth>
           記録する
         </Button>
       </Stack>

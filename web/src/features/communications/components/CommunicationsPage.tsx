@@ -1,7 +1,20 @@
-import { Button, Group, Modal, MultiSelect, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import {
+  Badge,
+  Button,
+  Collapse,
+  Drawer,
+  Group,
+  Modal,
+  MultiSelect,
+  Select,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { ListPagination } from '../../../ui/ListPagination.tsx';
-import type { Communication, CommunicationType } from '@renkei/contracts';
+import type { Communication, CommunicationLabel, CommunicationType } from '@renkei/contracts';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import {
@@ -9,8 +22,17 @@ import {
   communicationTypeLabels,
   type CommunicationSearchInput,
 } from '../communications.queries.ts';
+import {
+  activeFilterCount,
+  clearedFilters,
+  furtherFilterCount,
+  effectiveConditions,
+  labelsForTypes,
+  type LabelCondition,
+} from '../communications-search.ts';
 import { useViewport } from '../../../frame/use-viewport.ts';
 import { CommunicationCard } from './CommunicationCard.tsx';
+import { CommunicationFilters } from './CommunicationFilters.tsx';
 import { ExportButton } from './ExportButton.tsx';
 import { LogCommunicationModal } from './LogCommunicationModal.tsx';
 import { BackToInstitutionButton } from '../../medical-institutions/components/router-links.tsx';
@@ -23,10 +45,24 @@ export interface CommunicationsParams {
   user_id?: string;
   keyword?: string;
   sort: 'asc' | 'desc';
+  institution_ids?: string[];
+  tag_ids?: string[];
+  /** Absent: either. */
+  doctor_attended?: boolean;
+  /** Conditions on communication labels, in the order they were added. */
+  labels?: LabelCondition[];
 }
 
-/** The search body of the URL's filters (one definition for the loader and the page). */
-export function searchBodyOf(params: CommunicationsParams): CommunicationSearchInput {
+/**
+ * The search body of the URL's filters (one definition for the loader, the page and the CSV export).
+ * With the tenant's labels, a label condition the label cannot meet (deleted since, another component
+ * type's field) is left out rather than answering nothing or a 422.
+ */
+export function searchBodyOf(
+  params: CommunicationsParams,
+  labels?: readonly CommunicationLabel[],
+): CommunicationSearchInput {
+  const conditions = effectiveConditions(params.labels, labels);
   return {
     page: params.page,
     per_page: 20,
@@ -35,6 +71,10 @@ export function searchBodyOf(params: CommunicationsParams): CommunicationSearchI
     ...(params.types?.length ? { communication_types: params.types } : {}),
     ...(params.user_id ? { user_ids: [params.user_id] } : {}),
     ...(params.keyword ? { keyword: params.keyword } : {}),
+    ...(params.institution_ids?.length ? { medical_institution_ids: params.institution_ids } : {}),
+    ...(params.tag_ids?.length ? { tag_ids: params.tag_ids } : {}),
+    ...(params.doctor_attended !== undefined ? { is_doctor_attended: params.doctor_attended } : {}),
+    ...(conditions.length ? { label_filters: conditions } : {}),
   };
 }
 
@@ -47,7 +87,9 @@ const typeOptions = Object.entries(communicationTypeLabels).map(([value, label])
 
 /**
  * The timeline of communications, all of the tenant's or one institution's: filters live in the URL, so
- * a search can be shared and survives a reload.
+ * a search can be shared and survives a reload. The period, types, staff, keyword and order sit above
+ * the list on a wide screen, the further filters (institutions, tags, doctor attended, labels) in a
+ * panel that opens under them; on a phone every filter is in a drawer behind 「絞り込み」.
  */
 export function CommunicationsPage({
   params,
@@ -61,20 +103,129 @@ export function CommunicationsPage({
   currentUserId: string;
 }) {
   const { api } = useServices();
-  const body = searchBodyOf(params);
+  const labels = useQuery(communicationQueries.labels(api));
+  const full = searchBodyOf(params, labels.data);
+  // One institution's timeline has no institution or tag filter (its endpoint takes none).
+  const { medical_institution_ids: _ids, tag_ids: _tags, ...scoped } = full;
+  const body = institution ? scoped : full;
   // Both searches answer the same page shape; only their keys differ.
   const { data } = useSuspenseQuery(
     (institution
       ? communicationQueries.institutionSearch(api, institution.id, body)
       : communicationQueries.search(api, body)) as ReturnType<typeof communicationQueries.search>,
   );
-  const labels = useQuery(communicationQueries.labels(api));
   const staffs = useQuery(communicationQueries.staffs(api));
   const [keyword, setKeyword] = useState(params.keyword ?? '');
   const [logging, setLogging] = useState(false);
   const [editing, setEditing] = useState<Communication | null>(null);
   const phone = useViewport() === 'phone';
+  const [filtersOpen, setFiltersOpen] = useState<boolean | null>(null);
   useEffect(() => setKeyword(params.keyword ?? ''), [params.keyword]);
+
+  const asked = institution ? { ...params, institution_ids: undefined, tag_ids: undefined } : params;
+  const count = activeFilterCount(asked, labels.data);
+  const further = furtherFilterCount(asked, labels.data);
+  // Open at first when the link asks further filters, so they are seen; a phone keeps its drawer shut.
+  const panelOpen = filtersOpen ?? further > 0;
+  const setTypes = (types: CommunicationType[]) => {
+    // A label belongs to one type: its condition cannot hold on records of the other types.
+    const kept = (params.labels ?? []).filter((c) =>
+      labelsForTypes(labels.data ?? [], types).some((l) => l.id === c.label_id),
+    );
+    onParamsChange({
+      types: types.length ? types : undefined,
+      ...(labels.data ? { labels: kept.length ? kept : undefined } : {}),
+      page: 1,
+    });
+  };
+  const clear = () => {
+    setKeyword('');
+    onParamsChange(clearedFilters());
+  };
+
+  const keywordForm = (
+    <form
+      style={{ flex: 1, minWidth: 200 }}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onParamsChange({ keyword: keyword.trim() || undefined, page: 1 });
+      }}
+    >
+      <TextInput
+        label="キーワード（内容・メモ）"
+        value={keyword}
+        onChange={(e) => setKeyword(e.currentTarget.value)}
+        maxLength={100}
+      />
+    </form>
+  );
+  const basicFilters = (
+    <>
+      <TextInput
+        type="date"
+        label="期間（開始）"
+        value={params.from ?? ''}
+        onChange={(e) => onParamsChange({ from: e.currentTarget.value || undefined, page: 1 })}
+        w={{ base: '47%', sm: 160 }}
+      />
+      <TextInput
+        type="date"
+        label="期間（終了）"
+        value={params.to ?? ''}
+        onChange={(e) => onParamsChange({ to: e.currentTarget.value || undefined, page: 1 })}
+        w={{ base: '47%', sm: 160 }}
+      />
+      <MultiSelect
+        label="種別"
+        data={typeOptions}
+        value={params.types ?? []}
+        onChange={(v) => setTypes(v as CommunicationType[])}
+        clearable
+        w={{ base: '100%', sm: 260 }}
+      />
+      <Select
+        label="担当者"
+        data={(staffs.data ?? []).map((s) => ({ value: s.id, label: s.name }))}
+        value={params.user_id ?? null}
+        onChange={(v) => onParamsChange({ user_id: v ?? undefined, page: 1 })}
+        clearable
+        searchable
+        w={{ base: '100%', sm: 200 }}
+      />
+    </>
+  );
+  const sortSelect = (
+    <Select
+      label="並び順"
+      data={[
+        { value: 'desc', label: '新しい順' },
+        { value: 'asc', label: '古い順' },
+      ]}
+      value={params.sort}
+      onChange={(v) => onParamsChange({ sort: v === 'asc' ? 'asc' : 'desc', page: 1 })}
+      allowDeselect={false}
+      w={{ base: '100%', sm: 120 }}
+    />
+  );
+  const furtherFilters = (
+    <CommunicationFilters
+      params={asked}
+      onParamsChange={onParamsChange}
+      labels={labels.data ?? []}
+      withInstitutions={!institution}
+    />
+  );
+  const clearButton = count > 0 && (
+    <Button variant="subtle" onClick={clear}>
+      条件をクリア
+    </Button>
+  );
+  const countBadge = (n: number) =>
+    n > 0 && (
+      <Badge size="sm" circle aria-label={`${n}件の条件`}>
+        {n}
+      </Badge>
+    );
 
   return (
     <Stack gap="md">
@@ -111,65 +262,59 @@ export function CommunicationsPage({
           )}
         </Suspense>
       </Modal>
-      <Group gap="sm" align="flex-end" wrap="wrap">
-        <TextInput
-          type="date"
-          label="期間（開始）"
-          value={params.from ?? ''}
-          onChange={(e) => onParamsChange({ from: e.currentTarget.value || undefined, page: 1 })}
-          w={{ base: '47%', sm: 160 }}
-        />
-        <TextInput
-          type="date"
-          label="期間（終了）"
-          value={params.to ?? ''}
-          onChange={(e) => onParamsChange({ to: e.currentTarget.value || undefined, page: 1 })}
-          w={{ base: '47%', sm: 160 }}
-        />
-        <MultiSelect
-          label="種別"
-          data={typeOptions}
-          value={params.types ?? []}
-          onChange={(v) => onParamsChange({ types: v as CommunicationType[], page: 1 })}
-          clearable
-          w={{ base: '100%', sm: 260 }}
-        />
-        <Select
-          label="担当者"
-          data={(staffs.data ?? []).map((s) => ({ value: s.id, label: s.name }))}
-          value={params.user_id ?? null}
-          onChange={(v) => onParamsChange({ user_id: v ?? undefined, page: 1 })}
-          clearable
-          searchable
-          w={{ base: '100%', sm: 200 }}
-        />
-        <form
-          style={{ flex: 1, minWidth: 200 }}
-          onSubmit={(e) => {
-            e.preventDefault();
-            onParamsChange({ keyword: keyword.trim() || undefined, page: 1 });
-          }}
-        >
-          <TextInput
-            label="キーワード（内容・メモ）"
-            value={keyword}
-            onChange={(e) => setKeyword(e.currentTarget.value)}
-            maxLength={100}
-          />
-        </form>
-        <Select
-          label="並び順"
-          data={[
-            { value: 'desc', label: '新しい順' },
-            { value: 'asc', label: '古い順' },
-          ]}
-          value={params.sort}
-          onChange={(v) => onParamsChange({ sort: v === 'asc' ? 'asc' : 'desc', page: 1 })}
-          allowDeselect={false}
-          w={{ base: '100%', sm: 120 }}
-        />
-      </Group>
-      <Text size="sm" c="dimmed">
+      {phone ? (
+        <>
+          <Group gap="sm" align="flex-end" wrap="nowrap">
+            {keywordForm}
+            <Button variant="default" size="md" onClick={() => setFiltersOpen(true)} rightSection={countBadge(count)}>
+              絞り込み
+            </Button>
+          </Group>
+          {clearButton && <Group justify="flex-end">{clearButton}</Group>}
+          <Drawer
+            opened={filtersOpen === true}
+            onClose={() => setFiltersOpen(false)}
+            position="bottom"
+            size="90%"
+            title="絞り込み"
+          >
+            <Stack gap="sm">
+              <Group gap="sm" align="flex-end" wrap="wrap">
+                {basicFilters}
+                {sortSelect}
+              </Group>
+              {furtherFilters}
+              <Group justify="space-between" mt="sm">
+                {clearButton || <span />}
+                <Button size="md" onClick={() => setFiltersOpen(false)}>
+                  {data.meta.total_count}件を表示
+                </Button>
+              </Group>
+            </Stack>
+          </Drawer>
+        </>
+      ) : (
+        <Stack gap="xs">
+          <Group gap="sm" align="flex-end" wrap="wrap">
+            {basicFilters}
+            {keywordForm}
+            {sortSelect}
+          </Group>
+          <Group gap="xs">
+            <Button
+              variant="light"
+              onClick={() => setFiltersOpen(!panelOpen)}
+              aria-expanded={panelOpen}
+              rightSection={countBadge(further)}
+            >
+              {panelOpen ? '詳細条件を閉じる' : '詳細条件'}
+            </Button>
+            {clearButton}
+          </Group>
+          <Collapse expanded={panelOpen}>{furtherFilters}</Collapse>
+        </Stack>
+      )}
+      <Text size="sm" c="dimmed" data-testid="communication-total">
         {data.meta.total_count}件
       </Text>
       {data.data.length === 0 ? (

@@ -81,6 +81,18 @@ describe("the institution's recent communications card", () => {
     expect(await within(dialog).findByTestId('picked-institution')).toHaveTextContent(clinic.name);
   });
 
+  it('offers 「活動を記録」 beside the records too, opening the same form on the institution', async () => {
+    renderCard([record(1), record(2)], { total: 2 });
+    const card = await screen.findByTestId('institution-recent-communications');
+    expect(within(card).getAllByTestId('institution-recent-communication')).toHaveLength(2);
+    expect(within(card).queryByText(/まだ記録がありません。/)).not.toBeInTheDocument();
+    const button = within(card).getByRole('button', { name: '活動を記録' });
+    await waitFor(() => expect(button).toBeEnabled());
+    await userEvent.click(button);
+    const dialog = await screen.findByRole('dialog', { name: '活動の記録' });
+    expect(await within(dialog).findByTestId('picked-institution')).toHaveTextContent(clinic.name);
+  });
+
   it('prints as plain text on the partner chart: no links or buttons', async () => {
     renderCard([record(1), record(2, { user: null })], { compact: true });
     const block = await screen.findByTestId('institution-recent-communications');

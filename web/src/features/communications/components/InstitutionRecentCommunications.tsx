@@ -7,7 +7,7 @@ import { currentUserQueries } from '../../current-user/current-user.queries.ts';
 import { institutionQueries } from '../../medical-institutions/medical-institutions.queries.ts';
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
 import { communicationQueries, communicationTypeLabels } from '../communications.queries.ts';
-import { communicationAnchor } from './CommunicationCard.tsx';
+import { communicationAnchor } from '../communication-anchor.ts';
 import { LogCommunicationModal } from './LogCommunicationModal.tsx';
 
 const shown = 5;
@@ -25,8 +25,8 @@ const firstLine = (c: Communication) =>
 
 /**
  * The institution's latest communications on its CRM page (type, date, staff, what happened), each
- * linking to its place on the institution's timeline; with none yet, 「活動を記録」 opens the same form
- * as that timeline. `compact` is the printable partner chart's: plain text, no buttons or links.
+ * linking to its place on the institution's timeline; 「活動を記録」 in its header opens the same form as
+ * that timeline, whether or not the institution has records yet. `compact` is the printable partner chart's: plain text, no buttons or links.
  * Nothing shows where the tenant does not have the feature.
  */
 export function InstitutionRecentCommunications({ id, compact = false }: { id: string; compact?: boolean }) {
@@ -66,32 +66,32 @@ export function InstitutionRecentCommunications({ id, compact = false }: { id: s
   return (
     <Card withBorder padding="md" data-testid="institution-recent-communications">
       <Stack gap="xs">
-        <Group justify="space-between">
+        <Group justify="space-between" gap="xs">
           <Title order={3} size="h5">
             最近のコミュニケーション（全{total}件）
           </Title>
-          <AnchorLink to="/crms/$id/communications" params={{ id }} search={timeline} size="sm">
-            すべて見る
-          </AnchorLink>
+          <Group gap="sm">
+            <Button size="xs" variant="light" onClick={() => setLogging(true)} disabled={!mi.data}>
+              活動を記録
+            </Button>
+            <AnchorLink to="/crms/$id/communications" params={{ id }} search={timeline} size="sm">
+              すべて見る
+            </AnchorLink>
+          </Group>
         </Group>
+        <LogCommunicationModal
+          opened={logging}
+          onClose={() => setLogging(false)}
+          institution={mi.data ? { id: mi.data.id, name: mi.data.name } : null}
+        />
         {list.isError ? (
           <Text size="sm" c="red">
             コミュニケーションを読み込めませんでした。
           </Text>
         ) : records.length === 0 ? (
-          <Stack gap="xs" align="flex-start">
-            <Text size="sm" c="dimmed">
-              まだ記録がありません。訪問や電話の内容は「活動を記録」から記録できます。
-            </Text>
-            <Button size="xs" variant="light" onClick={() => setLogging(true)} disabled={!mi.data}>
-              活動を記録
-            </Button>
-            <LogCommunicationModal
-              opened={logging}
-              onClose={() => setLogging(false)}
-              institution={mi.data ? { id: mi.data.id, name: mi.data.name } : null}
-            />
-          </Stack>
+          <Text size="sm" c="dimmed">
+            まだ記録がありません。訪問や電話の内容は「活動を記録」から記録できます。
+          </Text>
         ) : (
           records.map((c) => (
             <AnchorLink

@@ -2,6 +2,7 @@ import { Badge, Stack, Text } from '@mantine/core';
 import type { VocListItem } from '@renkei/contracts';
 import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
 import { communicationTypeLabels } from '../../communications/communications.queries.ts';
+import { communicationAnchor } from '../../communications/communication-anchor.ts';
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
 import { vocPriorityColors, vocPriorityLabels, vocStatusColors, vocStatusLabels } from '../vocs.queries.ts';
 
@@ -77,7 +78,10 @@ export function VocTable({
                       key={c.id}
                       to="/crms/$id/communications"
                       params={{ id: v.medical_institution.id }}
-                      search={{ page: 1, sort: 'desc' }}
+                      // The record's own day, so it is on the first page however old it is, and its anchor
+                      // (as the CRM page's recent communications link), so it is scrolled into view.
+                      search={{ page: 1, sort: 'desc', from: c.acted_date, to: c.acted_date }}
+                      hash={communicationAnchor(c.id)}
                       size="sm"
                       style={{ whiteSpace: 'nowrap' }}
                     >

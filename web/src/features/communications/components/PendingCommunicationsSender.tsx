@@ -1,0 +1,28 @@
+import { Affix, Badge } from '@mantine/core';
+import { usePendingCommunicationsSender } from '../usePendingCommunicationsSender.ts';
+
+/**
+ * Mounted once in the signed-in frame: sends records kept on the device while offline (whether or not
+ * a form is open) and, while any are kept, shows how many above the footer.
+ */
+export function PendingCommunicationsSender({ accountId, retryMs }: { accountId: string; retryMs?: number }) {
+  const kept = usePendingCommunicationsSender(accountId, retryMs);
+  return (
+    <Affix position={{ bottom: 44, right: 12 }}>
+      {/* Always present, so screen readers announce the count as it changes (a live region). */}
+      <div role="status" aria-live="polite">
+        {kept > 0 && (
+          <Badge
+            color="yellow"
+            variant="filled"
+            size="lg"
+            data-testid="pending-communications"
+            title="通信が戻ると自動で送信します"
+          >
+            未送信 {kept}件
+          </Badge>
+        )}
+      </div>
+    </Affix>
+  );
+}
