@@ -161,8 +161,9 @@ export function createProjectionEngine(options: {
   /** Applies the next batch to one build. `caughtUp`: nothing more was visible after it. */
   async function processBatch(p: Projection, row: CheckpointRow): Promise<{ advanced: boolean; caughtUp: boolean }> {
     const from = row.position;
-    const page = await store.readAll(from, { limit: batchSize, types: p.eventTypes });
-    const caughtUp = page.events.length < batchSize;
+    const limit = Math.min(batchSize, p.maxBatchEvents ?? batchSize);
+    const page = await store.readAll(from, { limit, types: p.eventTypes });
+    const caughtUp = page.events.length < limit;
     if (comparePositions(page.next, from) <= 0) return { advanced: false, caughtUp };
     if (page.events.length === 0) {
       // Only events of other types went by: moving the checkpoint is one compare-and-set statement

@@ -11,6 +11,7 @@ import {
   type Position,
 } from '@renkei/event-store';
 import { createProjectionEngine } from './projection-engine.ts';
+import { defineProjection } from './projection.ts';
 import { catchUpProjections, startProjections } from './projection-runner.ts';
 import { projectionStatus, requestRebuild, waitForPosition } from './projection-status.ts';
 import { streamTotalsProjection } from './testing/stream-totals.projection.ts';
@@ -222,5 +223,25 @@ describe('projections runner', () => {
     } finally {
       await runner.stop();
     }
+  });
+
+  it("takes at most a projection's maxBatchEvents in one batch, below the runner's batch size", async () => {
+    const until = await appendSample(8);
+    const inner = streamTotalsProjection({ name: 'stream_totals_small', table: 'stream_totals_small' });
+    const sizes: number[] = [];
+    const small = defineProjection({
+      ...inner,
+      maxBatchEvents: 3,
+      handle: (trx, events, t) => {
+        sizes.push(events.length);
+        return inner.handle(trx, events, t);
+      },
+    });
+    await catchUpProjections({ db, store, projections: [small], batchSize: 100, until });
+    expect(Math.max(...sizes)).toBe(3);
+    const projected = (await rows('rm.stream_totals_small')).reduce((a, r) => a + r.events, 0);
+    expect(projected).toBeGreaterThanOrEqual(8);
+    expect(sizes.reduce((a, n) => a + n, 0)).toBe(projected);
+    expect(() => defineProjection({ ...inner, maxBatchEvents: 0 })).toThrow(/maxBatchEvents/);
   });
 });

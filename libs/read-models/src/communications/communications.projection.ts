@@ -88,6 +88,8 @@ export const communicationsProjection = defineProjection({
   // (`deleted_selections`), so the values records keep of them are still shown.
   version: 7,
   eventTypes: decode.types,
+  // An import's chunk carries 2,000 rows: 50 of them are 100,000 rows folded in memory at once.
+  maxBatchEvents: 50,
   tables: tableNames(tables),
   async setup(trx, t) {
     await createTables(trx, tables, t);

@@ -253,6 +253,8 @@ export const referralsProjection = defineProjection({
   //     on its record (`unknown_department_row_count`, `unknown_departments`).
   version: 15,
   eventTypes: decode.types,
+  // An import's chunk carries 2,000 rows: 50 of them are 100,000 rows folded in memory at once.
+  maxBatchEvents: 50,
   tables: tableNames(tables),
   setup: (trx, t) => createTables(trx, tables, t),
   /**
