@@ -1,4 +1,9 @@
-import type { CommunicationLabel, CommunicationType, LabelComponentType } from '@renkei/contracts';
+import {
+  labelFilterFieldsByType,
+  type CommunicationLabel,
+  type CommunicationType,
+  type LabelComponentType,
+} from '@renkei/contracts';
 import {
   enumParam,
   intParam,
@@ -51,15 +56,9 @@ type ValueField = Exclude<keyof LabelCondition, 'label_id' | 'is_empty'>;
 
 /** The condition fields a label's component type offers (the query service refuses the others). */
 const conditionFields: Record<LabelComponentType, readonly ValueField[]> = {
+  ...labelFilterFieldsByType,
   text: ['text'],
   textarea: ['text'],
-  integer: ['integer_min', 'integer_max'],
-  date: ['date_from', 'date_to'],
-  time: ['time_from', 'time_to'],
-  select: ['selection_ids'],
-  radio: ['selection_ids'],
-  checkbox: ['selection_ids'],
-  own_department: ['own_department_ids'],
   area: [],
 };
 const allFields = ['text', ...new Set(Object.values(conditionFields).flat())] as ValueField[];

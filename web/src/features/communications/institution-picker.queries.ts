@@ -15,11 +15,6 @@ const rounded = (v: number) => Math.round(v * 10_000) / 10_000;
  */
 export const institutionPickerQueries = {
   all: ['communications', 'institution-picker'] as const,
-  search: (api: ApiClient, keyword: string) =>
-    queryOptions({
-      queryKey: [...institutionPickerQueries.all, 'search', keyword] as const,
-      queryFn: ({ signal }) => api.searchMedicalInstitutions({ body: { keyword, per_page: 20 }, signal }),
-    }),
   recent: (api: ApiClient) =>
     queryOptions({
       queryKey: [...institutionPickerQueries.all, 'recent'] as const,

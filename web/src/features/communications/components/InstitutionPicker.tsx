@@ -1,7 +1,7 @@
-import { Button, Group, Loader, Select, Stack, Text } from '@mantine/core';
+import { Button, Group, Loader, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
+import { InstitutionPicker as NamedInstitutionPicker } from '../../../ui/InstitutionPicker.tsx';
 import { slashDate } from '../format-distance.ts';
 import { institutionPickerQueries } from '../institution-picker.queries.ts';
 import { useCurrentPosition } from '../use-current-position.ts';
@@ -24,33 +24,12 @@ export function InstitutionPicker({
   error?: string | undefined;
 }) {
   const { api } = useServices();
-  const [keyword, setKeyword] = useState('');
-  const institutions = useQuery({
-    ...institutionPickerQueries.search(api, keyword),
-    enabled: keyword.trim().length > 0,
-  });
   const recent = useQuery(institutionPickerQueries.recent(api));
   const [location, locate] = useCurrentPosition();
 
   return (
     <Stack gap="md">
-      <Select
-        label="医療機関"
-        required
-        size="md"
-        searchable
-        placeholder="名称・カナ・住所で検索"
-        searchValue={keyword}
-        onSearchChange={setKeyword}
-        data={(institutions.data?.data ?? []).map((m) => ({ value: m.id, label: m.name }))}
-        onChange={(id) => {
-          const picked = institutions.data?.data.find((m) => m.id === id);
-          if (picked) onPick({ id: picked.id, name: picked.name });
-        }}
-        nothingFoundMessage={keyword ? '見つかりません' : '名称を入力してください'}
-        filter={({ options }) => options}
-        error={error}
-      />
+      <NamedInstitutionPicker value={null} onChange={(picked) => picked && onPick(picked)} error={error} size="md" />
 
       <Stack gap="xs" data-testid="recent-institutions">
         <Text component="h3" fw={600} size="sm" m={0}>
