@@ -94,7 +94,9 @@ export async function stagedUploads(
           async function* (source: AsyncIterable<Buffer>) {
             for await (const chunk of source) {
               received += chunk.length;
-              if (received > limit) throw tooLarge();
+              // Over the limit the rest is read and dropped, not left unread: a request whose body is cut
+              // off mid-stream leaves the gateway's connection to this service hanging for the next one.
+              if (received > limit) continue;
               hash.update(chunk);
               yield chunk;
             }
@@ -102,6 +104,7 @@ export async function stagedUploads(
           out,
         );
         entry.sha256 = hash.digest('hex');
+        if (received > limit) throw tooLarge();
       } catch {
         fs.rmSync(target, { force: true });
         if (received > limit) throw tooLarge();

@@ -375,6 +375,7 @@ describe('concurrency', () => {
       const record = await suite.recordFor(e, suite.owner.a, true);
       const params = suite.paramsFor(e, record);
       if (put!.path.endsWith('/orders')) await suite.refreshLabelOrder(suite.owner.a, put!);
+      if (put!.id === 'medicalInstitutions.updatePhase') await suite.ensurePhases(suite.owner.a);
       const bodies: unknown[] = [];
       for (const [i, x] of suite.validInputs(put!, 24, seed + 7).entries())
         bodies.push(await suite.completeBody(put!, suite.withOwnRefs(x.body, suite.owner.a, put, i), suite.owner.a, i));

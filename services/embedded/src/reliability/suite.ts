@@ -144,6 +144,26 @@ export class Suite {
     if (phases.status !== 200) throw new Error(`phase masters: ${phases.status} ${phases.text}`);
   }
 
+  /**
+   * At least two phases for the caller's tenant, kept by id: an institution's phase then has values to
+   * change between. Another attack may have replaced the list with one or none (a valid body of its own).
+   * Only for attacks that write anyway (the race), never while the suite checks that nothing was written.
+   */
+  async ensurePhases(caller: Caller): Promise<void> {
+    const res = await this.call(caller, 'referenceData.listPhaseMasters');
+    const phases = (res.json ?? []) as { id: string; name: string }[];
+    if (phases.length >= 2) return;
+    const names = new Set(phases.map((p) => p.name));
+    const added = ['初回訪問', '定期訪問', '紹介実績あり']
+      .filter((name) => !names.has(name))
+      .slice(0, 2 - phases.length);
+    const owner = Object.values(this.owner).find((o) => o.tenant === caller.tenant) ?? this.owner.a;
+    const replaced = await this.call(owner, 'referenceData.replacePhaseMasters', {
+      body: { phase_masters: [...phases.map(({ id, name }) => ({ id, name })), ...added.map((name) => ({ name }))] },
+    });
+    if (replaced.status !== 200) throw new Error(`phase masters: ${replaced.status} ${replaced.text}`);
+  }
+
   async stop(): Promise<void> {
     this.system?.client.close();
     await this.system?.stop();
@@ -296,25 +316,9 @@ export class Suite {
         out.stringified = JSON.stringify({ ...fields, doctor_ids: [] });
     }
     if (typeof out.phase_master_id === 'string') {
-      let res = await this.call(caller, 'referenceData.listPhaseMasters');
-      let phases = (res.json ?? []) as { id: string; name: string }[];
-      if (phases.length < 2) {
-        // Another attack replaced the tenant's phases with one or none (a valid body of its own): two
-        // again, kept by id, so an institution's phase has values to change between.
-        const names = new Set(phases.map((p) => p.name));
-        const added = ['初回訪問', '定期訪問', '紹介実績あり']
-          .filter((name) => !names.has(name))
-          .slice(0, 2 - phases.length);
-        const owner = Object.values(this.owner).find((o) => o.tenant === caller.tenant) ?? this.owner.a;
-        res = await this.call(owner, 'referenceData.replacePhaseMasters', {
-          body: {
-            phase_masters: [...phases.map(({ id, name }) => ({ id, name })), ...added.map((name) => ({ name }))],
-          },
-        });
-        if (res.status !== 200) throw new Error(`phase masters: ${res.status} ${res.text}`);
-        phases = (res.json ?? []) as { id: string; name: string }[];
-      }
-      out.phase_master_id = phases.length ? phases[sample % phases.length]!.id : null;
+      const res = await this.call(caller, 'referenceData.listPhaseMasters');
+      const ids = ((res.json ?? []) as { id: string }[]).map((p) => p.id);
+      out.phase_master_id = ids.length ? ids[sample % ids.length]! : null;
     }
     if (Array.isArray(out.profiles)) {
       out.profiles = out.profiles.map((profile) => {

@@ -352,8 +352,10 @@ describe('the delivery queue', () => {
       }
       expect([...perAddress.keys()].sort()).toEqual([...list].sort());
       const twice = [...perAddress].filter(([, n]) => n > 1).map(([address]) => address);
-      // Exactly the group whose outcomes were lost, and no more than the group's size.
-      expect(twice.sort()).toEqual([...lost].sort());
+      // Exactly the group whose outcomes were lost, and no more than the group's size. A lane may try
+      // to store the same group's outcomes again before the dead run stops (under load it did): an
+      // address counts once however many of its appends failed.
+      expect(twice.sort()).toEqual([...new Set(lost)].sort());
       expect(twice.length).toBeGreaterThanOrEqual(1);
       expect(twice.length).toBeLessThanOrEqual(commitGroup);
       expect(await delivered(tenantId, emailId)).toBe(list.length);
