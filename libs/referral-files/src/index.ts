@@ -18,6 +18,7 @@ export { readListHeader, detectListHeader, type ListHeader } from './lists/list-
 export {
   parseReferralList,
   parseReverseReferralList,
+  listIdentityWithCode,
   type ReferralRecord,
   type ReverseReferralRecord,
   type ListParseOptions,

@@ -85,6 +85,47 @@ const firstVisitValues: Record<string, boolean> = {
   FALSE: false,
 };
 
+function referralIdentity(
+  sourceId: string | null,
+  date: string,
+  patientKey: string,
+  institutionKey: string,
+  toDepartment: string | null,
+): string {
+  return sourceId
+    ? hashIdentity('referral', ['id', sourceId])
+    : hashIdentity('referral', [date, patientKey, institutionKey, identityName(toDepartment)]);
+}
+
+function reverseReferralIdentity(
+  sourceId: string | null,
+  date: string,
+  patientKey: string,
+  institutionKey: string,
+  ownDepartment: string | null,
+): string {
+  return sourceId
+    ? hashIdentity('reverse_referral', ['id', sourceId])
+    : hashIdentity('reverse_referral', [date, patientKey, institutionKey, identityName(ownDepartment)]);
+}
+
+/**
+ * The identity a list row has once its institution is known by `code`, the master's 10-digit code an
+ * unverifiable 7-digit code stood for: the identity that row gets when the tenant's prefecture is set and
+ * the same code verifies, so setting the own hospital between two uploads of one list doubles nothing.
+ */
+export function listIdentityWithCode(record: ReferralRecord | ReverseReferralRecord, code: string): string {
+  return 'referralDate' in record
+    ? referralIdentity(record.sourceId, record.referralDate, record.patientKey, code, record.toDepartment)
+    : reverseReferralIdentity(
+        record.sourceId,
+        record.reverseReferralDate,
+        record.patientKey,
+        code,
+        record.ownDepartment,
+      );
+}
+
 type Common = {
   date: string;
   patientId: string;
@@ -173,9 +214,7 @@ export async function* parseReferralList(
         kind: 'record',
         rowNumber: row.rowNumber,
         record: {
-          identity: sourceId
-            ? hashIdentity('referral', ['id', sourceId])
-            : hashIdentity('referral', [common.date, patientKey, common.institutionKey, identityName(toDepartment)]),
+          identity: referralIdentity(sourceId, common.date, patientKey, common.institutionKey, toDepartment),
           referralDate: common.date,
           patientId: common.patientId,
           patientKey,
@@ -223,14 +262,7 @@ export async function* parseReverseReferralList(
         kind: 'record',
         rowNumber: row.rowNumber,
         record: {
-          identity: sourceId
-            ? hashIdentity('reverse_referral', ['id', sourceId])
-            : hashIdentity('reverse_referral', [
-                common.date,
-                patientKey,
-                common.institutionKey,
-                identityName(ownDepartment),
-              ]),
+          identity: reverseReferralIdentity(sourceId, common.date, patientKey, common.institutionKey, ownDepartment),
           reverseReferralDate: common.date,
           patientId: common.patientId,
           patientKey,

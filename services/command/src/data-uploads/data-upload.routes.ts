@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import {
   DataUploadType,
   HttpError,
+  MappedListType,
   dataUploadMaxBytes,
   endpoints,
   formatUploadLimit,
@@ -33,8 +34,6 @@ export interface DataUploadDeps {
   maxFileBytes?: Partial<Record<DataUploadType, number>> | undefined;
 }
 
-const isListType = (type: DataUploadType) => type === 'referral' || type === 'reverse_referral';
-
 function fileLimits(given: Partial<Record<DataUploadType, number>> = {}): Record<DataUploadType, number> {
   const fromEnv = (name: string) => {
     const value = Number(process.env[name]);
@@ -45,7 +44,7 @@ function fileLimits(given: Partial<Record<DataUploadType, number>> = {}): Record
   return Object.fromEntries(
     DataUploadType.options.map((type) => [
       type,
-      given[type] ?? (isListType(type) ? list : dpc) ?? dataUploadMaxBytes[type],
+      given[type] ?? (MappedListType.safeParse(type).success ? list : dpc) ?? dataUploadMaxBytes[type],
     ]),
   ) as Record<DataUploadType, number>;
 }

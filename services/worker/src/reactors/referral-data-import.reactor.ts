@@ -23,6 +23,7 @@ import {
   parseDFile,
   parseEf,
   parseFf1,
+  listIdentityWithCode,
   parseReferralList,
   parseReverseReferralList,
   readListHeader,
@@ -139,7 +140,7 @@ interface InstitutionRef {
 interface InstitutionMatch {
   id: string | null;
   by: 'code' | 'name' | null;
-  /** The master's code of a match by a candidate of a 7-digit code. */
+  /** The master's code a 7-digit code stood for: the candidate matched by code, or the namesake's among the candidates. */
   code: string | null;
 }
 
@@ -155,8 +156,8 @@ interface Namesake {
  * prefecture the row's code names or else the tenant's, then those of the tenant's municipality. Each
  * step narrows only when something is left; a match needs exactly one at the end.
  */
-function pickNamesake(found: readonly Namesake[], ref: InstitutionRef, home: TenantFacts): string | null {
-  if (found.length <= 1) return found[0]?.id ?? null;
+function pickNamesake(found: readonly Namesake[], ref: InstitutionRef, home: TenantFacts): Namesake | null {
+  if (found.length <= 1) return found[0] ?? null;
   const narrow = (list: readonly Namesake[], keep: (n: Namesake) => boolean) => {
     const kept = list.filter(keep);
     return kept.length > 0 ? kept : list;
@@ -167,7 +168,7 @@ function pickNamesake(found: readonly Namesake[], ref: InstitutionRef, home: Ten
   if (prefecture !== undefined) list = narrow(list, (n) => n.prefecture_code === prefecture);
   if (home.city !== undefined && home.prefectureCode !== undefined)
     list = narrow(list, (n) => n.prefecture_code === home.prefectureCode && n.city === home.city);
-  return list.length === 1 ? list[0]!.id : null;
+  return list.length === 1 ? list[0]! : null;
 }
 
 /**
@@ -218,8 +219,10 @@ function institutionMatcher(db: Database, home: TenantFacts) {
     return (ref: InstitutionRef): InstitutionMatch => {
       const byCodeMatch = codeMatch(ref);
       if (byCodeMatch) return { id: byCodeMatch.id, by: 'code', code: byCodeMatch.code };
-      const id = ref.name ? pickNamesake(byName.get(normalizeInstitutionName(ref.name)) ?? [], ref, home) : null;
-      return { id, by: id ? 'name' : null, code: null };
+      const namesake = ref.name ? pickNamesake(byName.get(normalizeInstitutionName(ref.name)) ?? [], ref, home) : null;
+      // Found by name, yet one of the codes a 7-digit code may stand for: that code is the row's after all.
+      const code = namesake && ref.candidates.includes(namesake.code) ? namesake.code : null;
+      return { id: namesake?.id ?? null, by: namesake ? 'name' : null, code };
     };
   };
 }
@@ -241,6 +244,14 @@ function institutionRefOf(r: ListRecord): InstitutionRef {
 /** The code a fact keeps: the verified one, the master's code a 7-digit code stood for, else the code as written. */
 function factCode(r: ListRecord, match: InstitutionMatch): string | null {
   return r.institutionCode ?? match.code ?? r.institutionCodeProblem?.written ?? null;
+}
+
+/**
+ * A row whose 7-digit code stood for a code of the master is identified by that code, as it is once the
+ * tenant's prefecture verifies the code (docs/decisions.md, "A list row's identity and the own hospital").
+ */
+function factIdentity(r: ListRecord, match: InstitutionMatch): string {
+  return !r.institutionCode && match.code ? listIdentityWithCode(r, match.code) : r.identity;
 }
 
 /**
@@ -424,7 +435,7 @@ export async function runReferralDataImport(
             async (rows) => {
               const { matches, warnings } = await matchRows(rows);
               const referrals: ReferralFact[] = rows.map(({ rowNumber, record: r }, i) => ({
-                identity: r.identity,
+                identity: factIdentity(r, matches[i]!),
                 row_number: rowNumber,
                 referral_date: r.referralDate,
                 patient_id: r.patientId,
@@ -451,7 +462,7 @@ export async function runReferralDataImport(
             async (rows) => {
               const { matches, warnings } = await matchRows(rows);
               const reverse: ReverseReferralFact[] = rows.map(({ rowNumber, record: r }, i) => ({
-                identity: r.identity,
+                identity: factIdentity(r, matches[i]!),
                 row_number: rowNumber,
                 reverse_referral_date: r.reverseReferralDate,
                 patient_id: r.patientId,
