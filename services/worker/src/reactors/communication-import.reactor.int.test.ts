@@ -480,6 +480,56 @@ describe('communication import (update)', () => {
     );
   });
 
+  it('still asks for a required label on a row that keeps a deleted label as stored', async () => {
+    const id = randomUUID();
+    const kept = {
+      label_id: labels.deleted,
+      text_value: '旧値',
+      integer_value: null,
+      date_value: null,
+      time_value: null,
+      selection_id: null,
+      selection_ids: [],
+      own_department_id: null,
+      area_id: null,
+    };
+    await store.append(
+      streamId('communication', id),
+      [
+        {
+          type: 'CommunicationCreated',
+          data: {
+            communication_id: id,
+            medical_institution_id: institutionIdFromCode(code(1)),
+            communication_type: 'visit',
+            acted_date: '2026-04-01',
+            category: null,
+            purpose: null,
+            story: '面談',
+            event_name: null,
+            memo: '',
+            other_memo: '',
+            person_in_charge_hospital: null,
+            attendee: null,
+            is_doctor_attended: false,
+            user_id: staff.sato,
+            attachment_ids: [],
+            label_values: [kept],
+            tasks: [],
+          },
+          metadata: meta(tenant),
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    // 面談相手 is required for a visit; the row gives back only the deleted label's value.
+    const csv = ['ID,ラベル', `${id},旧ラベル（削除済み）: 旧値`].join('\r\n');
+    const { finished, chunks } = await run(Buffer.from(csv, 'utf8'), 'update');
+    expect(finished).toMatchObject({ imported_row_count: 0, failed_row_count: 1 });
+    expect(chunks.flatMap((c) => c.errors).map((e) => e.message)).toEqual(['1行目: 「面談相手」を入力してください']);
+    expect((await communicationEvents(id)).map((e) => e.type)).toEqual(['CommunicationCreated']);
+  });
+
   it('sets an own-department label from the department name of an export row', async () => {
     const created = await run(Buffer.from(createCsv, 'utf8'));
     const id = importedCommunicationId(created.importId, 1);

@@ -414,11 +414,13 @@ function decideRow(
   );
   // A value given back exactly as stored is kept even where its label, choice or department is gone.
   const asStored = checked.problems.filter((p) => stored.get(inputs[p.index]!.label_id) === inputs[p.index]);
-  problems.push(...checked.problems.filter((p) => !asStored.includes(p)).map((p) => p.message));
+  const remaining = checked.problems.filter((p) => !asStored.includes(p));
+  problems.push(...remaining.map((p) => p.message));
   const labelValues = [...checked.values, ...asStored.map((p) => inputs[p.index]!)];
   const answered = new Set(labelValues.map((v) => v.label_id));
+  // A kept value is not a problem: it must not turn the required labels' check off (as in the decider).
   for (const l of labels.values())
-    if (l.required && !answered.has(l.def.id) && checked.problems.length === 0)
+    if (l.required && !answered.has(l.def.id) && remaining.length === 0)
       problems.push(`「${l.def.name}」を入力してください`);
   if (problems.length > 0) return { problems };
   return {
