@@ -154,18 +154,28 @@ describe('communication decider', () => {
       );
   });
 
-  const update = (body: unknown): CommunicationCommand => ({
+  const update = (body: unknown, known: CommunicationFacts = facts()): CommunicationCommand => ({
     type: 'UpdateCommunication',
     communicationId,
     callerId: other,
     input: CommunicationUpdateInput.parse(body),
-    facts: facts(),
+    facts: known,
   });
 
   it('updates the fields and keeps who acted when the edit names nobody', () => {
     given(communicationDecider, [created])
       .when(update({ ...visit, memo: '次回は部長にも' }))
       .then([{ type: 'CommunicationUpdated', data: { ...baseFields, memo: '次回は部長にも' } }]);
+  });
+
+  it('keeps who acted when the edit names nobody, though the route looked up only the editor', () => {
+    // The route's facts know the accounts the input names (the editor when it names nobody).
+    given(communicationDecider, [created])
+      .when(update({ ...visit, memo: '追記' }, { ...facts(), accountIds: new Set([other]) }))
+      .then([{ type: 'CommunicationUpdated', data: { ...baseFields, memo: '追記' } }]);
+    given(communicationDecider, [created])
+      .when(update({ ...visit, user_id: id(90) }, { ...facts(), accountIds: new Set([other]) }))
+      .thenRejected(invalid({ field: 'user_id', message: '担当者が見つかりません' }));
   });
 
   it('saves nothing when nothing changed, and nothing of a deleted record', () => {

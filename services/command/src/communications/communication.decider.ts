@@ -136,7 +136,9 @@ function fieldsOf(
 ): { fields: CommunicationFields } | { errors: FieldError[] } {
   const errors: FieldError[] = [];
   const userId = input.user_id ?? callerId;
-  if (!facts.accountIds.has(userId)) errors.push({ field: 'user_id', message: '担当者が見つかりません' });
+  // An edit that keeps who acted is not checked again: the route looks up only the accounts the input names.
+  if (userId !== prev?.user_id && !facts.accountIds.has(userId))
+    errors.push({ field: 'user_id', message: '担当者が見つかりません' });
   // A file belongs to one record: attaching another record's file would let one edit remove it from both.
   input.attachment_ids.forEach((fileId, i) => {
     const holder = facts.files?.get(fileId);

@@ -330,3 +330,12 @@ it('honours If-Match on a comment (its number of edits) and on the label order (
   expect(next.statusCode).toBe(200);
   expect(next.headers.etag).toBe('"2"');
 });
+
+it('keeps who acted when a colleague edits a record without naming anyone', async () => {
+  const t = await newTenant();
+  const colleague = await account(t.tenantId, '地域 太郎');
+  const id = (await call(t, 'POST', `/api/medical_institutions/${institution}/communications`, visit)).json().id;
+  const edited = await call(colleague, 'PUT', `/api/communications/${id}`, { ...visit, memo: '追記' });
+  expect(edited.statusCode, edited.body).toBe(200);
+  expect(edited.json()).toMatchObject({ memo: '追記', user: { id: t.accountId, name: '連携 花子' } });
+});

@@ -96,6 +96,16 @@ describe('voc decider', () => {
     given(vocDecider).when({ type: 'DeleteVoc', vocId: vocId }).thenRejected(notFound());
   });
 
+  it('keeps who heard it on an edit by someone else that names nobody (the route looked up only the editor)', () => {
+    const editorOnly = { ...facts, accountIds: new Set([staff]) };
+    given(vocDecider, [{ type: 'VocCreated', data: created }])
+      .when({ type: 'UpdateVoc', vocId, callerId: staff, input: { ...input, title: '返書が遅い' }, facts: editorOnly })
+      .then([{ type: 'VocUpdated', data: { ...created, title: '返書が遅い' } }]);
+    given(vocDecider, [{ type: 'VocCreated', data: created }])
+      .when({ type: 'UpdateVoc', vocId, callerId: staff, input: { ...input, user_id: id(90) }, facts: editorOnly })
+      .thenRejected(invalid({ field: 'user_id', message: '担当者が見つかりません' }));
+  });
+
   it('links and unlinks a communication from its side, once', () => {
     given(vocDecider, [{ type: 'VocCreated', data: created }])
       .when({ type: 'LinkCommunication', vocId: vocId, communicationId: id(20), linked: true })

@@ -44,10 +44,18 @@ function evolve(state: VocState, event: VocEvent): VocState {
   }
 }
 
-function fieldsOf(vocId: string, userId: string, input: VocInput, facts: VocFacts): VocFields | FieldError[] {
+function fieldsOf(
+  vocId: string,
+  userId: string,
+  input: VocInput,
+  facts: VocFacts,
+  /** The VOC as it is (an edit): keeping who heard it is not checked again. */
+  prev: VocFields | null = null,
+): VocFields | FieldError[] {
   const errors: FieldError[] = [];
   if (!facts.institutionExists) errors.push({ field: 'medical_institution_id', message: '医療機関が見つかりません' });
-  if (!facts.accountIds.has(userId)) errors.push({ field: 'user_id', message: '担当者が見つかりません' });
+  if (userId !== prev?.user_id && !facts.accountIds.has(userId))
+    errors.push({ field: 'user_id', message: '担当者が見つかりません' });
   if (input.voc_group_id !== null && !facts.groupIds.has(input.voc_group_id))
     errors.push({ field: 'voc_group_id', message: 'VOCグループが見つかりません' });
   const communicationIds = [...new Set(input.communication_ids)];
@@ -86,7 +94,7 @@ function decide(state: VocState, command: VocCommand): Decision<VocEvent> {
       const prev = state.fields!;
       // An edit that names nobody keeps who heard it, not the editor.
       const userId = command.input.user_id ?? prev.user_id ?? command.callerId;
-      const fields = fieldsOf(command.vocId, userId, command.input, command.facts);
+      const fields = fieldsOf(command.vocId, userId, command.input, command.facts, prev);
       if (Array.isArray(fields)) return invalid(...fields);
       if (stableJson(fields) === stableJson(prev)) return [];
       return [{ type: 'VocUpdated', data: fields }];

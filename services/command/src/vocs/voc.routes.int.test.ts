@@ -232,3 +232,12 @@ it('sets the VOCs of a communication from its side, unlinking the others', async
   expect((await call(stranger, 'PUT', url, { voc_ids: [] })).statusCode).toBe(404);
   expect((await call(t, 'PUT', url, { voc_ids: [] })).json()).toEqual([]);
 });
+
+it('keeps who heard it when a colleague edits the VOC without naming anyone', async () => {
+  const t = await newTenant();
+  const colleague = await account(t.tenantId, '地域 太郎', 'member');
+  const id = (await call(t, 'POST', '/api/vocs', voc())).json().id;
+  const edited = await call(colleague, 'PUT', `/api/vocs/${id}`, { ...voc(), status: 'IN_PROGRESS' });
+  expect(edited.statusCode, edited.body).toBe(200);
+  expect(edited.json()).toMatchObject({ status: 'IN_PROGRESS', user: { id: t.accountId, name: '連携 花子' } });
+});

@@ -6,7 +6,9 @@ import {
   communicationsSearch,
   effectiveConditions,
   furtherFilterCount,
+  isReversedPeriod,
   labelsForTypes,
+  periodOf,
 } from './communications-search.ts';
 
 describe('communicationsSearch', () => {
@@ -37,6 +39,34 @@ describe('communicationsSearch', () => {
     expect(
       communicationsSearch({ page: '0', sort: 'sideways', from: '2026/01/01', types: ['visit', 'fax'], user_id: 'x' }),
     ).toEqual({ page: 1, sort: 'desc' });
+  });
+});
+
+describe('periodOf', () => {
+  it('searches from a start date alone, or up to an end date alone', () => {
+    expect(periodOf({ from: '2026-11-01' })).toEqual({ from: '2026-11-01', to: '2100-12-31' });
+    expect(periodOf({ to: '2026-01-31' })).toEqual({ from: '1900-01-01', to: '2026-01-31' });
+    expect(periodOf({ from: '2026-11-01', to: '2026-11-30' })).toEqual({ from: '2026-11-01', to: '2026-11-30' });
+    expect(periodOf({})).toBeUndefined();
+  });
+
+  it('leaves a reversed period out of the search instead of sending a refused one', () => {
+    expect(isReversedPeriod({ from: '2026-11-30', to: '2026-11-01' })).toBe(true);
+    expect(periodOf({ from: '2026-11-30', to: '2026-11-01' })).toBeUndefined();
+    expect(isReversedPeriod({ from: '2026-11-30', to: '2026-11-30' })).toBe(false);
+  });
+
+  it('drops a date that is no calendar day from the URL', () => {
+    expect(communicationsSearch({ from: '2026-02-30', to: '2026-03-01' })).toEqual({
+      page: 1,
+      sort: 'desc',
+      to: '2026-03-01',
+    });
+  });
+
+  it('drops a month that does not exist and dates the search does not take, without throwing', () => {
+    expect(communicationsSearch({ from: '2026-13-01', to: '2026-00-10' })).toEqual({ page: 1, sort: 'desc' });
+    expect(communicationsSearch({ from: '1899-12-31', to: '2101-01-01' })).toEqual({ page: 1, sort: 'desc' });
   });
 });
 
@@ -138,7 +168,8 @@ describe('effectiveConditions and the filter count', () => {
     };
     expect(furtherFilterCount(params, labels)).toBe(3);
     expect(activeFilterCount(params, labels)).toBe(5);
-    expect(activeFilterCount({ page: 1, sort: 'desc', from: '2026-01-01' })).toBe(0);
+    // One end alone is an open-ended period, asked like any filter.
+    expect(activeFilterCount({ page: 1, sort: 'desc', from: '2026-01-01' })).toBe(1);
     const cleared = { ...params, ...clearedFilters() };
     expect(activeFilterCount(cleared)).toBe(0);
     expect(cleared).toMatchObject({ page: 1, sort: 'asc' });

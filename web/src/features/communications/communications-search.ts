@@ -1,4 +1,5 @@
 import {
+  businessDateRange,
   labelFilterFieldsByType,
   type CommunicationLabel,
   type CommunicationType,
@@ -27,11 +28,14 @@ const types: readonly CommunicationType[] = [
   'other',
 ];
 const day = (v: unknown) => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) ? v : undefined);
-// A real calendar day (as the contract's dates): 2026-02-30 would be a 422, not a search.
-const realDay = (v: unknown) =>
-  day(v) !== undefined && new Date(`${v as string}T00:00:00Z`).toISOString().startsWith(v as string)
-    ? (v as string)
-    : undefined;
+// A real calendar day the contract accepts: 2026-02-30 or 1800-01-01 would be a 422, not a search, and
+// 2026-13-01 is no Date at all (toISOString would throw inside the route's validateSearch).
+const realDay = (v: unknown) => {
+  const d = day(v);
+  if (d === undefined || d < businessDateRange.from || d > businessDateRange.to) return undefined;
+  const parsed = new Date(`${d}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(d) ? d : undefined;
+};
 const time = (v: unknown) => (typeof v === 'string' && /^([01]\d|2[0-3]):[0-5]\d$/.test(v) ? v : undefined);
 const int32 = (v: unknown) =>
   typeof v === 'number' && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : undefined;
@@ -109,8 +113,8 @@ function labelCondition(v: unknown): LabelCondition | undefined {
 
 /** The communications search of the URL; each piece falls back alone (an old link still opens). */
 export function communicationsSearch(search: SearchInput): CommunicationsParams {
-  const from = day(search.from);
-  const to = day(search.to);
+  const from = realDay(search.from);
+  const to = realDay(search.to);
   const list = listParam(search.types, (v) => enumParam(v, types, undefined), types.length);
   const keyword = trimmedString(search.keyword, 1, 100);
   const institutions = listParam(search.institution_ids, uuid, 20);
@@ -131,6 +135,19 @@ export function communicationsSearch(search: SearchInput): CommunicationsParams 
     ...((doctor ?? noDoctor) !== undefined ? { doctor_attended: doctor ?? noDoctor } : {}),
     ...(labels ? { labels } : {}),
   };
+}
+
+/** Whether the period's end comes before its start (the search leaves such a period out; the page says so). */
+export const isReversedPeriod = (params: Pick<CommunicationsParams, 'from' | 'to'>): boolean =>
+  Boolean(params.from && params.to && params.from > params.to);
+
+/**
+ * The period the search asks: either end alone is an open-ended period (the contract wants both, so the
+ * open end is the first or last date it accepts); none when neither end is set or the two are reversed.
+ */
+export function periodOf(params: Pick<CommunicationsParams, 'from' | 'to'>): { from: string; to: string } | undefined {
+  if ((!params.from && !params.to) || isReversedPeriod(params)) return undefined;
+  return { from: params.from ?? businessDateRange.from, to: params.to ?? businessDateRange.to };
 }
 
 /** Whether a condition asks anything (a label just added, with no value yet, does not). */
@@ -180,7 +197,7 @@ export function furtherFilterCount(params: CommunicationsParams, labels?: readon
 /** The number of filters asked, for the 絞り込み button and 「条件をクリア」. */
 export function activeFilterCount(params: CommunicationsParams, labels?: readonly CommunicationLabel[]): number {
   return (
-    [params.from && params.to ? true : undefined, params.types, params.user_id, params.keyword].filter(
+    [params.from || params.to ? true : undefined, params.types, params.user_id, params.keyword].filter(
       (v) => v !== undefined,
     ).length + furtherFilterCount(params, labels)
   );

@@ -173,6 +173,24 @@ describe('the communication card', () => {
     expect(api.listOwnDepartments).not.toHaveBeenCalled();
   });
 
+  it('shows a date value as the other dates, and a long text value whole', async () => {
+    const note =
+      '院長より、来月から火曜午後の外来を休診にするとの連絡あり。\n紹介状は月曜・水曜に送付してほしいとのこと。';
+    const labels = [
+      label(10, '次回訪問予定', { component_type: 'date' }),
+      label(11, '所感', { component_type: 'textarea' }),
+    ];
+    renderCard(
+      record({ label_values: [value(id(10), { date_value: '2026-12-24' }), value(id(11), { text_value: note })] }),
+      labels,
+    );
+    expect(await screen.findByText('次回訪問予定: 2026/12/24')).toBeInTheDocument();
+    // Not in a one-line badge that cuts it with an ellipsis: a paragraph keeping its lines.
+    const long = screen.getByTestId('communication-label-text');
+    expect(long.textContent).toBe(`所感: ${note}`);
+    expect(long.style.whiteSpace).toBe('pre-wrap');
+  });
+
   it('deletes the record after a confirmation, against the version it shows (If-Match)', async () => {
     const shown = vi.spyOn(toast, 'success').mockImplementation(() => {});
     const { api, client } = renderCard(record());

@@ -44,7 +44,7 @@ function labelText(
   };
   if (value.text_value !== null) return value.text_value;
   if (value.integer_value !== null) return String(value.integer_value);
-  if (value.date_value !== null) return value.date_value;
+  if (value.date_value !== null) return formatDay(value.date_value);
   if (value.time_value !== null) return value.time_value;
   if (value.own_department_id !== null) return departments.get(value.own_department_id) ?? '';
   if (value.selection_id !== null) return choice(value.selection_id);
@@ -55,6 +55,9 @@ function labelText(
 const namedByLive = (value: LabelValue, label: CommunicationLabel | undefined) =>
   label !== undefined &&
   [value.selection_id, ...value.selection_ids].every((id) => id === null || label.selections.some((s) => s.id === id));
+
+/** A value too long for a one-line badge (which cuts it with an ellipsis) is shown whole, as a paragraph. */
+const isLongText = (text: string) => text.length > 30 || text.includes('\n');
 
 /** The short fields of spec §3 a record may have, in the order they are read. */
 const shortFields = [
@@ -207,10 +210,24 @@ export function CommunicationCard({
           <Group gap="xs">
             {shownValues.map((v) => {
               const label = labelById.get(v.label_id)!;
-              return (
+              const name = `${label.name}${label.is_deleted ? deletedMark : ''}`;
+              const text = labelText(v, label, departmentNames);
+              return isLongText(text) ? (
+                <Text
+                  key={v.label_id}
+                  size="sm"
+                  w="100%"
+                  data-testid="communication-label-text"
+                  style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}
+                >
+                  <Text span size="sm" c="dimmed">
+                    {name}:
+                  </Text>{' '}
+                  {text}
+                </Text>
+              ) : (
                 <Badge key={v.label_id} variant="default" tt="none" style={{ maxWidth: '100%' }}>
-                  {label.name}
-                  {label.is_deleted ? deletedMark : ''}: {labelText(v, label, departmentNames)}
+                  {name}: {text}
                 </Badge>
               );
             })}

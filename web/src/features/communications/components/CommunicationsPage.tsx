@@ -27,7 +27,9 @@ import {
   clearedFilters,
   furtherFilterCount,
   effectiveConditions,
+  isReversedPeriod,
   labelsForTypes,
+  periodOf,
   type LabelCondition,
 } from '../communications-search.ts';
 import { useViewport } from '../../../frame/use-viewport.ts';
@@ -63,11 +65,12 @@ export function searchBodyOf(
   labels?: readonly CommunicationLabel[],
 ): CommunicationSearchInput {
   const conditions = effectiveConditions(params.labels, labels);
+  const period = periodOf(params);
   return {
     page: params.page,
     per_page: 20,
     sort: params.sort,
-    ...(params.from && params.to ? { period: { from: params.from, to: params.to } } : {}),
+    ...(period ? { period } : {}),
     ...(params.types?.length ? { communication_types: params.types } : {}),
     ...(params.user_id ? { user_ids: [params.user_id] } : {}),
     ...(params.keyword ? { keyword: params.keyword } : {}),
@@ -159,6 +162,13 @@ export function CommunicationsPage({
       />
     </form>
   );
+  // A reversed period is left out of the search; both dates are marked and the message says why.
+  const reversed = isReversedPeriod(params);
+  const periodError = reversed && (
+    <Text size="sm" c="red" role="alert">
+      期間の終了日は開始日以降の日付を指定してください（期間の条件は使われていません）。
+    </Text>
+  );
   const basicFilters = (
     <>
       <TextInput
@@ -166,6 +176,7 @@ export function CommunicationsPage({
         label="期間（開始）"
         value={params.from ?? ''}
         onChange={(e) => onParamsChange({ from: e.currentTarget.value || undefined, page: 1 })}
+        error={reversed}
         w={{ base: '47%', sm: 160 }}
       />
       <TextInput
@@ -173,6 +184,7 @@ export function CommunicationsPage({
         label="期間（終了）"
         value={params.to ?? ''}
         onChange={(e) => onParamsChange({ to: e.currentTarget.value || undefined, page: 1 })}
+        error={reversed}
         w={{ base: '47%', sm: 160 }}
       />
       <MultiSelect
@@ -283,6 +295,7 @@ export function CommunicationsPage({
                 {basicFilters}
                 {sortSelect}
               </Group>
+              {periodError}
               {furtherFilters}
               <Group justify="space-between" mt="sm">
                 {clearButton || <span />}
@@ -300,6 +313,7 @@ export function CommunicationsPage({
             {keywordForm}
             {sortSelect}
           </Group>
+          {periodError}
           <Group gap="xs">
             <Button
               variant="light"

@@ -2,6 +2,7 @@ import { MultiSelect } from '@mantine/core';
 import { useQueries, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
+import { InstitutionOption } from '../../../ui/InstitutionOption.tsx';
 import { institutionQueries } from '../../medical-institutions/medical-institutions.queries.ts';
 
 /**
@@ -33,7 +34,11 @@ export function InstitutionFilter({
     const q = picked[i]!;
     names.set(id, q.data?.name ?? (q.isError ? '（不明な医療機関）' : '読み込み中…'));
   });
-  for (const m of found.data?.data ?? []) if (!names.has(m.id)) names.set(m.id, m.name);
+  const addresses = new Map<string, string>();
+  for (const m of found.data?.data ?? []) {
+    if (!names.has(m.id)) names.set(m.id, m.name);
+    addresses.set(m.id, m.address);
+  }
   return (
     <MultiSelect
       label="医療機関"
@@ -48,6 +53,8 @@ export function InstitutionFilter({
       maxValues={max}
       // The server searched already (normalised): the options are shown as found.
       filter={({ options }) => options}
+      // Institutions of the same name (藤田医院 in several cities) are told apart by the address under it.
+      renderOption={({ option }) => <InstitutionOption name={option.label} address={addresses.get(option.value)} />}
       nothingFoundMessage={
         keyword.trim() ? (found.isFetching ? '検索中…' : '見つかりません') : '名称を入力してください'
       }

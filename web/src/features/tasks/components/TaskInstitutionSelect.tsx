@@ -3,6 +3,7 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
+import { InstitutionOption } from '../../../ui/InstitutionOption.tsx';
 import type { PickedInstitution } from '../../../ui/InstitutionPicker.tsx';
 
 /**
@@ -37,7 +38,10 @@ export function TaskInstitutionSelect({
     queryFn: ({ signal }) => api.searchMedicalInstitutions({ body: { keyword: typed, per_page: 20 }, signal }),
     enabled: searching,
   });
-  const options = (found.data?.data ?? []).map((m) => ({ value: m.id, label: m.name }));
+  const results = found.data?.data ?? [];
+  const options = results.map((m) => ({ value: m.id, label: m.name }));
+  // Institutions of the same name (藤田医院 in several cities) are told apart by the address under it.
+  const addresses = new Map(results.map((m) => [m.id, m.address]));
   // The picked one stays an option, so the input keeps showing its name while other names are found.
   if (value && !options.some((o) => o.value === value.id)) options.unshift({ value: value.id, label: value.name });
 
@@ -62,6 +66,7 @@ export function TaskInstitutionSelect({
       }
       // The search has already matched (kana, full/half width): the typed text would hide its answers.
       filter={({ options: all }) => all}
+      renderOption={({ option }) => <InstitutionOption name={option.label} address={addresses.get(option.value)} />}
       error={error}
     />
   );

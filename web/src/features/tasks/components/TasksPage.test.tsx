@@ -79,6 +79,24 @@ describe('/tasks by institution', () => {
     expect(onParamsChange).toHaveBeenCalledWith({ medical_institution_id: hospital.id, page: 1 });
   });
 
+  it('tells institutions of the same name apart by their address', async () => {
+    const { api, onParamsChange } = renderPage({ assignee: 'all' });
+    await screen.findByTestId('task-row');
+    const twin = (n: number, address: string) => ({ ...hospital, id: testId(n), address });
+    api.searchMedicalInstitutions.mockImplementation(async () => ({
+      data: [twin(70, '静岡県三島市元町1-1'), twin(71, '静岡県沼津市大手町2-2')],
+      meta: { total_count: 2, page: 1, per_page: 20, total_pages: 1 },
+    }));
+    await userEvent.type(screen.getByRole('combobox', { name: '医療機関' }), '富士見');
+    const options = await screen.findAllByRole('option', { hidden: true });
+    expect(options.map((o) => o.textContent)).toEqual([
+      `${hospital.name}静岡県三島市元町1-1`,
+      `${hospital.name}静岡県沼津市大手町2-2`,
+    ]);
+    await userEvent.click(options[1]!);
+    expect(onParamsChange).toHaveBeenCalledWith({ medical_institution_id: testId(71), page: 1 });
+  });
+
   it('lists the picked institution’s tasks only, shows its name, and clears it', async () => {
     const { api, onParamsChange } = renderPage({ assignee: 'all', medical_institution_id: hospital.id }, [
       testTask({ id: testId(1), title: '駿河の件' }),
