@@ -14,7 +14,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { validatorCompiler } from 'fastify-type-provider-zod';
 import type { LoggerOptions } from 'pino';
-import { z } from 'zod';
 import { decodeQuery, errorMessages, positionHeader, repairPercentEscapes, type Audience } from '@renkei/contracts';
 import { formatPosition, type EventStore, type Position } from '@renkei/event-store';
 import { bearerToken, installTokenVerification, knownAccount, type AuthContext, type AuthOptions } from './auth.ts';
@@ -22,9 +21,6 @@ import { followAccountRevocations, type AccountRevocations } from './revocations
 import { errorHandler } from './error-handler.ts';
 import { installMetrics } from './metrics.ts';
 import { responseSerializerCompiler } from './response-serializer.ts';
-
-// Validation messages a user sees are Japanese; our schemas add their own where the default is vague.
-z.config(z.locales.ja());
 
 /** Waits until the named projections have passed `position`; false when the time ran out. */
 export type WaitForPosition = (

@@ -6,4 +6,8 @@ import { ja } from 'zod/locales';
  * answer them in 422 bodies and the web client shows them under form fields. Messages written in the
  * schemas take precedence.
  */
-z.config(ja());
+z.config({
+  ...ja(),
+  // A field left out: 「入力してください」 rather than the locale's 「stringが期待されましたが、undefinedが入力されました」.
+  customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? '入力してください' : undefined),
+});
