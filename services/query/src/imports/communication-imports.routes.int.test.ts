@@ -157,6 +157,16 @@ describe('communication import template', () => {
       selections: [{ id: randomUUID(), label: '院長', order: 0 }],
       is_required: true,
     });
+    // A phone call's label: its column is there, empty in the example row (a visit).
+    await record(tenant, null, streamId('communication_labels', tenant), 'CommunicationLabelCreated', {
+      label_id: randomUUID(),
+      name: '通話内容',
+      communication_type: 'phone',
+      component_type: 'text',
+      description: '',
+      selections: [],
+      is_required: false,
+    });
     await settle();
     const utf8 = await get(tenant, '/api/imports/communications/template');
     expect(utf8.statusCode).toBe(200);
@@ -177,9 +187,16 @@ describe('communication import template', () => {
       '先方担当者',
       '同行者',
       '医師面談',
-      '面談相手',
+      // The labels in their order (of two types, each first of its own: in either order).
+      ...header!.split(',').slice(-2),
     ]);
-    expect(example!.split(',').at(-1)).toBe('院長');
+    const labelColumns = Object.fromEntries(
+      header!
+        .split(',')
+        .slice(-2)
+        .map((name, i) => [name, example!.split(',').slice(-2)[i]]),
+    );
+    expect(labelColumns).toEqual({ 面談相手: '院長', 通話内容: '' });
     const sjis = await get(tenant, '/api/imports/communications/template?encoding=shift_jis');
     expect(iconv.decode(sjis.rawPayload, 'cp932').split('\r\n')[0]).toBe(header);
     const other = await get(randomUUID(), '/api/imports/communications/template');

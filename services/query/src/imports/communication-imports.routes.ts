@@ -51,7 +51,15 @@ export function registerCommunicationImportQueryRoutes(app: FastifyInstance, dep
         [col.attendee, ''],
         [col.doctorAttended, 'あり'],
       ];
-      const columns = [...fixed, ...[...byName.values()].map((l): [string, string] => [l.name, labelExample(l)])];
+      // The example row is a visit: only the visit's labels have a value there (another type's would be refused).
+      const visitLabels = new Map(labels.filter((l) => l.communication_type === 'visit').map((l) => [l.name, l]));
+      const columns = [
+        ...fixed,
+        ...[...byName.keys()].map((name): [string, string] => {
+          const visit = visitLabels.get(name);
+          return [name, visit ? labelExample(visit) : ''];
+        }),
+      ];
       return templateCsv(reply, {
         header: columns.map(([h]) => h),
         example: columns.map(([, v]) => v),
