@@ -19,7 +19,8 @@ test('communication import: a file with one bad row, its row error, the created 
   const columns = header.split(',');
   expect(columns.slice(0, 4)).toEqual(['医療機関コード', '医療機関名', '活動日', '種別']);
   const row = (values: Record<string, string>) => columns.map((c) => values[c] ?? '').join(',');
-  // The second row names an institution the master does not have: refused by its row number.
+  // The second row names an institution the master does not have: refused by its row number (3行目, as a
+  // spreadsheet shows it: the header is row 1).
   const csv =
     [
       header,
@@ -34,7 +35,7 @@ test('communication import: a file with one bad row, its row error, the created 
   await expect(record.locator('td').nth(3)).toHaveText('1');
   await expect(record.locator('td').nth(4)).toHaveText('1');
   await record.getByRole('button', { name: /エラー1件/ }).click();
-  await expect(page.getByTestId('import-errors')).toContainText(`2行目: 医療機関名「存在しない病院-${n}」`);
+  await expect(page.getByTestId('import-errors')).toContainText(`3行目: 医療機関名「存在しない病院-${n}」`);
   await screenshot(page, 'communication-import');
 
   // The import and the communications read model are separate projections: a reload may be needed.

@@ -289,7 +289,7 @@ test('label value import: template, upload with a bad row, progress and row-numb
   await expect(record.locator('td').nth(3)).toHaveText('1');
   await expect(record.locator('td').nth(4)).toHaveText('1');
   await record.getByRole('button', { name: /エラー1件/ }).click();
-  await expect(page.getByTestId('import-errors')).toContainText('2行目');
+  await expect(page.getByTestId('import-errors')).toContainText('3行目');
   await screenshot(page, 'institutions-label-import');
 
   await openInstitution(page);

@@ -195,9 +195,9 @@ describe('communication import (create)', () => {
       unprocessed_row_count: 0,
     });
     expect(chunks.flatMap((c) => c.errors)).toEqual([
-      { row_number: 3, message: '3行目: 「面談相手」を入力してください' },
-      { row_number: 4, message: '4行目: 医療機関コード「9999999999」は登録されていません' },
-      { row_number: 5, message: '5行目: 種別「来院」はありません' },
+      { row_number: 4, message: '4行目: 「面談相手」を入力してください' },
+      { row_number: 5, message: '5行目: 医療機関コード「9999999999」は登録されていません' },
+      { row_number: 6, message: '6行目: 種別「来院」はありません' },
     ]);
     const ids = [importedCommunicationId(importId, 1), importedCommunicationId(importId, 2)];
     expect(chunks.flatMap((c) => c.communication_ids).sort()).toEqual([...ids].sort());
@@ -331,9 +331,9 @@ describe('communication import (create)', () => {
     );
     expect(finished).toMatchObject({
       status: 'failed',
-      abortion_row_number: 0,
+      abortion_row_number: 1,
       imported_row_count: 0,
-      error: { row_number: 0, message: '見出し「気分」は項目名にも活動ラベル名にもありません' },
+      error: { row_number: 1, message: '見出し「気分」は項目名にも活動ラベル名にもありません' },
     });
     expect(await communicationEvents(importedCommunicationId(importId, 1))).toEqual([]);
   });
@@ -386,8 +386,8 @@ describe('communication import (update)', () => {
     expect(finished).toMatchObject({ status: 'completed', imported_row_count: 2, failed_row_count: 3 });
     // The records the rows name (changed or left as they were): what an undo restores.
     expect(chunks.flatMap((c) => c.communication_ids).sort()).toEqual([id, untouched].sort());
-    expect(chunks.flatMap((c) => c.errors.map((e) => e.row_number))).toEqual([3, 4, 5]);
-    expect(chunks.flatMap((c) => c.errors)[2]!.message).toBe('5行目: 活動日はYYYY-MM-DD形式で入力してください');
+    expect(chunks.flatMap((c) => c.errors.map((e) => e.row_number))).toEqual([4, 5, 6]);
+    expect(chunks.flatMap((c) => c.errors)[2]!.message).toBe('6行目: 活動日はYYYY-MM-DD形式で入力してください');
     // The imported record's stream begins with its first write: the record as imported, then the change.
     const events = await communicationEvents(id);
     expect(events.map((e) => e.type)).toEqual(['CommunicationImportAdopted', 'CommunicationUpdated']);
@@ -526,7 +526,7 @@ describe('communication import (update)', () => {
     const csv = ['ID,ラベル', `${id},旧ラベル（削除済み）: 旧値`].join('\r\n');
     const { finished, chunks } = await run(Buffer.from(csv, 'utf8'), 'update');
     expect(finished).toMatchObject({ imported_row_count: 0, failed_row_count: 1 });
-    expect(chunks.flatMap((c) => c.errors).map((e) => e.message)).toEqual(['1行目: 「面談相手」を入力してください']);
+    expect(chunks.flatMap((c) => c.errors).map((e) => e.message)).toEqual(['2行目: 「面談相手」を入力してください']);
     expect((await communicationEvents(id)).map((e) => e.type)).toEqual(['CommunicationCreated']);
   });
 
@@ -540,7 +540,7 @@ describe('communication import (update)', () => {
     ].join('\r\n');
     const { finished, chunks } = await run(Buffer.from(csv, 'utf8'), 'update');
     expect(finished).toMatchObject({ imported_row_count: 1, failed_row_count: 1 });
-    expect(chunks.flatMap((c) => c.errors)[0]!.message).toBe('2行目: 「紹介先診療科」に自院診療科「眼科」はありません');
+    expect(chunks.flatMap((c) => c.errors)[0]!.message).toBe('3行目: 「紹介先診療科」に自院診療科「眼科」はありません');
     const events = await communicationEvents(id);
     expect((events.at(-1)!.data as CommunicationFields).label_values).toContainEqual(
       expect.objectContaining({ label_id: labels.department, own_department_id: cardiology }),

@@ -47,6 +47,7 @@ import {
   nfkc,
   rowError,
   storable,
+  type CsvRow,
 } from './import-runner.ts';
 import { parseCell } from './label-value-import.reactor.ts';
 /** How long one run waits for the read models before the queue tries the upload again. */
@@ -189,11 +190,6 @@ function mapHeader(cells: string[], facts: ImportFacts, mode: CommunicationImpor
   return { columns };
 }
 
-interface Row {
-  rowNumber: number;
-  cells: string[];
-}
-
 /** What the chunk's rows refer to, read in a few statements for the whole chunk. */
 interface ChunkLookups {
   institutionsByCode: Map<string, string>;
@@ -268,7 +264,7 @@ interface RowOutcome {
  * the type's labels, required labels answered); any problem leaves the row out whole.
  */
 function decideRow(
-  row: Row,
+  row: CsvRow,
   columns: Column[],
   facts: ImportFacts,
   lookups: ChunkLookups,
@@ -522,7 +518,7 @@ async function decideRows(
   data: CommunicationImportRequested,
   columns: Column[],
   facts: ImportFacts,
-  rows: Row[],
+  rows: CsvRow[],
   asOneEvent: boolean,
 ): Promise<{
   communicationIds: string[];
@@ -531,7 +527,7 @@ async function decideRows(
   rowsId: string | null;
 }> {
   const tenantId = metadata.tenant_id;
-  const cellOf = (row: Row, field: CommunicationImportField) => {
+  const cellOf = (row: CsvRow, field: CommunicationImportField) => {
     const i = columns.indexOf(field);
     return i < 0 ? '' : (row.cells[i] ?? '');
   };
@@ -572,8 +568,8 @@ async function decideRows(
   const communicationIds: string[] = [];
   const context = { importId: data.import_id, callerId: metadata.account_id ?? '', mode: data.mode };
   // Two rows naming one record: the second is decided on the first's result, so they go in order.
-  const updatesById = new Map<string, Row[]>();
-  const creates: { row: Row; fields: CommunicationFields }[] = [];
+  const updatesById = new Map<string, CsvRow[]>();
+  const creates: { row: CsvRow; fields: CommunicationFields }[] = [];
   for (const row of rows) {
     if (data.mode === 'update') {
       const id = nfkc(cellOf(row, 'id')).toLowerCase();
@@ -582,7 +578,7 @@ async function decideRows(
     }
     const outcome = decideRow(row, columns, facts, lookups, context);
     if (outcome.fields) creates.push({ row, fields: outcome.fields });
-    else errors.push(rowError(row.rowNumber, outcome.problems));
+    else errors.push(rowError(row.sheetRow, outcome.problems));
   }
   // A retried chunk re-appends the same events: the store answers them as already stored.
   let rowsId: string | null = null;
@@ -640,7 +636,7 @@ async function decideRows(
           lookups.imported.get(id),
           (events) => decideRow(row, columns, facts, { ...lookups, streams: new Map([[id, events]]) }, context),
         );
-        if (outcome.problems.length > 0) errors.push(rowError(row.rowNumber, outcome.problems));
+        if (outcome.problems.length > 0) errors.push(rowError(row.sheetRow, outcome.problems));
         else communicationIds.push(id);
       }
     }),
@@ -654,7 +650,7 @@ async function applyUpdate(
   store: EventStore,
   metadata: EventMetadata,
   importId: string,
-  row: Row,
+  row: CsvRow,
   communicationId: string,
   imported: CommunicationImportAdopted | undefined,
   decide: (events: RecordedEvent[]) => RowOutcome,

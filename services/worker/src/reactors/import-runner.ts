@@ -409,8 +409,13 @@ export const nfkc = (s: string) => s.normalize('NFKC').trim();
 const csvChunkSize = 500;
 
 export interface CsvRow {
-  /** 1-based data row number (the header is row 0). */
+  /** 1-based data row number (the header is row 0): what the row's ids derive from. */
   rowNumber: number;
+  /**
+   * The row as a spreadsheet shows it, the header being row 1: what a row error names, as the referral
+   * lists' errors do (docs/decisions.md, "Row numbers in import errors").
+   */
+  sheetRow: number;
   cells: string[];
 }
 
@@ -476,12 +481,12 @@ export async function importCsvRows(
         const error = options.header(cells);
         if (error !== null) {
           parser.destroy();
-          return await run.finish('failed', 0, error);
+          return await run.finish('failed', 1, error); // the header: row 1
         }
         headerRead = true;
         continue;
       }
-      pending.push({ rowNumber, cells });
+      pending.push({ rowNumber, sheetRow: rowNumber + 1, cells });
       if (pending.length >= (options.chunkSize ?? csvChunkSize)) {
         // Parsing pauses while the chunk is applied (with prepareAhead: while the one before it is).
         try {
@@ -500,10 +505,11 @@ export async function importCsvRows(
   if (readingFailed !== null) {
     if (pending.length > 0) await applyChunk();
     await recorded();
+    // The row after the last one read, as a spreadsheet numbers it.
     return await run.finish(
       'failed',
-      rowNumber + 1,
-      `${rowNumber + 1}行目でファイルを読み取れませんでした: ${(readingFailed as Error).message}`,
+      rowNumber + 2,
+      `${rowNumber + 2}行目でファイルを読み取れませんでした: ${(readingFailed as Error).message}`,
     );
   }
   if (!headerRead) return await run.finish('failed', 0, 'ファイルにデータがありません');

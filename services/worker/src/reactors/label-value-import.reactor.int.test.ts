@@ -143,7 +143,7 @@ describe('label value import', () => {
       .flatMap((e) => (e.type === 'MedicalInstitutionLabelValuesImported' ? [e.data] : []));
     expect(chunks).toHaveLength(1);
     expect(chunks[0]!).toMatchObject({ chunk: 0, imported_row_count: 2, failed_row_count: 2 });
-    expect(chunks[0]!.errors.map((e) => e.row_number)).toEqual([2, 3]);
+    expect(chunks[0]!.errors.map((e) => e.row_number)).toEqual([3, 4]);
     expect(chunks[0]!.errors[0]!.message).toContain('医師数');
     expect(chunks[0]!.rows.map((r) => r.row_number)).toEqual([1, 4]);
     expect((await importedRows(1, importId)).map((r) => r.values)).toEqual([
@@ -169,7 +169,7 @@ describe('label value import', () => {
     const { finished } = await run(Buffer.from(`医療機関コード,存在しないラベル\n${code(1)},x\n`));
     expect(finished).toMatchObject({
       status: 'failed',
-      abortion_row_number: 0,
+      abortion_row_number: 1,
       imported_row_count: 0,
       unprocessed_row_count: 1,
     });
@@ -181,7 +181,7 @@ describe('label value import', () => {
     const { finished } = await run(Buffer.from(csv));
     expect(finished.status).toBe('failed');
     expect(finished.imported_row_count).toBe(1);
-    expect(finished.abortion_row_number).toBe(2);
+    expect(finished.abortion_row_number).toBe(3);
     expect(finished.unprocessed_row_count).toBeGreaterThan(0);
     expect((await importedRows(2, finished.import_id)).map((r) => r.values[0]!.integer_value)).toEqual([5]);
   });
@@ -203,8 +203,8 @@ describe('label value import', () => {
     const errors = events
       .map((e) => parseLabelValueImportEvent(e))
       .flatMap((e) => (e.type === 'MedicalInstitutionLabelValuesImported' ? e.data.errors : []));
-    expect(errors.map((e) => e.row_number)).toEqual([1, 2, 3, 4, 5, 6, 7]);
-    expect(errors[0]!.message).toBe('1行目: 「備考」に使用できない文字（制御文字など）が含まれています');
+    expect(errors.map((e) => e.row_number)).toEqual([2, 3, 4, 5, 6, 7, 8]);
+    expect(errors[0]!.message).toBe('2行目: 「備考」に使用できない文字（制御文字など）が含まれています');
     expect(errors[1]!.message).toContain('「重点度」に使用できない文字');
     expect(errors[4]!.message).toContain('「医師数」は-2147483648から2147483647までの整数で入力してください');
     expect(errors[5]!.message).toContain('「連携開始日」は西暦1000年以降の日付で入力してください');

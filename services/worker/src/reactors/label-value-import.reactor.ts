@@ -263,7 +263,7 @@ export async function runLabelValueImport(
       for (const row of rows) {
         const { problems, institutionId, values } = validate(row, idByCode);
         if (problems.length > 0 || !institutionId) {
-          errors.push(rowError(row.rowNumber, problems));
+          errors.push(rowError(row.sheetRow, problems));
           continue;
         }
         valid++;
