@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Page } from '@playwright/test';
-import { screenshot, signIn } from './fixtures.ts';
+import { institutionOption, screenshot, signIn } from './fixtures.ts';
 
 /** The records of a CSV (quoted fields may hold commas, quotes and line breaks), header excluded. */
 function csvRecords(text: string): string[][] {
@@ -67,7 +67,10 @@ test('communication search: institution and label filters in the URL, after a re
   await page.getByRole('button', { name: '詳細条件' }).click();
   const filters = page.getByTestId('communication-filters');
   await filters.getByRole('combobox', { name: '医療機関', exact: true }).fill(institutionName);
-  await page.getByRole('option', { name: institutionName, exact: true }).first().click();
+  await page
+    .getByRole('option', { name: institutionOption(institutionName) })
+    .first()
+    .click();
   await page.keyboard.press('Escape');
   await filters.getByRole('combobox', { name: 'ラベルの条件を追加', exact: true }).click();
   await page.getByRole('option', { name: '面談相手', exact: true }).click();

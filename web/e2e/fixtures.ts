@@ -38,3 +38,10 @@ export async function signIn(
   await page.waitForURL((url) => url.pathname.startsWith('/app/') && !url.pathname.startsWith('/app/auth/'));
   await expect(page.getByTestId('user-menu')).toBeVisible();
 }
+
+/**
+ * An institution's option in a picker, by its name: the option reads the name, then the address under it
+ * (which tells institutions of the same name apart), so the name is matched whole at the start.
+ */
+export const institutionOption = (name: string): RegExp =>
+  new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( |$)`);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { app, screenshot, signIn } from './fixtures.ts';
+import { app, institutionOption, screenshot, signIn } from './fixtures.ts';
 
 // The demo master is generated with a fixed seed, so this institution always exists (institutions.spec.ts).
 const institution = { name: '葵医療センター', halfWidthKana: 'ｱｵｲｲﾘｮｳｾﾝﾀｰ' };
@@ -158,7 +158,7 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
   const match = page.getByRole('button', { name: `未登録医院${suffix}を照合` });
   await match.click();
   await page.getByPlaceholder('名称・カナ・住所で検索').fill(institution.name);
-  await page.getByRole('option', { name: institution.name, exact: true }).click();
+  await page.getByRole('option', { name: institutionOption(institution.name) }).click();
   await page.getByTestId('match-institution-save').click();
   await expect(match).toHaveCount(0);
 

@@ -2,6 +2,7 @@ import { Button, Group, Select, Text, type MantineSize } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useServices } from '../app/services-context.tsx';
+import { InstitutionOption } from './InstitutionOption.tsx';
 
 export interface PickedInstitution {
   id: string;
@@ -32,6 +33,9 @@ export function InstitutionPicker({
     queryFn: ({ signal }) => api.searchMedicalInstitutions({ body: { keyword, per_page: 20 }, signal }),
     enabled: keyword.trim().length > 0,
   });
+  const results = found.data?.data ?? [];
+  // Institutions of the same name (森内科 in two cities) are told apart by the address under each.
+  const addresses = new Map(results.map((m) => [m.id, m.address]));
   if (value)
     return (
       <Group justify="space-between" wrap="nowrap">
@@ -54,9 +58,10 @@ export function InstitutionPicker({
       placeholder="名称・カナ・住所で検索"
       searchValue={keyword}
       onSearchChange={setKeyword}
-      data={(found.data?.data ?? []).map((m) => ({ value: m.id, label: m.name }))}
+      data={results.map((m) => ({ value: m.id, label: m.name }))}
+      renderOption={({ option }) => <InstitutionOption name={option.label} address={addresses.get(option.value)} />}
       onChange={(id) => {
-        const picked = found.data?.data.find((m) => m.id === id);
+        const picked = results.find((m) => m.id === id);
         if (picked) onChange({ id: picked.id, name: picked.name });
       }}
       nothingFoundMessage={keyword ? '見つかりません' : '名称を入力してください'}

@@ -46,7 +46,11 @@ const optionalName = (label: string) =>
 /** A referral entered by hand (imports bring the rest). */
 export const ReferralInput = z.object({
   referral_date: inputDate('紹介日はYYYY-MM-DD形式で入力してください'),
-  patient_id: z.string().trim().min(1, '患者IDを入力してください').max(50, '患者IDは50文字以内で入力してください'),
+  patient_id: z
+    .string('患者IDを入力してください')
+    .trim()
+    .min(1, '患者IDを入力してください')
+    .max(50, '患者IDは50文字以内で入力してください'),
   doctor_name_to: optionalName('紹介先医師名'),
   doctor_name_from: optionalName('紹介元医師名'),
   reason_for_presenting: z.string().max(500, '紹介理由は500文字以内で入力してください').nullable().default(null),
@@ -80,7 +84,11 @@ export type ListedReverseReferral = z.infer<typeof ListedReverseReferral>;
 
 export const ReverseReferralInput = z.object({
   reverse_referral_date: inputDate('逆紹介日はYYYY-MM-DD形式で入力してください'),
-  patient_id: z.string().trim().min(1, '患者IDを入力してください').max(50, '患者IDは50文字以内で入力してください'),
+  patient_id: z
+    .string('患者IDを入力してください')
+    .trim()
+    .min(1, '患者IDを入力してください')
+    .max(50, '患者IDは50文字以内で入力してください'),
   specialty_id: Id.nullable().default(null),
 });
 export type ReverseReferralInput = z.infer<typeof ReverseReferralInput>;

@@ -146,4 +146,76 @@ describe('data upload records', () => {
     expect(body.unknown_departments).toHaveLength(maxUnknownDepartments);
     expect(body.unknown_departments[0]).toEqual({ name: '科000', row_count: 2 });
   });
+
+  it('give a file-level failure (the worker’s row 0) no row number', async () => {
+    const importId = randomUUID();
+    const message = '様式1（FF1）ファイルとして読めません。タブ区切り17列を想定しています。';
+    const result = await store.append(
+      streamId('referral_data_import', importId),
+      [
+        {
+          type: 'ReferralDataImportRequested',
+          data: { import_id: importId, import_type: 'ff1_file', filename: 'EFn.txt', stored_path: '/x', mapping: null },
+          metadata: metadata(tenant),
+        },
+        {
+          type: 'ReferralDataImportFinished',
+          data: {
+            import_id: importId,
+            status: 'failed',
+            imported_row_count: 0,
+            failed_row_count: 0,
+            unprocessed_row_count: 3,
+            abortion_row_number: 0,
+            error: { row_number: 0, message },
+          },
+          metadata: metadata(tenant),
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    const response = await get(`/api/data_uploads/${importId}`, formatPosition(result.position));
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({ status: 'failed', error_messages: [{ row_number: null, message }] });
+  });
+
+  it('list the row errors in the file’s order, a chunk’s warnings among its errors', async () => {
+    const importId = randomUUID();
+    const errors = [
+      { row_number: 5, message: '5行目: 紹介日「R6.13.40」を日付として読めません' },
+      { row_number: 3, message: '3行目: （警告）医療機関コード「1234567890」の検証番号が正しくありません' },
+    ];
+    const result = await store.append(
+      streamId('referral_data_import', importId),
+      [
+        {
+          type: 'ReferralDataImportRequested',
+          data: {
+            import_id: importId,
+            import_type: 'referral',
+            filename: '紹介.csv',
+            stored_path: '/x',
+            mapping: null,
+          },
+          metadata: metadata(tenant),
+        },
+        {
+          type: 'ReferralsImported',
+          data: {
+            import_id: importId,
+            chunk: 0,
+            imported_row_count: 0,
+            failed_row_count: 1,
+            errors,
+            rollups_deferred: true,
+            referrals: [],
+          },
+          metadata: metadata(tenant),
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    const body = (await get(`/api/data_uploads/${importId}`, formatPosition(result.position))).json();
+    expect(body.error_messages).toEqual([errors[1], errors[0]]);
+  });
 });

@@ -29,6 +29,11 @@ function toRecord({
 }: ImportRow): DataUploadRecord {
   return {
     ...row,
+    // The worker records a file-level failure at row 0 (the file as a whole); the contract says null.
+    // A chunk's warnings come after its errors: the owner reads them in the file's order, the file first.
+    error_messages: row.error_messages
+      .map((e) => (e.row_number !== null && e.row_number <= 0 ? { ...e, row_number: null } : e))
+      .sort((a, b) => (a.row_number ?? 0) - (b.row_number ?? 0)),
     created_at: new Date(created_at).toISOString(),
     created_by: created_by ? { id: created_by, name: creator_name ?? '' } : null,
     unmatched_institutions: Object.entries(unmatched_institutions)

@@ -25,6 +25,7 @@ const readModelLabels: Record<string, string> = {
   communication_imports: 'コミュニケーション取り込み履歴',
   visit_rollups: '訪問分析',
   tenant_settings: 'テナント設定',
+  vocs: '連携先の声',
 };
 export const readModelLabel = (name: string): string => readModelLabels[name] ?? name;
 

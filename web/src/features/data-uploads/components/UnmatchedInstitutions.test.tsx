@@ -17,15 +17,20 @@ const row = {
   last_date: '2024-06-01',
 };
 
-function renderList(matchInstitution: (args: { body: unknown }) => Promise<unknown>) {
+type Found = { id: string; name: string; address: string | null };
+
+function renderList(
+  matchInstitution: (args: { body: unknown }) => Promise<unknown>,
+  found: Found[] = [{ id: clinic, name: 'みなと内科', address: '静岡県静岡市葵区追手町1' }],
+) {
   const api = {
     listUnmatchedInstitutions: vi.fn(async () => ({
       data: [row],
       meta: { total_count: 1, page: 1, per_page: 20, total_pages: 1 },
     })),
     searchMedicalInstitutions: vi.fn(async () => ({
-      data: [{ id: clinic, name: 'みなと内科' }],
-      meta: { total_count: 1, page: 1, per_page: 20, total_pages: 1 },
+      data: found,
+      meta: { total_count: found.length, page: 1, per_page: 20, total_pages: 1 },
     })),
     matchInstitution: vi.fn(matchInstitution),
   };
@@ -46,13 +51,15 @@ function renderList(matchInstitution: (args: { body: unknown }) => Promise<unkno
 async function pickClinic() {
   await userEvent.click(await screen.findByRole('button', { name: '不明医院を照合' }));
   await userEvent.type(await screen.findByPlaceholderText('名称・カナ・住所で検索'), 'みなと');
-  await userEvent.click(await screen.findByRole('option', { name: 'みなと内科', hidden: true }));
+  await userEvent.click(await screen.findByRole('option', { name: /^みなと内科/, hidden: true }));
 }
 
 describe('unmatched institutions', () => {
   it('lists them and matches one to the institution picked, sending its code and name as listed', async () => {
     const api = renderList(async ({ body }) => body);
     expect(await screen.findByText('不明医院')).toBeInTheDocument();
+    // The last date as every other date of the app reads.
+    expect(screen.getByText('2024/06/01')).toBeInTheDocument();
     await pickClinic();
     expect(screen.getByTestId('picked-institution')).toHaveTextContent('みなと内科');
     await userEvent.click(screen.getByTestId('match-institution-save'));
@@ -76,8 +83,30 @@ describe('unmatched institutions', () => {
     expect(await screen.findByText('医療機関を選んでください')).toBeInTheDocument();
     expect(api.matchInstitution).not.toHaveBeenCalled();
     await userEvent.type(screen.getByPlaceholderText('名称・カナ・住所で検索'), 'みなと');
-    await userEvent.click(await screen.findByRole('option', { name: 'みなと内科', hidden: true }));
+    await userEvent.click(await screen.findByRole('option', { name: /^みなと内科/, hidden: true }));
     await userEvent.click(screen.getByTestId('match-institution-save'));
     expect(await screen.findByText('医療機関コードか医療機関名を指定してください')).toBeInTheDocument();
+  });
+
+  it('tells institutions of the same name apart by their address', async () => {
+    const other = '00000000-0000-4000-8000-000000000010';
+    const api = renderList(
+      async ({ body }) => body,
+      [
+        { id: clinic, name: 'みなと内科', address: '静岡県静岡市葵区追手町1' },
+        { id: other, name: 'みなと内科', address: '静岡県浜松市中央区元城町2' },
+      ],
+    );
+    await userEvent.click(await screen.findByRole('button', { name: '不明医院を照合' }));
+    await userEvent.type(await screen.findByPlaceholderText('名称・カナ・住所で検索'), 'みなと');
+    await userEvent.click(
+      await screen.findByRole('option', { name: /みなと内科\s*静岡県浜松市中央区元城町2/, hidden: true }),
+    );
+    await userEvent.click(screen.getByTestId('match-institution-save'));
+    await waitFor(() =>
+      expect(api.matchInstitution).toHaveBeenCalledWith({
+        body: { institution_code: null, institution_name: '不明医院', medical_institution_id: other },
+      }),
+    );
   });
 });

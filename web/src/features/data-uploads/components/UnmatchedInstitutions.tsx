@@ -55,7 +55,7 @@ export function UnmatchedInstitutions() {
                 <Table.Td>{u.institution_name ?? '—'}</Table.Td>
                 <Table.Td ta="right">{u.referral_count}</Table.Td>
                 <Table.Td ta="right">{u.reverse_referral_count}</Table.Td>
-                <Table.Td>{u.last_date}</Table.Td>
+                <Table.Td>{u.last_date.replaceAll('-', '/')}</Table.Td>
                 <Table.Td>
                   <Button
                     size="compact-sm"

@@ -60,6 +60,44 @@ describe('referral settings', { timeout: 30_000 }, () => {
     );
   });
 
+  it('says a period out of range instead of changing it, and sends nothing', async () => {
+    const api = renderSection({});
+    const input = await screen.findByLabelText('紹介後の入院とみなす期間（日）');
+    await waitFor(() => expect(input).toHaveValue('90'));
+    const save = within(screen.getByTestId('admission-period-form')).getByRole('button', { name: '保存' });
+    await userEvent.clear(input);
+    await userEvent.type(input, '500');
+    await userEvent.click(save);
+    expect(await screen.findByText('入院期間は365日以下で入力してください')).toBeInTheDocument();
+    expect(input).toHaveValue('500');
+    await userEvent.clear(input);
+    await userEvent.type(input, '0');
+    await userEvent.click(save);
+    expect(await screen.findByText('入院期間は1日以上で入力してください')).toBeInTheDocument();
+    expect(api.updateReferralAdmissionPeriod).not.toHaveBeenCalled();
+  });
+
+  it('sends a negative count as typed, for the server to refuse on its field, not as 0', async () => {
+    const api = renderSection({
+      updateSegmentationSetting: vi.fn(async () => {
+        throw new ApiError(422, '入力内容に誤りがあります。', undefined, [
+          { field: 'segments.0.referral_count_more_equal', message: '紹介件数は0以上で入力してください' },
+        ]);
+      }),
+    });
+    await waitFor(() => expect(screen.getAllByTestId('segment-row')).toHaveLength(1));
+    const count = screen.getByLabelText('紹介件数 1');
+    await userEvent.clear(count);
+    await userEvent.type(count, '-5');
+    await userEvent.click(screen.getByRole('button', { name: 'セグメント設定を保存' }));
+    expect(await screen.findByText('紹介件数は0以上で入力してください')).toBeInTheDocument();
+    const sent = api.updateSegmentationSetting.mock.calls[0]![0] as {
+      body: { segments: { referral_count_more_equal: number | null }[] };
+    };
+    expect(sent.body.segments[0]!.referral_count_more_equal).toBe(-5);
+    expect(count).toHaveValue('-5');
+  });
+
   it('adds a segment below the saved one and sends the rows in order as priorities, keeping ids', async () => {
     const api = renderSection({});
     await waitFor(() => expect(screen.getAllByTestId('segment-row')).toHaveLength(1));

@@ -14,7 +14,7 @@ import {
 } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import type { SegmentationSetting } from '@renkei/contracts';
+import { ReferralAdmissionPeriodInput, type SegmentationSetting } from '@renkei/contracts';
 import { isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
@@ -72,8 +72,14 @@ function AdmissionPeriodForm() {
   }, [period.data]);
   const { errors, saving, submit } = useFormSubmit({
     values: days,
-    validate: (v): Record<string, string> =>
-      v === '' ? { max_referral_hospital_admission_period: '入院期間を入力してください' } : {},
+    // The contract's own check: a value out of range is said, never changed behind the owner's back.
+    validate: (v): Record<string, string> => {
+      if (v === '') return { max_referral_hospital_admission_period: '入院期間を入力してください' };
+      const parsed = ReferralAdmissionPeriodInput.safeParse({ max_referral_hospital_admission_period: Number(v) });
+      const out: Record<string, string> = {};
+      if (!parsed.success) for (const issue of parsed.error.issues) out[issue.path.join('.')] ??= issue.message;
+      return out;
+    },
     save: async (v) => {
       try {
         await save.mutateAsync({ max_referral_hospital_admission_period: Number(v) });
@@ -92,6 +98,8 @@ function AdmissionPeriodForm() {
           description="紹介日からこの日数以内に始まった同じ患者の入院を、その紹介による入院とします"
           min={1}
           max={365}
+          // Not clamped: 500 would become 365 unseen; the check says what is allowed instead.
+          clampBehavior="none"
           allowDecimal={false}
           value={days}
           onChange={setDays}
@@ -206,6 +214,7 @@ function SegmentationForm() {
                   <NumberInput
                     aria-label={`紹介件数 ${i + 1}`}
                     min={0}
+                    clampBehavior="none"
                     allowDecimal={false}
                     value={r.count}
                     onChange={(count) => setRow(i, { count })}
@@ -217,6 +226,7 @@ function SegmentationForm() {
                     aria-label={`入院率 ${i + 1}`}
                     min={0}
                     max={100}
+                    clampBehavior="none"
                     value={r.rate}
                     onChange={(rate) => setRow(i, { rate })}
                     error={errors[`segments.${i}.referral_admission_rate_more_equal`]}

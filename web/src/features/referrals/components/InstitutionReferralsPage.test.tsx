@@ -119,7 +119,7 @@ describe('institution referrals page', () => {
     renderPage(series([0, 0]), [], owner);
     const empty = await screen.findByTestId('referrals-empty');
     expect(empty).toHaveTextContent(
-      'この医療機関からの紹介データはまだありません。データアップロード（/data_uploads）から紹介リストを取り込むと表示されます',
+      'この医療機関からの紹介データはまだありません。データアップロードから紹介リストを取り込むと表示されます',
     );
     expect(within(empty).getByRole('link')).toHaveAttribute('href', '/app/data_uploads');
     expect(screen.queryByTestId('referral-monthly-table')).toBeNull();
@@ -129,6 +129,10 @@ describe('institution referrals page', () => {
   it('names the uploads without a link for a member, who cannot open them', async () => {
     renderPage(series([0, 0]), [], member);
     const empty = await screen.findByTestId('referrals-empty');
+    expect(empty).toHaveTextContent(
+      'この医療機関からの紹介データはまだありません。管理者がデータアップロードで紹介リストを取り込むと表示されます',
+    );
+    expect(empty).not.toHaveTextContent('/data_uploads');
     expect(within(empty).queryByRole('link')).toBeNull();
   });
 

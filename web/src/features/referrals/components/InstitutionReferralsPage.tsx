@@ -44,13 +44,16 @@ function NoReferrals({ canUpload }: { canUpload: boolean }) {
     <Text size="sm" c="dimmed" data-testid="referrals-empty">
       この医療機関からの紹介データはまだありません。
       {canUpload ? (
-        <AnchorLink to="/data_uploads" size="sm">
-          データアップロード（/data_uploads）
-        </AnchorLink>
+        <>
+          <AnchorLink to="/data_uploads" size="sm">
+            データアップロード
+          </AnchorLink>
+          から紹介リストを取り込むと表示されます
+        </>
       ) : (
-        'データアップロード（/data_uploads）'
+        // A member cannot open the uploads (owners' work): say who brings the data in.
+        '管理者がデータアップロードで紹介リストを取り込むと表示されます'
       )}
-      から紹介リストを取り込むと表示されます
     </Text>
   );
 }

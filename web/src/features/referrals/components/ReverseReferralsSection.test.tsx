@@ -72,6 +72,8 @@ describe('reverse referrals section', () => {
     expect(within(rows[1]!).getByText('K-7')).toBeInTheDocument();
     expect(within(rows[1]!).queryByRole('button', { name: '削除' })).toBeNull();
 
+    // The page's print shows the rows, not the page controls.
+    expect(screen.getByRole('button', { name: '2' }).closest('[data-print-hide]')).not.toBeNull();
     await userEvent.click(screen.getByRole('button', { name: '2' }));
     await waitFor(() => expect(screen.getByText('P3')).toBeInTheDocument());
     expect(api.listMedicalInstitutionReverseReferrals).toHaveBeenLastCalledWith(

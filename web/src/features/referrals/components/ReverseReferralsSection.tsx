@@ -40,13 +40,16 @@ export function ReverseReferralsSection({ id }: { id: string }) {
       {list.data && (
         <ReverseReferralList reverseReferrals={list.data.data} onEdit={setEditing} onDelete={setDeleting} />
       )}
-      <ListPagination
-        totalPages={list.data?.meta.total_pages}
-        mt="sm"
-        value={page}
-        onChange={setPage}
-        aria-label="逆紹介のページ"
-      />
+      {/* Paper shows the current page; its controls do not print (as the referral list's). */}
+      <div data-print-hide>
+        <ListPagination
+          totalPages={list.data?.meta.total_pages}
+          mt="sm"
+          value={page}
+          onChange={setPage}
+          aria-label="逆紹介のページ"
+        />
+      </div>
       <Modal opened={editing !== null} onClose={() => setEditing(null)} title="手入力した逆紹介の修正" size="lg">
         {editing && (
           <ReferralEntryForm key={editing.id} id={id} editingReverse={editing} onDone={() => setEditing(null)} />
