@@ -18,6 +18,7 @@ export * from './reference-data/reference-data.schemas.ts';
 export * from './imports/import.schemas.ts';
 export * from './imports/data-upload.schemas.ts';
 export * from './imports/data-upload-limits.ts';
+export * from './imports/list-headers.ts';
 export * from './action-lists/action-list.schemas.ts';
 export * from './alerts/alert.schemas.ts';
 export * from './communications/communication.schemas.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readFileHead, sameNameMapping } from './file-head.ts';
+import { readFileHead } from './file-head.ts';
 
 const sjis = (text: string) => {
   // 紹介日 in Shift_JIS, followed by ASCII: enough to prove the fallback decoding.
@@ -17,13 +17,13 @@ describe('readFileHead', () => {
     expect((await readFileHead(sjis('\tID\n2024/04/01\t1\n'))).header).toEqual(['紹介日', 'ID']);
     expect((await readFileHead(new Blob(['2024/04/01,1\n']))).header).toBeNull();
   });
-});
 
-describe('sameNameMapping', () => {
-  it('maps columns of the same name only', () => {
-    expect(sameNameMapping(['紹介日', '患者ID'], ['紹介日', '患者ＩＤ', 'その他'])).toEqual({
-      紹介日: '紹介日',
-      患者ID: '患者ＩＤ',
-    });
+  it('decides the header as the import does: a known name, or no data above a row of data', async () => {
+    // A four-digit patient number is data; a first row of words above it is the hospital's own header.
+    expect((await readFileHead(new Blob(['受付,番号\n2024/4/1,1234\n']))).header).toEqual(['受付', '番号']);
+    // Words above words: no header can be told (the server maps it by position too).
+    expect((await readFileHead(new Blob(['みなと内科,内科\nさくら医院,外科\n']))).header).toBeNull();
+    // A known column name is a header whatever follows.
+    expect((await readFileHead(new Blob(['紹介元,備考\nみなと内科,\n']))).header).toEqual(['紹介元', '備考']);
   });
 });

@@ -1,3 +1,5 @@
+import { isKnownHeader } from '@renkei/contracts';
+
 /** The start of a list file as the mapping step shows it: header cells and the first rows. */
 export interface FileHead {
   header: string[] | null;
@@ -27,8 +29,9 @@ function splitLine(line: string, delimiter: string): string[] {
   return cells.map((s) => s.trim());
 }
 
+// A date (西暦 or 和暦) or a number of four digits or more: what the server's parser counts as data.
 const looksLikeData = (cell: string) =>
-  /^(\d{4}[/.-]?\d{1,2}|[RHSrhs]\d|令和|平成|昭和|\d{6,})/.test(cell.normalize('NFKC'));
+  /^(\d{4,}$|\d{4}[/.-]\d{1,2}|[RHSrhs]\d|令和|平成|昭和)/.test(cell.normalize('NFKC').trim());
 
 // FileReader rather than Blob.arrayBuffer: the same in every browser and in the test DOM.
 const readBytes = (blob: Blob) =>
@@ -41,7 +44,7 @@ const readBytes = (blob: Blob) =>
 
 /**
  * Reads the first 64 KiB of a file: UTF-8 when it decodes as such, else Shift_JIS (what hospital
- * exports are); tab- or comma-separated; the first row is a header unless it holds a date or a long number.
+ * exports are); tab- or comma-separated; whether the first row is a header is decided as the import does.
  */
 export async function readFileHead(file: Blob, previewRows = 5): Promise<FileHead> {
   const bytes = new Uint8Array(await readBytes(file.slice(0, 64 * 1024)));
@@ -60,17 +63,11 @@ export async function readFileHead(file: Blob, previewRows = 5): Promise<FileHea
     .filter((l) => l.trim() !== '');
   const delimiter = (lines[0] ?? '').includes('\t') ? '\t' : ',';
   const table = lines.slice(0, previewRows + 1).map((l) => splitLine(l, delimiter));
-  const hasHeader = table.length > 0 && !table[0]!.some(looksLikeData);
+  // As the import decides (libs/referral-files detectListHeader): a known column name makes it a header;
+  // otherwise it is one only when it holds no data while the next row does.
+  const [first, second] = table;
+  const hasHeader =
+    first !== undefined &&
+    (first.some(isKnownHeader) || (!first.some(looksLikeData) && second !== undefined && second.some(looksLikeData)));
   return { header: hasHeader ? table[0]! : null, rows: hasHeader ? table.slice(1) : table.slice(0, previewRows) };
-}
-
-/** Canonical column → the file's column of the same name (width and spacing aside). */
-export function sameNameMapping(columns: readonly string[], header: readonly string[]): Record<string, string> {
-  const norm = (s: string) => s.normalize('NFKC').replace(/\s/g, '');
-  const mapping: Record<string, string> = {};
-  for (const column of columns) {
-    const found = header.find((h) => norm(h) === norm(column));
-    if (found) mapping[column] = found;
-  }
-  return mapping;
 }

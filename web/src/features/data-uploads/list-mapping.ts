@@ -1,5 +1,5 @@
-import type { MappingTarget } from '@renkei/contracts';
-import { sameNameMapping, type FileHead } from './file-head.ts';
+import { suggestMapping, type MappedListType, type MappingTarget } from '@renkei/contracts';
+import type { FileHead } from './file-head.ts';
 
 /** canonical column → the file's header name, or its 1-based column position (the only way without a header). */
 export type ListMappingValues = Record<string, MappingTarget>;
@@ -17,12 +17,13 @@ export function columnIndexOf(head: FileHead, target: MappingTarget | undefined)
 }
 
 /**
- * What the mapping step starts from: with a header, the columns of the canonical name and the saved
+ * What the mapping step starts from: with a header, what the import would read without a mapping
+ * (the canonical names and the names hospital exports use, suggestMapping) and over it the saved
  * mapping's columns this file has (a saved position as the header name at that position); without a
  * header, the saved mapping's positions within the file (names cannot address it).
  */
 export function initialListMapping(
-  columns: readonly string[],
+  type: MappedListType,
   head: FileHead,
   saved: ListMappingValues | undefined,
 ): ListMappingValues {
@@ -32,5 +33,5 @@ export function initialListMapping(
     if (index === -1) continue;
     kept[column] = head.header ? head.header[index]! : index + 1;
   }
-  return head.header ? { ...sameNameMapping(columns, head.header), ...kept } : kept;
+  return head.header ? { ...suggestMapping(head.header, type), ...kept } : kept;
 }

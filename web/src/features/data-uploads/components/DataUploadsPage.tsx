@@ -5,9 +5,8 @@ import {
   endpoints,
   fillPath,
   formatUploadLimit,
-  listColumns,
+  MappedListType,
   type DataUploadType,
-  type MappedListType,
   type MappingProfile,
 } from '@renkei/contracts';
 import { useEffect, useState } from 'react';
@@ -29,7 +28,7 @@ import { ReferralSettingsSection } from '../../referral-settings/components/Refe
 import { ListPagination } from '../../../ui/ListPagination.tsx';
 import { UploadProgressBar, type UploadProgressValue } from '../../../ui/UploadProgressBar.tsx';
 
-const isList = (type: DataUploadType): type is MappedListType => type === 'referral' || type === 'reverse_referral';
+const isList = (type: DataUploadType): type is MappedListType => MappedListType.safeParse(type).success;
 
 export function DataUploadsPage() {
   const services = useServices();
@@ -126,7 +125,7 @@ export function DataUploadsPage() {
   };
 
   const initialMapping = (type: MappedListType, head: FileHead) =>
-    initialListMapping(listColumns[type].columns, head, profileOf(type)?.mapping);
+    initialListMapping(type, head, profileOf(type)?.mapping);
 
   const template = (type: MappedListType) =>
     downloadFile(

@@ -80,19 +80,31 @@ describe('MappingStep', () => {
 });
 
 describe('initialListMapping', () => {
-  const columns = ['紹介日', '患者ID', '紹介元医療機関名', '紹介先診療科'];
   it('keeps a saved mapping’s positions within a file without a header, and drops its names', () => {
-    expect(initialListMapping(columns, headerless, { 紹介日: 2, 患者ID: '患者番号', 紹介先診療科: 9 })).toEqual({
+    expect(initialListMapping('referral', headerless, { 紹介日: 2, 患者ID: '患者番号', 紹介先診療科: 9 })).toEqual({
       紹介日: 2,
     });
   });
 
   it('with a header: same-named columns, saved names the file has, saved positions as the header name there', () => {
     const head: FileHead = { header: ['患者ID', '日付', '病院'], rows: [] };
-    expect(initialListMapping(columns, head, { 紹介日: '日付', 紹介元医療機関名: 3, 紹介先診療科: '科' })).toEqual({
+    expect(initialListMapping('referral', head, { 紹介日: '日付', 紹介元医療機関名: 3, 紹介先診療科: '科' })).toEqual({
       患者ID: '患者ID',
       紹介日: '日付',
       紹介元医療機関名: '病院',
     });
+  });
+
+  it('proposes the columns of a hospital’s own names as the import reads them, before any mapping is saved', () => {
+    const head: FileHead = { header: ['受付年月日(和暦)', 'カルテNO', '紹介元病院名', '受診科', '備考'], rows: [] };
+    expect(initialListMapping('referral', head, undefined)).toEqual({
+      紹介日: '受付年月日(和暦)',
+      患者ID: 'カルテNO',
+      紹介元医療機関名: '紹介元病院名',
+      紹介先診療科: '受診科',
+    });
+    expect(
+      initialListMapping('reverse_referral', { header: ['逆紹介日', '患者番号', '紹介先'], rows: [] }, undefined),
+    ).toEqual({ 逆紹介日: '逆紹介日', 患者ID: '患者番号', 逆紹介先医療機関名: '紹介先' });
   });
 });
