@@ -353,6 +353,8 @@ describe('referral data import', () => {
       'ReferralDataImportRollupsRequested',
       'ReferralDataImportFinished',
     ]);
+    // Five data rows: the header row is not counted.
+    expect(events[1]!.data).toMatchObject({ total_row_count: 5 });
     expect(events.slice(3, 5).map((e) => e.data)).toEqual([
       expect.objectContaining({ phase: 'link', bucket: 0, buckets: 1 }),
       expect.objectContaining({ phase: 'rollup', bucket: 0, buckets: 1 }),

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { MappedListType } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import {
   parseReferralDataImportEvent,
@@ -403,12 +404,17 @@ export async function runReferralDataImport(
     if (held.length > 0) await flush();
   };
 
-  await run.start(lines);
+  // A list's header row is no data row: the import record's total counts data rows only.
+  const listHeader = MappedListType.safeParse(data.import_type).success
+    ? await readListHeader(data.stored_path).catch(() => null)
+    : null;
+  await run.start(Math.max(lines - (listHeader?.hasHeader ? 1 : 0), 0));
   try {
     switch (data.import_type) {
       case 'referral':
       case 'reverse_referral': {
-        const header = await readListHeader(data.stored_path);
+        // Read again here when it failed above: its error then fails the run as any other.
+        const header = listHeader ?? (await readListHeader(data.stored_path));
         run.total = Math.max(lines - (header.hasHeader ? 1 : 0), 0);
         // A file without a header can only be read through a mapping by column position (the mapping step's 1列目, 2列目 …).
         if (!data.mapping && !header.hasHeader && header.rows.length > 0)
