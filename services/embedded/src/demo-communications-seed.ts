@@ -220,8 +220,10 @@ export async function seedDemoCommunications(
               : [],
           tasks: withTask ? [{ title: pick(taskTitles), staff_id: ids[by], deadline: isoDay(deadline) }] : [],
         },
-        // Tasks due more than a month ago were mostly done; the rest stay open (some overdue).
-        finishTask: withTask && daysAgo > 40 && rand() < 0.7,
+        // Tasks due more than a month ago were mostly done and those of months ago all were: the open ones
+        // are this month's, a few overdue by weeks, none by a year (the draw is the same as before, so the
+        // rest of the seed stays what it was).
+        finishTask: withTask && daysAgo > 40 && (rand() < 0.7 || daysAgo > 120),
         comment: rand() < 0.1 ? pick(comments) : null,
         like: rand() < 0.2,
         // Drawn apart from `rand`, so the rest of the seed stays what it was.
