@@ -56,6 +56,25 @@ describe('voc groups decider', () => {
       .then([{ type: 'VocGroupsReplaced', data: { voc_groups: [{ id: id(1), name: '紹介・返書' }] } }]);
   });
 
+  it('names every group in use that the list leaves out, in one message', () => {
+    given(vocGroupsDecider, stored)
+      .when({
+        groups: [],
+        inUse: new Map([
+          [id(1), 3],
+          [id(2), 1],
+        ]),
+        newId: ids(),
+      })
+      .thenRejected(
+        invalid({
+          field: 'voc_groups',
+          message:
+            '「紹介・返書」（3件）、「接遇」（1件）はVOCで使われているため削除できません。先にVOCのグループを変更してください',
+        }),
+      );
+  });
+
   it('refuses duplicate names (full-width or not) and ids; the same list decides nothing', () => {
     given(vocGroupsDecider, stored)
       .when({

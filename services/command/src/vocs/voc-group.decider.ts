@@ -35,14 +35,20 @@ export const vocGroupsDecider: Decider<VocGroup[], ReplaceVocGroups, VocGroupEve
       return { id: g.id && known.has(g.id) ? g.id : command.newId(), name: g.name };
     });
     const kept = new Set(groups.map((g) => g.id));
-    for (const group of current) {
+    // Every group in use that the list leaves out, in one message: a form shows one message per field.
+    const blocked = current.flatMap((group) => {
       const count = command.inUse.get(group.id) ?? 0;
-      if (!kept.has(group.id) && count > 0)
-        errors.push({
-          field: 'voc_groups',
-          message: `「${group.name}」は${count}件のVOCで使われているため削除できません。先にVOCのグループを変更してください`,
-        });
-    }
+      return !kept.has(group.id) && count > 0 ? [{ name: group.name, count }] : [];
+    });
+    if (blocked.length > 0)
+      errors.push({
+        field: 'voc_groups',
+        message: `${
+          blocked.length === 1
+            ? `「${blocked[0]!.name}」は${blocked[0]!.count}件のVOCで使われている`
+            : `${blocked.map((b) => `「${b.name}」（${b.count}件）`).join('、')}はVOCで使われている`
+        }ため削除できません。先にVOCのグループを変更してください`,
+      });
     if (errors.length > 0) return invalid(...errors);
     if (stableJson(groups) === stableJson(current)) return [];
     return [{ type: 'VocGroupsReplaced', data: { voc_groups: groups } }];
