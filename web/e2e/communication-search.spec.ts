@@ -139,3 +139,12 @@ test('communication search: institution and label filters in the URL, after a re
   await expect.poll(() => total(page)).toBeGreaterThanOrEqual(everything);
   await expect(page).not.toHaveURL(/labels=/);
 });
+
+test('a page past the last (an old link) says so and leads back to page 1', async ({ page }) => {
+  await signIn(page, undefined, '/communications?page=9999');
+  const pastEnd = page.getByTestId('communication-page-past-end');
+  await expect(pastEnd).toContainText('このページには記録がありません');
+  await pastEnd.getByRole('button', { name: '1ページ目へ' }).click();
+  await expect(pastEnd).toBeHidden();
+  await expect(page.getByTestId('communication-card').first()).toBeVisible();
+});

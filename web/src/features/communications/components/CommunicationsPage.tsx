@@ -331,7 +331,15 @@ export function CommunicationsPage({
       <Text size="sm" c="dimmed" data-testid="communication-total">
         {data.meta.total_count}件
       </Text>
-      {data.data.length === 0 ? (
+      {data.data.length === 0 && data.meta.total_count > 0 ? (
+        // A page past the last (an old link, records deleted meanwhile): the records are there, on page 1.
+        <Stack align="center" py="xl" gap="xs" data-testid="communication-page-past-end">
+          <Text c="dimmed">このページには記録がありません（全{data.meta.total_pages}ページ）。</Text>
+          <Button variant="light" onClick={() => onParamsChange({ page: 1 })}>
+            1ページ目へ
+          </Button>
+        </Stack>
+      ) : data.data.length === 0 ? (
         <Text c="dimmed" py="xl" ta="center">
           条件に合うコミュニケーションはありません。「活動を記録」から訪問や電話を記録してください。
         </Text>
