@@ -7,7 +7,7 @@ import { toast } from '../../../app/toast.ts';
 import { testUser } from '../../../test/render-app.tsx';
 import { renderInRouter } from '../../../test/render-in-router.tsx';
 import { communicationQueries } from '../communications.queries.ts';
-import { CommunicationCard, communicationConflictMessage } from './CommunicationCard.tsx';
+import { CommunicationCard, communicationConflictMessage, likersText } from './CommunicationCard.tsx';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const me = id(30);
@@ -113,6 +113,12 @@ describe('the communication card', () => {
       '医師面談',
     ])
       expect(card).toHaveTextContent(text);
+  });
+
+  it('says who liked the record beside the button', async () => {
+    renderCard(record({ likes: [{ user: { id: id(7), name: '高橋' } }, { user: { id: me, name: '佐藤' } }] }));
+    expect(await screen.findByTestId('communication-likers')).toHaveTextContent('高橋、佐藤');
+    expect(likersText(['a', 'b', 'c', 'd', 'e'])).toBe('a、b、c ほか2人');
   });
 
   it('shows none of the fields a record leaves empty', async () => {

@@ -56,6 +56,12 @@ const namedByLive = (value: LabelValue, label: CommunicationLabel | undefined) =
   label !== undefined &&
   [value.selection_id, ...value.selection_ids].every((id) => id === null || label.selections.some((s) => s.id === id));
 
+/** Who liked a record, as a line beside the button (a phone has no hover for a tooltip): three names, then a count. */
+export function likersText(names: readonly string[]): string {
+  const shown = names.slice(0, 3).join('、');
+  return names.length > 3 ? `${shown} ほか${names.length - 3}人` : shown;
+}
+
 /** A value too long for a one-line badge (which cuts it with an ellipsis) is shown whole, as a paragraph. */
 const isLongText = (text: string) => text.length > 30 || text.includes('\n');
 
@@ -256,6 +262,11 @@ export function CommunicationCard({
           >
             いいね {c.likes.length}
           </Button>
+          {c.likes.length > 0 && (
+            <Text size="xs" c="dimmed" data-testid="communication-likers">
+              {likersText(c.likes.map((l) => l.user.name))}
+            </Text>
+          )}
         </Group>
         {c.comments.map((m) => (
           <CommunicationComment key={m.id} communicationId={c.id} comment={m} currentUserId={currentUserId} />
