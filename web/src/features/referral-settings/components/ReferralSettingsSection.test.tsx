@@ -60,6 +60,28 @@ describe('referral settings', { timeout: 30_000 }, () => {
     );
   });
 
+  it('keeps what the owner is typing when the reload after a save arrives late', async () => {
+    let answerReload: (v: object) => void = () => undefined;
+    const api = renderSection({
+      referralAdmissionPeriod: vi
+        .fn()
+        .mockResolvedValueOnce({ max_referral_hospital_admission_period: 90, updated_at: null })
+        .mockReturnValue(new Promise((resolve) => (answerReload = resolve))),
+    });
+    const input = await screen.findByLabelText('紹介後の入院とみなす期間（日）');
+    await waitFor(() => expect(input).toHaveValue('90'));
+    await userEvent.clear(input);
+    await userEvent.type(input, '60');
+    await userEvent.click(within(screen.getByTestId('admission-period-form')).getByRole('button', { name: '保存' }));
+    await waitFor(() => expect(api.updateReferralAdmissionPeriod).toHaveBeenCalled());
+    await waitFor(() => expect(api.referralAdmissionPeriod).toHaveBeenCalledTimes(2));
+    await userEvent.clear(input);
+    await userEvent.type(input, '45');
+    answerReload({ max_referral_hospital_admission_period: 60, updated_at: null });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(input).toHaveValue('45');
+  });
+
   it('says a period out of range instead of changing it, and sends nothing', async () => {
     const api = renderSection({});
     const input = await screen.findByLabelText('紹介後の入院とみなす期間（日）');

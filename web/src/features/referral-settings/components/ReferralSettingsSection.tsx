@@ -67,9 +67,12 @@ function AdmissionPeriodForm() {
   const save = useSaveAdmissionPeriod();
   const onError = useMutationErrorHandler();
   const [days, setDays] = useState<number | string>('');
+  // Once the owner types, the field is theirs: a reload arriving late (after a save, on focus) must not
+  // replace what is being typed.
+  const [edited, setEdited] = useState(false);
   useEffect(() => {
-    if (period.data) setDays(period.data.max_referral_hospital_admission_period);
-  }, [period.data]);
+    if (period.data && !edited) setDays(period.data.max_referral_hospital_admission_period);
+  }, [period.data, edited]);
   const { errors, saving, submit } = useFormSubmit({
     values: days,
     // The contract's own check: a value out of range is said, never changed behind the owner's back.
@@ -102,7 +105,10 @@ function AdmissionPeriodForm() {
           clampBehavior="none"
           allowDecimal={false}
           value={days}
-          onChange={setDays}
+          onChange={(v) => {
+            setEdited(true);
+            setDays(v);
+          }}
           error={errors.max_referral_hospital_admission_period}
           w={360}
         />
