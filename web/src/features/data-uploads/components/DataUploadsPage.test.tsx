@@ -49,7 +49,7 @@ const upload = (n: number, status: ImportStatus): DataUploadRecord => ({
 });
 
 /** The page over a history of two pages whose answers the test sets (`pages`). */
-function renderPage(pages: Record<number, DataUploadRecord[]>) {
+function renderPage(pages: Record<number, DataUploadRecord[]>, ownHospital: string | null = 'own-hospital') {
   const api = {
     listDataUploads: vi.fn(async ({ query }: { query: { page: number } }) => ({
       data: pages[query.page] ?? [],
@@ -70,6 +70,7 @@ function renderPage(pages: Record<number, DataUploadRecord[]>) {
       version: null,
     })),
     referralAdmissionPeriod: vi.fn(async () => ({ max_referral_hospital_admission_period: 90, updated_at: null })),
+    getCurrentUser: vi.fn(async () => ({ tenant: { medical_institution_id: ownHospital } })),
     transport: { lastPosition: () => null },
   };
   const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
@@ -185,6 +186,20 @@ describe('data uploads page', () => {
     act(() => sent[0]!.respond(202, { ...upload(9, 'waiting'), import_type: 'ff1_file' }));
     await shown(9);
     expect(within(card).queryByTestId('upload-progress-ff1_file')).toBeNull();
+  });
+
+  it('says when the own hospital is not set, and not otherwise', async () => {
+    renderPage({ 1: [] }, null);
+    expect(await screen.findByTestId('no-own-hospital')).toHaveTextContent('7桁の医療機関コード');
+  });
+
+  it('says nothing of the own hospital when it is set', async () => {
+    const { api } = renderPage({ 1: [] });
+    await waitFor(() => expect(api.getCurrentUser).toHaveBeenCalled());
+    await screen.findByTestId('upload-card-referral');
+    // The answer has been rendered by then: the page would have said so already.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(screen.queryByTestId('no-own-hospital')).toBeNull();
   });
 
   it("says a file over its type's limit on its card, from the server too", async () => {

@@ -1,4 +1,4 @@
-import { Button, Card, FileInput, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Button, Card, FileInput, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   dataUploadMaxBytes,
@@ -14,6 +14,7 @@ import { fieldErrorsOf, isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
+import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { downloadFile, uploadFile } from '../../imports/file-transfer.ts';
 import { useImportEnded } from '../../imports/useImportEnded.ts';
 import { dataUploadQueries, useSaveMappingProfiles } from '../data-uploads.queries.ts';
@@ -37,6 +38,8 @@ export function DataUploadsPage() {
   const [awaitedId, setAwaitedId] = useState<string | null>(null);
   const list = useQuery(dataUploadQueries.list(services.api, { page }, awaitedId));
   const profiles = useQuery(dataUploadQueries.profiles(services.api));
+  // The tenant comes with the signed-in user (cached by the authenticated layout).
+  const tenant = useQuery(referenceDataQueries.tenant(services.api));
   const saveProfiles = useSaveMappingProfiles();
   const onError = useMutationErrorHandler();
   const [files, setFiles] = useState<Partial<Record<DataUploadType, File | null>>>({});
@@ -139,6 +142,12 @@ export function DataUploadsPage() {
       <Title order={2} fz="xl">
         データアップロード
       </Title>
+      {tenant.data && !tenant.data.medical_institution_id && (
+        // Without the own hospital, 7-digit codes cannot be verified, nor DPC rows told from another hospital's.
+        <Alert color="yellow" title="自院の医療機関が設定されていません" data-testid="no-own-hospital">
+          7桁の医療機関コードは都道府県が分からないため検証できず、医療機関マスタの候補や医療機関名で照合します。DPCファイルの施設コードも確認できません。サポート窓口に自院の医療機関の設定を依頼してから取り込むと確実です。
+        </Alert>
+      )}
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="md">
         {uploadTypes.map(({ type, label, expects }) => (
           <Card key={type} withBorder padding="md" data-testid={`upload-card-${type}`}>
