@@ -133,8 +133,12 @@ export function prepareCampaignMail(input: CampaignTemplateInput): CampaignTempl
         text: `${fill(text, urls, false)}\n\n--\n配信停止: ${recipient.unsubscribeUrl}\n`,
         textEncoding: 'base64',
         messageId: recipient.messageId,
-        list: { unsubscribe: recipient.unsubscribeUrl },
-        headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
+        // As headers, not nodemailer's `list` option: the delivery builds the MIME with MailComposer
+        // (gated-send.ts), which ignores `list`, so the mail went out without List-Unsubscribe.
+        headers: {
+          'List-Unsubscribe': `<${recipient.unsubscribeUrl}>`,
+          'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+        },
         ...(recipient.returnPath ? { envelope: { from: recipient.returnPath, to: recipient.to.address } } : {}),
       };
     },

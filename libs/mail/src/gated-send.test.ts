@@ -46,6 +46,10 @@ describe('gatedSend', () => {
       expect(caught!.subject).toBe('【ご案内】勉強会');
       expect(caught!.returnPath).toBe('bounces+abc@renkei.example.jp');
       expect(caught!.text).toContain('本文です。');
+      // RFC 8058 one-click: both headers in the MIME the server received (MailComposer ignores nodemailer's `list`).
+      const raw = fs.readFileSync(caught!.file, 'utf8');
+      expect(raw).toMatch(/^List-Unsubscribe: <https:\/\/renkei\.example\.jp\/t\/u\/x>\r?$/m);
+      expect(raw).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r?$/m);
     } finally {
       transport.close();
     }

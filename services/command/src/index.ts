@@ -40,6 +40,11 @@ export interface CommandAppDeps {
   fileUrlKey?: Buffer;
   /** Largest uploaded file (tests); default 10 MB. */
   maxUploadedFileBytes?: number;
+  /**
+   * The public https origin of a campaign mail's uploaded images (default PUBLIC_ORIGIN): the embedded
+   * process passes its own, which may come from PORT alone.
+   */
+  publicOrigin?: string;
 }
 
 export { commandMigrations };
@@ -66,7 +71,11 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
   app.addHook('onClose', () => tenantLimits.close());
   registerTagRoutes(app, { db: deps.db, store: deps.store, tenantLimits });
   await registerInstitutionCommandRoutes(app, { db: deps.db, store: deps.store });
-  await registerEmailRoutes(app, { db: deps.db, store: deps.store });
+  await registerEmailRoutes(app, {
+    db: deps.db,
+    store: deps.store,
+    ...(deps.publicOrigin ? { publicOrigin: deps.publicOrigin } : {}),
+  });
   registerEmailTrackingRoutes(app, {
     store: deps.store,
     trackingKey: deps.emailTrackingKey,

@@ -16,7 +16,10 @@ export async function buildTestCommandApp(
   db: Database,
   store: EventStore,
   overrides: Partial<
-    Pick<CommandAppDeps, 'fileUrlKey' | 'maxUploadedFileBytes' | 'fileStorage' | 'emailTrackingJournalDir'>
+    Pick<
+      CommandAppDeps,
+      'fileUrlKey' | 'maxUploadedFileBytes' | 'fileStorage' | 'emailTrackingJournalDir' | 'publicOrigin'
+    >
   > = {},
 ): Promise<{ app: FastifyInstance; testAuth: TestAuth }> {
   const testAuth = await createTestAuth({ audience: defaultResources.command });

@@ -112,6 +112,7 @@ export async function startEmbedded(
       auth: auth(identityConfig.resources.command),
       logger: logger.child({ service: 'command' }),
       emailTrackingJournalDir: path.join(config.dataDir, 'email-tracking-hits'),
+      publicOrigin: config.publicOrigin,
     });
     started.push({ name: 'command', stop: () => command.close() });
     const commandUrl = await listenInternal(command);

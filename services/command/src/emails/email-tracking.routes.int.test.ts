@@ -60,6 +60,8 @@ describe('email tracking', () => {
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('image/gif');
       expect(res.headers['cache-control']).toBe('no-store');
+      // Loadable from the mail client's origin (helmet's default `same-origin` blocked it there).
+      expect(res.headers['cross-origin-resource-policy']).toBe('cross-origin');
     }
     // The hit is stored just after the answer.
     await vi.waitFor(async () => expect(await deliveryTypes(c)).toEqual(['EmailOpened']));

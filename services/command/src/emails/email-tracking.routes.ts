@@ -103,8 +103,14 @@ export function registerEmailTrackingRoutes(app: FastifyInstance, deps: EmailTra
       const claims = claimsOf(tokenOf(request.params));
       if (claims && !claims.u && byReader(claims, request.method))
         await record(claims, 'open', 'EmailOpened', () => ({ opened_at: new Date().toISOString() }));
-      // The same answer whatever the token: the pixel reveals nothing.
-      return reply.header('cache-control', 'no-store').type('image/gif').send(pixel);
+      // The same answer whatever the token: the pixel reveals nothing. It is loaded from the reader's
+      // mail client, another origin (a webmail page, Apple Mail's message view): helmet's
+      // `same-origin` resource policy would have the browser block it and the open go uncounted.
+      return reply
+        .header('cache-control', 'no-store')
+        .header('cross-origin-resource-policy', 'cross-origin')
+        .type('image/gif')
+        .send(pixel);
     },
   });
 

@@ -309,6 +309,45 @@ describe('email commands', () => {
     expect(res.statusCode).toBe(422);
   });
 
+  it("gives an uploaded image the public origin it is given (the embedded process's, from PORT), not the default", async () => {
+    const served = await buildTestCommandApp(db, store, { publicOrigin: 'https://renkei.example.jp:3114' });
+    try {
+      const tenantId = randomUUID();
+      const token = await served.testAuth.token({ tenantId, features: unrestrictedFeatures });
+      const boundary = '----renkei' + randomUUID();
+      const png = Buffer.from(
+        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+        'base64',
+      );
+      const uploaded = await served.app.inject({
+        method: 'POST',
+        url: '/api/uploaded_files',
+        headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        payload: Buffer.concat([
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="map.png"\r\nContent-Type: image/png\r\n\r\n`,
+          ),
+          png,
+          Buffer.from(`\r\n--${boundary}--\r\n`),
+        ]),
+      });
+      expect(uploaded.statusCode, uploaded.body).toBe(201);
+      const image = uploaded.json() as { url: string };
+      const form = multipart({ ...content, main_content: `<img src="${image.url.replace(/&/g, '&amp;')}" alt="">` });
+      const created = await served.app.inject({
+        method: 'POST',
+        url: '/api/emails',
+        headers: { authorization: `Bearer ${token}`, 'content-type': form.contentType },
+        payload: form.payload,
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const src = /<img[^>]*src="([^"]+)"/.exec((created.json() as { main_content: string }).main_content)![1]!;
+      expect(new URL(src.replace(/&amp;/g, '&')).origin).toBe('https://renkei.example.jp:3114');
+    } finally {
+      await served.app.close();
+    }
+  });
+
   it('keeps an uploaded image of the body with a lasting public link, and refuses an image of another tenant or a non-image', async () => {
     const upload = async (tenantId: string, bytes: Buffer, filename: string) => {
       const boundary = '----renkei' + randomUUID();

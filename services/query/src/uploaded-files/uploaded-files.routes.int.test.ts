@@ -79,6 +79,8 @@ describe('file content', () => {
       `inline; filename="__.png"; filename*=UTF-8''${encodeURIComponent('写真.png')}`,
     );
     expect(res.rawPayload.equals(png)).toBe(true);
+    // A campaign mail's image is loaded from the mail client's origin.
+    expect(res.headers['cross-origin-resource-policy']).toBe('cross-origin');
   });
 
   it('sends anything not known safe as a download', async () => {
@@ -89,6 +91,7 @@ describe('file content', () => {
     expect(res.headers['content-type']).toBe('application/octet-stream');
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="page.html"/);
     expect(res.headers['content-security-policy']).toContain('sandbox');
+    expect(res.headers['cross-origin-resource-policy']).toBe('same-origin');
   });
 
   it('refuses an expired, altered or forged link, and a link of another file, as not found', async () => {

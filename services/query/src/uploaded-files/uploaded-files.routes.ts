@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { HttpError, endpoints, type UploadedFile } from '@renkei/contracts';
 import {
   filePathPrefix,
+  isImage,
   isInlineSafe,
   signFileUrl,
   verifyFileUrl,
@@ -74,6 +75,10 @@ export function registerUploadedFileQueryRoutes(app: FastifyInstance, deps: Uplo
       const file = uuid.test(id) ? await storage.findAnyTenant(id) : null;
       const now = new Date();
       if (!file || !verifyFileUrl(deps.fileUrlKey(), file, expires, signature, now)) throw new HttpError(404);
+      // An image's signed link is also a campaign mail's image (email-images.ts), fetched by the reader's
+      // mail client from another origin: helmet's `same-origin` resource policy had the browser block it.
+      // The link itself is the permission; nothing else of the file is readable cross-origin.
+      if (isImage(file.contentType)) void reply.header('cross-origin-resource-policy', 'cross-origin');
       return sendFile(reply, storage, file, Math.max(0, Number(expires) - Math.ceil(now.getTime() / 1000)));
     },
   );

@@ -73,7 +73,7 @@ export function EmailEditorPage({
   const [doctorLabels, setDoctorLabels] = useState<Record<string, string>>({});
   const [testAddress, setTestAddress] = useState(userEmail);
   const [confirming, setConfirming] = useState(false);
-  const { data: destinations } = useQuery(emailQueries.destinations(api, keyword));
+  const { data: destinations, isFetching: searchingDoctors } = useQuery(emailQueries.destinations(api, keyword));
 
   const set = <K extends keyof EmailDraftValues>(key: K, value: EmailDraftValues[K]) =>
     setValues((v) => ({ ...v, [key]: value }));
@@ -221,6 +221,14 @@ export function EmailEditorPage({
             value={values.doctor_ids}
             error={errors.doctor_ids}
             filter={({ options }) => options}
+            // Without it an empty list opened as nothing at all: say why (doctors need an address to be listed).
+            nothingFoundMessage={
+              searchingDoctors
+                ? '検索しています…'
+                : keyword
+                  ? '該当する医師が見つかりません'
+                  : 'メールアドレスが登録された医師がいません。医療機関の医師情報にメールアドレスを登録するか、送信先ファイルを使ってください'
+            }
             onSearchChange={setKeyword}
             searchValue={keyword}
             onChange={(ids) => {
