@@ -16,6 +16,12 @@ describe('validation messages', () => {
     expect(messages({ id: randomId, note: 'x', n: 1 })).toEqual({ name: '入力してください' });
   });
 
+  it('says a query parameter that is no number plainly', () => {
+    expect(z.object({ page: z.coerce.number().int() }).safeParse({ page: 'abc' }).error!.issues[0]!.message).toBe(
+      '数値で指定してください',
+    );
+  });
+
   it("keeps the schema's own message, and the locale's Japanese for a value of the wrong type", () => {
     const m = messages({ name: 'a', id: 'x', n: '1' });
     expect(m.note).toBe('メモは文字列で指定してください');

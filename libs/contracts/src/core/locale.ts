@@ -8,6 +8,12 @@ import { ja } from 'zod/locales';
  */
 z.config({
   ...ja(),
-  // A field left out: 「入力してください」 rather than the locale's 「stringが期待されましたが、undefinedが入力されました」.
-  customError: (issue) => (issue.code === 'invalid_type' && issue.input === undefined ? '入力してください' : undefined),
+  customError: (issue) => {
+    if (issue.code !== 'invalid_type') return undefined;
+    // A field left out: not the locale's 「stringが期待されましたが、undefinedが入力されました」.
+    if (issue.input === undefined) return '入力してください';
+    // A query parameter that is no number (`?page=abc` coerces to NaN): not 「…NaNが入力されました」.
+    if (issue.expected === 'number' && Number.isNaN(issue.input)) return '数値で指定してください';
+    return undefined;
+  },
 });
