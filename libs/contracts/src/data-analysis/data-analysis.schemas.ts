@@ -50,7 +50,10 @@ export const EffectivenessBody = z.object({
   communication_types: z.array(CommunicationType).default(['visit']),
   user_ids: z.array(Id).max(200).default([]),
   own_department_ids: z.array(Id).max(200).default([]),
-  // The area of the institutions compared, contacted and control alike (as on the other analysis calls).
+  // The institutions compared, contacted and control alike, as the page's other panels filter them: facility
+  // types and tags (an addition to the spec) and the area.
+  facility_type_ids: z.array(MasterCode).max(100).default([]),
+  tag_ids: z.array(Id).max(100).default([]),
   ...AnalysisAreaFilter,
 });
 export type EffectivenessBody = z.infer<typeof EffectivenessBody>;

@@ -194,11 +194,19 @@ describe('effectiveness of communications', () => {
       SELECT medical_institution_id AS institution, communication_type AS type, user_id, to_char(acted_date, 'YYYY-MM-DD') AS date
         FROM rm.communications`.execute(fx.db.kysely);
     expect(communications.length).toBe(40);
-    const { rows: master } = await sql<{ id: string; prefecture_code: string; city: string }>`
-      SELECT id, lpad(prefecture_code::text, 2, '0') AS prefecture_code, city FROM ref.medical_institutions`.execute(
-      fx.db.kysely,
-    );
+    const { rows: master } = await sql<{
+      id: string;
+      prefecture_code: string;
+      city: string;
+      facility_type: string;
+      tags: string[];
+    }>`
+      SELECT m.id, lpad(m.prefecture_code::text, 2, '0') AS prefecture_code, m.city, m.facility_type_id::text AS facility_type,
+             -- Only tenant A tags institutions in the fixture.
+             array(SELECT t.tag_id::text FROM rm.mi_tags t WHERE t.medical_institution_id = m.id) AS tags
+        FROM ref.medical_institutions m`.execute(fx.db.kysely);
     const area = new Map(master.map((m) => [m.id, m]));
+    const facilityTypes = [...new Set(fx.referrals.map((r) => r.facility_type))];
     const rate = (now: number, before: number) => (before === 0 ? null : (now - before) / before);
     await fc.assert(
       fc.asyncProperty(
@@ -209,13 +217,17 @@ describe('effectiveness of communications', () => {
         fc.subarray([...departments, nil], { maxLength: 2 }),
         fc.constantFrom<string[]>([], [], ['22'], ['13']),
         fc.constantFrom<string[]>([], [], ['静岡市葵区', '新宿区'], ['浜松市中央区']),
-        async (p, comparison, types, users, own, prefectures, cities) => {
+        fc.constant(null).chain(() => fc.subarray(facilityTypes, { maxLength: 1 })),
+        fc.constantFrom<string[]>([], [], [tag], [randomUUID()]),
+        async (p, comparison, types, users, own, prefectures, cities, facility_type_ids, tag_ids) => {
           const res = await fx.post('/api/data_analysis/effectiveness_verification/communications', {
             period: p,
             comparison_period: comparison,
             communication_types: types,
             user_ids: users,
             own_department_ids: own,
+            facility_type_ids,
+            tag_ids,
             prefectures,
             cities,
           });
@@ -224,7 +236,9 @@ describe('effectiveness of communications', () => {
             const x = area.get(id);
             return (
               (prefectures.length === 0 || (!!x && prefectures.includes(x.prefecture_code))) &&
-              (cities.length === 0 || (!!x && cities.includes(x.city)))
+              (cities.length === 0 || (!!x && cities.includes(x.city))) &&
+              (facility_type_ids.length === 0 || (!!x && facility_type_ids.includes(x.facility_type))) &&
+              (tag_ids.length === 0 || (!!x && tag_ids.some((t) => x.tags.includes(t))))
             );
           };
           const days = new Map<string, Set<string>>();
@@ -240,8 +254,8 @@ describe('effectiveness of communications', () => {
           const b: Body = {
             period: p,
             own_department_ids: own,
-            facility_type_ids: [],
-            tag_ids: [],
+            facility_type_ids,
+            tag_ids,
             limit: 1,
             prefectures,
             cities,

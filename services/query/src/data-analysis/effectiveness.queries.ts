@@ -10,7 +10,7 @@ const changeRate = (now: number, before: number) => (before === 0 ? null : (now 
  * institutions with a communication of the chosen types (by the chosen staff) in the period, each with
  * its days of communication (several on one day count once) and its referrals in the period against
  * the comparison period; the institutions without one, that referred in either period, are the control.
- * An area filter (prefectures, cities) keeps the institutions of the area on both sides.
+ * Facility types, tags and the area (prefectures, cities) keep the institutions that pass on both sides.
  */
 export async function effectiveness(db: Kysely<ReadModels>, tenantId: string, body: EffectivenessBody) {
   const { rows: contacted } = await sql<{ id: string; days: number }>`
@@ -25,7 +25,13 @@ export async function effectiveness(db: Kysely<ReadModels>, tenantId: string, bo
          sql` `,
        )}
      GROUP BY medical_institution_id`.execute(db);
-  const filters = { own_department_ids: body.own_department_ids, prefectures: body.prefectures, cities: body.cities };
+  const filters = {
+    own_department_ids: body.own_department_ids,
+    facility_type_ids: body.facility_type_ids,
+    tag_ids: body.tag_ids,
+    prefectures: body.prefectures,
+    cities: body.cities,
+  };
   const [now, before, names] = await Promise.all([
     sumRollups(db, tenantId, filters, body.period, 'referrals', 'institution'),
     sumRollups(db, tenantId, filters, body.comparison_period, 'referrals', 'institution'),

@@ -38,13 +38,14 @@ const headers: Record<MedicalInstitutionExportColumn, string> = {
   phase: 'フェーズ',
   referral_count: '紹介数',
   comparison_referral_count: '比較期間の紹介数',
-  rate_of_referral_change: '紹介数の増減率',
+  rate_of_referral_change: '紹介数の増減率(%)',
   last_visit_date: '最終訪問日',
   memo_content: 'メモ',
   special_note_content: '特記事項',
 };
 
-function cell(r: MedicalInstitution, c: MedicalInstitutionExportColumn): string {
+/** A cell's value: numbers stay numbers (a negative change is data, not a formula to neutralise). */
+function cell(r: MedicalInstitution, c: MedicalInstitutionExportColumn): string | number {
   switch (c) {
     case 'running_status':
       return runningStatusLabels[r.running_status];
@@ -56,9 +57,12 @@ function cell(r: MedicalInstitution, c: MedicalInstitutionExportColumn): string 
       return r.tags.map((t) => t.name).join('、');
     case 'phase':
       return r.phase?.phase_name ?? '';
+    case 'rate_of_referral_change':
+      // In percent with one decimal, as the column reads on screen (+28.8%), not the raw fraction.
+      return r.rate_of_referral_change === null ? '' : Math.round(r.rate_of_referral_change * 1000) / 10;
     default: {
       const v = r[c];
-      return v === null || v === undefined ? '' : String(v);
+      return v === null || v === undefined ? '' : typeof v === 'number' ? v : String(v);
     }
   }
 }
@@ -87,7 +91,8 @@ export function exportMedicalInstitutions(
   const columns = body.columns ?? (Object.keys(headers) as MedicalInstitutionExportColumn[]);
   const encode = (text: string) =>
     body.encoding === 'shift_jis' ? iconv.encode(text, 'cp932') : Buffer.from(text, 'utf8');
-  const line = (cells: string[]) => cells.map(csvField).join(',') + '\r\n';
+  const line = (cells: (string | number)[]) =>
+    cells.map((v) => (typeof v === 'number' ? String(v) : csvField(v))).join(',') + '\r\n';
 
   async function* generate(): AsyncGenerator<Buffer> {
     yield encode((body.encoding === 'shift_jis' ? '' : '\ufeff') + line(columns.map((c) => headers[c])));

@@ -372,6 +372,18 @@ describe('partner search CSV export', () => {
     expect(expected.length).toBeLessThan(institutions.length);
     expect(found.map((r) => r.id).sort()).toEqual(expected.map((r) => r.id).sort());
     expect(lines).toEqual(found.map((r) => `${r.name},${r.referral_count}`));
+    // The change rate reads in percent with one decimal, as on screen; blank without a comparison base.
+    const rates = await fx.post(`${url}/export`, { ...body, columns: ['name', 'rate_of_referral_change'] });
+    const rateLines = rates.body
+      .replace(/^\ufeff/, '')
+      .trim()
+      .split('\r\n');
+    expect(rateLines[0]).toBe('名称,紹介数の増減率(%)');
+    const percent = (r: { rate_of_referral_change: number | null }) =>
+      r.rate_of_referral_change === null ? '' : String(Math.round(r.rate_of_referral_change * 1000) / 10);
+    const withRates = search.json<{ data: { name: string; rate_of_referral_change: number | null }[] }>().data;
+    expect(rateLines.slice(1)).toEqual(withRates.map((r) => `${r.name},${percent(r)}`));
+    expect(withRates.some((r) => r.rate_of_referral_change !== null && r.rate_of_referral_change !== 0)).toBe(true);
     const all = await fx.post(`${url}/export`, {
       referral_period: p,
       comparison_referral_period: c,

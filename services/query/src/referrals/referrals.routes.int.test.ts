@@ -224,6 +224,13 @@ describe('referral reads', () => {
       ],
     });
     expect((await chart('fiscal_year')).json().labels).toEqual(['2023年度', '2024年度']);
+    const unknown = await app.inject({
+      method: 'POST',
+      url: `/api/charts/medical_institutions/${randomUUID()}/referrals`,
+      headers: { authorization: `Bearer ${token}` },
+      payload: { period: { from: '2024-03-01', to: '2024-05-31' } },
+    });
+    expect(unknown.statusCode).toBe(404);
     // Weeks (Monday to Sunday, clipped to the period) from the analysis rollups: the referral of Monday April 1st.
     const weeks = (await chart('week')).json<{ labels: string[]; series: { key: string; values: number[] }[] }>();
     expect(weeks.labels).toHaveLength(14);

@@ -76,7 +76,13 @@ export function registerReferralQueryRoutes(app: FastifyInstance, deps: { db: Da
   registerEndpoint(
     app,
     endpoints.medicalInstitutionReferrals,
-    ({ params, body, auth }) => institutionReferralChart(deps.db.typed<ReadModels>(), auth.tenantId, params.id, body),
+    async ({ params, body, auth }) => {
+      const db = deps.db.typed<ReadModels>();
+      // An unknown institution is a 404, as on its referral list (not a chart of zeros).
+      const { rows } = await sql`SELECT 1 FROM ref.medical_institutions WHERE id = ${params.id}`.execute(db);
+      if (rows.length === 0) throw new HttpError(404);
+      return institutionReferralChart(db, auth.tenantId, params.id, body);
+    },
     { reads: [referralsProjection.name] },
   );
 

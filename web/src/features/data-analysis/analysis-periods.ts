@@ -64,12 +64,37 @@ function daysBetween(from: string, to: string): number {
 }
 
 /**
+ * The same date some months earlier, a month's last day kept as the month's last day (as `shiftYears`):
+ * 2026-11-30 → 2026-03-31 eight months back, 2026-05-15 → 2026-04-15.
+ */
+function shiftMonths(day: string, months: number): string {
+  const index = Number(day.slice(0, 4)) * 12 + Number(day.slice(5, 7)) - 1 + months;
+  const [y, m] = [Math.floor(index / 12), (index % 12) + 1];
+  const d = Number(day.slice(8, 10));
+  const lastDay = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const sourceLast = lastDay(Number(day.slice(0, 4)), Number(day.slice(5, 7)));
+  const target = d === sourceLast ? lastDay(y, m) : Math.min(d, lastDay(y, m));
+  return `${y}-${String(m).padStart(2, '0')}-${String(target).padStart(2, '0')}`;
+}
+
+/**
  * The period compared with: the same dates one year earlier (so a 年度 to date meets the same months of the
- * last 年度, never the whole of it), or the days just before of the same length.
+ * last 年度, never the whole of it), or the period just before of the same length. A period that starts on
+ * a month's first day is as many months long as it spans, so the months just before it are compared and a
+ * chart by month pairs month with month (April with March whole, not March 2–31); other periods are compared
+ * with the days just before of the same number of days.
  */
 export function comparisonOf(period: Period, mode: ComparisonMode): Period | null {
   if (mode === 'none') return null;
   if (mode === 'last_year') return { from: shiftYears(period.from, -1), to: shiftYears(period.to, -1) };
+  if (period.from.endsWith('-01')) {
+    const months =
+      (Number(period.to.slice(0, 4)) - Number(period.from.slice(0, 4))) * 12 +
+      Number(period.to.slice(5, 7)) -
+      Number(period.from.slice(5, 7)) +
+      1;
+    return { from: shiftMonths(period.from, -months), to: shiftMonths(period.to, -months) };
+  }
   const length = daysBetween(period.from, period.to);
   const to = addDays(period.from, -1);
   return { from: addDays(to, -length), to };

@@ -50,9 +50,35 @@ describe('analysis search', () => {
       from: '2025-04-01',
       to: '2025-11-24',
     });
+    // A period from a month's first day meets the whole months just before it, month for month.
     expect(comparisonOf({ from: '2026-04-01', to: '2026-04-30' }, 'previous')).toEqual({
-      from: '2026-03-02',
+      from: '2026-03-01',
       to: '2026-03-31',
+    });
+    expect(comparisonOf({ from: '2026-04-01', to: '2026-11-30' }, 'previous')).toEqual({
+      from: '2025-08-01',
+      to: '2026-03-31',
+    });
+    expect(comparisonOf({ from: '2026-04-01', to: '2026-11-24' }, 'previous')).toEqual({
+      from: '2025-08-01',
+      to: '2026-03-24',
+    });
+    expect(comparisonOf({ from: '2028-03-01', to: '2028-03-31' }, 'previous')).toEqual({
+      from: '2028-02-01',
+      to: '2028-02-29',
+    });
+    expect(comparisonOf({ from: '2026-03-01', to: '2026-03-30' }, 'previous')).toEqual({
+      from: '2026-02-01',
+      to: '2026-02-28',
+    });
+    expect(comparisonOf({ from: '2025-04-01', to: '2026-03-31' }, 'previous')).toEqual({
+      from: '2024-04-01',
+      to: '2025-03-31',
+    });
+    // Other periods: the days just before, as many days.
+    expect(comparisonOf({ from: '2026-04-10', to: '2026-04-19' }, 'previous')).toEqual({
+      from: '2026-03-31',
+      to: '2026-04-09',
     });
     expect(comparisonOf({ from: '2026-04-01', to: '2026-04-30' }, 'none')).toBeNull();
   });

@@ -140,6 +140,8 @@ export const dataAnalysisQueries = {
       period: periodOf(f),
       comparison_period: effectivenessComparison(f),
       own_department_ids: f.own,
+      facility_type_ids: f.ft,
+      tag_ids: f.tags,
       ...area(f),
     };
     return queryOptions({

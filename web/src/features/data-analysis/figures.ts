@@ -29,6 +29,14 @@ export function splitComparison(chart: ChartData): { current: Series | undefined
   return { current, comparison };
 }
 
+/**
+ * The chart without its comparison series. The comparison calls answer a comparison even when none is
+ * asked (the same months of the previous 年度), so a page set to compare with nothing drops them.
+ */
+export function withoutComparison(chart: ChartData): ChartData {
+  return { ...chart, series: chart.series.filter((s) => !/comparison|previous/i.test(s.key)) };
+}
+
 /** Whether a chart has any figure at all: every value null means the data does not cover the period. */
 export function hasData(chart: ChartData): boolean {
   return chart.series.some((s) => s.values.some((v) => v !== null));

@@ -7,6 +7,7 @@ import {
   exportColumnsOf,
   filtersOf,
   InstitutionSearchState,
+  nextSortDirection,
   referralPeriodsOf,
   toConditions,
   toSearchBody,
@@ -184,5 +185,19 @@ describe('last visit and referral figure filters in the URL', () => {
       max_rate_of_referral_change: '12',
     });
     expect(state).toEqual({ ...emptySearchState, max_rate_of_referral_change: 12 });
+  });
+});
+
+describe('nextSortDirection', () => {
+  it('sorts the figures and the last visit biggest first, names first to last, and turns the column sorted by', () => {
+    const byKana = { sort_by: 'kana', sort: 'asc' } as const;
+    expect(nextSortDirection('referral_count', byKana)).toBe('desc');
+    expect(nextSortDirection('comparison_referral_count', byKana)).toBe('desc');
+    expect(nextSortDirection('rate_of_referral_change', byKana)).toBe('desc');
+    expect(nextSortDirection('last_visit_date', byKana)).toBe('desc');
+    expect(nextSortDirection('name', { sort_by: 'referral_count', sort: 'desc' })).toBe('asc');
+    expect(nextSortDirection('kana', byKana)).toBe('desc');
+    expect(nextSortDirection('referral_count', { sort_by: 'referral_count', sort: 'desc' })).toBe('asc');
+    expect(nextSortDirection('referral_count', { sort_by: 'referral_count', sort: 'asc' })).toBe('desc');
   });
 });

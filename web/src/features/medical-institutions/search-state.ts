@@ -100,6 +100,27 @@ export const sortKeys = [
   'rate_of_referral_change',
   'last_visit_date',
 ] as const satisfies readonly MedicalInstitutionSortKey[];
+
+// Figures are read biggest (or latest) first: the most referrals, the latest visit.
+const descendingFirst: ReadonlySet<MedicalInstitutionSortKey> = new Set([
+  'referral_count',
+  'comparison_referral_count',
+  'rate_of_referral_change',
+  'last_visit_date',
+]);
+
+/**
+ * The direction a click on a column's sort asks for: the other direction on the column sorted by, else
+ * descending for the figures and the last visit, ascending for names, addresses and the like.
+ */
+export function nextSortDirection(
+  key: MedicalInstitutionSortKey,
+  current: { sort_by: MedicalInstitutionSortKey; sort: 'asc' | 'desc' },
+): 'asc' | 'desc' {
+  if (key === current.sort_by) return current.sort === 'asc' ? 'desc' : 'asc';
+  return descendingFirst.has(key) ? 'desc' : 'asc';
+}
+
 export const runningStatuses = ['open', 'closed', 'suspended', 'unknown'] as const satisfies readonly RunningStatus[];
 export const tagSearchConditions = ['include', 'exclude'] as const;
 type TagSearchCondition = (typeof tagSearchConditions)[number];

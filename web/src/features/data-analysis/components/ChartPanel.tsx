@@ -1,5 +1,6 @@
 import type { ChartData } from '@renkei/contracts';
 import type { UseQueryResult } from '@tanstack/react-query';
+import { withoutComparison } from '../figures.ts';
 import { AnalysisTable, exportOf, type TableColumn } from './AnalysisTable.tsx';
 import { ExportMenu } from './ExportMenu.tsx';
 import { Panel, QueryBody } from './Panel.tsx';
@@ -27,19 +28,24 @@ export function ChartPanel({
   axis,
   kind,
   query,
+  withComparison = true,
 }: {
   title: string;
   testId: string;
   axis: string;
   kind: 'line' | 'bar';
   query: UseQueryResult<ChartData>;
+  /** False when the page compares with nothing: the comparison series are left out of the chart and its table. */
+  withComparison?: boolean;
 }) {
-  const shaped = query.data ? chartTable(title, axis, query.data) : undefined;
+  const data = query.data && !withComparison ? withoutComparison(query.data) : query.data;
+  const shaped = data ? chartTable(title, axis, data) : undefined;
   return (
     <Panel title={title} testId={testId} actions={<ExportMenu table={shaped?.table} testId={testId} />}>
       <QueryBody query={query} height={420}>
-        {(chart) => {
-          // The body renders only with an answer, which `shaped` already holds as a table.
+        {() => {
+          // The body renders only with an answer, which `data` and `shaped` already hold.
+          const chart = data!;
           const { columns, table } = shaped!;
           const series = chart.series.map((s, i) => ({
             key: s.key,

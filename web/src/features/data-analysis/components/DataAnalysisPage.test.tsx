@@ -306,6 +306,13 @@ describe('data analysis page', { timeout: 30_000 }, () => {
       }),
     );
     expect(await screen.findByTestId('analysis-conditions')).toHaveTextContent('比較なし 自院診療科 整形外科');
+    // The comparison calls answer last year's figures all the same: the charts leave them out.
+    const trend = await screen.findByRole('table', { name: '紹介件数の推移（四半期別）' });
+    expect(trend).toHaveTextContent('紹介（対象期間）');
+    expect(trend).not.toHaveTextContent('比較期間');
+    const both = await screen.findByRole('table', { name: '紹介・逆紹介の比較' });
+    expect(both).toHaveTextContent('逆紹介（対象期間）');
+    expect(both).not.toHaveTextContent('比較期間');
   });
 
   it('sends the area of the URL to the charts, the rankings, the aggregation and the effectiveness, and prints it', async () => {

@@ -148,6 +148,7 @@ const TrendSection = memo(function TrendSection({ f }: { f: AnalysisFilters }) {
         axis={unitLabels[f.unit]}
         kind="line"
         query={trend}
+        withComparison={f.cmp !== 'none'}
       />
     </>
   );
@@ -204,6 +205,7 @@ const BothReferralsSection = memo(function BothReferralsSection({ f }: { f: Anal
       axis={unitLabels[f.unit]}
       kind="bar"
       query={both as UseQueryResult<NonNullable<typeof both.data>>}
+      withComparison={f.cmp !== 'none'}
     />
   );
 });

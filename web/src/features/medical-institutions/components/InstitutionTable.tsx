@@ -4,6 +4,7 @@ import type { MedicalInstitution, MedicalInstitutionSortKey } from '@renkei/cont
 import { useMemo, type ReactNode } from 'react';
 import { formatDate } from '../../../app/dates.ts';
 import { columnLabel, formatRate, sortKeyOf } from '../labels-ja.ts';
+import { nextSortDirection } from '../search-state.ts';
 import type { InstitutionColumnKey } from '../search-state.ts';
 import { RunningStatusBadge } from './RunningStatusBadge.tsx';
 import { AnchorLink } from './router-links.tsx';
@@ -67,7 +68,7 @@ export function InstitutionTable({ rows, columns, sortBy, sort, onSort }: Instit
               <UnstyledButton
                 fw={600}
                 fz="sm"
-                onClick={() => onSort(sortKey, active && sort === 'asc' ? 'desc' : 'asc')}
+                onClick={() => onSort(sortKey, nextSortDirection(sortKey, { sort_by: sortBy, sort }))}
                 aria-label={`${columnLabel[key]}で並べ替え`}
                 aria-sort={active ? (sort === 'asc' ? 'ascending' : 'descending') : 'none'}
                 data-testid={`sort-${key}`}
