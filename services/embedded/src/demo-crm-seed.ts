@@ -79,13 +79,14 @@ const specialNotes = [
   '個人情報の取り扱いについて書面での同意が必要。',
 ];
 const windows = ['地域連携室 田中様', '医事課 山本様', '事務長 中村様', '地域医療連携センター 小林様', '看護部 加藤様'];
+/** `mail`: the local part of the address some doctors gave (an email campaign can pick them). */
 const doctors = [
-  { name: '渡辺 誠', division: '内科', position: '院長', phone_number: '054-200-1001' },
-  { name: '伊藤 由美', division: '小児科', position: '副院長', phone_number: null },
-  { name: '山田 浩二', division: '整形外科', position: '部長', phone_number: '054-200-1003' },
-  { name: '中島 聡子', division: '循環器内科', position: '医長', phone_number: null },
-  { name: '松本 隆', division: '外科', position: '院長', phone_number: '054-200-1005' },
-  { name: '井上 香織', division: '皮膚科', position: '', phone_number: null },
+  { name: '渡辺 誠', division: '内科', position: '院長', phone_number: '054-200-1001', mail: 'm.watanabe' },
+  { name: '伊藤 由美', division: '小児科', position: '副院長', phone_number: null, mail: null },
+  { name: '山田 浩二', division: '整形外科', position: '部長', phone_number: '054-200-1003', mail: 'yamada' },
+  { name: '中島 聡子', division: '循環器内科', position: '医長', phone_number: null, mail: 'nakajima.s' },
+  { name: '松本 隆', division: '外科', position: '院長', phone_number: '054-200-1005', mail: null },
+  { name: '井上 香織', division: '皮膚科', position: '', phone_number: null, mail: null },
 ] as const;
 
 /** The largest referrers that always get CRM data (tags, phase; notes and doctors for the first few). */
@@ -358,7 +359,10 @@ export async function seedDemoCrm(deps: DemoCrmSeedDeps): Promise<{ requests: nu
       const base = `/medical_institutions/${p.institution.id}`;
       for (const doctor of p.doctors) {
         if (existing.doctorKeys.has(`${p.institution.id}\u0000${doctor.name}`)) continue;
-        await call(p.by, 'POST', `${base}/doctors`, { ...doctor, honorific: '先生' });
+        const { mail, ...fields } = doctor;
+        // An address of the clinic's own (example.jp is reserved: nothing is ever delivered there).
+        const email = mail ? `${mail}@c${p.institution.id.slice(0, 8)}.example.jp` : null;
+        await call(p.by, 'POST', `${base}/doctors`, { ...fields, email, honorific: '先生' });
       }
       if (p.memo) await call(p.by, 'PUT', `${base}/memo`, { content: p.memo });
       if (p.specialNote) await call('owner', 'PUT', `${base}/special_note`, { content: p.specialNote });
