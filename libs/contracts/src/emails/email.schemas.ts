@@ -7,12 +7,24 @@ import { CsvEncoding, MedicalInstitutionRef, UserRef } from '../core/refs.ts';
 export const EmailStatus = z.enum(['sent', 'unsent']);
 export type EmailStatus = z.infer<typeof EmailStatus>;
 
+/** A row of a recipients file that names no valid address, as written. */
+export const InvalidDestination = z.object({ row_number: z.number().int(), value: z.string() });
+export type InvalidDestination = z.infer<typeof InvalidDestination>;
+
+/** How many invalid rows an email names (its count says how many there are in all). */
+export const maxListedInvalidDestinations = 100;
+
 export const Email = z.object({
   id: Id,
   title: z.string(),
   status: EmailStatus,
   destination_count: z.number().int(),
   invalid_destination_count: z.number().int(),
+  /**
+   * Renkei addition: the recipients file's rows without a valid address (the first 100, by row as a
+   * spreadsheet numbers it, the header being row 1), so the editor can say which to fix.
+   */
+  invalid_destinations: z.array(InvalidDestination),
   sender_name: z.string(),
   sender_email: z.string(),
   main_content: z.string(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { maxListedInvalidDestinations, type InvalidDestination } from '@renkei/contracts';
 import { eventParser } from '../event-union.ts';
 import { uuidV5 } from '../uuid-v5.ts';
 
@@ -21,6 +22,11 @@ export type EmailRecipient = z.infer<typeof EmailRecipient>;
 
 export const InvalidEmailRecipient = z.object({ row: z.number().int(), value: z.string() });
 export type InvalidEmailRecipient = z.infer<typeof InvalidEmailRecipient>;
+
+/** The invalid rows an email names (the command's answer and the read model alike): the first ones. */
+export function invalidDestinationsOf(list: readonly InvalidEmailRecipient[]): InvalidDestination[] {
+  return list.slice(0, maxListedInvalidDestinations).map((r) => ({ row_number: r.row, value: r.value }));
+}
 
 export const EmailDraftSaved = z.object({
   email_id: uuid,

@@ -8,6 +8,7 @@ import {
   emailEventSchemas,
   emailRecipientId,
   eventDecoder,
+  invalidDestinationsOf,
   type EmailDraftSaved,
 } from '@renkei/domain';
 import { createTables, tableNames } from '../shared/table.ts';
@@ -39,7 +40,7 @@ export const emailsProjection = defineProjection({
   name: 'emails',
   // v2: bounces, unsubscribes per campaign, and the communications a campaign left on timelines.
   // v3: recipients in doubt after a crash of the delivery (`in_doubt_at`).
-  version: 3,
+  version: 4,
   eventTypes: decode.types,
   tables: tableNames([emailsTable, emailRecipientsTable, emailCommunicationsTable]),
   setup: (trx, t) => createTables(trx, [emailsTable, emailRecipientsTable, emailCommunicationsTable], t),
@@ -186,8 +187,9 @@ export const emailsProjection = defineProjection({
       // A draft saved again keeps its creator and creation time (`created_*` are not updated).
       await sql`
         INSERT INTO ${emails} AS cur (tenant_id, id, title, status, destination_count, invalid_destination_count,
-          sender_name, sender_email, main_content, attachment_id, doctor_ids, created_by, created_at, updated_at, version)
-        SELECT u.tenant_id, u.id, u.title, 'unsent', u.destination_count, u.invalid_destination_count, u.sender_name,
+          invalid_destinations, sender_name, sender_email, main_content, attachment_id, doctor_ids, created_by, created_at, updated_at, version)
+        SELECT u.tenant_id, u.id, u.title, 'unsent', u.destination_count, u.invalid_destination_count,
+               u.invalid_destinations, u.sender_name,
                u.sender_email, u.main_content, u.attachment_id, u.doctor_ids, u.created_by, u.created_at, u.created_at, -1
           FROM jsonb_to_recordset(${JSON.stringify(
             draftRows.map((d) => ({
@@ -196,6 +198,7 @@ export const emailsProjection = defineProjection({
               title: d.draft.title,
               destination_count: d.draft.recipients.length,
               invalid_destination_count: d.draft.invalid_recipients.length,
+              invalid_destinations: invalidDestinationsOf(d.draft.invalid_recipients),
               sender_name: d.draft.sender_name,
               sender_email: d.draft.sender_email,
               main_content: d.draft.main_content,
@@ -205,11 +208,12 @@ export const emailsProjection = defineProjection({
               created_at: d.at.toISOString(),
             })),
           )}::jsonb) AS u(tenant_id uuid, id uuid, title text, destination_count int, invalid_destination_count int,
-               sender_name text, sender_email text, main_content text, attachment_id uuid, doctor_ids uuid[], created_by uuid, created_at timestamptz)
+               invalid_destinations jsonb, sender_name text, sender_email text, main_content text, attachment_id uuid, doctor_ids uuid[], created_by uuid, created_at timestamptz)
         ON CONFLICT (tenant_id, id) DO UPDATE SET
           title = excluded.title,
           destination_count = excluded.destination_count,
           invalid_destination_count = excluded.invalid_destination_count,
+          invalid_destinations = excluded.invalid_destinations,
           sender_name = excluded.sender_name,
           sender_email = excluded.sender_email,
           main_content = excluded.main_content,

@@ -97,6 +97,8 @@ describe('email commands', () => {
       status: 'unsent',
       destination_count: 2,
       invalid_destination_count: 1,
+      // The bad row as the spreadsheet numbers it (the header is row 1), and what it held.
+      invalid_destinations: [{ row_number: 4, value: 'だめ' }],
       main_content: '<p>ご案内です</p>',
       sent_at: null,
       version: 0,

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError, endpoints, type Email, type EmailInput, type UserRef } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { createPostgresFileStorage, fileUrlKey, type FileStorage } from '@renkei/file-storage';
-import { doctorAggregate, emailAggregate } from '@renkei/domain';
+import { doctorAggregate, emailAggregate, invalidDestinationsOf } from '@renkei/domain';
 import { streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
 import { doctorDecider } from '../doctors/doctor.decider.ts';
@@ -60,6 +60,7 @@ async function toEmail(
     status: state.status === 'sent' ? 'sent' : 'unsent',
     destination_count: draft.recipients.length,
     invalid_destination_count: draft.invalid_recipients.length,
+    invalid_destinations: invalidDestinationsOf(draft.invalid_recipients),
     sender_name: draft.sender_name,
     sender_email: draft.sender_email,
     main_content: draft.main_content,

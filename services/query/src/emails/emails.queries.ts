@@ -23,6 +23,7 @@ const toEmail = (r: EmailRow): Email => ({
   status: r.status,
   destination_count: r.destination_count,
   invalid_destination_count: r.invalid_destination_count,
+  invalid_destinations: r.invalid_destinations,
   sender_name: r.sender_name,
   sender_email: r.sender_email,
   main_content: r.main_content,

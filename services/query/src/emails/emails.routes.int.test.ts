@@ -115,6 +115,7 @@ describe('email queries', () => {
       status: 'sent',
       destination_count: 2,
       invalid_destination_count: 1,
+      invalid_destinations: [{ row_number: 5, value: 'bad' }],
       sent_at: at,
     });
 

@@ -18,4 +18,37 @@ describe('EmailEditorPage', () => {
     await userEvent.type(screen.getByRole('combobox', { name: '医師から選ぶ' }), '山田');
     expect(await screen.findByText('該当する医師が見つかりません')).toBeInTheDocument();
   });
+
+  it('lists the rows of the recipients file without a valid address, by row', async () => {
+    const email = {
+      id: '00000000-0000-4000-8000-000000000001',
+      title: '研修会のご案内',
+      status: 'unsent' as const,
+      destination_count: 12,
+      invalid_destination_count: 2,
+      invalid_destinations: [
+        { row_number: 3, value: 'yamada@' },
+        { row_number: 7, value: '' },
+      ],
+      sender_name: '地域連携室',
+      sender_email: 'owner@example.jp',
+      main_content: '<p>ご案内</p>',
+      attachment_id: null,
+      attachment_name: null,
+      doctor_ids: [],
+      sent_at: null,
+      created_by: null,
+      created_at: '2026-11-30T00:00:00.000Z',
+      updated_at: '2026-11-30T00:00:00.000Z',
+      version: 0,
+    };
+    const api = { listEmailDestinations: vi.fn(async () => noDoctors) };
+    renderInRouter(() => <EmailEditorPage email={email} restrictedSenders={null} userEmail="owner@example.jp" />, {
+      api,
+      paths: ['/emails', '/emails/$id/edit'],
+    });
+    const list = await screen.findByTestId('email-invalid-destinations');
+    expect(list).toHaveTextContent('3行目: 「yamada@」はメールアドレスとして使えません');
+    expect(list).toHaveTextContent('7行目: 「」はメールアドレスとして使えません');
+  });
 });

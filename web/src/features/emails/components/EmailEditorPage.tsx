@@ -263,6 +263,21 @@ export function EmailEditorPage({
               有効な送信先 {saved.destination_count}件・無効なアドレス {saved.invalid_destination_count}件
             </Text>
           )}
+          {saved && saved.invalid_destinations.length > 0 && (
+            // Which rows of the file to fix: the row as the spreadsheet shows it, and what it held.
+            <Stack gap={0} data-testid="email-invalid-destinations">
+              {saved.invalid_destinations.map((d) => (
+                <Text key={d.row_number} size="xs" c="red">
+                  {d.row_number}行目: 「{d.value}」はメールアドレスとして使えません
+                </Text>
+              ))}
+              {saved.invalid_destination_count > saved.invalid_destinations.length && (
+                <Text size="xs" c="dimmed">
+                  ほか{saved.invalid_destination_count - saved.invalid_destinations.length}件
+                </Text>
+              )}
+            </Stack>
+          )}
           {errors.recipients && <Alert color="red">{errors.recipients}</Alert>}
         </Stack>
       </Paper>
