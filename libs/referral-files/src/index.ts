@@ -18,7 +18,6 @@ export { readListHeader, detectListHeader, type ListHeader } from './lists/list-
 export {
   parseReferralList,
   parseReverseReferralList,
-  listIdentityWithCode,
   type ReferralRecord,
   type ReverseReferralRecord,
   type ListParseOptions,

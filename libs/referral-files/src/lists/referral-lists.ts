@@ -109,23 +109,6 @@ function reverseReferralIdentity(
     : hashIdentity('reverse_referral', [date, patientKey, institutionKey, identityName(ownDepartment)]);
 }
 
-/**
- * The identity a list row has once its institution is known by `code`, the master's 10-digit code an
- * unverifiable 7-digit code stood for: the identity that row gets when the tenant's prefecture is set and
- * the same code verifies, so setting the own hospital between two uploads of one list doubles nothing.
- */
-export function listIdentityWithCode(record: ReferralRecord | ReverseReferralRecord, code: string): string {
-  return 'referralDate' in record
-    ? referralIdentity(record.sourceId, record.referralDate, record.patientKey, code, record.toDepartment)
-    : reverseReferralIdentity(
-        record.sourceId,
-        record.reverseReferralDate,
-        record.patientKey,
-        code,
-        record.ownDepartment,
-      );
-}
-
 type Common = {
   date: string;
   patientId: string;

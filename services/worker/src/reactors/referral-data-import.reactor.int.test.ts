@@ -268,29 +268,6 @@ describe('lists without a header, and institution codes that cannot be verified'
     );
   });
 
-  it('identifies a row whose 7-digit code stood for a master code as it will be once the own hospital verifies that code', async () => {
-    const lines = ['逆紹介日,患者ID,逆紹介先医療機関コード,逆紹介先医療機関名', `2024/07/01,1,${code(1).slice(3)},`];
-    const identities = async (tenantId: typeof tenant) => {
-      const run = await upload(
-        writeSjis(`seven-${tenantId}.csv`, lines),
-        'reverse_referral',
-        null,
-        undefined,
-        tenantId,
-      );
-      const chunk = (await run.events()).find((e) => e.type === 'ReverseReferralsImported')!.data as {
-        reverse_referrals: { identity: string; institution_code: string | null }[];
-      };
-      return chunk.reverse_referrals.map((r) => [r.identity, r.institution_code]);
-    };
-    // Without an own hospital the code cannot be verified (the master's one candidate matches it); with one in
-    // prefecture 22 it verifies. The row is the same row both times: a re-upload after setting the hospital adds nothing.
-    const before = await identities(randomUUID());
-    const after = await identities(tenant);
-    expect(after).toEqual([[expect.any(String), code(1)]]);
-    expect(before).toEqual(after);
-  });
-
   it('reads a wide FF1 (FL00001) without a 施設コード column as the own hospital’s, or refuses it when the tenant has none', async () => {
     const file = writeSjis('wide-ff1.txt', [
       'データ識別番号\t入院年月日\t退院年月日\t診療科コード\t他院よりの紹介の有無\t主傷病ICD10コード\t主傷病名',

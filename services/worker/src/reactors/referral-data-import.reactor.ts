@@ -24,7 +24,6 @@ import {
   parseDFile,
   parseEf,
   parseFf1,
-  listIdentityWithCode,
   parseReferralList,
   parseReverseReferralList,
   readListHeader,
@@ -248,14 +247,6 @@ function factCode(r: ListRecord, match: InstitutionMatch): string | null {
 }
 
 /**
- * A row whose 7-digit code stood for a code of the master is identified by that code, as it is once the
- * tenant's prefecture verifies the code (docs/decisions.md, "A list row's identity and the own hospital").
- */
-function factIdentity(r: ListRecord, match: InstitutionMatch): string {
-  return !r.institutionCode && match.code ? listIdentityWithCode(r, match.code) : r.identity;
-}
-
-/**
  * A row kept although its 医療機関コード could not be verified: a warning on the import record (not a
  * failed row) saying how its institution was found, or that it is left for a hand match.
  */
@@ -441,7 +432,7 @@ export async function runReferralDataImport(
             async (rows) => {
               const { matches, warnings } = await matchRows(rows);
               const referrals: ReferralFact[] = rows.map(({ rowNumber, record: r }, i) => ({
-                identity: factIdentity(r, matches[i]!),
+                identity: r.identity,
                 row_number: rowNumber,
                 referral_date: r.referralDate,
                 patient_id: r.patientId,
@@ -468,7 +459,7 @@ export async function runReferralDataImport(
             async (rows) => {
               const { matches, warnings } = await matchRows(rows);
               const reverse: ReverseReferralFact[] = rows.map(({ rowNumber, record: r }, i) => ({
-                identity: factIdentity(r, matches[i]!),
+                identity: r.identity,
                 row_number: rowNumber,
                 reverse_referral_date: r.reverseReferralDate,
                 patient_id: r.patientId,
