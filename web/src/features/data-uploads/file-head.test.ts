@@ -23,6 +23,12 @@ describe('readFileHead', () => {
     expect((await readFileHead(new Blob(['受付,番号\n2024/4/1,1234\n']))).header).toEqual(['受付', '番号']);
     // Words above words: no header can be told (the server maps it by position too).
     expect((await readFileHead(new Blob(['みなと内科,内科\nさくら医院,外科\n']))).header).toBeNull();
+    // Dates as the import reads them: 2024年4月1日, and patient numbers of three digits.
+    expect((await readFileHead(new Blob(['日付,カルテ,病院\n2024年4月1日,123,あおい医院\n']))).header).toEqual([
+      '日付',
+      'カルテ',
+      '病院',
+    ]);
     // A known column name is a header whatever follows.
     expect((await readFileHead(new Blob(['紹介元,備考\nみなと内科,\n']))).header).toEqual(['紹介元', '備考']);
   });

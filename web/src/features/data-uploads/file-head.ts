@@ -31,7 +31,7 @@ function splitLine(line: string, delimiter: string): string[] {
 
 // A date (西暦 or 和暦) or a number of four digits or more: what the server's parser counts as data.
 const looksLikeData = (cell: string) =>
-  /^(\d{4,}$|\d{4}[/.-]\d{1,2}|[RHSrhs]\d|令和|平成|昭和)/.test(cell.normalize('NFKC').trim());
+  /^(\d{4,}$|\d{4}[/.-]\d{1,2}|\d{4}年|[RHSTMrhstm]\d|令和|平成|昭和|大正|明治)/.test(cell.normalize('NFKC').trim());
 
 // FileReader rather than Blob.arrayBuffer: the same in every browser and in the test DOM.
 const readBytes = (blob: Blob) =>

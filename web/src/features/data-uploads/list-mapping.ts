@@ -1,4 +1,10 @@
-import { suggestMapping, type MappedListType, type MappingTarget } from '@renkei/contracts';
+import {
+  listColumns,
+  normalizeHeader,
+  suggestMapping,
+  type MappedListType,
+  type MappingTarget,
+} from '@renkei/contracts';
 import type { FileHead } from './file-head.ts';
 
 /** canonical column → the file's header name, or its 1-based column position (the only way without a header). */
@@ -17,10 +23,11 @@ export function columnIndexOf(head: FileHead, target: MappingTarget | undefined)
 }
 
 /**
- * What the mapping step starts from: with a header, what the import would read without a mapping
- * (the canonical names and the names hospital exports use, suggestMapping) and over it the saved
- * mapping's columns this file has (a saved position as the header name at that position); without a
- * header, the saved mapping's positions within the file (names cannot address it).
+ * What the mapping step starts from: the saved mapping's columns this file has (a saved position as the
+ * header name at that position; without a header, its positions within the file: names cannot address
+ * it) and the file's columns named exactly as a canonical column it leaves out; for a file with a header
+ * that the saved mapping does not fit at all, what the import would read without a mapping (the canonical
+ * names and the names hospital exports use, suggestMapping).
  */
 export function initialListMapping(
   type: MappedListType,
@@ -33,5 +40,17 @@ export function initialListMapping(
     if (index === -1) continue;
     kept[column] = head.header ? head.header[index]! : index + 1;
   }
-  return head.header ? { ...suggestMapping(head.header, type), ...kept } : kept;
+  if (!head.header) return kept;
+  // A file the saved mapping does not fit at all (another layout): what the import would read.
+  if (Object.keys(kept).length === 0) return suggestMapping(head.header, type);
+  // Over a saved mapping that fits, only a column named exactly as a canonical one it leaves out, and
+  // never a column it already reads: one file column must not feed two canonical ones.
+  const taken = new Set(Object.values(kept));
+  const sameName = Object.fromEntries(
+    listColumns[type].columns.flatMap((column) => {
+      const name = head.header!.find((h) => normalizeHeader(h) === normalizeHeader(column));
+      return name !== undefined && !(column in kept) && !taken.has(name) ? [[column, name]] : [];
+    }),
+  );
+  return { ...sameName, ...kept };
 }

@@ -95,6 +95,17 @@ describe('initialListMapping', () => {
     });
   });
 
+  it('proposes nothing over a saved mapping the file fits: no column feeds two, nothing left unmapped is filled', () => {
+    const head: FileHead = { header: ['紹介日', '患者番号', '紹介元', '診療科', '担当医'], rows: [] };
+    const saved = { 紹介日: '紹介日', 患者ID: '患者番号', 紹介元医療機関名: '紹介元', 紹介元診療科: '診療科' };
+    expect(initialListMapping('referral', head, saved)).toEqual(saved);
+    // A file of another layout, which the saved mapping does not fit at all: proposed as the import reads it.
+    expect(initialListMapping('referral', { header: ['受付年月日', 'カルテNO'], rows: [] }, saved)).toEqual({
+      紹介日: '受付年月日',
+      患者ID: 'カルテNO',
+    });
+  });
+
   it('proposes the columns of a hospital’s own names as the import reads them, before any mapping is saved', () => {
     const head: FileHead = { header: ['受付年月日(和暦)', 'カルテNO', '紹介元病院名', '受診科', '備考'], rows: [] };
     expect(initialListMapping('referral', head, undefined)).toEqual({
