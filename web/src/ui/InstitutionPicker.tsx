@@ -59,7 +59,9 @@ export function InstitutionPicker({
       searchValue={keyword}
       onSearchChange={setKeyword}
       data={results.map((m) => ({ value: m.id, label: m.name }))}
-      renderOption={({ option }) => <InstitutionOption name={option.label} address={addresses.get(option.value)} />}
+      renderOption={({ option, checked }) => (
+        <InstitutionOption name={option.label} address={addresses.get(option.value)} checked={checked} />
+      )}
       onChange={(id) => {
         const picked = results.find((m) => m.id === id);
         if (picked) onChange({ id: picked.id, name: picked.name });

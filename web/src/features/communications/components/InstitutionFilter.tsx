@@ -54,7 +54,9 @@ export function InstitutionFilter({
       // The server searched already (normalised): the options are shown as found.
       filter={({ options }) => options}
       // Institutions of the same name (藤田医院 in several cities) are told apart by the address under it.
-      renderOption={({ option }) => <InstitutionOption name={option.label} address={addresses.get(option.value)} />}
+      renderOption={({ option, checked }) => (
+        <InstitutionOption name={option.label} address={addresses.get(option.value)} checked={checked} />
+      )}
       nothingFoundMessage={
         keyword.trim() ? (found.isFetching ? '検索中…' : '見つかりません') : '名称を入力してください'
       }

@@ -66,7 +66,9 @@ export function TaskInstitutionSelect({
       }
       // The search has already matched (kana, full/half width): the typed text would hide its answers.
       filter={({ options: all }) => all}
-      renderOption={({ option }) => <InstitutionOption name={option.label} address={addresses.get(option.value)} />}
+      renderOption={({ option, checked }) => (
+        <InstitutionOption name={option.label} address={addresses.get(option.value)} checked={checked} />
+      )}
       error={error}
     />
   );
