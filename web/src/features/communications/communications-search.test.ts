@@ -64,9 +64,13 @@ describe('periodOf', () => {
     });
   });
 
-  it('drops a month that does not exist and dates the search does not take, without throwing', () => {
+  it('drops a month that does not exist without throwing; keeps a date the search does not take, unsearched', () => {
     expect(communicationsSearch({ from: '2026-13-01', to: '2026-00-10' })).toEqual({ page: 1, sort: 'desc' });
-    expect(communicationsSearch({ from: '1899-12-31', to: '2101-01-01' })).toEqual({ page: 1, sort: 'desc' });
+    // A year being typed passes through 0002-04-01: the field keeps it, the search leaves that end out.
+    const typing = communicationsSearch({ from: '0002-04-01', to: '2026-03-31' });
+    expect(typing).toMatchObject({ from: '0002-04-01', to: '2026-03-31' });
+    expect(periodOf(typing)).toEqual({ from: '1900-01-01', to: '2026-03-31' });
+    expect(periodOf({ from: '1899-12-31', to: '2101-01-01' })).toBeUndefined();
   });
 });
 

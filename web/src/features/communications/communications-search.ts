@@ -28,14 +28,17 @@ const types: readonly CommunicationType[] = [
   'other',
 ];
 const day = (v: unknown) => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) ? v : undefined);
-// A real calendar day the contract accepts: 2026-02-30 or 1800-01-01 would be a 422, not a search, and
-// 2026-13-01 is no Date at all (toISOString would throw inside the route's validateSearch).
+// A real calendar day: 2026-02-30 would be a 422, not a search, and 2026-13-01 is no Date at all
+// (toISOString would throw inside the route's validateSearch). One outside the dates the contract takes
+// stays in the URL (a year being typed passes through 0002-04-01) but is not searched by (inSearchRange).
 const realDay = (v: unknown) => {
   const d = day(v);
-  if (d === undefined || d < businessDateRange.from || d > businessDateRange.to) return undefined;
+  if (d === undefined) return undefined;
   const parsed = new Date(`${d}T00:00:00Z`);
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(d) ? d : undefined;
 };
+const inSearchRange = (d: string | undefined) =>
+  d === undefined || (d >= businessDateRange.from && d <= businessDateRange.to);
 const time = (v: unknown) => (typeof v === 'string' && /^([01]\d|2[0-3]):[0-5]\d$/.test(v) ? v : undefined);
 const int32 = (v: unknown) =>
   typeof v === 'number' && Number.isInteger(v) && v >= -2147483648 && v <= 2147483647 ? v : undefined;
@@ -146,8 +149,11 @@ export const isReversedPeriod = (params: Pick<CommunicationsParams, 'from' | 'to
  * open end is the first or last date it accepts); none when neither end is set or the two are reversed.
  */
 export function periodOf(params: Pick<CommunicationsParams, 'from' | 'to'>): { from: string; to: string } | undefined {
-  if ((!params.from && !params.to) || isReversedPeriod(params)) return undefined;
-  return { from: params.from ?? businessDateRange.from, to: params.to ?? businessDateRange.to };
+  // An end the search cannot take (a year still being typed) is as if not set.
+  const from = inSearchRange(params.from) ? params.from : undefined;
+  const to = inSearchRange(params.to) ? params.to : undefined;
+  if ((!from && !to) || isReversedPeriod({ from, to })) return undefined;
+  return { from: from ?? businessDateRange.from, to: to ?? businessDateRange.to };
 }
 
 /** Whether a condition asks anything (a label just added, with no value yet, does not). */
@@ -165,6 +171,7 @@ export function effectiveConditions(
 ): LabelCondition[] {
   return (conditions ?? []).filter((c) => {
     if (!isActiveCondition(c)) return false;
+    if (!inSearchRange(c.date_from) || !inSearchRange(c.date_to)) return false;
     if (!labels) return true;
     const label = labels.find((l) => l.id === c.label_id);
     if (!label) return false;

@@ -283,6 +283,8 @@ export function CommunicationsPage({
             </Button>
           </Group>
           {clearButton && <Group justify="flex-end">{clearButton}</Group>}
+          {/* Said on the page too: the drawer closed, a reversed period would be left out unseen. */}
+          {!filtersOpen && periodError}
           <Drawer
             opened={filtersOpen === true}
             onClose={() => setFiltersOpen(false)}
