@@ -512,7 +512,8 @@ export async function importCsvRows(
       `${rowNumber + 2}行目でファイルを読み取れませんでした: ${(readingFailed as Error).message}`,
     );
   }
-  if (!headerRead) return await run.finish('failed', 0, 'ファイルにデータがありません');
+  // No row to name: the file as a whole (shown as 「ファイル: …」).
+  if (!headerRead) return await run.finish('failed', null, 'ファイルにデータがありません');
   if (pending.length > 0) await applyChunk();
   await recorded();
   await run.finish('completed', null, null);

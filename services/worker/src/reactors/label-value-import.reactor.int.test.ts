@@ -165,6 +165,15 @@ describe('label value import', () => {
     expect(stored[0]!.data.rows[1]!.values).toEqual([{ label_id: labels.doctors, integer_value: 3 }]);
   });
 
+  it('fails an empty file as a whole, naming no row', async () => {
+    const { finished } = await run(Buffer.from(''));
+    expect(finished).toMatchObject({
+      status: 'failed',
+      abortion_row_number: null,
+      error: { row_number: null, message: 'ファイルにデータがありません' },
+    });
+  });
+
   it('fails at the header for an unknown label, writing nothing', async () => {
     const { finished } = await run(Buffer.from(`医療機関コード,存在しないラベル\n${code(1)},x\n`));
     expect(finished).toMatchObject({
