@@ -85,28 +85,15 @@ const firstVisitValues: Record<string, boolean> = {
   FALSE: false,
 };
 
-function referralIdentity(
+/** A list row's identity: its 管理番号 when it has one, else its key content (docs/referral-files.md). */
+function listRowIdentity(
+  kind: 'referral' | 'reverse_referral',
   sourceId: string | null,
-  date: string,
-  patientKey: string,
-  institutionKey: string,
-  toDepartment: string | null,
+  keys: { date: string; patientKey: string; institutionKey: string; department: string | null },
 ): string {
   return sourceId
-    ? hashIdentity('referral', ['id', sourceId])
-    : hashIdentity('referral', [date, patientKey, institutionKey, identityName(toDepartment)]);
-}
-
-function reverseReferralIdentity(
-  sourceId: string | null,
-  date: string,
-  patientKey: string,
-  institutionKey: string,
-  ownDepartment: string | null,
-): string {
-  return sourceId
-    ? hashIdentity('reverse_referral', ['id', sourceId])
-    : hashIdentity('reverse_referral', [date, patientKey, institutionKey, identityName(ownDepartment)]);
+    ? hashIdentity(kind, ['id', sourceId])
+    : hashIdentity(kind, [keys.date, keys.patientKey, keys.institutionKey, identityName(keys.department)]);
 }
 
 type Common = {
@@ -197,7 +184,7 @@ export async function* parseReferralList(
         kind: 'record',
         rowNumber: row.rowNumber,
         record: {
-          identity: referralIdentity(sourceId, common.date, patientKey, common.institutionKey, toDepartment),
+          identity: listRowIdentity('referral', sourceId, { ...common, patientKey, department: toDepartment }),
           referralDate: common.date,
           patientId: common.patientId,
           patientKey,
@@ -245,7 +232,7 @@ export async function* parseReverseReferralList(
         kind: 'record',
         rowNumber: row.rowNumber,
         record: {
-          identity: reverseReferralIdentity(sourceId, common.date, patientKey, common.institutionKey, ownDepartment),
+          identity: listRowIdentity('reverse_referral', sourceId, { ...common, patientKey, department: ownDepartment }),
           reverseReferralDate: common.date,
           patientId: common.patientId,
           patientKey,

@@ -110,6 +110,53 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** A label value as a record stores it: every field, the given ones set. */
+const labelValue = (labelId: string, patch: object) => ({
+  label_id: labelId,
+  text_value: null,
+  integer_value: null,
+  date_value: null,
+  time_value: null,
+  selection_id: null,
+  selection_ids: [],
+  own_department_id: null,
+  area_id: null,
+  ...patch,
+});
+
+/** A visit already recorded (by hand, not by an import), with these label values. */
+async function storeVisit(id: string, labelValues: object[]) {
+  await store.append(
+    streamId('communication', id),
+    [
+      {
+        type: 'CommunicationCreated',
+        data: {
+          communication_id: id,
+          medical_institution_id: institutionIdFromCode(code(1)),
+          communication_type: 'visit',
+          acted_date: '2026-04-01',
+          category: null,
+          purpose: null,
+          story: '面談',
+          event_name: null,
+          memo: '',
+          other_memo: '',
+          person_in_charge_hospital: null,
+          attendee: null,
+          is_doctor_attended: false,
+          user_id: staff.sato,
+          attachment_ids: [],
+          label_values: labelValues,
+          tasks: [],
+        },
+        metadata: meta(tenant),
+      },
+    ],
+    { expectedRevision: 'no_stream' },
+  );
+}
+
 async function request(content: Buffer, mode: 'create' | 'update', encoding: 'utf-8' | 'shift_jis' | null = null) {
   const importId = randomUUID();
   const file = path.join(dir, `${importId}.csv`);
@@ -416,53 +463,13 @@ describe('communication import (update)', () => {
 
   it('takes back an export row whole: the own department by its name, deleted labels and choices as stored', async () => {
     const id = randomUUID();
-    const value = (labelId: string, patch: object) => ({
-      label_id: labelId,
-      text_value: null,
-      integer_value: null,
-      date_value: null,
-      time_value: null,
-      selection_id: null,
-      selection_ids: [],
-      own_department_id: null,
-      area_id: null,
-      ...patch,
-    });
     const labelValues = [
       // A choice of 面談相手 deleted since, the own department, the value of a deleted label.
-      value(labels.partner, { selection_id: randomUUID() }),
-      value(labels.department, { own_department_id: cardiology }),
-      value(labels.deleted, { text_value: '旧値' }),
+      labelValue(labels.partner, { selection_id: randomUUID() }),
+      labelValue(labels.department, { own_department_id: cardiology }),
+      labelValue(labels.deleted, { text_value: '旧値' }),
     ];
-    await store.append(
-      streamId('communication', id),
-      [
-        {
-          type: 'CommunicationCreated',
-          data: {
-            communication_id: id,
-            medical_institution_id: institutionIdFromCode(code(1)),
-            communication_type: 'visit',
-            acted_date: '2026-04-01',
-            category: null,
-            purpose: null,
-            story: '面談',
-            event_name: null,
-            memo: '',
-            other_memo: '',
-            person_in_charge_hospital: null,
-            attendee: null,
-            is_doctor_attended: false,
-            user_id: staff.sato,
-            attachment_ids: [],
-            label_values: labelValues,
-            tasks: [],
-          },
-          metadata: meta(tenant),
-        },
-      ],
-      { expectedRevision: 'no_stream' },
-    );
+    await storeVisit(id, labelValues);
     // The row as the search export writes it (communications.export.ts, its labelText), memo edited.
     const csv = [
       'ID,活動日,種別,医療機関,担当者,内容,メモ,その他メモ,医師面談,ラベル,タスク,いいね,コメント',
@@ -482,46 +489,8 @@ describe('communication import (update)', () => {
 
   it('still asks for a required label on a row that keeps a deleted label as stored', async () => {
     const id = randomUUID();
-    const kept = {
-      label_id: labels.deleted,
-      text_value: '旧値',
-      integer_value: null,
-      date_value: null,
-      time_value: null,
-      selection_id: null,
-      selection_ids: [],
-      own_department_id: null,
-      area_id: null,
-    };
-    await store.append(
-      streamId('communication', id),
-      [
-        {
-          type: 'CommunicationCreated',
-          data: {
-            communication_id: id,
-            medical_institution_id: institutionIdFromCode(code(1)),
-            communication_type: 'visit',
-            acted_date: '2026-04-01',
-            category: null,
-            purpose: null,
-            story: '面談',
-            event_name: null,
-            memo: '',
-            other_memo: '',
-            person_in_charge_hospital: null,
-            attendee: null,
-            is_doctor_attended: false,
-            user_id: staff.sato,
-            attachment_ids: [],
-            label_values: [kept],
-            tasks: [],
-          },
-          metadata: meta(tenant),
-        },
-      ],
-      { expectedRevision: 'no_stream' },
-    );
+    const kept = labelValue(labels.deleted, { text_value: '旧値' });
+    await storeVisit(id, [kept]);
     // 面談相手 is required for a visit; the row gives back only the deleted label's value.
     const csv = ['ID,ラベル', `${id},旧ラベル（削除済み）: 旧値`].join('\r\n');
     const { finished, chunks } = await run(Buffer.from(csv, 'utf8'), 'update');
