@@ -11,7 +11,7 @@ export const emailsTable = defineTable({
     destination_count: column.int(),
     invalid_destination_count: column.int(),
     /** The first rows of the recipients file without a valid address ({ row_number, value }). */
-    invalid_destinations: column.jsonb<{ row_number: number; value: string }[]>(),
+    invalid_destinations: column.jsonb<{ row_number: number; value: string }[]>().default(`'[]'`),
     sender_name: column.text(),
     sender_email: column.text(),
     main_content: column.text(),
