@@ -42,6 +42,16 @@ export function listParam<T>(value: unknown, item: (v: unknown) => T | undefined
   return out;
 }
 
+/**
+ * A real calendar day `YYYY-MM-DD`, as z.iso.date() takes it: 2026-02-30 does not survive the round trip,
+ * and 2026-13-01 is no date at all (its toISOString would throw inside a validateSearch).
+ */
+export function isCalendarDay(value: unknown): value is string {
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const parsed = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

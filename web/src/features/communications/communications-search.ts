@@ -8,6 +8,7 @@ import {
 import {
   enumParam,
   intParam,
+  isCalendarDay,
   isRecord,
   isUuid,
   listParam,
@@ -27,16 +28,9 @@ const types: readonly CommunicationType[] = [
   'refused_referral',
   'other',
 ];
-const day = (v: unknown) => (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) ? v : undefined);
-// A real calendar day: 2026-02-30 would be a 422, not a search, and 2026-13-01 is no Date at all
-// (toISOString would throw inside the route's validateSearch). One outside the dates the contract takes
+// A real calendar day: 2026-02-30 would be a 422, not a search. One outside the dates the contract takes
 // stays in the URL (a year being typed passes through 0002-04-01) but is not searched by (inSearchRange).
-const realDay = (v: unknown) => {
-  const d = day(v);
-  if (d === undefined) return undefined;
-  const parsed = new Date(`${d}T00:00:00Z`);
-  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(d) ? d : undefined;
-};
+const realDay = (v: unknown) => (isCalendarDay(v) ? v : undefined);
 const inSearchRange = (d: string | undefined) =>
   d === undefined || (d >= businessDateRange.from && d <= businessDateRange.to);
 const time = (v: unknown) => (typeof v === 'string' && /^([01]\d|2[0-3]):[0-5]\d$/.test(v) ? v : undefined);

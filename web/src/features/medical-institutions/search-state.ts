@@ -11,6 +11,7 @@ import type {
 import {
   enumParam,
   intParam,
+  isCalendarDay,
   isRecord,
   isUuid,
   listParam,
@@ -127,12 +128,6 @@ type TagSearchCondition = (typeof tagSearchConditions)[number];
 export const filterGroupLogics = ['and', 'or', 'nand', 'nor'] as const;
 type FilterGroupLogic = (typeof filterGroupLogics)[number];
 const prefecturePattern = /^(0[1-9]|[1-3][0-9]|4[0-7])$/;
-// A real calendar day (as z.iso.date()): 2026-02-30 does not survive the round trip.
-const isIsoDate = (v: unknown): v is string =>
-  typeof v === 'string' &&
-  /^\d{4}-\d{2}-\d{2}$/.test(v) &&
-  !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) &&
-  new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
 const isIdList = (v: unknown, max: number): v is string[] => Array.isArray(v) && v.length <= max && v.every(isUuid);
 
 export interface TagGroupState {
@@ -204,7 +199,7 @@ function labelFilter(v: unknown): LabelFilter | undefined {
   for (const key of ['date_from', 'date_to'] as const) {
     const value = v[key];
     if (value === undefined) continue;
-    if (!isIsoDate(value)) return undefined;
+    if (!isCalendarDay(value)) return undefined;
     out[key] = value;
   }
   for (const key of ['selection_ids', 'own_department_ids', 'area_ids'] as const) {
@@ -250,7 +245,7 @@ function figureRanges(search: SearchInput): Partial<ReferralFigureFilters> {
 }
 
 function visitedPeriod(v: unknown): { from: string; to: string } | undefined {
-  if (!isRecord(v) || !isIsoDate(v.from) || !isIsoDate(v.to) || v.from > v.to) return undefined;
+  if (!isRecord(v) || !isCalendarDay(v.from) || !isCalendarDay(v.to) || v.from > v.to) return undefined;
   return { from: v.from, to: v.to };
 }
 
@@ -282,7 +277,7 @@ function parseInstitutionSearch(search: SearchInput): InstitutionSearchState {
           })()
         : undefined,
     visited_period: visitedPeriod(search.visited_period),
-    not_visited_since: isIsoDate(search.not_visited_since) ? search.not_visited_since : undefined,
+    not_visited_since: isCalendarDay(search.not_visited_since) ? search.not_visited_since : undefined,
     ...figureRanges(search),
     sort_by: enumParam(search.sort_by, sortKeys, 'kana'),
     sort: enumParam(search.sort, ['asc', 'desc'], 'asc'),
