@@ -1,8 +1,6 @@
 import { Button, Group, Select, Text, type MantineSize } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useServices } from '../app/services-context.tsx';
-import { InstitutionOption } from './InstitutionOption.tsx';
+import { useInstitutionSearch } from './InstitutionOption.tsx';
 
 export interface PickedInstitution {
   id: string;
@@ -26,16 +24,8 @@ export function InstitutionPicker({
   locked?: boolean;
   size?: MantineSize;
 }) {
-  const { api } = useServices();
   const [keyword, setKeyword] = useState('');
-  const found = useQuery({
-    queryKey: ['medical-institutions', 'picker', keyword],
-    queryFn: ({ signal }) => api.searchMedicalInstitutions({ body: { keyword, per_page: 20 }, signal }),
-    enabled: keyword.trim().length > 0,
-  });
-  const results = found.data?.data ?? [];
-  // Institutions of the same name (森内科 in two cities) are told apart by the address under each.
-  const addresses = new Map(results.map((m) => [m.id, m.address]));
+  const { results, renderOption } = useInstitutionSearch(keyword, keyword.trim().length > 0);
   if (value)
     return (
       <Group justify="space-between" wrap="nowrap">
@@ -59,9 +49,7 @@ export function InstitutionPicker({
       searchValue={keyword}
       onSearchChange={setKeyword}
       data={results.map((m) => ({ value: m.id, label: m.name }))}
-      renderOption={({ option, checked }) => (
-        <InstitutionOption name={option.label} address={addresses.get(option.value)} checked={checked} />
-      )}
+      renderOption={renderOption}
       onChange={(id) => {
         const picked = results.find((m) => m.id === id);
         if (picked) onChange({ id: picked.id, name: picked.name });

@@ -1,8 +1,8 @@
 import { MultiSelect } from '@mantine/core';
-import { useQueries, useQuery } from '@tanstack/react-query';
+import { useQueries } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
-import { InstitutionOption } from '../../../ui/InstitutionOption.tsx';
+import { useInstitutionSearch } from '../../../ui/InstitutionOption.tsx';
 import { institutionQueries } from '../../medical-institutions/medical-institutions.queries.ts';
 
 /**
@@ -21,11 +21,7 @@ export function InstitutionFilter({
 }) {
   const { api } = useServices();
   const [keyword, setKeyword] = useState('');
-  const found = useQuery({
-    queryKey: ['medical-institutions', 'picker', keyword],
-    queryFn: ({ signal }) => api.searchMedicalInstitutions({ body: { keyword, per_page: 20 }, signal }),
-    enabled: keyword.trim().length > 0,
-  });
+  const { found, results, renderOption } = useInstitutionSearch(keyword, keyword.trim().length > 0);
   const picked = useQueries({
     queries: value.map((id) => ({ ...institutionQueries.summary(api, id), retry: false })),
   });
@@ -34,11 +30,7 @@ export function InstitutionFilter({
     const q = picked[i]!;
     names.set(id, q.data?.name ?? (q.isError ? '（不明な医療機関）' : '読み込み中…'));
   });
-  const addresses = new Map<string, string>();
-  for (const m of found.data?.data ?? []) {
-    if (!names.has(m.id)) names.set(m.id, m.name);
-    addresses.set(m.id, m.address);
-  }
+  for (const m of results) if (!names.has(m.id)) names.set(m.id, m.name);
   return (
     <MultiSelect
       label="医療機関"
@@ -53,10 +45,7 @@ export function InstitutionFilter({
       maxValues={max}
       // The server searched already (normalised): the options are shown as found.
       filter={({ options }) => options}
-      // Institutions of the same name (藤田医院 in several cities) are told apart by the address under it.
-      renderOption={({ option, checked }) => (
-        <InstitutionOption name={option.label} address={addresses.get(option.value)} checked={checked} />
-      )}
+      renderOption={renderOption}
       nothingFoundMessage={
         keyword.trim() ? (found.isFetching ? '検索中…' : '見つかりません') : '名称を入力してください'
       }

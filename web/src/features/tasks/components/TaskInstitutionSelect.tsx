@@ -1,9 +1,7 @@
 import { Select } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { useServices } from '../../../app/services-context.tsx';
-import { InstitutionOption } from '../../../ui/InstitutionOption.tsx';
+import { useInstitutionSearch } from '../../../ui/InstitutionOption.tsx';
 import type { PickedInstitution } from '../../../ui/InstitutionPicker.tsx';
 
 /**
@@ -27,21 +25,12 @@ export function TaskInstitutionSelect({
   error?: string | undefined;
   w?: number;
 }) {
-  const { api } = useServices();
   const [keyword, setKeyword] = useState(value?.name ?? '');
   const [typed] = useDebouncedValue(keyword.trim(), 250);
   // The input shows the picked name: no search for it until something else is typed.
   const searching = typed !== '' && typed !== value?.name;
-  const found = useQuery({
-    // The picker's key: a name typed in either is searched once.
-    queryKey: ['medical-institutions', 'picker', typed],
-    queryFn: ({ signal }) => api.searchMedicalInstitutions({ body: { keyword: typed, per_page: 20 }, signal }),
-    enabled: searching,
-  });
-  const results = found.data?.data ?? [];
+  const { found, results, renderOption } = useInstitutionSearch(typed, searching);
   const options = results.map((m) => ({ value: m.id, label: m.name }));
-  // Institutions of the same name (藤田医院 in several cities) are told apart by the address under it.
-  const addresses = new Map(results.map((m) => [m.id, m.address]));
   // The picked one stays an option, so the input keeps showing its name while other names are found.
   if (value && !options.some((o) => o.value === value.id)) options.unshift({ value: value.id, label: value.name });
 
@@ -66,9 +55,7 @@ export function TaskInstitutionSelect({
       }
       // The search has already matched (kana, full/half width): the typed text would hide its answers.
       filter={({ options: all }) => all}
-      renderOption={({ option, checked }) => (
-        <InstitutionOption name={option.label} address={addresses.get(option.value)} checked={checked} />
-      )}
+      renderOption={renderOption}
       error={error}
     />
   );
