@@ -20,8 +20,7 @@ export type MappedListType = z.infer<typeof MappedListType>;
 
 /**
  * Canonical columns of the two lists (docs/referral-files.md), what the mapping step offers; `required`
- * groups name columns of which one must be mapped. libs/referral-files reads by the same names (a test
- * in the command service keeps the two equal).
+ * groups name columns of which one must be mapped. libs/referral-files reads by these names.
  */
 export const listColumns = {
   referral: {

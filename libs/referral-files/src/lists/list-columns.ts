@@ -1,28 +1,13 @@
-/** Canonical columns of the 紹介 list; a hospital's own export is mapped onto them. */
-export const referralColumns = [
-  '紹介日',
-  '患者ID',
-  '紹介元医療機関コード',
-  '紹介元医療機関名',
-  '紹介元診療科',
-  '紹介元医師名',
-  '紹介先診療科',
-  '紹介先医師名',
-  '紹介目的',
-  '初診',
-  '管理番号',
-] as const;
+import { listColumns as contractColumns } from '@renkei/contracts';
+
+/**
+ * Canonical columns of the 紹介 and 逆紹介 lists: the contract's, which the mapping step offers, so the
+ * parser reads by exactly the names the screen maps onto.
+ */
+export const referralColumns = contractColumns.referral.columns;
 export type ReferralColumn = (typeof referralColumns)[number];
 
-/** Canonical columns of the 逆紹介 list. */
-export const reverseReferralColumns = [
-  '逆紹介日',
-  '患者ID',
-  '逆紹介先医療機関コード',
-  '逆紹介先医療機関名',
-  '自院診療科',
-  '管理番号',
-] as const;
+export const reverseReferralColumns = contractColumns.reverse_referral.columns;
 export type ReverseReferralColumn = (typeof reverseReferralColumns)[number];
 
 export type ListKind = 'referral' | 'reverse_referral';

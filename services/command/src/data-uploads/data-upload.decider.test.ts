@@ -1,6 +1,4 @@
-import { describe, expect, it } from 'vitest';
-import { listColumns } from '@renkei/contracts';
-import { referralColumns, reverseReferralColumns } from '@renkei/referral-files';
+import { describe, it } from 'vitest';
 import { invalid } from '../shared/decider.ts';
 import { given } from '../shared/given-when-then.ts';
 import { dataUploadDecider, mappingProfilesDecider } from './data-upload.decider.ts';
@@ -101,9 +99,4 @@ describe('mapping profiles', () => {
         ),
       );
   });
-});
-
-it('offers the columns libs/referral-files reads', () => {
-  expect(listColumns.referral.columns).toEqual(referralColumns);
-  expect(listColumns.reverse_referral.columns).toEqual(reverseReferralColumns);
 });
