@@ -196,6 +196,7 @@ export const endpointRoutes = {
   listMappingProfiles: { method: 'GET', path: '/data_uploads/mapping_profiles', service: 'query', body: false },
   replaceMappingProfiles: { method: 'PUT', path: '/data_uploads/mapping_profiles', service: 'command', body: true },
   getDataUpload: { method: 'GET', path: '/data_uploads/{id}', service: 'query', body: false },
+  withdrawDataUpload: { method: 'DELETE', path: '/data_uploads/{id}', service: 'command', body: false },
   listUnmatchedInstitutions: {
     method: 'GET',
     path: '/data_uploads/unmatched_institutions',

@@ -3,6 +3,7 @@ import { labelValueImportReactor } from './reactors/label-value-import.reactor.t
 import { referralDataImportReactor } from './reactors/referral-data-import.reactor.ts';
 import { communicationImportReactor } from './reactors/communication-import.reactor.ts';
 import { referralRelinkReactor } from './reactors/referral-relink.reactor.ts';
+import { referralWithdrawalReactor } from './reactors/referral-withdrawal.reactor.ts';
 import { createEmailDeliveryReactor, type EmailDeliveryOptions } from './reactors/email-delivery.reactor.ts';
 import { createUploadedFilesReactor } from './reactors/uploaded-files.reactor.ts';
 import { createReactionDigestReactor } from './reactors/reaction-digest.reactor.ts';
@@ -20,6 +21,7 @@ export function workerReactors(email: Pick<EmailDeliveryOptions, 'publicOrigin' 
     communicationImportReactor,
     createUploadedFilesReactor(),
     referralRelinkReactor,
+    referralWithdrawalReactor,
     createReactionDigestReactor({ ...(email.publicOrigin ? { publicOrigin: email.publicOrigin } : {}) }),
   ];
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { endpoint } from '../core/endpoint.ts';
-import { Id, IdParams, Meta, PageQuery } from '../core/zod-helpers.ts';
+import { Id, IdParams, Meta, NoContent, PageQuery } from '../core/zod-helpers.ts';
 import { ImportRecord } from './import.schemas.ts';
 
 /** Spec §4: the referral data files (issue 12 §1). */
@@ -75,6 +75,19 @@ export const DataUploadRecord = ImportRecord.extend({
   unknown_departments: z.array(UnknownDepartment).max(maxUnknownDepartments).optional(),
 });
 export type DataUploadRecord = z.infer<typeof DataUploadRecord>;
+
+/**
+ * The imports an owner may withdraw (DELETE /data_uploads/{id}): the two lists, whose rows are identified
+ * by their content, so a corrected export is new rows beside the old ones, and FF1, whose stays the
+ * withdrawal takes back. D and EF facts are keyed by their stay and replaced by the next upload.
+ */
+export const withdrawableDataUploadTypes = [
+  'referral',
+  'reverse_referral',
+  'ff1_file',
+] as const satisfies readonly DataUploadType[];
+export const isWithdrawableDataUpload = (type: DataUploadType): boolean =>
+  (withdrawableDataUploadTypes as readonly string[]).includes(type);
 
 export const DataUploadListQuery = PageQuery.extend({ import_type: DataUploadType.optional() });
 
@@ -310,5 +323,18 @@ export const dataUploadEndpoints = {
     params: IdParams,
     response: DataUploadRecord,
     successStatus: 200,
+  }),
+  withdrawDataUpload: endpoint({
+    ...d,
+    id: 'imports.withdrawDataUpload',
+    // Withdrawing twice answers as once (404 after the first); an import is no versioned record.
+    versionGuarded: false,
+    method: 'DELETE',
+    path: '/data_uploads/{id}',
+    service: 'command',
+    summary: 'データアップロードの取り消し（取り込んだ行も削除）（独自追加）',
+    params: IdParams,
+    response: NoContent,
+    successStatus: 204,
   }),
 };

@@ -4,6 +4,7 @@ import type { RecordedEvent } from '@renkei/event-store';
 import {
   eventDecoder,
   referralDataImportEventSchemas,
+  referralDataWithdrawalEventSchemas,
   mappingProfileEventSchemas,
   institutionMatchEventSchemas,
   referralEntryEventSchemas,
@@ -38,6 +39,7 @@ import {
   institutionMatchesTable,
   mappingProfilesTable,
   referralDataImportsTable,
+  referralFactImportsTable,
   referralCaseRollupsTable,
   referralInstitutionRollupsTable,
   referralMonthlyRollupsTable,
@@ -52,9 +54,17 @@ import {
 } from './referrals.tables.ts';
 import { referralSettingsTable } from './referral-settings.tables.ts';
 import { admissionPeriodOf, ReferralSettingsBatch } from './referral-settings.projection.ts';
+import {
+  applyWithdrawals,
+  markWithdrawn,
+  noteFactSources,
+  type FactSource,
+  type WithdrawalSlice,
+} from './referrals.withdrawals.ts';
 
 const decode = eventDecoder({
   ...referralDataImportEventSchemas,
+  ...referralDataWithdrawalEventSchemas,
   ...mappingProfileEventSchemas,
   ...institutionMatchEventSchemas,
   ...referralEntryEventSchemas,
@@ -89,6 +99,7 @@ const tables = [
   referralPendingPatientsTable,
   referralPendingMonthsTable,
   referralOwnDepartmentsTable,
+  referralFactImportsTable,
 ] as const;
 type T = ProjectionTables<(typeof tables)[number]['name']>;
 
@@ -111,6 +122,7 @@ type FactRow =
   | { kind: 'admission'; row: WriteRow<typeof hospitalAdmissionsTable> };
 interface Existing {
   content: string;
+  import_id: string;
   patient_key: string;
   medical_institution_id: string | null;
   own_department_id: string | null;
@@ -251,7 +263,9 @@ export const referralsProjection = defineProjection({
   //     when the list changes: rows imported before a department was added or renamed no longer stay 未設定.
   // 15: an import's rows whose department names none of the tenant's own departments, counted and named
   //     on its record (`unknown_department_row_count`, `unknown_departments`).
-  version: 15,
+  // 16: owners withdraw uploads (ReferralDataImportWithdrawalRequested, …Withdrawn slices); the uploads
+  //     that meet a fact already there are noted (`referral_fact_imports`) so a withdrawal keeps their rows.
+  version: 16,
   eventTypes: decode.types,
   // An import's chunk carries 2,000 rows: 50 of them are 100,000 rows folded in memory at once.
   maxBatchEvents: 50,
@@ -324,6 +338,8 @@ async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Pr
   const settings = new ReferralSettingsBatch(recompute);
   /** The deferred work the batch's slices and import ends take, in the order of their events. */
   const deferredSteps: DeferredStep[] = [];
+  const withdrawn: { tenant_id: string; import_id: string; at: string }[] = [];
+  const withdrawals: WithdrawalSlice[] = [];
   for (const { recorded, event } of events) {
     const tenantId = recorded.metadata.tenant_id;
     switch (event.type) {
@@ -425,6 +441,16 @@ async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Pr
         deferredSteps.push({ tenantId, importId: d.import_id, slice: d });
         break;
       }
+      case 'ReferralDataImportWithdrawalRequested':
+        withdrawn.push({
+          tenant_id: tenantId,
+          import_id: event.data.import_id,
+          at: recorded.created_at.toISOString(),
+        });
+        break;
+      case 'ReferralDataImportWithdrawn':
+        withdrawals.push({ tenant_id: tenantId, ...event.data });
+        break;
       case 'ReferralDataImportFinished': {
         const d = event.data;
         const p = patch(tenantId, d.import_id);
@@ -484,6 +510,11 @@ async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Pr
     await notePending(trx, t, inputs[0]!.importId, patients, []);
   }
   await settings.applyDeletionsAndRelinks(trx, t);
+  // After the batch's facts: an upload of this batch that meets a withdrawn upload's rows keeps them.
+  if (withdrawals.length > 0) {
+    const gone = await applyWithdrawals(trx, t, withdrawals);
+    if (gone.patients.length > 0 || gone.keys.length > 0) await recompute(trx, t, gone.patients, gone.keys);
+  }
   if (matches.size > 0) await reattribute(trx, t, [...matches.values()]);
   // The slices of an import that ends in this batch are left to its end, which takes all they would
   // (every pending patient linked, then every pending month summed) in one step: the same rows, and
@@ -491,6 +522,7 @@ async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Pr
   const steps = deferredSteps.filter((s) => s.slice === null || !endsHere.has(`${s.tenantId}|${s.importId}`));
   for (const step of steps) await runDeferredStep(trx, t, step);
   await applyImportPatches(trx, t, [...imports.values()]);
+  await markWithdrawn(trx, t, withdrawn);
 }
 
 interface FactInput {
@@ -525,7 +557,7 @@ async function applyFacts(
     const keys = facts.filter((f) => f.kind === kind);
     if (keys.length === 0) continue;
     const { rows } = await sql<Existing & { tenant_id: string; identity: string }>`
-      SELECT c.tenant_id, c.identity, c.content, c.patient_key,
+      SELECT c.tenant_id, c.identity, c.content, c.import_id, c.patient_key,
              ${kind === 'admission' ? sql`NULL::uuid` : sql`c.medical_institution_id`} AS medical_institution_id,
              ${kind === 'admission' ? sql`NULL::uuid` : sql`c.own_department_id`} AS own_department_id,
              to_char(c.${sql.ref(dateColumn[kind])}, 'YYYY-MM-DD') AS date
@@ -556,6 +588,7 @@ async function applyFacts(
   ]);
 
   const latest = new Map<string, FactRow>();
+  const sources: FactSource[] = [];
   /** What the batch touched: '' for the work done now, else the import id that deferred it. */
   const touched = new Map<
     string,
@@ -602,6 +635,7 @@ async function applyFacts(
     const prev: Existing | undefined = before
       ? {
           content: before.row.content,
+          import_id: before.row.import_id,
           patient_key: before.row.patient_key,
           medical_institution_id: before.kind === 'admission' ? null : before.row.medical_institution_id,
           own_department_id: before.kind === 'admission' ? null : before.row.own_department_id,
@@ -625,8 +659,13 @@ async function applyFacts(
     }
     if (prev && prev.content === next.row.content) {
       p.unchanged++;
+      if (prev.import_id !== importId)
+        sources.push({ tenant_id: tenantId, import_id: importId, kind, identity: fact.identity });
       continue;
     }
+    // The row becomes this upload's; the one that wrote it before still holds it.
+    if (prev && prev.import_id !== importId)
+      sources.push({ tenant_id: tenantId, import_id: prev.import_id, kind, identity: fact.identity });
     if (prev) p.updated++;
     else p.new_records++;
     latest.set(key, next);
@@ -669,6 +708,7 @@ async function applyFacts(
   await upsert('referral', referralsTable);
   await upsert('reverse', reverseReferralsTable);
   await upsert('admission', hospitalAdmissionsTable);
+  await noteFactSources(trx, t, sources);
   // D/EF facts that came before (or with) these stays' FF1 rows; the patients are already touched.
   await mergeDpcFactsIntoStays(
     trx,

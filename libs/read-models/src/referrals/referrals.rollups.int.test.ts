@@ -697,4 +697,93 @@ describe('referral rollups', () => {
       { numRuns: 60 },
     );
   }, 180_000);
+  it('stay exact when uploads are withdrawn: a row goes once no remaining upload holds it, in any slicing and batching', async () => {
+    const tenantId = randomUUID();
+    const months = fc.integer({ min: 0, max: 13 }).map((m) => day(m * 31).slice(0, 7));
+    await fc.assert(
+      fc.asyncProperty(
+        // Each op is a row of one of three uploads; the small identity pools make uploads overlap.
+        fc.array(fc.record({ op: fc.oneof(referralOp, referralOp, admissionOp, reverseOp), upload: fc.nat(2) }), {
+          minLength: 1,
+          maxLength: 40,
+        }),
+        // Per upload: withdrawn or not, in how many slices, some rows of later uploads after its last row.
+        fc.array(fc.record({ withdrawn: fc.boolean(), buckets: fc.integer({ min: 1, max: 3 }), after: fc.nat(8) }), {
+          minLength: 3,
+          maxLength: 3,
+        }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.array(fc.tuple(months, months), { minLength: 1, maxLength: 3 }),
+        async (items, plans, batches, periods) => {
+          rollupTuning.bulkMonths = 256;
+          const t = referralTables(`w${randomBytes(4).toString('hex')}`);
+          await db.kysely.transaction().execute((trx) => referralsProjection.setup(trx, t));
+          const uploads = plans.map(() => randomUUID());
+          // An upload is withdrawn some rows after its last one; a later row of it would not be possible.
+          const lastOf = plans.map((_, u) => items.findLastIndex((item) => item.upload === u));
+          const withdrawAt = plans.map((p, u) => (p.withdrawn ? Math.max(lastOf[u]!, 0) + p.after : -1));
+          const kept = items.filter((item, i) => !(plans[item.upload]!.withdrawn && i > withdrawAt[item.upload]!));
+          const withdrawal = (u: number) => [
+            {
+              type: 'ReferralDataImportWithdrawalRequested',
+              data: { import_id: uploads[u]!, import_type: 'referral' },
+            },
+            ...Array.from({ length: plans[u]!.buckets }, (_, bucket) => ({
+              type: 'ReferralDataImportWithdrawn',
+              data: { import_id: uploads[u]!, bucket, buckets: plans[u]!.buckets },
+            })),
+          ];
+          const sequence: { type: string; data: object }[] = [];
+          // The model: each identity's row (its last content) and the uploads that hold it.
+          const rows = new Map<string, { op: Op; holders: Set<number> }>();
+          const withdraw = (u: number) => {
+            sequence.push(...withdrawal(u));
+            for (const [key, row] of rows) if (row.holders.delete(u) && row.holders.size === 0) rows.delete(key);
+          };
+          kept.forEach(({ op, upload }, i) => {
+            const event = eventOf(op, i);
+            sequence.push({ type: event.type, data: { ...event.data, import_id: uploads[upload]!, chunk: i } });
+            const key = `${op.kind}|${op.fact.identity}`;
+            const row = rows.get(key);
+            rows.set(key, { op, holders: new Set([...(row?.holders ?? []), upload]) });
+            plans.forEach((p, u) => {
+              if (p.withdrawn && withdrawAt[u] === i) withdraw(u);
+            });
+          });
+          plans.forEach((p, u) => {
+            if (p.withdrawn && withdrawAt[u]! >= kept.length) withdraw(u);
+          });
+          const events: RecordedEvent[] = sequence.map((e, i) => ({
+            ...e,
+            id: randomUUID(),
+            stream: `referral_data_import-${i}`,
+            revision: 0,
+            position: { primary: BigInt(i + 1), secondary: BigInt(i + 1) },
+            metadata: {
+              tenant_id: tenantId,
+              account_id: null,
+              correlation_id: tenantId,
+              causation_id: null,
+              schema_version: 1,
+            },
+            created_at: new Date(),
+          }));
+          const size = Math.ceil(events.length / batches);
+          for (let i = 0; i < events.length; i += size)
+            await db.kysely
+              .transaction()
+              .execute((trx) => referralsProjection.handle(trx, events.slice(i, i + size), t));
+          const remaining = [...rows.values()].map((r) => r.op);
+          const { rows: facts } = await sql<{ k: string }>`
+            SELECT 'referral|' || identity AS k FROM ${sql.table(t.referrals)}
+            UNION ALL SELECT 'reverse|' || identity FROM ${sql.table(t.reverse_referrals)}
+            UNION ALL SELECT 'admission|' || identity FROM ${sql.table(t.hospital_admissions)}`.execute(db.kysely);
+          expect(facts.map((f) => f.k).sort()).toEqual([...rows.keys()].sort());
+          await checkRollups(t, tenantId, remaining, periods);
+          await sql`DROP TABLE ${sql.raw(Object.values<string>(t).join(', '))}`.execute(db.kysely);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  }, 180_000);
 });

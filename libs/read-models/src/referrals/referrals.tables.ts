@@ -28,9 +28,28 @@ export const referralDataImportsTable = defineTable({
     unknown_departments: column.jsonb<Record<string, number>>().default(`'{}'`),
     created_at: column.timestamptz(),
     created_by: column.uuid().nullable(),
+    /** An owner withdrew the upload (DELETE /data_uploads/{id}): gone from the history, its rows taken back. */
+    withdrawn_at: column.timestamptz().nullable(),
   },
   primaryKey: ['tenant_id', 'id'],
   indexes: [['tenant_id', 'created_at DESC', 'id']],
+});
+
+/**
+ * The other uploads that hold a fact besides the one its row names (`import_id`, the upload that last
+ * wrote its content): written only when an upload meets a fact already there, so an import of new rows
+ * writes nothing here. A withdrawn upload's rows stay while another upload holds them.
+ */
+export const referralFactImportsTable = defineTable({
+  name: 'referral_fact_imports',
+  columns: {
+    tenant_id: column.uuid(),
+    import_id: column.uuid(),
+    kind: column.text<'referral' | 'reverse' | 'admission'>(),
+    identity: column.text(),
+  },
+  primaryKey: ['tenant_id', 'import_id', 'kind', 'identity'],
+  indexes: [['tenant_id', 'kind', 'identity']],
 });
 
 /** The owners' saved column mappings of the two lists, the whole list per tenant. */

@@ -245,3 +245,84 @@ describe('POST /data_uploads size limits', () => {
     expect((await send(tenantId, 'd_file', Buffer.alloc(mib + 1, 'a'), true)).statusCode).toBe(202);
   });
 });
+
+describe('DELETE /data_uploads/{id}', () => {
+  /** What the worker appends when it has read the whole file. */
+  const finish = (tenantId: string, importId: string) =>
+    store.append(
+      streamId('referral_data_import', importId),
+      [
+        {
+          id: randomUUID(),
+          type: 'ReferralDataImportFinished',
+          data: {
+            import_id: importId,
+            status: 'completed',
+            imported_row_count: 1,
+            failed_row_count: 0,
+            unprocessed_row_count: 0,
+            abortion_row_number: null,
+            error: null,
+          },
+          metadata: {
+            tenant_id: tenantId,
+            account_id: null,
+            correlation_id: importId,
+            causation_id: null,
+            schema_version: 1,
+          },
+        },
+      ],
+      { expectedRevision: 'any' },
+    );
+  const withdraw = (tenantId: string, id: string, role: 'owner' | 'member' = 'owner') =>
+    injectAs(
+      { app, testAuth },
+      { tenantId, accountId: randomUUID(), role, features: [...featureKeys] },
+      'DELETE',
+      `/api/data_uploads/${id}`,
+    );
+
+  it('withdraws a finished list once, answering 404 after, for another tenant and for an unknown id', async () => {
+    const tenantId = randomUUID();
+    const opened = await upload(tenantId, { import_type: 'referral' });
+    expect(opened.statusCode, opened.body).toBe(202);
+    const { id } = opened.json<{ id: string }>();
+    await finish(tenantId, id);
+    const before = await tenantEventCount(db, tenantId);
+
+    expect((await withdraw(randomUUID(), id)).statusCode).toBe(404);
+    expect((await withdraw(tenantId, id, 'member')).statusCode).toBe(403);
+    expect(await tenantEventCount(db, tenantId)).toBe(before);
+
+    const done = await withdraw(tenantId, id);
+    expect(done.statusCode, done.body).toBe(204);
+    expect(done.headers['x-position']).toBeDefined();
+    const events = await readStreamOrEmpty(store, streamId('referral_data_withdrawal', id), tenantId);
+    expect(events.map((e) => [e.type, e.data])).toEqual([
+      ['ReferralDataImportWithdrawalRequested', { import_id: id, import_type: 'referral' }],
+    ]);
+
+    expect((await withdraw(tenantId, id)).statusCode).toBe(404);
+    expect((await withdraw(tenantId, randomUUID())).statusCode).toBe(404);
+    expect(await tenantEventCount(db, tenantId)).toBe(before + 1);
+  });
+
+  it('refuses an import still running and a D or EF file with a 409 that says why, writing nothing', async () => {
+    const tenantId = randomUUID();
+    const running = (await upload(tenantId, { import_type: 'referral' })).json<{ id: string }>().id;
+    const dFile = await upload(tenantId, { import_type: 'd_file' }, 'owner', {}, Buffer.from('x\n'));
+    expect(dFile.statusCode, dFile.body).toBe(202);
+    const d = dFile.json<{ id: string }>().id;
+    await finish(tenantId, d);
+    const before = await tenantEventCount(db, tenantId);
+
+    const early = await withdraw(tenantId, running);
+    expect(early.statusCode).toBe(409);
+    expect(early.json<{ message: string }>().message).toContain('処理中');
+    const dpc = await withdraw(tenantId, d);
+    expect(dpc.statusCode).toBe(409);
+    expect(dpc.json<{ message: string }>().message).toContain('D・EFファイル');
+    expect(await tenantEventCount(db, tenantId)).toBe(before);
+  });
+});

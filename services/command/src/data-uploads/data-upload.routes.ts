@@ -8,17 +8,25 @@ import {
   dataUploadMaxBytes,
   endpoints,
   formatUploadLimit,
+  isWithdrawableDataUpload,
   type DataUploadRecord,
 } from '@renkei/contracts';
-import { mappingProfilesAggregate, referralDataImportAggregate } from '@renkei/domain';
+import {
+  ReferralDataImportType,
+  mappingProfilesAggregate,
+  referralDataImportAggregate,
+  referralDataWithdrawalAggregate,
+} from '@renkei/domain';
 import type { Database } from '@renkei/db';
-import { streamId, type EventStore } from '@renkei/event-store';
+import { readStreamOrEmpty, streamId, type EventStore } from '@renkei/event-store';
 import { registerEndpoint } from '@renkei/service-kit';
 import { etagOf, revisionIfMatch } from '../shared/command-context.ts';
 import { handleCommand } from '../shared/command-handler.ts';
 import { readState } from '../shared/facts.ts';
 import { openImport } from '../shared/import-upload.ts';
 import { dataUploadDecider, mappingProfilesDecider } from './data-upload.decider.ts';
+import { dataUploadWithdrawalDecider, type UploadFacts } from './data-upload-withdrawal.decider.ts';
+import { deterministicId } from '../shared/deterministic-id.ts';
 import { stagedUploads } from '../shared/staged-upload.ts';
 
 export interface DataUploadDeps {
@@ -83,6 +91,30 @@ export async function registerDataUploadRoutes(app: FastifyInstance, deps: DataU
     return { profiles: result.after, version: result.revision };
   });
 
+  registerEndpoint(app, endpoints.withdrawDataUpload, async ({ params, auth, request, reply }) => {
+    const upload = await uploadFacts(store, auth.tenantId, params.id);
+    if (upload && !isWithdrawableDataUpload(upload.importType))
+      throw new HttpError(
+        409,
+        'D・EFファイルの取り込みは取り消せません。入院ごとに識別されるため、正しいファイルを取り込み直すと置き換わります。',
+      );
+    if (upload && !upload.finished)
+      throw new HttpError(409, '取り込みの処理中は取り消せません。完了してからもう一度お試しください。');
+    const result = await handleCommand(
+      { store, auth, requestId: request.id },
+      {
+        stream: streamId(referralDataWithdrawalAggregate, params.id),
+        decider: dataUploadWithdrawalDecider,
+        command: { importId: params.id, upload },
+        // Two owners withdrawing at once: the second finds it withdrawn (404).
+        onRace: 'recompute',
+        eventId: (i) => deterministicId(params.id, 'withdrawal', String(i)),
+      },
+    );
+    if (result.position) reply.position(result.position);
+    return null;
+  });
+
   await app.register(async (child) => {
     const limits = fileLimits(deps.maxFileBytes);
     const largest = Math.max(...Object.values(limits));
@@ -132,4 +164,16 @@ export async function registerDataUploadRoutes(app: FastifyInstance, deps: DataU
       });
     });
   });
+}
+
+/**
+ * What a withdrawal needs of an import's stream: its type and whether the worker finished it; null for
+ * no import of this tenant. Only the stream's few status events are parsed, not its chunks of rows.
+ */
+async function uploadFacts(store: EventStore, tenantId: string, importId: string): Promise<UploadFacts | null> {
+  const events = await readStreamOrEmpty(store, streamId(referralDataImportAggregate, importId), tenantId);
+  const requested = events.find((e) => e.type === 'ReferralDataImportRequested');
+  if (!requested) return null;
+  const importType = ReferralDataImportType.parse((requested.data as { import_type: unknown }).import_type);
+  return { importType, finished: events.some((e) => e.type === 'ReferralDataImportFinished') };
 }

@@ -179,6 +179,29 @@ describe('data upload records', () => {
     expect(response.json()).toMatchObject({ status: 'failed', error_messages: [{ row_number: null, message }] });
   });
 
+  it('leave a withdrawn upload out of the history, its detail and the data sync status', async () => {
+    const { importId, position } = await importWithDepartments(['外科']);
+    const listed = await get('/api/data_uploads?per_page=100', position);
+    expect(listed.json<{ data: { id: string }[] }>().data.map((r) => r.id)).toContain(importId);
+    const withdrawn = await store.append(
+      streamId('referral_data_withdrawal', importId),
+      [
+        {
+          type: 'ReferralDataImportWithdrawalRequested',
+          data: { import_id: importId, import_type: 'referral' },
+          metadata: metadata(tenant),
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    const at = formatPosition(withdrawn.position);
+    const after = await get('/api/data_uploads?per_page=100', at);
+    expect(after.json<{ data: { id: string }[] }>().data.map((r) => r.id)).not.toContain(importId);
+    expect((await get(`/api/data_uploads/${importId}`, at)).statusCode).toBe(404);
+    const statuses = await get('/api/data_sync_statuses', at);
+    expect(JSON.stringify(statuses.json())).not.toContain(importId);
+  });
+
   it('list the row errors in the file’s order, a chunk’s warnings among its errors', async () => {
     const importId = randomUUID();
     const errors = [

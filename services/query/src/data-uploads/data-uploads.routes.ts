@@ -86,7 +86,8 @@ export function registerDataUploadQueryRoutes(app: FastifyInstance, deps: { db: 
     async ({ query, auth }) => {
       const db = deps.db.typed<ReadModels>();
       const type = query.import_type ?? null;
-      const filter = sql`i.tenant_id = ${auth.tenantId} AND (${type}::text IS NULL OR i.import_type = ${type})`;
+      // A withdrawn upload is gone from the history (its rows are taken back).
+      const filter = sql`i.tenant_id = ${auth.tenantId} AND i.withdrawn_at IS NULL AND (${type}::text IS NULL OR i.import_type = ${type})`;
       const [counted, page] = await Promise.all([
         sql<{ n: number }>`SELECT count(*)::int AS n FROM rm.referral_data_imports i WHERE ${filter}`.execute(db),
         select(
@@ -114,7 +115,7 @@ export function registerDataUploadQueryRoutes(app: FastifyInstance, deps: { db: 
     async ({ params, auth }) => {
       const { rows } = await select(
         deps.db.typed<ReadModels>(),
-        sql`i.tenant_id = ${auth.tenantId} AND i.id = ${params.id}`,
+        sql`i.tenant_id = ${auth.tenantId} AND i.id = ${params.id} AND i.withdrawn_at IS NULL`,
       );
       if (!rows[0]) throw new HttpError(404);
       return toRecord(rows[0]);

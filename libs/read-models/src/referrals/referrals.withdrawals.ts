@@ -1,0 +1,129 @@
+import { sql, type Transaction } from 'kysely';
+import type { ProjectionTables } from '@renkei/projections';
+import type { WriteRow } from '../shared/table.ts';
+import type { referralFactImportsTable } from './referrals.tables.ts';
+
+type T = ProjectionTables<
+  'referrals' | 'reverse_referrals' | 'hospital_admissions' | 'referral_fact_imports' | 'referral_data_imports'
+>;
+type Kind = 'referral' | 'reverse' | 'admission';
+type Patient = { tenant_id: string; patient_key: string };
+interface RollupKey {
+  tenant_id: string;
+  medical_institution_id: string;
+  own_department_id: string;
+  month: string;
+}
+
+const noDepartment = '00000000-0000-0000-0000-000000000000';
+
+/** One slice of a withdrawal (ReferralDataImportWithdrawn). */
+export interface WithdrawalSlice {
+  tenant_id: string;
+  import_id: string;
+  bucket: number;
+  buckets: number;
+}
+
+/** A fact an upload met already there: that upload holds it too (see `referralFactImportsTable`). */
+export type FactSource = WriteRow<typeof referralFactImportsTable>;
+
+export async function noteFactSources(trx: Transaction<unknown>, t: T, sources: FactSource[]): Promise<void> {
+  if (sources.length === 0) return;
+  await sql`
+    INSERT INTO ${sql.table(t.referral_fact_imports)} (tenant_id, import_id, kind, identity)
+    SELECT * FROM unnest(${sql.val(sources.map((s) => s.tenant_id))}::uuid[], ${sql.val(sources.map((s) => s.import_id))}::uuid[],
+                         ${sql.val(sources.map((s) => s.kind))}::text[], ${sql.val(sources.map((s) => s.identity))}::text[])
+    ON CONFLICT DO NOTHING`.execute(trx);
+}
+
+/** Withdrawn uploads leave the history at once; their rows go slice by slice after. */
+export async function markWithdrawn(
+  trx: Transaction<unknown>,
+  t: T,
+  withdrawn: { tenant_id: string; import_id: string; at: string }[],
+): Promise<void> {
+  if (withdrawn.length === 0) return;
+  await sql`
+    UPDATE ${sql.table(t.referral_data_imports)} i SET withdrawn_at = w.at
+      FROM jsonb_to_recordset(${JSON.stringify(withdrawn)}::jsonb) AS w(tenant_id uuid, import_id uuid, at timestamptz)
+     WHERE i.tenant_id = w.tenant_id AND i.id = w.import_id AND i.withdrawn_at IS NULL`.execute(trx);
+}
+
+/**
+ * The slices' rows taken back: a fact the withdrawn upload last wrote goes unless another upload holds
+ * it too, which then becomes its upload (its content stays as last written); the withdrawn upload's
+ * notes of holding other facts go. Answers the patients and rollup months of the facts that went, for
+ * the projection's re-link and rollups. A slice reads the tenant's rows of its kind once (no index on
+ * `import_id`: withdrawals are rare, and an import should not pay for one on every row it writes).
+ */
+export async function applyWithdrawals(
+  trx: Transaction<unknown>,
+  t: T,
+  slices: WithdrawalSlice[],
+): Promise<{ patients: Patient[]; keys: RollupKey[] }> {
+  const patients = new Map<string, Patient>();
+  const keys = new Map<string, RollupKey>();
+  const tables: Record<Kind, { table: string; date: string; institution: boolean }> = {
+    referral: { table: t.referrals, date: 'referral_date', institution: true },
+    reverse: { table: t.reverse_referrals, date: 'reverse_referral_date', institution: true },
+    admission: { table: t.hospital_admissions, date: '', institution: false },
+  };
+  const inBucket = (identity: ReturnType<typeof sql.ref>, s: WithdrawalSlice) =>
+    sql`mod(hashtext(${identity})::bigint + 2147483648, ${s.buckets}) = ${s.bucket}`;
+  for (const s of slices) {
+    for (const kind of ['referral', 'reverse', 'admission'] as const) {
+      const { table, date, institution } = tables[kind];
+      const { rows } = await sql<
+        Patient & { medical_institution_id: string | null; own_department_id: string; month: string }
+      >`
+        WITH own AS (
+          SELECT c.identity FROM ${sql.table(table)} c
+           WHERE c.tenant_id = ${s.tenant_id} AND c.import_id = ${s.import_id} AND ${inBucket(sql.ref('c.identity'), s)}),
+        heir AS (
+          SELECT DISTINCT ON (o.identity) o.identity, f.import_id
+            FROM own o JOIN ${sql.table(t.referral_fact_imports)} f
+              ON f.tenant_id = ${s.tenant_id} AND f.kind = ${kind} AND f.identity = o.identity AND f.import_id <> ${s.import_id}
+           ORDER BY o.identity, f.import_id),
+        kept AS (
+          UPDATE ${sql.table(table)} c SET import_id = h.import_id FROM heir h
+           WHERE c.tenant_id = ${s.tenant_id} AND c.identity = h.identity
+          RETURNING c.identity)
+        ${
+          institution
+            ? sql`DELETE FROM ${sql.table(table)} c USING own o
+                   WHERE c.tenant_id = ${s.tenant_id} AND c.identity = o.identity
+                     AND NOT EXISTS (SELECT 1 FROM heir h WHERE h.identity = o.identity)
+                  RETURNING c.tenant_id::text AS tenant_id, c.patient_key, c.medical_institution_id::text AS medical_institution_id,
+                            coalesce(c.own_department_id, ${noDepartment}::uuid)::text AS own_department_id,
+                            to_char(date_trunc('month', c.${sql.ref(date)}), 'YYYY-MM-DD') AS month`
+            : // A stay that goes leaves the month of the referral it followed (the re-link sees no stay to move).
+              sql`, gone AS (
+                  DELETE FROM ${sql.table(table)} c USING own o
+                   WHERE c.tenant_id = ${s.tenant_id} AND c.identity = o.identity
+                     AND NOT EXISTS (SELECT 1 FROM heir h WHERE h.identity = o.identity)
+                  RETURNING c.tenant_id, c.patient_key, c.referral_id)
+                SELECT g.tenant_id::text AS tenant_id, g.patient_key, r.medical_institution_id::text AS medical_institution_id,
+                       coalesce(r.own_department_id, ${noDepartment}::uuid)::text AS own_department_id,
+                       to_char(date_trunc('month', r.referral_date), 'YYYY-MM-DD') AS month
+                  FROM gone g LEFT JOIN ${sql.table(t.referrals)} r ON r.tenant_id = g.tenant_id AND r.id = g.referral_id`
+        }`.execute(trx);
+      for (const r of rows) {
+        patients.set(`${r.tenant_id}|${r.patient_key}`, { tenant_id: r.tenant_id, patient_key: r.patient_key });
+        if (r.medical_institution_id)
+          keys.set(`${r.tenant_id}|${r.medical_institution_id}|${r.own_department_id}|${r.month}`, {
+            tenant_id: r.tenant_id,
+            medical_institution_id: r.medical_institution_id,
+            own_department_id: r.own_department_id,
+            month: r.month,
+          });
+      }
+    }
+    await sql`
+      DELETE FROM ${sql.table(t.referral_fact_imports)} f
+       WHERE f.tenant_id = ${s.tenant_id} AND f.import_id = ${s.import_id} AND ${inBucket(sql.ref('f.identity'), s)}`.execute(
+      trx,
+    );
+  }
+  return { patients: [...patients.values()], keys: [...keys.values()] };
+}
