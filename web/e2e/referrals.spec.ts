@@ -280,6 +280,57 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
   await expect(page).toHaveURL(new RegExp(`/crms/${id}/referrals`));
 });
 
+test('an upload withdrawn from the history: its record leaves the history and its referral the institution’s page', async ({
+  page,
+}) => {
+  // The demo's own uploads run first in the tenant's import queue.
+  test.setTimeout(240_000);
+  const filename = `紹介一覧-取消-${suffix}.csv`;
+  const withdrawnPatient = `W${suffix}`;
+  await signIn(page, undefined, '/data_uploads');
+  // The canonical column names: the mapping step reads them as they are, whatever mapping was saved before.
+  const csv = ['紹介日,患者ID,紹介元医療機関名', `2030/05/01,${withdrawnPatient},${institution.name}`].join('\r\n');
+  const card = page.getByTestId('upload-card-referral');
+  await card
+    .locator('input[type=file]')
+    .setInputFiles({ name: filename, mimeType: 'text/csv', buffer: Buffer.from(csv) });
+  await card.getByRole('button', { name: '列を確認してアップロード' }).click();
+  await expect(page.getByTestId('mapping-preview')).toContainText(withdrawnPatient);
+  await page.getByTestId('mapping-step').getByRole('button', { name: '対応付けを保存して取り込む' }).click();
+  const row = page.locator(`tr[data-upload-filename="${filename}"]`);
+  await expect(row).toHaveAttribute('data-upload-status', 'completed', { timeout: 150_000 });
+
+  await page.goto(app('/medical_institutions_search'));
+  await page.getByTestId('filter-keyword').fill(institution.halfWidthKana);
+  await page.getByTestId('filter-apply').click();
+  await page.locator(`tr[data-institution-name="${institution.name}"]`).getByTestId('institution-link').click();
+  await page.getByTestId('open-referrals').click();
+  await expect(page).toHaveURL(/\/crms\/[0-9a-f-]{36}\/referrals/);
+  const referralsPage = page.url();
+  const withdrawnReferral = page.getByTestId('referral-row').filter({ hasText: withdrawnPatient });
+  await expect(withdrawnReferral).toHaveCount(1);
+
+  await page.goto(app('/data_uploads'));
+  await row.getByRole('button', { name: `「${filename}」の取り込みを取り消す` }).click();
+  const dialog = page.getByRole('dialog', { name: '取り込みの取り消し' });
+  await expect(dialog).toContainText('紹介・逆紹介・入院の集計から削除します');
+  await expect(dialog).toContainText('元に戻せません');
+  await dialog.getByRole('button', { name: '取り消す' }).click();
+  await expect(
+    page.getByText(`「${filename}」の取り込みを取り消しました。集計への反映には数秒かかることがあります。`),
+  ).toBeVisible();
+  await expect(dialog).toHaveCount(0);
+  // Gone from the history at once (the list waits for the withdrawal's position).
+  await expect(row).toHaveCount(0);
+
+  // The worker takes the rows back over the next seconds: the page, read again, shows its other referrals only.
+  await expect(async () => {
+    await page.goto(referralsPage);
+    await expect(page.getByTestId('referral-row').first()).toBeVisible();
+    await expect(withdrawnReferral).toHaveCount(0, { timeout: 1_000 });
+  }).toPass({ timeout: 60_000 });
+});
+
 test('data sync status: the last upload of each type and every read model, from the side menu', async ({ page }) => {
   await signIn(page, undefined, '/tags');
   await page.getByRole('link', { name: 'データ連携状況' }).click();

@@ -1,9 +1,16 @@
 import { queryOptions } from '@tanstack/react-query';
-import type { DataUploadType, InstitutionMatchInput, MappingProfilesInput } from '@renkei/contracts';
+import {
+  isWithdrawableDataUpload,
+  type DataUploadRecord,
+  type DataUploadType,
+  type InstitutionMatchInput,
+  type MappingProfilesInput,
+} from '@renkei/contracts';
 import type { ApiClient } from '../../api/api-client.ts';
 import { useApiMutation } from '../../api/useApiMutation.ts';
 import { isRunning, pollIntervalMs } from '../imports/imports.queries.ts';
 import { staleFiguresAfter } from '../data-analysis/invalidate-figures.ts';
+import { dataSyncStatusQueries } from '../data-sync-statuses/data-sync-statuses.queries.ts';
 
 export const dataUploadQueries = {
   all: ['data-uploads'] as const,
@@ -43,4 +50,21 @@ export const useMatchInstitution = () =>
   useApiMutation(
     (api, body: InstitutionMatchInput) => api.matchInstitution({ body }),
     [dataUploadQueries.all, ['referrals'], ...staleFiguresAfter('referral_data')],
+  );
+
+/** The server refuses a withdrawal while the worker still reads the file (409), and of D and EF files always. */
+export const canWithdraw = (record: Pick<DataUploadRecord, 'import_type' | 'status'>): boolean =>
+  isWithdrawableDataUpload(record.import_type) && !isRunning(record);
+
+/** What lists uploads beside the history: read again after a withdrawal, or after one that was refused. */
+export const uploadListKeys = [dataUploadQueries.all, dataSyncStatusQueries.all] as const;
+
+/**
+ * The record leaves the history at once (read-your-writes), but the worker takes the rows back over the
+ * next seconds: figures read again before it is done may still count some of them (the toast says so).
+ */
+export const useWithdrawDataUpload = () =>
+  useApiMutation(
+    (api, id: string) => api.withdrawDataUpload({ params: { id } }),
+    [...uploadListKeys, ['referrals'], ...staleFiguresAfter('referral_data')],
   );

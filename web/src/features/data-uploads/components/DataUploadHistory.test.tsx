@@ -1,8 +1,17 @@
 import { MantineProvider } from '@mantine/core';
-import type { DataUploadRecord } from '@renkei/contracts';
-import { render, screen } from '@testing-library/react';
+import { QueryClient, QueryClientProvider, type QueryKey } from '@tanstack/react-query';
+import type { DataUploadRecord, DataUploadType, ImportStatus } from '@renkei/contracts';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createApiClient } from '../../../api/api-client.ts';
+import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
+import { toast } from '../../../app/toast.ts';
+import { testServices } from '../../../test/render-app.tsx';
+import { withDefaults } from '../../data-analysis/analysis-periods.ts';
+import { dataAnalysisQueries } from '../../data-analysis/data-analysis.queries.ts';
+import { dataSyncStatusQueries } from '../../data-sync-statuses/data-sync-statuses.queries.ts';
+import { dataUploadQueries } from '../data-uploads.queries.ts';
 import { DataUploadHistory } from './DataUploadHistory.tsx';
 
 const record: DataUploadRecord = {
@@ -50,5 +59,158 @@ describe('DataUploadHistory', () => {
       </MantineProvider>,
     );
     expect(screen.queryByRole('button', { name: '詳細' })).toBeNull();
+  });
+});
+
+const upload = (n: number, import_type: DataUploadType, status: ImportStatus): DataUploadRecord => ({
+  ...record,
+  id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+  filename: `${import_type}-${status}.csv`,
+  import_type,
+  status,
+});
+
+const f = withDefaults({}, '2026-11-29');
+
+/**
+ * The history over the real API client, whose requests `answer` (held until the test says, with `hold`),
+ * and a cache holding what a withdrawal makes stale, each as another screen left it.
+ */
+function renderWithdrawal(records: DataUploadRecord[], answer: () => Response) {
+  let release: (() => void) | null = null;
+  let held: Promise<void> | null = null;
+  const fetch = vi.fn(async (_url: string, _init?: RequestInit) => {
+    await held;
+    return answer();
+  });
+  const api = createApiClient({ baseUrl: '/api', getToken: async () => 'token', fetch: fetch as never });
+  const keys = {
+    history: dataUploadQueries.list(api, { page: 1 }).queryKey,
+    unmatched: dataUploadQueries.unmatched(api, 1).queryKey,
+    syncStatuses: dataSyncStatusQueries.current(api).queryKey,
+    referrals: ['referrals', 'list', records[0]!.id, 1],
+    trend: dataAnalysisQueries.referralsTrend(api, f).queryKey,
+  } satisfies Record<string, QueryKey>;
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  for (const key of Object.values<QueryKey>(keys)) client.setQueryData(key, { cached: true });
+  render(
+    <MantineProvider>
+      <ServicesProvider value={{ ...testServices(), api } satisfies AppServices}>
+        <QueryClientProvider client={client}>
+          <DataUploadHistory records={records} />
+        </QueryClientProvider>
+      </ServicesProvider>
+    </MantineProvider>,
+  );
+  return {
+    fetch,
+    hold: () => {
+      held = new Promise((resolve) => (release = resolve));
+    },
+    release: () => release?.(),
+    invalidated: () =>
+      Object.entries(keys)
+        .filter(([, key]) => client.getQueryState(key)?.isInvalidated)
+        .map(([name]) => name)
+        .sort(),
+  };
+}
+
+const rowOf = (filename: string) => document.querySelector<HTMLElement>(`tr[data-upload-filename="${filename}"]`)!;
+const openWithdrawal = async (filename: string) => {
+  await userEvent.click(within(rowOf(filename)).getByRole('button', { name: `「${filename}」の取り込みを取り消す` }));
+  return screen.findByRole('dialog', { name: '取り込みの取り消し' });
+};
+const noContent = () => new Response(null, { status: 204, headers: { 'x-position': '42' } });
+const refusal = (status: number, message: string) =>
+  new Response(JSON.stringify({ message }), { status, headers: { 'content-type': 'application/json' } });
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('withdrawing an upload', { timeout: 30_000 }, () => {
+  it('is offered for the lists and FF1 once their run is over, never for D and EF files', () => {
+    const records = [
+      upload(1, 'referral', 'completed'),
+      upload(2, 'reverse_referral', 'failed'),
+      upload(3, 'ff1_file', 'completed'),
+      upload(4, 'referral', 'processing'),
+      upload(5, 'reverse_referral', 'waiting'),
+      upload(6, 'd_file', 'completed'),
+      upload(7, 'outpatient_ef_file', 'completed'),
+      upload(8, 'hospital_admission_ef_file', 'failed'),
+    ];
+    renderWithdrawal(records, noContent);
+    const offered = records
+      .filter((r) => within(rowOf(r.filename)).queryByRole('button', { name: /取り消す/ }) !== null)
+      .map((r) => r.filename);
+    expect(offered).toEqual(['referral-completed.csv', 'reverse_referral-failed.csv', 'ff1_file-completed.csv']);
+  });
+
+  it('says what goes with it, sends the DELETE on confirmation with both buttons off meanwhile, then tells and refreshes', async () => {
+    const success = vi.spyOn(toast, 'success').mockImplementation(() => {});
+    const target = upload(1, 'referral', 'completed');
+    const { fetch, hold, release, invalidated } = renderWithdrawal([target], noContent);
+    const dialog = await openWithdrawal(target.filename);
+    const consequences = within(dialog).getByTestId('withdraw-upload-consequences');
+    expect(consequences).toHaveTextContent(
+      'このファイルで取り込んだ行（130行）を、紹介・逆紹介・入院の集計から削除します。',
+    );
+    expect(consequences).toHaveTextContent('同じ行が他のアップロードにも含まれている場合、その行は残ります。');
+    expect(consequences).toHaveTextContent('アップロード履歴からこの取り込みが消えます。');
+    expect(consequences).toHaveTextContent(
+      '元に戻せません。戻すには、同じファイルをもう一度アップロードしてください。',
+    );
+
+    hold();
+    await userEvent.click(within(dialog).getByRole('button', { name: '取り消す' }));
+    await waitFor(() => expect(fetch).toHaveBeenCalledTimes(1));
+    const [url, init] = fetch.mock.calls[0]!;
+    expect(url).toBe(`/api/data_uploads/${target.id}`);
+    expect(init?.method).toBe('DELETE');
+    expect(within(dialog).getByRole('button', { name: 'キャンセル' })).toBeDisabled();
+    expect(within(dialog).getByTestId('confirm-withdraw-upload')).toBeDisabled();
+    expect(success).not.toHaveBeenCalled();
+
+    release();
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(success).toHaveBeenCalledExactlyOnceWith(
+      '「referral-completed.csv」の取り込みを取り消しました。集計への反映には数秒かかることがあります。',
+    );
+    expect(invalidated()).toEqual(['history', 'referrals', 'syncStatuses', 'trend', 'unmatched']);
+  });
+
+  it('shows the server’s reason when it refuses (409) and reads the history again', async () => {
+    const success = vi.spyOn(toast, 'success').mockImplementation(() => {});
+    const error = vi.spyOn(toast, 'error').mockImplementation(() => {});
+    const reason = '取り込みの処理中は取り消せません。完了してからもう一度お試しください。';
+    const target = upload(1, 'ff1_file', 'completed');
+    const { invalidated } = renderWithdrawal([target], () => refusal(409, reason));
+    const dialog = await openWithdrawal(target.filename);
+    await userEvent.click(within(dialog).getByTestId('confirm-withdraw-upload'));
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(error).toHaveBeenCalledExactlyOnceWith(reason);
+    expect(success).not.toHaveBeenCalled();
+    expect(invalidated()).toEqual(['history', 'syncStatuses', 'unmatched']);
+  });
+
+  it('says an upload another owner withdrew first is already withdrawn (404), not a missing page', async () => {
+    const error = vi.spyOn(toast, 'error').mockImplementation(() => {});
+    const target = upload(1, 'reverse_referral', 'failed');
+    const { invalidated } = renderWithdrawal([target], () => refusal(404, 'ページが見つかりません'));
+    const dialog = await openWithdrawal(target.filename);
+    await userEvent.click(within(dialog).getByTestId('confirm-withdraw-upload'));
+    await waitFor(() => expect(error).toHaveBeenCalledExactlyOnceWith('この取り込みは既に取り消されています。'));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(invalidated()).toEqual(['history', 'syncStatuses', 'unmatched']);
+  });
+
+  it('starts on キャンセル, so the keyboard’s Enter keeps the upload', async () => {
+    const target = upload(1, 'referral', 'completed');
+    const { fetch } = renderWithdrawal([target], noContent);
+    const dialog = await openWithdrawal(target.filename);
+    await waitFor(() => expect(within(dialog).getByRole('button', { name: 'キャンセル' })).toHaveFocus());
+    await userEvent.keyboard('{Enter}');
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    expect(fetch).not.toHaveBeenCalled();
   });
 });

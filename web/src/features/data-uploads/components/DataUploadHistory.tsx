@@ -1,4 +1,4 @@
-import { Button, Paper, ScrollArea, Table, Text } from '@mantine/core';
+import { Button, Group, Paper, ScrollArea, Table, Text } from '@mantine/core';
 import { maxUnknownDepartments, type DataUploadRecord } from '@renkei/contracts';
 import { useState } from 'react';
 import { formatDateTime } from '../../../app/dates.ts';
@@ -6,8 +6,10 @@ import { ImportFileCell, ImportStatusCell } from '../../imports/components/Impor
 import { ImportErrorLines } from '../../imports/components/ImportRecordList.tsx';
 import { uploadTypeLabel } from './labels.ts';
 import { noWrap } from '../../../ui/table-styles.ts';
+import { canWithdraw } from '../data-uploads.queries.ts';
+import { WithdrawDataUploadModal } from './WithdrawDataUploadModal.tsx';
 
-function UploadRow({ record }: { record: DataUploadRecord }) {
+function UploadRow({ record, onWithdraw }: { record: DataUploadRecord; onWithdraw: () => void }) {
   const [open, setOpen] = useState(false);
   const unknownDepartments = record.unknown_departments ?? [];
   const details = record.error_messages.length + record.unmatched_institutions.length + unknownDepartments.length;
@@ -29,11 +31,25 @@ function UploadRow({ record }: { record: DataUploadRecord }) {
           {record.unmatched_row_count.toLocaleString('ja-JP')}
         </Table.Td>
         <Table.Td>
-          {details > 0 && (
-            <Button size="compact-xs" variant="subtle" onClick={() => setOpen((o) => !o)}>
-              {open ? '閉じる' : '詳細'}
-            </Button>
-          )}
+          <Group gap={4} wrap="nowrap">
+            {details > 0 && (
+              <Button size="compact-xs" variant="subtle" onClick={() => setOpen((o) => !o)}>
+                {open ? '閉じる' : '詳細'}
+              </Button>
+            )}
+            {canWithdraw(record) && (
+              <Button
+                size="compact-xs"
+                variant="subtle"
+                color="red"
+                onClick={onWithdraw}
+                aria-label={`「${record.filename}」の取り込みを取り消す`}
+                data-testid="withdraw-upload"
+              >
+                取り消す
+              </Button>
+            )}
+          </Group>
         </Table.Td>
       </Table.Tr>
       {open && (
@@ -71,38 +87,46 @@ function UploadRow({ record }: { record: DataUploadRecord }) {
   );
 }
 
-/** The uploads, newest first: status and progress, rows read and refused, records new / updated / already there, unmatched. */
+/**
+ * The uploads, newest first: status and progress, rows read and refused, records new / updated / already
+ * there, unmatched; a finished list or FF1 can be withdrawn.
+ */
 export function DataUploadHistory({ records }: { records: DataUploadRecord[] }) {
-  if (records.length === 0)
-    return (
-      <Text size="sm" c="dimmed">
-        まだアップロードはありません。上のカードからファイルを選んでアップロードしてください。
-      </Text>
-    );
+  const [withdrawing, setWithdrawing] = useState<DataUploadRecord | null>(null);
   return (
-    <ScrollArea>
-      <Table striped fz="sm" data-testid="upload-history">
-        <Table.Thead>
-          <Table.Tr style={noWrap}>
-            <Table.Th>日時</Table.Th>
-            <Table.Th>種類</Table.Th>
-            <Table.Th>ファイル</Table.Th>
-            <Table.Th>状態</Table.Th>
-            <Table.Th ta="right">取込行</Table.Th>
-            <Table.Th ta="right">エラー行</Table.Th>
-            <Table.Th ta="right">新規</Table.Th>
-            <Table.Th ta="right">更新</Table.Th>
-            <Table.Th ta="right">登録済み</Table.Th>
-            <Table.Th ta="right">医療機関未照合</Table.Th>
-            <Table.Th />
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {records.map((r) => (
-            <UploadRow key={r.id} record={r} />
-          ))}
-        </Table.Tbody>
-      </Table>
-    </ScrollArea>
+    <>
+      {records.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          まだアップロードはありません。上のカードからファイルを選んでアップロードしてください。
+        </Text>
+      ) : (
+        <ScrollArea>
+          <Table striped fz="sm" data-testid="upload-history">
+            <Table.Thead>
+              <Table.Tr style={noWrap}>
+                <Table.Th>日時</Table.Th>
+                <Table.Th>種類</Table.Th>
+                <Table.Th>ファイル</Table.Th>
+                <Table.Th>状態</Table.Th>
+                <Table.Th ta="right">取込行</Table.Th>
+                <Table.Th ta="right">エラー行</Table.Th>
+                <Table.Th ta="right">新規</Table.Th>
+                <Table.Th ta="right">更新</Table.Th>
+                <Table.Th ta="right">登録済み</Table.Th>
+                <Table.Th ta="right">医療機関未照合</Table.Th>
+                <Table.Th />
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {records.map((r) => (
+                <UploadRow key={r.id} record={r} onWithdraw={() => setWithdrawing(r)} />
+              ))}
+            </Table.Tbody>
+          </Table>
+        </ScrollArea>
+      )}
+      {/* Beside the list, not in a row: the withdrawn record leaves the list before the modal closes. */}
+      {withdrawing && <WithdrawDataUploadModal record={withdrawing} onClose={() => setWithdrawing(null)} />}
+    </>
   );
 }
