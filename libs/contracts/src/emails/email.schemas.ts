@@ -146,6 +146,10 @@ export const EmailStats = z.object({
   delivered_count: z.number().int(),
   opened_count: z.number().int(),
   clicked_count: z.number().int(),
+  /**
+   * 0–1, to three decimals: delivered over destinations, opened and clicked over delivered. Null when
+   * there is nothing to divide by (not sent yet, no destinations, nothing delivered), never 0.
+   */
   delivered_rate: z.number().nullable(),
   opened_rate: z.number().nullable(),
   clicked_rate: z.number().nullable(),

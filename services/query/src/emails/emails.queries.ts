@@ -99,12 +99,13 @@ const rate = (n: number, of: number) => (of === 0 ? null : Math.round((n / of) *
 
 /**
  * Delivered over destinations; opened and clicked over delivered (a mail not delivered cannot be
- * read). Test sends are never in these figures.
+ * read). A rate with nothing to divide by is null, never 0: an unsent draft has mailed no destination
+ * yet, so it has no delivered rate, as it has no opened rate. Test sends are never in these figures.
  */
 export async function getEmailStats(db: Kysely<ReadModels>, tenantId: string, id: string): Promise<EmailStats> {
   const email = await db
     .selectFrom('rm.emails')
-    .select(['destination_count', 'invalid_destination_count'])
+    .select(['destination_count', 'invalid_destination_count', 'sent_at'])
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .executeTakeFirst();
@@ -130,7 +131,7 @@ export async function getEmailStats(db: Kysely<ReadModels>, tenantId: string, id
     delivered_count: delivered,
     opened_count: opened,
     clicked_count: clicked,
-    delivered_rate: rate(delivered, email.destination_count),
+    delivered_rate: rate(delivered, email.sent_at === null ? 0 : email.destination_count),
     opened_rate: rate(opened, delivered),
     clicked_rate: rate(clicked, delivered),
     in_doubt_count: Number(counts.in_doubt),

@@ -143,6 +143,43 @@ describe('email queries', () => {
       expect((await get(other, url, position)).statusCode, url).toBe(404);
     expect((await get(other, '/api/emails', position)).json().meta.total_count).toBe(0);
   });
+
+  it('answers null, never 0, for a rate with nothing to divide by: an unsent draft, a send with nothing delivered', async () => {
+    const tenantId = randomUUID();
+    const [draftId, sendingId] = [randomUUID(), randomUUID()];
+    const at = new Date().toISOString();
+    await record(tenantId, streamId('email', draftId), [draft(draftId, '下書き', ['a@example.jp', 'b@example.jp'])]);
+    // A test send of the draft is no delivery of the campaign.
+    await record(tenantId, streamId('email_delivery', draftId), [
+      {
+        type: 'EmailRecipientDelivered',
+        data: { email_id: draftId, email_address: 'a@example.jp', delivered_at: at, test: true },
+      },
+    ]);
+    const position = await record(tenantId, streamId('email', sendingId), [
+      draft(sendingId, '送信中', ['a@example.jp', 'b@example.jp']),
+      { type: 'EmailSent', data: { email_id: sendingId, sent_at: at } },
+    ]);
+
+    const unsent = await get(tenantId, `/api/emails/${draftId}/stats`, position);
+    expect(unsent.statusCode, unsent.body).toBe(200);
+    expect(unsent.json()).toMatchObject({
+      destination_count: 2,
+      delivered_count: 0,
+      delivered_rate: null,
+      opened_rate: null,
+      clicked_rate: null,
+    });
+    // Sent, none delivered yet: 0 of the destinations is a figure; opens of nothing delivered are not.
+    const sending = await get(tenantId, `/api/emails/${sendingId}/stats`, position);
+    expect(sending.json()).toMatchObject({
+      destination_count: 2,
+      delivered_count: 0,
+      delivered_rate: 0,
+      opened_rate: null,
+      clicked_rate: null,
+    });
+  });
 });
 
 describe('email communications on timelines', () => {

@@ -48,10 +48,19 @@ function shiftYears(day: string, years: number): string {
   const y = Number(day.slice(0, 4)) + years;
   const m = Number(day.slice(5, 7));
   const d = Number(day.slice(8, 10));
-  const lastDay = (year: number) => new Date(Date.UTC(year, m, 0)).getUTCDate();
-  const target = d === lastDay(y - years) ? lastDay(y) : Math.min(d, lastDay(y));
-  return `${y}-${day.slice(5, 8)}${String(target).padStart(2, '0')}`;
+  const target = d === lastDayOf(y - years, m) ? lastDayOf(y, m) : Math.min(d, lastDayOf(y, m));
+  return isoDay(y, m, target);
 }
+
+// setUTCFullYear, not Date.UTC: Date.UTC reads years 0–99 as 1900–1999, and a link may hold year 0050.
+function lastDayOf(year: number, month: number): number {
+  const d = new Date(0);
+  d.setUTCFullYear(year, month, 0);
+  return d.getUTCDate();
+}
+
+const isoDay = (y: number, m: number, d: number) =>
+  `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
 
 function addDays(day: string, n: number): string {
   const d = new Date(`${day}T00:00:00Z`);
@@ -71,10 +80,9 @@ function shiftMonths(day: string, months: number): string {
   const index = Number(day.slice(0, 4)) * 12 + Number(day.slice(5, 7)) - 1 + months;
   const [y, m] = [Math.floor(index / 12), (index % 12) + 1];
   const d = Number(day.slice(8, 10));
-  const lastDay = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
-  const sourceLast = lastDay(Number(day.slice(0, 4)), Number(day.slice(5, 7)));
-  const target = d === sourceLast ? lastDay(y, m) : Math.min(d, lastDay(y, m));
-  return `${y}-${String(m).padStart(2, '0')}-${String(target).padStart(2, '0')}`;
+  const sourceLast = lastDayOf(Number(day.slice(0, 4)), Number(day.slice(5, 7)));
+  const target = d === sourceLast ? lastDayOf(y, m) : Math.min(d, lastDayOf(y, m));
+  return isoDay(y, m, target);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isCalendarDay } from '../../app/search-params.ts';
 import { comparisonOf, fiscalYearOf, todayInJapan, withDefaults } from './analysis-periods.ts';
 import { analysisSearch } from './analysis-search.ts';
 
@@ -34,6 +35,16 @@ describe('analysis search', () => {
     ).toEqual({ from: '2025-04-01', to: '2026-03-31', unit: 'quarter', own: [uuid] });
     expect(analysisSearch({ from: '2026-02-30', to: '2026-03-01' })).toEqual({});
     expect(analysisSearch({ from: '2026-03-02', to: '2026-03-01' })).toEqual({});
+  });
+
+  it('reads the dates of a link as the other pages do: any real calendar day, early years too', () => {
+    for (const day of ['2025-02-30', '2025-13-01', '2025-00-10', '2025-4-01', '20250401', '', 20250401])
+      expect(analysisSearch({ from: day, to: '2026-03-31' }), String(day)).toEqual({});
+    // A year being typed into the date field passes through 0002, 0020 and 0202: it stays as typed.
+    for (const from of ['0002-04-01', '0050-01-01', '0999-12-31', '2024-02-29']) {
+      expect(isCalendarDay(from)).toBe(true);
+      expect(analysisSearch({ from, to: '2026-03-31' })).toEqual({ from, to: '2026-03-31' });
+    }
   });
 
   it('compares February 29 with the 28th of a common year, and the previous period by its length', () => {
@@ -81,6 +92,22 @@ describe('analysis search', () => {
       to: '2026-04-09',
     });
     expect(comparisonOf({ from: '2026-04-01', to: '2026-04-30' }, 'none')).toBeNull();
+  });
+
+  it('compares early years as dates of four digits, by the calendar of those years', () => {
+    expect(comparisonOf({ from: '0050-01-01', to: '0050-12-31' }, 'last_year')).toEqual({
+      from: '0049-01-01',
+      to: '0049-12-31',
+    });
+    expect(comparisonOf({ from: '0050-01-01', to: '0050-03-31' }, 'previous')).toEqual({
+      from: '0049-10-01',
+      to: '0049-12-31',
+    });
+    // Year 0 is a leap year (divisible by 400), unlike the 1900 that Date.UTC would read it as.
+    expect(comparisonOf({ from: '0001-02-01', to: '0001-02-28' }, 'last_year')).toEqual({
+      from: '0000-02-01',
+      to: '0000-02-29',
+    });
   });
 
   it('reads the 年度 and today in Japan', () => {

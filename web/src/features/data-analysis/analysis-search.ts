@@ -1,5 +1,12 @@
 import type { PeriodUnit } from '@renkei/contracts';
-import { enumParam, isUuid, listParam, trimmedString, type SearchInput } from '../../app/search-params.ts';
+import {
+  enumParam,
+  isCalendarDay,
+  isUuid,
+  listParam,
+  trimmedString,
+  type SearchInput,
+} from '../../app/search-params.ts';
 
 /** How the period is compared: the same dates a year earlier (年度 over 年度), the period just before, or not. */
 export type ComparisonMode = 'last_year' | 'previous' | 'none';
@@ -25,16 +32,6 @@ export type AnalysisSearch = Partial<AnalysisFilters> & {
 
 const units: readonly PeriodUnit[] = ['week', 'month', 'quarter', 'half_year', 'year', 'fiscal_year'];
 const modes: readonly ComparisonMode[] = ['last_year', 'previous', 'none'];
-const dayPattern = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-function isDay(v: unknown): v is string {
-  if (typeof v !== 'string') return false;
-  const m = dayPattern.exec(v);
-  if (!m) return false;
-  const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.toISOString().slice(0, 10) === v;
-}
-
 const masterCode = (v: unknown) => trimmedString(v, 1, 20);
 const uuid = (v: unknown) => (isUuid(v) ? v : undefined);
 const prefectureCode = (v: unknown) =>
@@ -43,8 +40,8 @@ const cityName = (v: unknown) => trimmedString(v, 1, 50);
 
 /** The URL's search, each piece validated alone (a bad piece falls back, the rest of the link still applies). */
 export function analysisSearch(search: SearchInput): AnalysisSearch {
-  const from = isDay(search.from) ? search.from : undefined;
-  const to = isDay(search.to) ? search.to : undefined;
+  const from = isCalendarDay(search.from) ? search.from : undefined;
+  const to = isCalendarDay(search.to) ? search.to : undefined;
   const period = from && to && from <= to ? { from, to } : {};
   const unit = enumParam(search.unit, units, undefined);
   const cmp = enumParam(search.cmp, modes, undefined);
