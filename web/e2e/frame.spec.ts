@@ -7,9 +7,15 @@ test('a tenant whose features lack tags has no tag menu and /tags answers the 40
   await signIn(page, liteTenant, '/profile');
   await expect(menu(page).getByText('連携先管理')).toBeVisible();
   await expect(menu(page).getByText('タグ管理')).toHaveCount(0);
+  // The refusal is the page's answer, not a defect: nothing of it reaches the console.
+  const logged: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') logged.push(message.text());
+  });
   await page.goto(app('/tags'));
   const error = page.getByTestId('error-page');
   await expect(error).toHaveAttribute('data-status', '403');
+  expect(logged.filter((text) => /ApiError|権限/.test(text))).toEqual([]);
   await expect(error.getByText('指定されたページは表示できません')).toBeVisible();
   await expect(error.getByText(/ページを表示するには、アクセス権限が必要です。/)).toBeVisible();
   await expect(error.getByRole('button', { name: 'TOPページに戻る' })).toBeVisible();

@@ -23,7 +23,7 @@ import { isApiError } from './api/api-errors.ts';
 import { createAuthService } from './auth/auth-service.ts';
 import { logout } from './auth/logout.ts';
 import { analytics } from './analytics/analytics.ts';
-import { initErrorReporting, reportError } from './errors/error-reporting.ts';
+import { initErrorReporting, onCaughtError, reportError } from './errors/error-reporting.ts';
 import { errorPageStore } from './errors/error-page-store.ts';
 import { RouteErrorPage } from './errors/RouteErrorPage.tsx';
 import { handleUnhandledError } from './errors/unhandled-error.ts';
@@ -93,7 +93,7 @@ const services: AppServices = { config: appConfig, auth, api, logout: doLogout }
 async function boot() {
   analytics.configure(appConfig.analyticsEndpoint);
   await initErrorReporting(appConfig.sentryDsn);
-  createRoot(document.getElementById('root')!).render(
+  createRoot(document.getElementById('root')!, { onCaughtError }).render(
     <StrictMode>
       <MantineProvider theme={theme}>
         <DatesProvider settings={{ locale: 'ja', firstDayOfWeek: 0 }}>

@@ -34,3 +34,14 @@ export function reportError(error: unknown): void {
   if (sentry) sentry.captureException(error);
   else console.error(error);
 }
+
+/**
+ * React's handler of errors an error boundary caught (createRoot's `onCaughtError`). A refused or
+ * missing page (an API answer below 500: 403, 404) is an answer the boundary shows as its page, not a
+ * defect: React would log each one to the console, so those stay quiet; anything else is logged as
+ * React does.
+ */
+export function onCaughtError(error: unknown, info: { componentStack?: string | undefined }): void {
+  if (!isReportable(error)) return;
+  console.error(error, info.componentStack ?? '');
+}
