@@ -28,8 +28,8 @@ import { percentile, round, runIfMain, type BenchDefinition, type BenchFigure } 
 const REFERRAL_ROWS = Number(process.env.BENCH_REFERRAL_ROWS ?? 1_000_000);
 const EF_ROWS = Number(process.env.BENCH_EF_ROWS ?? 5_000_000);
 const REBUILD_REFERRALS = Number(process.env.BENCH_REBUILD_REFERRALS ?? 5_000_000);
-/** BENCH_PARTS: a comma list of list, ef, rebuild (default all three). */
-const PARTS = new Set((process.env.BENCH_PARTS ?? 'list,ef,rebuild').split(',').map((p) => p.trim()));
+/** BENCH_PARTS: a comma list of list, withdraw, ef, rebuild (default all four; withdraw uploads the list itself without list). */
+const PARTS = new Set((process.env.BENCH_PARTS ?? 'list,withdraw,ef,rebuild').split(',').map((p) => p.trim()));
 const INSTITUTIONS = 5_000;
 /** EF rows per stay: an 入院料 row, an operation (データ区分 50) and nine more 入院料 rows. */
 const EF_ROWS_PER_STAY = 11;
@@ -172,6 +172,67 @@ async function untilFinished(
     onTick?.(record);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * An owner withdraws the whole list (every row only it holds): from DELETE /data_uploads/{id} until its
+ * last row is gone, with the referrals projection's lag for another tenant meanwhile, against the lag
+ * without it (the withdrawal's slices are short transactions, so the lag should stay as an import's).
+ */
+async function withdrawPhase(
+  ctx: Parameters<BenchDefinition['run']>[0],
+  db: Database,
+  store: EventStore,
+  port: number,
+  token: string,
+  tenantId: string,
+  importId: string,
+): Promise<BenchFigure[]> {
+  const baseMeter = lagMeter(db);
+  const baseEnd = performance.now() + 10_000;
+  await tick(store, baseMeter, () => performance.now() > baseEnd);
+  const base = await baseMeter.finish();
+  const meter = lagMeter(db);
+  let withdrawing = true;
+  const ticking = tick(store, meter, () => !withdrawing);
+  const t0 = performance.now();
+  const res = await fetch(`http://127.0.0.1:${port}/api/data_uploads/${importId}`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${token}` },
+  });
+  if (res.status !== 204) throw new Error(`withdrawal: ${res.status} ${await res.text()}`);
+  // Done when its rows are gone and the rollups no longer count them (its end has been applied).
+  for (;;) {
+    const { rows } = await db.pool.query<{ left: boolean; counted: number }>(
+      `SELECT EXISTS (SELECT 1 FROM rm.referrals WHERE tenant_id = $1) AS left,
+              (SELECT coalesce(sum(referral_count), 0)::int FROM rm.referral_monthly_rollups WHERE tenant_id = $1) AS counted`,
+      [tenantId],
+    );
+    if (!rows[0]!.left && rows[0]!.counted === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  const ms = performance.now() - t0;
+  withdrawing = false;
+  await ticking;
+  const during = await meter.finish();
+  const rate = REFERRAL_ROWS / (ms / 1000);
+  const p99 = percentile(during.lags, 99);
+  ctx.log(`withdrawal of ${REFERRAL_ROWS} rows in ${Math.round(ms)} ms; lag p99 ${Math.round(p99)} ms`);
+  return [
+    {
+      metric: `withdrawal of the ${REFERRAL_ROWS.toLocaleString('en-US')}-row referral list, DELETE to its last row gone (rollups at zero)`,
+      value: round(rate, 0),
+      unit: `rows/s (${round(ms / 1000, 1)} s)`,
+    },
+    {
+      metric: `referrals projection lag p99 during the withdrawal (${TICKS_PER_S} events/s it handles)`,
+      value: round(p99, 0),
+      unit: `ms (max ${round(during.lags.at(-1) ?? 0, 0)} ms, ${during.unresolved} never projected)`,
+      baseline: { label: 'lag p99 without it', value: round(percentile(base.lags, 99), 0), unit: 'ms' },
+      goal: '≤ 1,000 ms',
+      met: p99 <= 1000 && during.unresolved === 0,
+    },
+  ];
 }
 
 /**
@@ -336,25 +397,30 @@ export const bench: BenchDefinition = {
         const tenantId = randomUUID();
         const token = await testAuth.token({ tenantId, accountId: randomUUID(), features: [...featureKeys] });
 
-        if (PARTS.has('list')) {
-          // Baseline, measured, baseline: this machine's speed drifts within minutes.
-          const copy1 = await copy();
-          ctx.log(`COPY ${Math.round(copy1)} rows/s`);
+        const uploadList = async () => {
           const form = new FormData();
           form.append('import_type', 'referral');
           form.append('file', new Blob([fs.readFileSync(list)], { type: 'text/csv' }), 'referrals.csv');
-          const t0 = performance.now();
           const res = await fetch(`http://127.0.0.1:${port}/api/data_uploads`, {
             method: 'POST',
             body: form,
             headers: { authorization: `Bearer ${token}` },
           });
           if (res.status !== 202) throw new Error(`upload: ${res.status} ${await res.text()}`);
-          const listImport = ((await res.json()) as { id: string }).id;
-          const listRecord = await untilFinished(db, listImport, undefined, REFERRAL_ROWS);
+          const id = ((await res.json()) as { id: string }).id;
+          const record = await untilFinished(db, id, undefined, REFERRAL_ROWS);
+          if (record.status !== 'completed' || record.imported_row_count !== REFERRAL_ROWS)
+            throw new Error(`referral import: ${JSON.stringify(record)}`);
+          return id;
+        };
+        let listImport: string | null = null;
+        if (PARTS.has('list')) {
+          // Baseline, measured, baseline: this machine's speed drifts within minutes.
+          const copy1 = await copy();
+          ctx.log(`COPY ${Math.round(copy1)} rows/s`);
+          const t0 = performance.now();
+          listImport = await uploadList();
           const listRate = REFERRAL_ROWS / ((performance.now() - t0) / 1000);
-          if (listRecord.status !== 'completed' || listRecord.imported_row_count !== REFERRAL_ROWS)
-            throw new Error(`referral import: ${JSON.stringify(listRecord)}`);
           const copy2 = await copy();
           ctx.log(`referral import ${Math.round(listRate)} rows/s; COPY again ${Math.round(copy2)} rows/s`);
           const copyRate = (copy1 + copy2) / 2;
@@ -372,6 +438,10 @@ export const bench: BenchDefinition = {
             met: listRate / copyRate >= 0.3,
           });
         }
+        if (PARTS.has('withdraw'))
+          figures.push(
+            ...(await withdrawPhase(ctx, db, store, port, token, tenantId, listImport ?? (await uploadList()))),
+          );
         if (PARTS.has('ef')) {
           // The inpatient EF: over the upload limit (99 MiB) at this size, so it starts from the stored file.
           const ef = path.join(dir, 'EFn.txt');

@@ -23,42 +23,6 @@ export const ReferralDataImportType = z.enum([
 ]);
 export type ReferralDataImportType = z.infer<typeof ReferralDataImportType>;
 
-/**
- * An owner's withdrawal of an upload: stream `referral_data_withdrawal-<import id>`, apart from the
- * import's own stream (which the worker writes and which holds every chunk of the file). The request
- * hides the import record at once; the worker then appends the slices that take its rows back, each
- * after the referrals projection applied the one before (docs/decisions.md, "Withdrawing an upload").
- */
-export const referralDataWithdrawalAggregate = 'referral_data_withdrawal';
-
-export const ReferralDataImportWithdrawalRequested = z.object({
-  import_id: z.uuid(),
-  import_type: ReferralDataImportType,
-});
-export type ReferralDataImportWithdrawalRequested = z.infer<typeof ReferralDataImportWithdrawalRequested>;
-
-/**
- * One slice of a withdrawal: the rows the import brought whose identity hashes to `bucket` (of
- * `buckets`) go, unless another upload still holds them; the patients and months they leave are
- * re-linked and summed again.
- */
-export const ReferralDataImportWithdrawn = z.object({
-  import_id: z.uuid(),
-  bucket: z.number().int().min(0),
-  buckets: z.number().int().min(1),
-});
-export type ReferralDataImportWithdrawn = z.infer<typeof ReferralDataImportWithdrawn>;
-
-export const referralDataWithdrawalEventSchemas = {
-  ReferralDataImportWithdrawalRequested,
-  ReferralDataImportWithdrawn,
-} as const;
-
-export const parseReferralDataWithdrawalEvent = eventParser(
-  referralDataWithdrawalAggregate,
-  referralDataWithdrawalEventSchemas,
-);
-
 /** A list column as a mapping names it: the file's header name, or its 1-based position (a file without a header). */
 const ListMappingTarget = z.union([z.string(), z.number().int().min(1)]);
 
@@ -373,3 +337,48 @@ export const referralEntryEventSchemas = {
 } as const;
 
 export const parseReferralEntryEvent = eventParser(referralEntryAggregate, referralEntryEventSchemas);
+
+/**
+ * An owner's withdrawal of an upload: stream `referral_data_withdrawal-<import id>`, apart from the
+ * import's own stream (which the worker writes and which holds every chunk of the file). The request
+ * hides the import record at once; the worker then appends the slices that take its rows back, each
+ * after the referrals projection applied the one before (docs/decisions.md, "Withdrawing an upload").
+ */
+export const referralDataWithdrawalAggregate = 'referral_data_withdrawal';
+
+export const ReferralDataImportWithdrawalRequested = z.object({
+  import_id: z.uuid(),
+  import_type: ReferralDataImportType,
+});
+export type ReferralDataImportWithdrawalRequested = z.infer<typeof ReferralDataImportWithdrawalRequested>;
+
+/**
+ * One slice of a withdrawal: the rows the import brought whose identity hashes to `bucket` (of
+ * `buckets`) go, unless another upload still holds them; the patients and months they leave are
+ * re-linked and summed again.
+ */
+export const ReferralDataImportWithdrawn = z.object({
+  import_id: z.uuid(),
+  bucket: z.number().int().min(0),
+  buckets: z.number().int().min(1),
+});
+export type ReferralDataImportWithdrawn = z.infer<typeof ReferralDataImportWithdrawn>;
+
+/**
+ * The withdrawal's end: whatever its re-link and rollup slices (`ReferralDataImportRollupsRequested`
+ * on the same stream, as an import's) left is done, and the figures no longer count its rows.
+ */
+export const ReferralDataImportWithdrawalCompleted = z.object({ import_id: z.uuid() });
+export type ReferralDataImportWithdrawalCompleted = z.infer<typeof ReferralDataImportWithdrawalCompleted>;
+
+export const referralDataWithdrawalEventSchemas = {
+  ReferralDataImportWithdrawalRequested,
+  ReferralDataImportWithdrawn,
+  ReferralDataImportRollupsRequested,
+  ReferralDataImportWithdrawalCompleted,
+} as const;
+
+export const parseReferralDataWithdrawalEvent = eventParser(
+  referralDataWithdrawalAggregate,
+  referralDataWithdrawalEventSchemas,
+);

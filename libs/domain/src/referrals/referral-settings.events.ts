@@ -33,6 +33,13 @@ export const ReferralStaysRelinkRequested = z.object({
 });
 export type ReferralStaysRelinkRequested = z.infer<typeof ReferralStaysRelinkRequested>;
 
+/**
+ * The re-link's end: the months its slices left to sum (each slice notes the months of the referrals
+ * its stays were and are linked to, and the worker's rollup slices sum them, as an import's) are summed.
+ */
+export const ReferralStaysRelinkCompleted = z.object({ change_id: z.uuid() });
+export type ReferralStaysRelinkCompleted = z.infer<typeof ReferralStaysRelinkCompleted>;
+
 export const SegmentDefinition = z.object({
   id: z.uuid(),
   label: z.string(),
@@ -53,6 +60,7 @@ export type SegmentationSettingReplaced = z.infer<typeof SegmentationSettingRepl
 export const referralAdmissionPeriodEventSchemas = {
   ReferralAdmissionPeriodChanged,
   ReferralStaysRelinkRequested,
+  ReferralStaysRelinkCompleted,
 } as const;
 export const segmentationSettingEventSchemas = { SegmentationSettingReplaced } as const;
 

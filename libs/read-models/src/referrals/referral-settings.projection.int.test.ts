@@ -71,6 +71,13 @@ const periodChange = (days: number, buckets: number): Ev[] => {
       type: 'ReferralStaysRelinkRequested',
       data: { change_id: change, bucket, buckets },
     })),
+    // The months the re-link left to sum, in slices (here sometimes fewer than the worker appends: the
+    // end takes whatever they left), then the end.
+    ...Array.from({ length: Math.max(0, buckets - (days % 2)) }, (_, bucket) => ({
+      type: 'ReferralDataImportRollupsRequested',
+      data: { import_id: change, phase: 'rollup', bucket, buckets },
+    })),
+    { type: 'ReferralStaysRelinkCompleted', data: { change_id: change } },
   ];
 };
 

@@ -17,6 +17,8 @@ interface RollupKey {
   month: string;
 }
 type Recompute = (trx: Transaction<unknown>, t: never, affected: Patient[], keys: RollupKey[]) => Promise<void>;
+/** Re-links the patients' stays and notes the months that leaves to sum against `changeId`. */
+type RelinkDeferred = (trx: Transaction<unknown>, t: never, changeId: string, affected: Patient[]) => Promise<void>;
 
 type SettingsEvent =
   | { type: 'ReferralAdmissionPeriodChanged'; data: ReferralAdmissionPeriodChanged }
@@ -46,10 +48,13 @@ export class ReferralSettingsBatch {
     string,
     { setting: SegmentationSettingReplaced; version: number; at: string }
   >();
-  private readonly relinks: { tenant_id: string; bucket: number; buckets: number }[] = [];
+  private readonly relinks: { tenant_id: string; change_id: string; bucket: number; buckets: number }[] = [];
   private readonly deleted: { tenant_id: string; identity: string; kind: 'referral' | 'reverse' }[] = [];
 
-  constructor(private readonly recompute: Recompute) {}
+  constructor(
+    private readonly recompute: Recompute,
+    private readonly relinkDeferred: RelinkDeferred,
+  ) {}
 
   add(event: SettingsEvent, recorded: RecordedEvent): void {
     const tenantId = recorded.metadata.tenant_id;
@@ -59,7 +64,12 @@ export class ReferralSettingsBatch {
         this.periods.set(tenantId, { days: event.data.days, version: recorded.revision, at });
         break;
       case 'ReferralStaysRelinkRequested':
-        this.relinks.push({ tenant_id: tenantId, bucket: event.data.bucket, buckets: event.data.buckets });
+        this.relinks.push({
+          tenant_id: tenantId,
+          change_id: event.data.change_id,
+          bucket: event.data.bucket,
+          buckets: event.data.buckets,
+        });
         break;
       case 'SegmentationSettingReplaced':
         this.segmentations.set(tenantId, { setting: event.data, version: recorded.revision, at });
@@ -139,17 +149,20 @@ export class ReferralSettingsBatch {
           });
       }
     }
-    if (this.relinks.length > 0) {
+    // A slice re-links its patients and notes the months that leaves to sum; the worker's rollup slices
+    // and the re-link's end sum them (summed here, every slice would sum most of the tenant's months).
+    for (const slice of this.relinks) {
       // The slice's patients: those with a stay or a referral (a referral may lose its stays).
       const { rows } = await sql<Patient>`
-        WITH s AS (SELECT * FROM jsonb_to_recordset(${JSON.stringify(this.relinks)}::jsonb) AS s(tenant_id uuid, bucket int, buckets int))
         SELECT DISTINCT tenant_id, patient_key FROM (
-          SELECT a.tenant_id, a.patient_key FROM ${sql.table(t.hospital_admissions)} a JOIN s ON a.tenant_id = s.tenant_id
-           WHERE mod(hashtext(a.patient_key)::bigint + 2147483648, s.buckets) = s.bucket
+          SELECT a.tenant_id, a.patient_key FROM ${sql.table(t.hospital_admissions)} a
+           WHERE a.tenant_id = ${slice.tenant_id}
+             AND mod(hashtext(a.patient_key)::bigint + 2147483648, ${slice.buckets}) = ${slice.bucket}
           UNION ALL
-          SELECT r.tenant_id, r.patient_key FROM ${sql.table(t.referrals)} r JOIN s ON r.tenant_id = s.tenant_id
-           WHERE mod(hashtext(r.patient_key)::bigint + 2147483648, s.buckets) = s.bucket) p`.execute(trx);
-      for (const r of rows) patients.set(`${r.tenant_id}|${r.patient_key}`, r);
+          SELECT r.tenant_id, r.patient_key FROM ${sql.table(t.referrals)} r
+           WHERE r.tenant_id = ${slice.tenant_id}
+             AND mod(hashtext(r.patient_key)::bigint + 2147483648, ${slice.buckets}) = ${slice.bucket}) p`.execute(trx);
+      await this.relinkDeferred(trx, t as never, slice.change_id, rows);
     }
     if (patients.size === 0 && keys.size === 0) return;
     await this.recompute(trx, t as never, [...patients.values()], [...keys.values()]);

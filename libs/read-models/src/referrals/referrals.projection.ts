@@ -264,7 +264,8 @@ export const referralsProjection = defineProjection({
   // 15: an import's rows whose department names none of the tenant's own departments, counted and named
   //     on its record (`unknown_department_row_count`, `unknown_departments`).
   // 16: owners withdraw uploads (ReferralDataImportWithdrawalRequested, …Withdrawn slices); the uploads
-  //     that meet a fact already there are noted (`referral_fact_imports`) so a withdrawal keeps their rows.
+  //     that meet a fact already there are noted (`referral_fact_imports`) so a withdrawal keeps their rows;
+  //     a withdrawal's and a re-link's slices note the months they leave, summed by rollup slices and an end.
   version: 16,
   eventTypes: decode.types,
   // An import's chunk carries 2,000 rows: 50 of them are 100,000 rows folded in memory at once.
@@ -335,7 +336,9 @@ async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Pr
   };
   const profiles = new Map<string, WriteRow<typeof mappingProfilesTable>>();
   const matches = new Map<string, WriteRow<typeof institutionMatchesTable>>();
-  const settings = new ReferralSettingsBatch(recompute);
+  const settings = new ReferralSettingsBatch(recompute, async (trx, _t, changeId, affected) =>
+    notePending(trx, t, changeId, [], await relink(trx, t, affected, [])),
+  );
   /** The deferred work the batch's slices and import ends take, in the order of their events. */
   const deferredSteps: DeferredStep[] = [];
   const withdrawn: { tenant_id: string; import_id: string; at: string }[] = [];
@@ -451,6 +454,13 @@ async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Pr
       case 'ReferralDataImportWithdrawn':
         withdrawals.push({ tenant_id: tenantId, ...event.data });
         break;
+      // As an import's end: whatever the withdrawal's slices did not re-link and sum is done now.
+      case 'ReferralStaysRelinkCompleted':
+        deferredSteps.push({ tenantId, importId: event.data.change_id, slice: null });
+        break;
+      case 'ReferralDataImportWithdrawalCompleted':
+        deferredSteps.push({ tenantId, importId: event.data.import_id, slice: null });
+        break;
       case 'ReferralDataImportFinished': {
         const d = event.data;
         const p = patch(tenantId, d.import_id);
@@ -511,9 +521,12 @@ async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Pr
   }
   await settings.applyDeletionsAndRelinks(trx, t);
   // After the batch's facts: an upload of this batch that meets a withdrawn upload's rows keeps them.
-  if (withdrawals.length > 0) {
-    const gone = await applyWithdrawals(trx, t, withdrawals);
-    if (gone.patients.length > 0 || gone.keys.length > 0) await recompute(trx, t, gone.patients, gone.keys);
+  // What the rows leave (patients to re-link, months to sum) is noted against the withdrawn upload, for
+  // the withdrawal's re-link and rollup slices and its end, as an import's chunks note theirs: summed
+  // here, each slice would sum again every month it touches, which is most of the tenant's.
+  for (const w of withdrawals) {
+    const gone = await applyWithdrawals(trx, t, [w]);
+    await notePending(trx, t, w.import_id, gone.patients, gone.keys);
   }
   if (matches.size > 0) await reattribute(trx, t, [...matches.values()]);
   // The slices of an import that ends in this batch are left to its end, which takes all they would

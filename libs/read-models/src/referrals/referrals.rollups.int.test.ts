@@ -708,14 +708,21 @@ describe('referral rollups', () => {
           maxLength: 40,
         }),
         // Per upload: withdrawn or not, in how many slices, some rows of later uploads after its last row.
-        fc.array(fc.record({ withdrawn: fc.boolean(), buckets: fc.integer({ min: 1, max: 3 }), after: fc.nat(8) }), {
-          minLength: 3,
-          maxLength: 3,
-        }),
+        // With or without its re-link and rollup slices before its end (the end takes whatever is left).
+        fc.array(
+          fc.record({
+            withdrawn: fc.boolean(),
+            buckets: fc.integer({ min: 1, max: 3 }),
+            slices: fc.boolean(),
+            after: fc.nat(8),
+          }),
+          { minLength: 3, maxLength: 3 },
+        ),
         fc.integer({ min: 1, max: 6 }),
         fc.array(fc.tuple(months, months), { minLength: 1, maxLength: 3 }),
-        async (items, plans, batches, periods) => {
-          rollupTuning.bulkMonths = 256;
+        fc.constantFrom(1, 3, 256),
+        async (items, plans, batches, periods, bulkMonths) => {
+          rollupTuning.bulkMonths = bulkMonths;
           const t = referralTables(`w${randomBytes(4).toString('hex')}`);
           await db.kysely.transaction().execute((trx) => referralsProjection.setup(trx, t));
           const uploads = plans.map(() => randomUUID());
@@ -723,16 +730,24 @@ describe('referral rollups', () => {
           const lastOf = plans.map((_, u) => items.findLastIndex((item) => item.upload === u));
           const withdrawAt = plans.map((p, u) => (p.withdrawn ? Math.max(lastOf[u]!, 0) + p.after : -1));
           const kept = items.filter((item, i) => !(plans[item.upload]!.withdrawn && i > withdrawAt[item.upload]!));
-          const withdrawal = (u: number) => [
-            {
-              type: 'ReferralDataImportWithdrawalRequested',
-              data: { import_id: uploads[u]!, import_type: 'referral' },
-            },
-            ...Array.from({ length: plans[u]!.buckets }, (_, bucket) => ({
-              type: 'ReferralDataImportWithdrawn',
-              data: { import_id: uploads[u]!, bucket, buckets: plans[u]!.buckets },
-            })),
-          ];
+          const withdrawal = (u: number) => {
+            const { buckets, slices } = plans[u]!;
+            const import_id = uploads[u]!;
+            const each = <T>(f: (bucket: number) => T) => Array.from({ length: buckets }, (_, bucket) => f(bucket));
+            return [
+              { type: 'ReferralDataImportWithdrawalRequested', data: { import_id, import_type: 'referral' } },
+              ...each((bucket) => ({ type: 'ReferralDataImportWithdrawn', data: { import_id, bucket, buckets } })),
+              ...(slices
+                ? (['link', 'rollup'] as const).flatMap((phase) =>
+                    each((bucket) => ({
+                      type: 'ReferralDataImportRollupsRequested',
+                      data: { import_id, phase, bucket, buckets },
+                    })),
+                  )
+                : []),
+              { type: 'ReferralDataImportWithdrawalCompleted', data: { import_id } },
+            ];
+          };
           const sequence: { type: string; data: object }[] = [];
           // The model: each identity's row (its last content) and the uploads that hold it.
           const rows = new Map<string, { op: Op; holders: Set<number> }>();
@@ -780,6 +795,11 @@ describe('referral rollups', () => {
             UNION ALL SELECT 'admission|' || identity FROM ${sql.table(t.hospital_admissions)}`.execute(db.kysely);
           expect(facts.map((f) => f.k).sort()).toEqual([...rows.keys()].sort());
           await checkRollups(t, tenantId, remaining, periods);
+          // Nothing is left pending once every withdrawal has ended.
+          const { rows: pending } = await sql<{ n: number }>`
+            SELECT (SELECT count(*) FROM ${sql.table(t.referral_pending_patients)})::int
+                 + (SELECT count(*) FROM ${sql.table(t.referral_pending_months)})::int AS n`.execute(db.kysely);
+          expect(pending[0]!.n).toBe(0);
           await sql`DROP TABLE ${sql.raw(Object.values<string>(t).join(', '))}`.execute(db.kysely);
         },
       ),

@@ -108,11 +108,22 @@ describe('referral re-link reactor', () => {
       'ReferralAdmissionPeriodChanged',
     ]);
     const slices = await store.readStream(streamId('referral_stays_relink', tenant), { tenantId: tenant });
-    expect(slices.map((e) => e.data)).toEqual([{ change_id: changed!.id, bucket: 0, buckets: 1 }]);
+    expect(slices.map((e) => [e.type, e.data])).toEqual([
+      ['ReferralStaysRelinkRequested', { change_id: changed!.id, bucket: 0, buckets: 1 }],
+      ['ReferralDataImportRollupsRequested', { import_id: changed!.id, phase: 'rollup', bucket: 0, buckets: 1 }],
+      ['ReferralStaysRelinkCompleted', { change_id: changed!.id }],
+    ]);
     const { rows } = await sql<{ linked: boolean }>`
       SELECT referral_id IS NOT NULL AS linked FROM rm.hospital_admissions WHERE tenant_id = ${tenant}`.execute(
       db.kysely,
     );
     expect(rows).toEqual([{ linked: true }]);
+    // The referral's month counts its stay once the re-link's end is applied, and nothing is left to sum.
+    const { rows: counted } = await sql<{ admitted: number; pending: number }>`
+      SELECT (SELECT sum(admitted_count)::int FROM rm.referral_monthly_rollups WHERE tenant_id = ${tenant}) AS admitted,
+             (SELECT count(*)::int FROM rm.referral_pending_months WHERE tenant_id = ${tenant}) AS pending`.execute(
+      db.kysely,
+    );
+    expect(counted).toEqual([{ admitted: 1, pending: 0 }]);
   });
 });

@@ -117,9 +117,12 @@ describe('referral data withdrawal reactor', () => {
     // A rerun (a crash before the checkpoint) appends nothing more.
     await referralWithdrawalReactor.handle([requested!], { db, store });
     const slices = await store.readStream(stream, { tenantId: tenant });
-    expect(slices.map((e) => e.data)).toEqual([
-      { import_id: first, import_type: 'referral' },
-      { import_id: first, bucket: 0, buckets: 1 },
+    expect(slices.map((e) => [e.type, e.data])).toEqual([
+      ['ReferralDataImportWithdrawalRequested', { import_id: first, import_type: 'referral' }],
+      ['ReferralDataImportWithdrawn', { import_id: first, bucket: 0, buckets: 1 }],
+      ['ReferralDataImportRollupsRequested', { import_id: first, phase: 'link', bucket: 0, buckets: 1 }],
+      ['ReferralDataImportRollupsRequested', { import_id: first, phase: 'rollup', bucket: 0, buckets: 1 }],
+      ['ReferralDataImportWithdrawalCompleted', { import_id: first }],
     ]);
 
     const { rows: facts } = await sql<{ identity: string; import_id: string }>`

@@ -3,6 +3,7 @@ import { ReferralDataImportWithdrawalRequested, referralDataWithdrawalAggregate,
 import { streamId } from '@renkei/event-store';
 import { defineReactor, waitForPosition } from '@renkei/projections';
 import { referralsProjection } from '@renkei/read-models';
+import { appendInTurn, rollupSteps } from './rollup-slices.ts';
 
 /** About this many of the upload's rows per slice of a withdrawal, in at most `maxSlices` slices. */
 const rowsPerSlice = 20_000;
@@ -11,10 +12,12 @@ const eventIdNamespace = '7d1f3b5a9c2e4a6b8d0f1a3c5e7b9d2f';
 
 /**
  * An owner's withdrawal of an upload takes its rows back in slices (by a hash of the row's identity),
- * sized by the rows the upload imported, each appended after the referrals projection applied the one
- * before, so a large upload's withdrawal is many short transactions and other tenants' events pass
- * between them — as the re-link after a period change does. A slice's id derives from the request, the
- * number of slices and its own number: a rerun after a crash appends nothing twice.
+ * sized by the rows the upload imported, each noting the patients and institution-months its rows
+ * leave; then the re-link of those patients and the rollups of those months in slices, as an import's;
+ * then the end, which takes whatever they left. Each is applied before the next is appended
+ * (`appendInTurn`), so a large upload's withdrawal is many short transactions and other tenants' events
+ * pass between them. A step's id derives from the request, the number of slices and the step: a rerun
+ * after a crash appends nothing twice.
  */
 export const referralWithdrawalReactor = defineReactor({
   name: 'referral_data_withdrawal',
@@ -33,22 +36,38 @@ export const referralWithdrawalReactor = defineReactor({
         db.kysely,
       );
       const buckets = Math.min(maxSlices, Math.max(1, Math.ceil((rows[0]?.n ?? 0) / rowsPerSlice)));
-      for (let bucket = 0; bucket < buckets; bucket++) {
-        const appended = await store.append(
-          streamId(referralDataWithdrawalAggregate, import_id),
-          [
-            {
-              id: uuidV5(eventIdNamespace, `${requested.id}\u0000${buckets}\u0000${bucket}`),
-              type: 'ReferralDataImportWithdrawn',
-              data: { import_id, bucket, buckets },
-              metadata,
-            },
-          ],
-          { expectedRevision: 'any' },
-        );
-        if (!(await waitForPosition(db, [referralsProjection.name], appended.position, 10_000, signal)))
-          throw new Error(`withdrawal: the referrals projection did not reach slice ${bucket} of ${requested.id}`);
-      }
+      const stream = streamId(referralDataWithdrawalAggregate, import_id);
+      const idOf = (key: string) => uuidV5(eventIdNamespace, `${requested.id}\u0000${buckets}\u0000${key}`);
+      const ctx = { db, store, signal };
+      const each = (f: (bucket: number) => { type: string; data: object; key: string }) =>
+        Array.from({ length: buckets }, (_, bucket) => f(bucket));
+      await appendInTurn(
+        ctx,
+        stream,
+        metadata,
+        idOf,
+        each((bucket) => ({
+          type: 'ReferralDataImportWithdrawn',
+          data: { import_id, bucket, buckets },
+          key: `rows\u0000${bucket}`,
+        })),
+      );
+      // The patients whose stays may move (few: those with a stay), by patient, before any month is summed.
+      await appendInTurn(
+        ctx,
+        stream,
+        metadata,
+        idOf,
+        each((bucket) => ({
+          type: 'ReferralDataImportRollupsRequested',
+          data: { import_id, phase: 'link', bucket, buckets },
+          key: `link\u0000${bucket}`,
+        })),
+      );
+      await appendInTurn(ctx, stream, metadata, idOf, await rollupSteps(db, tenantId, import_id));
+      await appendInTurn(ctx, stream, metadata, idOf, [
+        { type: 'ReferralDataImportWithdrawalCompleted', data: { import_id }, key: 'end' },
+      ]);
     }
   },
 });
