@@ -317,13 +317,18 @@ test('an upload withdrawn from the history: its record leaves the history and it
   await expect(dialog).toContainText('元に戻せません');
   await dialog.getByRole('button', { name: '取り消す' }).click();
   await expect(
-    page.getByText(`「${filename}」の取り込みを取り消しました。集計への反映には数秒かかることがあります。`),
+    page.getByText(
+      `「${filename}」の取り消しを受け付けました。取り消しが終わるまで（大きなファイルでは数分）、集計にはこのファイルの行が含まれます。`,
+    ),
   ).toBeVisible();
   await expect(dialog).toHaveCount(0);
-  // Gone from the history at once (the list waits for the withdrawal's position).
-  await expect(row).toHaveCount(0);
+  // Listed as being withdrawn (the list waits for the withdrawal's position), with nothing more to ask.
+  await expect(row.getByTestId('upload-withdrawing')).toHaveText('取り消し中');
+  await expect(row.getByTestId('withdraw-upload')).toHaveCount(0);
+  // The history polls meanwhile: the record leaves it, with no reload, once the rows are all taken back.
+  await expect(row).toHaveCount(0, { timeout: 60_000 });
 
-  // The worker takes the rows back over the next seconds: the page, read again, shows its other referrals only.
+  // Done: the institution's page, read again, shows its other referrals only.
   await expect(async () => {
     await page.goto(referralsPage);
     await expect(page.getByTestId('referral-row').first()).toBeVisible();

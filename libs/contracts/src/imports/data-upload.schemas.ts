@@ -73,6 +73,11 @@ export const DataUploadRecord = ImportRecord.extend({
   unmatched_institutions: z.array(UnmatchedInstitution),
   unknown_department_row_count: z.number().int().optional(),
   unknown_departments: z.array(UnknownDepartment).max(maxUnknownDepartments).optional(),
+  /**
+   * An owner withdrew the upload and its rows are being taken back (an addition): the figures still
+   * count them until the record leaves the history, when the withdrawal is complete.
+   */
+  withdrawing: z.boolean(),
 });
 export type DataUploadRecord = z.infer<typeof DataUploadRecord>;
 

@@ -353,14 +353,16 @@ export const ReferralDataImportWithdrawalRequested = z.object({
 export type ReferralDataImportWithdrawalRequested = z.infer<typeof ReferralDataImportWithdrawalRequested>;
 
 /**
- * One slice of a withdrawal: the rows the import brought whose identity hashes to `bucket` (of
- * `buckets`) go, unless another upload still holds them; the patients and months they leave are
- * re-linked and summed again.
+ * One slice of a withdrawal (`bucket` of `buckets`): up to `rows` rows of each kind that the upload
+ * last wrote go, unless another upload still holds them (those become that upload's); the patients and
+ * months they leave are noted for the withdrawal's re-link and rollup slices. Which rows a slice takes
+ * does not matter: each row's fate depends on the uploads that hold it alone, and the end takes any left.
  */
 export const ReferralDataImportWithdrawn = z.object({
   import_id: z.uuid(),
   bucket: z.number().int().min(0),
   buckets: z.number().int().min(1),
+  rows: z.number().int().min(1),
 });
 export type ReferralDataImportWithdrawn = z.infer<typeof ReferralDataImportWithdrawn>;
 

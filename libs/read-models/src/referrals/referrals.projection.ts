@@ -56,7 +56,7 @@ import { referralSettingsTable } from './referral-settings.tables.ts';
 import { admissionPeriodOf, ReferralSettingsBatch } from './referral-settings.projection.ts';
 import {
   applyWithdrawals,
-  markWithdrawn,
+  markWithdrawals,
   noteFactSources,
   type FactSource,
   type WithdrawalSlice,
@@ -341,7 +341,7 @@ async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Pr
   );
   /** The deferred work the batch's slices and import ends take, in the order of their events. */
   const deferredSteps: DeferredStep[] = [];
-  const withdrawn: { tenant_id: string; import_id: string; at: string }[] = [];
+  const withdrawalMarks: Parameters<typeof markWithdrawals>[2] = [];
   const withdrawals: WithdrawalSlice[] = [];
   for (const { recorded, event } of events) {
     const tenantId = recorded.metadata.tenant_id;
@@ -445,21 +445,30 @@ async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Pr
         break;
       }
       case 'ReferralDataImportWithdrawalRequested':
-        withdrawn.push({
+        withdrawalMarks.push({
           tenant_id: tenantId,
           import_id: event.data.import_id,
           at: recorded.created_at.toISOString(),
+          step: 'requested',
         });
         break;
       case 'ReferralDataImportWithdrawn':
-        withdrawals.push({ tenant_id: tenantId, ...event.data });
+        withdrawals.push({ tenant_id: tenantId, import_id: event.data.import_id, rows: event.data.rows });
         break;
       // As an import's end: whatever the withdrawal's slices did not re-link and sum is done now.
       case 'ReferralStaysRelinkCompleted':
         deferredSteps.push({ tenantId, importId: event.data.change_id, slice: null });
         break;
       case 'ReferralDataImportWithdrawalCompleted':
+        // Any row its slices left (none, unless the upload's count was short) goes before the end sums.
+        withdrawals.push({ tenant_id: tenantId, import_id: event.data.import_id, rows: null });
         deferredSteps.push({ tenantId, importId: event.data.import_id, slice: null });
+        withdrawalMarks.push({
+          tenant_id: tenantId,
+          import_id: event.data.import_id,
+          at: recorded.created_at.toISOString(),
+          step: 'completed',
+        });
         break;
       case 'ReferralDataImportFinished': {
         const d = event.data;
@@ -535,7 +544,7 @@ async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Pr
   const steps = deferredSteps.filter((s) => s.slice === null || !endsHere.has(`${s.tenantId}|${s.importId}`));
   for (const step of steps) await runDeferredStep(trx, t, step);
   await applyImportPatches(trx, t, [...imports.values()]);
-  await markWithdrawn(trx, t, withdrawn);
+  await markWithdrawals(trx, t, withdrawalMarks);
 }
 
 interface FactInput {

@@ -149,6 +149,24 @@ const eventOf = (op: Op, n: number) => {
   return { type: 'ReverseReferralsImported', data: { ...base, reverse_referrals: [op.fact] } };
 };
 
+/** The events as the store hands them to the projection, one stream each, in this order. */
+const recorded = (tenantId: string, events: { type: string; data: object }[]): RecordedEvent[] =>
+  events.map((e, i) => ({
+    ...e,
+    id: randomUUID(),
+    stream: `referral_data_import-${i}`,
+    revision: 0,
+    position: { primary: BigInt(i + 1), secondary: BigInt(i + 1) },
+    metadata: {
+      tenant_id: tenantId,
+      account_id: null,
+      correlation_id: tenantId,
+      causation_id: null,
+      schema_version: 1,
+    },
+    created_at: new Date(),
+  }));
+
 const addDays = (iso: string, days: number) => new Date(Date.parse(iso) + days * 86_400_000).toISOString().slice(0, 10);
 
 /** The final facts and the stays each referral is followed by, by the rule of issue 12 §4. */
@@ -525,21 +543,7 @@ describe('referral rollups', () => {
           rollupTuning.bulkMonths = bulkMonths;
           const t = physicalTables(referralsProjection, `p${randomBytes(4).toString('hex')}`);
           await db.kysely.transaction().execute((trx) => referralsProjection.setup(trx, t));
-          const events: RecordedEvent[] = ops.map((op, i) => ({
-            ...eventOf(op, i),
-            id: randomUUID(),
-            stream: `referral_data_import-${i}`,
-            revision: 0,
-            position: { primary: BigInt(i + 1), secondary: BigInt(i + 1) },
-            metadata: {
-              tenant_id: tenantId,
-              account_id: null,
-              correlation_id: tenantId,
-              causation_id: null,
-              schema_version: 1,
-            },
-            created_at: new Date(),
-          }));
+          const events = recorded(tenantId, ops.map(eventOf));
           const size = Math.ceil(events.length / batches);
           for (let i = 0; i < events.length; i += size) {
             // A master sync before the last of several batches: the attribute rows summed against the old
@@ -660,21 +664,7 @@ describe('referral rollups', () => {
           endAt.forEach((at, g) => {
             if (at >= items.length) sequence.push(...closing(g));
           });
-          const events: RecordedEvent[] = sequence.map((e, i) => ({
-            ...e,
-            id: randomUUID(),
-            stream: `referral_data_import-${i}`,
-            revision: 0,
-            position: { primary: BigInt(i + 1), secondary: BigInt(i + 1) },
-            metadata: {
-              tenant_id: tenantId,
-              account_id: null,
-              correlation_id: tenantId,
-              causation_id: null,
-              schema_version: 1,
-            },
-            created_at: new Date(),
-          }));
+          const events = recorded(tenantId, sequence);
           const size = Math.ceil(events.length / batches);
           for (let i = 0; i < events.length; i += size)
             await db.kysely
@@ -713,6 +703,8 @@ describe('referral rollups', () => {
           fc.record({
             withdrawn: fc.boolean(),
             buckets: fc.integer({ min: 1, max: 3 }),
+            // Rows a slice takes of each kind: few enough that the slices may leave some to the end.
+            rows: fc.integer({ min: 1, max: 4 }),
             slices: fc.boolean(),
             after: fc.nat(8),
           }),
@@ -731,12 +723,15 @@ describe('referral rollups', () => {
           const withdrawAt = plans.map((p, u) => (p.withdrawn ? Math.max(lastOf[u]!, 0) + p.after : -1));
           const kept = items.filter((item, i) => !(plans[item.upload]!.withdrawn && i > withdrawAt[item.upload]!));
           const withdrawal = (u: number) => {
-            const { buckets, slices } = plans[u]!;
+            const { buckets, rows, slices } = plans[u]!;
             const import_id = uploads[u]!;
             const each = <T>(f: (bucket: number) => T) => Array.from({ length: buckets }, (_, bucket) => f(bucket));
             return [
               { type: 'ReferralDataImportWithdrawalRequested', data: { import_id, import_type: 'referral' } },
-              ...each((bucket) => ({ type: 'ReferralDataImportWithdrawn', data: { import_id, bucket, buckets } })),
+              ...each((bucket) => ({
+                type: 'ReferralDataImportWithdrawn',
+                data: { import_id, bucket, buckets, rows },
+              })),
               ...(slices
                 ? (['link', 'rollup'] as const).flatMap((phase) =>
                     each((bucket) => ({
@@ -768,21 +763,7 @@ describe('referral rollups', () => {
           plans.forEach((p, u) => {
             if (p.withdrawn && withdrawAt[u]! >= kept.length) withdraw(u);
           });
-          const events: RecordedEvent[] = sequence.map((e, i) => ({
-            ...e,
-            id: randomUUID(),
-            stream: `referral_data_import-${i}`,
-            revision: 0,
-            position: { primary: BigInt(i + 1), secondary: BigInt(i + 1) },
-            metadata: {
-              tenant_id: tenantId,
-              account_id: null,
-              correlation_id: tenantId,
-              causation_id: null,
-              schema_version: 1,
-            },
-            created_at: new Date(),
-          }));
+          const events = recorded(tenantId, sequence);
           const size = Math.ceil(events.length / batches);
           for (let i = 0; i < events.length; i += size)
             await db.kysely

@@ -28,7 +28,9 @@ export const referralDataImportsTable = defineTable({
     unknown_departments: column.jsonb<Record<string, number>>().default(`'{}'`),
     created_at: column.timestamptz(),
     created_by: column.uuid().nullable(),
-    /** An owner withdrew the upload (DELETE /data_uploads/{id}): gone from the history, its rows taken back. */
+    /** An owner asked to withdraw the upload (DELETE /data_uploads/{id}): its rows are being taken back. */
+    withdrawal_requested_at: column.timestamptz().nullable(),
+    /** The withdrawal's end was applied: the figures no longer count its rows, and it left the history. */
     withdrawn_at: column.timestamptz().nullable(),
   },
   primaryKey: ['tenant_id', 'id'],
@@ -94,6 +96,8 @@ export const referralsTable = defineTable({
     ['tenant_id', 'id'],
     // The first and last date the tenant's referral data covers (analysis: null before, 0 within).
     ['tenant_id', 'referral_date'],
+    // An upload's rows, for its withdrawal: equal keys, deduplicated, so an import barely pays for it.
+    ['tenant_id', 'import_id'],
   ],
 });
 
@@ -120,6 +124,7 @@ export const reverseReferralsTable = defineTable({
     ['tenant_id', 'medical_institution_id', 'reverse_referral_date DESC'],
     ['tenant_id', 'patient_key', 'reverse_referral_date'],
     ['tenant_id', 'reverse_referral_date'],
+    ['tenant_id', 'import_id'],
   ],
 });
 
@@ -155,6 +160,7 @@ export const hospitalAdmissionsTable = defineTable({
   indexes: [
     ['tenant_id', 'patient_key', 'admission_date'],
     ['tenant_id', 'referral_id'],
+    ['tenant_id', 'import_id'],
   ],
 });
 

@@ -17,12 +17,11 @@ interface RollupKey {
 
 const noDepartment = '00000000-0000-0000-0000-000000000000';
 
-/** One slice of a withdrawal (ReferralDataImportWithdrawn). */
+/** One slice of a withdrawal (ReferralDataImportWithdrawn): up to `rows` rows of each kind; null: all left (its end). */
 export interface WithdrawalSlice {
   tenant_id: string;
   import_id: string;
-  bucket: number;
-  buckets: number;
+  rows: number | null;
 }
 
 /** A fact an upload met already there: that upload holds it too (see `referralFactImportsTable`). */
@@ -37,25 +36,32 @@ export async function noteFactSources(trx: Transaction<unknown>, t: T, sources: 
     ON CONFLICT DO NOTHING`.execute(trx);
 }
 
-/** Withdrawn uploads leave the history at once; their rows go slice by slice after. */
-export async function markWithdrawn(
+/**
+ * A withdrawal's request marks the record as being withdrawn (the history says so while its rows go);
+ * its end marks it withdrawn (it leaves the history: the figures no longer count its rows).
+ */
+export async function markWithdrawals(
   trx: Transaction<unknown>,
   t: T,
-  withdrawn: { tenant_id: string; import_id: string; at: string }[],
+  marks: { tenant_id: string; import_id: string; at: string; step: 'requested' | 'completed' }[],
 ): Promise<void> {
-  if (withdrawn.length === 0) return;
-  await sql`
-    UPDATE ${sql.table(t.referral_data_imports)} i SET withdrawn_at = w.at
-      FROM jsonb_to_recordset(${JSON.stringify(withdrawn)}::jsonb) AS w(tenant_id uuid, import_id uuid, at timestamptz)
-     WHERE i.tenant_id = w.tenant_id AND i.id = w.import_id AND i.withdrawn_at IS NULL`.execute(trx);
+  for (const step of ['requested', 'completed'] as const) {
+    const rows = marks.filter((m) => m.step === step);
+    if (rows.length === 0) continue;
+    const column = sql.ref(step === 'requested' ? 'withdrawal_requested_at' : 'withdrawn_at');
+    await sql`
+      UPDATE ${sql.table(t.referral_data_imports)} i SET ${column} = coalesce(i.${column}, w.at)
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS w(tenant_id uuid, import_id uuid, at timestamptz)
+       WHERE i.tenant_id = w.tenant_id AND i.id = w.import_id`.execute(trx);
+  }
 }
 
 /**
  * The slices' rows taken back: a fact the withdrawn upload last wrote goes unless another upload holds
  * it too, which then becomes its upload (its content stays as last written); the withdrawn upload's
  * notes of holding other facts go. Answers the patients and rollup months of the facts that went, for
- * the projection's re-link and rollups. A slice reads the tenant's rows of its kind once (no index on
- * `import_id`: withdrawals are rare, and an import should not pay for one on every row it writes).
+ * the projection's re-link and rollups. The upload's rows are found by `(tenant_id, import_id)`, so a
+ * slice costs its own rows, not the tenant's (a rows hash scanned every row of the tenant per slice).
  */
 export async function applyWithdrawals(
   trx: Transaction<unknown>,
@@ -69,8 +75,7 @@ export async function applyWithdrawals(
     reverse: { table: t.reverse_referrals, date: 'reverse_referral_date', institution: true },
     admission: { table: t.hospital_admissions, date: '', institution: false },
   };
-  const inBucket = (identity: ReturnType<typeof sql.ref>, s: WithdrawalSlice) =>
-    sql`mod(hashtext(${identity})::bigint + 2147483648, ${s.buckets}) = ${s.bucket}`;
+  const limit = (s: WithdrawalSlice) => (s.rows === null ? sql`` : sql`LIMIT ${s.rows}`);
   for (const s of slices) {
     for (const kind of ['referral', 'reverse', 'admission'] as const) {
       const { table, date, institution } = tables[kind];
@@ -79,7 +84,7 @@ export async function applyWithdrawals(
       >`
         WITH own AS (
           SELECT c.identity FROM ${sql.table(table)} c
-           WHERE c.tenant_id = ${s.tenant_id} AND c.import_id = ${s.import_id} AND ${inBucket(sql.ref('c.identity'), s)}),
+           WHERE c.tenant_id = ${s.tenant_id} AND c.import_id = ${s.import_id} ${limit(s)}),
         heir AS (
           SELECT DISTINCT ON (o.identity) o.identity, f.import_id
             FROM own o JOIN ${sql.table(t.referral_fact_imports)} f
@@ -121,9 +126,8 @@ export async function applyWithdrawals(
     }
     await sql`
       DELETE FROM ${sql.table(t.referral_fact_imports)} f
-       WHERE f.tenant_id = ${s.tenant_id} AND f.import_id = ${s.import_id} AND ${inBucket(sql.ref('f.identity'), s)}`.execute(
-      trx,
-    );
+       WHERE f.ctid IN (SELECT ctid FROM ${sql.table(t.referral_fact_imports)}
+                         WHERE tenant_id = ${s.tenant_id} AND import_id = ${s.import_id} ${limit(s)})`.execute(trx);
   }
   return { patients: [...patients.values()], keys: [...keys.values()] };
 }

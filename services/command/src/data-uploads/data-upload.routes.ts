@@ -160,6 +160,7 @@ export async function registerDataUploadRoutes(app: FastifyInstance, deps: DataU
           unchanged_record_count: 0,
           unmatched_row_count: 0,
           unmatched_institutions: [],
+          withdrawing: false,
         }),
       });
     });

@@ -43,7 +43,7 @@ export function registerDataSyncStatusRoutes(app: FastifyInstance, deps: { db: D
       sql<LastImport>`
         WITH uploads AS (
           SELECT import_type, id, filename, status, created_at, imported_row_count, failed_row_count
-            FROM rm.referral_data_imports WHERE tenant_id = ${auth.tenantId} AND withdrawn_at IS NULL
+            FROM rm.referral_data_imports WHERE tenant_id = ${auth.tenantId} AND withdrawal_requested_at IS NULL
           UNION ALL
           SELECT 'label_values', id, filename, status, created_at, imported_row_count, failed_row_count
             FROM rm.label_value_imports WHERE tenant_id = ${auth.tenantId}

@@ -179,27 +179,36 @@ describe('data upload records', () => {
     expect(response.json()).toMatchObject({ status: 'failed', error_messages: [{ row_number: null, message }] });
   });
 
-  it('leave a withdrawn upload out of the history, its detail and the data sync status', async () => {
+  it('mark an upload being withdrawn, and leave it out of the history and its detail once withdrawn', async () => {
     const { importId, position } = await importWithDepartments(['外科']);
     const listed = await get('/api/data_uploads?per_page=100', position);
-    expect(listed.json<{ data: { id: string }[] }>().data.map((r) => r.id)).toContain(importId);
-    const withdrawn = await store.append(
-      streamId('referral_data_withdrawal', importId),
-      [
-        {
-          type: 'ReferralDataImportWithdrawalRequested',
-          data: { import_id: importId, import_type: 'referral' },
-          metadata: metadata(tenant),
-        },
-      ],
-      { expectedRevision: 'no_stream' },
-    );
-    const at = formatPosition(withdrawn.position);
-    const after = await get('/api/data_uploads?per_page=100', at);
-    expect(after.json<{ data: { id: string }[] }>().data.map((r) => r.id)).not.toContain(importId);
-    expect((await get(`/api/data_uploads/${importId}`, at)).statusCode).toBe(404);
-    const statuses = await get('/api/data_sync_statuses', at);
+    const row = listed.json<{ data: { id: string; withdrawing: boolean }[] }>().data.find((r) => r.id === importId);
+    expect(row?.withdrawing).toBe(false);
+    const append = async (type: string, data: object) =>
+      formatPosition(
+        (
+          await store.append(
+            streamId('referral_data_withdrawal', importId),
+            [{ type, data, metadata: metadata(tenant) }],
+            { expectedRevision: 'any' },
+          )
+        ).position,
+      );
+    // Asked: still listed, as being withdrawn (its rows still count), and out of the data sync status.
+    const asked = await append('ReferralDataImportWithdrawalRequested', {
+      import_id: importId,
+      import_type: 'referral',
+    });
+    const during = await get(`/api/data_uploads/${importId}`, asked);
+    expect(during.statusCode, during.body).toBe(200);
+    expect(during.json()).toMatchObject({ id: importId, withdrawing: true });
+    const statuses = await get('/api/data_sync_statuses', asked);
     expect(JSON.stringify(statuses.json())).not.toContain(importId);
+    // Its end applied: gone from the history and its detail.
+    const done = await append('ReferralDataImportWithdrawalCompleted', { import_id: importId });
+    const after = await get('/api/data_uploads?per_page=100', done);
+    expect(after.json<{ data: { id: string }[] }>().data.map((r) => r.id)).not.toContain(importId);
+    expect((await get(`/api/data_uploads/${importId}`, done)).statusCode).toBe(404);
   });
 
   it('list the row errors in the file’s order, a chunk’s warnings among its errors', async () => {

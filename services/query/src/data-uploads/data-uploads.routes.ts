@@ -75,7 +75,8 @@ export function registerDataUploadQueryRoutes(app: FastifyInstance, deps: { db: 
     SELECT i.id, i.import_type, i.filename, i.status, i.error_messages, i.total_row_count, i.imported_row_count,
            i.failed_row_count, i.unprocessed_row_count, i.abortion_row_number, i.new_record_count,
            i.updated_record_count, i.unchanged_record_count, i.unmatched_row_count, i.unmatched_institutions,
-           i.unknown_department_row_count, i.unknown_departments, i.created_at, i.created_by, a.name AS creator_name
+           i.unknown_department_row_count, i.unknown_departments, i.created_at, i.created_by, a.name AS creator_name,
+           i.withdrawal_requested_at IS NOT NULL AS withdrawing
       FROM rm.referral_data_imports i
       LEFT JOIN rm.mi_accounts a ON a.tenant_id = i.tenant_id AND a.account_id = i.created_by
      WHERE ${where}`.execute(db);
@@ -86,7 +87,7 @@ export function registerDataUploadQueryRoutes(app: FastifyInstance, deps: { db: 
     async ({ query, auth }) => {
       const db = deps.db.typed<ReadModels>();
       const type = query.import_type ?? null;
-      // A withdrawn upload is gone from the history (its rows are taken back).
+      // A withdrawn upload is gone from the history once its rows are taken back; until then it says so.
       const filter = sql`i.tenant_id = ${auth.tenantId} AND i.withdrawn_at IS NULL AND (${type}::text IS NULL OR i.import_type = ${type})`;
       const [counted, page] = await Promise.all([
         sql<{ n: number }>`SELECT count(*)::int AS n FROM rm.referral_data_imports i WHERE ${filter}`.execute(db),

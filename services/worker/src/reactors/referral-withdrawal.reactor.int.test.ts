@@ -119,7 +119,7 @@ describe('referral data withdrawal reactor', () => {
     const slices = await store.readStream(stream, { tenantId: tenant });
     expect(slices.map((e) => [e.type, e.data])).toEqual([
       ['ReferralDataImportWithdrawalRequested', { import_id: first, import_type: 'referral' }],
-      ['ReferralDataImportWithdrawn', { import_id: first, bucket: 0, buckets: 1 }],
+      ['ReferralDataImportWithdrawn', { import_id: first, bucket: 0, buckets: 1, rows: 20_000 }],
       ['ReferralDataImportRollupsRequested', { import_id: first, phase: 'link', bucket: 0, buckets: 1 }],
       ['ReferralDataImportRollupsRequested', { import_id: first, phase: 'rollup', bucket: 0, buckets: 1 }],
       ['ReferralDataImportWithdrawalCompleted', { import_id: first }],

@@ -11,8 +11,8 @@ const maxSlices = 64;
 const eventIdNamespace = '7d1f3b5a9c2e4a6b8d0f1a3c5e7b9d2f';
 
 /**
- * An owner's withdrawal of an upload takes its rows back in slices (by a hash of the row's identity),
- * sized by the rows the upload imported, each noting the patients and institution-months its rows
+ * An owner's withdrawal of an upload takes its rows back in slices of `rowsPerSlice` rows, as many as
+ * the upload imported rows, each noting the patients and institution-months its rows
  * leave; then the re-link of those patients and the rollups of those months in slices, as an import's;
  * then the end, which takes whatever they left. Each is applied before the next is appended
  * (`appendInTurn`), so a large upload's withdrawal is many short transactions and other tenants' events
@@ -48,7 +48,7 @@ export const referralWithdrawalReactor = defineReactor({
         idOf,
         each((bucket) => ({
           type: 'ReferralDataImportWithdrawn',
-          data: { import_id, bucket, buckets },
+          data: { import_id, bucket, buckets, rows: rowsPerSlice },
           key: `rows\u0000${bucket}`,
         })),
       );

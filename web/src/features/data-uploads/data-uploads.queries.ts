@@ -15,7 +15,10 @@ import { dataSyncStatusQueries } from '../data-sync-statuses/data-sync-statuses.
 export const dataUploadQueries = {
   all: ['data-uploads'] as const,
   lists: () => [...dataUploadQueries.all, 'list'] as const,
-  /** Polled while an upload of the list runs, or until `awaitedId` (just uploaded) shows. */
+  /**
+   * Polled while an upload of the list runs or is being withdrawn (the record leaves the list when its
+   * rows are all taken back), or until `awaitedId` (just uploaded) shows.
+   */
   list: (
     api: ApiClient,
     params: { page: number; import_type?: DataUploadType | undefined },
@@ -27,7 +30,7 @@ export const dataUploadQueries = {
       refetchInterval: (query) => {
         const rows = query.state.data?.data ?? [];
         const waiting = awaitedId !== null && !rows.some((r) => r.id === awaitedId);
-        return waiting || rows.some(isRunning) ? pollIntervalMs : false;
+        return waiting || rows.some((r) => isRunning(r) || r.withdrawing) ? pollIntervalMs : false;
       },
     }),
   profiles: (api: ApiClient) =>
@@ -52,16 +55,27 @@ export const useMatchInstitution = () =>
     [dataUploadQueries.all, ['referrals'], ...staleFiguresAfter('referral_data')],
   );
 
-/** The server refuses a withdrawal while the worker still reads the file (409), and of D and EF files always. */
-export const canWithdraw = (record: Pick<DataUploadRecord, 'import_type' | 'status'>): boolean =>
-  isWithdrawableDataUpload(record.import_type) && !isRunning(record);
+/**
+ * The server refuses a withdrawal while the worker still reads the file (409), and of D and EF files
+ * always; one already under way has nothing left to ask.
+ */
+export const canWithdraw = (record: Pick<DataUploadRecord, 'import_type' | 'status' | 'withdrawing'>): boolean =>
+  isWithdrawableDataUpload(record.import_type) && !isRunning(record) && !record.withdrawing;
 
 /** What lists uploads beside the history: read again after a withdrawal, or after one that was refused. */
 export const uploadListKeys = [dataUploadQueries.all, dataSyncStatusQueries.all] as const;
 
+/** What counts an upload's rows: the unmatched institutions beside the history, the referral screens, the figures. */
+export const referralRowKeys = [
+  [...dataUploadQueries.all, 'unmatched'],
+  ['referrals'],
+  ...staleFiguresAfter('referral_data'),
+] as const;
+
 /**
- * The record leaves the history at once (read-your-writes), but the worker takes the rows back over the
- * next seconds: figures read again before it is done may still count some of them (the toast says so).
+ * The worker takes the rows back after the request, over seconds or, for a very large file, minutes: the
+ * record stays in the history as being withdrawn, and the figures count its rows, until it is done. The
+ * history page reads `referralRowKeys` again once it no longer lists the record (`useWithdrawalEnded`).
  */
 export const useWithdrawDataUpload = () =>
   useApiMutation(

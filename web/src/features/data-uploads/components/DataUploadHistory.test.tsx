@@ -11,6 +11,7 @@ import { testServices } from '../../../test/render-app.tsx';
 import { withDefaults } from '../../data-analysis/analysis-periods.ts';
 import { dataAnalysisQueries } from '../../data-analysis/data-analysis.queries.ts';
 import { dataSyncStatusQueries } from '../../data-sync-statuses/data-sync-statuses.queries.ts';
+import { pollIntervalMs } from '../../imports/imports.queries.ts';
 import { dataUploadQueries } from '../data-uploads.queries.ts';
 import { DataUploadHistory } from './DataUploadHistory.tsx';
 
@@ -37,6 +38,7 @@ const record: DataUploadRecord = {
     { name: '整形外科', row_count: 120 },
     { name: '形成外科', row_count: 5 },
   ],
+  withdrawing: false,
 };
 
 describe('DataUploadHistory', () => {
@@ -146,6 +148,28 @@ describe('withdrawing an upload', { timeout: 30_000 }, () => {
     expect(offered).toEqual(['referral-completed.csv', 'reverse_referral-failed.csv', 'ff1_file-completed.csv']);
   });
 
+  it('is not offered again while an upload is being withdrawn, which says so in place of its status', async () => {
+    const withdrawing = { ...upload(1, 'referral', 'completed'), filename: '取り消し中.csv', withdrawing: true };
+    const kept = upload(2, 'ff1_file', 'completed');
+    renderWithdrawal([withdrawing, kept], noContent);
+    const row = rowOf(withdrawing.filename);
+    const badge = within(row).getByTestId('upload-withdrawing');
+    expect(badge).toHaveTextContent('取り消し中');
+    expect(within(row).queryByText('完了')).toBeNull();
+    expect(within(row).queryByRole('button', { name: /取り消す/ })).toBeNull();
+    expect(row).toHaveAttribute('data-upload-withdrawing', 'true');
+    // The other row keeps its status and its button.
+    expect(within(rowOf(kept.filename)).getByText('完了')).toBeInTheDocument();
+    expect(within(rowOf(kept.filename)).queryByTestId('upload-withdrawing')).toBeNull();
+    expect(within(rowOf(kept.filename)).getByRole('button', { name: /取り消す/ })).toBeInTheDocument();
+    // What it means, from the keyboard as from the mouse.
+    await userEvent.tab();
+    expect(badge).toHaveFocus();
+    expect(await screen.findByRole('tooltip')).toHaveTextContent(
+      '取り込んだ行を集計から外しています。完了すると履歴から消えます。',
+    );
+  });
+
   it('says what goes with it, sends the DELETE on confirmation with both buttons off meanwhile, then tells and refreshes', async () => {
     const success = vi.spyOn(toast, 'success').mockImplementation(() => {});
     const target = upload(1, 'referral', 'completed');
@@ -156,7 +180,7 @@ describe('withdrawing an upload', { timeout: 30_000 }, () => {
       'このファイルで取り込んだ行（130行）を、紹介・逆紹介・入院の集計から削除します。',
     );
     expect(consequences).toHaveTextContent('同じ行が他のアップロードにも含まれている場合、その行は残ります。');
-    expect(consequences).toHaveTextContent('アップロード履歴からこの取り込みが消えます。');
+    expect(consequences).toHaveTextContent('取り消しが終わると、アップロード履歴からこの取り込みが消えます。');
     expect(consequences).toHaveTextContent(
       '元に戻せません。戻すには、同じファイルをもう一度アップロードしてください。',
     );
@@ -174,7 +198,7 @@ describe('withdrawing an upload', { timeout: 30_000 }, () => {
     release();
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
     expect(success).toHaveBeenCalledExactlyOnceWith(
-      '「referral-completed.csv」の取り込みを取り消しました。集計への反映には数秒かかることがあります。',
+      '「referral-completed.csv」の取り消しを受け付けました。取り消しが終わるまで（大きなファイルでは数分）、集計にはこのファイルの行が含まれます。',
     );
     expect(invalidated()).toEqual(['history', 'referrals', 'syncStatuses', 'trend', 'unmatched']);
   });
@@ -212,5 +236,29 @@ describe('withdrawing an upload', { timeout: 30_000 }, () => {
     await userEvent.keyboard('{Enter}');
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
     expect(fetch).not.toHaveBeenCalled();
+  });
+});
+
+describe('the history’s polling', () => {
+  const intervalFor = (rows: DataUploadRecord[], awaitedId: string | null = null) => {
+    const options = dataUploadQueries.list({} as never, { page: 1 }, awaitedId);
+    const refetch = options.refetchInterval as (q: unknown) => number | false;
+    return refetch({
+      state: { data: { data: rows, meta: { total_count: rows.length, page: 1, per_page: 20, total_pages: 1 } } },
+    });
+  };
+
+  it('goes on while an upload is being withdrawn, so its record leaves the list when that is done', () => {
+    expect(
+      intervalFor([{ ...upload(1, 'referral', 'completed'), withdrawing: true }, upload(2, 'ff1_file', 'failed')]),
+    ).toBe(pollIntervalMs);
+    expect(intervalFor([{ ...upload(1, 'reverse_referral', 'failed'), withdrawing: true }])).toBe(pollIntervalMs);
+  });
+
+  it('goes on while an upload runs or one just sent is not listed yet, and stops once all are over', () => {
+    expect(intervalFor([upload(1, 'referral', 'processing'), upload(2, 'ff1_file', 'completed')])).toBe(pollIntervalMs);
+    expect(intervalFor([upload(2, 'ff1_file', 'completed')], upload(9, 'referral', 'waiting').id)).toBe(pollIntervalMs);
+    expect(intervalFor([upload(1, 'referral', 'completed'), upload(2, 'd_file', 'failed')])).toBe(false);
+    expect(intervalFor([])).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { Button, Group, Paper, ScrollArea, Table, Text } from '@mantine/core';
+import { Badge, Button, Group, Paper, ScrollArea, Table, Text, Tooltip } from '@mantine/core';
 import { maxUnknownDepartments, type DataUploadRecord } from '@renkei/contracts';
 import { useState } from 'react';
 import { formatDateTime } from '../../../app/dates.ts';
@@ -9,17 +9,47 @@ import { noWrap } from '../../../ui/table-styles.ts';
 import { canWithdraw } from '../data-uploads.queries.ts';
 import { WithdrawDataUploadModal } from './WithdrawDataUploadModal.tsx';
 
+const withdrawingExplanation = '取り込んだ行を集計から外しています。完了すると履歴から消えます。';
+
+/** In place of the run's status, which no longer matters: the record is on its way out of the history. */
+function WithdrawingCell() {
+  return (
+    <Table.Td>
+      {/* Focusable, so the explanation is there for the keyboard too, and opens on a tap. */}
+      <Tooltip
+        label={withdrawingExplanation}
+        multiline
+        w={240}
+        withArrow
+        events={{ hover: true, focus: true, touch: true }}
+      >
+        <Badge color="orange" variant="light" tabIndex={0} data-testid="upload-withdrawing">
+          取り消し中
+        </Badge>
+      </Tooltip>
+    </Table.Td>
+  );
+}
+
 function UploadRow({ record, onWithdraw }: { record: DataUploadRecord; onWithdraw: () => void }) {
   const [open, setOpen] = useState(false);
   const unknownDepartments = record.unknown_departments ?? [];
   const details = record.error_messages.length + record.unmatched_institutions.length + unknownDepartments.length;
   return (
     <>
-      <Table.Tr data-upload-filename={record.filename} data-upload-status={record.status}>
+      <Table.Tr
+        data-upload-filename={record.filename}
+        data-upload-status={record.status}
+        data-upload-withdrawing={record.withdrawing || undefined}
+      >
         <Table.Td>{formatDateTime(record.created_at)}</Table.Td>
         <Table.Td>{uploadTypeLabel[record.import_type]}</Table.Td>
         <ImportFileCell record={record} />
-        <ImportStatusCell record={record} label="取り込みの進み具合" testId="upload-progress" />
+        {record.withdrawing ? (
+          <WithdrawingCell />
+        ) : (
+          <ImportStatusCell record={record} label="取り込みの進み具合" testId="upload-progress" />
+        )}
         <Table.Td ta="right">{record.imported_row_count.toLocaleString('ja-JP')}</Table.Td>
         <Table.Td ta="right" c={record.failed_row_count > 0 ? 'red' : undefined}>
           {record.failed_row_count.toLocaleString('ja-JP')}
@@ -89,7 +119,7 @@ function UploadRow({ record, onWithdraw }: { record: DataUploadRecord; onWithdra
 
 /**
  * The uploads, newest first: status and progress, rows read and refused, records new / updated / already
- * there, unmatched; a finished list or FF1 can be withdrawn.
+ * there, unmatched; a finished list or FF1 can be withdrawn, and shows so until its rows are taken back.
  */
 export function DataUploadHistory({ records }: { records: DataUploadRecord[] }) {
   const [withdrawing, setWithdrawing] = useState<DataUploadRecord | null>(null);
@@ -125,7 +155,7 @@ export function DataUploadHistory({ records }: { records: DataUploadRecord[] }) 
           </Table>
         </ScrollArea>
       )}
-      {/* Beside the list, not in a row: the withdrawn record leaves the list before the modal closes. */}
+      {/* Beside the list, not in a row: a small upload's record may leave the list before the modal closes. */}
       {withdrawing && <WithdrawDataUploadModal record={withdrawing} onClose={() => setWithdrawing(null)} />}
     </>
   );

@@ -24,6 +24,8 @@ const keys = {
   effectiveness: dataAnalysisQueries.effectiveness(none, f).queryKey,
   visits: visitChartQueries.visits(none, f, defaultVisitOptions).queryKey,
   tags: dataAnalysisQueries.tags(none).queryKey,
+  // An institution's referrals, as its page left them.
+  referrals: ['referrals', 'list', '00000000-0000-4000-8000-000000000099', 1],
 } satisfies Record<string, QueryKey>;
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -46,6 +48,7 @@ const upload = (n: number, status: ImportStatus): DataUploadRecord => ({
   unchanged_record_count: 0,
   unmatched_row_count: 0,
   unmatched_institutions: [],
+  withdrawing: false,
 });
 
 /** The page over a history of two pages whose answers the test sets (`pages`). */
@@ -118,6 +121,51 @@ describe('data uploads page', () => {
     await poll();
     expect(invalidated()).toEqual([]);
     expect(api.listUnmatchedInstitutions).toHaveBeenCalledTimes(2);
+  });
+
+  it('reads the figures, the referrals and the unmatched institutions again when a withdrawal is done, once', async () => {
+    const withdrawing = (n: number): DataUploadRecord => ({ ...upload(n, 'completed'), withdrawing: true });
+    const pages = { 1: [withdrawing(5), upload(1, 'completed')] };
+    const { api, poll, invalidated, seed } = renderPage(pages);
+    await shown(5);
+    await waitFor(() => expect(api.listUnmatchedInstitutions).toHaveBeenCalledTimes(1));
+    // Still under way: its rows still count.
+    await poll();
+    expect(invalidated()).toEqual([]);
+    expect(screen.getByText('取り消し中')).toBeInTheDocument();
+    // Done: the record has left the history.
+    pages[1] = [upload(1, 'completed')];
+    await poll();
+    await waitFor(() => expect(invalidated()).toEqual(['effectiveness', 'ranking', 'referrals', 'trend']));
+    await waitFor(() => expect(api.listUnmatchedInstitutions).toHaveBeenCalledTimes(2));
+    expect(screen.queryByText('upload-5.csv')).toBeNull();
+    seed();
+    await poll();
+    expect(invalidated()).toEqual([]);
+    expect(api.listUnmatchedInstitutions).toHaveBeenCalledTimes(2);
+  });
+
+  it('takes neither a record left on another page nor one never seen being withdrawn for a withdrawal done', async () => {
+    const pages = {
+      1: [{ ...upload(30, 'completed'), withdrawing: true }, upload(20, 'completed')],
+      2: [upload(10, 'completed')],
+    };
+    const { poll, invalidated } = renderPage(pages);
+    await shown(30);
+    await userEvent.click(screen.getByRole('button', { name: '2' }));
+    await shown(10);
+    await poll();
+    expect(invalidated()).toEqual([]);
+    // Back on page 1, where the record is still being withdrawn; then another owner's record goes at once.
+    await userEvent.click(screen.getByRole('button', { name: '1' }));
+    await shown(30);
+    pages[1] = [{ ...upload(30, 'completed'), withdrawing: true }];
+    await poll();
+    expect(invalidated()).toEqual([]);
+    // The one seen being withdrawn is done.
+    pages[1] = [];
+    await poll();
+    await waitFor(() => expect(invalidated()).toEqual(['effectiveness', 'ranking', 'referrals', 'trend']));
   });
 
   it('has the figures asked again when the analysis page is next entered, within the minute they stay fresh', async () => {

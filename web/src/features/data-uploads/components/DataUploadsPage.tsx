@@ -17,7 +17,8 @@ import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { downloadFile, uploadFile } from '../../imports/file-transfer.ts';
 import { useImportEnded } from '../../imports/useImportEnded.ts';
-import { dataUploadQueries, useSaveMappingProfiles } from '../data-uploads.queries.ts';
+import { dataUploadQueries, referralRowKeys, useSaveMappingProfiles } from '../data-uploads.queries.ts';
+import { useWithdrawalEnded } from '../useWithdrawalEnded.ts';
 import { invalidateFigures } from '../../data-analysis/invalidate-figures.ts';
 import { readFileHead, type FileHead } from '../file-head.ts';
 import { initialListMapping, type ListMappingValues } from '../list-mapping.ts';
@@ -52,6 +53,11 @@ export function DataUploadsPage() {
   useImportEnded(list.data?.data, () => {
     void queryClient.invalidateQueries({ queryKey: [...dataUploadQueries.all, 'unmatched'] });
     void invalidateFigures(queryClient, 'referral_data');
+  });
+  // The record of a withdrawal leaves the history when its rows are all taken back: only then do the
+  // figures and the other screens stop counting them.
+  useWithdrawalEnded(list.data, () => {
+    for (const queryKey of referralRowKeys) void queryClient.invalidateQueries({ queryKey });
   });
 
   // Once shown, the upload just made is no longer polled for. Its end, even before it first showed, is the hook's.

@@ -10,7 +10,7 @@ import { uploadTypeLabel } from './labels.ts';
 
 const alreadyWithdrawn = 'この取り込みは既に取り消されています。';
 
-/** Asks before withdrawing an upload, saying what goes with it; closes when the withdrawal has ended either way. */
+/** Asks before withdrawing an upload, saying what goes with it; closes once the server has answered either way. */
 export function WithdrawDataUploadModal({ record, onClose }: { record: DataUploadRecord; onClose: () => void }) {
   const queryClient = useQueryClient();
   const withdraw = useWithdrawDataUpload();
@@ -20,7 +20,9 @@ export function WithdrawDataUploadModal({ record, onClose }: { record: DataUploa
   const confirm = async () => {
     try {
       await withdraw.mutateAsync(record.id);
-      toast.success(`「${record.filename}」の取り込みを取り消しました。集計への反映には数秒かかることがあります。`);
+      toast.success(
+        `「${record.filename}」の取り消しを受け付けました。取り消しが終わるまで（大きなファイルでは数分）、集計にはこのファイルの行が含まれます。`,
+      );
     } catch (e) {
       // Another owner withdrew it first (404), or the server found it still running or of a type it keeps
       // (409): the history is behind, and the 404 page would be wrong for a row that is merely gone.
@@ -58,7 +60,7 @@ export function WithdrawDataUploadModal({ record, onClose }: { record: DataUploa
             行）を、紹介・逆紹介・入院の集計から削除します。
           </List.Item>
           <List.Item>同じ行が他のアップロードにも含まれている場合、その行は残ります。</List.Item>
-          <List.Item>アップロード履歴からこの取り込みが消えます。</List.Item>
+          <List.Item>取り消しが終わると、アップロード履歴からこの取り込みが消えます。</List.Item>
           <List.Item>元に戻せません。戻すには、同じファイルをもう一度アップロードしてください。</List.Item>
         </List>
         <Group justify="flex-end">
