@@ -16,6 +16,7 @@ import { ApiError } from '../../../api/api-errors.ts';
 import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
 import { testServices } from '../../../test/render-app.tsx';
 import type { AnalysisSearch } from '../analysis-search.ts';
+import { currentUserQueries } from '../../current-user/current-user.queries.ts';
 import { DataAnalysisPage } from './DataAnalysisPage.tsx';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -157,7 +158,12 @@ function fakeApi(overrides: Record<string, unknown> = {}) {
 
 function renderPage(
   api: ReturnType<typeof fakeApi>,
-  opts: { search?: AnalysisSearch; features?: FeatureKey[]; onSearchChange?: (p: AnalysisSearch) => void } = {},
+  opts: {
+    search?: AnalysisSearch;
+    features?: FeatureKey[];
+    onSearchChange?: (p: AnalysisSearch) => void;
+    role?: 'owner' | 'member';
+  } = {},
 ) {
   const root = createRootRoute({ component: () => <Outlet /> });
   const page = createRoute({
@@ -185,6 +191,11 @@ function renderPage(
   });
   const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  // What the authenticated layout caches: the page reads the user's role from it.
+  client.setQueryData(currentUserQueries.detail(services.api).queryKey, {
+    role: opts.role ?? 'owner',
+    features: [...(opts.features ?? allFeatures), 'data_uploads'],
+  } as never);
   render(
     <MantineProvider>
       <ServicesProvider value={services}>
@@ -355,6 +366,16 @@ describe('data analysis page', { timeout: 30_000 }, () => {
     );
     expect(within(screen.getByTestId('ranking-panel')).getByText('読み込み中…')).toBeInTheDocument();
     expect(await screen.findByTestId('kpi-referrals-value')).toHaveTextContent('40');
+  });
+
+  it('tells a member who brings the data in, without a link to the uploads they cannot open', async () => {
+    const empty = chart(Array(8).fill(null), Array(8).fill(null));
+    renderPage(fakeApi({ referralsComparison: vi.fn(async () => empty) }), { role: 'member' });
+    const notice = await screen.findByTestId('analysis-empty');
+    expect(notice).toHaveTextContent(
+      '管理者がデータアップロード画面で「紹介リスト」のファイルを取り込むと表示されます',
+    );
+    expect(within(notice).queryByRole('link')).toBeNull();
   });
 
   it('shows a refused call in its own panel only', async () => {

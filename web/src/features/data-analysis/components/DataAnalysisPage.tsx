@@ -3,6 +3,7 @@ import { memo, useCallback, useMemo } from 'react';
 import type { FeatureKey } from '@renkei/contracts';
 import { keepPreviousData, useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
+import { currentUserQueries } from '../../current-user/current-user.queries.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { prefectures } from '../../reference-data/prefectures.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
@@ -73,11 +74,22 @@ function FilterSummary({
 }
 
 function EmptyState({ file }: { file: string }) {
+  const { api } = useServices();
+  // The signed-in user is always cached by the authenticated layout: read it, never fetch it here.
+  const user = useQuery({ ...currentUserQueries.detail(api), enabled: false });
+  const canUpload = user.data?.role === 'owner' && user.data.features.includes('data_uploads');
   return (
     <Alert color="yellow" variant="light" title="この期間のデータがありません" data-testid="analysis-empty">
       {file}がこの期間を含んでいません。
-      <AnchorLink to="/data_uploads">データアップロード</AnchorLink>
-      画面で「{file}」のファイルをアップロードしてください。
+      {canUpload ? (
+        <>
+          <AnchorLink to="/data_uploads">データアップロード</AnchorLink>
+          画面で「{file}」のファイルをアップロードしてください。
+        </>
+      ) : (
+        // A member cannot open the uploads (owners' work): say who brings the data in.
+        `管理者がデータアップロード画面で「${file}」のファイルを取り込むと表示されます。`
+      )}
     </Alert>
   );
 }
