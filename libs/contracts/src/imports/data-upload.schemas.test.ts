@@ -38,6 +38,7 @@ describe('data upload record', () => {
       updated_record_count: 0,
       unchanged_record_count: 0,
       unmatched_row_count: 0,
+      withdrawing: false,
       unmatched_institutions: [],
     };
     expect(DataUploadRecord.safeParse(record).success).toBe(true);
