@@ -1,5 +1,6 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { ProjectionTables } from '@renkei/projections';
+import { noteLeft, type LeftRow } from './referrals.withdrawals.ts';
 import type { RecordedEvent } from '@renkei/event-store';
 import {
   defaultReferralAdmissionPeriodDays,
@@ -129,25 +130,14 @@ export class ReferralSettingsBatch {
       if (list.length === 0) continue;
       const table = kind === 'referral' ? t.referrals : t.reverse_referrals;
       const dateColumn = kind === 'referral' ? 'referral_date' : 'reverse_referral_date';
-      const { rows } = await sql<
-        Patient & { medical_institution_id: string | null; own_department_id: string; month: string }
-      >`
+      const { rows } = await sql<LeftRow>`
         DELETE FROM ${sql.table(table)} c
          USING unnest(${sql.val(list.map((d) => d.tenant_id))}::uuid[], ${sql.val(list.map((d) => d.identity))}::text[]) AS d(tenant_id, identity)
          WHERE c.tenant_id = d.tenant_id AND c.identity = d.identity
         RETURNING c.tenant_id, c.patient_key, c.medical_institution_id,
                   coalesce(c.own_department_id, ${noDepartment}::uuid)::text AS own_department_id,
                   to_char(date_trunc('month', c.${sql.ref(dateColumn)}), 'YYYY-MM-DD') AS month`.execute(trx);
-      for (const r of rows) {
-        patients.set(`${r.tenant_id}|${r.patient_key}`, { tenant_id: r.tenant_id, patient_key: r.patient_key });
-        if (r.medical_institution_id)
-          keys.set(`${r.tenant_id}|${r.medical_institution_id}|${r.own_department_id}|${r.month}`, {
-            tenant_id: r.tenant_id,
-            medical_institution_id: r.medical_institution_id,
-            own_department_id: r.own_department_id,
-            month: r.month,
-          });
-      }
+      noteLeft(rows, patients, keys);
     }
     // A slice re-links its patients and notes the months that leaves to sum; the worker's rollup slices
     // and the re-link's end sum them (summed here, every slice would sum most of the tenant's months).

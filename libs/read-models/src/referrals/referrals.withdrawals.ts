@@ -17,6 +17,23 @@ interface RollupKey {
 
 const noDepartment = '00000000-0000-0000-0000-000000000000';
 
+/** A fact that went: its patient (to re-link) and its institution-month (to sum again), if it had one. */
+export type LeftRow = Patient & { medical_institution_id: string | null; own_department_id: string; month: string };
+
+/** Adds what the rows that went leave to re-link and sum, once each. */
+export function noteLeft(rows: readonly LeftRow[], patients: Map<string, Patient>, keys: Map<string, RollupKey>): void {
+  for (const r of rows) {
+    patients.set(`${r.tenant_id}|${r.patient_key}`, { tenant_id: r.tenant_id, patient_key: r.patient_key });
+    if (r.medical_institution_id)
+      keys.set(`${r.tenant_id}|${r.medical_institution_id}|${r.own_department_id}|${r.month}`, {
+        tenant_id: r.tenant_id,
+        medical_institution_id: r.medical_institution_id,
+        own_department_id: r.own_department_id,
+        month: r.month,
+      });
+  }
+}
+
 /** One slice of a withdrawal (ReferralDataImportWithdrawn): up to `rows` rows of each kind; null: all left (its end). */
 export interface WithdrawalSlice {
   tenant_id: string;
@@ -79,9 +96,7 @@ export async function applyWithdrawals(
   for (const s of slices) {
     for (const kind of ['referral', 'reverse', 'admission'] as const) {
       const { table, date, institution } = tables[kind];
-      const { rows } = await sql<
-        Patient & { medical_institution_id: string | null; own_department_id: string; month: string }
-      >`
+      const { rows } = await sql<LeftRow>`
         WITH own AS (
           SELECT c.identity FROM ${sql.table(table)} c
            WHERE c.tenant_id = ${s.tenant_id} AND c.import_id = ${s.import_id} ${limit(s)}),
@@ -113,16 +128,7 @@ export async function applyWithdrawals(
                        to_char(date_trunc('month', r.referral_date), 'YYYY-MM-DD') AS month
                   FROM gone g LEFT JOIN ${sql.table(t.referrals)} r ON r.tenant_id = g.tenant_id AND r.id = g.referral_id`
         }`.execute(trx);
-      for (const r of rows) {
-        patients.set(`${r.tenant_id}|${r.patient_key}`, { tenant_id: r.tenant_id, patient_key: r.patient_key });
-        if (r.medical_institution_id)
-          keys.set(`${r.tenant_id}|${r.medical_institution_id}|${r.own_department_id}|${r.month}`, {
-            tenant_id: r.tenant_id,
-            medical_institution_id: r.medical_institution_id,
-            own_department_id: r.own_department_id,
-            month: r.month,
-          });
-      }
+      noteLeft(rows, patients, keys);
     }
     await sql`
       DELETE FROM ${sql.table(t.referral_fact_imports)} f
