@@ -341,7 +341,7 @@ export const parseReferralEntryEvent = eventParser(referralEntryAggregate, refer
 /**
  * An owner's withdrawal of an upload: stream `referral_data_withdrawal-<import id>`, apart from the
  * import's own stream (which the worker writes and which holds every chunk of the file). The request
- * hides the import record at once; the worker then appends the slices that take its rows back, each
+ * marks the import record as being withdrawn; the worker then appends the slices that take its rows back, each
  * after the referrals projection applied the one before (docs/decisions.md, "Withdrawing an upload").
  */
 export const referralDataWithdrawalAggregate = 'referral_data_withdrawal';

@@ -19,7 +19,7 @@ interface RollupKey {
 }
 type Recompute = (trx: Transaction<unknown>, t: never, affected: Patient[], keys: RollupKey[]) => Promise<void>;
 /** Re-links the patients' stays and notes the months that leaves to sum against `changeId`. */
-type RelinkDeferred = (trx: Transaction<unknown>, t: never, changeId: string, affected: Patient[]) => Promise<void>;
+type RelinkDeferred = (trx: Transaction<unknown>, changeId: string, affected: Patient[]) => Promise<void>;
 
 type SettingsEvent =
   | { type: 'ReferralAdmissionPeriodChanged'; data: ReferralAdmissionPeriodChanged }
@@ -152,7 +152,7 @@ export class ReferralSettingsBatch {
           SELECT r.tenant_id, r.patient_key FROM ${sql.table(t.referrals)} r
            WHERE r.tenant_id = ${slice.tenant_id}
              AND mod(hashtext(r.patient_key)::bigint + 2147483648, ${slice.buckets}) = ${slice.bucket}) p`.execute(trx);
-      await this.relinkDeferred(trx, t as never, slice.change_id, rows);
+      await this.relinkDeferred(trx, slice.change_id, rows);
     }
     if (patients.size === 0 && keys.size === 0) return;
     await this.recompute(trx, t as never, [...patients.values()], [...keys.values()]);

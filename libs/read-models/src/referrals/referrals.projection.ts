@@ -55,7 +55,7 @@ import {
 import { referralSettingsTable } from './referral-settings.tables.ts';
 import { admissionPeriodOf, ReferralSettingsBatch } from './referral-settings.projection.ts';
 import {
-  applyWithdrawals,
+  applyWithdrawal,
   markWithdrawals,
   noteFactSources,
   type FactSource,
@@ -336,7 +336,7 @@ async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Pr
   };
   const profiles = new Map<string, WriteRow<typeof mappingProfilesTable>>();
   const matches = new Map<string, WriteRow<typeof institutionMatchesTable>>();
-  const settings = new ReferralSettingsBatch(recompute, async (trx, _t, changeId, affected) =>
+  const settings = new ReferralSettingsBatch(recompute, async (trx, changeId, affected) =>
     notePending(trx, t, changeId, [], await relink(trx, t, affected, [])),
   );
   /** The deferred work the batch's slices and import ends take, in the order of their events. */
@@ -534,7 +534,7 @@ async function applyRun(trx: Transaction<unknown>, t: T, events: RunEvent[]): Pr
   // the withdrawal's re-link and rollup slices and its end, as an import's chunks note theirs: summed
   // here, each slice would sum again every month it touches, which is most of the tenant's.
   for (const w of withdrawals) {
-    const gone = await applyWithdrawals(trx, t, [w]);
+    const gone = await applyWithdrawal(trx, t, w);
     await notePending(trx, t, w.import_id, gone.patients, gone.keys);
   }
   if (matches.size > 0) await reattribute(trx, t, [...matches.values()]);

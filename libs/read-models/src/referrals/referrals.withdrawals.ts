@@ -74,16 +74,16 @@ export async function markWithdrawals(
 }
 
 /**
- * The slices' rows taken back: a fact the withdrawn upload last wrote goes unless another upload holds
+ * The slice's rows taken back: a fact the withdrawn upload last wrote goes unless another upload holds
  * it too, which then becomes its upload (its content stays as last written); the withdrawn upload's
  * notes of holding other facts go. Answers the patients and rollup months of the facts that went, for
  * the projection's re-link and rollups. The upload's rows are found by `(tenant_id, import_id)`, so a
  * slice costs its own rows, not the tenant's (a rows hash scanned every row of the tenant per slice).
  */
-export async function applyWithdrawals(
+export async function applyWithdrawal(
   trx: Transaction<unknown>,
   t: T,
-  slices: WithdrawalSlice[],
+  s: WithdrawalSlice,
 ): Promise<{ patients: Patient[]; keys: RollupKey[] }> {
   const patients = new Map<string, Patient>();
   const keys = new Map<string, RollupKey>();
@@ -92,14 +92,13 @@ export async function applyWithdrawals(
     reverse: { table: t.reverse_referrals, date: 'reverse_referral_date', institution: true },
     admission: { table: t.hospital_admissions, date: '', institution: false },
   };
-  const limit = (s: WithdrawalSlice) => (s.rows === null ? sql`` : sql`LIMIT ${s.rows}`);
-  for (const s of slices) {
-    for (const kind of ['referral', 'reverse', 'admission'] as const) {
-      const { table, date, institution } = tables[kind];
-      const { rows } = await sql<LeftRow>`
+  const limit = s.rows === null ? sql`` : sql`LIMIT ${s.rows}`;
+  for (const kind of ['referral', 'reverse', 'admission'] as const) {
+    const { table, date, institution } = tables[kind];
+    const { rows } = await sql<LeftRow>`
         WITH own AS (
           SELECT c.identity FROM ${sql.table(table)} c
-           WHERE c.tenant_id = ${s.tenant_id} AND c.import_id = ${s.import_id} ${limit(s)}),
+           WHERE c.tenant_id = ${s.tenant_id} AND c.import_id = ${s.import_id} ${limit}),
         heir AS (
           SELECT DISTINCT ON (o.identity) o.identity, f.import_id
             FROM own o JOIN ${sql.table(t.referral_fact_imports)} f
@@ -128,12 +127,11 @@ export async function applyWithdrawals(
                        to_char(date_trunc('month', r.referral_date), 'YYYY-MM-DD') AS month
                   FROM gone g LEFT JOIN ${sql.table(t.referrals)} r ON r.tenant_id = g.tenant_id AND r.id = g.referral_id`
         }`.execute(trx);
-      noteLeft(rows, patients, keys);
-    }
-    await sql`
+    noteLeft(rows, patients, keys);
+  }
+  await sql`
       DELETE FROM ${sql.table(t.referral_fact_imports)} f
        WHERE f.ctid IN (SELECT ctid FROM ${sql.table(t.referral_fact_imports)}
-                         WHERE tenant_id = ${s.tenant_id} AND import_id = ${s.import_id} ${limit(s)})`.execute(trx);
-  }
+                         WHERE tenant_id = ${s.tenant_id} AND import_id = ${s.import_id} ${limit})`.execute(trx);
   return { patients: [...patients.values()], keys: [...keys.values()] };
 }

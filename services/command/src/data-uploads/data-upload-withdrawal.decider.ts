@@ -16,8 +16,8 @@ export interface WithdrawDataUpload {
 }
 
 /**
- * An owner withdraws an upload once: its record leaves the history and the worker takes its rows back
- * in slices. A second withdrawal finds nothing (404), as a withdrawn upload is gone from every list.
+ * An owner withdraws an upload once: its record says so until the worker has taken its rows back in
+ * slices, then leaves the history. A second withdrawal finds nothing to do (404): one is under way or done.
  * Whether the upload may be withdrawn at all (finished, a withdrawable type) is the route's 409.
  */
 export const dataUploadWithdrawalDecider: Decider<

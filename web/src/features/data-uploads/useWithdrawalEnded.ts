@@ -1,5 +1,5 @@
 import type { DataUploadRecord } from '@renkei/contracts';
-import { useEffect, useRef, useState } from 'react';
+import { useEndings } from '../imports/useImportEnded.ts';
 
 type Answer = { data: readonly Pick<DataUploadRecord, 'id' | 'withdrawing'>[]; meta: { page: number } };
 
@@ -29,11 +29,5 @@ function withdrawalEndings(): (answer: Answer) => boolean {
  * (see `withdrawalEndings`); `answer` is undefined while a page loads.
  */
 export function useWithdrawalEnded(answer: Answer | undefined, onEnded: () => void): void {
-  const [ended] = useState(() => withdrawalEndings());
-  // The latest callback, so the page may pass an inline one without feeding the tracker again.
-  const latest = useRef(onEnded);
-  latest.current = onEnded;
-  useEffect(() => {
-    if (answer && ended(answer)) latest.current();
-  }, [answer, ended]);
+  useEndings(answer, withdrawalEndings, onEnded);
 }

@@ -12,13 +12,21 @@ export function useImportEnded(
   rows: readonly Pick<ImportRecord, 'id' | 'status' | 'created_at'>[] | undefined,
   onEnded: () => void,
 ): void {
-  // One tracker for the component's lifetime. Its first answer may be a page cached by an earlier visit:
-  // an import left running there and over in the next answer has ended meanwhile.
-  const [ended] = useState(() => importEndings());
+  useEndings(rows, importEndings, onEnded);
+}
+
+/**
+ * Feeds each answer of a polled list (undefined while it loads) to one tracker made by `endings` for the
+ * component's lifetime, and calls `onEnded` for each answer it says something ended in. Its first answer
+ * may be a page cached by an earlier visit: what was under way there and is over in the next answer has
+ * ended meanwhile.
+ */
+export function useEndings<A>(answer: A | undefined, endings: () => (answer: A) => boolean, onEnded: () => void): void {
+  const [ended] = useState(endings);
   // The latest callback, so callers may pass an inline one without feeding the tracker again.
   const latest = useRef(onEnded);
   latest.current = onEnded;
   useEffect(() => {
-    if (rows && ended(rows)) latest.current();
-  }, [rows, ended]);
+    if (answer !== undefined && ended(answer)) latest.current();
+  }, [answer, ended]);
 }
