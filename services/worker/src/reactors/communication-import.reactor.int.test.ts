@@ -11,7 +11,7 @@ import type {
   CommunicationImportChunkProcessed,
   CommunicationImportFinished,
 } from '@renkei/domain';
-import { ImportedCommunication } from '@renkei/domain';
+import { ImportedCommunication, blankLabelValue } from '@renkei/domain';
 import { createPostgresEventStore, streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
 import { migrateProjections } from '@renkei/projections';
@@ -111,18 +111,7 @@ afterAll(async () => {
 });
 
 /** A label value as a record stores it: every field, the given ones set. */
-const labelValue = (labelId: string, patch: object) => ({
-  label_id: labelId,
-  text_value: null,
-  integer_value: null,
-  date_value: null,
-  time_value: null,
-  selection_id: null,
-  selection_ids: [],
-  own_department_id: null,
-  area_id: null,
-  ...patch,
-});
+const labelValue = (labelId: string, patch: object) => ({ ...blankLabelValue(labelId), ...patch });
 
 /** A visit already recorded (by hand, not by an import), with these label values. */
 async function storeVisit(id: string, labelValues: object[]) {
