@@ -1,6 +1,7 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { ProjectionTables } from '@renkei/projections';
 import { noteLeft, type LeftRow } from './referrals.withdrawals.ts';
+import { noDepartment, type Patient, type RollupKey } from './referrals.keys.ts';
 import type { RecordedEvent } from '@renkei/event-store';
 import {
   defaultReferralAdmissionPeriodDays,
@@ -10,13 +11,6 @@ import {
 } from '@renkei/domain';
 
 type T = ProjectionTables<'referral_settings' | 'referrals' | 'reverse_referrals' | 'hospital_admissions'>;
-type Patient = { tenant_id: string; patient_key: string };
-interface RollupKey {
-  tenant_id: string;
-  medical_institution_id: string;
-  own_department_id: string;
-  month: string;
-}
 type Recompute = (trx: Transaction<unknown>, t: never, affected: Patient[], keys: RollupKey[]) => Promise<void>;
 /** Re-links the patients' stays and notes the months that leaves to sum against `changeId`. */
 type RelinkDeferred = (trx: Transaction<unknown>, changeId: string, affected: Patient[]) => Promise<void>;
@@ -31,8 +25,6 @@ type SettingsEvent =
 /** The admission period (days) of the tenant named by `tenantId` (an SQL expression), else the default. */
 export const admissionPeriodOf = (t: Pick<T, 'referral_settings'>, tenantId: RawBuilder<unknown>) =>
   sql`coalesce((SELECT s.admission_period_days FROM ${sql.table(t.referral_settings)} s WHERE s.tenant_id = ${tenantId}), ${defaultReferralAdmissionPeriodDays})::int`;
-
-const noDepartment = '00000000-0000-0000-0000-000000000000';
 
 /**
  * The referrals projection's share of owners' settings and hand-entry withdrawals, folded per batch:

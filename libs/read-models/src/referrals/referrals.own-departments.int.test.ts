@@ -7,7 +7,8 @@ import type { RecordedEvent } from '@renkei/event-store';
 import type { HospitalAdmissionFact, ReferralFact, ReverseReferralFact } from '@renkei/domain';
 import { physicalTables } from '@renkei/projections';
 import { createMasterStub } from './master-stub.testing.ts';
-import { noDepartment, referralsProjection, rollupTuning } from './referrals.projection.ts';
+import { referralsProjection, rollupTuning } from './referrals.projection.ts';
+import { noDepartment } from './referrals.keys.ts';
 
 /**
  * Own departments re-matched by the referrals projection (docs/decisions.md, 2026-11-29): whatever the

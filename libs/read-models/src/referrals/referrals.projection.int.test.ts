@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { describe, it } from 'vitest';
 import { projectionTest } from '@renkei/projections/testing';
 import type { HospitalAdmissionFact, ReferralFact, ReverseReferralFact } from '@renkei/domain';
-import { noDepartment, referralsProjection } from './referrals.projection.ts';
+import { referralsProjection } from './referrals.projection.ts';
+import { noDepartment } from './referrals.keys.ts';
 
 const test = projectionTest(referralsProjection);
 const clinic = randomUUID();

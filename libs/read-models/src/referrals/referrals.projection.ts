@@ -61,6 +61,7 @@ import {
   type FactSource,
   type WithdrawalSlice,
 } from './referrals.withdrawals.ts';
+import { noDepartment, type Kind, type Patient, type RollupKey } from './referrals.keys.ts';
 
 const decode = eventDecoder({
   ...referralDataImportEventSchemas,
@@ -108,14 +109,11 @@ type T = ProjectionTables<(typeof tables)[number]['name']>;
  * whose owners never set `max_referral_hospital_admission_period` (ReferralAdmissionPeriodChanged).
  */
 export const referralAdmissionPeriodDays = defaultReferralAdmissionPeriodDays;
-/** `own_department_id` of a rollup row without an own department (a primary key column cannot be null). */
-export const noDepartment = '00000000-0000-0000-0000-000000000000';
 // Namespace of fact row ids (uuidV5 of tenant and identity): the same referral keeps its id across uploads.
 const factIdNamespace = '3b0c5e1d9a7f4c2e8d6b4a2f1e3c5d7b';
 
 const factRowsPerStatement = 10_000;
 
-type Kind = 'referral' | 'reverse' | 'admission';
 type FactRow =
   | { kind: 'referral'; row: WriteRow<typeof referralsTable> }
   | { kind: 'reverse'; row: WriteRow<typeof reverseReferralsTable> }
@@ -612,10 +610,7 @@ async function applyFacts(
   const latest = new Map<string, FactRow>();
   const sources: FactSource[] = [];
   /** What the batch touched: '' for the work done now, else the import id that deferred it. */
-  const touched = new Map<
-    string,
-    { patients: Map<string, { tenant_id: string; patient_key: string }>; keys: Map<string, RollupKey> }
-  >();
+  const touched = new Map<string, { patients: Map<string, Patient>; keys: Map<string, RollupKey> }>();
   const touchedOf = (deferredTo: string | undefined) => {
     let w = touched.get(deferredTo ?? '');
     if (!w) touched.set(deferredTo ?? '', (w = { patients: new Map(), keys: new Map() }));
@@ -753,13 +748,6 @@ async function applyFacts(
     if (deferredTo === '') await recompute(trx, t, [...w.patients.values()], [...w.keys.values()]);
     else await notePending(trx, t, deferredTo, [...w.patients.values()], [...w.keys.values()]);
   }
-}
-
-interface RollupKey {
-  tenant_id: string;
-  medical_institution_id: string;
-  own_department_id: string;
-  month: string;
 }
 
 /**
@@ -932,12 +920,7 @@ async function replaceOwnDepartments(
  * Re-links the stays of the patients touched, then brings the rollups of every institution-month of
  * `keys` and of those patients' referrals up to date (rollupInstitutionMonths).
  */
-async function recompute(
-  trx: Transaction<unknown>,
-  t: T,
-  affected: { tenant_id: string; patient_key: string }[],
-  keys: RollupKey[],
-): Promise<void> {
+async function recompute(trx: Transaction<unknown>, t: T, affected: Patient[], keys: RollupKey[]): Promise<void> {
   const months = await relink(trx, t, affected, keys);
   await rollupMonths(trx, t, months);
 }
@@ -1028,7 +1011,7 @@ async function bulkRollups(
 async function relink(
   trx: Transaction<unknown>,
   t: T,
-  affected: { tenant_id: string; patient_key: string }[],
+  affected: Patient[],
   keys: { tenant_id: string; medical_institution_id: string; month: string }[],
 ): Promise<InstitutionMonth[]> {
   if (affected.length === 0 && keys.length === 0) return [];
@@ -1081,7 +1064,7 @@ async function notePending(
   trx: Transaction<unknown>,
   t: T,
   importId: string,
-  patients: { tenant_id: string; patient_key: string }[],
+  patients: Patient[],
   keys: { tenant_id: string; medical_institution_id: string; month: string }[],
 ): Promise<void> {
   if (patients.length > 0)
@@ -1115,7 +1098,7 @@ async function runDeferredStep(trx: Transaction<unknown>, t: T, step: DeferredSt
   const inBucket = (key: ReturnType<typeof sql>) =>
     slice ? sql`AND mod(hashtext(${key})::bigint + 2147483648, ${slice.buckets}) = ${slice.bucket}` : sql``;
   if (!slice || slice.phase === 'link') {
-    const { rows: patients } = await sql<{ tenant_id: string; patient_key: string }>`
+    const { rows: patients } = await sql<Patient>`
       DELETE FROM ${sql.table(t.referral_pending_patients)} p
        WHERE p.tenant_id = ${tenantId} AND p.import_id = ${importId} ${inBucket(sql`p.patient_key`)}
       RETURNING p.tenant_id, p.patient_key`.execute(trx);

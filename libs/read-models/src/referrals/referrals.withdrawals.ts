@@ -2,20 +2,11 @@ import { sql, type Transaction } from 'kysely';
 import type { ProjectionTables } from '@renkei/projections';
 import type { WriteRow } from '../shared/table.ts';
 import type { referralFactImportsTable } from './referrals.tables.ts';
+import { noDepartment, type Kind, type Patient, type RollupKey } from './referrals.keys.ts';
 
 type T = ProjectionTables<
   'referrals' | 'reverse_referrals' | 'hospital_admissions' | 'referral_fact_imports' | 'referral_data_imports'
 >;
-type Kind = 'referral' | 'reverse' | 'admission';
-type Patient = { tenant_id: string; patient_key: string };
-interface RollupKey {
-  tenant_id: string;
-  medical_institution_id: string;
-  own_department_id: string;
-  month: string;
-}
-
-const noDepartment = '00000000-0000-0000-0000-000000000000';
 
 /** A fact that went: its patient (to re-link) and its institution-month (to sum again), if it had one. */
 export type LeftRow = Patient & { medical_institution_id: string | null; own_department_id: string; month: string };
