@@ -72,6 +72,24 @@ export function eventStoreContract(
       expect(comparePositions(read[0]!.position, read[1]!.position)).toBe(-1);
     });
 
+    it('reads only the events of the types asked for, and a stream without any of them as not found', async () => {
+      const stream = newStream();
+      await store.append(stream, [ev('Started', 1), ev('Chunk', 2), ev('Chunk', 3), ev('Finished', 4)], {
+        expectedRevision: 'no_stream',
+      });
+      const read = await store.readStream(stream, { tenantId: tenant, types: ['Started', 'Finished'] });
+      expect(read.map((e) => [e.type, e.revision, e.data])).toEqual([
+        ['Started', 0, 1],
+        ['Finished', 3, 4],
+      ]);
+      await expect(store.readStream(stream, { tenantId: tenant, types: ['Other'] })).rejects.toBeInstanceOf(
+        StreamNotFoundError,
+      );
+      await expect(store.readStream(stream, { tenantId: randomUUID(), types: ['Started'] })).rejects.toBeInstanceOf(
+        StreamNotFoundError,
+      );
+    });
+
     it('generates event ids when absent', async () => {
       const stream = newStream();
       await store.append(stream, [{ type: 'TagCreated', data: {}, metadata: meta() }], { expectedRevision: 'any' });

@@ -6,9 +6,14 @@ import type { EventStore, RecordedEvent } from './types.ts';
  * setting never saved). A stream of another tenant reads as empty too: the caller decides whether
  * that is a 404 (an existing record) or a fresh start (a stream keyed by the tenant itself).
  */
-export async function readStreamOrEmpty(store: EventStore, stream: string, tenantId: string): Promise<RecordedEvent[]> {
+export async function readStreamOrEmpty(
+  store: EventStore,
+  stream: string,
+  tenantId: string,
+  types?: readonly string[],
+): Promise<RecordedEvent[]> {
   try {
-    return await store.readStream(stream, { tenantId });
+    return await store.readStream(stream, types ? { tenantId, types } : { tenantId });
   } catch (error) {
     if (error instanceof StreamNotFoundError) return [];
     throw error;

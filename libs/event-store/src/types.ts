@@ -102,9 +102,10 @@ export interface EventStore {
   readonly supportsGuards?: boolean;
   /**
    * Reads a stream of one tenant. A stream that does not exist, or belongs to another tenant,
-   * throws `StreamNotFoundError`.
+   * throws `StreamNotFoundError`. With `types`, only events of those types (a caller that needs a long
+   * stream's few status events, not its chunks of rows); a stream with none of them throws the same.
    */
-  readStream(stream: string, options: { tenantId: string }): Promise<RecordedEvent[]>;
+  readStream(stream: string, options: { tenantId: string; types?: readonly string[] }): Promise<RecordedEvent[]>;
   /**
    * Reads many streams of one tenant in one round trip (bulk work such as imports). Streams that do
    * not exist or belong to another tenant are absent from the map. Optional: callers fall back to

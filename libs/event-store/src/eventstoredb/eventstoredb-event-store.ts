@@ -179,7 +179,12 @@ export function createEventStoreDbStore(url: string): EventStore {
       if (events.length === 0 || events[0]!.metadata?.tenant_id?.toLowerCase() !== options.tenantId.toLowerCase()) {
         throw new StreamNotFoundError(stream);
       }
-      return events;
+      if (!options.types) return events;
+      // EventStoreDB filters reads of $all, not of a stream: the events are read and dropped here.
+      const types = new Set(options.types);
+      const wanted = events.filter((e) => types.has(e.type));
+      if (wanted.length === 0) throw new StreamNotFoundError(stream);
+      return wanted;
     },
 
     async readAll(from, options = {}): Promise<ReadAllResult> {

@@ -84,6 +84,12 @@ const READ_STREAM_SQL = `
   SELECT global_position, transaction_id::text, stream_id, revision, event_id, type, data, metadata,
               tenant_id::text, created_at
          FROM es.events WHERE stream_id = $1 ORDER BY revision`;
+// The unique (stream_id, revision) index finds the stream; the type is checked on the row, so the
+// other events' payloads are never read out or sent.
+const READ_STREAM_TYPES_SQL = `
+  SELECT global_position, transaction_id::text, stream_id, revision, event_id, type, data, metadata,
+              tenant_id::text, created_at
+         FROM es.events WHERE stream_id = $1 AND type = ANY($2::text[]) ORDER BY revision`;
 
 // One statement, so the page and the head come from the same snapshot. Every row a snapshot sees is
 // final: appends draw positions in commit order (migration 0005), so none can still commit below it.
@@ -149,6 +155,7 @@ export async function createPostgresEventStore(
   const appendBatchStatement = preparedStatement(db, 'es_append_batch_v1', APPEND_BATCH_SQL);
   const maxBatchesInFlight = Math.max(1, options.maxBatchesInFlight ?? 1);
   const readStreamStatement = preparedStatement(db, 'es_read_stream_v1', READ_STREAM_SQL);
+  const readStreamTypesStatement = preparedStatement(db, 'es_read_stream_types_v1', READ_STREAM_TYPES_SQL);
   const pollIntervalMs = options.pollIntervalMs ?? (db.kind === 'pglite' ? 50 : 25);
   // Appends in this process wake this process's subscriptions at once; others find them by polling.
   const appended = new EventEmitter();
@@ -371,8 +378,13 @@ export async function createPostgresEventStore(
     return outcomes;
   }
 
-  async function readStream(stream: string, options: { tenantId: string }): Promise<RecordedEvent[]> {
-    const { rows } = await pool.query<EventRow & { tenant_id: string }>(readStreamStatement([stream]));
+  async function readStream(
+    stream: string,
+    options: { tenantId: string; types?: readonly string[] },
+  ): Promise<RecordedEvent[]> {
+    const { rows } = await pool.query<EventRow & { tenant_id: string }>(
+      options.types ? readStreamTypesStatement([stream, [...options.types]]) : readStreamStatement([stream]),
+    );
     if (rows.length === 0 || rows[0]!.tenant_id !== options.tenantId.toLowerCase()) {
       throw new StreamNotFoundError(stream);
     }

@@ -172,7 +172,10 @@ export async function registerDataUploadRoutes(app: FastifyInstance, deps: DataU
  * no import of this tenant. Only the stream's few status events are parsed, not its chunks of rows.
  */
 async function uploadFacts(store: EventStore, tenantId: string, importId: string): Promise<UploadFacts | null> {
-  const events = await readStreamOrEmpty(store, streamId(referralDataImportAggregate, importId), tenantId);
+  const events = await readStreamOrEmpty(store, streamId(referralDataImportAggregate, importId), tenantId, [
+    'ReferralDataImportRequested',
+    'ReferralDataImportFinished',
+  ]);
   const requested = events.find((e) => e.type === 'ReferralDataImportRequested');
   if (!requested) return null;
   const importType = ReferralDataImportType.parse((requested.data as { import_type: unknown }).import_type);
