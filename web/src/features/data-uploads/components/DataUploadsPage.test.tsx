@@ -105,7 +105,7 @@ const shown = (n: number) => screen.findByText(`upload-${n}.csv`);
 afterEach(() => vi.unstubAllGlobals());
 
 describe('data uploads page', () => {
-  it('reads the unmatched institutions again and makes every referral figure stale when an upload ends, once', async () => {
+  it('reads the unmatched institutions, the referrals and every referral figure again when an upload ends, once', async () => {
     const pages = { 1: [upload(5, 'processing'), upload(1, 'completed')] };
     const { api, poll, invalidated, seed } = renderPage(pages);
     await shown(5);
@@ -114,7 +114,7 @@ describe('data uploads page', () => {
     expect(invalidated()).toEqual([]);
     pages[1] = [upload(5, 'completed'), upload(1, 'completed')];
     await poll();
-    await waitFor(() => expect(invalidated()).toEqual(['effectiveness', 'ranking', 'trend']));
+    await waitFor(() => expect(invalidated()).toEqual(['effectiveness', 'ranking', 'referrals', 'trend']));
     await waitFor(() => expect(api.listUnmatchedInstitutions).toHaveBeenCalledTimes(2));
     seed();
     await poll();
@@ -207,7 +207,7 @@ describe('data uploads page', () => {
     await userEvent.upload(card.querySelector<HTMLInputElement>('input[type=file]')!, new File(['x'], 'd.txt'));
     await userEvent.click(within(card).getByRole('button', { name: 'アップロード' }));
     await shown(9);
-    await waitFor(() => expect(invalidated()).toEqual(['effectiveness', 'ranking', 'trend']));
+    await waitFor(() => expect(invalidated()).toEqual(['effectiveness', 'ranking', 'referrals', 'trend']));
     // Once on the upload (it reads everything of the page again), once when it is seen over.
     await waitFor(() => expect(api.listUnmatchedInstitutions).toHaveBeenCalledTimes(3));
   });

@@ -19,7 +19,6 @@ import { downloadFile, uploadFile } from '../../imports/file-transfer.ts';
 import { useImportEnded } from '../../imports/useImportEnded.ts';
 import { dataUploadQueries, referralRowKeys, useSaveMappingProfiles } from '../data-uploads.queries.ts';
 import { useWithdrawalEnded } from '../useWithdrawalEnded.ts';
-import { invalidateFigures } from '../../data-analysis/invalidate-figures.ts';
 import { readFileHead, type FileHead } from '../file-head.ts';
 import { initialListMapping, type ListMappingValues } from '../list-mapping.ts';
 import { DataUploadHistory } from './DataUploadHistory.tsx';
@@ -49,16 +48,14 @@ export function DataUploadsPage() {
   const [busy, setBusy] = useState<DataUploadType | null>(null);
   const [progress, setProgress] = useState<UploadProgressValue | null>(null);
   // An upload that ends may have brought unmatched institutions, and every upload type is referral data
-  // (the lists, and the DPC files' stays: admissions, operations).
-  useImportEnded(list.data?.data, () => {
-    void queryClient.invalidateQueries({ queryKey: [...dataUploadQueries.all, 'unmatched'] });
-    void invalidateFigures(queryClient, 'referral_data');
-  });
-  // The record of a withdrawal leaves the history when its rows are all taken back: only then do the
-  // figures and the other screens stop counting them.
-  useWithdrawalEnded(list.data, () => {
+  // (the lists, and the DPC files' stays: admissions, operations) that an institution's referral page lists.
+  // A withdrawal's record leaves the history when its rows are all taken back: only then do the figures and
+  // the other screens stop counting them. Both change the same rows, so both read the same queries again.
+  const readRowsAgain = () => {
     for (const queryKey of referralRowKeys) void queryClient.invalidateQueries({ queryKey });
-  });
+  };
+  useImportEnded(list.data?.data, readRowsAgain);
+  useWithdrawalEnded(list.data, readRowsAgain);
 
   // Once shown, the upload just made is no longer polled for. Its end, even before it first showed, is the hook's.
   useEffect(() => {
