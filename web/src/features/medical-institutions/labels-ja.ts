@@ -1,3 +1,4 @@
+import { formatFraction } from '../../ui/percent.ts';
 import type { MedicalInstitutionSortKey, RunningStatus } from '@renkei/contracts';
 import type { InstitutionColumnKey } from './search-state.ts';
 
@@ -46,8 +47,5 @@ export const sortKeyOf: Partial<Record<InstitutionColumnKey, MedicalInstitutionS
   last_visit_date: 'last_visit_date',
 };
 
-export function formatRate(rate: number | null): string {
-  if (rate === null) return '';
-  const pct = Math.round(rate * 1000) / 10;
-  return `${pct > 0 ? '+' : ''}${pct}%`;
-}
+/** A change rate (a fraction, as the search answers it), signed; empty without a base to compare with. */
+export const formatRate = (rate: number | null): string => formatFraction(rate, { signed: true, none: '' });

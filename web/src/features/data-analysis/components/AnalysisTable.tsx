@@ -2,6 +2,7 @@ import { Anchor, Table, Text } from '@mantine/core';
 import { useRouter } from '@tanstack/react-router';
 import type { MouseEvent } from 'react';
 import type { ExportTable } from '../table-export.ts';
+import { formatPercent } from '../../../ui/percent.ts';
 
 /** How a column reads on screen; the export keeps the raw figures. */
 type ColumnFormat = 'text' | 'count' | 'change' | 'percent' | 'rate';
@@ -26,9 +27,9 @@ function show(value: string | number | null | undefined, format: ColumnFormat): 
     case 'change':
       return `${value > 0 ? '+' : ''}${counts.format(value)}`;
     case 'percent':
-      return `${value.toFixed(1)}%`;
+      return formatPercent(value);
     case 'rate':
-      return `${value > 0 ? '+' : ''}${value.toFixed(1)}%`;
+      return formatPercent(value, { signed: true });
     default: {
       const never: never = format;
       return never;

@@ -227,7 +227,7 @@ describe('data analysis page', { timeout: 30_000 }, () => {
     expect(admissions).toHaveTextContent('+2（+14.3%）');
     expect(screen.getByTestId('kpi-operations')).toHaveTextContent('手術率 20.0%');
     expect(await screen.findByTestId('kpi-reverse_referrals-value')).toHaveTextContent('16');
-    expect(screen.getByTestId('kpi-reverse_referrals')).toHaveTextContent('+8（+100%）');
+    expect(screen.getByTestId('kpi-reverse_referrals')).toHaveTextContent('+8（+100.0%）');
 
     const period = { from: '2026-04-01', to: '2026-11-24' };
     const comparison = { from: '2025-04-01', to: '2025-11-24' };
@@ -276,8 +276,8 @@ describe('data analysis page', { timeout: 30_000 }, () => {
 
   it('shows the visit effectiveness with its definition and the control group', async () => {
     renderPage(fakeApi());
-    expect(await screen.findByTestId('effectiveness-communicated-rate')).toHaveTextContent('+150%');
-    expect(screen.getByTestId('effectiveness-control-rate')).toHaveTextContent('-10%');
+    expect(await screen.findByTestId('effectiveness-communicated-rate')).toHaveTextContent('+150.0%');
+    expect(screen.getByTestId('effectiveness-control-rate')).toHaveTextContent('-10.0%');
     expect(screen.getByTestId('effectiveness-definition')).toHaveTextContent(
       '期間（2026/04/01〜2026/11/24）に訪問した医療機関（同じ日の訪問は1回と数えます）について、期間の紹介件数を比較期間（2025/04/01〜2025/11/24）',
     );

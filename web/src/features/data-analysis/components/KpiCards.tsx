@@ -1,6 +1,7 @@
 import { Badge, Group, Paper, SimpleGrid, Skeleton, Text } from '@mantine/core';
 import { formatRate } from '../../medical-institutions/labels-ja.ts';
 import { changeRate, formatCount, percent } from '../figures.ts';
+import { formatPercent } from '../../../ui/percent.ts';
 
 export interface Kpi {
   key: string;
@@ -106,11 +107,11 @@ export function KpiCards({
               )}
               {k.rate && (
                 <Text size="sm">
-                  {k.rate.label} {k.rate.value === null ? '—' : `${k.rate.value.toFixed(1)}%`}
+                  {k.rate.label} {formatPercent(k.rate.value)}
                   {hasComparison && k.rate.comparison !== null && (
                     <Text span size="xs" c="dimmed">
                       {' '}
-                      （{comparisonLabel} {k.rate.comparison.toFixed(1)}%）
+                      （{comparisonLabel} {formatPercent(k.rate.comparison)}）
                     </Text>
                   )}
                 </Text>

@@ -18,6 +18,7 @@ import { ExportMenu } from './ExportMenu.tsx';
 import { Panel, QueryBody, Figure } from './Panel.tsx';
 import { SvgChart } from './SvgChart.tsx';
 import { closedDropdowns, unitLabels } from './FilterBar.tsx';
+import { formatPercent } from '../../../ui/percent.ts';
 
 const keep = { placeholderData: keepPreviousData } as const;
 
@@ -50,7 +51,7 @@ function totalsOf(rows: VisitRow[]) {
   };
 }
 
-const showPercent = (p: number | null) => (p === null ? '—' : `${p.toFixed(1)}%`);
+const showPercent = (p: number | null) => formatPercent(p);
 
 /**
  * 訪問分析: visits per bucket of the page's unit (訪問 and 新規訪問), the share of visits where a doctor

@@ -124,23 +124,23 @@ describe('institution referral figures', () => {
     // 8 months of 10, not the 99s of the months after today; against 8 of 5, not the last 年度's later 7s.
     expect(await screen.findByTestId('kpi-referrals-value')).toHaveTextContent(/^80$/);
     const referrals = screen.getByTestId('kpi-referrals');
-    expect(referrals).toHaveTextContent('+40（+100%）');
+    expect(referrals).toHaveTextContent('+40（+100.0%）');
     expect(referrals).toHaveTextContent('前年同期 40件');
     const admissions = screen.getByTestId('kpi-admissions');
     expect(screen.getByTestId('kpi-admissions-value')).toHaveTextContent(/^32$/);
-    expect(admissions).toHaveTextContent('+16（+100%）');
+    expect(admissions).toHaveTextContent('+16（+100.0%）');
     expect(admissions).toHaveTextContent('入院率 40.0% （前年同期 40.0%）');
     const operations = screen.getByTestId('kpi-operations');
     expect(screen.getByTestId('kpi-operations-value')).toHaveTextContent(/^8$/);
-    expect(operations).toHaveTextContent('-8（-50%）');
+    expect(operations).toHaveTextContent('-8（-50.0%）');
     expect(operations).toHaveTextContent('手術率 10.0% （前年同期 40.0%）');
     expect(screen.getByTestId('kpi-reverse_referrals-value')).toHaveTextContent(/^24$/);
-    expect(screen.getByTestId('kpi-reverse_referrals')).toHaveTextContent('+16（+200%）');
+    expect(screen.getByTestId('kpi-reverse_referrals')).toHaveTextContent('+16（+200.0%）');
     // Up green, down red, as on the top page.
-    expect(within(operations).getByText('-8（-50%）').closest('.mantine-Badge-root')).toHaveStyle({
+    expect(within(operations).getByText('-8（-50.0%）').closest('.mantine-Badge-root')).toHaveStyle({
       '--badge-color': 'var(--mantine-color-red-light-color)',
     });
-    expect(within(referrals).getByText('+40（+100%）').closest('.mantine-Badge-root')).toHaveStyle({
+    expect(within(referrals).getByText('+40（+100.0%）').closest('.mantine-Badge-root')).toHaveStyle({
       '--badge-color': 'var(--mantine-color-teal-light-color)',
     });
     // The trend: both 年度 from April, this one stopping at November.
@@ -205,10 +205,10 @@ describe('institution referral figures', () => {
     ).toBeInTheDocument();
     const row = async (key: string) =>
       [...(await screen.findByTestId(`figure-${key}`)).querySelectorAll('th, td')].map((c) => c.textContent);
-    expect(await row('referrals')).toEqual(['紹介', '80件', '40件', '+40（+100%）']);
-    expect(await row('admissions')).toEqual(['入院', '32件（40.0%）', '16件（40.0%）', '+16（+100%）']);
-    expect(await row('operations')).toEqual(['手術', '8件（10.0%）', '16件（40.0%）', '-8（-50%）']);
-    expect(await row('reverse_referrals')).toEqual(['逆紹介', '24件', '8件', '+16（+200%）']);
+    expect(await row('referrals')).toEqual(['紹介', '80件', '40件', '+40（+100.0%）']);
+    expect(await row('admissions')).toEqual(['入院', '32件（40.0%）', '16件（40.0%）', '+16（+100.0%）']);
+    expect(await row('operations')).toEqual(['手術', '8件（10.0%）', '16件（40.0%）', '-8（-50.0%）']);
+    expect(await row('reverse_referrals')).toEqual(['逆紹介', '24件', '8件', '+16（+200.0%）']);
     expect(screen.getByRole('columnheader', { name: '2026年度' })).toBeInTheDocument();
     expect(screen.getByRole('columnheader', { name: '前年同期' })).toBeInTheDocument();
     expect(screen.getByTestId('referral-figures-period')).toHaveTextContent(

@@ -16,6 +16,7 @@ import {
 } from '../referral-figures.ts';
 import { referralQueries } from '../referrals.queries.ts';
 import classes from './InstitutionReferralFigures.module.css';
+import { formatPercent } from '../../../ui/percent.ts';
 
 /**
  * What both views show: one chart request (see referralFiguresPeriod) under the referral queries' key,
@@ -189,7 +190,7 @@ export function PartnerChartReferralFigures({
   else {
     const { current: now, previous: before } = figures;
     const cell = (n: number, rate?: number | null) =>
-      `${formatCount(n)}件${rate === undefined ? '' : `（${rate === null ? '—' : `${rate.toFixed(1)}%`}）`}`;
+      `${formatCount(n)}件${rate === undefined ? '' : `（${formatPercent(rate)}）`}`;
     const row = (label: string, key: string, a: number, b: number, rates?: [number | null, number | null]) => (
       <Table.Tr key={key} data-testid={`figure-${key}`}>
         <Table.Th>{label}</Table.Th>
