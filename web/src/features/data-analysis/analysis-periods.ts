@@ -1,3 +1,4 @@
+import { businessDateRange } from '@renkei/contracts';
 import type { AnalysisFilters, AnalysisSearch, ComparisonMode } from './analysis-search.ts';
 
 export interface Period {
@@ -106,4 +107,21 @@ export function comparisonOf(period: Period, mode: ComparisonMode): Period | nul
   const length = daysBetween(period.from, period.to);
   const to = addDays(period.from, -1);
   return { from: addDays(to, -length), to };
+}
+
+const inRange = (p: Period) => p.from >= businessDateRange.from && p.to <= businessDateRange.to;
+
+/**
+ * Why the page cannot ask for these figures, or null when it can: every call takes dates of
+ * `businessDateRange` only, the comparison periods included (visit effectiveness compares with the period
+ * just before when no comparison is chosen). A year being typed passes through such dates (0002-04-01):
+ * the page says so once instead of every panel showing the API's refusal.
+ */
+export function periodProblem(f: Pick<AnalysisFilters, 'from' | 'to' | 'cmp'>): string | null {
+  const period = { from: f.from, to: f.to };
+  const compared = [period, comparisonOf(period, f.cmp), comparisonOf(period, 'previous')];
+  if (compared.every((p) => p === null || inRange(p))) return null;
+  return inRange(period)
+    ? '比べる期間が1900年1月1日より前になります。期間を後ろにずらすか、短くしてください。'
+    : '期間は1900年1月1日から2100年12月31日の間で指定してください。';
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isCalendarDay } from '../../app/search-params.ts';
-import { comparisonOf, fiscalYearOf, todayInJapan, withDefaults } from './analysis-periods.ts';
+import { comparisonOf, fiscalYearOf, periodProblem, todayInJapan, withDefaults } from './analysis-periods.ts';
 import { analysisSearch } from './analysis-search.ts';
 
 const uuid = '00000000-0000-4000-8000-000000000001';
@@ -114,5 +114,18 @@ describe('analysis search', () => {
     expect(fiscalYearOf('2026-03-31')).toBe(2025);
     expect(fiscalYearOf('2026-04-01')).toBe(2026);
     expect(todayInJapan(new Date('2026-03-31T15:30:00Z'))).toBe('2026-04-01');
+  });
+
+  it('says why a period the API refuses cannot be asked: its own dates, or the dates it is compared with', () => {
+    expect(periodProblem({ from: '2025-04-01', to: '2026-03-31', cmp: 'last_year' })).toBeNull();
+    // A year being typed passes through such a date.
+    expect(periodProblem({ from: '0002-04-01', to: '2026-03-31', cmp: 'none' })).toMatch(
+      /1900年1月1日から2100年12月31日/,
+    );
+    expect(periodProblem({ from: '2025-04-01', to: '2101-01-01', cmp: 'none' })).toMatch(/1900年1月1日から/);
+    // Last year of 1900 is 1899; so is the period just before, which visit effectiveness compares with.
+    expect(periodProblem({ from: '1900-04-01', to: '1900-12-31', cmp: 'last_year' })).toMatch(/比べる期間/);
+    expect(periodProblem({ from: '1900-04-01', to: '1900-12-31', cmp: 'none' })).toMatch(/比べる期間/);
+    expect(periodProblem({ from: '1901-04-01', to: '1901-12-31', cmp: 'last_year' })).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import type { FeatureKey } from '@renkei/contracts';
 import type { QueryClient } from '@tanstack/react-query';
 import type { ApiClient } from '../../api/api-client.ts';
 import { referenceDataQueries } from '../reference-data/reference-data.queries.ts';
-import { comparisonOf } from './analysis-periods.ts';
+import { comparisonOf, periodProblem } from './analysis-periods.ts';
 import type { AnalysisFilters } from './analysis-search.ts';
 import { dataAnalysisQueries, periodOf, type Grouping } from './data-analysis.queries.ts';
 import { defaultVisitOptions, visitChartQueries } from './visit-charts.queries.ts';
@@ -29,6 +29,8 @@ export function prefetchDataAnalysis(
   start(queryClient.prefetchQuery(referenceDataQueries.ownDepartments(api)));
   start(queryClient.prefetchQuery(referenceDataQueries.facilityTypeGroups(api)));
   if (features.includes('tags')) start(queryClient.prefetchQuery(dataAnalysisQueries.tags(api)));
+  // A period the API refuses is said once by the page, not asked.
+  if (periodProblem(f)) return Promise.all(calls).then(() => undefined);
   start(queryClient.prefetchQuery(dataAnalysisQueries.referralsTrend(api, f)));
   start(queryClient.prefetchQuery(dataAnalysisQueries.ranking(api, f, period)));
   if (comparison) start(queryClient.prefetchQuery(dataAnalysisQueries.ranking(api, f, comparison)));

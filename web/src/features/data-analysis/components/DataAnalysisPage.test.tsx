@@ -464,4 +464,16 @@ describe('data analysis page', { timeout: 30_000 }, () => {
     ]);
     expect(sheet.getRow(2).values).toEqual([undefined, 1, '駿河クリニック', 25, 10, 15, 150]);
   });
+
+  it('says once that a period outside the dates it can ask is not counted, and asks nothing for it', async () => {
+    const api = fakeApi();
+    renderPage(api, { search: { from: '0002-04-01', to: '2026-11-24' } });
+    expect(await screen.findByTestId('analysis-period-problem')).toHaveTextContent(
+      '期間は1900年1月1日から2100年12月31日の間で指定してください。',
+    );
+    expect(screen.queryByTestId('kpi-referrals')).toBeNull();
+    expect(api.referralsComparison).not.toHaveBeenCalled();
+    expect(api.referralReportsAggregationResults).not.toHaveBeenCalled();
+    expect(api.referralTotalCountRanking).not.toHaveBeenCalled();
+  });
 });

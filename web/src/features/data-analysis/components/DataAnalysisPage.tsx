@@ -7,7 +7,7 @@ import { currentUserQueries } from '../../current-user/current-user.queries.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { prefectures } from '../../reference-data/prefectures.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
-import { comparisonOf, todayInJapan, withDefaults } from '../analysis-periods.ts';
+import { comparisonOf, periodProblem, todayInJapan, withDefaults } from '../analysis-periods.ts';
 import type { AnalysisFilters, AnalysisSearch } from '../analysis-search.ts';
 import type { GroupLabels } from '../breakdown.ts';
 import { totalsOf } from '../breakdown.ts';
@@ -250,6 +250,7 @@ export function DataAnalysisPage({
   // One object per search, so the memoised sections see the same filters until the search changes.
   const f = useMemo(() => withDefaults(search, today), [search, today]);
   const comparison = comparisonOf(periodOf(f), f.cmp);
+  const problem = periodProblem(f);
   const withReports = features.includes('report');
   const withReverse = features.includes('reverse_referrals');
   const withVisits = features.includes('communications');
@@ -296,8 +297,13 @@ export function DataAnalysisPage({
           </Tabs.List>
         </Tabs>
       )}
-      {!own && isGroup && <GroupPanels filters={f} />}
-      {own && (
+      {problem && (
+        <Alert color="yellow" variant="light" title="この期間は集計できません" data-testid="analysis-period-problem">
+          {problem}
+        </Alert>
+      )}
+      {!problem && !own && isGroup && <GroupPanels filters={f} />}
+      {!problem && own && (
         <>
           <KpiSection f={f} withReports={withReports} withReverse={withReverse} hasComparison={comparison !== null} />
           <TrendSection f={f} />
