@@ -77,7 +77,15 @@ test('emails: compose, recipients from a Shift_JIS file, test send, send, delive
   await body.click();
   // Tiptap links a typed URL followed by a space.
   await page.keyboard.type('循環器内科の勉強会を開催します。詳細は https://example.jp/seminar ');
-  await page.locator('input[type=file]').setInputFiles({ name: '送信先.csv', mimeType: 'text/csv', buffer: file });
+  await page
+    .locator('input[type=file][accept=".csv,text/csv"]')
+    .setInputFiles({ name: '送信先.csv', mimeType: 'text/csv', buffer: file });
+  // 添付ファイル: a small PDF, uploaded when chosen; every mail carries it under its Japanese name.
+  const pdf = Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n');
+  await page
+    .locator('input[type=file]:not([accept])')
+    .setInputFiles({ name: '勉強会のご案内.pdf', mimeType: 'application/pdf', buffer: pdf });
+  await expect(page.getByTestId('email-attachment')).toContainText('勉強会のご案内.pdf');
   await page.getByRole('button', { name: '保存', exact: true }).click();
   await expect(page.getByTestId('email-destination-counts')).toHaveText('有効な送信先 2件・無効なアドレス 1件');
   await expect(page).toHaveURL(/\/app\/emails\/[0-9a-f-]{36}\/edit$/);
@@ -89,7 +97,8 @@ test('emails: compose, recipients from a Shift_JIS file, test send, send, delive
   await page.getByLabel('テスト送信先').fill(tester);
   await page.getByRole('button', { name: 'テスト送信' }).click();
   await expect(page.getByText('テストメールを送信しました（1件）')).toBeVisible();
-  await mailTo(tester, `[テスト送信] ${title}`);
+  const testMail = await mailTo(tester, `[テスト送信] ${title}`);
+  expect(testMail).toContain(`Attachment: 勉強会のご案内.pdf (application/pdf, ${pdf.length} bytes)`);
 
   await page.getByRole('button', { name: '送信', exact: true }).click();
   const confirm = page.getByRole('dialog', { name: 'メールを送信' });
@@ -103,6 +112,7 @@ test('emails: compose, recipients from a Shift_JIS file, test send, send, delive
   const mail = await mailTo(a, title);
   await mailTo(b, title);
   expect(mail).toContain('配信停止:');
+  expect(mail).toContain('Attachment: 勉強会のご案内.pdf (application/pdf');
   const click = /https:\/\/[^\s\]]+\/t\/c\/[A-Za-z0-9_.-]+/.exec(mail)?.[0];
   expect(click).toBeTruthy();
   // Hits within seconds of sending are link scanners, not readers: the reader clicks a little later.
@@ -127,6 +137,7 @@ test('emails: compose, recipients from a Shift_JIS file, test send, send, delive
   await expect(await reportRow(page, a)).toContainText('山田 太郎');
   await expect(await reportRow(page, b)).toContainText('鈴木 花子');
   await expect(page.getByTestId('email-stat-配信')).toContainText('2');
+  await expect(page.getByTestId('email-report-attachment')).toContainText('勉強会のご案内.pdf');
   await screenshot(page, 'emails-report');
   await page.goto(app('/emails?status=unsent'));
   await expect(page.getByTestId('email-row').filter({ hasText: title })).toHaveCount(0);

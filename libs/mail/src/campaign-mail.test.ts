@@ -2,6 +2,8 @@ import nodemailer from 'nodemailer';
 import { describe, expect, it } from 'vitest';
 import { convert } from 'html-to-text';
 import juice from 'juice';
+import { simpleParser } from 'mailparser';
+import MailComposer from 'nodemailer/lib/mail-composer';
 import { buildCampaignMail, prepareCampaignMail } from './campaign-mail.ts';
 
 async function raw(options: ReturnType<typeof buildCampaignMail>): Promise<string> {
@@ -136,5 +138,58 @@ describe('prepareCampaignMail', () => {
     expect(mail.html).not.toContain('<img');
     expect(mail.html).toContain('href="https://renkei.example.jp/t/u/TOKEN"');
     expect(mail.text).toContain('https://example.jp/a');
+  });
+});
+
+describe('campaign attachments', () => {
+  it('attaches the file to every mail with its Japanese name as RFC 2231, the bytes intact', async () => {
+    const pdf = Buffer.from('%PDF-1.4\n% 勉強会のご案内\n%%EOF\n');
+    const template = prepareCampaignMail({
+      from: { name: '地域連携室', address: 'renkei@example.jp' },
+      subject: '勉強会のご案内',
+      html: '<p>資料を添付します。</p>',
+      trackClicks: false,
+      trackOpens: false,
+      attachments: [{ filename: '勉強会のご案内（第３回）.pdf', content: pdf, contentType: 'application/pdf' }],
+    });
+    for (const address of ['a@example.jp', 'b@example.jp']) {
+      const options = template.render({
+        to: { name: null, address },
+        unsubscribeUrl: 'https://renkei.example.jp/t/u/TOKEN',
+        openUrl: null,
+        clickUrl: null,
+        messageId: `<${address}@renkei>`,
+      });
+      // The MIME the delivery sends (gated-send.ts builds it with MailComposer).
+      const message = (await new MailComposer(options).compile().build()).toString('utf8');
+      expect(message).toMatch(/^Content-Type: multipart\/mixed/m);
+      expect(message).toMatch(/^Content-Type: multipart\/alternative/m);
+      // Only ASCII in the headers: the name as RFC 2231 `filename*`, percent-encoded UTF-8.
+      const disposition = /^Content-Disposition: attachment;[^\n]*(?:\n[ \t][^\n]*)*/m.exec(message)![0];
+      expect(disposition).toMatch(/filename\*(0\*)?=utf-8''/i);
+      expect(disposition).not.toMatch(/[^\x20-\x7e\r\n]/);
+      const parsed = await simpleParser(message);
+      expect(parsed.attachments).toHaveLength(1);
+      expect(parsed.attachments[0]!.filename).toBe('勉強会のご案内（第３回）.pdf');
+      expect(parsed.attachments[0]!.contentType).toBe('application/pdf');
+      expect(parsed.attachments[0]!.content.equals(pdf)).toBe(true);
+    }
+  });
+
+  it('adds no attachment part when the campaign has none', () => {
+    const options = prepareCampaignMail({
+      from: { name: '地域連携室', address: 'renkei@example.jp' },
+      subject: '件名',
+      html: '<p>本文</p>',
+      trackClicks: false,
+      trackOpens: false,
+    }).render({
+      to: { name: null, address: 'a@example.jp' },
+      unsubscribeUrl: 'https://renkei.example.jp/t/u/TOKEN',
+      openUrl: null,
+      clickUrl: null,
+      messageId: '<n@renkei>',
+    });
+    expect(options.attachments).toBeUndefined();
   });
 });

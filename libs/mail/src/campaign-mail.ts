@@ -19,6 +19,15 @@ export interface CampaignMailInput {
   returnPath?: string | null;
 }
 
+/** A file sent with every mail of a campaign. */
+export interface CampaignAttachment {
+  /** As uploaded, Japanese included: nodemailer writes it as RFC 2231 (and RFC 2047 for old readers). */
+  filename: string;
+  /** Read once per send; every recipient's mail is encoded from the same bytes. */
+  content: Buffer;
+  contentType: string;
+}
+
 /** What is the same for every mail of a campaign (or of a test send). */
 export interface CampaignTemplateInput {
   from: { name: string; address: string };
@@ -29,6 +38,8 @@ export interface CampaignTemplateInput {
   trackClicks: boolean;
   /** A 1×1 open pixel (a campaign; a test send is never counted). */
   trackOpens: boolean;
+  /** Files attached to every mail (none by default). */
+  attachments?: readonly CampaignAttachment[];
 }
 
 /** What differs from one recipient to the next. */
@@ -132,6 +143,15 @@ export function prepareCampaignMail(input: CampaignTemplateInput): CampaignTempl
         html: fill(html, urls, true),
         text: `${fill(text, urls, false)}\n\n--\n配信停止: ${recipient.unsubscribeUrl}\n`,
         textEncoding: 'base64',
+        ...(input.attachments?.length
+          ? {
+              attachments: input.attachments.map((a) => ({
+                filename: a.filename,
+                content: a.content,
+                contentType: a.contentType,
+              })),
+            }
+          : {}),
         messageId: recipient.messageId,
         // As headers, not nodemailer's `list` option: the delivery builds the MIME with MailComposer
         // (gated-send.ts), which ignores `list`, so the mail went out without List-Unsubscribe.

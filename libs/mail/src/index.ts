@@ -4,6 +4,7 @@ export { gatedSend, type GatedSend } from './gated-send.ts';
 export {
   buildCampaignMail,
   prepareCampaignMail,
+  type CampaignAttachment,
   type CampaignMailInput,
   type CampaignTemplate,
   type CampaignTemplateInput,

@@ -103,6 +103,8 @@ export interface StoredMail {
   subject: string;
   text: string;
   html: string | null;
+  /** Attached files as the recipient's mail client names them. */
+  attachments: { filename: string | null; contentType: string; size: number }[];
 }
 
 /** Mails kept by the local catcher, oldest first. */
@@ -130,6 +132,11 @@ export async function listMails(dataDir: string): Promise<StoredMail[]> {
       subject: parsed.subject ?? '',
       text: parsed.text ?? '',
       html: typeof parsed.html === 'string' ? parsed.html : null,
+      attachments: parsed.attachments.map((a) => ({
+        filename: a.filename ?? null,
+        contentType: a.contentType,
+        size: a.content.length,
+      })),
     });
   }
   return mails;

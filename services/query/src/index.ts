@@ -69,7 +69,6 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
     },
   });
   registerTagQueryRoutes(app, { db: deps.db });
-  registerEmailQueryRoutes(app, { db: deps.db });
   await registerInstitutionQueryRoutes(app, { db: deps.db });
   registerReferralQueryRoutes(app, { db: deps.db });
   registerSegmentQueryRoutes(app, { db: deps.db });
@@ -81,6 +80,7 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
     fileUrlKey: () => (urlKey ??= fileUrlKey()),
   };
   registerCommunicationQueryRoutes(app, { db: deps.db, files });
+  registerEmailQueryRoutes(app, { db: deps.db, files });
   registerUploadedFileQueryRoutes(app, files);
   registerTaskQueryRoutes(app, { db: deps.db });
   app.addHook('onClose', async () => {

@@ -3,6 +3,13 @@ import { endpoint } from '../core/endpoint.ts';
 import { Id, IdParams, IsoDateTime, NoContent, PageQuery, paged } from '../core/zod-helpers.ts';
 import { CsvEncoding, MedicalInstitutionRef, UserRef } from '../core/refs.ts';
 
+/**
+ * The largest file a campaign may attach: 3 MiB. It goes to every recipient, base64 makes it a third
+ * larger (about 4 MB in the mail), and many Japanese corporate and hospital mail servers refuse mails
+ * over 5 or 10 MB.
+ */
+export const maxEmailAttachmentBytes = 3 * 1024 * 1024;
+
 /** Spec §4 list filter. */
 export const EmailStatus = z.enum(['sent', 'unsent']);
 export type EmailStatus = z.infer<typeof EmailStatus>;
@@ -29,7 +36,12 @@ export const Email = z.object({
   sender_email: z.string(),
   main_content: z.string(),
   attachment_id: Id.nullable(),
+  /** The uploaded file's name (null: no attachment, or its file is gone). */
   attachment_name: z.string().nullable(),
+  /** Renkei addition: the attachment's size in bytes, so the editor can show it. */
+  attachment_size: z.number().int().nullable(),
+  /** Renkei addition: the attachment's signed link (`/files/…`, valid 30 minutes), for a download link. */
+  attachment_url: z.string().nullable(),
   /** Renkei addition (spec §3 lists no such field): the chosen doctors, so the editor can show them again. */
   doctor_ids: z.array(Id),
   sent_at: IsoDateTime.nullable(),
@@ -53,7 +65,10 @@ export const EmailInput = z.object({
   main_content: z.string().min(1, '本文を入力してください').max(100000, '本文は100000文字以内で入力してください'),
   /** Doctors to send to, besides the addresses of the recipients file. */
   doctor_ids: z.array(Id).max(10000).default([]),
-  /** A file uploaded first through POST /uploaded_files. */
+  /**
+   * A file uploaded first through POST /uploaded_files, sent with every mail of the campaign: of the
+   * caller's tenant, attached to no other record, at most `maxEmailAttachmentBytes`.
+   */
   attachment_id: Id.nullable().default(null),
 });
 export type EmailInput = z.infer<typeof EmailInput>;

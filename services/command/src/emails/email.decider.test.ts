@@ -7,6 +7,8 @@ import { emailDecider, type EmailDraftInput } from './email.decider.ts';
 const emailId = '11111111-1111-4111-8111-111111111111';
 const doctorId = '22222222-2222-4222-8222-222222222222';
 const institutionId = '33333333-3333-4333-8333-333333333333';
+const fileId = '66666666-6666-4666-8666-666666666666';
+const copiedId = '77777777-7777-4777-8777-777777777777';
 
 const input = (over: Partial<EmailDraftInput> = {}): EmailDraftInput => ({
   title: '新任医師のご案内',
@@ -14,6 +16,7 @@ const input = (over: Partial<EmailDraftInput> = {}): EmailDraftInput => ({
   senderEmail: 'renkei@example.jp',
   mainContent: '<p>本文</p>',
   attachmentId: null,
+  attachment: null,
   doctorIds: [],
   doctors: new Map(),
   fileRows: null,
@@ -160,12 +163,53 @@ describe('email decider', () => {
       );
   });
 
-  it('copies a draft under the new id, and answers 404 for a source that is not there', () => {
+  it('copies a draft under the new id with its own copy of the attachment, and answers 404 for a source that is not there', () => {
     const copyId = '44444444-4444-4444-8444-444444444444';
     given(emailDecider)
-      .when({ type: 'CopyEmail', emailId: copyId, source: draft() })
-      .then([{ type: 'EmailCreated', data: draft({ email_id: copyId }) }]);
-    given(emailDecider).when({ type: 'CopyEmail', emailId: copyId, source: null }).thenRejected(notFound());
+      .when({ type: 'CopyEmail', emailId: copyId, source: draft({ attachment_id: fileId }), attachmentId: copiedId })
+      .then([{ type: 'EmailCreated', data: draft({ email_id: copyId, attachment_id: copiedId }) }]);
+    given(emailDecider)
+      .when({ type: 'CopyEmail', emailId: copyId, source: null, attachmentId: null })
+      .thenRejected(notFound());
+  });
+
+  describe('attachment', () => {
+    const at = 'stringified.attachment_id';
+    it('keeps a file of the tenant that nothing else holds, or that this email holds already', () => {
+      given(emailDecider)
+        .when({
+          type: 'CreateEmail',
+          emailId,
+          input: input({ attachmentId: fileId, attachment: { owner: null, size: 1024 } }),
+        })
+        .then([{ type: 'EmailCreated', data: { ...draft({ attachment_id: fileId }), recipients: [] } }]);
+      given(emailDecider, [created])
+        .when({
+          type: 'UpdateEmail',
+          emailId,
+          input: input({ attachmentId: fileId, attachment: { owner: `email:${emailId}`, size: 3 * 1024 * 1024 } }),
+        })
+        .then([{ type: 'EmailUpdated', data: draft({ attachment_id: fileId }) }]);
+    });
+
+    it('refuses an unknown or foreign file, one another record holds, and one over 3 MB', () => {
+      const create = (attachment: EmailDraftInput['attachment']) =>
+        given(emailDecider).when({ type: 'CreateEmail', emailId, input: input({ attachmentId: fileId, attachment }) });
+      create(null).thenRejected(
+        invalid({ field: at, message: '添付ファイルが見つかりません。ファイルを選び直してください' }),
+      );
+      for (const owner of [`email:${copiedId}`, `communication:${copiedId}`, `email_image:${fileId}`])
+        create({ owner, size: 10 }).thenRejected(
+          invalid({ field: at, message: 'このファイルは他の記録に添付されています。ファイルを選び直してください' }),
+        );
+      create({ owner: null, size: 3 * 1024 * 1024 + 1 }).thenRejected(
+        invalid({
+          field: at,
+          message:
+            '添付ファイルが大きすぎます（上限 3 MB）。すべての送信先に届くため、小さくするかファイルへのリンクを本文に入れてください',
+        }),
+      );
+    });
   });
 
   it('records a test send, even of a sent email', () => {

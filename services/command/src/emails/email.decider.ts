@@ -6,7 +6,7 @@ import {
   type EmailRecipient,
   type InvalidEmailRecipient,
 } from '@renkei/domain';
-import type { FieldError } from '@renkei/contracts';
+import { maxEmailAttachmentBytes, type FieldError } from '@renkei/contracts';
 import { invalid, notFound, type Decider, type Decision } from '../shared/decider.ts';
 
 export interface EmailState {
@@ -32,6 +32,16 @@ export interface DoctorFact {
   medicalInstitutionId: string;
 }
 
+/** The owner key under which a campaign's attachment is kept in the file storage (a file has one owner). */
+export const emailAttachmentOwner = (emailId: string) => `email:${emailId}`;
+
+/** The uploaded file an email names, as the file storage has it. */
+export interface AttachmentFact {
+  /** Who references it (`email:<id>`, `communication:<id>`, …); null while nothing does. */
+  owner: string | null;
+  size: number;
+}
+
 /** What the editor sends, with the facts the route looked up. */
 export interface EmailDraftInput {
   title: string;
@@ -40,6 +50,8 @@ export interface EmailDraftInput {
   /** Already sanitised. */
   mainContent: string;
   attachmentId: string | null;
+  /** The file `attachmentId` names, of the caller's tenant; null: none (or no attachment). */
+  attachment: AttachmentFact | null;
   doctorIds: string[];
   doctors: ReadonlyMap<string, DoctorFact | null>;
   /** The rows of a recipients file sent with the request; null: no file (an update keeps the previous one's). */
@@ -51,7 +63,8 @@ export interface EmailDraftInput {
 export type EmailCommand =
   | { type: 'CreateEmail'; emailId: string; input: EmailDraftInput }
   | { type: 'UpdateEmail'; emailId: string; input: EmailDraftInput }
-  | { type: 'CopyEmail'; emailId: string; source: EmailDraftSaved | null }
+  /** `attachmentId`: the copy's own copy of the source's file (null: none). */
+  | { type: 'CopyEmail'; emailId: string; source: EmailDraftSaved | null; attachmentId: string | null }
   | { type: 'DeleteEmail'; emailId: string }
   | { type: 'SendEmail'; emailId: string }
   | { type: 'SendEmailForTest'; emailId: string; testId: string; emailAddresses: string[] };
@@ -145,12 +158,36 @@ function recipientsOf(
   return { recipients, invalid: invalidRows, errors };
 }
 
+const attachmentLimitMb = maxEmailAttachmentBytes / 1024 / 1024;
+
+/**
+ * The attachment goes to every recipient: a file of this tenant that no other record holds (a file
+ * belongs to one record, else one's edit or delete would take it from the other), small enough for
+ * the receiving mail servers.
+ */
+function attachmentErrors(emailId: string, input: EmailDraftInput): FieldError[] {
+  if (!input.attachmentId) return [];
+  const file = input.attachment;
+  const at = field('attachment_id');
+  if (!file) return [{ field: at, message: '添付ファイルが見つかりません。ファイルを選び直してください' }];
+  if (file.owner !== null && file.owner !== emailAttachmentOwner(emailId))
+    return [{ field: at, message: 'このファイルは他の記録に添付されています。ファイルを選び直してください' }];
+  if (file.size > maxEmailAttachmentBytes)
+    return [
+      {
+        field: at,
+        message: `添付ファイルが大きすぎます（上限 ${attachmentLimitMb} MB）。すべての送信先に届くため、小さくするかファイルへのリンクを本文に入れてください`,
+      },
+    ];
+  return [];
+}
+
 function draftOf(
   emailId: string,
   input: EmailDraftInput,
   previous: EmailDraftSaved | null,
 ): EmailDraftSaved | FieldError[] {
-  const errors: FieldError[] = [];
+  const errors: FieldError[] = attachmentErrors(emailId, input);
   if (!input.senderAllowed)
     errors.push({
       field: field('sender_email'),
@@ -191,7 +228,12 @@ function decide(state: EmailState, command: EmailCommand, now: Date): Decision<E
     case 'CopyEmail':
       if (state.status !== 'absent') return invalid({ field: 'id', message: 'このメールは既に登録されています' });
       if (!command.source) return notFound();
-      return [{ type: 'EmailCreated', data: { ...command.source, email_id: command.emailId } }];
+      return [
+        {
+          type: 'EmailCreated',
+          data: { ...command.source, email_id: command.emailId, attachment_id: command.attachmentId },
+        },
+      ];
     case 'DeleteEmail':
       if (state.status === 'absent' || state.status === 'deleted') return notFound();
       if (state.status === 'sent') return invalid({ field: 'id', message: '送信済みのメールは削除できません' });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import iconv from 'iconv-lite';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { featureKeys, type FeatureKey } from '@renkei/contracts';
@@ -430,5 +431,121 @@ describe('email commands', () => {
       ]);
       expect(await tenantEventCount(db, tenant.tenantId)).toBe(before);
     }
+  });
+});
+
+describe('email attachments', () => {
+  const upload = async (tenantId: string, bytes: Buffer, filename: string) => {
+    const boundary = '----renkei' + randomUUID();
+    const payload = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
+      bytes,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const res = await call({ tenantId }, 'POST', '/api/uploaded_files', {
+      payload,
+      contentType: `multipart/form-data; boundary=${boundary}`,
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json() as { id: string; url: string };
+  };
+  const pdf = Buffer.from('%PDF-1.4\n1 0 obj<<>>endobj\n%%EOF\n');
+  const storage = () => createPostgresFileStorage(db);
+  const ownerOf = async (tenantId: string, fileId: string) => (await storage().find(tenantId, [fileId]))[0]?.owner;
+  const withList = (json: object) => multipart(json, Buffer.from('email\na@example.jp\n'));
+  const farFuture = () => new Date(Date.now() + 30 * 24 * 3600 * 1000);
+
+  it('saves a file of the tenant, answers its name, keeps it from the sweep, and releases it when removed or deleted', async () => {
+    const tenant = { tenantId: randomUUID() };
+    const file = await upload(tenant.tenantId, pdf, '勉強会のご案内.pdf');
+    const created = await call(tenant, 'POST', '/api/emails', withList({ ...content, attachment_id: file.id }));
+    expect(created.statusCode, created.body).toBe(201);
+    const email = created.json() as { id: string; attachment_url: string };
+    expect(created.json()).toMatchObject({
+      attachment_id: file.id,
+      attachment_name: '勉強会のご案内.pdf',
+      attachment_size: pdf.length,
+    });
+    expect(email.attachment_url).toMatch(new RegExp(`^/files/${file.id}\\?expires=\\d+&signature=`));
+    expect(await ownerOf(tenant.tenantId, file.id)).toBe(`email:${email.id}`);
+    // Referenced by a draft: the sweep leaves it however old.
+    await storage().removeUnreferenced(farFuture());
+    expect(await storage().find(tenant.tenantId, [file.id])).toHaveLength(1);
+
+    // Saved again with it (the editor sends the id it shows): still the email's.
+    const url = `/api/emails/${email.id}`;
+    const kept = await call(tenant, 'PUT', url, multipart({ ...content, attachment_id: file.id }), {
+      'if-match': '"0"',
+    });
+    expect(kept.statusCode, kept.body).toBe(200);
+    expect(kept.json()).toMatchObject({ attachment_name: '勉強会のご案内.pdf', version: 0 });
+
+    // The copy gets its own file (same name and bytes): a file belongs to one record.
+    const copied = await call(tenant, 'POST', `${url}/copy`);
+    expect(copied.statusCode, copied.body).toBe(201);
+    const copy = copied.json() as { id: string; attachment_id: string; attachment_name: string };
+    expect(copy.attachment_id).not.toBe(file.id);
+    expect(copy.attachment_name).toBe('勉強会のご案内.pdf');
+    expect(await ownerOf(tenant.tenantId, copy.attachment_id)).toBe(`email:${copy.id}`);
+    const [copiedFile] = await storage().find(tenant.tenantId, [copy.attachment_id]);
+    const bytes: Buffer[] = [];
+    for await (const chunk of storage().read(copiedFile!)) bytes.push(Buffer.from(chunk));
+    expect(Buffer.concat(bytes).equals(pdf)).toBe(true);
+
+    // Removed from the draft: unreferenced again (swept a day later), the answer names nothing.
+    const removed = await call(tenant, 'PUT', url, multipart({ ...content, attachment_id: null }), {
+      'if-match': '"0"',
+    });
+    expect(removed.statusCode, removed.body).toBe(200);
+    expect(removed.json()).toMatchObject({ attachment_id: null, attachment_name: null, attachment_url: null });
+    expect(await ownerOf(tenant.tenantId, file.id)).toBeNull();
+
+    // The copy's draft deleted: its file is released too.
+    const deleted = await call(tenant, 'DELETE', `/api/emails/${copy.id}`, undefined, { 'if-match': '"0"' });
+    expect(deleted.statusCode, deleted.body).toBe(204);
+    expect(await ownerOf(tenant.tenantId, copy.attachment_id)).toBeNull();
+    expect(await storage().removeUnreferenced(farFuture())).toBeGreaterThanOrEqual(2);
+    expect(await storage().find(tenant.tenantId, [file.id, copy.attachment_id])).toEqual([]);
+  });
+
+  it("answers 422 on stringified.attachment_id for an unknown file, another tenant's, another record's or one over 3 MB, writing nothing", async () => {
+    const tenant = { tenantId: randomUUID() };
+    const foreign = await upload(randomUUID(), pdf, 'other.pdf');
+    const mine = await upload(tenant.tenantId, pdf, 'mine.pdf');
+    const holder = await call(tenant, 'POST', '/api/emails', withList({ ...content, attachment_id: mine.id }));
+    expect(holder.statusCode, holder.body).toBe(201);
+    const big = await upload(tenant.tenantId, Buffer.alloc(3 * 1024 * 1024 + 1, 0x41), '大きな資料.pdf');
+    const cases: [string, string][] = [
+      [randomUUID(), '添付ファイルが見つかりません'],
+      [foreign.id, '添付ファイルが見つかりません'],
+      [mine.id, 'このファイルは他の記録に添付されています'],
+      [big.id, '添付ファイルが大きすぎます（上限 3 MB）'],
+    ];
+    for (const [id, message] of cases) {
+      const before = await tenantEventCount(db, tenant.tenantId);
+      const res = await call(tenant, 'POST', '/api/emails', withList({ ...content, attachment_id: id }));
+      expect(res.statusCode, message).toBe(422);
+      expect(res.json().errors).toEqual([
+        { field: 'stringified.attachment_id', message: expect.stringContaining(message) },
+      ]);
+      expect(await tenantEventCount(db, tenant.tenantId)).toBe(before);
+    }
+    // Nothing claimed the refused files.
+    expect(await ownerOf(tenant.tenantId, big.id)).toBeNull();
+  });
+
+  it('refuses to send a draft whose attachment is gone, rather than the campaign stopping in the worker', async () => {
+    const tenant = { tenantId: randomUUID() };
+    const file = await upload(tenant.tenantId, pdf, '資料.pdf');
+    const created = await call(tenant, 'POST', '/api/emails', withList({ ...content, attachment_id: file.id }));
+    expect(created.statusCode, created.body).toBe(201);
+    await sql`DELETE FROM files.stored_files WHERE id = ${file.id}`.execute(db.kysely);
+    const before = await tenantEventCount(db, tenant.tenantId);
+    const sent = await call(tenant, 'POST', `/api/emails/${(created.json() as { id: string }).id}/send`);
+    expect(sent.statusCode, sent.body).toBe(422);
+    expect(sent.json().errors[0]).toMatchObject({ field: 'attachment_id' });
+    expect(await tenantEventCount(db, tenant.tenantId)).toBe(before);
   });
 });

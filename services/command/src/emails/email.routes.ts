@@ -13,6 +13,7 @@ import { refuseMultipartWithoutBoundary } from '../shared/staged-upload.ts';
 import { deterministicId } from '../shared/deterministic-id.ts';
 import { callerRef, emailSenderAllowed, readState } from '../shared/facts.ts';
 import { idempotentCreate } from '../shared/idempotency.ts';
+import { attachmentFact, attachmentView, copyAttachment, linkEmailAttachment } from './email-attachment.ts';
 import { recordEmailCommunications } from './email-communications.ts';
 import { sanitizeEmailHtml } from './email-content.ts';
 import { publishMailImages } from './email-images.ts';
@@ -24,7 +25,7 @@ export interface EmailRouteDeps {
   store: EventStore;
   /** Largest recipients file (default 5 MiB: 10,000 rows of address, name and code fit many times). */
   maxRecipientsFileBytes?: number;
-  /** Where uploaded images are kept (default the database's, as `POST /uploaded_files`). */
+  /** Where uploaded images and attachments are kept (default the database's, as `POST /uploaded_files`). */
   fileStorage?: FileStorage;
   /** Key of file links (default RENKEI_FILE_URL_SECRET or the key kept in RENKEI_DATA_DIR). */
   fileUrlKey?: Buffer;
@@ -40,9 +41,13 @@ interface MailImageDeps {
 
 const recipientsFiles = new WeakMap<FastifyRequest, Buffer>();
 
-/** The record as the command side knows it; `created_by` is the writer of the stream's first event. */
+/**
+ * The record as the command side knows it; `created_by` is the writer of the stream's first event,
+ * the attachment's name and size are the file storage's (as communications' attachments).
+ */
 async function toEmail(
   store: EventStore,
+  files: MailImageDeps,
   auth: AuthContext,
   emailId: string,
   state: EmailState,
@@ -65,8 +70,7 @@ async function toEmail(
     sender_email: draft.sender_email,
     main_content: draft.main_content,
     attachment_id: draft.attachment_id,
-    // Attachments (POST /uploaded_files) are not built yet: the name is unknown here.
-    attachment_name: null,
+    ...(await attachmentView(files.storage, files.fileUrlKey, auth.tenantId, draft.attachment_id)),
     doctor_ids: draft.doctor_ids,
     sent_at: state.sentAt,
     created_by: createdBy,
@@ -120,6 +124,7 @@ async function draftInput(
     senderEmail: input.sender_email,
     mainContent: await publishMailImages(sanitizeEmailHtml(input.main_content), { tenantId: auth.tenantId, ...images }),
     attachmentId: input.attachment_id,
+    attachment: await attachmentFact(images.storage, auth.tenantId, input.attachment_id),
     doctorIds: input.doctor_ids,
     doctors: await doctorFacts(store, auth.tenantId, input.doctor_ids),
     fileRows,
@@ -195,8 +200,9 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
                 : {}),
             },
           );
+          await linkEmailAttachment(storage, auth.tenantId, emailId, result.after, result.revision);
           return {
-            body: await toEmail(store, auth, emailId, result.after, [], result.revision),
+            body: await toEmail(store, images, auth, emailId, result.after, [], result.revision),
             position: result.position,
           };
         },
@@ -215,9 +221,10 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
           onRace: 'conflict',
         },
       );
+      await linkEmailAttachment(storage, auth.tenantId, params.id, result.after, result.revision);
       if (result.position) reply.position(result.position);
       void reply.header('etag', etagOf(result.revision));
-      return toEmail(store, auth, params.id, result.after, result.stored, result.revision);
+      return toEmail(store, images, auth, params.id, result.after, result.stored, result.revision);
     });
   });
 
@@ -232,6 +239,8 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
         onRace: 'conflict',
       },
     );
+    // The deleted draft's attachment is released (swept a day later).
+    await linkEmailAttachment(storage, auth.tenantId, params.id, result.after, result.revision);
     if (result.position) reply.position(result.position);
     return null;
   });
@@ -251,12 +260,19 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
         etag: (m: Email) => etagOf(m.version),
       },
       async (emailId, retryable) => {
+        const attachmentId = await copyAttachment(
+          storage,
+          auth.tenantId,
+          auth.accountId,
+          sourceDraft.attachment_id,
+          emailId,
+        );
         const result = await handleCommand(
           { store, auth, requestId: request.id },
           {
             stream: streamId(emailAggregate, emailId),
             decider: emailDecider,
-            command: { type: 'CopyEmail', emailId, source: sourceDraft },
+            command: { type: 'CopyEmail', emailId, source: sourceDraft, attachmentId },
             isNew: true,
             onRace: 'conflict',
             ...(retryable
@@ -264,8 +280,9 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
               : {}),
           },
         );
+        await linkEmailAttachment(storage, auth.tenantId, emailId, result.after, result.revision);
         return {
-          body: await toEmail(store, auth, emailId, result.after, [], result.revision),
+          body: await toEmail(store, images, auth, emailId, result.after, [], result.revision),
           position: result.position,
         };
       },
@@ -285,6 +302,19 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
         etag: (m: Email) => etagOf(m.version),
       },
       async () => {
+        // The attachment is checked when saved and never swept while referenced; should it be gone
+        // all the same, the sender hears it now rather than the campaign being parked by the worker.
+        const current = await readState(store, auth.tenantId, streamId(emailAggregate, params.id), emailDecider);
+        const attachmentId = current.state.status === 'draft' ? current.state.draft?.attachment_id : null;
+        if (attachmentId && !(await attachmentFact(storage, auth.tenantId, attachmentId)))
+          throw new HttpError(422, undefined, {
+            errors: [
+              {
+                field: 'attachment_id',
+                message: '添付ファイルが見つかりません。添付ファイルを選び直して保存してから送信してください',
+              },
+            ],
+          });
         const result = await handleCommand(
           { store, auth, requestId: request.id },
           {
@@ -310,7 +340,7 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
           );
         }
         return {
-          body: await toEmail(store, auth, params.id, result.after, result.stored, result.revision),
+          body: await toEmail(store, images, auth, params.id, result.after, result.stored, result.revision),
           position: result.position,
         };
       },

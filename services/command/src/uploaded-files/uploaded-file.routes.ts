@@ -53,8 +53,8 @@ async function readHead(filePath: string): Promise<Uint8Array> {
 /**
  * POST /uploaded_files: the file streams to a staging file (the data uploads' helper: 413 over the
  * limit, 422 without a file), its type is sniffed from its first bytes, and it is copied chunk by
- * chunk into the storage. It stays unreferenced until a communication names it, and is removed a
- * day later if none does (the worker's uploaded-files reactor).
+ * chunk into the storage. It stays unreferenced until a communication or an email campaign names it,
+ * and is removed a day later if none does (the worker's uploaded-files reactor).
  */
 export async function registerUploadedFileRoutes(app: FastifyInstance, deps: UploadedFileDeps): Promise<void> {
   const stagingDir = deps.stagingDir ?? path.join(path.resolve(process.env.RENKEI_DATA_DIR ?? '.data'), 'uploads');

@@ -130,7 +130,12 @@ async function run(argv: string[]): Promise<string> {
     const mails = await listMails(config.dataDir);
     if (mails.length === 0) return 'メールはありません。';
     return mails
-      .map((m) => `--- ${m.date ?? ''}\nFrom: ${m.from}\nTo: ${m.to}\nSubject: ${m.subject}\n\n${m.text.trim()}\n`)
+      .map(
+        (m) =>
+          `--- ${m.date ?? ''}\nFrom: ${m.from}\nTo: ${m.to}\nSubject: ${m.subject}\n` +
+          m.attachments.map((a) => `Attachment: ${a.filename ?? ''} (${a.contentType}, ${a.size} bytes)\n`).join('') +
+          `\n${m.text.trim()}\n`,
+      )
       .join('\n');
   }
   // The embedded database has one owner: when a live process holds it, that process does the work.

@@ -12,12 +12,35 @@ import {
   type EmailStatus,
   type EmailTimeline,
 } from '@renkei/contracts';
+import { signFileUrl, type FileStorage } from '@renkei/file-storage';
 import type { ReadModels } from '@renkei/read-models';
 import { csvField } from '../medical-institutions/medical-institutions.export.ts';
 
 type EmailRow = Selectable<ReadModels['rm.emails']> & { created_by_name: string | null };
 
-const toEmail = (r: EmailRow): Email => ({
+/** Where the attachments' names, sizes and signed links come from (the file storage, as communications'). */
+export interface EmailFiles {
+  storage: FileStorage;
+  fileUrlKey: () => Buffer;
+}
+
+/** The attachment fields of the emails' rows, read from the file storage in one lookup. */
+async function withAttachments(files: EmailFiles, tenantId: string, rows: EmailRow[]): Promise<Email[]> {
+  const ids = [...new Set(rows.flatMap((r) => (r.attachment_id ? [r.attachment_id] : [])))];
+  const found = new Map((await files.storage.find(tenantId, ids)).map((f) => [f.id, f]));
+  const now = new Date();
+  return rows.map((r) => {
+    const file = r.attachment_id ? found.get(r.attachment_id) : undefined;
+    return {
+      ...toEmail(r),
+      attachment_name: file?.filename ?? null,
+      attachment_size: file?.size ?? null,
+      attachment_url: file ? signFileUrl(files.fileUrlKey(), file, now) : null,
+    };
+  });
+}
+
+const toEmail = (r: EmailRow): Omit<Email, 'attachment_name' | 'attachment_size' | 'attachment_url'> => ({
   id: r.id,
   title: r.title,
   status: r.status,
@@ -28,8 +51,6 @@ const toEmail = (r: EmailRow): Email => ({
   sender_email: r.sender_email,
   main_content: r.main_content,
   attachment_id: r.attachment_id,
-  // Attachments (POST /uploaded_files) are not built yet.
-  attachment_name: null,
   doctor_ids: r.doctor_ids,
   sent_at: r.sent_at ? r.sent_at.toISOString() : null,
   created_by: r.created_by ? { id: r.created_by, name: r.created_by_name ?? '' } : null,
@@ -67,6 +88,7 @@ function emails(db: Kysely<ReadModels>, tenantId: string) {
 /** Unsent ones newest first by creation; sent ones newest first by sending. */
 export async function listEmails(
   db: Kysely<ReadModels>,
+  files: EmailFiles,
   tenantId: string,
   query: { page: number; per_page: number; status?: EmailStatus | undefined },
 ): Promise<Page<Email>> {
@@ -86,13 +108,19 @@ export async function listEmails(
       .$if(query.status !== undefined, (w) => w.where('status', '=', query.status!))
       .executeTakeFirstOrThrow(),
   ]);
-  return page(rows.map(toEmail), Number(counted.n), query);
+  return page(await withAttachments(files, tenantId, rows), Number(counted.n), query);
 }
 
-export async function getEmail(db: Kysely<ReadModels>, tenantId: string, id: string): Promise<Email> {
+export async function getEmail(
+  db: Kysely<ReadModels>,
+  files: EmailFiles,
+  tenantId: string,
+  id: string,
+): Promise<Email> {
   const row = await emails(db, tenantId).where('e.id', '=', id).executeTakeFirst();
   if (!row) throw new HttpError(404);
-  return toEmail(row);
+  const [email] = await withAttachments(files, tenantId, [row]);
+  return email!;
 }
 
 const rate = (n: number, of: number) => (of === 0 ? null : Math.round((n / of) * 1000) / 1000);

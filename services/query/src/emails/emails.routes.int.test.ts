@@ -13,6 +13,7 @@ import {
   streamId,
   type EventStore,
 } from '@renkei/event-store';
+import { createPostgresFileStorage } from '@renkei/file-storage';
 import { startProjections } from '@renkei/projections';
 import { createTestAuth, type TestAuth } from '@renkei/service-kit/testing';
 import { buildQueryApp, queryProjections } from '../index.ts';
@@ -396,5 +397,43 @@ describe('email report additions', () => {
     const other = randomUUID();
     for (const url of [`/api/emails/${emailId}/timeline`, `/api/emails/${emailId}/reports/export`])
       expect((await get(other, url, position)).statusCode, url).toBe(404);
+  });
+});
+
+describe('email attachments', () => {
+  it("answers the attachment's name, size and signed link from the file storage, in the list and one email", async () => {
+    const tenantId = randomUUID();
+    const storage = createPostgresFileStorage(db);
+    const file = await storage.put(
+      {
+        id: randomUUID(),
+        tenantId,
+        filename: '勉強会のご案内.pdf',
+        contentType: 'application/pdf',
+        createdBy: randomUUID(),
+      },
+      [Buffer.from('%PDF-1.4\n%%EOF\n')],
+    );
+    const [withFile, gone] = [randomUUID(), randomUUID()];
+    const attached = (id: string, attachmentId: string): EmailEvent => {
+      const event = draft(id, `添付-${id}`, ['a@example.jp']);
+      return { ...event, data: { ...event.data, attachment_id: attachmentId } } as EmailEvent;
+    };
+    await record(tenantId, streamId('email', withFile), [attached(withFile, file.id)]);
+    // An id naming no stored file (never validated before attachments were built): no name, no link.
+    const position = await record(tenantId, streamId('email', gone), [attached(gone, randomUUID())]);
+
+    const one = await get(tenantId, `/api/emails/${withFile}`, position);
+    expect(one.statusCode, one.body).toBe(200);
+    expect(one.json()).toMatchObject({
+      attachment_id: file.id,
+      attachment_name: '勉強会のご案内.pdf',
+      attachment_size: 15,
+      attachment_url: expect.stringMatching(new RegExp(`^/files/${file.id}\\?expires=\\d+&signature=`)),
+    });
+    const list = await get(tenantId, '/api/emails', position);
+    const byId = new Map((list.json().data as { id: string; attachment_name: string | null }[]).map((e) => [e.id, e]));
+    expect(byId.get(withFile)).toMatchObject({ attachment_name: '勉強会のご案内.pdf' });
+    expect(byId.get(gone)).toMatchObject({ attachment_name: null, attachment_size: null, attachment_url: null });
   });
 });

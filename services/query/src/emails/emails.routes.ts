@@ -10,18 +10,29 @@ import {
   getEmailTimeline,
   listEmailReports,
   listEmails,
+  type EmailFiles,
 } from './emails.queries.ts';
 
-export function registerEmailQueryRoutes(app: FastifyInstance, deps: { db: Database }): void {
+export function registerEmailQueryRoutes(app: FastifyInstance, deps: { db: Database; files: EmailFiles }): void {
   // The creator's name comes from the institutions' projection (`mi_accounts`).
   const reads = [emailsProjection.name, medicalInstitutionCrmProjection.name];
   const db = () => deps.db.typed<ReadModels>();
-  registerEndpoint(app, endpoints.listEmails, async ({ query, auth }) => listEmails(db(), auth.tenantId, query), {
-    reads,
-  });
-  registerEndpoint(app, endpoints.getEmail, async ({ params, auth }) => getEmail(db(), auth.tenantId, params.id), {
-    reads,
-  });
+  registerEndpoint(
+    app,
+    endpoints.listEmails,
+    async ({ query, auth }) => listEmails(db(), deps.files, auth.tenantId, query),
+    {
+      reads,
+    },
+  );
+  registerEndpoint(
+    app,
+    endpoints.getEmail,
+    async ({ params, auth }) => getEmail(db(), deps.files, auth.tenantId, params.id),
+    {
+      reads,
+    },
+  );
   registerEndpoint(
     app,
     endpoints.getEmailStats,

@@ -16,6 +16,7 @@ import { createMailTransport, listMails, startMailCatcher, verifyTracking, email
 import { startProjections } from '@renkei/projections';
 import { emailsProjection } from '@renkei/read-models';
 import { sql } from 'kysely';
+import { createPostgresFileStorage, type StoredFile } from '@renkei/file-storage';
 import { createEmailDeliveryReactor } from './email-delivery.reactor.ts';
 
 let db: TestDatabase;
@@ -39,7 +40,12 @@ afterAll(async () => {
 
 const addresses = ['a@example.jp', 'b@example.jp', 'c@example.jp', 'd@example.jp', 'e@example.jp'];
 
-async function campaign(tenantId: string, to: readonly string[] = addresses, title = '【ご案内】勉強会のお知らせ') {
+async function campaign(
+  tenantId: string,
+  to: readonly string[] = addresses,
+  title = '【ご案内】勉強会のお知らせ',
+  attachmentId: string | null = null,
+) {
   const emailId = randomUUID();
   await store.append(
     streamId('email', emailId),
@@ -52,7 +58,7 @@ async function campaign(tenantId: string, to: readonly string[] = addresses, tit
           sender_name: '地域連携室',
           sender_email: 'renkei@example.jp',
           main_content: '<p>勉強会を開催します。<a href="https://example.jp/seminar">詳細</a></p>',
-          attachment_id: null,
+          attachment_id: attachmentId,
           doctor_ids: [],
           recipients: to.map((email_address) => ({
             email_address,
@@ -174,6 +180,86 @@ describe('email delivery reactor', () => {
     expect(mail).toBeDefined();
     expect(mail!.html).toContain('href="https://example.jp/seminar"');
     expect(mail!.html).not.toContain('/t/o/');
+  });
+});
+
+describe('campaign attachments', () => {
+  it('attaches the file, read once per send, to every mail and test mail under its Japanese name', async () => {
+    const tenantId = randomUUID();
+    const storage = createPostgresFileStorage(db);
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(300 * 1024, 0x20), Buffer.from('%%EOF\n')]);
+    const file = await storage.put(
+      {
+        id: randomUUID(),
+        tenantId,
+        filename: '第３回 勉強会のご案内（資料）.pdf',
+        contentType: 'application/pdf',
+        createdBy: randomUUID(),
+      },
+      [pdf],
+    );
+    let reads = 0;
+    const counting = { ...storage, read: (f: StoredFile) => (reads++, storage.read(f)) };
+    const to = ['att1@example.jp', 'att2@example.jp', 'att3@example.jp'];
+    const title = '【資料添付】勉強会のご案内';
+    const { emailId, sent } = await campaign(tenantId, to, title, file.id);
+    const test = await store.append(
+      streamId('email', emailId),
+      [
+        {
+          type: 'EmailTestSent',
+          data: { email_id: emailId, test_id: randomUUID(), email_addresses: ['att-tester@example.jp'] },
+          metadata: newEventMetadata(tenantId),
+        },
+      ],
+      { expectedRevision: 'any' },
+    );
+    const testEvent = (await readStreamOrEmpty(store, streamId('email', emailId), tenantId)).filter(
+      (e) => e.revision === test.revision,
+    );
+    const reactor = createEmailDeliveryReactor({
+      publicOrigin: 'https://renkei.example.jp',
+      dataDir: dir,
+      ratePerMinute: 60_000,
+      transport: () => createMailTransport({ catcherPort: catcher.port }),
+      storage: () => counting,
+    });
+    await reactor.handle([...sent, ...testEvent], { db, store });
+    await reactor.drain({ db, store });
+    const caught = [
+      ...(await listMails(dir)).filter((m) => m.subject === title),
+      ...(await mailsTo('att-tester@example.jp', `[テスト送信] ${title}`)),
+    ];
+    expect(caught.map((m) => m.to).sort()).toEqual([...to, 'att-tester@example.jp'].sort());
+    for (const mail of caught)
+      expect(mail.attachments).toEqual([
+        { filename: '第３回 勉強会のご案内（資料）.pdf', contentType: 'application/pdf', size: pdf.length },
+      ]);
+    // The raw mail names it as RFC 2231 (ASCII only in the header).
+    const raw = fs.readFileSync(caught[0]!.file, 'utf8');
+    expect(raw).toMatch(/^Content-Disposition: attachment;\s+filename\*0\*=utf-8''%E7%AC%AC/im);
+    // Once for the campaign and once for the test send, not once per recipient.
+    expect(reads).toBe(2);
+  });
+
+  it('parks a send whose attachment is missing, with the reason, and mails nobody', async () => {
+    const tenantId = randomUUID();
+    const title = '【添付なし】止められた案内';
+    const missing = randomUUID();
+    const { emailId, sent } = await campaign(tenantId, ['gone1@example.jp', 'gone2@example.jp'], title, missing);
+    const reactor = createEmailDeliveryReactor({
+      publicOrigin: 'https://renkei.example.jp',
+      dataDir: dir,
+      ratePerMinute: 60_000,
+      transport: () => createMailTransport({ catcherPort: catcher.port }),
+    });
+    await reactor.handle(sent, { db, store });
+    await reactor.drain({ db, store });
+    const { rows } = await sql<{ state: string; last_error: string }>`
+      SELECT state, last_error FROM email_delivery.jobs WHERE email_id = ${emailId}`.execute(db.kysely);
+    expect(rows).toEqual([{ state: 'parked', last_error: expect.stringContaining(missing) }]);
+    expect((await listMails(dir)).filter((m) => m.subject === title)).toEqual([]);
+    expect(await readStreamOrEmpty(store, streamId('email_delivery', emailId), tenantId)).toEqual([]);
   });
 });
 

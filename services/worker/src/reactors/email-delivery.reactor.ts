@@ -20,6 +20,7 @@ import {
   gatedSend,
   parseBounce,
   prepareCampaignMail,
+  type CampaignAttachment,
   type CampaignTemplate,
   type GatedSend,
   readVerpAddress,
@@ -30,6 +31,7 @@ import {
 import { defineReactor, sleepUnlessAborted, type Reactor, type ReactorContext } from '@renkei/projections';
 import { sql, type Kysely } from 'kysely';
 import { migrateModuleOnce, type Database } from '@renkei/db';
+import { createPostgresFileStorage, type FileStorage } from '@renkei/file-storage';
 
 export interface EmailDeliveryOptions {
   /** The public https origin of the tracking and unsubscribe links (PUBLIC_ORIGIN). */
@@ -71,6 +73,16 @@ export interface EmailDeliveryOptions {
   pollMs?: number;
   /** How often the bounce mailbox is read (default 5 s). */
   bouncePollMs?: number;
+  /** Where campaign attachments are read from (default: the database's `files` schema). */
+  storage?: (db: Database) => FileStorage;
+}
+
+/** The campaign's attachment is not in the file storage: the send is parked, never sent without it. */
+class MissingAttachmentError extends Error {
+  constructor(attachmentId: string) {
+    super(`the attachment ${attachmentId} of this email is not in the file storage: the send is parked unsent`);
+    this.name = 'MissingAttachmentError';
+  }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -252,6 +264,36 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
   /** Wakes the running queue (a send was just enqueued). */
   let kick: (() => void) | null = null;
 
+  const storages = new WeakMap<Database, FileStorage>();
+  const storageOf = (db: Database) => {
+    let storage = storages.get(db);
+    if (!storage) {
+      storage = options.storage?.(db) ?? createPostgresFileStorage(db);
+      storages.set(db, storage);
+    }
+    return storage;
+  };
+
+  /**
+   * The campaign's attachment, read once per send (at most 3 MiB, the command side's limit) and
+   * encoded into each recipient's mail from the same bytes. A file that is not there is a
+   * `MissingAttachmentError`: the referenced file is never swept, so this means something removed it,
+   * and sending the campaign without the file its text announces cannot be taken back.
+   */
+  async function attachmentsOf(
+    ctx: ReactorContext,
+    row: JobRow,
+    draft: EmailDraftSaved,
+  ): Promise<CampaignAttachment[]> {
+    if (!draft.attachment_id) return [];
+    const storage = storageOf(ctx.db);
+    const [file] = await storage.find(row.tenant_id, [draft.attachment_id]);
+    if (!file) throw new MissingAttachmentError(draft.attachment_id);
+    const chunks: Buffer[] = [];
+    for await (const chunk of storage.read(file)) chunks.push(Buffer.from(chunk));
+    return [{ filename: file.filename, content: Buffer.concat(chunks), contentType: file.contentType }];
+  }
+
   const metadataOf = (job: ActiveJob) => ({
     tenant_id: job.row.tenant_id,
     account_id: null,
@@ -264,6 +306,8 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
   async function activate(ctx: ReactorContext, row: JobRow): Promise<ActiveJob | null> {
     const draft = await draftOf(ctx.store, row.tenant_id, row.email_id);
     if (!draft) return null;
+    // Before any claim or doubt is noted: a send parked for its attachment has touched nothing.
+    const attachments = await attachmentsOf(ctx, row, draft);
     const all: Recipient[] = row.test
       ? (row.addresses ?? []).map((address, index) => ({ address, name: null, index }))
       : draft.recipients.map((r, index) => ({ address: r.email_address, name: r.name, index }));
@@ -326,6 +370,7 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
         // A test send is never counted: no pixel, links left as they are.
         trackClicks: !row.test,
         trackOpens: !row.test,
+        attachments,
       }),
       recipients,
       skip: row.test ? new Set() : await unsubscribed(ctx.store, row.tenant_id),
@@ -682,7 +727,21 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
              ORDER BY enqueued_at LIMIT 200`.execute(ctx.db.kysely);
           due = rows.filter((row) => !active.has(row.job_id));
           for (const row of due) {
-            const job = await activate(ctx, row);
+            let job: ActiveJob | null;
+            try {
+              job = await activate(ctx, row);
+            } catch (error) {
+              if (!(error instanceof MissingAttachmentError)) throw error;
+              // Retrying brings no file back: parked at once, with the reason on the row and in the log.
+              ctx.logger?.error(
+                { err: error, tenant_id: row.tenant_id, email_id: row.email_id },
+                'email send parked: its attachment is missing',
+              );
+              await sql`UPDATE email_delivery.jobs SET state = 'parked', attempts = attempts + 1,
+                  last_error = ${`${error.name}: ${error.message}`}
+                WHERE job_id = ${row.job_id}`.execute(ctx.db.kysely);
+              continue;
+            }
             if (!job) {
               // Deleted since (or never saved): nothing to send.
               await sql`UPDATE email_delivery.jobs SET state = 'done', done_at = now() WHERE job_id = ${row.job_id}`.execute(

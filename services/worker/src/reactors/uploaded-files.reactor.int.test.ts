@@ -87,3 +87,53 @@ it('links files from the events, in any replay, and removes only files unreferen
   expect(await removeUnreferencedFiles(storage, new Date(Date.now() + 25 * 60 * 60 * 1000))).toBeGreaterThanOrEqual(2);
   expect(await storage.find(tenantId, [kept.id, fresh.id])).toEqual([]);
 });
+
+it("keeps an email campaign's attachment from the events, and releases it when removed or the draft deleted", async () => {
+  const reactor = createUploadedFilesReactor();
+  const tenantId = randomUUID();
+  const emailId = randomUUID();
+  const [first, second] = (await Promise.all(['first.pdf', 'second.pdf'].map((n) => put(tenantId, n)))) as [
+    StoredFile,
+    StoredFile,
+  ];
+  const draft = (attachmentId: string | null) => ({
+    email_id: emailId,
+    title: '案内',
+    sender_name: '地域連携室',
+    sender_email: 'renkei@example.jp',
+    main_content: '<p>本文</p>',
+    attachment_id: attachmentId,
+    doctor_ids: [],
+    recipients: [],
+    invalid_recipients: [],
+  });
+  const appendEmail = async (type: string, data: object) => {
+    await store.append(`email-${emailId}`, [{ type, data, metadata: newEventMetadata(tenantId) }], {
+      expectedRevision: 'any',
+    });
+    return (await store.readStream(`email-${emailId}`, { tenantId })).at(-1)!;
+  };
+  const owner = `email:${emailId}`;
+  const created = await appendEmail('EmailCreated', draft(first.id));
+  await reactor.handle([created], { db, store });
+  expect((await storage.filesOf(tenantId, [owner])).get(owner)!.map((f) => f.id)).toEqual([first.id]);
+  // Referenced by the draft: the sweep leaves it however long it was unreferenced before.
+  await age(first.id, 24 * 30);
+  await removeUnreferencedFiles(storage);
+  expect(await storage.find(tenantId, [first.id])).toHaveLength(1);
+
+  // Replaced: the new one is the email's, the old one unreferenced (and a replay moves nothing back).
+  const updated = await appendEmail('EmailUpdated', draft(second.id));
+  await reactor.handle([updated, created], { db, store });
+  expect((await storage.filesOf(tenantId, [owner])).get(owner)!.map((f) => f.id)).toEqual([second.id]);
+  expect((await storage.find(tenantId, [first.id]))[0]!.owner).toBeNull();
+
+  // Sending and test sends change nothing; deleting the draft releases it.
+  const deleted = await appendEmail('EmailDeleted', { email_id: emailId });
+  await reactor.handle([deleted], { db, store });
+  expect((await storage.find(tenantId, [second.id]))[0]!.owner).toBeNull();
+  await age(first.id, 25);
+  await age(second.id, 25);
+  expect(await removeUnreferencedFiles(storage)).toBeGreaterThanOrEqual(2);
+  expect(await storage.find(tenantId, [first.id, second.id])).toEqual([]);
+});

@@ -58,6 +58,8 @@ export interface EmailDraftValues {
   sender_email: string;
   main_content: string;
   doctor_ids: string[];
+  /** The uploaded file sent with every mail; null: none (saving null removes the draft's). */
+  attachment_id: string | null;
 }
 
 /**
@@ -76,7 +78,7 @@ export const useSaveEmail = () =>
       }: { id: string | null; version: number | null; values: EmailDraftValues; file: File | null },
     ) => {
       const form = new FormData();
-      form.append('stringified', JSON.stringify({ ...values, attachment_id: null }));
+      form.append('stringified', JSON.stringify(values));
       if (file) form.append('recipients_file', file, file.name);
       // The typed client passes a FormData body through untouched (the contract's fields are its parts).
       const body = form as unknown as { stringified: string };

@@ -35,6 +35,8 @@ describe('EmailEditorPage', () => {
       main_content: '<p>ご案内</p>',
       attachment_id: null,
       attachment_name: null,
+      attachment_size: null,
+      attachment_url: null,
       doctor_ids: [],
       sent_at: null,
       created_by: null,
@@ -50,5 +52,56 @@ describe('EmailEditorPage', () => {
     const list = await screen.findByTestId('email-invalid-destinations');
     expect(list).toHaveTextContent('3行目: 「yamada@」はメールアドレスとして使えません');
     expect(list).toHaveTextContent('7行目: 「」はメールアドレスとして使えません');
+  });
+  it('shows the saved attachment with its size and sends its id, or null once removed, when saved', async () => {
+    const fileId = '00000000-0000-4000-8000-0000000000f1';
+    const email = {
+      id: '00000000-0000-4000-8000-000000000002',
+      title: '研修会のご案内',
+      status: 'unsent' as const,
+      destination_count: 1,
+      invalid_destination_count: 0,
+      invalid_destinations: [],
+      sender_name: '地域連携室',
+      sender_email: 'owner@example.jp',
+      main_content: '<p>ご案内</p>',
+      attachment_id: fileId,
+      attachment_name: '研修会資料.pdf',
+      attachment_size: 1536,
+      attachment_url: `/files/${fileId}?expires=1&signature=s`,
+      doctor_ids: [],
+      sent_at: null,
+      created_by: null,
+      created_at: '2026-11-30T00:00:00.000Z',
+      updated_at: '2026-11-30T00:00:00.000Z',
+      version: 0,
+    };
+    const sent: unknown[] = [];
+    const api = {
+      listEmailDestinations: vi.fn(async () => noDoctors),
+      updateEmail: vi.fn(async ({ body }: { body: FormData }) => {
+        const values = JSON.parse(body.get('stringified') as string) as { attachment_id: string | null };
+        sent.push(values.attachment_id);
+        return {
+          ...email,
+          attachment_id: values.attachment_id,
+          attachment_name: null,
+          attachment_size: null,
+          attachment_url: null,
+        };
+      }),
+    };
+    renderInRouter(() => <EmailEditorPage email={email} restrictedSenders={null} userEmail="owner@example.jp" />, {
+      api,
+      paths: ['/emails', '/emails/$id/edit'],
+    });
+    const shown = await screen.findByTestId('email-attachment');
+    expect(shown).toHaveTextContent('研修会資料.pdf');
+    expect(shown).toHaveTextContent('（2 KB）');
+    await userEvent.click(screen.getByRole('button', { name: '保存' }));
+    await vi.waitFor(() => expect(sent).toEqual([fileId]));
+    await userEvent.click(screen.getByRole('button', { name: '研修会資料.pdfを外す' }));
+    await userEvent.click(screen.getByRole('button', { name: '保存' }));
+    await vi.waitFor(() => expect(sent).toEqual([fileId, null]));
   });
 });

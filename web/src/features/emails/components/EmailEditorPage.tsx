@@ -29,6 +29,7 @@ import {
   useSendEmailForTest,
   type EmailDraftValues,
 } from '../emails.queries.ts';
+import { EmailAttachmentInput, type EmailAttachmentValue } from './EmailAttachmentInput.tsx';
 import { EmailBodyEditor } from './EmailBodyEditor.tsx';
 
 /** The server's field paths (`stringified.title`) as the form's fields. */
@@ -66,7 +67,19 @@ export function EmailEditorPage({
     sender_email: email?.sender_email ?? restrictedSenders?.[0] ?? '',
     main_content: email?.main_content ?? '',
     doctor_ids: email?.doctor_ids ?? [],
+    attachment_id: email?.attachment_id ?? null,
   });
+  const [attachment, setAttachment] = useState<EmailAttachmentValue | null>(
+    email?.attachment_id
+      ? {
+          id: email.attachment_id,
+          // A file gone from the storage still shows, so it can be removed (saving it again is refused).
+          filename: email.attachment_name ?? '（見つからないファイル）',
+          size: email.attachment_size,
+          url: email.attachment_url,
+        }
+      : null,
+  );
   const [file, setFile] = useState<File | null>(null);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [keyword, setKeyword] = useState('');
@@ -101,6 +114,13 @@ export function EmailEditorPage({
       });
       setSaved(result);
       setFile(null);
+      if (result.attachment_id && result.attachment_name)
+        setAttachment({
+          id: result.attachment_id,
+          filename: result.attachment_name,
+          size: result.attachment_size,
+          url: result.attachment_url,
+        });
       toast.success('メールを保存しました');
       if (!saved) void navigate({ to: '/emails/$id/edit', params: { id: result.id }, replace: true });
       return result;
@@ -135,7 +155,9 @@ export function EmailEditorPage({
       void navigate({ to: '/emails', search: { status: 'sent', page: 1, per_page: 20 } });
     } catch (error) {
       const fields = fieldErrorsOf(error);
-      if (Object.keys(fields).length > 0) setErrors({ recipients: Object.values(fields)[0]! });
+      // A send refused for its attachment (gone since it was saved) is said at the attachment.
+      if (fields.attachment_id) setErrors({ attachment_id: fields.attachment_id });
+      else if (Object.keys(fields).length > 0) setErrors({ recipients: Object.values(fields)[0]! });
       else onError(error);
     } finally {
       setConfirming(false);
@@ -210,6 +232,14 @@ export function EmailEditorPage({
           />
         </Tabs.Panel>
       </Tabs>
+      <EmailAttachmentInput
+        value={attachment}
+        error={errors.attachment_id}
+        onChange={(next) => {
+          setAttachment(next);
+          set('attachment_id', next?.id ?? null);
+        }}
+      />
       <Paper withBorder p="md">
         <Stack gap="sm">
           <Text fw={600}>送信先</Text>

@@ -42,14 +42,45 @@ async function figures(shown: EmailStats): Promise<(string | null)[]> {
 
 describe('email reports page', () => {
   it('shows the rates as the list does, and a dash for each rate with nothing to divide by', async () => {
-    // The figures of EmailsPage.test.tsx: the list shows 100%, 33.3% and 0% for the first, 0% — — for the second.
+    // The figures of EmailsPage.test.tsx: the list shows 100.0%, 33.3% and 0.0% for the first, 0.0% — — for the second.
     expect(
       await figures(
         stats({ delivered_count: 3, opened_count: 1, delivered_rate: 1, opened_rate: 0.333, clicked_rate: 0 }),
       ),
-    ).toEqual(['3100%', '133.3%', '00%']);
-    expect(await figures(stats({ delivered_rate: 0 }))).toEqual(['00%', '0—', '0—']);
+    ).toEqual(['3100.0%', '133.3%', '00.0%']);
+    expect(await figures(stats({ delivered_rate: 0 }))).toEqual(['00.0%', '0—', '0—']);
     // Not sent yet: no rate at all, the delivered one included.
     expect(await figures(stats({}))).toEqual(['0—', '0—', '0—']);
+  });
+  it('names the attachment with a link to download it', async () => {
+    const fileId = '00000000-0000-4000-8000-0000000000f1';
+    const api = {
+      getEmail: vi.fn(
+        async () =>
+          ({
+            id,
+            title: 'お知らせ',
+            attachment_id: fileId,
+            attachment_name: '研修会資料.pdf',
+            attachment_size: 2 * 1024 * 1024,
+            attachment_url: `/files/${fileId}?expires=1&signature=s`,
+          }) as Email,
+      ),
+      getEmailStats: vi.fn(async () => stats({})),
+      listEmailReports: vi.fn(async () => ({
+        data: [],
+        meta: { total_count: 0, page: 1, per_page: 50, total_pages: 0 },
+      })),
+      getEmailTimeline: vi.fn(async () => ({ sent_at: null, data: [] })),
+    };
+    renderInRouter(() => <EmailReportsPage id={id} page={1} filter={undefined} onChange={vi.fn()} />, {
+      api,
+      paths: ['/emails'],
+    });
+    const line = await screen.findByTestId('email-report-attachment');
+    expect(line).toHaveTextContent('添付ファイル：研修会資料.pdf（2.0 MB）');
+    expect(screen.getByRole('link', { name: '研修会資料.pdf' }).getAttribute('href')).toBe(
+      `/files/${fileId}?expires=1&signature=s`,
+    );
   });
 });

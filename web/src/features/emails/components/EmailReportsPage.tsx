@@ -1,12 +1,14 @@
-import { Alert, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
-import type { EmailReportFilter } from '@renkei/contracts';
+import type { Email, EmailReportFilter } from '@renkei/contracts';
 import { useServices } from '../../../app/services-context.tsx';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
 import { emailQueries } from '../emails.queries.ts';
+import { fileHref } from '../../communications/attachment-files.ts';
+import { formatFileSize } from '../file-size.ts';
 import { EmailRecipientReports } from './EmailRecipientReports.tsx';
-import { formatRate } from './format.ts';
+import { formatFraction as formatRate } from '../../../ui/percent.ts';
 
 // The chart library (recharts) loads only when a report shows a chart.
 const EmailTimelineChart = lazy(() =>
@@ -63,6 +65,31 @@ function Figure({ label, value, rate }: { label: string; value: number; rate?: n
   );
 }
 
+/** The file sent with every mail: its name opens it (a signed link, valid 30 minutes from loading the page). */
+function AttachmentLine({ email }: { email: Email }) {
+  const { config } = useServices();
+  if (!email.attachment_id) return null;
+  return (
+    <Text size="sm" data-testid="email-report-attachment">
+      添付ファイル：
+      {email.attachment_name && email.attachment_url ? (
+        <Anchor href={fileHref(config.apiBaseUrl, email.attachment_url)} target="_blank" rel="noopener">
+          {email.attachment_name}
+        </Anchor>
+      ) : (
+        <Text span c="dimmed">
+          ファイルが見つかりません
+        </Text>
+      )}
+      {email.attachment_size !== null && (
+        <Text span size="xs" c="dimmed" ml={6}>
+          （{formatFileSize(email.attachment_size)}）
+        </Text>
+      )}
+    </Text>
+  );
+}
+
 export function EmailReportsPage({
   id,
   page,
@@ -87,6 +114,7 @@ export function EmailReportsPage({
           一覧へ戻る
         </ButtonLink>
       </Group>
+      <AttachmentLine email={email} />
       <SimpleGrid cols={{ base: 2, sm: 5 }}>
         <Figure label="送信先" value={stats.destination_count} />
         <Figure label="無効" value={stats.invalid_destination_count} />

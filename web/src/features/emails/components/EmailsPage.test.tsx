@@ -18,6 +18,8 @@ const email = (n: number): Email => ({
   main_content: '<p>本文</p>',
   attachment_id: null,
   attachment_name: null,
+  attachment_size: null,
+  attachment_url: null,
   doctor_ids: [],
   sent_at: '2026-11-20T01:00:00.000Z',
   created_by: null,
@@ -59,7 +61,9 @@ describe('emails page', () => {
       paths: ['/emails/new', '/emails/$id/edit', '/emails/$id/reports'],
     });
     const rows = await screen.findAllByTestId('email-row');
-    expect(await within(rows[0]!).findByText(/^配信/)).toHaveTextContent('配信 3件（100%）・開封 33.3%・クリック 0%');
-    expect(await within(rows[1]!).findByText(/^配信/)).toHaveTextContent('配信 0件（0%）・開封 —・クリック —');
+    expect(await within(rows[0]!).findByText(/^配信/)).toHaveTextContent(
+      '配信 3件（100.0%）・開封 33.3%・クリック 0.0%',
+    );
+    expect(await within(rows[1]!).findByText(/^配信/)).toHaveTextContent('配信 0件（0.0%）・開封 —・クリック —');
   });
 });

@@ -8,7 +8,7 @@ import { useServices } from '../../../app/services-context.tsx';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { emailQueries, useCopyEmail, useDeleteEmail, type EmailListParams } from '../emails.queries.ts';
-import { formatRate } from './format.ts';
+import { formatFraction as formatRate } from '../../../ui/percent.ts';
 import { ListPagination, type ListPageProps } from '../../../ui/ListPagination.tsx';
 import { LazyConfirmDeleteModal as ConfirmDeleteModal } from '../../../ui/lazy-dialogs.ts';
 
