@@ -79,6 +79,8 @@ describe('inviting an account', () => {
     expect(short.status).toBe(422);
     expect(short.body).toContain('パスワードは8文字以上で入力してください。');
 
+    // Posted without Sec-Fetch-Site or Origin, as a browser of another site might: the password is
+    // set, the person signs in by hand (a form of the page itself signs in: sign-in-ticket.int.test.ts).
     const done = await browser.request('POST', '/oidc/accounts/confirmation', {
       form: { token, password: 'ichiro-pass-1', password_confirmation: 'ichiro-pass-1' },
     });

@@ -71,7 +71,7 @@ export async function isResetTokenValid(
   return (await findValidReset(deps, token, purpose)) !== undefined;
 }
 
-export type ResetResult = { ok: true } | { ok: false; invalidToken: boolean; errors: FieldError[] };
+export type ResetResult = { ok: true; accountId: string } | { ok: false; invalidToken: boolean; errors: FieldError[] };
 
 export async function resetPassword(
   deps: IdentityDeps,
@@ -123,9 +123,10 @@ export async function resetPassword(
       // Whoever holds the mailbox may sign in again at once, even while the account is locked.
       await clearSignInFailures(trx, account.id);
       // The mailbox is proven: an unconfirmed account becomes confirmed, which read models show.
-      return before.is_confirmed ? [] : [await enqueueAccountUpdated(trx, account, account.id)];
+      const queued = before.is_confirmed ? [] : [await enqueueAccountUpdated(trx, account, account.id)];
+      return { accountId: account.id, queued };
     });
   if (!used) return { ok: false, invalidToken: true, errors: [] };
-  await publishQueued(deps, used);
-  return { ok: true };
+  await publishQueued(deps, used.queued);
+  return { ok: true, accountId: used.accountId };
 }

@@ -188,6 +188,22 @@ export const identityMigrations: ModuleMigrations = {
         )`.execute(db);
     },
   },
+  '0008_sign_in_tickets': {
+    async up(db: Kysely<any>) {
+      // The sign-up page hands the browser a two-minute ticket that finishes the next sign-in without
+      // the password (oidc/sign-in-ticket.ts). Not a password link: its own table, so no query of
+      // password_resets can ever take one for a link.
+      await sql`
+        CREATE TABLE identity.sign_in_tickets (
+          token_hash text PRIMARY KEY,
+          account_id uuid NOT NULL REFERENCES identity.accounts(id) ON DELETE CASCADE,
+          expires_at timestamptz NOT NULL,
+          used_at timestamptz,
+          created_at timestamptz NOT NULL DEFAULT now()
+        )`.execute(db);
+      await sql`CREATE INDEX sign_in_tickets_expires_idx ON identity.sign_in_tickets (expires_at)`.execute(db);
+    },
+  },
 };
 
 /** Creates or upgrades identity's tables; idempotent, so the ops CLI and the seed may call it first. */

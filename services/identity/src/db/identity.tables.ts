@@ -88,6 +88,14 @@ interface PasswordResetsTable {
   purpose: Defaulted<string>;
 }
 
+interface SignInTicketsTable {
+  token_hash: string;
+  account_id: string;
+  expires_at: Timestamp;
+  used_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  created_at: DefaultedTimestamp;
+}
+
 interface SecretsTable {
   name: string;
   value: Json<unknown>;
@@ -146,6 +154,7 @@ interface IdentityTables {
   'identity.tenants': TenantsTable;
   'identity.accounts': AccountsTable;
   'identity.password_resets': PasswordResetsTable;
+  'identity.sign_in_tickets': SignInTicketsTable;
   'identity.secrets': SecretsTable;
   'identity.oidc_payloads': OidcPayloadsTable;
   'identity.outbox': OutboxTable;

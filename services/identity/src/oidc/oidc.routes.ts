@@ -5,7 +5,7 @@ import type Provider from 'oidc-provider';
 import type { IdentityDeps } from '../deps.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { recordLogin } from '../accounts/account.commands.ts';
-import { findAccountByLogin } from '../accounts/account.queries.ts';
+import { findAccountById, findAccountByLogin } from '../accounts/account.queries.ts';
 import { isResetTokenValid, requestPasswordReset, resetPassword } from '../accounts/password-reset.ts';
 import { lockedOutMessage, signInPage, wrongCredentialsMessage } from '../pages/sign-in.page.ts';
 import { clearSignInFailures, isLockedOut, lockoutKey, recordSignInFailure } from './sign-in-lockout.ts';
@@ -23,6 +23,13 @@ import {
 import { errorPage } from '../pages/provider.pages.ts';
 import { oidcMountPath } from './provider.ts';
 import { identityDb } from '../db/identity.tables.ts';
+import {
+  consumeSignInTicket,
+  issueSignInTicket,
+  signInTicketClearCookie,
+  signInTicketFrom,
+  signInTicketSetCookie,
+} from './sign-in-ticket.ts';
 
 type Form = Record<string, string>;
 
@@ -48,6 +55,13 @@ export async function registerOidcRoutes(
   const { config } = deps;
   const appUrl = `${config.publicOrigin}/app/`;
   const forgotUrl = `${oidcMountPath}/password/forgot`;
+  // Sec-Fetch-Site where the browser sends it; Origin otherwise (pages here send no referrer, so a
+  // browser may send `Origin: null` on its own form: that one falls back to signing in by hand).
+  const postedFromOwnPage = (request: FastifyRequest) => {
+    const site = request.headers['sec-fetch-site'];
+    if (site !== undefined) return site === 'same-origin';
+    return request.headers.origin === config.publicOrigin;
+  };
   // An unknown or expired interaction cookie: the sign-in has to start again from the app.
   const interactionExpired = (reply: FastifyReply) =>
     html(reply, errorPage({ appUrl, detail: 'ログインの有効期限が切れました。もう一度お試しください。' }), 400);
@@ -97,6 +111,27 @@ export async function registerOidcRoutes(
         return interactionExpired(reply);
       }
       if (details.prompt.name === 'login') {
+        // Just signed up in this browser: the ticket stands for the password typed a moment ago. Only a
+        // login prompt takes it; whatever it turns out to be, it is spent and its cookie goes.
+        const ticket = signInTicketFrom(request.headers.cookie);
+        if (ticket !== undefined) {
+          const db = identityDb(deps.db);
+          const accountId = await consumeSignInTicket(db, ticket);
+          const account = accountId ? await findAccountById(db, accountId) : undefined;
+          if (account?.active) {
+            await recordLogin(deps, account.id);
+            reply.hijack();
+            reply.raw.setHeader('set-cookie', signInTicketClearCookie);
+            await provider.interactionFinished(
+              request.raw,
+              reply.raw,
+              { login: { accountId: account.id, remember: true } },
+              { mergeWithLastSubmission: false },
+            );
+            return;
+          }
+          reply.header('set-cookie', signInTicketClearCookie);
+        }
         return html(reply, signInPage({ action: `${oidcMountPath}/interaction/${details.uid}/login`, forgotUrl }));
       }
       // Consent: the only client is Renkei's own SPA, so what it asks for is approved without a screen.
@@ -218,7 +253,18 @@ export async function registerOidcRoutes(
         },
         'invitation',
       );
-      if (result.ok) return html(reply, confirmationDonePage({ appUrl }));
+      if (result.ok) {
+        // A form posted from another site (someone else's sign-up link, submitted by a page the victim
+        // visits) sets that password but signs nobody in: otherwise it would sign the victim into an
+        // account the other person controls. Without the header either, the person signs in by hand.
+        if (!postedFromOwnPage(request)) return html(reply, confirmationDonePage({ appUrl }));
+        const ticket = await issueSignInTicket(identityDb(deps.db), result.accountId);
+        // The SPA finds no session and starts its sign-in, which the ticket finishes (interaction GET).
+        return reply
+          .header('set-cookie', signInTicketSetCookie(ticket))
+          .header('cache-control', 'no-store')
+          .redirect(appUrl, 303);
+      }
       if (result.invalidToken) return invalidConfirmation(reply);
       return html(reply, confirmationPage({ action: confirmationPath, token, error: result.errors[0]!.message }), 422);
     });

@@ -85,6 +85,7 @@ ${errorBox(options.error)}
   );
 }
 
+/** After sign-up when no sign-in ticket could be given (a form posted from elsewhere): sign in by hand. */
 export function confirmationDonePage(options: { appUrl: string }): string {
   return page(
     '登録が完了しました',

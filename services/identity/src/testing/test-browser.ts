@@ -40,6 +40,15 @@ export class TestBrowser {
     }
   }
 
+  /** A cookie this browser holds, e.g. to replay it from another browser. */
+  cookie(name: string): string | undefined {
+    return this.cookies.get(name);
+  }
+
+  setCookie(name: string, value: string): void {
+    this.cookies.set(name, value);
+  }
+
   async request(
     method: 'GET' | 'POST',
     url: string,
