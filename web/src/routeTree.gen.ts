@@ -13,6 +13,7 @@ import { Route as AuthenticatedRouteImport } from './routes/_authenticated'
 import { Route as LoginRouteImport } from './routes/login'
 import { Route as AuthenticatedIndexRouteImport } from './routes/_authenticated/index'
 import { Route as AuthenticatedAccountsRouteImport } from './routes/_authenticated/accounts'
+import { Route as AuthenticatedAction_listsRouteImport } from './routes/_authenticated/action_lists'
 import { Route as AuthenticatedData_analysisRouteImport } from './routes/_authenticated/data_analysis'
 import { Route as AuthenticatedData_sync_statusesRouteImport } from './routes/_authenticated/data_sync_statuses'
 import { Route as AuthenticatedData_uploadsRouteImport } from './routes/_authenticated/data_uploads'
@@ -58,6 +59,12 @@ const AuthenticatedAccountsRoute = AuthenticatedAccountsRouteImport.update({
   path: '/accounts',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
+const AuthenticatedAction_listsRoute =
+  AuthenticatedAction_listsRouteImport.update({
+    id: '/action_lists',
+    path: '/action_lists',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 const AuthenticatedData_analysisRoute =
   AuthenticatedData_analysisRouteImport.update({
     id: '/data_analysis',
@@ -205,6 +212,7 @@ export interface FileRoutesByFullPath {
   '/': typeof AuthenticatedIndexRoute
   '/login': typeof LoginRoute
   '/accounts': typeof AuthenticatedAccountsRoute
+  '/action_lists': typeof AuthenticatedAction_listsRoute
   '/data_analysis': typeof AuthenticatedData_analysisRoute
   '/data_sync_statuses': typeof AuthenticatedData_sync_statusesRoute
   '/data_uploads': typeof AuthenticatedData_uploadsRoute
@@ -234,6 +242,7 @@ export interface FileRoutesByFullPath {
 export interface FileRoutesByTo {
   '/login': typeof LoginRoute
   '/accounts': typeof AuthenticatedAccountsRoute
+  '/action_lists': typeof AuthenticatedAction_listsRoute
   '/data_analysis': typeof AuthenticatedData_analysisRoute
   '/data_sync_statuses': typeof AuthenticatedData_sync_statusesRoute
   '/data_uploads': typeof AuthenticatedData_uploadsRoute
@@ -266,6 +275,7 @@ export interface FileRoutesById {
   '/_authenticated': typeof AuthenticatedRouteWithChildren
   '/login': typeof LoginRoute
   '/_authenticated/accounts': typeof AuthenticatedAccountsRoute
+  '/_authenticated/action_lists': typeof AuthenticatedAction_listsRoute
   '/_authenticated/data_analysis': typeof AuthenticatedData_analysisRoute
   '/_authenticated/data_sync_statuses': typeof AuthenticatedData_sync_statusesRoute
   '/_authenticated/data_uploads': typeof AuthenticatedData_uploadsRoute
@@ -299,6 +309,7 @@ export interface FileRouteTypes {
     | '/'
     | '/login'
     | '/accounts'
+    | '/action_lists'
     | '/data_analysis'
     | '/data_sync_statuses'
     | '/data_uploads'
@@ -328,6 +339,7 @@ export interface FileRouteTypes {
   to:
     | '/login'
     | '/accounts'
+    | '/action_lists'
     | '/data_analysis'
     | '/data_sync_statuses'
     | '/data_uploads'
@@ -359,6 +371,7 @@ export interface FileRouteTypes {
     | '/_authenticated'
     | '/login'
     | '/_authenticated/accounts'
+    | '/_authenticated/action_lists'
     | '/_authenticated/data_analysis'
     | '/_authenticated/data_sync_statuses'
     | '/_authenticated/data_uploads'
@@ -423,6 +436,13 @@ declare module '@tanstack/react-router' {
       path: '/accounts'
       fullPath: '/accounts'
       preLoaderRoute: typeof AuthenticatedAccountsRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/action_lists': {
+      id: '/_authenticated/action_lists'
+      path: '/action_lists'
+      fullPath: '/action_lists'
+      preLoaderRoute: typeof AuthenticatedAction_listsRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/_authenticated/data_analysis': {
@@ -605,6 +625,7 @@ declare module '@tanstack/react-router' {
 
 interface AuthenticatedRouteChildren {
   AuthenticatedAccountsRoute: typeof AuthenticatedAccountsRoute
+  AuthenticatedAction_listsRoute: typeof AuthenticatedAction_listsRoute
   AuthenticatedData_analysisRoute: typeof AuthenticatedData_analysisRoute
   AuthenticatedData_sync_statusesRoute: typeof AuthenticatedData_sync_statusesRoute
   AuthenticatedData_uploadsRoute: typeof AuthenticatedData_uploadsRoute
@@ -632,6 +653,7 @@ interface AuthenticatedRouteChildren {
 
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedAccountsRoute: AuthenticatedAccountsRoute,
+  AuthenticatedAction_listsRoute: AuthenticatedAction_listsRoute,
   AuthenticatedData_analysisRoute: AuthenticatedData_analysisRoute,
   AuthenticatedData_sync_statusesRoute: AuthenticatedData_sync_statusesRoute,
   AuthenticatedData_uploadsRoute: AuthenticatedData_uploadsRoute,

@@ -210,6 +210,12 @@ export const endpointRoutes = {
   deleteActionList: { method: 'DELETE', path: '/action_lists/{id}', service: 'command', body: false },
   updateActionListStatus: { method: 'PUT', path: '/action_lists/{id}/status', service: 'command', body: true },
   listItems: { method: 'GET', path: '/action_lists/{id}/medical_institutions', service: 'query', body: false },
+  exportItems: {
+    method: 'GET',
+    path: '/action_lists/{id}/medical_institutions/export',
+    service: 'query',
+    body: false,
+  },
   addItem: { method: 'POST', path: '/action_lists/{id}/medical_institutions', service: 'command', body: true },
   bulkDeleteItems: {
     method: 'POST',

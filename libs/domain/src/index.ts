@@ -18,3 +18,4 @@ export * from './communications/communication-import-columns.ts';
 export * from './tasks/task.events.ts';
 export * from './vocs/voc.events.ts';
 export * from './analysis/periods.ts';
+export * from './action-lists/action-list.events.ts';

@@ -10,6 +10,7 @@ import { tasksProjection } from './tasks/tasks.projection.ts';
 import { vocsProjection } from './vocs/vocs.projection.ts';
 import { communicationImportsProjection } from './imports/communication-imports.projection.ts';
 import { visitRollupsProjection } from './visit-rollups/visit-rollups.projection.ts';
+import { actionListsProjection } from './action-lists/action-lists.projection.ts';
 
 export {
   tagsProjection,
@@ -23,6 +24,7 @@ export {
   vocsProjection,
   communicationImportsProjection,
   visitRollupsProjection,
+  actionListsProjection,
 };
 
 /**
@@ -41,6 +43,7 @@ export const readModelProjections: readonly Projection<any>[] = [
   vocsProjection,
   communicationImportsProjection,
   visitRollupsProjection,
+  actionListsProjection,
 ];
 
 export type { ReadModels } from './read-models.ts';

@@ -12,6 +12,7 @@ import type { TasksTables } from './tasks/tasks.tables.ts';
 import type { VocsTables } from './vocs/vocs.tables.ts';
 import type { CommunicationImportsTables } from './imports/communication-imports.tables.ts';
 import type { VisitRollupsTables } from './visit-rollups/visit-rollups.tables.ts';
+import type { ActionListsTables } from './action-lists/action-lists.tables.ts';
 
 /**
  * The Kysely `Database` of the read side: every read-model table as its view `rm.<table>` (the live
@@ -33,4 +34,5 @@ export interface ReadModels
     VisitRollupsTables,
     ReferralSettingsTables,
     ReferralDayAndMdcRollupsTables,
-    ReferralAttributeRollupsTables {}
+    ReferralAttributeRollupsTables,
+    ActionListsTables {}

@@ -70,6 +70,7 @@ describe('demo seed', { timeout: 300_000 }, () => {
       expect(counts[type], type).toBeGreaterThan(0);
     // Partner feedback in groups, heard on those communications.
     expect(counts).toMatchObject({ VocCreated: 40, VocGroupsReplaced: 1 });
+    expect(counts).toMatchObject({ ActionListCreated: 3, ActionListStatusChanged: 1, ActionListItemsAdded: 3 });
     // A few visits with a photo (some with a PDF too), each held by its record.
     const { rows: files } = await sql<{ content_type: string; n: string }>`
       SELECT content_type, count(*) AS n FROM files.stored_files WHERE tenant_id = ${tenantId} AND referenced

@@ -11,6 +11,7 @@ import { seedDemoCrm } from './demo-crm-seed.ts';
 import { seedDemoReferrals } from './demo-referrals-seed.ts';
 import { seedDemoCommunications } from './demo-communications-seed.ts';
 import { seedDemoVocs } from './demo-vocs-seed.ts';
+import { seedDemoActionLists } from './demo-action-lists-seed.ts';
 
 /** The demo install's tenant and sign-ins (README documents them; the web e2e tests use them). */
 export const demoTenant = {
@@ -138,6 +139,7 @@ async function seedCrm(
   const result = await seedDemoCrm(seedDeps);
   await seedDemoCommunications(seedDeps);
   await seedDemoVocs(seedDeps);
+  await seedDemoActionLists(seedDeps);
   await seedDemoReferrals({ ...deps, ...crm, tenantSlug: demoTenant.slug, ownerEmail: demoAccounts.owner.email });
   return result;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { endpoint } from '../core/endpoint.ts';
 import { Id, IdParams, IsoDateTime, NoContent, PageQuery, paged } from '../core/zod-helpers.ts';
-import { UserRef } from '../core/refs.ts';
+import { CsvEncoding, UserRef } from '../core/refs.ts';
 
 /** The spec names a list status without values; decided in docs/decisions.md (Contracts). */
 export const ActionListStatus = z.enum(['in_progress', 'completed']);
@@ -55,9 +55,12 @@ export type ActionListCreateInput = z.infer<typeof ActionListCreateInput>;
 
 export const ActionListUpdateInput = z.object({ name });
 export const ActionListStatusInput = z.object({ status: ActionListStatus });
-export const ActionListItemsQuery = PageQuery.extend({
-  status: z.enum(['all', 'actioned', 'not_actioned']).default('all'),
-});
+const itemFilter = z.enum(['all', 'actioned', 'not_actioned']).default('all');
+export const ActionListItemsQuery = PageQuery.extend({ status: itemFilter });
+export type ActionListItemsQuery = z.infer<typeof ActionListItemsQuery>;
+/** Every item of the filter (all pages) as CSV. */
+export const ActionListItemsExportQuery = z.object({ status: itemFilter, encoding: CsvEncoding.default('utf-8') });
+export type ActionListItemsExportQuery = z.infer<typeof ActionListItemsExportQuery>;
 export const ActionListItemInput = z.object({ medical_institution_id: Id });
 export const ActionListItemsInput = z.object({ medical_institution_ids: institutionIds });
 export const ActionListItemsStatusInput = z.object({
@@ -68,7 +71,7 @@ export const ActionListItemsStatusInput = z.object({
 export const BulkResult = z.object({ count: z.number().int() });
 export type BulkResult = z.infer<typeof BulkResult>;
 
-const a = { area: 'action-lists', feature: 'action_lists', served: false } as const;
+const a = { area: 'action-lists', feature: 'action_lists', served: true } as const;
 
 export const actionListEndpoints = {
   listActionLists: endpoint({
@@ -140,6 +143,19 @@ export const actionListEndpoints = {
     response: paged(ActionListItem),
     successStatus: 200,
   }),
+  exportItems: endpoint({
+    ...a,
+    id: 'actionLists.exportItems',
+    method: 'GET',
+    path: '/action_lists/{id}/medical_institutions/export',
+    service: 'query',
+    summary: 'アクションリストの医療機関のCSV出力（独自追加）',
+    params: IdParams,
+    query: ActionListItemsExportQuery,
+    response: z.string(),
+    successStatus: 200,
+    download: true,
+  }),
   addItem: endpoint({
     ...a,
     id: 'actionLists.addItem',
@@ -187,5 +203,8 @@ export const actionListEndpoints = {
     body: ActionListItemsStatusInput,
     response: BulkResult,
     successStatus: 200,
+    // A set of statuses: sent again it changes nothing, and colleagues marking other items of the
+    // same list must not make each other reload.
+    versionGuarded: false,
   }),
 };

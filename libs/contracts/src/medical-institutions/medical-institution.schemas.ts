@@ -608,6 +608,7 @@ export const medicalInstitutionEndpoints = {
   getActionLists: endpoint({
     ...mi,
     id: 'medicalInstitutions.getActionLists',
+    served: true,
     method: 'GET',
     path: '/medical_institutions/{id}/action_lists',
     service: 'query',

@@ -260,6 +260,17 @@ export const fixtures: Record<string, Fixture> = {
       }),
     }),
   },
+  // Without the first institution, which generated bodies name (bodyRefs): adding it is accepted once.
+  action_lists: {
+    create: async (api) => ({
+      action_lists: await created(api, 'actionLists.create', {
+        body: {
+          name: `${api.tenant.canary} アクションリスト ${unique()}`,
+          medical_institution_ids: api.institutionIds.slice(1),
+        },
+      }),
+    }),
+  },
   // A template names a list type, not a record of the tenant: nothing to isolate.
   templates: {
     shared: true,
@@ -383,6 +394,7 @@ export const bodyRefs: Record<string, string> = {
   label_ids: 'medical_institution_labels',
   voc_ids: 'vocs',
   medical_institution_id: 'medical_institutions',
+  medical_institution_ids: 'medical_institutions',
   communication_ids: 'communications',
 };
 

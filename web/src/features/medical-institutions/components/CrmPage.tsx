@@ -8,6 +8,7 @@ import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler
 import { DoctorList } from '../../doctors/components/DoctorList.tsx';
 import { HistoryTimeline } from '../../histories/components/HistoryTimeline.tsx';
 import { InstitutionVocs } from '../../vocs/components/InstitutionVocs.tsx';
+import { InstitutionActionLists } from '../../action-lists/components/InstitutionActionLists.tsx';
 import { InstitutionOpenTasks } from '../../tasks/components/InstitutionOpenTasks.tsx';
 import { InstitutionRecentCommunications } from '../../communications/components/InstitutionRecentCommunications.tsx';
 import { InstitutionReferralFigures } from '../../referrals/components/InstitutionReferralFigures.tsx';
@@ -83,6 +84,7 @@ export function CrmPage({ id }: { id: string }) {
             <InstitutionOpenTasks id={id} />
             <InstitutionRecentCommunications id={id} />
             <InstitutionVocs institutionId={id} />
+            <InstitutionActionLists institutionId={id} />
             <HistoryTimeline institutionId={id} />
           </Stack>
         </Grid.Col>

@@ -42,6 +42,7 @@ import { ExportMenu } from './ExportMenu.tsx';
 import { InstitutionCardList } from './InstitutionCardList.tsx';
 import { InstitutionTable } from './InstitutionTable.tsx';
 import { SearchFilterPanel } from './SearchFilterPanel.tsx';
+import { AddToActionListButton } from '../../action-lists/components/AddToActionListButton.tsx';
 
 export interface MedicalInstitutionsSearchPageProps {
   state: InstitutionSearchState;
@@ -141,6 +142,7 @@ export function MedicalInstitutionsSearchPage({ state, onStateChange }: MedicalI
             />
           )}
           {!isPhone && <ExportMenu state={state} columns={columns} />}
+          <AddToActionListButton institutionIds={data?.data.map((r) => r.id) ?? []} />
           <Select
             size="xs"
             w={100}

@@ -1,0 +1,175 @@
+import { sql, type Kysely } from 'kysely';
+import type {
+  ActionList,
+  ActionListItem,
+  ActionListItemStatus,
+  ActionListItemsQuery,
+  MedicalInstitutionActionList,
+  RunningStatus,
+} from '@renkei/contracts';
+import type { ReadModels } from '@renkei/read-models';
+
+const pageMeta = (total: number, page: number, perPage: number) => ({
+  total_count: total,
+  page,
+  per_page: perPage,
+  total_pages: Math.ceil(total / perPage),
+});
+
+/** The tenant's lists, newest first, with who created them. */
+export async function listActionLists(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  query: { page: number; per_page: number },
+): Promise<{ data: ActionList[]; meta: ReturnType<typeof pageMeta> }> {
+  const [rows, total] = await Promise.all([
+    db
+      .selectFrom('rm.action_lists as l')
+      .leftJoin('rm.mi_accounts as a', (j) =>
+        j.onRef('a.tenant_id', '=', 'l.tenant_id').onRef('a.account_id', '=', 'l.created_by'),
+      )
+      .select([
+        'l.id',
+        'l.name',
+        'l.status',
+        'l.medical_institution_count',
+        'l.actioned_count',
+        'l.created_by',
+        'a.name as created_by_name',
+        'l.created_at',
+        'l.version',
+      ])
+      .where('l.tenant_id', '=', tenantId)
+      .orderBy('l.created_at', 'desc')
+      .orderBy('l.id', 'desc')
+      .limit(query.per_page)
+      .offset((query.page - 1) * query.per_page)
+      .execute(),
+    db
+      .selectFrom('rm.action_lists')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return {
+    data: rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      status: r.status,
+      medical_institution_count: r.medical_institution_count,
+      actioned_count: r.actioned_count,
+      created_by: r.created_by ? { id: r.created_by, name: r.created_by_name ?? '' } : null,
+      created_at: new Date(r.created_at).toISOString(),
+      version: r.version,
+    })),
+    meta: pageMeta(Number(total.n), query.page, query.per_page),
+  };
+}
+
+/** The name of the tenant's live list; null for another tenant's, a deleted one or a made-up id. */
+export async function actionListName(db: Kysely<ReadModels>, tenantId: string, id: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('rm.action_lists')
+    .select('name')
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row?.name ?? null;
+}
+
+interface ItemRow {
+  medical_institution_id: string;
+  name: string | null;
+  address: string | null;
+  tel: string | null;
+  running_status: RunningStatus | null;
+  status: ActionListItemStatus;
+  updated_by: string | null;
+  updated_by_name: string | null;
+  updated_at: Date;
+}
+
+type ItemFilter = ActionListItemsQuery['status'];
+
+// An institution dropped from the shared master since it was put on the list stays on it (its count
+// and its row), shown as unknown rather than silently left out.
+const selectItems = (tenantId: string, listId: string, filter: ItemFilter) => sql`
+  SELECT i.medical_institution_id, m.name, m.address, m.tel, m.running_status, i.status, i.updated_by,
+         a.name AS updated_by_name, i.updated_at, i.added_at
+    FROM rm.action_list_items i
+    LEFT JOIN ref.medical_institutions m ON m.id = i.medical_institution_id
+    LEFT JOIN rm.mi_accounts a ON a.tenant_id = i.tenant_id AND a.account_id = i.updated_by
+   WHERE i.tenant_id = ${tenantId} AND i.action_list_id = ${listId}
+     AND ${filter === 'all' ? sql`TRUE` : sql`i.status = ${filter}`}`;
+
+function toItem(r: ItemRow): ActionListItem {
+  return {
+    medical_institution: {
+      id: r.medical_institution_id,
+      name: r.name ?? '（マスタにない医療機関）',
+      address: r.address ?? '',
+      tel: r.tel || null,
+      running_status: r.running_status ?? 'unknown',
+    },
+    status: r.status,
+    updated_by: r.updated_by ? { id: r.updated_by, name: r.updated_by_name ?? '' } : null,
+    updated_at: new Date(r.updated_at).toISOString(),
+  };
+}
+
+/** A page of a list's institutions in the order they were put on it (by name within one addition). */
+export async function listActionListItems(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  listId: string,
+  query: ActionListItemsQuery,
+) {
+  const [{ rows }, counted] = await Promise.all([
+    sql<ItemRow>`
+      SELECT * FROM (${selectItems(tenantId, listId, query.status)}) x
+       ORDER BY x.added_at, x.name, x.medical_institution_id
+       LIMIT ${query.per_page} OFFSET ${(query.page - 1) * query.per_page}`.execute(db),
+    sql<{ n: string }>`
+      SELECT count(*) AS n FROM rm.action_list_items
+       WHERE tenant_id = ${tenantId} AND action_list_id = ${listId}
+         AND ${query.status === 'all' ? sql`TRUE` : sql`status = ${query.status}`}`.execute(db),
+  ]);
+  return { data: rows.map(toItem), meta: pageMeta(Number(counted.rows[0]!.n), query.page, query.per_page) };
+}
+
+/** Every item of the filter, in the list's order, a batch at a time (the CSV export). */
+export async function* allActionListItems(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  listId: string,
+  filter: ItemFilter,
+  batch = 1000,
+): AsyncGenerator<ActionListItem[]> {
+  for (let offset = 0; ; offset += batch) {
+    const { rows } = await sql<ItemRow>`
+      SELECT * FROM (${selectItems(tenantId, listId, filter)}) x
+       ORDER BY x.added_at, x.name, x.medical_institution_id LIMIT ${batch} OFFSET ${offset}`.execute(db);
+    if (rows.length > 0) yield rows.map(toItem);
+    if (rows.length < batch) return;
+  }
+}
+
+/** The tenant's lists that hold an institution, newest first, with the item's status on each. */
+export async function actionListsOfInstitution(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  institutionId: string,
+): Promise<MedicalInstitutionActionList[]> {
+  const rows = await db
+    .selectFrom('rm.action_list_items as i')
+    .innerJoin('rm.action_lists as l', (j) =>
+      j.onRef('l.tenant_id', '=', 'i.tenant_id').onRef('l.id', '=', 'i.action_list_id'),
+    )
+    .select(['l.id', 'l.name', 'l.status', 'i.status as item_status'])
+    .where('i.tenant_id', '=', tenantId)
+    .where('i.medical_institution_id', '=', institutionId)
+    .orderBy('l.created_at', 'desc')
+    .orderBy('l.id', 'desc')
+    .execute();
+  return rows;
+}

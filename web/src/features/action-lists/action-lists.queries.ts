@@ -1,0 +1,105 @@
+import { queryOptions } from '@tanstack/react-query';
+import type { ActionListItemStatus, ActionListStatus } from '@renkei/contracts';
+import type { ApiClient } from '../../api/api-client.ts';
+import { useApiMutation } from '../../api/useApiMutation.ts';
+
+export type ActionListItemFilter = 'all' | ActionListItemStatus;
+
+export interface ActionListItemsParams {
+  page: number;
+  per_page: number;
+  status: ActionListItemFilter;
+}
+
+/** The page's URL state. */
+export interface ActionListsParams {
+  page: number;
+  /** The list whose institutions are shown. */
+  id: string | undefined;
+  item_page: number;
+  status: ActionListItemFilter;
+}
+
+// Every list of a tenant fits on a page or two, so a list linked by id (/action_lists?id=…) is on it.
+export const actionListsPerPage = 100;
+export const actionListItemsPerPage = 50;
+
+export const actionListStatusLabels: Record<ActionListStatus, string> = { in_progress: '対応中', completed: '完了' };
+export const actionListStatusColors: Record<ActionListStatus, string> = { in_progress: 'blue', completed: 'teal' };
+export const itemStatusLabels: Record<ActionListItemStatus, string> = { actioned: '対応済み', not_actioned: '未対応' };
+export const itemStatusColors: Record<ActionListItemStatus, string> = { actioned: 'teal', not_actioned: 'gray' };
+
+/** One key factory for the action lists; its mutations invalidate only these keys. */
+export const actionListQueries = {
+  all: ['action-lists'] as const,
+  lists: (api: ApiClient, params: { page: number; per_page: number }) =>
+    queryOptions({
+      queryKey: [...actionListQueries.all, 'list', params] as const,
+      queryFn: ({ signal }) => api.listActionLists({ query: params, signal }),
+    }),
+  items: (api: ApiClient, id: string, params: ActionListItemsParams) =>
+    queryOptions({
+      queryKey: [...actionListQueries.all, 'items', id, params] as const,
+      queryFn: ({ signal }) => api.listItems({ params: { id }, query: params, signal }),
+    }),
+  ofInstitution: (api: ApiClient, institutionId: string) =>
+    queryOptions({
+      queryKey: [...actionListQueries.all, 'institution', institutionId] as const,
+      queryFn: ({ signal }) => api.getActionLists({ params: { id: institutionId }, signal }),
+    }),
+};
+
+export const useCreateActionList = () =>
+  useApiMutation(
+    (api, body: { name: string; medical_institution_ids?: string[] }) => api.createActionList({ body }),
+    [actionListQueries.all],
+  );
+
+export const useRenameActionList = () =>
+  useApiMutation(
+    (api, { id, version, body }: { id: string; version: number; body: { name: string } }) =>
+      api.updateActionList({ params: { id }, body, ifMatch: version }),
+    [actionListQueries.all],
+  );
+
+export const useDeleteActionList = () =>
+  useApiMutation(
+    (api, { id, version }: { id: string; version: number }) =>
+      api.deleteActionList({ params: { id }, ifMatch: version }),
+    [actionListQueries.all],
+  );
+
+export const useChangeActionListStatus = () =>
+  useApiMutation(
+    (api, { id, version, status }: { id: string; version: number; status: ActionListStatus }) =>
+      api.updateActionListStatus({ params: { id }, body: { status }, ifMatch: version }),
+    [actionListQueries.all],
+  );
+
+export const useAddActionListItem = () =>
+  useApiMutation(
+    (api, { id, institutionId }: { id: string; institutionId: string }) =>
+      api.addItem({ params: { id }, body: { medical_institution_id: institutionId } }),
+    [actionListQueries.all],
+  );
+
+export const useBulkInsertActionListItems = () =>
+  useApiMutation(
+    (api, { id, institutionIds }: { id: string; institutionIds: string[] }) =>
+      api.bulkInsertItems({ params: { id }, body: { medical_institution_ids: institutionIds } }),
+    [actionListQueries.all],
+  );
+
+export const useBulkDeleteActionListItems = () =>
+  useApiMutation(
+    (api, { id, institutionIds }: { id: string; institutionIds: string[] }) =>
+      api.bulkDeleteItems({ params: { id }, body: { medical_institution_ids: institutionIds } }),
+    [actionListQueries.all],
+  );
+
+export const useChangeItemsStatus = () =>
+  useApiMutation(
+    (api, { id, institutionIds, status }: { id: string; institutionIds: string[]; status: ActionListItemStatus }) =>
+      api.updateItemsStatus({ params: { id }, body: { medical_institution_ids: institutionIds, status } }),
+    [actionListQueries.all],
+  );
