@@ -14,6 +14,7 @@ import { Route as LoginRouteImport } from './routes/login'
 import { Route as AuthenticatedIndexRouteImport } from './routes/_authenticated/index'
 import { Route as AuthenticatedAccountsRouteImport } from './routes/_authenticated/accounts'
 import { Route as AuthenticatedAction_listsRouteImport } from './routes/_authenticated/action_lists'
+import { Route as AuthenticatedAlert_conditionsRouteImport } from './routes/_authenticated/alert_conditions'
 import { Route as AuthenticatedData_analysisRouteImport } from './routes/_authenticated/data_analysis'
 import { Route as AuthenticatedData_sync_statusesRouteImport } from './routes/_authenticated/data_sync_statuses'
 import { Route as AuthenticatedData_uploadsRouteImport } from './routes/_authenticated/data_uploads'
@@ -24,6 +25,8 @@ import { Route as AuthenticatedTasksRouteImport } from './routes/_authenticated/
 import { Route as AuthenticatedTenant_settingRouteImport } from './routes/_authenticated/tenant_setting'
 import { Route as AuthenticatedVocsRouteImport } from './routes/_authenticated/vocs'
 import { Route as AccountsConfirmationRouteImport } from './routes/accounts.confirmation'
+import { Route as AuthenticatedAlertsIndexRouteImport } from './routes/_authenticated/alerts.index'
+import { Route as AuthenticatedAlertsIdRouteImport } from './routes/_authenticated/alerts.$id'
 import { Route as AuthenticatedCommunicationsIndexRouteImport } from './routes/_authenticated/communications.index'
 import { Route as AuthenticatedCommunicationsNewRouteImport } from './routes/_authenticated/communications.new'
 import { Route as AuthenticatedEmailsIndexRouteImport } from './routes/_authenticated/emails.index'
@@ -63,6 +66,12 @@ const AuthenticatedAction_listsRoute =
   AuthenticatedAction_listsRouteImport.update({
     id: '/action_lists',
     path: '/action_lists',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedAlert_conditionsRoute =
+  AuthenticatedAlert_conditionsRouteImport.update({
+    id: '/alert_conditions',
+    path: '/alert_conditions',
     getParentRoute: () => AuthenticatedRoute,
   } as any)
 const AuthenticatedData_analysisRoute =
@@ -119,6 +128,17 @@ const AccountsConfirmationRoute = AccountsConfirmationRouteImport.update({
   id: '/accounts/confirmation',
   path: '/accounts/confirmation',
   getParentRoute: () => rootRouteImport,
+} as any)
+const AuthenticatedAlertsIndexRoute =
+  AuthenticatedAlertsIndexRouteImport.update({
+    id: '/alerts/',
+    path: '/alerts/',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedAlertsIdRoute = AuthenticatedAlertsIdRouteImport.update({
+  id: '/alerts/$id',
+  path: '/alerts/$id',
+  getParentRoute: () => AuthenticatedRoute,
 } as any)
 const AuthenticatedCommunicationsIndexRoute =
   AuthenticatedCommunicationsIndexRouteImport.update({
@@ -213,6 +233,7 @@ export interface FileRoutesByFullPath {
   '/login': typeof LoginRoute
   '/accounts': typeof AuthenticatedAccountsRoute
   '/action_lists': typeof AuthenticatedAction_listsRoute
+  '/alert_conditions': typeof AuthenticatedAlert_conditionsRoute
   '/data_analysis': typeof AuthenticatedData_analysisRoute
   '/data_sync_statuses': typeof AuthenticatedData_sync_statusesRoute
   '/data_uploads': typeof AuthenticatedData_uploadsRoute
@@ -223,9 +244,11 @@ export interface FileRoutesByFullPath {
   '/tenant_setting': typeof AuthenticatedTenant_settingRoute
   '/vocs': typeof AuthenticatedVocsRoute
   '/accounts/confirmation': typeof AccountsConfirmationRoute
+  '/alerts/$id': typeof AuthenticatedAlertsIdRoute
   '/communications/new': typeof AuthenticatedCommunicationsNewRoute
   '/emails/new': typeof AuthenticatedEmailsNewRoute
   '/user/password/change': typeof UserPasswordChangeRoute
+  '/alerts/': typeof AuthenticatedAlertsIndexRoute
   '/communications/': typeof AuthenticatedCommunicationsIndexRoute
   '/emails/': typeof AuthenticatedEmailsIndexRoute
   '/labels/': typeof AuthenticatedLabelsIndexRoute
@@ -243,6 +266,7 @@ export interface FileRoutesByTo {
   '/login': typeof LoginRoute
   '/accounts': typeof AuthenticatedAccountsRoute
   '/action_lists': typeof AuthenticatedAction_listsRoute
+  '/alert_conditions': typeof AuthenticatedAlert_conditionsRoute
   '/data_analysis': typeof AuthenticatedData_analysisRoute
   '/data_sync_statuses': typeof AuthenticatedData_sync_statusesRoute
   '/data_uploads': typeof AuthenticatedData_uploadsRoute
@@ -254,9 +278,11 @@ export interface FileRoutesByTo {
   '/vocs': typeof AuthenticatedVocsRoute
   '/accounts/confirmation': typeof AccountsConfirmationRoute
   '/': typeof AuthenticatedIndexRoute
+  '/alerts/$id': typeof AuthenticatedAlertsIdRoute
   '/communications/new': typeof AuthenticatedCommunicationsNewRoute
   '/emails/new': typeof AuthenticatedEmailsNewRoute
   '/user/password/change': typeof UserPasswordChangeRoute
+  '/alerts': typeof AuthenticatedAlertsIndexRoute
   '/communications': typeof AuthenticatedCommunicationsIndexRoute
   '/emails': typeof AuthenticatedEmailsIndexRoute
   '/labels': typeof AuthenticatedLabelsIndexRoute
@@ -276,6 +302,7 @@ export interface FileRoutesById {
   '/login': typeof LoginRoute
   '/_authenticated/accounts': typeof AuthenticatedAccountsRoute
   '/_authenticated/action_lists': typeof AuthenticatedAction_listsRoute
+  '/_authenticated/alert_conditions': typeof AuthenticatedAlert_conditionsRoute
   '/_authenticated/data_analysis': typeof AuthenticatedData_analysisRoute
   '/_authenticated/data_sync_statuses': typeof AuthenticatedData_sync_statusesRoute
   '/_authenticated/data_uploads': typeof AuthenticatedData_uploadsRoute
@@ -287,9 +314,11 @@ export interface FileRoutesById {
   '/_authenticated/vocs': typeof AuthenticatedVocsRoute
   '/accounts/confirmation': typeof AccountsConfirmationRoute
   '/_authenticated/': typeof AuthenticatedIndexRoute
+  '/_authenticated/alerts/$id': typeof AuthenticatedAlertsIdRoute
   '/_authenticated/communications/new': typeof AuthenticatedCommunicationsNewRoute
   '/_authenticated/emails/new': typeof AuthenticatedEmailsNewRoute
   '/user/password/change': typeof UserPasswordChangeRoute
+  '/_authenticated/alerts/': typeof AuthenticatedAlertsIndexRoute
   '/_authenticated/communications/': typeof AuthenticatedCommunicationsIndexRoute
   '/_authenticated/emails/': typeof AuthenticatedEmailsIndexRoute
   '/_authenticated/labels/': typeof AuthenticatedLabelsIndexRoute
@@ -310,6 +339,7 @@ export interface FileRouteTypes {
     | '/login'
     | '/accounts'
     | '/action_lists'
+    | '/alert_conditions'
     | '/data_analysis'
     | '/data_sync_statuses'
     | '/data_uploads'
@@ -320,9 +350,11 @@ export interface FileRouteTypes {
     | '/tenant_setting'
     | '/vocs'
     | '/accounts/confirmation'
+    | '/alerts/$id'
     | '/communications/new'
     | '/emails/new'
     | '/user/password/change'
+    | '/alerts/'
     | '/communications/'
     | '/emails/'
     | '/labels/'
@@ -340,6 +372,7 @@ export interface FileRouteTypes {
     | '/login'
     | '/accounts'
     | '/action_lists'
+    | '/alert_conditions'
     | '/data_analysis'
     | '/data_sync_statuses'
     | '/data_uploads'
@@ -351,9 +384,11 @@ export interface FileRouteTypes {
     | '/vocs'
     | '/accounts/confirmation'
     | '/'
+    | '/alerts/$id'
     | '/communications/new'
     | '/emails/new'
     | '/user/password/change'
+    | '/alerts'
     | '/communications'
     | '/emails'
     | '/labels'
@@ -372,6 +407,7 @@ export interface FileRouteTypes {
     | '/login'
     | '/_authenticated/accounts'
     | '/_authenticated/action_lists'
+    | '/_authenticated/alert_conditions'
     | '/_authenticated/data_analysis'
     | '/_authenticated/data_sync_statuses'
     | '/_authenticated/data_uploads'
@@ -383,9 +419,11 @@ export interface FileRouteTypes {
     | '/_authenticated/vocs'
     | '/accounts/confirmation'
     | '/_authenticated/'
+    | '/_authenticated/alerts/$id'
     | '/_authenticated/communications/new'
     | '/_authenticated/emails/new'
     | '/user/password/change'
+    | '/_authenticated/alerts/'
     | '/_authenticated/communications/'
     | '/_authenticated/emails/'
     | '/_authenticated/labels/'
@@ -443,6 +481,13 @@ declare module '@tanstack/react-router' {
       path: '/action_lists'
       fullPath: '/action_lists'
       preLoaderRoute: typeof AuthenticatedAction_listsRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/alert_conditions': {
+      id: '/_authenticated/alert_conditions'
+      path: '/alert_conditions'
+      fullPath: '/alert_conditions'
+      preLoaderRoute: typeof AuthenticatedAlert_conditionsRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/_authenticated/data_analysis': {
@@ -514,6 +559,20 @@ declare module '@tanstack/react-router' {
       fullPath: '/accounts/confirmation'
       preLoaderRoute: typeof AccountsConfirmationRouteImport
       parentRoute: typeof rootRouteImport
+    }
+    '/_authenticated/alerts/': {
+      id: '/_authenticated/alerts/'
+      path: '/alerts'
+      fullPath: '/alerts/'
+      preLoaderRoute: typeof AuthenticatedAlertsIndexRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/alerts/$id': {
+      id: '/_authenticated/alerts/$id'
+      path: '/alerts/$id'
+      fullPath: '/alerts/$id'
+      preLoaderRoute: typeof AuthenticatedAlertsIdRouteImport
+      parentRoute: typeof AuthenticatedRoute
     }
     '/_authenticated/communications/': {
       id: '/_authenticated/communications/'
@@ -626,6 +685,7 @@ declare module '@tanstack/react-router' {
 interface AuthenticatedRouteChildren {
   AuthenticatedAccountsRoute: typeof AuthenticatedAccountsRoute
   AuthenticatedAction_listsRoute: typeof AuthenticatedAction_listsRoute
+  AuthenticatedAlert_conditionsRoute: typeof AuthenticatedAlert_conditionsRoute
   AuthenticatedData_analysisRoute: typeof AuthenticatedData_analysisRoute
   AuthenticatedData_sync_statusesRoute: typeof AuthenticatedData_sync_statusesRoute
   AuthenticatedData_uploadsRoute: typeof AuthenticatedData_uploadsRoute
@@ -636,8 +696,10 @@ interface AuthenticatedRouteChildren {
   AuthenticatedTenant_settingRoute: typeof AuthenticatedTenant_settingRoute
   AuthenticatedVocsRoute: typeof AuthenticatedVocsRoute
   AuthenticatedIndexRoute: typeof AuthenticatedIndexRoute
+  AuthenticatedAlertsIdRoute: typeof AuthenticatedAlertsIdRoute
   AuthenticatedCommunicationsNewRoute: typeof AuthenticatedCommunicationsNewRoute
   AuthenticatedEmailsNewRoute: typeof AuthenticatedEmailsNewRoute
+  AuthenticatedAlertsIndexRoute: typeof AuthenticatedAlertsIndexRoute
   AuthenticatedCommunicationsIndexRoute: typeof AuthenticatedCommunicationsIndexRoute
   AuthenticatedEmailsIndexRoute: typeof AuthenticatedEmailsIndexRoute
   AuthenticatedLabelsIndexRoute: typeof AuthenticatedLabelsIndexRoute
@@ -654,6 +716,7 @@ interface AuthenticatedRouteChildren {
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedAccountsRoute: AuthenticatedAccountsRoute,
   AuthenticatedAction_listsRoute: AuthenticatedAction_listsRoute,
+  AuthenticatedAlert_conditionsRoute: AuthenticatedAlert_conditionsRoute,
   AuthenticatedData_analysisRoute: AuthenticatedData_analysisRoute,
   AuthenticatedData_sync_statusesRoute: AuthenticatedData_sync_statusesRoute,
   AuthenticatedData_uploadsRoute: AuthenticatedData_uploadsRoute,
@@ -665,8 +728,10 @@ const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedTenant_settingRoute: AuthenticatedTenant_settingRoute,
   AuthenticatedVocsRoute: AuthenticatedVocsRoute,
   AuthenticatedIndexRoute: AuthenticatedIndexRoute,
+  AuthenticatedAlertsIdRoute: AuthenticatedAlertsIdRoute,
   AuthenticatedCommunicationsNewRoute: AuthenticatedCommunicationsNewRoute,
   AuthenticatedEmailsNewRoute: AuthenticatedEmailsNewRoute,
+  AuthenticatedAlertsIndexRoute: AuthenticatedAlertsIndexRoute,
   AuthenticatedCommunicationsIndexRoute: AuthenticatedCommunicationsIndexRoute,
   AuthenticatedEmailsIndexRoute: AuthenticatedEmailsIndexRoute,
   AuthenticatedLabelsIndexRoute: AuthenticatedLabelsIndexRoute,

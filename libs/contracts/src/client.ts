@@ -13,3 +13,4 @@ export * from './endpoint-routes.ts';
 export type { FeatureKey, Plan, Role } from './core/features.ts';
 export * from './core/list-version.ts';
 export * from './core/prefectures.ts';
+export * from './alerts/alert-summary.ts';

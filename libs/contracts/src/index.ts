@@ -21,6 +21,7 @@ export * from './imports/data-upload-limits.ts';
 export * from './imports/list-headers.ts';
 export * from './action-lists/action-list.schemas.ts';
 export * from './alerts/alert.schemas.ts';
+export * from './alerts/alert-summary.ts';
 export * from './communications/communication.schemas.ts';
 export * from './tasks/task.schemas.ts';
 export * from './vocs/voc.schemas.ts';

@@ -19,3 +19,5 @@ export * from './tasks/task.events.ts';
 export * from './vocs/voc.events.ts';
 export * from './analysis/periods.ts';
 export * from './action-lists/action-list.events.ts';
+export * from './alerts/alert.events.ts';
+export * from './alerts/alert.state.ts';

@@ -10,6 +10,7 @@ import { tasksProjection } from './tasks/tasks.projection.ts';
 import { vocsProjection } from './vocs/vocs.projection.ts';
 import { communicationImportsProjection } from './imports/communication-imports.projection.ts';
 import { visitRollupsProjection } from './visit-rollups/visit-rollups.projection.ts';
+import { alertsProjection } from './alerts/alerts.projection.ts';
 import { actionListsProjection } from './action-lists/action-lists.projection.ts';
 
 export {
@@ -24,6 +25,7 @@ export {
   vocsProjection,
   communicationImportsProjection,
   visitRollupsProjection,
+  alertsProjection,
   actionListsProjection,
 };
 
@@ -43,6 +45,7 @@ export const readModelProjections: readonly Projection<any>[] = [
   vocsProjection,
   communicationImportsProjection,
   visitRollupsProjection,
+  alertsProjection,
   actionListsProjection,
 ];
 
@@ -50,3 +53,5 @@ export type { ReadModels } from './read-models.ts';
 export type { TableRow } from './shared/table.ts';
 export type { HistoryChange } from './medical-institutions/medical-institution-crm.tables.ts';
 export { noCity, noFacilityType } from './shared/master-attributes.ts';
+export { alertConditionInvalid } from './alerts/alert-validity.ts';
+export { rollupPieces } from './shared/rollup-pieces.ts';

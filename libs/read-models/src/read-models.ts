@@ -12,6 +12,7 @@ import type { TasksTables } from './tasks/tasks.tables.ts';
 import type { VocsTables } from './vocs/vocs.tables.ts';
 import type { CommunicationImportsTables } from './imports/communication-imports.tables.ts';
 import type { VisitRollupsTables } from './visit-rollups/visit-rollups.tables.ts';
+import type { AlertsTables } from './alerts/alerts.tables.ts';
 import type { ActionListsTables } from './action-lists/action-lists.tables.ts';
 
 /**
@@ -35,4 +36,5 @@ export interface ReadModels
     ReferralSettingsTables,
     ReferralDayAndMdcRollupsTables,
     ReferralAttributeRollupsTables,
+    AlertsTables,
     ActionListsTables {}

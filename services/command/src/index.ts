@@ -21,6 +21,7 @@ import { registerCommunicationImportRoutes } from './imports/communication-impor
 import { registerTaskRoutes } from './tasks/task.routes.ts';
 import { registerVocRoutes } from './vocs/voc.routes.ts';
 import { registerActionListRoutes } from './action-lists/action-list.routes.ts';
+import { registerAlertRoutes } from './alerts/alert.routes.ts';
 import { createPostgresFileStorage, fileUrlKey, type FileStorage } from '@renkei/file-storage';
 import { registerUploadedFileRoutes } from './uploaded-files/uploaded-file.routes.ts';
 
@@ -100,6 +101,7 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
   registerTaskRoutes(app, { db: deps.db, store: deps.store });
   registerVocRoutes(app, { db: deps.db, store: deps.store });
   registerActionListRoutes(app, { db: deps.db, store: deps.store });
+  registerAlertRoutes(app, { db: deps.db, store: deps.store });
   await registerUploadedFileRoutes(app, {
     db: deps.db,
     storage: fileStorage,

@@ -12,6 +12,7 @@ import { seedDemoReferrals } from './demo-referrals-seed.ts';
 import { seedDemoCommunications } from './demo-communications-seed.ts';
 import { seedDemoVocs } from './demo-vocs-seed.ts';
 import { seedDemoActionLists } from './demo-action-lists-seed.ts';
+import { seedDemoAlerts } from './demo-alerts-seed.ts';
 
 /** The demo install's tenant and sign-ins (README documents them; the web e2e tests use them). */
 export const demoTenant = {
@@ -141,5 +142,6 @@ async function seedCrm(
   await seedDemoVocs(seedDeps);
   await seedDemoActionLists(seedDeps);
   await seedDemoReferrals({ ...deps, ...crm, tenantSlug: demoTenant.slug, ownerEmail: demoAccounts.owner.email });
+  await seedDemoAlerts(seedDeps);
   return result;
 }

@@ -19,6 +19,7 @@ import { registerTaskQueryRoutes } from './tasks/tasks.routes.ts';
 import { registerDataSyncStatusRoutes } from './data-sync-statuses/data-sync-statuses.routes.ts';
 import { registerVocQueryRoutes } from './vocs/vocs.routes.ts';
 import { registerActionListQueryRoutes } from './action-lists/action-lists.routes.ts';
+import { registerAlertQueryRoutes } from './alerts/alerts.routes.ts';
 import { registerChartQueryRoutes } from './charts/charts.routes.ts';
 import { registerVisitChartQueryRoutes } from './charts/visit-charts.routes.ts';
 import { registerDataAnalysisQueryRoutes } from './data-analysis/data-analysis.routes.ts';
@@ -90,6 +91,7 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
   registerDataSyncStatusRoutes(app, { db: deps.db, store });
   registerVocQueryRoutes(app, { db: deps.db });
   registerActionListQueryRoutes(app, { db: deps.db });
+  registerAlertQueryRoutes(app, { db: deps.db });
   registerChartQueryRoutes(app, { db: deps.db });
   registerVisitChartQueryRoutes(app, { db: deps.db });
   registerDataAnalysisQueryRoutes(app, { db: deps.db });

@@ -7,6 +7,7 @@ import { referralWithdrawalReactor } from './reactors/referral-withdrawal.reacto
 import { createEmailDeliveryReactor, type EmailDeliveryOptions } from './reactors/email-delivery.reactor.ts';
 import { createUploadedFilesReactor } from './reactors/uploaded-files.reactor.ts';
 import { createReactionDigestReactor } from './reactors/reaction-digest.reactor.ts';
+import { createAlertEvaluationReactor } from './reactors/alert-evaluation.reactor.ts';
 
 /**
  * Every reactor the worker runs (imports, mail delivery, alert evaluation); one entry each. The
@@ -23,6 +24,7 @@ export function workerReactors(email: Pick<EmailDeliveryOptions, 'publicOrigin' 
     referralRelinkReactor,
     referralWithdrawalReactor,
     createReactionDigestReactor({ ...(email.publicOrigin ? { publicOrigin: email.publicOrigin } : {}) }),
+    createAlertEvaluationReactor(),
   ];
 }
 

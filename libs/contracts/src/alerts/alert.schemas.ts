@@ -114,7 +114,7 @@ export const BulkArchiveInput = z.object({
   alert_ids: z.array(Id).min(1, 'アラートを1件以上選択してください').max(1000),
 });
 
-const al = { area: 'alerts', feature: 'alerts', served: false } as const;
+const al = { area: 'alerts', feature: 'alerts', served: true } as const;
 
 export const alertEndpoints = {
   listAlerts: endpoint({
@@ -199,6 +199,8 @@ export const alertEndpoints = {
   deleteAlertCondition: endpoint({
     ...al,
     id: 'alerts.deleteCondition',
+    // A condition is never edited and carries no version: a delete has nothing to race on.
+    versionGuarded: false,
     method: 'DELETE',
     path: '/alert_conditions/{id}',
     service: 'command',

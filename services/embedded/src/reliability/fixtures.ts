@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CommunicationType } from '@renkei/contracts';
+import { alertIdOf } from '@renkei/domain';
 
 /** Ids of one record and of the records its path nests under, by resource kind. */
 export type RecordIds = Readonly<Record<string, string>>;
@@ -259,6 +260,43 @@ export const fixtures: Record<string, Fixture> = {
         },
       }),
     }),
+  },
+  alert_conditions: {
+    create: async (api) => ({
+      alert_conditions: await created(api, 'alerts.createCondition', {
+        body: {
+          name: `${api.tenant.canary} アラート条件 ${unique()}`,
+          type: 'referral',
+          triggers: { referral_change_rate: { direction: 'decrease', rate: 50 } },
+        },
+      }),
+    }),
+  },
+  // An alert is raised by the worker's evaluation of a condition: one that matches the last institution
+  // (tagged with a fresh tag, never visited) is created, and its alert waited for.
+  alerts: {
+    create: async (api) => {
+      const institution = api.institutionIds.at(-1)!;
+      const tag = await created(api, 'tags.createTag', { body: { name: `${api.tenant.canary} 対象 ${unique()}` } });
+      await api.call('medicalInstitutions.updateTags', { params: { id: institution }, body: { tag_ids: [tag] } });
+      const condition = await created(api, 'alerts.createCondition', {
+        body: {
+          name: `${api.tenant.canary} アラート ${unique()}`,
+          type: 'communication',
+          triggers: { communication_visit: { days_without_visit: 1 } },
+          filters: { tag_ids: [tag] },
+        },
+      });
+      // The alert of the last complete month in Japan (its id derives from the condition and month).
+      const today = new Date(Date.now() + 9 * 3_600_000);
+      const month = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth() - 1, 1)).toISOString().slice(0, 10);
+      const alert = alertIdOf(condition, month);
+      for (let tries = 0; tries < 600; tries++) {
+        if ((await api.call('alerts.get', { params: { id: alert } })).status === 200) return { alerts: alert };
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`fixture alerts for ${api.tenant.slug}: no alert was raised for condition ${condition}`);
+    },
   },
   // Without the first institution, which generated bodies name (bodyRefs): adding it is accepted once.
   action_lists: {

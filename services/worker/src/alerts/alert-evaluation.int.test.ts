@@ -1,0 +1,430 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { AlertFilters, AlertTriggers } from '@renkei/contracts';
+import { createTestDatabase, type TestDatabase } from '@renkei/db';
+import { alertAggregate, alertIdOf } from '@renkei/domain';
+import {
+  createPostgresEventStore,
+  readStreamOrEmpty,
+  streamId,
+  type EventStore,
+  type Position,
+} from '@renkei/event-store';
+import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
+import { startProjections, waitForPosition } from '@renkei/projections';
+import { readModelProjections } from '@renkei/read-models';
+import { evaluateMissing } from '../reactors/alert-evaluation.reactor.ts';
+import { evaluateCondition, matchInstitutions, monthOf } from './alert-evaluation.ts';
+
+// The evaluation against a direct count of the raw facts: referrals written through the referrals
+// projection (rollups), visits through the communications projection, tags through the CRM's.
+const now = new Date('2026-04-10T03:00:00Z'); // 2026-04-10 in Japan: evaluates March 2026
+const month = '2026-03-01';
+const today = '2026-04-10';
+
+const master = Array.from({ length: 10 }, (_, i) => ({
+  code: buildInstitutionCode({
+    prefectureCode: i < 7 ? 22 : 13,
+    scoreTable: 1,
+    districtNumber: 2,
+    institutionNumber: 2001 + i,
+  }),
+  name: `テスト医院${i}`,
+  address: i < 7 ? `静岡県${i % 2 ? '沼津市' : '静岡市葵区'}追手町${i}` : `東京都新宿区西新宿${i}`,
+  type: i % 3 === 0 ? '一般病院' : '診療所',
+}));
+const ids = master.map((m) => institutionIdFromCode(m.code));
+
+/** A small deterministic generator, so a failure reproduces. */
+function random(seed: number) {
+  let s = seed;
+  return (n: number) => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return Math.floor((s / 2147483648) * n);
+  };
+}
+
+interface RawReferral {
+  institution: string;
+  date: string;
+}
+const referrals: RawReferral[] = [];
+const visits: { institution: string; date: string; type: 'visit' | 'new_visit' | 'phone' }[] = [];
+const tag = randomUUID();
+const tagged = [ids[8]!, ids[2]!];
+
+{
+  const r = random(7);
+  // Institutions 0–6 refer from 2024-04 to 2026-04 (April 2026 is not complete: never counted); 7 only
+  // long before the 24-month window; 8 never refers but is tagged; 9 nothing at all.
+  for (let i = 0; i <= 6; i++)
+    for (let m = 0; m < 25; m++) {
+      const first = monthOf('2024-04-01', m);
+      const n = i === 3 && first === '2026-02-01' ? 0 : r(i === 5 ? 2 : 7);
+      for (let k = 0; k < n; k++)
+        referrals.push({ institution: ids[i]!, date: `${first.slice(0, 8)}${String(1 + r(28)).padStart(2, '0')}` });
+    }
+  referrals.push({ institution: ids[7]!, date: '2022-05-10' });
+  const visitDays = ['2026-04-01', '2025-12-01', '2026-01-10', '2025-06-30', '2026-03-31'];
+  for (let i = 0; i < 5; i++)
+    visits.push({ institution: ids[i]!, date: visitDays[i]!, type: i === 2 ? 'new_visit' : 'visit' });
+  // A phone call is no visit.
+  visits.push({ institution: ids[5]!, date: '2026-04-05', type: 'phone' });
+}
+
+let db: TestDatabase;
+let store: EventStore;
+let projections: { stop(): Promise<void> };
+const tenantId = randomUUID();
+let last: Position;
+
+const metadata = () => ({
+  tenant_id: tenantId,
+  account_id: null,
+  correlation_id: randomUUID(),
+  causation_id: null,
+  schema_version: 1,
+});
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  store = await createPostgresEventStore(db);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'alert-eval-'));
+  fs.writeFileSync(
+    path.join(dir, 'm.csv'),
+    master.map((m) => `${m.code},${m.name},,,${m.address},,,,${m.type},0,内科,,,開設`).join('\n') + '\n',
+  );
+  await importInstitutionMaster(db, path.join(dir, 'm.csv'));
+  fs.rmSync(dir, { recursive: true, force: true });
+  projections = startProjections({ db, store, projections: readModelProjections });
+  const importId = randomUUID();
+  const chunk = { import_id: importId, failed_row_count: 0, errors: [] };
+  await store.append(
+    streamId('referral_data_import', importId),
+    [
+      {
+        type: 'ReferralDataImportRequested',
+        data: { import_id: importId, import_type: 'referral', filename: 'x.csv', stored_path: '/x', mapping: null },
+      },
+      { type: 'ReferralDataImportStarted', data: { import_id: importId, total_row_count: referrals.length } },
+      {
+        type: 'ReferralsImported',
+        data: {
+          ...chunk,
+          chunk: 0,
+          imported_row_count: referrals.length,
+          referrals: referrals.map((x, i) => ({
+            identity: `referral:${i}`,
+            row_number: i + 2,
+            referral_date: x.date,
+            patient_id: `p${i}`,
+            patient_key: `p${i}`,
+            medical_institution_id: x.institution,
+            institution_code: master[ids.indexOf(x.institution)]!.code,
+            institution_name: 'x',
+            from_department: null,
+            from_doctor: null,
+            to_department: null,
+            own_department_id: null,
+            to_doctor: null,
+            purpose: null,
+            first_visit: null,
+            source_id: null,
+          })),
+        },
+      },
+    ].map((e) => ({ ...e, metadata: metadata() })),
+    { expectedRevision: 'any' },
+  );
+  for (const v of visits) {
+    const id = randomUUID();
+    const appended = await store.append(
+      streamId('communication', id),
+      [
+        {
+          type: 'CommunicationCreated',
+          data: {
+            communication_id: id,
+            medical_institution_id: v.institution,
+            communication_type: v.type,
+            acted_date: v.date,
+            category: null,
+            purpose: null,
+            story: '',
+            event_name: null,
+            memo: '',
+            other_memo: '',
+            person_in_charge_hospital: null,
+            attendee: null,
+            is_doctor_attended: false,
+            user_id: randomUUID(),
+            attachment_ids: [],
+            label_values: [],
+            tasks: [],
+          },
+          metadata: metadata(),
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    last = appended.position;
+  }
+  for (const id of tagged) {
+    const appended = await store.append(
+      streamId('medical_institution', `${tenantId}:${id}`),
+      [
+        {
+          type: 'MedicalInstitutionTagsChanged',
+          data: { medical_institution_id: id, tag_ids: [tag], added_tag_ids: [tag], removed_tag_ids: [] },
+          metadata: metadata(),
+        },
+      ],
+      { expectedRevision: 'any' },
+    );
+    last = appended.position;
+  }
+  const appended = await store.append(
+    streamId('tag', tag),
+    [
+      {
+        type: 'TagCreated',
+        data: { tag_id: tag, name: '重点', description: '', group_name: null },
+        metadata: metadata(),
+      },
+    ],
+    { expectedRevision: 'no_stream' },
+  );
+  last = appended.position;
+  const names = readModelProjections.map((p) => p.name);
+  expect(await waitForPosition(db, names, last, 60_000)).toBe(true);
+}, 120_000);
+
+afterAll(async () => {
+  await projections?.stop();
+  await store?.close();
+  await db?.close();
+});
+
+/** The oracle: figures of every institution of the tenant straight from the raw facts. */
+function expected(triggers: AlertTriggers, filters: AlertFilters = AlertFilters.parse({})) {
+  const months = (from: string, to: string) => referrals.filter((x) => x.date >= from && x.date < monthOf(to, 1));
+  const windowStart = monthOf(month, -23);
+  const universe = new Set([
+    ...months(windowStart, month).map((x) => x.institution),
+    ...visits.filter((v) => v.type !== 'phone').map((v) => v.institution),
+    ...tagged,
+  ]);
+  const lastVisit = (id: string) =>
+    visits
+      .filter((v) => v.institution === id && v.type !== 'phone')
+      .map((v) => v.date)
+      .sort()
+      .at(-1) ?? null;
+  const countIn = (id: string, from: string, to: string) => months(from, to).filter((x) => x.institution === id).length;
+  const daysBetween = (a: string, b: string) => (Date.parse(b) - Date.parse(a)) / 86_400_000;
+  return [...universe]
+    .filter((id) => {
+      const n = countIn(id, month, month);
+      const c = countIn(id, monthOf(month, -1), monthOf(month, -1));
+      const lv = lastVisit(id);
+      const t = triggers;
+      if (t.referral_change_count) {
+        const diff = t.referral_change_count.direction === 'decrease' ? c - n : n - c;
+        if (diff < t.referral_change_count.count) return false;
+      }
+      if (t.referral_change_rate) {
+        if (c === 0) return false;
+        const rate = ((t.referral_change_rate.direction === 'decrease' ? c - n : n - c) / c) * 100;
+        if (rate < t.referral_change_rate.rate - 1e-9) return false;
+      }
+      if (
+        t.referral_count &&
+        (t.referral_count.comparison === 'gte' ? n < t.referral_count.count : n > t.referral_count.count)
+      )
+        return false;
+      if (t.referral_average) {
+        const avg = countIn(id, monthOf(month, -(t.referral_average.months - 1)), month) / t.referral_average.months;
+        if (
+          t.referral_average.comparison === 'gte' ? avg < t.referral_average.average : avg > t.referral_average.average
+        )
+          return false;
+      }
+      if (t.communication_visit && lv !== null && daysBetween(lv, today) < t.communication_visit.days_without_visit)
+        return false;
+      if (filters.prefecture && !master[ids.indexOf(id)]!.address.startsWith('静岡県')) return false;
+      if (filters.tag_ids.length > 0 && !tagged.includes(id)) return false;
+      if (filters.communication_visit === 'not_visited' && lv !== null) return false;
+      return true;
+    })
+    .sort();
+}
+
+const match = async (triggers: object, filters: object = {}) =>
+  (
+    await matchInstitutions(
+      db.kysely,
+      tenantId,
+      { triggers: AlertTriggers.parse(triggers), filters: AlertFilters.parse(filters) },
+      month,
+      today,
+    )
+  )
+    .map((m) => m.id)
+    .sort();
+
+describe('alert evaluation', () => {
+  it('matches each trigger type as the raw facts say', async () => {
+    const cases: object[] = [
+      { referral_change_count: { direction: 'decrease', count: 2 } },
+      { referral_change_count: { direction: 'increase', count: 1 } },
+      { referral_change_rate: { direction: 'decrease', rate: 50 } },
+      { referral_change_rate: { direction: 'increase', rate: 20 } },
+      { referral_count: { comparison: 'lte', count: 0 } },
+      { referral_count: { comparison: 'gte', count: 3 } },
+      { referral_average: { comparison: 'gte', average: 3, months: 6 } },
+      { referral_average: { comparison: 'lte', average: 1, months: 24 } },
+      { communication_visit: { days_without_visit: 90 } },
+      { communication_visit: { days_without_visit: 1 } },
+    ];
+    let nonEmpty = 0;
+    for (const triggers of cases) {
+      const parsed = AlertTriggers.parse(triggers);
+      const matched = await match(triggers);
+      expect(matched, JSON.stringify(triggers)).toEqual(expected(parsed));
+      if (matched.length > 0) nonEmpty++;
+    }
+    // The fixture is not vacuous: most cases match someone.
+    expect(nonEmpty).toBeGreaterThanOrEqual(7);
+    // Institution 7 (referrals only before the window) and 9 (nothing) are never the tenant's.
+    expect(await match({ referral_count: { comparison: 'lte', count: 0 } })).not.toContain(ids[7]);
+    expect(await match({ communication_visit: { days_without_visit: 1 } })).toContain(ids[8]);
+    // From 0 referrals the month before, a rate never matches (institution 3 had none in February).
+    expect(await match({ referral_change_rate: { direction: 'increase', rate: 0 } })).not.toContain(ids[3]);
+  });
+
+  it('narrows by filters', async () => {
+    const triggers = { communication_visit: { days_without_visit: 1 } };
+    const parsed = AlertTriggers.parse(triggers);
+    expect(await match(triggers, { prefecture: '22' })).toEqual(
+      expected(parsed, AlertFilters.parse({ prefecture: '22' })),
+    );
+    expect(await match(triggers, { tag_ids: [tag] })).toEqual(expected(parsed, AlertFilters.parse({ tag_ids: [tag] })));
+    expect(await match(triggers, { communication_visit: 'not_visited' })).toEqual(
+      expected(parsed, AlertFilters.parse({ communication_visit: 'not_visited' })),
+    );
+  });
+
+  it('any combination of triggers matches as the facts do (property)', async () => {
+    const direction = fc.constantFrom<'increase' | 'decrease'>('increase', 'decrease');
+    const comparison = fc.constantFrom<'gte' | 'lte'>('gte', 'lte');
+    const triggers = fc.record({
+      referral_change_count: fc.option(fc.record({ direction, count: fc.integer({ min: 1, max: 6 }) })),
+      referral_change_rate: fc.option(fc.record({ direction, rate: fc.integer({ min: 0, max: 300 }) })),
+      referral_count: fc.option(fc.record({ comparison, count: fc.integer({ min: 0, max: 8 }) })),
+      referral_average: fc.option(
+        fc.record({
+          comparison,
+          average: fc.integer({ min: 0, max: 12 }).map((n) => n / 2),
+          months: fc.integer({ min: 1, max: 24 }),
+        }),
+      ),
+      communication_visit: fc.option(fc.record({ days_without_visit: fc.integer({ min: 1, max: 400 }) })),
+    });
+    await fc.assert(
+      fc.asyncProperty(triggers, async (t) => {
+        expect(await match(t)).toEqual(expected(AlertTriggers.parse(t)));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('raises one alert per condition and month; evaluating again adds nothing', async () => {
+    const condition = {
+      id: randomUUID(),
+      name: '90日以上未訪問',
+      type: 'communication' as const,
+      triggers: AlertTriggers.parse({ communication_visit: { days_without_visit: 90 } }),
+      filters: AlertFilters.parse({}),
+    };
+    const first = await evaluateCondition(db, store, { tenantId, condition, now });
+    const again = await evaluateCondition(db, store, { tenantId, condition, now: new Date('2026-04-20T03:00:00Z') });
+    expect(first).toMatchObject({
+      kind: 'evaluated',
+      appended: true,
+      targetCount: expected(condition.triggers).length,
+    });
+    expect(again).toMatchObject({ kind: 'evaluated', appended: false });
+    const events = await readStreamOrEmpty(store, streamId(alertAggregate, alertIdOf(condition.id, month)), tenantId);
+    expect(events.map((e) => e.type)).toEqual(['AlertRaised']);
+    expect(events[0]!.data).toMatchObject({
+      alert_date: month,
+      condition_summary: '90日以上訪問なし',
+      target_count: expected(condition.triggers).length,
+    });
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM alert_evaluation.evaluations
+      WHERE condition_id = ${condition.id}`.execute(db.kysely);
+    expect(rows[0]!.n).toBe(1);
+  });
+
+  it('records no alert when nothing matched, and skips a condition whose tag is gone', async () => {
+    const none = await evaluateCondition(db, store, {
+      tenantId,
+      condition: {
+        id: randomUUID(),
+        name: 'なし',
+        type: 'referral',
+        triggers: AlertTriggers.parse({ referral_count: { comparison: 'gte', count: 1000 } }),
+        filters: AlertFilters.parse({}),
+      },
+      now,
+    });
+    expect(none).toMatchObject({ kind: 'evaluated', targetCount: 0, appended: false });
+    const invalid = await evaluateCondition(db, store, {
+      tenantId,
+      condition: {
+        id: randomUUID(),
+        name: '削除済みタグ',
+        type: 'referral',
+        triggers: AlertTriggers.parse({ referral_count: { comparison: 'gte', count: 0 } }),
+        filters: AlertFilters.parse({ tag_ids: [randomUUID()] }),
+      },
+      now,
+    });
+    expect(invalid).toEqual({ kind: 'invalid' });
+  });
+
+  it('the month-turn loop evaluates each live condition once per month', async () => {
+    const id = randomUUID();
+    const appended = await store.append(
+      streamId('alert_condition', id),
+      [
+        {
+          type: 'AlertConditionCreated',
+          data: {
+            condition_id: id,
+            name: '紹介月平均1件以上',
+            type: 'referral',
+            triggers: AlertTriggers.parse({ referral_average: { comparison: 'gte', average: 1, months: 3 } }),
+            filters: AlertFilters.parse({}),
+          },
+          metadata: metadata(),
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    expect(await waitForPosition(db, ['alerts'], appended.position, 30_000)).toBe(true);
+    expect(await evaluateMissing({ db, store }, now)).toBeGreaterThanOrEqual(1);
+    const events = await readStreamOrEmpty(store, streamId(alertAggregate, alertIdOf(id, month)), tenantId);
+    expect(events.map((e) => e.type)).toEqual(['AlertRaised']);
+    // Evaluated for March already: nothing until April turns.
+    expect(await evaluateMissing({ db, store }, new Date('2026-04-25T03:00:00Z'))).toBe(0);
+    expect(await evaluateMissing({ db, store }, new Date('2026-05-01T03:00:00Z'))).toBeGreaterThanOrEqual(1);
+    const april = await readStreamOrEmpty(store, streamId(alertAggregate, alertIdOf(id, '2026-04-01')), tenantId);
+    expect(april.length).toBeLessThanOrEqual(1);
+  });
+});

@@ -1,0 +1,187 @@
+import { sql, type Kysely } from 'kysely';
+import type { AlertConditionType, AlertFilters, AlertTriggers } from '@renkei/contracts';
+import {
+  alertConditionAggregate,
+  AlertConditionCreated,
+  parseAlertConditionEvent,
+  ReferralDataImportFinished,
+} from '@renkei/domain';
+import { readStreamOrEmpty, streamId, type RecordedEvent } from '@renkei/event-store';
+import {
+  defineReactor,
+  sleepUnlessAborted,
+  waitForPosition,
+  type Reactor,
+  type ReactorContext,
+} from '@renkei/projections';
+import {
+  alertConditionInvalid,
+  communicationsProjection,
+  medicalInstitutionCrmProjection,
+  referralsProjection,
+  tagsProjection,
+} from '@renkei/read-models';
+import {
+  evaluateCondition,
+  evaluatedMonth,
+  migrateAlertEvaluations,
+  type EvaluatedCondition,
+} from '../alerts/alert-evaluation.ts';
+
+export interface AlertEvaluationOptions {
+  /** Now (tests move it). */
+  clock?: () => Date;
+  /** How often the month-turn loop looks for conditions not yet evaluated for the month (default 10 minutes). */
+  intervalMs?: number;
+}
+
+/** Whether the condition's own stream says it was deleted (the read model may lag). */
+async function deleted(ctx: ReactorContext, tenantId: string, conditionId: string) {
+  const events = await readStreamOrEmpty(ctx.store, streamId(alertConditionAggregate, conditionId), tenantId);
+  return events.some((e) => parseAlertConditionEvent(e).type === 'AlertConditionDeleted');
+}
+
+/** The projections whose tables an evaluation reads. */
+const evaluationReads = [
+  referralsProjection.name,
+  communicationsProjection.name,
+  medicalInstitutionCrmProjection.name,
+  tagsProjection.name,
+];
+
+interface ConditionRow {
+  tenant_id: string;
+  id: string;
+  name: string;
+  type: AlertConditionType;
+  triggers: AlertTriggers;
+  filters: AlertFilters;
+}
+
+const toCondition = (r: ConditionRow): EvaluatedCondition => ({
+  id: r.id,
+  name: r.name,
+  type: r.type,
+  triggers: r.triggers,
+  filters: r.filters,
+});
+
+/**
+ * Live, valid conditions from the read model: of one tenant (after an import), or of every tenant that
+ * have no evaluation for `month` yet (the month-turn loop), a bounded number per round.
+ */
+async function conditionsToEvaluate(
+  db: Kysely<unknown>,
+  which: { tenantId: string } | { missingMonth: string; limit: number },
+): Promise<ConditionRow[]> {
+  const { rows } =
+    'tenantId' in which
+      ? await sql<ConditionRow>`
+          SELECT c.tenant_id, c.id, c.name, c.type, c.triggers, c.filters FROM rm.alert_conditions c
+           WHERE c.tenant_id = ${which.tenantId} AND NOT ${alertConditionInvalid('c')}
+           ORDER BY c.created_at, c.id`.execute(db)
+      : await sql<ConditionRow>`
+          SELECT c.tenant_id, c.id, c.name, c.type, c.triggers, c.filters FROM rm.alert_conditions c
+           WHERE NOT EXISTS (SELECT 1 FROM alert_evaluation.evaluations e WHERE e.condition_id = c.id AND e.month = ${which.missingMonth}::date)
+             AND NOT ${alertConditionInvalid('c')}
+           ORDER BY c.created_at, c.id
+           LIMIT ${which.limit}`.execute(db);
+  return rows;
+}
+
+/** Whether the alerts read model exists yet (the worker creates it with the other projections). */
+async function readModelReady(db: Kysely<unknown>) {
+  const { rows } = await sql<{ present: boolean }>`
+    SELECT to_regclass('rm.alert_conditions') IS NOT NULL AND to_regclass('rm.referral_institution_rollups') IS NOT NULL
+           AND to_regclass('rm.mi_last_visits') IS NOT NULL AND to_regclass('rm.tags') IS NOT NULL AS present`.execute(
+    db,
+  );
+  return rows[0]?.present ?? false;
+}
+
+async function handleEvent(event: RecordedEvent, ctx: ReactorContext, now: Date) {
+  const tenantId = event.metadata.tenant_id;
+  const metadata = { correlation_id: event.metadata.correlation_id, causation_id: event.id };
+  if (event.type === 'AlertConditionCreated') {
+    const created = AlertConditionCreated.parse(event.data);
+    if (await deleted(ctx, tenantId, created.condition_id)) return;
+    // What the user did before creating it (tagging an institution, a visit) is part of the answer: the
+    // read models the evaluation reads first take everything up to the condition.
+    if (!(await waitForPosition(ctx.db, evaluationReads, event.position, 30_000, ctx.signal)))
+      throw new Error(`alert evaluation: the read models did not reach condition ${created.condition_id}`);
+    // The user sees a result at once: the last complete month, evaluated now.
+    await evaluateCondition(ctx.db, ctx.store, {
+      tenantId,
+      condition: { id: created.condition_id, ...created },
+      now,
+      metadata,
+    });
+    return;
+  }
+  const finished = ReferralDataImportFinished.parse(event.data);
+  if (finished.status !== 'completed') return;
+  // Late data changes the month's figures: once the rollups hold the import, every condition of the
+  // tenant is evaluated again (an archived alert stays as it is).
+  if (!(await waitForPosition(ctx.db, [referralsProjection.name], event.position, 30_000, ctx.signal)))
+    throw new Error(`alert evaluation: the referrals projection did not reach import ${finished.import_id}`);
+  for (const row of await conditionsToEvaluate(ctx.db.kysely as Kysely<unknown>, { tenantId })) {
+    if (await deleted(ctx, tenantId, row.id)) continue;
+    await evaluateCondition(ctx.db, ctx.store, { tenantId, condition: toCondition(row), now, metadata });
+  }
+}
+
+/**
+ * Evaluates the tenants' alert conditions (docs: /work/notes/alerts.md): a condition right after it is
+ * created, every condition of a tenant after a referral-data import completed, and every condition not
+ * yet evaluated for the last complete month (the month turned, or the worker was down), in a loop.
+ */
+export function createAlertEvaluationReactor(options: AlertEvaluationOptions = {}): Reactor {
+  const now = () => options.clock?.() ?? new Date();
+  return defineReactor({
+    name: 'alert_evaluation',
+    eventTypes: ['AlertConditionCreated', 'ReferralDataImportFinished'],
+    batchSize: 20,
+    async handle(events, ctx) {
+      await migrateAlertEvaluations(ctx.db);
+      for (const event of events) await handleEvent(event, ctx, now());
+    },
+    async background(ctx) {
+      const interval = options.intervalMs ?? 10 * 60_000;
+      while (!ctx.signal.aborted) {
+        try {
+          await evaluateMissing(ctx, now());
+        } catch (error) {
+          ctx.logger?.warn({ err: error }, 'alert evaluation: the month-turn round failed, will retry');
+        }
+        await sleepUnlessAborted(interval, ctx.signal);
+      }
+    },
+  });
+}
+
+/** One round of the month-turn loop: evaluates the conditions with no evaluation for the month yet. */
+export async function evaluateMissing(ctx: ReactorContext, at: Date): Promise<number> {
+  const db = ctx.db.kysely as Kysely<unknown>;
+  if (!(await readModelReady(db))) return 0;
+  await migrateAlertEvaluations(ctx.db);
+  const month = evaluatedMonth(at);
+  let evaluated = 0;
+  for (;;) {
+    const rows = await conditionsToEvaluate(db, { missingMonth: month, limit: 100 });
+    if (rows.length === 0 || ctx.signal?.aborted) return evaluated;
+    let round = 0;
+    for (const row of rows) {
+      // Deleted while the read model lags: left for the next round, when its row is gone.
+      if (await deleted(ctx, row.tenant_id, row.id)) continue;
+      await evaluateCondition(ctx.db, ctx.store, {
+        tenantId: row.tenant_id,
+        condition: toCondition(row),
+        now: at,
+        month,
+      });
+      round++;
+    }
+    evaluated += round;
+    if (round === 0) return evaluated;
+  }
+}
