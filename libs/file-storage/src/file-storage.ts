@@ -32,6 +32,11 @@ export interface FileStorage {
   /** Creates what the storage needs (idempotent). */
   migrate(): Promise<void>;
   /** Stores the content as it streams; nothing is visible unless the whole file got stored. */
+  /**
+   * Stores a file, its content pulled chunk by chunk inside one transaction. `content` must not read
+   * through the same database (another file's `read`): on the embedded PGlite's one connection it would
+   * wait for the transaction that waits for it.
+   */
   put(file: NewFile, content: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<StoredFile>;
   /** The tenant's files among `ids` (others are absent from the answer). */
   find(tenantId: string, ids: readonly string[]): Promise<StoredFile[]>;

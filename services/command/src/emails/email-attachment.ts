@@ -65,9 +65,14 @@ export async function copyAttachment(
   if (earlier[0]) return id;
   const file = source[0];
   if (!file) return null;
+  // Read whole before `put` (at most the 3 MiB attachment limit): `put` writes in a transaction, and a
+  // read streaming through the pool meanwhile would wait for the connection that transaction holds on
+  // the embedded PGlite's single connection, and hang the whole process.
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of storage.read(file)) chunks.push(chunk);
   await storage.put(
     { id, tenantId, filename: file.filename, contentType: file.contentType, createdBy: accountId },
-    storage.read(file),
+    chunks,
   );
   return id;
 }
