@@ -3,7 +3,7 @@ import iconv from 'iconv-lite';
 import type { Kysely } from 'kysely';
 import type { ActionListItemStatus, ActionListItemsExportQuery, RunningStatus } from '@renkei/contracts';
 import type { ReadModels } from '@renkei/read-models';
-import { csvField } from '../medical-institutions/medical-institutions.export.ts';
+import { csvField, japanDateTime } from '../medical-institutions/medical-institutions.export.ts';
 import { allActionListItems } from './action-lists.queries.ts';
 
 const itemStatusNames: Record<ActionListItemStatus, string> = { actioned: '対応済み', not_actioned: '未対応' };
@@ -39,7 +39,7 @@ export function exportActionListItems(
               runningStatusNames[i.medical_institution.running_status],
               itemStatusNames[i.status],
               i.updated_by?.name ?? '',
-              i.updated_at,
+              japanDateTime(i.updated_at),
             ]),
           )
           .join(''),

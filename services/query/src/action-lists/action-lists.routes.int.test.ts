@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { featureKeys } from '@renkei/contracts';
 import type { ActionListEvent } from '@renkei/domain';
 import { startQueryTest, type QueryTest } from '../testing/query-test.ts';
+import { japanDateTime } from '../medical-institutions/medical-institutions.export.ts';
 
 let q: QueryTest;
 let institutions: { id: string; name: string }[];
@@ -149,6 +150,9 @@ describe('action list queries', () => {
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain(institutions[1]!.id);
     expect(lines[1]).toContain('対応済み');
+    // Japan time, as every export writes a moment: an item marked at 08:30 on the 1st is not the 30th.
+    const listed = await get(tenantId, `/api/action_lists/${older}/medical_institutions?status=actioned`);
+    expect(lines[1]!.endsWith(`,${japanDateTime(listed.json().data[0].updated_at)}`)).toBe(true);
   });
 
   it('lists the lists that hold an institution, with its status on each', async () => {

@@ -14,7 +14,7 @@ import {
 } from '@renkei/contracts';
 import { signFileUrl, type FileStorage } from '@renkei/file-storage';
 import type { ReadModels } from '@renkei/read-models';
-import { csvField } from '../medical-institutions/medical-institutions.export.ts';
+import { csvField, japanDateTime } from '../medical-institutions/medical-institutions.export.ts';
 
 type EmailRow = Selectable<ReadModels['rm.emails']> & { created_by_name: string | null };
 
@@ -269,8 +269,6 @@ export async function listEmailReports(
 }
 
 const yesNo = (b: boolean) => (b ? '○' : '');
-const jst = (d: Date | null) =>
-  d ? new Date(d.getTime() + 9 * 3600_000).toISOString().slice(0, 16).replace('T', ' ') : '';
 
 /** Every recipient of the report's filter as CSV, in the report's order, a batch at a time. */
 export function exportEmailReports(
@@ -319,8 +317,8 @@ export function exportEmailReports(
                 yesNo(report.bounced),
                 report.bounce_reason ?? '',
                 yesNo(report.unsubscribed),
-                jst(r.opened_at),
-                jst(r.clicked_at),
+                japanDateTime(r.opened_at),
+                japanDateTime(r.clicked_at),
                 yesNo(report.delivery_in_doubt),
               ]);
             })

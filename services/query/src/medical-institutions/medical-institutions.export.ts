@@ -76,6 +76,14 @@ export function csvField(value: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
+/** A moment as the people who read the CSV live it: Japan time, `YYYY-MM-DD HH:MM` (empty for none). */
+export function japanDateTime(value: Date | string | null): string {
+  if (value === null) return '';
+  const at = typeof value === 'string' ? new Date(value) : value;
+  // Japan has no daylight saving time.
+  return new Date(at.getTime() + 9 * 3_600_000).toISOString().slice(0, 16).replace('T', ' ');
+}
+
 const batchSize = 1000;
 
 /**
