@@ -9,61 +9,86 @@ export type AlertConditionType = z.infer<typeof AlertConditionType>;
 
 export const ChangeDirection = z.enum(['increase', 'decrease']);
 export const Comparison = z.enum(['gte', 'lte']);
-const count = z.number().int().min(0, '0以上の整数を入力してください');
+/**
+ * Counts and averages are compared with the rollups' figures in SQL: whole numbers for counts, and a
+ * bound for both, so no parameter can fall outside what the statement's types hold.
+ */
+export const alertCountMax = 100_000;
+export const alertAverageMax = 100_000;
+const count = z
+  .number()
+  .int('整数を入力してください')
+  .min(0, '0以上の整数を入力してください')
+  .max(alertCountMax, `${alertCountMax.toLocaleString('en-US')}以下で入力してください`);
+const average = z
+  .number()
+  .min(0, '0以上で入力してください')
+  .max(alertAverageMax, `${alertAverageMax.toLocaleString('en-US')}以下で入力してください`);
 
 /** Spec §3 triggers; every trigger given must hold for an institution to be alerted. */
-export const AlertTriggers = z.object({
-  /** Referrals of the last month against the month before, by count. */
-  referral_change_count: z
-    .object({ direction: ChangeDirection, count: count.min(1) })
-    .nullable()
-    .default(null),
-  /** The same change in percent. */
-  referral_change_rate: z
-    .object({ direction: ChangeDirection, rate: z.number().min(0).max(1000, '1000%以下で入力してください') })
-    .nullable()
-    .default(null),
-  referral_count: z.object({ comparison: Comparison, count }).nullable().default(null),
-  /** Monthly average over `months`. */
-  referral_average: z
-    .object({ comparison: Comparison, average: z.number().min(0), months: z.number().int().min(1).max(24) })
-    .nullable()
-    .default(null),
-  /** No visit for this many days. */
-  communication_visit: z
-    .object({ days_without_visit: z.number().int().min(1).max(730) })
-    .nullable()
-    .default(null),
-});
+const triggersOf = (count: z.ZodNumber, average: z.ZodNumber) =>
+  z.object({
+    /** Referrals of the last month against the month before, by count. */
+    referral_change_count: z
+      .object({ direction: ChangeDirection, count: count.min(1) })
+      .nullable()
+      .default(null),
+    /** The same change in percent. */
+    referral_change_rate: z
+      .object({ direction: ChangeDirection, rate: z.number().min(0).max(1000, '1000%以下で入力してください') })
+      .nullable()
+      .default(null),
+    referral_count: z.object({ comparison: Comparison, count }).nullable().default(null),
+    /** Monthly average over `months`. */
+    referral_average: z
+      .object({ comparison: Comparison, average, months: z.number().int().min(1).max(24) })
+      .nullable()
+      .default(null),
+    /** No visit for this many days. */
+    communication_visit: z
+      .object({ days_without_visit: z.number().int().min(1).max(730) })
+      .nullable()
+      .default(null),
+  });
+export const AlertTriggers = triggersOf(count, average);
+/**
+ * The triggers as stored by conditions created before counts were bounded (decimals, any size): events
+ * and read-model rows keep parsing; the evaluation casts every parameter, so they cannot break it.
+ */
+export const StoredAlertTriggers = triggersOf(z.number().min(0), z.number().min(0));
 export type AlertTriggers = z.infer<typeof AlertTriggers>;
 
-const range = z
-  .object({ min: z.number().min(0).nullable().default(null), max: z.number().min(0).nullable().default(null) })
-  .refine((r) => r.min === null || r.max === null || r.min <= r.max, {
-    message: '下限は上限以下で入力してください',
-    path: ['min'],
-  });
-
+const rangeOf = (value: z.ZodNumber) =>
+  z
+    .object({ min: value.nullable().default(null), max: value.nullable().default(null) })
+    .refine((r) => r.min === null || r.max === null || r.min <= r.max, {
+      message: '下限は上限以下で入力してください',
+      path: ['min'],
+    });
 /** Spec §3 filters: which institutions are watched. */
-export const AlertFilters = z.object({
-  prefecture: PrefectureCode.nullable().default(null),
-  /** An area of an institution label of type area. */
-  area: Id.nullable().default(null),
-  facility_type_ids: z.array(MasterCode).max(100).default([]),
-  department_ids: z.array(MasterCode).max(200).default([]),
-  tag_ids: z.array(Id).max(100).default([]),
-  referral_count: range.nullable().default(null),
-  referral_average: range.nullable().default(null),
-  communication_visit: z.enum(['visited', 'not_visited', 'all']).default('all'),
-});
+const filtersOf = (count: z.ZodNumber, average: z.ZodNumber) =>
+  z.object({
+    prefecture: PrefectureCode.nullable().default(null),
+    /** An area of an institution label of type area. */
+    area: Id.nullable().default(null),
+    facility_type_ids: z.array(MasterCode).max(100).default([]),
+    department_ids: z.array(MasterCode).max(200).default([]),
+    tag_ids: z.array(Id).max(100).default([]),
+    referral_count: rangeOf(count).nullable().default(null),
+    referral_average: rangeOf(average).nullable().default(null),
+    communication_visit: z.enum(['visited', 'not_visited', 'all']).default('all'),
+  });
+export const AlertFilters = filtersOf(count, average);
+/** The filters as stored before counts were bounded (see `StoredAlertTriggers`). */
+export const StoredAlertFilters = filtersOf(z.number().min(0), z.number().min(0));
 export type AlertFilters = z.infer<typeof AlertFilters>;
 
 export const AlertCondition = z.object({
   id: Id,
   name: z.string(),
   type: AlertConditionType,
-  triggers: AlertTriggers,
-  filters: AlertFilters,
+  triggers: StoredAlertTriggers,
+  filters: StoredAlertFilters,
   /** A tag, area or label it refers to was deleted; it no longer runs until fixed. */
   has_invalid: z.boolean(),
   created_date: IsoDateTime,
@@ -91,7 +116,7 @@ export const Alert = z.object({
   id: Id,
   name: z.string(),
   condition_summary: z.string(),
-  condition_parameters: z.object({ triggers: AlertTriggers, filters: AlertFilters }),
+  condition_parameters: z.object({ triggers: StoredAlertTriggers, filters: StoredAlertFilters }),
   alert_date: z.iso.date(),
   target_count: z.number().int(),
   is_archived: z.boolean(),

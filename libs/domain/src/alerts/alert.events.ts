@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AlertConditionType, AlertFilters, AlertTriggers } from '@renkei/contracts';
+import { AlertConditionType, StoredAlertFilters, StoredAlertTriggers } from '@renkei/contracts';
 import { eventParser } from '../event-union.ts';
 import { uuidV5 } from '../uuid-v5.ts';
 
@@ -18,8 +18,8 @@ export const AlertConditionCreated = z.object({
   condition_id: uuid,
   name: z.string(),
   type: AlertConditionType,
-  triggers: AlertTriggers,
-  filters: AlertFilters,
+  triggers: StoredAlertTriggers,
+  filters: StoredAlertFilters,
 });
 export type AlertConditionCreated = z.infer<typeof AlertConditionCreated>;
 
@@ -59,7 +59,7 @@ export const AlertEvaluated = z.object({
   /** The condition's name at the evaluation. */
   name: z.string(),
   condition_summary: z.string(),
-  condition_parameters: z.object({ triggers: AlertTriggers, filters: AlertFilters }),
+  condition_parameters: z.object({ triggers: StoredAlertTriggers, filters: StoredAlertFilters }),
   /** The first day of the evaluated month. */
   alert_date: isoDate,
   /** The day (Japan time) visits were counted up to. */

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { AlertFilters, AlertTriggers } from '@renkei/contracts';
+import { AlertFilters, AlertTriggers, StoredAlertFilters, StoredAlertTriggers } from '@renkei/contracts';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { alertAggregate, alertIdOf } from '@renkei/domain';
 import {
@@ -18,7 +18,7 @@ import {
 import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
 import { startProjections, waitForPosition } from '@renkei/projections';
 import { readModelProjections } from '@renkei/read-models';
-import { evaluateMissing } from '../reactors/alert-evaluation.reactor.ts';
+import { createAlertEvaluationReactor, evaluateMissing } from '../reactors/alert-evaluation.reactor.ts';
 import { evaluateCondition, matchInstitutions, monthOf } from './alert-evaluation.ts';
 
 // The evaluation against a direct count of the raw facts: referrals written through the referrals
@@ -91,6 +91,66 @@ const metadata = () => ({
   schema_version: 1,
 });
 
+/** Appends a referral upload of `rows` for `tenant` (finished as completed when `finished`); its last event. */
+async function importReferrals(tenant: string, rows: RawReferral[], finished = false) {
+  const importId = randomUUID();
+  const meta = () => ({ ...metadata(), tenant_id: tenant });
+  const chunk = { import_id: importId, failed_row_count: 0, errors: [] };
+  const events: { type: string; data: unknown }[] = [
+    {
+      type: 'ReferralDataImportRequested',
+      data: { import_id: importId, import_type: 'referral', filename: 'x.csv', stored_path: '/x', mapping: null },
+    },
+    { type: 'ReferralDataImportStarted', data: { import_id: importId, total_row_count: rows.length } },
+    {
+      type: 'ReferralsImported',
+      data: {
+        ...chunk,
+        chunk: 0,
+        imported_row_count: rows.length,
+        referrals: rows.map((x, i) => ({
+          identity: `referral:${importId}:${i}`,
+          row_number: i + 2,
+          referral_date: x.date,
+          patient_id: `p${i}`,
+          patient_key: `p${i}`,
+          medical_institution_id: x.institution,
+          institution_code: master[ids.indexOf(x.institution)]!.code,
+          institution_name: 'x',
+          from_department: null,
+          from_doctor: null,
+          to_department: null,
+          own_department_id: null,
+          to_doctor: null,
+          purpose: null,
+          first_visit: null,
+          source_id: null,
+        })),
+      },
+    },
+  ];
+  if (finished)
+    events.push({
+      type: 'ReferralDataImportFinished',
+      data: {
+        import_id: importId,
+        status: 'completed',
+        imported_row_count: rows.length,
+        failed_row_count: 0,
+        unprocessed_row_count: 0,
+        abortion_row_number: null,
+        error: null,
+      },
+    });
+  const stream = streamId('referral_data_import', importId);
+  await store.append(
+    stream,
+    events.map((e) => ({ ...e, metadata: meta() })),
+    { expectedRevision: 'no_stream' },
+  );
+  return (await readStreamOrEmpty(store, stream, tenant)).at(-1)!;
+}
+
 beforeAll(async () => {
   db = await createTestDatabase();
   store = await createPostgresEventStore(db);
@@ -102,45 +162,7 @@ beforeAll(async () => {
   await importInstitutionMaster(db, path.join(dir, 'm.csv'));
   fs.rmSync(dir, { recursive: true, force: true });
   projections = startProjections({ db, store, projections: readModelProjections });
-  const importId = randomUUID();
-  const chunk = { import_id: importId, failed_row_count: 0, errors: [] };
-  await store.append(
-    streamId('referral_data_import', importId),
-    [
-      {
-        type: 'ReferralDataImportRequested',
-        data: { import_id: importId, import_type: 'referral', filename: 'x.csv', stored_path: '/x', mapping: null },
-      },
-      { type: 'ReferralDataImportStarted', data: { import_id: importId, total_row_count: referrals.length } },
-      {
-        type: 'ReferralsImported',
-        data: {
-          ...chunk,
-          chunk: 0,
-          imported_row_count: referrals.length,
-          referrals: referrals.map((x, i) => ({
-            identity: `referral:${i}`,
-            row_number: i + 2,
-            referral_date: x.date,
-            patient_id: `p${i}`,
-            patient_key: `p${i}`,
-            medical_institution_id: x.institution,
-            institution_code: master[ids.indexOf(x.institution)]!.code,
-            institution_name: 'x',
-            from_department: null,
-            from_doctor: null,
-            to_department: null,
-            own_department_id: null,
-            to_doctor: null,
-            purpose: null,
-            first_visit: null,
-            source_id: null,
-          })),
-        },
-      },
-    ].map((e) => ({ ...e, metadata: metadata() })),
-    { expectedRevision: 'any' },
-  );
+  await importReferrals(tenantId, referrals);
   for (const v of visits) {
     const id = randomUUID();
     const appended = await store.append(
@@ -319,6 +341,24 @@ describe('alert evaluation', () => {
     );
   });
 
+  it('compares parameters stored before the bounds (decimals, huge numbers) instead of failing', async () => {
+    const stored = async (triggers: object, filters: object) =>
+      matchInstitutions(
+        db.kysely,
+        tenantId,
+        { triggers: StoredAlertTriggers.parse(triggers), filters: StoredAlertFilters.parse(filters) },
+        month,
+        today,
+      );
+    const visit = { communication_visit: { days_without_visit: 1 } };
+    expect(await stored(visit, { referral_count: { min: 1.5, max: 3e9 } })).toEqual(
+      await stored(visit, { referral_count: { min: 2, max: null } }),
+    );
+    expect(await stored({ referral_count: { comparison: 'gte', count: 3e9 } }, {})).toEqual([]);
+    expect(await stored({ referral_change_count: { direction: 'decrease', count: 3e9 } }, {})).toEqual([]);
+    expect(await stored({ referral_average: { comparison: 'gte', average: 3e9, months: 3 } }, {})).toEqual([]);
+  });
+
   it('any combination of triggers matches as the facts do (property)', async () => {
     const direction = fc.constantFrom<'increase' | 'decrease'>('increase', 'decrease');
     const comparison = fc.constantFrom<'gte' | 'lte'>('gte', 'lte');
@@ -423,8 +463,187 @@ describe('alert evaluation', () => {
     expect(events.map((e) => e.type)).toEqual(['AlertRaised']);
     // Evaluated for March already: nothing until April turns.
     expect(await evaluateMissing({ db, store }, new Date('2026-04-25T03:00:00Z'))).toBe(0);
-    expect(await evaluateMissing({ db, store }, new Date('2026-05-01T03:00:00Z'))).toBeGreaterThanOrEqual(1);
+    // May turns, but the tenant's data ends inside April (uploaded up to 2026-04-28): April waits for it.
+    await evaluateMissing({ db, store }, new Date('2026-05-01T03:00:00Z'));
     const april = await readStreamOrEmpty(store, streamId(alertAggregate, alertIdOf(id, '2026-04-01')), tenantId);
-    expect(april.length).toBeLessThanOrEqual(1);
+    expect(april).toEqual([]);
+    expect(await evaluationsOf(id)).toEqual([month]);
   });
+
+  it('a referral condition waits until the data reaches past its month; an import bringing it evaluates it', async () => {
+    const tenant = randomUUID();
+    const reactor = createAlertEvaluationReactor({ clock: () => now });
+    // February: 10 referrals from institution 0; March so far (uploaded up to the 15th): 1.
+    const february = Array.from({ length: 10 }, (_, i) => ({ institution: ids[0]!, date: `2026-02-${10 + i}` }));
+    await importReferrals(tenant, [...february, { institution: ids[0]!, date: '2026-03-05' }], true);
+    const decrease = await createCondition(tenant, '紹介減少', {
+      referral_change_count: { direction: 'decrease', count: 2 },
+    });
+    const visitOnly = await createCondition(tenant, '未訪問', { communication_visit: { days_without_visit: 30 } });
+    // At the turn of the month (and any day until the data is in) March is not evaluated: no alert
+    // "10 → 1", no evaluation noted, so the loop and the next import try again.
+    expect(await evaluateCondition(db, store, { tenantId: tenant, condition: decrease.condition, now })).toEqual({
+      kind: 'waiting',
+      month,
+    });
+    await evaluateMissing({ db, store }, now);
+    expect(await alertEvents(tenant, decrease.id)).toEqual([]);
+    expect(await evaluationsOf(decrease.id)).toEqual([]);
+    // Days without a visit read no referral figures: evaluated as today.
+    expect(await evaluationsOf(visitOnly.id)).toEqual([month]);
+
+    // The rest of March and April up to yesterday arrive; the reactor handles the completed import. The
+    // projections are paused so that the alerts read model is the last to take a condition created just
+    // before the import: the re-evaluation waits for it too.
+    await projections.stop();
+    const late = await createCondition(
+      tenant,
+      '紹介3件以下',
+      { referral_count: { comparison: 'lte', count: 3 } },
+      false,
+    );
+    const finished = await importReferrals(
+      tenant,
+      [
+        { institution: ids[0]!, date: '2026-03-20' },
+        { institution: ids[0]!, date: '2026-03-28' },
+        { institution: ids[0]!, date: '2026-04-09' },
+      ],
+      true,
+    );
+    const others = startProjections({
+      db,
+      store,
+      projections: readModelProjections.filter((p) => p.name !== 'alerts'),
+    });
+    const names = readModelProjections.map((p) => p.name).filter((n) => n !== 'alerts');
+    expect(await waitForPosition(db, names, finished.position, 30_000)).toBe(true);
+    const handled = reactor.handle([finished], { db, store });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const alertsOnly = startProjections({
+      db,
+      store,
+      projections: readModelProjections.filter((p) => p.name === 'alerts'),
+    });
+    await handled;
+    await Promise.all([others.stop(), alertsOnly.stop()]);
+    projections = startProjections({ db, store, projections: readModelProjections });
+
+    const raised = await alertEvents(tenant, decrease.id);
+    expect(raised.map((e) => e.type)).toEqual(['AlertRaised']);
+    expect(raised[0]!.data).toMatchObject({
+      alert_date: month,
+      target_count: 1,
+      institutions: { medical_institution_ids: [ids[0]], referral_counts: [3], comparison_referral_counts: [10] },
+    });
+    expect(await evaluationsOf(decrease.id)).toEqual([month]);
+    expect((await alertEvents(tenant, late.id)).map((e) => e.type)).toEqual(['AlertRaised']);
+  }, 60_000);
+
+  it('one broken condition, or many waiting ones, do not stop the month-turn round for the others', async () => {
+    const broken = randomUUID();
+    const quiet = randomUUID();
+    const waiting = Array.from({ length: 120 }, () => randomUUID());
+    const other = randomUUID();
+    const otherTenant = randomUUID();
+    // Inserted straight into the read model, oldest first: a row no evaluation can read (of the tenant
+    // with data), 120 conditions of a tenant without referral data (they wait), then another tenant's.
+    await sql`INSERT INTO rm.alert_conditions (tenant_id, id, name, type, triggers, filters, created_at)
+      VALUES (${tenantId}, ${broken}, '壊れた条件', 'referral', ${JSON.stringify({ referral_count: { comparison: 'gte', count: 'x' } })}::jsonb,
+              '{}'::jsonb, '2000-01-01T00:00:00Z')`.execute(db.kysely);
+    await sql`INSERT INTO rm.alert_conditions (tenant_id, id, name, type, triggers, filters, created_at)
+      SELECT ${quiet}::uuid, w.id, '待ち', 'referral', ${JSON.stringify(AlertTriggers.parse({ referral_count: { comparison: 'gte', count: 0 } }))}::jsonb,
+             ${JSON.stringify(AlertFilters.parse({}))}::jsonb, '2000-01-02T00:00:00Z'::timestamptz + w.n * interval '1 second'
+        FROM unnest(${sql.val(waiting)}::uuid[]) WITH ORDINALITY AS w(id, n)`.execute(db.kysely);
+    await sql`INSERT INTO rm.alert_conditions (tenant_id, id, name, type, triggers, filters, created_at)
+      VALUES (${otherTenant}, ${other}, '未訪問', 'communication',
+              ${JSON.stringify(AlertTriggers.parse({ communication_visit: { days_without_visit: 30 } }))}::jsonb,
+              ${JSON.stringify(AlertFilters.parse({}))}::jsonb, '2000-01-03T00:00:00Z')`.execute(db.kysely);
+    try {
+      await evaluateMissing({ db, store }, now);
+      expect(await evaluationsOf(other)).toEqual([month]);
+      // The broken one stays unevaluated (tried again next round), as do the waiting ones.
+      expect(await evaluationsOf(broken)).toEqual([]);
+      expect(await evaluationsOf(waiting[119]!)).toEqual([]);
+    } finally {
+      await sql`DELETE FROM rm.alert_conditions WHERE id = ${broken} OR tenant_id IN (${quiet}, ${otherTenant})`.execute(
+        db.kysely,
+      );
+    }
+  });
+
+  it('on a first deploy, an import from before the alerts read model exists is handled, not parked', async () => {
+    const fresh = await createTestDatabase();
+    const freshStore = await createPostgresEventStore(fresh);
+    try {
+      const importId = randomUUID();
+      const stream = streamId('referral_data_import', importId);
+      await freshStore.append(
+        stream,
+        [
+          {
+            type: 'ReferralDataImportFinished',
+            data: {
+              import_id: importId,
+              status: 'completed',
+              imported_row_count: 1,
+              failed_row_count: 0,
+              unprocessed_row_count: 0,
+              abortion_row_number: null,
+              error: null,
+            },
+            metadata: metadata(),
+          },
+        ],
+        { expectedRevision: 'no_stream' },
+      );
+      const events = await readStreamOrEmpty(freshStore, stream, tenantId);
+      const started = Date.now();
+      await createAlertEvaluationReactor({ clock: () => now }).handle(events, { db: fresh, store: freshStore });
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await freshStore.close();
+      await fresh.close();
+    }
+  }, 60_000);
 });
+
+const evaluationsOf = async (conditionId: string) =>
+  (
+    await sql<{ month: string }>`SELECT to_char(month, 'YYYY-MM-DD') AS month FROM alert_evaluation.evaluations
+      WHERE condition_id = ${conditionId}::uuid ORDER BY month`.execute(db.kysely)
+  ).rows.map((r) => r.month);
+
+const alertEvents = (tenant: string, conditionId: string, alertMonth = month) =>
+  readStreamOrEmpty(store, streamId(alertAggregate, alertIdOf(conditionId, alertMonth)), tenant);
+
+/** Creates a condition through its event; waits for the alerts read model unless told not to. */
+async function createCondition(tenant: string, name: string, triggers: object, wait = true) {
+  const id = randomUUID();
+  const condition = {
+    id,
+    name,
+    type: 'communication_visit' in triggers ? ('communication' as const) : ('referral' as const),
+    triggers: AlertTriggers.parse(triggers),
+    filters: AlertFilters.parse({}),
+  };
+  const appended = await store.append(
+    streamId('alert_condition', id),
+    [
+      {
+        type: 'AlertConditionCreated',
+        data: {
+          condition_id: id,
+          name,
+          type: condition.type,
+          triggers: condition.triggers,
+          filters: condition.filters,
+        },
+        metadata: { ...metadata(), tenant_id: tenant },
+      },
+    ],
+    { expectedRevision: 'no_stream' },
+  );
+  if (wait) expect(await waitForPosition(db, ['alerts'], appended.position, 30_000)).toBe(true);
+  return { id, condition };
+}

@@ -83,11 +83,13 @@ export async function matchInstitutions(
   const filterMonths = t.referral_average?.months ?? defaultAverageMonths;
   const count = sql`coalesce(fg.referral_count, 0)`;
   const comparison = sql`coalesce(fg.comparison_referral_count, 0)`;
-  const average = (sum: RawBuilder<unknown>, months: number) => sql`(coalesce(${sum}, 0)::numeric / ${months})`;
+  const average = (sum: RawBuilder<unknown>, months: number) => sql`(coalesce(${sum}, 0)::numeric / ${months}::int)`;
   const parts: RawBuilder<unknown>[] = [sql`true`];
 
-  // Filters.
-  if (f.prefecture) parts.push(sql`m.prefecture_code = ${Number(f.prefecture)}`);
+  // Filters. Every parameter is cast: untyped, Postgres would take the type of the int expression it
+  // is compared with, and a decimal or huge value stored before the contract's bounds would fail the
+  // whole statement.
+  if (f.prefecture) parts.push(sql`m.prefecture_code = ${Number(f.prefecture)}::int`);
   if (f.area)
     parts.push(sql`EXISTS (SELECT 1 FROM area_addresses aa WHERE m.prefecture_code = aa.prefecture
       AND (aa.city = '' OR m.city = aa.city OR strpos(m.address, aa.city) > 0))`);
@@ -98,8 +100,8 @@ export async function matchInstitutions(
     parts.push(sql`EXISTS (SELECT 1 FROM rm.mi_tags x WHERE x.tenant_id = ${tenantId} AND x.medical_institution_id = u.id
       AND x.tag_id = ANY(${sql.val(f.tag_ids)}::uuid[]))`);
   const range = (value: RawBuilder<unknown>, r: { min: number | null; max: number | null } | null) => {
-    if (r?.min !== null && r?.min !== undefined) parts.push(sql`${value} >= ${r.min}`);
-    if (r?.max !== null && r?.max !== undefined) parts.push(sql`${value} <= ${r.max}`);
+    if (r?.min !== null && r?.min !== undefined) parts.push(sql`${value} >= ${r.min}::numeric`);
+    if (r?.max !== null && r?.max !== undefined) parts.push(sql`${value} <= ${r.max}::numeric`);
   };
   range(count, f.referral_count);
   range(average(sql`fg.filter_sum`, filterMonths), f.referral_average);
@@ -111,8 +113,8 @@ export async function matchInstitutions(
   if (changeCount)
     parts.push(
       changeCount.direction === 'decrease'
-        ? sql`${comparison} - ${count} >= ${changeCount.count}`
-        : sql`${count} - ${comparison} >= ${changeCount.count}`,
+        ? sql`${comparison} - ${count} >= ${changeCount.count}::numeric`
+        : sql`${count} - ${comparison} >= ${changeCount.count}::numeric`,
     );
   const changeRate = t.referral_change_rate;
   // A rate needs referrals the month before: from 0 no rate can be computed, so neither direction matches.
@@ -125,8 +127,8 @@ export async function matchInstitutions(
   if (t.referral_count)
     parts.push(
       t.referral_count.comparison === 'gte'
-        ? sql`${count} >= ${t.referral_count.count}`
-        : sql`${count} <= ${t.referral_count.count}`,
+        ? sql`${count} >= ${t.referral_count.count}::numeric`
+        : sql`${count} <= ${t.referral_count.count}::numeric`,
     );
   if (t.referral_average) {
     const avg = average(sql`fg.trigger_sum`, triggerMonths);
@@ -254,11 +256,42 @@ export const migrateAlertEvaluations = (db: Database) => migrateModuleOnce(db, '
 
 const eventIdNamespace = '9b2e4d6f8a1c4e3b5d7f9a2c4e6b8d0f';
 
-export type EvaluationOutcome =
-  { kind: 'invalid' } | { kind: 'evaluated'; alertId: string; targetCount: number; appended: boolean };
+/** Whether a condition reads referral figures: any referral trigger, or a referral count or average filter. */
+function readsReferralFigures(condition: Pick<EvaluatedCondition, 'triggers' | 'filters'>): boolean {
+  const { triggers: t, filters: f } = condition;
+  return (
+    t.referral_change_count !== null ||
+    t.referral_change_rate !== null ||
+    t.referral_count !== null ||
+    t.referral_average !== null ||
+    f.referral_count !== null ||
+    f.referral_average !== null
+  );
+}
 
 /**
- * Evaluates one condition for one month and records it: the alert's stream gets `AlertRaised` (first
+ * Whether the tenant's referral data reaches past `month`: a referral dated in a later month is in the
+ * rollups. Hospitals upload their list some days after a month ends (the demo and most exports run "up
+ * to yesterday"), so the first upload after the month brings it; until then the month's figures are
+ * incomplete (at the turn of the month they are all 0, and every "decrease" would match).
+ */
+async function referralDataPast(db: Kysely<unknown>, tenantId: string, month: string): Promise<boolean> {
+  const { rows } = await sql<{ past: boolean }>`
+    SELECT EXISTS (SELECT 1 FROM rm.referral_institution_rollups
+                    WHERE tenant_id = ${tenantId}::uuid AND span = 'month' AND period_start > ${month}::date
+                      AND referral_count > 0) AS past`.execute(db);
+  return rows[0]?.past ?? false;
+}
+
+export type EvaluationOutcome =
+  | { kind: 'invalid' }
+  /** Reads referral figures, and the tenant's data does not reach past the month yet: not evaluated. */
+  | { kind: 'waiting'; month: string }
+  | { kind: 'evaluated'; alertId: string; targetCount: number; appended: boolean };
+
+/**
+ * Evaluates one condition for one month and records it (a condition reading referral figures only once
+ * the tenant's referral data reaches past the month, `referralDataPast`): the alert's stream gets `AlertRaised` (first
  * match), `AlertUpdated` (other figures) or nothing (same figures, archived, or nothing matched and no
  * alert yet); the evaluation is noted for the month-turn loop. The append expects the revision read, and
  * its event id derives from that revision and the evaluation, so a repeat appends nothing twice.
@@ -280,6 +313,10 @@ export async function evaluateCondition(
   const kysely = db.kysely as Kysely<unknown>;
   if (await conditionInvalid(kysely, tenantId, condition.filters)) return { kind: 'invalid' };
   const month = input.month ?? evaluatedMonth(now);
+  // Not evaluated, nor recorded as evaluated, before the month's referral data is in: the month-turn
+  // loop and the next completed import try again.
+  if (readsReferralFigures(condition) && !(await referralDataPast(kysely, tenantId, month)))
+    return { kind: 'waiting', month };
   const evaluatedOn = jstDay(now);
   const matched = await matchInstitutions(kysely, tenantId, condition, month, evaluatedOn);
   const alertId = alertIdOf(condition.id, month);

@@ -16,6 +16,7 @@ import {
 } from '@renkei/projections';
 import {
   alertConditionInvalid,
+  alertsProjection,
   communicationsProjection,
   medicalInstitutionCrmProjection,
   referralsProjection,
@@ -48,6 +49,8 @@ const evaluationReads = [
   medicalInstitutionCrmProjection.name,
   tagsProjection.name,
 ];
+/** What re-evaluating a tenant after an import reads: the evaluation's tables and its conditions. */
+const importReads = [...evaluationReads, alertsProjection.name];
 
 interface ConditionRow {
   tenant_id: string;
@@ -66,24 +69,34 @@ const toCondition = (r: ConditionRow): EvaluatedCondition => ({
   filters: r.filters,
 });
 
+interface Cursor {
+  created_at: string;
+  id: string;
+}
+
 /**
  * Live, valid conditions from the read model: of one tenant (after an import), or of every tenant that
- * have no evaluation for `month` yet (the month-turn loop), a bounded number per round.
+ * have no evaluation for `month` yet (the month-turn loop), a page at a time after `after` (created_at,
+ * id): a condition left unevaluated (its month's data not in yet, or it failed) does not hold back the
+ * ones after it.
  */
 async function conditionsToEvaluate(
   db: Kysely<unknown>,
-  which: { tenantId: string } | { missingMonth: string; limit: number },
-): Promise<ConditionRow[]> {
+  which: { tenantId: string } | { missingMonth: string; after: Cursor | null; limit: number },
+): Promise<(ConditionRow & Cursor)[]> {
   const { rows } =
     'tenantId' in which
-      ? await sql<ConditionRow>`
-          SELECT c.tenant_id, c.id, c.name, c.type, c.triggers, c.filters FROM rm.alert_conditions c
+      ? await sql<ConditionRow & Cursor>`
+          SELECT c.tenant_id, c.id, c.name, c.type, c.triggers, c.filters, c.created_at::text AS created_at
+            FROM rm.alert_conditions c
            WHERE c.tenant_id = ${which.tenantId} AND NOT ${alertConditionInvalid('c')}
            ORDER BY c.created_at, c.id`.execute(db)
-      : await sql<ConditionRow>`
-          SELECT c.tenant_id, c.id, c.name, c.type, c.triggers, c.filters FROM rm.alert_conditions c
+      : await sql<ConditionRow & Cursor>`
+          SELECT c.tenant_id, c.id, c.name, c.type, c.triggers, c.filters, c.created_at::text AS created_at
+            FROM rm.alert_conditions c
            WHERE NOT EXISTS (SELECT 1 FROM alert_evaluation.evaluations e WHERE e.condition_id = c.id AND e.month = ${which.missingMonth}::date)
              AND NOT ${alertConditionInvalid('c')}
+             ${which.after ? sql`AND (c.created_at, c.id) > (${which.after.created_at}::timestamptz, ${which.after.id}::uuid)` : sql``}
            ORDER BY c.created_at, c.id
            LIMIT ${which.limit}`.execute(db);
   return rows;
@@ -120,13 +133,32 @@ async function handleEvent(event: RecordedEvent, ctx: ReactorContext, now: Date)
   }
   const finished = ReferralDataImportFinished.parse(event.data);
   if (finished.status !== 'completed') return;
-  // Late data changes the month's figures: once the rollups hold the import, every condition of the
-  // tenant is evaluated again (an archived alert stays as it is).
-  if (!(await waitForPosition(ctx.db, [referralsProjection.name], event.position, 30_000, ctx.signal)))
-    throw new Error(`alert evaluation: the referrals projection did not reach import ${finished.import_id}`);
-  for (const row of await conditionsToEvaluate(ctx.db.kysely as Kysely<unknown>, { tenantId })) {
-    if (await deleted(ctx, tenantId, row.id)) continue;
-    await evaluateCondition(ctx.db, ctx.store, { tenantId, condition: toCondition(row), now, metadata });
+  const db = ctx.db.kysely as Kysely<unknown>;
+  // A first deploy builds the alerts read model while this reactor reads the history: an import from
+  // before it is live has no condition to read (the month-turn loop evaluates whatever is missing once
+  // it is), and waiting for it could park the event.
+  if (!(await readModelReady(db))) return;
+  // Late data changes the month's figures: once the read models hold the import (rollups, the
+  // conditions, tags, labels, visits), every condition of the tenant is evaluated again (an archived
+  // alert stays as it is).
+  if (!(await waitForPosition(ctx.db, importReads, event.position, 30_000, ctx.signal)))
+    throw new Error(`alert evaluation: the read models did not reach import ${finished.import_id}`);
+  const month = evaluatedMonth(now);
+  for (const row of await conditionsToEvaluate(db, { tenantId })) {
+    try {
+      if (await deleted(ctx, tenantId, row.id)) continue;
+      await evaluateCondition(ctx.db, ctx.store, { tenantId, condition: toCondition(row), now, metadata });
+    } catch (error) {
+      // One broken condition does not keep the tenant's others from their figures: it is left
+      // unevaluated for the month, so the month-turn loop tries it again.
+      ctx.logger?.warn(
+        { err: error, tenant_id: tenantId, condition_id: row.id },
+        'alert evaluation: a condition failed after an import; the month-turn loop retries it',
+      );
+      await sql`DELETE FROM alert_evaluation.evaluations WHERE condition_id = ${row.id}::uuid AND month = ${month}::date`
+        .execute(db)
+        .catch(() => undefined);
+    }
   }
 }
 
@@ -159,29 +191,43 @@ export function createAlertEvaluationReactor(options: AlertEvaluationOptions = {
   });
 }
 
-/** One round of the month-turn loop: evaluates the conditions with no evaluation for the month yet. */
+/**
+ * One round of the month-turn loop: evaluates the conditions with no evaluation for the month yet, a
+ * page at a time in (created_at, id) order. A condition that waits for its month's data or fails (logged
+ * with its id) stays unevaluated and is tried again next round; it neither stops the round nor holds
+ * back the conditions after it. Returns how many were evaluated.
+ */
 export async function evaluateMissing(ctx: ReactorContext, at: Date): Promise<number> {
   const db = ctx.db.kysely as Kysely<unknown>;
   if (!(await readModelReady(db))) return 0;
   await migrateAlertEvaluations(ctx.db);
   const month = evaluatedMonth(at);
+  const limit = 100;
   let evaluated = 0;
+  let after: Cursor | null = null;
   for (;;) {
-    const rows = await conditionsToEvaluate(db, { missingMonth: month, limit: 100 });
-    if (rows.length === 0 || ctx.signal?.aborted) return evaluated;
-    let round = 0;
+    const rows = await conditionsToEvaluate(db, { missingMonth: month, after, limit });
     for (const row of rows) {
-      // Deleted while the read model lags: left for the next round, when its row is gone.
-      if (await deleted(ctx, row.tenant_id, row.id)) continue;
-      await evaluateCondition(ctx.db, ctx.store, {
-        tenantId: row.tenant_id,
-        condition: toCondition(row),
-        now: at,
-        month,
-      });
-      round++;
+      if (ctx.signal?.aborted) return evaluated;
+      try {
+        // Deleted while the read model lags: left for the next round, when its row is gone.
+        if (await deleted(ctx, row.tenant_id, row.id)) continue;
+        const outcome = await evaluateCondition(ctx.db, ctx.store, {
+          tenantId: row.tenant_id,
+          condition: toCondition(row),
+          now: at,
+          month,
+        });
+        if (outcome.kind === 'evaluated') evaluated++;
+      } catch (error) {
+        ctx.logger?.warn(
+          { err: error, tenant_id: row.tenant_id, condition_id: row.id },
+          'alert evaluation: a condition failed; it is tried again next round',
+        );
+      }
     }
-    evaluated += round;
-    if (round === 0) return evaluated;
+    const lastRow = rows.at(-1);
+    if (rows.length < limit || !lastRow) return evaluated;
+    after = { created_at: lastRow.created_at, id: lastRow.id };
   }
 }

@@ -3,6 +3,7 @@ import type { AlertConditionInput } from '@renkei/contracts';
 import type { z } from 'zod';
 import type { ApiClient } from '../../api/api-client.ts';
 import { useApiMutation } from '../../api/useApiMutation.ts';
+import { tagQueries } from '../tags/tags.queries.ts';
 
 export type AlertStatus = 'open' | 'archived';
 export interface AlertListParams {
@@ -40,6 +41,23 @@ export const alertQueries = {
       queryFn: ({ signal }) => api.listAlertConditions({ query: params, signal }),
     }),
 };
+
+/**
+ * Every tag of the tenant, page after page (the API gives at most 100 a page): a condition may name any
+ * of them, and the condition list shows their names. Under the tags' list key, so a tag change refreshes it.
+ */
+export const allTagsQuery = (api: ApiClient) =>
+  queryOptions({
+    queryKey: [...tagQueries.lists(), 'all-pages'] as const,
+    queryFn: async ({ signal }) => {
+      const perPage = 100;
+      const first = await api.listTags({ query: { page: 1, per_page: perPage, sort: 'asc' }, signal });
+      const tags = [...first.data];
+      for (let page = 2; page <= first.meta.total_pages; page++)
+        tags.push(...(await api.listTags({ query: { page, per_page: perPage, sort: 'asc' }, signal })).data);
+      return tags;
+    },
+  });
 
 export const useArchiveAlert = () =>
   useApiMutation((api, id: string) => api.archiveAlert({ params: { id } }), [alertQueries.all]);

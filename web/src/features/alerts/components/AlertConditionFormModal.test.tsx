@@ -10,15 +10,20 @@ import { AlertConditionFormModal } from './AlertConditionFormModal.tsx';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
-function renderModal(onSubmit: (body: unknown) => Promise<unknown>) {
+const oneTag = async () => ({
+  data: [{ id: id(3), name: '重点' }],
+  meta: { total_count: 1, page: 1, per_page: 100, total_pages: 1 },
+});
+
+function renderModal(
+  onSubmit: (body: unknown) => Promise<unknown>,
+  listTags: (...args: never[]) => Promise<unknown> = oneTag,
+) {
   const api = {
     listMedicalInstitutionLabels: vi.fn(async () => []),
     listFacilityTypeGroups: vi.fn(async () => []),
     listDepartments: vi.fn(async () => []),
-    listTags: vi.fn(async () => ({
-      data: [{ id: id(3), name: '重点' }],
-      meta: { total_count: 1, page: 1, per_page: 100, total_pages: 1 },
-    })),
+    listTags: vi.fn(listTags),
   };
   const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
@@ -70,5 +75,37 @@ describe('alert condition form', () => {
         filters: expect.objectContaining({ tag_ids: [], communication_visit: 'all', referral_count: null }),
       }),
     );
+  });
+
+  it('offers every tag of the tenant, past the first page of 100', async () => {
+    const tags = Array.from({ length: 105 }, (_, i) => ({
+      id: id(100 + i),
+      name: `タグ${String(i).padStart(3, '0')}`,
+    }));
+    const listTags = vi.fn(async ({ query }: { query: { page: number; per_page: number } }) => ({
+      data: tags.slice((query.page - 1) * query.per_page, query.page * query.per_page),
+      meta: { total_count: tags.length, page: query.page, per_page: query.per_page, total_pages: 2 },
+    }));
+    const onSubmit = vi.fn(async () => {});
+    renderModal(onSubmit, listTags as never);
+    await userEvent.type(screen.getByLabelText(/アラート名/), 'タグ');
+    await userEvent.type(screen.getByLabelText('タグ（いずれかが付いた医療機関）', { selector: 'input' }), 'タグ104');
+    await userEvent.click(await screen.findByRole('option', { name: 'タグ104', hidden: true }));
+    await userEvent.click(screen.getByRole('button', { name: '保存' }));
+    expect(onSubmit).toHaveBeenCalledWith(
+      expect.objectContaining({ filters: expect.objectContaining({ tag_ids: [id(204)] }) }),
+    );
+  });
+
+  it('takes whole counts only, up to the contract bound', async () => {
+    renderModal(vi.fn(async () => {}));
+    const min = screen.getByLabelText('前月の紹介数（下限）');
+    await userEvent.type(min, '1.5');
+    expect(min).toHaveValue('15');
+    // The first （上限） is the count range's (the second, the average's).
+    const max = screen.getAllByLabelText('（上限）')[0]!;
+    await userEvent.type(max, '3000000000');
+    await userEvent.tab();
+    expect(max).toHaveValue('100000');
   });
 });

@@ -13,7 +13,7 @@ import {
   TextInput,
 } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { AlertConditionInput } from '@renkei/contracts';
+import { AlertConditionInput, alertAverageMax, alertCountMax } from '@renkei/contracts';
 import { useState, type ReactNode } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
@@ -21,8 +21,7 @@ import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
 import { labelQueries } from '../../labels/labels.queries.ts';
 import { prefectures } from '../../reference-data/prefectures.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
-import { tagQueries } from '../../tags/tags.queries.ts';
-import type { AlertConditionInputValues } from '../alerts.queries.ts';
+import { allTagsQuery, type AlertConditionInputValues } from '../alerts.queries.ts';
 
 type Direction = 'increase' | 'decrease';
 type Comparison = 'gte' | 'lte';
@@ -173,7 +172,7 @@ export function AlertConditionFormModal({
   const labels = useQuery(labelQueries.institutionLabels(api));
   const facilityGroups = useQuery(referenceDataQueries.facilityTypeGroups(api));
   const departments = useQuery(referenceDataQueries.departments(api));
-  const tags = useQuery(tagQueries.list(api, { page: 1, per_page: 100, sort: 'asc' }));
+  const tags = useQuery(allTagsQuery(api));
   const set = <K extends keyof AlertConditionFormValues>(key: K, value: AlertConditionFormValues[K]) =>
     setValues((prev) => ({ ...prev, [key]: value }));
   const patch = <
@@ -242,6 +241,8 @@ export function AlertConditionFormModal({
             </Text>
             <NumberInput
               aria-label="増減の件数"
+              allowDecimal={false}
+              max={alertCountMax}
               min={1}
               w={90}
               value={values.changeCount.count}
@@ -299,6 +300,8 @@ export function AlertConditionFormModal({
           >
             <NumberInput
               aria-label="前月の紹介数"
+              allowDecimal={false}
+              max={alertCountMax}
               min={0}
               w={90}
               value={values.count.count}
@@ -338,6 +341,7 @@ export function AlertConditionFormModal({
             </Text>
             <NumberInput
               aria-label="月平均の件数"
+              max={alertAverageMax}
               min={0}
               decimalScale={1}
               w={90}
@@ -418,7 +422,7 @@ export function AlertConditionFormModal({
               label="タグ（いずれかが付いた医療機関）"
               placeholder="すべて"
               searchable
-              data={(tags.data?.data ?? []).map((t) => ({ value: t.id, label: t.name }))}
+              data={(tags.data ?? []).map((t) => ({ value: t.id, label: t.name }))}
               value={values.tag_ids}
               error={errorOf(errors, 'filters.tag_ids')}
               onChange={(v) => set('tag_ids', v)}
@@ -438,6 +442,8 @@ export function AlertConditionFormModal({
           <Group gap="xs" align="flex-start">
             <NumberInput
               label="前月の紹介数（下限）"
+              allowDecimal={false}
+              max={alertCountMax}
               min={0}
               w={170}
               value={values.countRange.min}
@@ -446,6 +452,8 @@ export function AlertConditionFormModal({
             />
             <NumberInput
               label="（上限）"
+              allowDecimal={false}
+              max={alertCountMax}
               min={0}
               w={120}
               value={values.countRange.max}
@@ -454,6 +462,7 @@ export function AlertConditionFormModal({
             />
             <NumberInput
               label="紹介の月平均（下限）"
+              max={alertAverageMax}
               min={0}
               decimalScale={1}
               w={170}
@@ -463,6 +472,7 @@ export function AlertConditionFormModal({
             />
             <NumberInput
               label="（上限）"
+              max={alertAverageMax}
               min={0}
               decimalScale={1}
               w={120}

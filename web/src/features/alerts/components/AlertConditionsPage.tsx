@@ -10,10 +10,10 @@ import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler
 import { LazyConfirmDeleteModal as ConfirmDeleteModal } from '../../../ui/lazy-dialogs.ts';
 import { ListPagination, type ListPageProps } from '../../../ui/ListPagination.tsx';
 import { noWrap } from '../../../ui/table-styles.ts';
-import { tagQueries } from '../../tags/tags.queries.ts';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
 import {
   alertQueries,
+  allTagsQuery,
   useCreateAlertCondition,
   useDeleteAlertCondition,
   type AlertConditionInputValues,
@@ -41,9 +41,9 @@ export function AlertConditionsPage({
 }: ListPageProps<AlertConditionsParams> & { isOwner: boolean }) {
   const { api } = useServices();
   const { data: list } = useSuspenseQuery(alertQueries.conditions(api, alertConditionsQueryOf(params)));
-  // Tag names for the summaries (the first hundred: a tenant's tags).
-  const tags = useQuery(tagQueries.list(api, { page: 1, per_page: 100, sort: 'asc' }));
-  const tagName = new Map((tags.data?.data ?? []).map((t) => [t.id, t.name]));
+  // Tag names for the summaries: every tag of the tenant (all pages).
+  const tags = useQuery(allTagsQuery(api));
+  const tagName = new Map((tags.data ?? []).map((t) => [t.id, t.name]));
   const create = useCreateAlertCondition();
   const remove = useDeleteAlertCondition();
   const onError = useMutationErrorHandler();

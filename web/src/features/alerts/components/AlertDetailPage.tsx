@@ -80,10 +80,21 @@ export function AlertDetailPage({
         </Text>
       </Stack>
       <Paper withBorder p="sm">
-        {list.data.length === 0 ? (
+        {alert.target_count === 0 ? (
+          // Resolved: an open alert whose institutions all dropped out on a re-evaluation.
           <Text c="dimmed" size="sm">
             この月の再集計で条件に合う医療機関はなくなりました。
           </Text>
+        ) : list.data.length === 0 ? (
+          // A page past the last (an old link, a re-evaluation with fewer institutions): they are on page 1.
+          <Stack align="center" py="xl" gap="xs" data-testid="alert-page-past-end">
+            <Text c="dimmed" size="sm">
+              このページには医療機関がありません（全{list.meta.total_pages}ページ）。
+            </Text>
+            <Button variant="light" onClick={() => onParamsChange({ page: 1 })}>
+              1ページ目へ
+            </Button>
+          </Stack>
         ) : (
           <Table.ScrollContainer minWidth={760}>
             <Table verticalSpacing="xs" data-testid="alert-institutions">
