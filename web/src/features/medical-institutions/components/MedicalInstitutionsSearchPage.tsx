@@ -210,32 +210,32 @@ export function MedicalInstitutionsSearchPage({ state, onStateChange }: MedicalI
       <Title order={2} fz="xl">
         連携先管理
       </Title>
-      {isPhone ? (
-        <>
-          <Drawer
-            opened={drawerOpened}
-            onClose={drawer.close}
-            title="絞り込み"
-            position="right"
-            size="100%"
-            transitionProps={{ duration: 250 }}
-          >
-            {panel}
-          </Drawer>
-          {results}
-        </>
-      ) : (
-        <Grid gap="md">
+      {isPhone && (
+        <Drawer
+          opened={drawerOpened}
+          onClose={drawer.close}
+          title="絞り込み"
+          position="right"
+          size="100%"
+          transitionProps={{ duration: 250 }}
+        >
+          {panel}
+        </Drawer>
+      )}
+      {/* The results keep their place in the tree on a phone and a desk alike: a viewport that narrows for a
+          moment (a tablet turned, a full-page screenshot) must not remount them and close an open dialog. */}
+      <Grid gap="md">
+        {!isPhone && (
           <Grid.Col span={{ base: 12, md: 4, lg: 3 }}>
             <Paper withBorder p="sm">
               {panel}
             </Paper>
           </Grid.Col>
-          <Grid.Col span={{ base: 12, md: 8, lg: 9 }}>
-            <Box>{results}</Box>
-          </Grid.Col>
-        </Grid>
-      )}
+        )}
+        <Grid.Col span={isPhone ? 12 : { base: 12, md: 8, lg: 9 }}>
+          <Box>{results}</Box>
+        </Grid.Col>
+      </Grid>
     </Stack>
   );
 }
