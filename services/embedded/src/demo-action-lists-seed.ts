@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import { buildCommandApp } from '@renkei/command';
 import type { Database } from '@renkei/db';
 import type { EventStore } from '@renkei/event-store';
-import { issueAccessToken, type IdentityConfig } from '@renkei/identity';
+import type { IdentityConfig } from '@renkei/identity';
 import type { AuthOptions } from '@renkei/service-kit';
+import { openDemoCommandClient } from './demo-command-client.ts';
 import { demoReferrersOf } from './demo-referrers.ts';
 
 /**
@@ -58,35 +58,9 @@ export async function seedDemoActionLists(deps: DemoActionListsSeedDeps): Promis
     .slice(0, 12);
   const cardList = referrers.slice(0, 30).map((r) => r.id);
 
-  const app = await buildCommandApp({
-    db,
-    store: deps.store,
-    auth: deps.commandAuth,
-    logger: false,
-    rateLimit: false,
-    underPressure: false,
-    // A seed's app takes no tracking hits: it must not store what another install's dead process left.
-    emailTrackingJournalDir: null,
-  });
-  let requests = 0;
+  const client = await openDemoCommandClient(deps);
   try {
-    const token = (email: string) =>
-      issueAccessToken(
-        { db, config: deps.identityConfig },
-        { tenantSlug: deps.tenantSlug, email, audience: 'command' },
-      );
-    const tokens = { owner: await token(deps.accounts.owner), member: await token(deps.accounts.member) };
-    const call = async (by: 'owner' | 'member', method: 'POST' | 'PUT', url: string, payload: object, k?: string) => {
-      requests++;
-      const res = await app.inject({
-        method,
-        url: `/api${url}`,
-        headers: { authorization: `Bearer ${tokens[by]}`, ...(k ? { 'idempotency-key': k } : {}) },
-        payload,
-      });
-      if (res.statusCode >= 300) throw new Error(`demo seed: ${method} ${url} answered ${res.statusCode}: ${res.body}`);
-      return res.json() as { id: string };
-    };
+    const call = client.call;
     const create = (by: 'owner' | 'member', i: number, name: string, ids: string[]) =>
       call(by, 'POST', '/action_lists', { name, medical_institution_ids: ids }, key(i));
     // Item statuses are sets: sent again after a half-way start they change nothing.
@@ -108,9 +82,9 @@ export async function seedDemoActionLists(deps: DemoActionListsSeedDeps): Promis
     const cards = await create('owner', 2, '年末挨拶状送付先', cardList);
     await mark('owner', cards.id, cardList);
     await call('owner', 'PUT', `/action_lists/${cards.id}/status`, { status: 'completed' });
-    deps.logger?.info({ actionLists: 3, requests }, 'demo action lists seeded');
-    return { requests };
+    deps.logger?.info({ actionLists: 3, requests: client.requests }, 'demo action lists seeded');
+    return { requests: client.requests };
   } finally {
-    await app.close();
+    await client.close();
   }
 }

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import { buildCommandApp } from '@renkei/command';
 import type { Database } from '@renkei/db';
 import type { EventStore } from '@renkei/event-store';
-import { issueAccessToken, type IdentityConfig } from '@renkei/identity';
+import type { IdentityConfig } from '@renkei/identity';
 import type { AuthOptions } from '@renkei/service-kit';
+import { openDemoCommandClient } from './demo-command-client.ts';
 
 /**
  * The demo tenant's alert conditions, created by the owner through the command service under fixed
@@ -57,34 +57,13 @@ export async function seedDemoAlerts(deps: DemoAlertsSeedDeps): Promise<{ reques
      WHERE tenant_id = ${tenantId} AND endpoint = ${endpointId} AND key = ${key(conditions.length - 1)}
        AND response IS NOT NULL`.execute(db.kysely);
   if (done.length > 0) return undefined;
-  const app = await buildCommandApp({
-    db,
-    store: deps.store,
-    auth: deps.commandAuth,
-    logger: false,
-    rateLimit: false,
-    underPressure: false,
-    // A seed's app takes no tracking hits: it must not store what another install's dead process left.
-    emailTrackingJournalDir: null,
-  });
+  const client = await openDemoCommandClient(deps);
   try {
-    const token = await issueAccessToken(
-      { db, config: deps.identityConfig },
-      { tenantSlug: deps.tenantSlug, email: deps.accounts.owner, audience: 'command' },
-    );
-    for (const [i, condition] of conditions.entries()) {
-      const res = await app.inject({
-        method: 'POST',
-        url: '/api/alert_conditions',
-        headers: { authorization: `Bearer ${token}`, 'idempotency-key': key(i) },
-        payload: condition,
-      });
-      if (res.statusCode >= 300)
-        throw new Error(`demo seed: POST /alert_conditions answered ${res.statusCode}: ${res.body}`);
-    }
+    for (const [i, condition] of conditions.entries())
+      await client.call('owner', 'POST', '/alert_conditions', condition, key(i));
     deps.logger?.info({ conditions: conditions.length }, 'demo alert conditions seeded');
     return { requests: conditions.length };
   } finally {
-    await app.close();
+    await client.close();
   }
 }

@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
-import { buildCommandApp } from '@renkei/command';
 import type { Database } from '@renkei/db';
 import { parseVocGroupEvent, vocGroupsAggregate } from '@renkei/domain';
 import { readStreamOrEmpty, streamId, type EventStore } from '@renkei/event-store';
-import { issueAccessToken, type IdentityConfig } from '@renkei/identity';
+import type { IdentityConfig } from '@renkei/identity';
 import type { AuthOptions } from '@renkei/service-kit';
+import { openDemoCommandClient } from './demo-command-client.ts';
 
 /**
  * The demo tenant's partner feedback (VOC): a few groups and VOCs heard on the seeded communications,
@@ -115,35 +115,9 @@ export async function seedDemoVocs(deps: DemoVocsSeedDeps): Promise<{ requests: 
      ORDER BY key`.execute(db.kysely);
   if (visits.length === 0) return undefined;
 
-  const app = await buildCommandApp({
-    db,
-    store: deps.store,
-    auth: deps.commandAuth,
-    logger: false,
-    rateLimit: false,
-    underPressure: false,
-    // A seed's app takes no tracking hits: it must not store what another install's dead process left.
-    emailTrackingJournalDir: null,
-  });
-  let requests = 0;
+  const client = await openDemoCommandClient(deps);
   try {
-    const token = (email: string) =>
-      issueAccessToken(
-        { db, config: deps.identityConfig },
-        { tenantSlug: deps.tenantSlug, email, audience: 'command' },
-      );
-    const tokens = { owner: await token(deps.accounts.owner), member: await token(deps.accounts.member) };
-    const call = async (by: 'owner' | 'member', method: 'POST' | 'PUT', url: string, payload: object, key?: string) => {
-      requests++;
-      const res = await app.inject({
-        method,
-        url: `/api${url}`,
-        headers: { authorization: `Bearer ${tokens[by]}`, ...(key ? { 'idempotency-key': key } : {}) },
-        payload,
-      });
-      if (res.statusCode >= 300) throw new Error(`demo seed: ${method} ${url} answered ${res.statusCode}: ${res.body}`);
-      return res.json() as any;
-    };
+    const call = client.call;
 
     // Groups already saved by a start that stopped half-way are kept (VOCs may use them).
     const stored = await readStreamOrEmpty(deps.store, streamId(vocGroupsAggregate, tenantId), tenantId);
@@ -178,9 +152,9 @@ export async function seedDemoVocs(deps: DemoVocsSeedDeps): Promise<{ requests: 
         `demo-voc-${i}`,
       );
     }
-    deps.logger?.info({ vocs: COUNT, requests }, 'demo VOCs seeded');
-    return { requests };
+    deps.logger?.info({ vocs: COUNT, requests: client.requests }, 'demo VOCs seeded');
+    return { requests: client.requests };
   } finally {
-    await app.close();
+    await client.close();
   }
 }
