@@ -26,6 +26,7 @@ export * from './communications/communication.schemas.ts';
 export * from './tasks/task.schemas.ts';
 export * from './vocs/voc.schemas.ts';
 export * from './reports/report.schemas.ts';
+export * from './reports/report-items.ts';
 export * from './charts/chart.schemas.ts';
 export * from './data-analysis/data-analysis.schemas.ts';
 export * from './referrals/referral.schemas.ts';

@@ -1,0 +1,54 @@
+import type { Kysely } from 'kysely';
+import type { ReportItemDefinition, ReportKind } from '@renkei/contracts';
+import type { ReadModels } from '../../read-models.ts';
+
+/** A cell as a report answers it. */
+export type ReportValue = string | number | null;
+
+/**
+ * One period bucket of a report (a week, month, quarter, half year, year or 年度 of its period unit,
+ * clipped to the period): `key` is its first day (YYYY-MM-DD), `from`/`to` the days it covers, inclusive.
+ */
+export interface ReportBucket {
+  key: string;
+  label: string;
+  from: string;
+  to: string;
+}
+
+/** What a source is asked to load. */
+export interface ReportSourceRequest {
+  tenantId: string;
+  /** The buckets of the report's period (in order), and of its comparison period when it has one. */
+  buckets: readonly ReportBucket[];
+  comparisonBuckets: readonly ReportBucket[];
+  /** Own departments the figures are narrowed to (empty: all). */
+  ownDepartmentIds: readonly string[];
+  /** Every item key the definition names (display, formula operands, filters, sorts, grouping). */
+  itemKeys: ReadonlySet<string>;
+}
+
+/**
+ * One row of a report before the engine shapes it: its attribute values by item key and, per periodic
+ * item, the counts by bucket key. Rate items are not loaded: the engine computes them from their counts
+ * (`hospital_admission_rate` = `hospital_admission_count` / `referral_count`, `operation_rate` =
+ * `operation_count` / `referral_count`).
+ */
+export interface ReportSourceRow {
+  /** Stable identity of the row (institution id, department id, `pref|city`, communication id). */
+  id: string;
+  values: Record<string, ReportValue>;
+  /** item key → bucket key → count; buckets without a count are absent (0). */
+  figures: Record<string, Record<string, number>>;
+  /** Same, over `comparisonBuckets`. */
+  comparisonFigures: Record<string, Record<string, number>>;
+}
+
+/** A report kind's data: its items (static plus the tenant's own) and its rows. */
+export interface ReportSource {
+  kind: ReportKind;
+  /** The projections whose tables `load` reads (for the query service's read-your-writes wait). */
+  reads: readonly string[];
+  items(db: Kysely<ReadModels>, tenantId: string): Promise<ReportItemDefinition[]>;
+  load(db: Kysely<ReadModels>, request: ReportSourceRequest): Promise<ReportSourceRow[]>;
+}
