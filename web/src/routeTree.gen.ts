@@ -20,6 +20,8 @@ import { Route as AuthenticatedData_sync_statusesRouteImport } from './routes/_a
 import { Route as AuthenticatedData_uploadsRouteImport } from './routes/_authenticated/data_uploads'
 import { Route as AuthenticatedMedical_institutions_searchRouteImport } from './routes/_authenticated/medical_institutions_search'
 import { Route as AuthenticatedProfileRouteImport } from './routes/_authenticated/profile'
+import { Route as AuthenticatedSale_mapRouteImport } from './routes/_authenticated/sale_map'
+import { Route as AuthenticatedSegment_mapRouteImport } from './routes/_authenticated/segment_map'
 import { Route as AuthenticatedTagsRouteImport } from './routes/_authenticated/tags'
 import { Route as AuthenticatedTasksRouteImport } from './routes/_authenticated/tasks'
 import { Route as AuthenticatedTenant_settingRouteImport } from './routes/_authenticated/tenant_setting'
@@ -27,17 +29,33 @@ import { Route as AuthenticatedVocsRouteImport } from './routes/_authenticated/v
 import { Route as AccountsConfirmationRouteImport } from './routes/accounts.confirmation'
 import { Route as AuthenticatedAlertsIndexRouteImport } from './routes/_authenticated/alerts.index'
 import { Route as AuthenticatedAlertsIdRouteImport } from './routes/_authenticated/alerts.$id'
+import { Route as AuthenticatedArea_reportsIndexRouteImport } from './routes/_authenticated/area_reports.index'
+import { Route as AuthenticatedArea_reportsIdRouteImport } from './routes/_authenticated/area_reports.$id'
+import { Route as AuthenticatedArea_reportsNewRouteImport } from './routes/_authenticated/area_reports.new'
+import { Route as AuthenticatedCommunication_reportsIndexRouteImport } from './routes/_authenticated/communication_reports.index'
+import { Route as AuthenticatedCommunication_reportsIdRouteImport } from './routes/_authenticated/communication_reports.$id'
+import { Route as AuthenticatedCommunication_reportsNewRouteImport } from './routes/_authenticated/communication_reports.new'
 import { Route as AuthenticatedCommunicationsIndexRouteImport } from './routes/_authenticated/communications.index'
 import { Route as AuthenticatedCommunicationsNewRouteImport } from './routes/_authenticated/communications.new'
+import { Route as AuthenticatedDashboardsIndexRouteImport } from './routes/_authenticated/dashboards.index'
+import { Route as AuthenticatedDashboardsNewRouteImport } from './routes/_authenticated/dashboards.new'
 import { Route as AuthenticatedEmailsIndexRouteImport } from './routes/_authenticated/emails.index'
 import { Route as AuthenticatedEmailsNewRouteImport } from './routes/_authenticated/emails.new'
 import { Route as AuthenticatedLabelsIndexRouteImport } from './routes/_authenticated/labels.index'
+import { Route as AuthenticatedMedical_institutions_reportsIndexRouteImport } from './routes/_authenticated/medical_institutions_reports.index'
+import { Route as AuthenticatedMedical_institutions_reportsIdRouteImport } from './routes/_authenticated/medical_institutions_reports.$id'
+import { Route as AuthenticatedMedical_institutions_reportsNewRouteImport } from './routes/_authenticated/medical_institutions_reports.new'
+import { Route as AuthenticatedOwn_department_reportsIndexRouteImport } from './routes/_authenticated/own_department_reports.index'
+import { Route as AuthenticatedOwn_department_reportsIdRouteImport } from './routes/_authenticated/own_department_reports.$id'
+import { Route as AuthenticatedOwn_department_reportsNewRouteImport } from './routes/_authenticated/own_department_reports.new'
 import { Route as UserPasswordIndexRouteImport } from './routes/user/password/index'
 import { Route as UserPasswordChangeRouteImport } from './routes/user/password/change'
 import { Route as AuthenticatedCrmsIdIndexRouteImport } from './routes/_authenticated/crms.$id.index'
 import { Route as AuthenticatedCrmsIdCommunicationsRouteImport } from './routes/_authenticated/crms.$id.communications'
 import { Route as AuthenticatedCrmsIdReferralsRouteImport } from './routes/_authenticated/crms.$id.referrals'
 import { Route as AuthenticatedCrmsIdTasksRouteImport } from './routes/_authenticated/crms.$id.tasks'
+import { Route as AuthenticatedDashboardsIdIndexRouteImport } from './routes/_authenticated/dashboards.$id.index'
+import { Route as AuthenticatedDashboardsIdEditRouteImport } from './routes/_authenticated/dashboards.$id.edit'
 import { Route as AuthenticatedEmailsIdEditRouteImport } from './routes/_authenticated/emails.$id.edit'
 import { Route as AuthenticatedEmailsIdReportsRouteImport } from './routes/_authenticated/emails.$id.reports'
 import { Route as AuthenticatedLabelsCommunicationsImportRouteImport } from './routes/_authenticated/labels.communications.import'
@@ -103,6 +121,17 @@ const AuthenticatedProfileRoute = AuthenticatedProfileRouteImport.update({
   path: '/profile',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
+const AuthenticatedSale_mapRoute = AuthenticatedSale_mapRouteImport.update({
+  id: '/sale_map',
+  path: '/sale_map',
+  getParentRoute: () => AuthenticatedRoute,
+} as any)
+const AuthenticatedSegment_mapRoute =
+  AuthenticatedSegment_mapRouteImport.update({
+    id: '/segment_map',
+    path: '/segment_map',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 const AuthenticatedTagsRoute = AuthenticatedTagsRouteImport.update({
   id: '/tags',
   path: '/tags',
@@ -140,6 +169,42 @@ const AuthenticatedAlertsIdRoute = AuthenticatedAlertsIdRouteImport.update({
   path: '/alerts/$id',
   getParentRoute: () => AuthenticatedRoute,
 } as any)
+const AuthenticatedArea_reportsIndexRoute =
+  AuthenticatedArea_reportsIndexRouteImport.update({
+    id: '/area_reports/',
+    path: '/area_reports/',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedArea_reportsIdRoute =
+  AuthenticatedArea_reportsIdRouteImport.update({
+    id: '/area_reports/$id',
+    path: '/area_reports/$id',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedArea_reportsNewRoute =
+  AuthenticatedArea_reportsNewRouteImport.update({
+    id: '/area_reports/new',
+    path: '/area_reports/new',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedCommunication_reportsIndexRoute =
+  AuthenticatedCommunication_reportsIndexRouteImport.update({
+    id: '/communication_reports/',
+    path: '/communication_reports/',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedCommunication_reportsIdRoute =
+  AuthenticatedCommunication_reportsIdRouteImport.update({
+    id: '/communication_reports/$id',
+    path: '/communication_reports/$id',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedCommunication_reportsNewRoute =
+  AuthenticatedCommunication_reportsNewRouteImport.update({
+    id: '/communication_reports/new',
+    path: '/communication_reports/new',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
 const AuthenticatedCommunicationsIndexRoute =
   AuthenticatedCommunicationsIndexRouteImport.update({
     id: '/communications/',
@@ -150,6 +215,18 @@ const AuthenticatedCommunicationsNewRoute =
   AuthenticatedCommunicationsNewRouteImport.update({
     id: '/communications/new',
     path: '/communications/new',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedDashboardsIndexRoute =
+  AuthenticatedDashboardsIndexRouteImport.update({
+    id: '/dashboards/',
+    path: '/dashboards/',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedDashboardsNewRoute =
+  AuthenticatedDashboardsNewRouteImport.update({
+    id: '/dashboards/new',
+    path: '/dashboards/new',
     getParentRoute: () => AuthenticatedRoute,
   } as any)
 const AuthenticatedEmailsIndexRoute =
@@ -167,6 +244,42 @@ const AuthenticatedLabelsIndexRoute =
   AuthenticatedLabelsIndexRouteImport.update({
     id: '/labels/',
     path: '/labels/',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedMedical_institutions_reportsIndexRoute =
+  AuthenticatedMedical_institutions_reportsIndexRouteImport.update({
+    id: '/medical_institutions_reports/',
+    path: '/medical_institutions_reports/',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedMedical_institutions_reportsIdRoute =
+  AuthenticatedMedical_institutions_reportsIdRouteImport.update({
+    id: '/medical_institutions_reports/$id',
+    path: '/medical_institutions_reports/$id',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedMedical_institutions_reportsNewRoute =
+  AuthenticatedMedical_institutions_reportsNewRouteImport.update({
+    id: '/medical_institutions_reports/new',
+    path: '/medical_institutions_reports/new',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedOwn_department_reportsIndexRoute =
+  AuthenticatedOwn_department_reportsIndexRouteImport.update({
+    id: '/own_department_reports/',
+    path: '/own_department_reports/',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedOwn_department_reportsIdRoute =
+  AuthenticatedOwn_department_reportsIdRouteImport.update({
+    id: '/own_department_reports/$id',
+    path: '/own_department_reports/$id',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedOwn_department_reportsNewRoute =
+  AuthenticatedOwn_department_reportsNewRouteImport.update({
+    id: '/own_department_reports/new',
+    path: '/own_department_reports/new',
     getParentRoute: () => AuthenticatedRoute,
   } as any)
 const UserPasswordIndexRoute = UserPasswordIndexRouteImport.update({
@@ -201,6 +314,18 @@ const AuthenticatedCrmsIdTasksRoute =
   AuthenticatedCrmsIdTasksRouteImport.update({
     id: '/crms/$id/tasks',
     path: '/crms/$id/tasks',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedDashboardsIdIndexRoute =
+  AuthenticatedDashboardsIdIndexRouteImport.update({
+    id: '/dashboards/$id/',
+    path: '/dashboards/$id/',
+    getParentRoute: () => AuthenticatedRoute,
+  } as any)
+const AuthenticatedDashboardsIdEditRoute =
+  AuthenticatedDashboardsIdEditRouteImport.update({
+    id: '/dashboards/$id/edit',
+    path: '/dashboards/$id/edit',
     getParentRoute: () => AuthenticatedRoute,
   } as any)
 const AuthenticatedEmailsIdEditRoute =
@@ -239,28 +364,46 @@ export interface FileRoutesByFullPath {
   '/data_uploads': typeof AuthenticatedData_uploadsRoute
   '/medical_institutions_search': typeof AuthenticatedMedical_institutions_searchRoute
   '/profile': typeof AuthenticatedProfileRoute
+  '/sale_map': typeof AuthenticatedSale_mapRoute
+  '/segment_map': typeof AuthenticatedSegment_mapRoute
   '/tags': typeof AuthenticatedTagsRoute
   '/tasks': typeof AuthenticatedTasksRoute
   '/tenant_setting': typeof AuthenticatedTenant_settingRoute
   '/vocs': typeof AuthenticatedVocsRoute
   '/accounts/confirmation': typeof AccountsConfirmationRoute
   '/alerts/$id': typeof AuthenticatedAlertsIdRoute
+  '/area_reports/$id': typeof AuthenticatedArea_reportsIdRoute
+  '/area_reports/new': typeof AuthenticatedArea_reportsNewRoute
+  '/communication_reports/$id': typeof AuthenticatedCommunication_reportsIdRoute
+  '/communication_reports/new': typeof AuthenticatedCommunication_reportsNewRoute
   '/communications/new': typeof AuthenticatedCommunicationsNewRoute
+  '/dashboards/new': typeof AuthenticatedDashboardsNewRoute
   '/emails/new': typeof AuthenticatedEmailsNewRoute
+  '/medical_institutions_reports/$id': typeof AuthenticatedMedical_institutions_reportsIdRoute
+  '/medical_institutions_reports/new': typeof AuthenticatedMedical_institutions_reportsNewRoute
+  '/own_department_reports/$id': typeof AuthenticatedOwn_department_reportsIdRoute
+  '/own_department_reports/new': typeof AuthenticatedOwn_department_reportsNewRoute
   '/user/password/change': typeof UserPasswordChangeRoute
   '/alerts/': typeof AuthenticatedAlertsIndexRoute
+  '/area_reports/': typeof AuthenticatedArea_reportsIndexRoute
+  '/communication_reports/': typeof AuthenticatedCommunication_reportsIndexRoute
   '/communications/': typeof AuthenticatedCommunicationsIndexRoute
+  '/dashboards/': typeof AuthenticatedDashboardsIndexRoute
   '/emails/': typeof AuthenticatedEmailsIndexRoute
   '/labels/': typeof AuthenticatedLabelsIndexRoute
+  '/medical_institutions_reports/': typeof AuthenticatedMedical_institutions_reportsIndexRoute
+  '/own_department_reports/': typeof AuthenticatedOwn_department_reportsIndexRoute
   '/user/password/': typeof UserPasswordIndexRoute
   '/crms/$id/communications': typeof AuthenticatedCrmsIdCommunicationsRoute
   '/crms/$id/referrals': typeof AuthenticatedCrmsIdReferralsRoute
   '/crms/$id/tasks': typeof AuthenticatedCrmsIdTasksRoute
+  '/dashboards/$id/edit': typeof AuthenticatedDashboardsIdEditRoute
   '/emails/$id/edit': typeof AuthenticatedEmailsIdEditRoute
   '/emails/$id/reports': typeof AuthenticatedEmailsIdReportsRoute
   '/labels/communications/import': typeof AuthenticatedLabelsCommunicationsImportRoute
   '/labels/medical_institutions/import': typeof AuthenticatedLabelsMedical_institutionsImportRoute
   '/crms/$id/': typeof AuthenticatedCrmsIdIndexRoute
+  '/dashboards/$id/': typeof AuthenticatedDashboardsIdIndexRoute
 }
 export interface FileRoutesByTo {
   '/login': typeof LoginRoute
@@ -272,6 +415,8 @@ export interface FileRoutesByTo {
   '/data_uploads': typeof AuthenticatedData_uploadsRoute
   '/medical_institutions_search': typeof AuthenticatedMedical_institutions_searchRoute
   '/profile': typeof AuthenticatedProfileRoute
+  '/sale_map': typeof AuthenticatedSale_mapRoute
+  '/segment_map': typeof AuthenticatedSegment_mapRoute
   '/tags': typeof AuthenticatedTagsRoute
   '/tasks': typeof AuthenticatedTasksRoute
   '/tenant_setting': typeof AuthenticatedTenant_settingRoute
@@ -279,22 +424,38 @@ export interface FileRoutesByTo {
   '/accounts/confirmation': typeof AccountsConfirmationRoute
   '/': typeof AuthenticatedIndexRoute
   '/alerts/$id': typeof AuthenticatedAlertsIdRoute
+  '/area_reports/$id': typeof AuthenticatedArea_reportsIdRoute
+  '/area_reports/new': typeof AuthenticatedArea_reportsNewRoute
+  '/communication_reports/$id': typeof AuthenticatedCommunication_reportsIdRoute
+  '/communication_reports/new': typeof AuthenticatedCommunication_reportsNewRoute
   '/communications/new': typeof AuthenticatedCommunicationsNewRoute
+  '/dashboards/new': typeof AuthenticatedDashboardsNewRoute
   '/emails/new': typeof AuthenticatedEmailsNewRoute
+  '/medical_institutions_reports/$id': typeof AuthenticatedMedical_institutions_reportsIdRoute
+  '/medical_institutions_reports/new': typeof AuthenticatedMedical_institutions_reportsNewRoute
+  '/own_department_reports/$id': typeof AuthenticatedOwn_department_reportsIdRoute
+  '/own_department_reports/new': typeof AuthenticatedOwn_department_reportsNewRoute
   '/user/password/change': typeof UserPasswordChangeRoute
   '/alerts': typeof AuthenticatedAlertsIndexRoute
+  '/area_reports': typeof AuthenticatedArea_reportsIndexRoute
+  '/communication_reports': typeof AuthenticatedCommunication_reportsIndexRoute
   '/communications': typeof AuthenticatedCommunicationsIndexRoute
+  '/dashboards': typeof AuthenticatedDashboardsIndexRoute
   '/emails': typeof AuthenticatedEmailsIndexRoute
   '/labels': typeof AuthenticatedLabelsIndexRoute
+  '/medical_institutions_reports': typeof AuthenticatedMedical_institutions_reportsIndexRoute
+  '/own_department_reports': typeof AuthenticatedOwn_department_reportsIndexRoute
   '/user/password': typeof UserPasswordIndexRoute
   '/crms/$id/communications': typeof AuthenticatedCrmsIdCommunicationsRoute
   '/crms/$id/referrals': typeof AuthenticatedCrmsIdReferralsRoute
   '/crms/$id/tasks': typeof AuthenticatedCrmsIdTasksRoute
+  '/dashboards/$id/edit': typeof AuthenticatedDashboardsIdEditRoute
   '/emails/$id/edit': typeof AuthenticatedEmailsIdEditRoute
   '/emails/$id/reports': typeof AuthenticatedEmailsIdReportsRoute
   '/labels/communications/import': typeof AuthenticatedLabelsCommunicationsImportRoute
   '/labels/medical_institutions/import': typeof AuthenticatedLabelsMedical_institutionsImportRoute
   '/crms/$id': typeof AuthenticatedCrmsIdIndexRoute
+  '/dashboards/$id': typeof AuthenticatedDashboardsIdIndexRoute
 }
 export interface FileRoutesById {
   __root__: typeof rootRouteImport
@@ -308,6 +469,8 @@ export interface FileRoutesById {
   '/_authenticated/data_uploads': typeof AuthenticatedData_uploadsRoute
   '/_authenticated/medical_institutions_search': typeof AuthenticatedMedical_institutions_searchRoute
   '/_authenticated/profile': typeof AuthenticatedProfileRoute
+  '/_authenticated/sale_map': typeof AuthenticatedSale_mapRoute
+  '/_authenticated/segment_map': typeof AuthenticatedSegment_mapRoute
   '/_authenticated/tags': typeof AuthenticatedTagsRoute
   '/_authenticated/tasks': typeof AuthenticatedTasksRoute
   '/_authenticated/tenant_setting': typeof AuthenticatedTenant_settingRoute
@@ -315,22 +478,38 @@ export interface FileRoutesById {
   '/accounts/confirmation': typeof AccountsConfirmationRoute
   '/_authenticated/': typeof AuthenticatedIndexRoute
   '/_authenticated/alerts/$id': typeof AuthenticatedAlertsIdRoute
+  '/_authenticated/area_reports/$id': typeof AuthenticatedArea_reportsIdRoute
+  '/_authenticated/area_reports/new': typeof AuthenticatedArea_reportsNewRoute
+  '/_authenticated/communication_reports/$id': typeof AuthenticatedCommunication_reportsIdRoute
+  '/_authenticated/communication_reports/new': typeof AuthenticatedCommunication_reportsNewRoute
   '/_authenticated/communications/new': typeof AuthenticatedCommunicationsNewRoute
+  '/_authenticated/dashboards/new': typeof AuthenticatedDashboardsNewRoute
   '/_authenticated/emails/new': typeof AuthenticatedEmailsNewRoute
+  '/_authenticated/medical_institutions_reports/$id': typeof AuthenticatedMedical_institutions_reportsIdRoute
+  '/_authenticated/medical_institutions_reports/new': typeof AuthenticatedMedical_institutions_reportsNewRoute
+  '/_authenticated/own_department_reports/$id': typeof AuthenticatedOwn_department_reportsIdRoute
+  '/_authenticated/own_department_reports/new': typeof AuthenticatedOwn_department_reportsNewRoute
   '/user/password/change': typeof UserPasswordChangeRoute
   '/_authenticated/alerts/': typeof AuthenticatedAlertsIndexRoute
+  '/_authenticated/area_reports/': typeof AuthenticatedArea_reportsIndexRoute
+  '/_authenticated/communication_reports/': typeof AuthenticatedCommunication_reportsIndexRoute
   '/_authenticated/communications/': typeof AuthenticatedCommunicationsIndexRoute
+  '/_authenticated/dashboards/': typeof AuthenticatedDashboardsIndexRoute
   '/_authenticated/emails/': typeof AuthenticatedEmailsIndexRoute
   '/_authenticated/labels/': typeof AuthenticatedLabelsIndexRoute
+  '/_authenticated/medical_institutions_reports/': typeof AuthenticatedMedical_institutions_reportsIndexRoute
+  '/_authenticated/own_department_reports/': typeof AuthenticatedOwn_department_reportsIndexRoute
   '/user/password/': typeof UserPasswordIndexRoute
   '/_authenticated/crms/$id/communications': typeof AuthenticatedCrmsIdCommunicationsRoute
   '/_authenticated/crms/$id/referrals': typeof AuthenticatedCrmsIdReferralsRoute
   '/_authenticated/crms/$id/tasks': typeof AuthenticatedCrmsIdTasksRoute
+  '/_authenticated/dashboards/$id/edit': typeof AuthenticatedDashboardsIdEditRoute
   '/_authenticated/emails/$id/edit': typeof AuthenticatedEmailsIdEditRoute
   '/_authenticated/emails/$id/reports': typeof AuthenticatedEmailsIdReportsRoute
   '/_authenticated/labels/communications/import': typeof AuthenticatedLabelsCommunicationsImportRoute
   '/_authenticated/labels/medical_institutions/import': typeof AuthenticatedLabelsMedical_institutionsImportRoute
   '/_authenticated/crms/$id/': typeof AuthenticatedCrmsIdIndexRoute
+  '/_authenticated/dashboards/$id/': typeof AuthenticatedDashboardsIdIndexRoute
 }
 export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
@@ -345,28 +524,46 @@ export interface FileRouteTypes {
     | '/data_uploads'
     | '/medical_institutions_search'
     | '/profile'
+    | '/sale_map'
+    | '/segment_map'
     | '/tags'
     | '/tasks'
     | '/tenant_setting'
     | '/vocs'
     | '/accounts/confirmation'
     | '/alerts/$id'
+    | '/area_reports/$id'
+    | '/area_reports/new'
+    | '/communication_reports/$id'
+    | '/communication_reports/new'
     | '/communications/new'
+    | '/dashboards/new'
     | '/emails/new'
+    | '/medical_institutions_reports/$id'
+    | '/medical_institutions_reports/new'
+    | '/own_department_reports/$id'
+    | '/own_department_reports/new'
     | '/user/password/change'
     | '/alerts/'
+    | '/area_reports/'
+    | '/communication_reports/'
     | '/communications/'
+    | '/dashboards/'
     | '/emails/'
     | '/labels/'
+    | '/medical_institutions_reports/'
+    | '/own_department_reports/'
     | '/user/password/'
     | '/crms/$id/communications'
     | '/crms/$id/referrals'
     | '/crms/$id/tasks'
+    | '/dashboards/$id/edit'
     | '/emails/$id/edit'
     | '/emails/$id/reports'
     | '/labels/communications/import'
     | '/labels/medical_institutions/import'
     | '/crms/$id/'
+    | '/dashboards/$id/'
   fileRoutesByTo: FileRoutesByTo
   to:
     | '/login'
@@ -378,6 +575,8 @@ export interface FileRouteTypes {
     | '/data_uploads'
     | '/medical_institutions_search'
     | '/profile'
+    | '/sale_map'
+    | '/segment_map'
     | '/tags'
     | '/tasks'
     | '/tenant_setting'
@@ -385,22 +584,38 @@ export interface FileRouteTypes {
     | '/accounts/confirmation'
     | '/'
     | '/alerts/$id'
+    | '/area_reports/$id'
+    | '/area_reports/new'
+    | '/communication_reports/$id'
+    | '/communication_reports/new'
     | '/communications/new'
+    | '/dashboards/new'
     | '/emails/new'
+    | '/medical_institutions_reports/$id'
+    | '/medical_institutions_reports/new'
+    | '/own_department_reports/$id'
+    | '/own_department_reports/new'
     | '/user/password/change'
     | '/alerts'
+    | '/area_reports'
+    | '/communication_reports'
     | '/communications'
+    | '/dashboards'
     | '/emails'
     | '/labels'
+    | '/medical_institutions_reports'
+    | '/own_department_reports'
     | '/user/password'
     | '/crms/$id/communications'
     | '/crms/$id/referrals'
     | '/crms/$id/tasks'
+    | '/dashboards/$id/edit'
     | '/emails/$id/edit'
     | '/emails/$id/reports'
     | '/labels/communications/import'
     | '/labels/medical_institutions/import'
     | '/crms/$id'
+    | '/dashboards/$id'
   id:
     | '__root__'
     | '/_authenticated'
@@ -413,6 +628,8 @@ export interface FileRouteTypes {
     | '/_authenticated/data_uploads'
     | '/_authenticated/medical_institutions_search'
     | '/_authenticated/profile'
+    | '/_authenticated/sale_map'
+    | '/_authenticated/segment_map'
     | '/_authenticated/tags'
     | '/_authenticated/tasks'
     | '/_authenticated/tenant_setting'
@@ -420,22 +637,38 @@ export interface FileRouteTypes {
     | '/accounts/confirmation'
     | '/_authenticated/'
     | '/_authenticated/alerts/$id'
+    | '/_authenticated/area_reports/$id'
+    | '/_authenticated/area_reports/new'
+    | '/_authenticated/communication_reports/$id'
+    | '/_authenticated/communication_reports/new'
     | '/_authenticated/communications/new'
+    | '/_authenticated/dashboards/new'
     | '/_authenticated/emails/new'
+    | '/_authenticated/medical_institutions_reports/$id'
+    | '/_authenticated/medical_institutions_reports/new'
+    | '/_authenticated/own_department_reports/$id'
+    | '/_authenticated/own_department_reports/new'
     | '/user/password/change'
     | '/_authenticated/alerts/'
+    | '/_authenticated/area_reports/'
+    | '/_authenticated/communication_reports/'
     | '/_authenticated/communications/'
+    | '/_authenticated/dashboards/'
     | '/_authenticated/emails/'
     | '/_authenticated/labels/'
+    | '/_authenticated/medical_institutions_reports/'
+    | '/_authenticated/own_department_reports/'
     | '/user/password/'
     | '/_authenticated/crms/$id/communications'
     | '/_authenticated/crms/$id/referrals'
     | '/_authenticated/crms/$id/tasks'
+    | '/_authenticated/dashboards/$id/edit'
     | '/_authenticated/emails/$id/edit'
     | '/_authenticated/emails/$id/reports'
     | '/_authenticated/labels/communications/import'
     | '/_authenticated/labels/medical_institutions/import'
     | '/_authenticated/crms/$id/'
+    | '/_authenticated/dashboards/$id/'
   fileRoutesById: FileRoutesById
 }
 export interface RootRouteChildren {
@@ -525,6 +758,20 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedProfileRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
+    '/_authenticated/sale_map': {
+      id: '/_authenticated/sale_map'
+      path: '/sale_map'
+      fullPath: '/sale_map'
+      preLoaderRoute: typeof AuthenticatedSale_mapRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/segment_map': {
+      id: '/_authenticated/segment_map'
+      path: '/segment_map'
+      fullPath: '/segment_map'
+      preLoaderRoute: typeof AuthenticatedSegment_mapRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
     '/_authenticated/tags': {
       id: '/_authenticated/tags'
       path: '/tags'
@@ -574,6 +821,48 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedAlertsIdRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
+    '/_authenticated/area_reports/': {
+      id: '/_authenticated/area_reports/'
+      path: '/area_reports'
+      fullPath: '/area_reports/'
+      preLoaderRoute: typeof AuthenticatedArea_reportsIndexRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/area_reports/$id': {
+      id: '/_authenticated/area_reports/$id'
+      path: '/area_reports/$id'
+      fullPath: '/area_reports/$id'
+      preLoaderRoute: typeof AuthenticatedArea_reportsIdRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/area_reports/new': {
+      id: '/_authenticated/area_reports/new'
+      path: '/area_reports/new'
+      fullPath: '/area_reports/new'
+      preLoaderRoute: typeof AuthenticatedArea_reportsNewRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/communication_reports/': {
+      id: '/_authenticated/communication_reports/'
+      path: '/communication_reports'
+      fullPath: '/communication_reports/'
+      preLoaderRoute: typeof AuthenticatedCommunication_reportsIndexRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/communication_reports/$id': {
+      id: '/_authenticated/communication_reports/$id'
+      path: '/communication_reports/$id'
+      fullPath: '/communication_reports/$id'
+      preLoaderRoute: typeof AuthenticatedCommunication_reportsIdRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/communication_reports/new': {
+      id: '/_authenticated/communication_reports/new'
+      path: '/communication_reports/new'
+      fullPath: '/communication_reports/new'
+      preLoaderRoute: typeof AuthenticatedCommunication_reportsNewRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
     '/_authenticated/communications/': {
       id: '/_authenticated/communications/'
       path: '/communications'
@@ -586,6 +875,20 @@ declare module '@tanstack/react-router' {
       path: '/communications/new'
       fullPath: '/communications/new'
       preLoaderRoute: typeof AuthenticatedCommunicationsNewRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/dashboards/': {
+      id: '/_authenticated/dashboards/'
+      path: '/dashboards'
+      fullPath: '/dashboards/'
+      preLoaderRoute: typeof AuthenticatedDashboardsIndexRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/dashboards/new': {
+      id: '/_authenticated/dashboards/new'
+      path: '/dashboards/new'
+      fullPath: '/dashboards/new'
+      preLoaderRoute: typeof AuthenticatedDashboardsNewRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/_authenticated/emails/': {
@@ -607,6 +910,48 @@ declare module '@tanstack/react-router' {
       path: '/labels'
       fullPath: '/labels/'
       preLoaderRoute: typeof AuthenticatedLabelsIndexRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/medical_institutions_reports/': {
+      id: '/_authenticated/medical_institutions_reports/'
+      path: '/medical_institutions_reports'
+      fullPath: '/medical_institutions_reports/'
+      preLoaderRoute: typeof AuthenticatedMedical_institutions_reportsIndexRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/medical_institutions_reports/$id': {
+      id: '/_authenticated/medical_institutions_reports/$id'
+      path: '/medical_institutions_reports/$id'
+      fullPath: '/medical_institutions_reports/$id'
+      preLoaderRoute: typeof AuthenticatedMedical_institutions_reportsIdRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/medical_institutions_reports/new': {
+      id: '/_authenticated/medical_institutions_reports/new'
+      path: '/medical_institutions_reports/new'
+      fullPath: '/medical_institutions_reports/new'
+      preLoaderRoute: typeof AuthenticatedMedical_institutions_reportsNewRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/own_department_reports/': {
+      id: '/_authenticated/own_department_reports/'
+      path: '/own_department_reports'
+      fullPath: '/own_department_reports/'
+      preLoaderRoute: typeof AuthenticatedOwn_department_reportsIndexRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/own_department_reports/$id': {
+      id: '/_authenticated/own_department_reports/$id'
+      path: '/own_department_reports/$id'
+      fullPath: '/own_department_reports/$id'
+      preLoaderRoute: typeof AuthenticatedOwn_department_reportsIdRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/own_department_reports/new': {
+      id: '/_authenticated/own_department_reports/new'
+      path: '/own_department_reports/new'
+      fullPath: '/own_department_reports/new'
+      preLoaderRoute: typeof AuthenticatedOwn_department_reportsNewRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
     '/user/password/': {
@@ -651,6 +996,20 @@ declare module '@tanstack/react-router' {
       preLoaderRoute: typeof AuthenticatedCrmsIdTasksRouteImport
       parentRoute: typeof AuthenticatedRoute
     }
+    '/_authenticated/dashboards/$id/': {
+      id: '/_authenticated/dashboards/$id/'
+      path: '/dashboards/$id'
+      fullPath: '/dashboards/$id/'
+      preLoaderRoute: typeof AuthenticatedDashboardsIdIndexRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
+    '/_authenticated/dashboards/$id/edit': {
+      id: '/_authenticated/dashboards/$id/edit'
+      path: '/dashboards/$id/edit'
+      fullPath: '/dashboards/$id/edit'
+      preLoaderRoute: typeof AuthenticatedDashboardsIdEditRouteImport
+      parentRoute: typeof AuthenticatedRoute
+    }
     '/_authenticated/emails/$id/edit': {
       id: '/_authenticated/emails/$id/edit'
       path: '/emails/$id/edit'
@@ -691,26 +1050,44 @@ interface AuthenticatedRouteChildren {
   AuthenticatedData_uploadsRoute: typeof AuthenticatedData_uploadsRoute
   AuthenticatedMedical_institutions_searchRoute: typeof AuthenticatedMedical_institutions_searchRoute
   AuthenticatedProfileRoute: typeof AuthenticatedProfileRoute
+  AuthenticatedSale_mapRoute: typeof AuthenticatedSale_mapRoute
+  AuthenticatedSegment_mapRoute: typeof AuthenticatedSegment_mapRoute
   AuthenticatedTagsRoute: typeof AuthenticatedTagsRoute
   AuthenticatedTasksRoute: typeof AuthenticatedTasksRoute
   AuthenticatedTenant_settingRoute: typeof AuthenticatedTenant_settingRoute
   AuthenticatedVocsRoute: typeof AuthenticatedVocsRoute
   AuthenticatedIndexRoute: typeof AuthenticatedIndexRoute
   AuthenticatedAlertsIdRoute: typeof AuthenticatedAlertsIdRoute
+  AuthenticatedArea_reportsIdRoute: typeof AuthenticatedArea_reportsIdRoute
+  AuthenticatedArea_reportsNewRoute: typeof AuthenticatedArea_reportsNewRoute
+  AuthenticatedCommunication_reportsIdRoute: typeof AuthenticatedCommunication_reportsIdRoute
+  AuthenticatedCommunication_reportsNewRoute: typeof AuthenticatedCommunication_reportsNewRoute
   AuthenticatedCommunicationsNewRoute: typeof AuthenticatedCommunicationsNewRoute
+  AuthenticatedDashboardsNewRoute: typeof AuthenticatedDashboardsNewRoute
   AuthenticatedEmailsNewRoute: typeof AuthenticatedEmailsNewRoute
+  AuthenticatedMedical_institutions_reportsIdRoute: typeof AuthenticatedMedical_institutions_reportsIdRoute
+  AuthenticatedMedical_institutions_reportsNewRoute: typeof AuthenticatedMedical_institutions_reportsNewRoute
+  AuthenticatedOwn_department_reportsIdRoute: typeof AuthenticatedOwn_department_reportsIdRoute
+  AuthenticatedOwn_department_reportsNewRoute: typeof AuthenticatedOwn_department_reportsNewRoute
   AuthenticatedAlertsIndexRoute: typeof AuthenticatedAlertsIndexRoute
+  AuthenticatedArea_reportsIndexRoute: typeof AuthenticatedArea_reportsIndexRoute
+  AuthenticatedCommunication_reportsIndexRoute: typeof AuthenticatedCommunication_reportsIndexRoute
   AuthenticatedCommunicationsIndexRoute: typeof AuthenticatedCommunicationsIndexRoute
+  AuthenticatedDashboardsIndexRoute: typeof AuthenticatedDashboardsIndexRoute
   AuthenticatedEmailsIndexRoute: typeof AuthenticatedEmailsIndexRoute
   AuthenticatedLabelsIndexRoute: typeof AuthenticatedLabelsIndexRoute
+  AuthenticatedMedical_institutions_reportsIndexRoute: typeof AuthenticatedMedical_institutions_reportsIndexRoute
+  AuthenticatedOwn_department_reportsIndexRoute: typeof AuthenticatedOwn_department_reportsIndexRoute
   AuthenticatedCrmsIdCommunicationsRoute: typeof AuthenticatedCrmsIdCommunicationsRoute
   AuthenticatedCrmsIdReferralsRoute: typeof AuthenticatedCrmsIdReferralsRoute
   AuthenticatedCrmsIdTasksRoute: typeof AuthenticatedCrmsIdTasksRoute
+  AuthenticatedDashboardsIdEditRoute: typeof AuthenticatedDashboardsIdEditRoute
   AuthenticatedEmailsIdEditRoute: typeof AuthenticatedEmailsIdEditRoute
   AuthenticatedEmailsIdReportsRoute: typeof AuthenticatedEmailsIdReportsRoute
   AuthenticatedLabelsCommunicationsImportRoute: typeof AuthenticatedLabelsCommunicationsImportRoute
   AuthenticatedLabelsMedical_institutionsImportRoute: typeof AuthenticatedLabelsMedical_institutionsImportRoute
   AuthenticatedCrmsIdIndexRoute: typeof AuthenticatedCrmsIdIndexRoute
+  AuthenticatedDashboardsIdIndexRoute: typeof AuthenticatedDashboardsIdIndexRoute
 }
 
 const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
@@ -723,22 +1100,48 @@ const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedMedical_institutions_searchRoute:
     AuthenticatedMedical_institutions_searchRoute,
   AuthenticatedProfileRoute: AuthenticatedProfileRoute,
+  AuthenticatedSale_mapRoute: AuthenticatedSale_mapRoute,
+  AuthenticatedSegment_mapRoute: AuthenticatedSegment_mapRoute,
   AuthenticatedTagsRoute: AuthenticatedTagsRoute,
   AuthenticatedTasksRoute: AuthenticatedTasksRoute,
   AuthenticatedTenant_settingRoute: AuthenticatedTenant_settingRoute,
   AuthenticatedVocsRoute: AuthenticatedVocsRoute,
   AuthenticatedIndexRoute: AuthenticatedIndexRoute,
   AuthenticatedAlertsIdRoute: AuthenticatedAlertsIdRoute,
+  AuthenticatedArea_reportsIdRoute: AuthenticatedArea_reportsIdRoute,
+  AuthenticatedArea_reportsNewRoute: AuthenticatedArea_reportsNewRoute,
+  AuthenticatedCommunication_reportsIdRoute:
+    AuthenticatedCommunication_reportsIdRoute,
+  AuthenticatedCommunication_reportsNewRoute:
+    AuthenticatedCommunication_reportsNewRoute,
   AuthenticatedCommunicationsNewRoute: AuthenticatedCommunicationsNewRoute,
+  AuthenticatedDashboardsNewRoute: AuthenticatedDashboardsNewRoute,
   AuthenticatedEmailsNewRoute: AuthenticatedEmailsNewRoute,
+  AuthenticatedMedical_institutions_reportsIdRoute:
+    AuthenticatedMedical_institutions_reportsIdRoute,
+  AuthenticatedMedical_institutions_reportsNewRoute:
+    AuthenticatedMedical_institutions_reportsNewRoute,
+  AuthenticatedOwn_department_reportsIdRoute:
+    AuthenticatedOwn_department_reportsIdRoute,
+  AuthenticatedOwn_department_reportsNewRoute:
+    AuthenticatedOwn_department_reportsNewRoute,
   AuthenticatedAlertsIndexRoute: AuthenticatedAlertsIndexRoute,
+  AuthenticatedArea_reportsIndexRoute: AuthenticatedArea_reportsIndexRoute,
+  AuthenticatedCommunication_reportsIndexRoute:
+    AuthenticatedCommunication_reportsIndexRoute,
   AuthenticatedCommunicationsIndexRoute: AuthenticatedCommunicationsIndexRoute,
+  AuthenticatedDashboardsIndexRoute: AuthenticatedDashboardsIndexRoute,
   AuthenticatedEmailsIndexRoute: AuthenticatedEmailsIndexRoute,
   AuthenticatedLabelsIndexRoute: AuthenticatedLabelsIndexRoute,
+  AuthenticatedMedical_institutions_reportsIndexRoute:
+    AuthenticatedMedical_institutions_reportsIndexRoute,
+  AuthenticatedOwn_department_reportsIndexRoute:
+    AuthenticatedOwn_department_reportsIndexRoute,
   AuthenticatedCrmsIdCommunicationsRoute:
     AuthenticatedCrmsIdCommunicationsRoute,
   AuthenticatedCrmsIdReferralsRoute: AuthenticatedCrmsIdReferralsRoute,
   AuthenticatedCrmsIdTasksRoute: AuthenticatedCrmsIdTasksRoute,
+  AuthenticatedDashboardsIdEditRoute: AuthenticatedDashboardsIdEditRoute,
   AuthenticatedEmailsIdEditRoute: AuthenticatedEmailsIdEditRoute,
   AuthenticatedEmailsIdReportsRoute: AuthenticatedEmailsIdReportsRoute,
   AuthenticatedLabelsCommunicationsImportRoute:
@@ -746,6 +1149,7 @@ const AuthenticatedRouteChildren: AuthenticatedRouteChildren = {
   AuthenticatedLabelsMedical_institutionsImportRoute:
     AuthenticatedLabelsMedical_institutionsImportRoute,
   AuthenticatedCrmsIdIndexRoute: AuthenticatedCrmsIdIndexRoute,
+  AuthenticatedDashboardsIdIndexRoute: AuthenticatedDashboardsIdIndexRoute,
 }
 
 const AuthenticatedRouteWithChildren = AuthenticatedRoute._addFileChildren(

@@ -440,6 +440,12 @@ export const endpointRoutes = {
     service: 'query',
     body: true,
   },
+  segmentMap: {
+    method: 'POST',
+    path: '/data_analysis/segment_map',
+    service: 'query',
+    body: true,
+  },
   listMedicalInstitutionReferrals: {
     method: 'GET',
     path: '/medical_institutions/{id}/referrals',

@@ -29,6 +29,7 @@ export * from './reports/report.schemas.ts';
 export * from './reports/report-items.ts';
 export * from './charts/chart.schemas.ts';
 export * from './data-analysis/data-analysis.schemas.ts';
+export * from './data-analysis/segment-map.schemas.ts';
 export * from './referrals/referral.schemas.ts';
 export * from './dashboards/dashboard.schemas.ts';
 export * from './emails/email.schemas.ts';

@@ -15,6 +15,7 @@ import { vocEndpoints } from './vocs/voc.schemas.ts';
 import { reportEndpoints } from './reports/report.schemas.ts';
 import { chartEndpoints } from './charts/chart.schemas.ts';
 import { dataAnalysisEndpoints } from './data-analysis/data-analysis.schemas.ts';
+import { segmentMapEndpoints } from './data-analysis/segment-map.schemas.ts';
 import { referralEndpoints } from './referrals/referral.schemas.ts';
 import { dashboardEndpoints } from './dashboards/dashboard.schemas.ts';
 import { emailEndpoints } from './emails/email.schemas.ts';
@@ -37,6 +38,7 @@ export const endpoints = {
   ...reportEndpoints,
   ...chartEndpoints,
   ...dataAnalysisEndpoints,
+  ...segmentMapEndpoints,
   ...referralEndpoints,
   ...dashboardEndpoints,
   ...emailEndpoints,

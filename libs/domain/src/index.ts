@@ -21,3 +21,5 @@ export * from './analysis/periods.ts';
 export * from './action-lists/action-list.events.ts';
 export * from './alerts/alert.events.ts';
 export * from './alerts/alert.state.ts';
+export * from './reports/report-definition.events.ts';
+export * from './dashboards/dashboard.events.ts';

@@ -12,6 +12,8 @@ import { communicationImportsProjection } from './imports/communication-imports.
 import { visitRollupsProjection } from './visit-rollups/visit-rollups.projection.ts';
 import { alertsProjection } from './alerts/alerts.projection.ts';
 import { actionListsProjection } from './action-lists/action-lists.projection.ts';
+import { reportDefinitionsProjection } from './reports/definitions/report-definitions.projection.ts';
+import { dashboardsProjection } from './dashboards/dashboards.projection.ts';
 
 export {
   tagsProjection,
@@ -27,6 +29,8 @@ export {
   visitRollupsProjection,
   alertsProjection,
   actionListsProjection,
+  reportDefinitionsProjection,
+  dashboardsProjection,
 };
 
 /**
@@ -47,6 +51,8 @@ export const readModelProjections: readonly Projection<any>[] = [
   visitRollupsProjection,
   alertsProjection,
   actionListsProjection,
+  reportDefinitionsProjection,
+  dashboardsProjection,
 ];
 
 export type { ReadModels } from './read-models.ts';
@@ -55,3 +61,24 @@ export type { HistoryChange } from './medical-institutions/medical-institution-c
 export { noCity, noFacilityType } from './shared/master-attributes.ts';
 export { alertConditionInvalid } from './alerts/alert-validity.ts';
 export { rollupPieces } from './shared/rollup-pieces.ts';
+export {
+  aggregateReport,
+  maxReportColumns,
+  periodGroupingKey,
+  ReportValidationError,
+  runReport,
+  validateReport,
+  type ReportAggregationOut,
+  type ReportFieldError,
+  type ReportResultOut,
+  type ReportRunOptions,
+} from './reports/engine/report-engine.ts';
+export { periodBuckets } from './reports/engine/report-buckets.ts';
+export { reportSources } from './reports/engine/report-source-registry.ts';
+export type {
+  ReportBucket,
+  ReportSource,
+  ReportSourceRequest,
+  ReportSourceRow,
+  ReportValue,
+} from './reports/engine/report-source.ts';

@@ -14,6 +14,8 @@ import type { CommunicationImportsTables } from './imports/communication-imports
 import type { VisitRollupsTables } from './visit-rollups/visit-rollups.tables.ts';
 import type { AlertsTables } from './alerts/alerts.tables.ts';
 import type { ActionListsTables } from './action-lists/action-lists.tables.ts';
+import type { ReportDefinitionsTables } from './reports/definitions/report-definitions.tables.ts';
+import type { DashboardsTables } from './dashboards/dashboards.tables.ts';
 
 /**
  * The Kysely `Database` of the read side: every read-model table as its view `rm.<table>` (the live
@@ -37,4 +39,6 @@ export interface ReadModels
     ReferralDayAndMdcRollupsTables,
     ReferralAttributeRollupsTables,
     AlertsTables,
-    ActionListsTables {}
+    ActionListsTables,
+    ReportDefinitionsTables,
+    DashboardsTables {}

@@ -22,6 +22,8 @@ import { registerTaskRoutes } from './tasks/task.routes.ts';
 import { registerVocRoutes } from './vocs/voc.routes.ts';
 import { registerActionListRoutes } from './action-lists/action-list.routes.ts';
 import { registerAlertRoutes } from './alerts/alert.routes.ts';
+import { registerReportDefinitionRoutes } from './reports/report-definition.routes.ts';
+import { registerDashboardRoutes } from './dashboards/dashboard.routes.ts';
 import { createPostgresFileStorage, fileUrlKey, type FileStorage } from '@renkei/file-storage';
 import { registerUploadedFileRoutes } from './uploaded-files/uploaded-file.routes.ts';
 
@@ -102,6 +104,8 @@ export async function buildCommandApp(deps: CommandAppDeps): Promise<FastifyInst
   registerVocRoutes(app, { db: deps.db, store: deps.store });
   registerActionListRoutes(app, { db: deps.db, store: deps.store });
   registerAlertRoutes(app, { db: deps.db, store: deps.store });
+  registerReportDefinitionRoutes(app, { db: deps.db, store: deps.store });
+  registerDashboardRoutes(app, { db: deps.db, store: deps.store });
   await registerUploadedFileRoutes(app, {
     db: deps.db,
     storage: fileStorage,

@@ -13,6 +13,7 @@ import { seedDemoCommunications } from './demo-communications-seed.ts';
 import { seedDemoVocs } from './demo-vocs-seed.ts';
 import { seedDemoActionLists } from './demo-action-lists-seed.ts';
 import { seedDemoAlerts } from './demo-alerts-seed.ts';
+import { seedDemoDashboards } from './demo-dashboards-seed.ts';
 
 /** The demo install's tenant and sign-ins (README documents them; the web e2e tests use them). */
 export const demoTenant = {
@@ -143,5 +144,6 @@ async function seedCrm(
   await seedDemoActionLists(seedDeps);
   await seedDemoReferrals({ ...deps, ...crm, tenantSlug: demoTenant.slug, ownerEmail: demoAccounts.owner.email });
   await seedDemoAlerts(seedDeps);
+  await seedDemoDashboards(seedDeps);
   return result;
 }

@@ -23,7 +23,11 @@ import { registerAlertQueryRoutes } from './alerts/alerts.routes.ts';
 import { registerChartQueryRoutes } from './charts/charts.routes.ts';
 import { registerVisitChartQueryRoutes } from './charts/visit-charts.routes.ts';
 import { registerDataAnalysisQueryRoutes } from './data-analysis/data-analysis.routes.ts';
+import { registerSegmentMapQueryRoutes } from './data-analysis/segment-map.routes.ts';
 import { registerReferralReportQueryRoutes } from './referral-reports/referral-report.routes.ts';
+import { registerReportDefinitionQueryRoutes } from './reports/report-definitions.routes.ts';
+import { registerDashboardQueryRoutes } from './dashboards/dashboards.routes.ts';
+import { registerReportResultQueryRoutes } from './reports/report-results.routes.ts';
 
 export { queryProjections } from './projections.ts';
 export { tagsProjection } from '@renkei/read-models';
@@ -95,6 +99,10 @@ export async function buildQueryApp(deps: QueryAppDeps): Promise<FastifyInstance
   registerChartQueryRoutes(app, { db: deps.db });
   registerVisitChartQueryRoutes(app, { db: deps.db });
   registerDataAnalysisQueryRoutes(app, { db: deps.db });
+  registerSegmentMapQueryRoutes(app, { db: deps.db });
   registerReferralReportQueryRoutes(app, { db: deps.db });
+  registerReportDefinitionQueryRoutes(app, { db: deps.db });
+  registerDashboardQueryRoutes(app, { db: deps.db });
+  registerReportResultQueryRoutes(app, { db: deps.db });
   return app;
 }

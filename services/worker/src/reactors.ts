@@ -8,6 +8,7 @@ import { createEmailDeliveryReactor, type EmailDeliveryOptions } from './reactor
 import { createUploadedFilesReactor } from './reactors/uploaded-files.reactor.ts';
 import { createReactionDigestReactor } from './reactors/reaction-digest.reactor.ts';
 import { createAlertEvaluationReactor } from './reactors/alert-evaluation.reactor.ts';
+import { createReportAlertReactor } from './reactors/report-alert.reactor.ts';
 
 /**
  * Every reactor the worker runs (imports, mail delivery, alert evaluation); one entry each. The
@@ -25,6 +26,7 @@ export function workerReactors(email: Pick<EmailDeliveryOptions, 'publicOrigin' 
     referralWithdrawalReactor,
     createReactionDigestReactor({ ...(email.publicOrigin ? { publicOrigin: email.publicOrigin } : {}) }),
     createAlertEvaluationReactor(),
+    createReportAlertReactor(),
   ];
 }
 

@@ -37,7 +37,7 @@ export const DashboardInput = z.object({
 });
 export type DashboardInput = z.infer<typeof DashboardInput>;
 
-const db = { area: 'dashboards', feature: 'dashboard', served: false } as const;
+const db = { area: 'dashboards', feature: 'dashboard', served: true } as const;
 
 export const dashboardEndpoints = {
   listDashboards: endpoint({

@@ -89,11 +89,18 @@ export type TagFilterGroup = z.infer<typeof TagFilterGroup>;
  * A condition on one institution label; the fields used depend on the label's component type.
  * `is_empty: true` finds institutions without a value for the label.
  */
+/** An integer label's bound: the values are Postgres `int`, so a bound past them is a typo, not a filter. */
+const labelIntegerBound = z
+  .number({ error: '整数を入力してください' })
+  .int('整数を入力してください')
+  .min(-2147483648, '-2147483648以上の整数を入力してください')
+  .max(2147483647, '2147483647以下の整数を入力してください');
+
 export const LabelFilter = z.object({
   label_id: Id,
   text: z.string().trim().max(100, 'ラベルの検索文字列は100文字以内で入力してください').optional(),
-  integer_min: z.number().int().optional(),
-  integer_max: z.number().int().optional(),
+  integer_min: labelIntegerBound.optional(),
+  integer_max: labelIntegerBound.optional(),
   date_from: inputDate('日付はYYYY-MM-DD形式で入力してください').optional(),
   date_to: inputDate('日付はYYYY-MM-DD形式で入力してください').optional(),
   selection_ids: z.array(Id).max(100).optional(),
@@ -456,6 +463,7 @@ export const medicalInstitutionEndpoints = {
   searchForSalesMap: endpoint({
     ...mi,
     id: 'medicalInstitutions.searchForSalesMap',
+    served: true,
     method: 'POST',
     path: '/medical_institutions/search_for_sales_map_results',
     service: 'query',

@@ -230,7 +230,7 @@ const featureOf: Record<ReportKind, FeatureKey> = {
 };
 const titleOf: Record<ReportKind, string> = {
   area_reports: 'エリアレポート',
-  communication_reports: '活動レポート',
+  communication_reports: 'コミュニケーションレポート',
   medical_institution_reports: '医療機関レポート',
   own_department_reports: '自院診療科レポート',
 };
@@ -241,6 +241,17 @@ const prefixOf = {
   own_department_reports: 'ownDepartmentReports',
 } as const satisfies Record<ReportKind, string>;
 
+/**
+ * Kinds whose item definitions, results and aggregation results the query service serves (a kind is
+ * added once its report source is in `reportSources` of @renkei/read-models).
+ */
+const resultServedKinds: ReadonlySet<ReportKind> = new Set<ReportKind>([
+  'area_reports',
+  'communication_reports',
+  'medical_institution_reports',
+  'own_department_reports',
+]);
+
 function definitionEndpoints(kind: ReportKind) {
   const base = { area: 'reports', feature: featureOf[kind], served: false } as const;
   const p = prefixOf[kind];
@@ -248,6 +259,7 @@ function definitionEndpoints(kind: ReportKind) {
   return {
     listDefinitions: endpoint({
       ...base,
+      served: true,
       id: `${p}.listDefinitions`,
       method: 'GET',
       path: `/${kind}/definitions`,
@@ -259,6 +271,7 @@ function definitionEndpoints(kind: ReportKind) {
     }),
     createDefinition: endpoint({
       ...base,
+      served: true,
       id: `${p}.createDefinition`,
       method: 'POST',
       path: `/${kind}/definitions`,
@@ -270,6 +283,7 @@ function definitionEndpoints(kind: ReportKind) {
     }),
     getDefinition: endpoint({
       ...base,
+      served: true,
       id: `${p}.getDefinition`,
       method: 'GET',
       path: `/${kind}/definitions/{id}`,
@@ -281,6 +295,7 @@ function definitionEndpoints(kind: ReportKind) {
     }),
     updateDefinition: endpoint({
       ...base,
+      served: true,
       id: `${p}.updateDefinition`,
       method: 'PUT',
       path: `/${kind}/definitions/{id}`,
@@ -293,6 +308,7 @@ function definitionEndpoints(kind: ReportKind) {
     }),
     deleteDefinition: endpoint({
       ...base,
+      served: true,
       id: `${p}.deleteDefinition`,
       method: 'DELETE',
       path: `/${kind}/definitions/{id}`,
@@ -304,6 +320,7 @@ function definitionEndpoints(kind: ReportKind) {
     }),
     itemDefinitions: endpoint({
       ...base,
+      served: resultServedKinds.has(kind),
       id: `${p}.itemDefinitions`,
       method: 'GET',
       path: `/${kind}/item_definitions`,
@@ -314,6 +331,7 @@ function definitionEndpoints(kind: ReportKind) {
     }),
     results: endpoint({
       ...base,
+      served: resultServedKinds.has(kind),
       id: `${p}.results`,
       method: 'POST',
       path: `/${kind}/results`,
@@ -332,7 +350,7 @@ function aggregationEndpoint(kind: 'communication_reports' | 'medical_institutio
     aggregationResults: endpoint({
       area: 'reports',
       feature: featureOf[kind],
-      served: false,
+      served: resultServedKinds.has(kind),
       id: `${p}.aggregationResults`,
       method: 'POST',
       path: `/${kind}/aggregation_results`,
@@ -359,7 +377,7 @@ export const reportEndpoints = {
   medicalInstitutionReportsGetAlertSettings: endpoint({
     area: 'reports',
     feature: 'medical_institution_report',
-    served: false,
+    served: true,
     id: 'medicalInstitutionReports.getAlertSettings',
     method: 'GET',
     path: '/medical_institution_reports/definitions/{id}/alert_settings',
@@ -372,7 +390,7 @@ export const reportEndpoints = {
   medicalInstitutionReportsUpdateAlertSettings: endpoint({
     area: 'reports',
     feature: 'medical_institution_report',
-    served: false,
+    served: true,
     id: 'medicalInstitutionReports.updateAlertSettings',
     method: 'PUT',
     path: '/medical_institution_reports/definitions/{id}/alert_settings',

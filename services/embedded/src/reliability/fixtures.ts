@@ -141,6 +141,13 @@ export function answerableType(
   return null;
 }
 
+const kindPrefix = {
+  area_reports: 'areaReports',
+  communication_reports: 'communicationReports',
+  medical_institution_reports: 'medicalInstitutionReports',
+  own_department_reports: 'ownDepartmentReports',
+} as const;
+
 async function created(api: FixtureApi, id: string, input: Parameters<FixtureApi['call']>[1]) {
   const res = await api.call(id, input);
   if (res.status >= 300 || typeof res.json?.id !== 'string') {
@@ -148,6 +155,31 @@ async function created(api: FixtureApi, id: string, input: Parameters<FixtureApi
   }
   return res.json.id as string;
 }
+
+/** A report definition of each kind: one display item the kind has, over one year. */
+const reportDefinitionFixtures: Record<string, Fixture> = Object.fromEntries(
+  (
+    [
+      ['area_reports', 'prefecture'],
+      ['communication_reports', 'acted_at'],
+      ['medical_institution_reports', 'medical_institution_name'],
+      ['own_department_reports', 'own_department_name'],
+    ] as const
+  ).map(([kind, item]) => [
+    `${kind}/definitions`,
+    {
+      create: async (api: FixtureApi) => ({
+        [`${kind}/definitions`]: await created(api, `${kindPrefix[kind]}.createDefinition`, {
+          body: {
+            name: `${api.tenant.canary} レポート ${unique()}`,
+            display_items: [{ item_key: item }],
+            aggregation_settings: { period: { from: '2025-04-01', to: '2026-03-31' } },
+          },
+        }),
+      }),
+    },
+  ]),
+);
 
 /**
  * How to make a record of each kind a path param names. The kind of a param is the path segment
@@ -309,6 +341,14 @@ export const fixtures: Record<string, Fixture> = {
       }),
     }),
   },
+  ...reportDefinitionFixtures,
+  dashboards: {
+    create: async (api) => ({
+      dashboards: await created(api, 'dashboards.create', {
+        body: { name: `${api.tenant.canary} ダッシュボード ${unique()}` },
+      }),
+    }),
+  },
   // A template names a list type, not a record of the tenant: nothing to isolate.
   templates: {
     shared: true,
@@ -442,9 +482,10 @@ export function pathParamKinds(path: string): { name: string; kind: string }[] {
   const segments = path.split('/').filter(Boolean);
   segments.forEach((segment, i) => {
     const m = /^\{([a-z_]+)\}$/.exec(segment);
-    // An import of communications is no communication: /imports/communications/{id} is its own kind.
-    if (m)
-      result.push({ name: m[1]!, kind: (segments[i - 2] === 'imports' ? 'imports/' : '') + (segments[i - 1] ?? '') });
+    // An import of communications is no communication: /imports/communications/{id} is its own kind;
+    // so is a report definition of each report kind (/area_reports/definitions/{id}).
+    const parent = segments[i - 2] === 'imports' || segments[i - 1] === 'definitions' ? `${segments[i - 2]}/` : '';
+    if (m) result.push({ name: m[1]!, kind: parent + (segments[i - 1] ?? '') });
   });
   return result;
 }

@@ -7,6 +7,8 @@ import {
   positionHeader,
   listColumns,
   registry,
+  ReportKind,
+  staticReportItems,
   type Audience,
   type EndpointContract,
   type MappedListType,
@@ -320,6 +322,27 @@ export class Suite {
       const ids = ((res.json ?? []) as { id: string }[]).map((p) => p.id);
       out.phase_master_id = ids.length ? ids[sample % ids.length]! : null;
     }
+    if (Array.isArray(out.display_items) && isObject(out.aggregation_settings)) {
+      // A report definition: random item keys are only ever refused, so one attribute item of its kind.
+      const kind = ReportKind.parse(e.path.split('/')[1]);
+      const keys = staticReportItems[kind].filter((i) => !i.periodic).map((i) => i.key);
+      out.display_items = [
+        { item_key: keys[sample % keys.length]!, label: null, aggregation_method: null, formula: null },
+      ];
+      out.filter_conditions = [];
+      out.sort_conditions = [];
+      out.aggregation_settings = {
+        ...out.aggregation_settings,
+        period: { from: '2025-04-01', to: '2026-03-31' },
+        comparison_period: null,
+      };
+    }
+    if (props.includes('contents') && props.includes('filter_department')) {
+      // A dashboard names the tenant's own departments, labels and reports: an empty one is valid.
+      out = { ...out, filter_department: null, medical_institution_label_id: null, contents: [] };
+    }
+    // Alert settings notify the tenant's accounts, which random ids never are.
+    if (Array.isArray(out.notify_user_ids)) out.notify_user_ids = [];
     if (Array.isArray(out.profiles)) {
       out.profiles = out.profiles.map((profile) => {
         if (!isObject(profile)) return profile;

@@ -7,6 +7,7 @@ import { registerLabelQueryRoutes } from '../labels/labels.routes.ts';
 import { registerLabelValueImportQueryRoutes } from '../imports/label-value-imports.routes.ts';
 import { registerReferenceDataRoutes } from '../reference-data/reference-data.routes.ts';
 import { registerMedicalInstitutionQueryRoutes } from './medical-institutions.routes.ts';
+import { registerSalesMapQueryRoutes } from './sales-map.routes.ts';
 
 export { medicalInstitutionCrmProjection } from '@renkei/read-models';
 
@@ -14,6 +15,7 @@ export { medicalInstitutionCrmProjection } from '@renkei/read-models';
 export async function registerInstitutionQueryRoutes(app: FastifyInstance, deps: { db: Database }): Promise<void> {
   await migrateInstitutionMaster(deps.db);
   registerMedicalInstitutionQueryRoutes(app, deps);
+  registerSalesMapQueryRoutes(app, deps);
   registerDoctorQueryRoutes(app, deps);
   registerHistoryRoutes(app, deps);
   registerLabelQueryRoutes(app, deps);

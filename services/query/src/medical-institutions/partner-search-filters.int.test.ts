@@ -315,6 +315,12 @@ describe('partner search filter input', () => {
     expect(csv.statusCode, csv.body).toBe(422);
   };
 
+  it('refuses an integer label bound no stored integer can have (it used to reach Postgres as an error)', async () => {
+    const label = '7b0c8f4e-4a43-4a39-9d4f-2d4a6f0f2e11';
+    await refused({ label_filters: [{ label_id: label, integer_min: 3_000_000_000 }] }, 'label_filters.0.integer_min');
+    await refused({ label_filters: [{ label_id: label, integer_max: -3_000_000_000 }] }, 'label_filters.0.integer_max');
+  });
+
   it('refuses a minimum above its maximum, negative counts, bad dates and a figure without its period', async () => {
     const both = { referral_period: p, comparison_referral_period: p };
     await refused({ ...both, min_referral_count: 5, max_referral_count: 4 }, 'max_referral_count');

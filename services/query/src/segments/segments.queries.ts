@@ -92,7 +92,7 @@ export function admissionSegments(setting: SegmentationSetting): ReferralAdmissi
 }
 
 /** The first segment by priority whose bounds the figures reach, else the rest. */
-function segmentOf(
+export function segmentOf(
   setting: SegmentationSetting,
   referralCount: number,
   admissionRate: number | null,

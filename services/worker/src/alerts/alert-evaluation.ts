@@ -20,6 +20,7 @@ import {
 import { readStreamOrEmpty, streamId, type EventMetadata, type EventStore } from '@renkei/event-store';
 import { departments, facilityTypes } from '@renkei/institution-master';
 import { alertConditionInvalid, rollupPieces } from '@renkei/read-models';
+import { jstDay } from '../japan-time.ts';
 
 /** A condition as evaluated: what its created event (or its read-model row) holds. */
 export interface EvaluatedCondition {
@@ -38,10 +39,7 @@ export interface MatchedInstitution {
   last_visit_date: string | null;
 }
 
-const jstOffsetMs = 9 * 60 * 60 * 1000;
-
 /** The day in Japan of an instant (YYYY-MM-DD). */
-const jstDay = (at: Date): string => new Date(at.getTime() + jstOffsetMs).toISOString().slice(0, 10);
 
 /** The first day of the month `offset` months from the month of `day` (YYYY-MM-01). */
 export function monthOf(day: string, offset = 0): string {

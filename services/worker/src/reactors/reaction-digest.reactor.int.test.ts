@@ -5,13 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { createPostgresEventStore, newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
 import type { MailTransport } from '@renkei/mail';
-import {
-  createReactionDigestReactor,
-  jstDay,
-  lastDueDay,
-  recordReactions,
-  sendDueDigests,
-} from './reaction-digest.reactor.ts';
+import { createReactionDigestReactor, lastDueDay, recordReactions, sendDueDigests } from './reaction-digest.reactor.ts';
+import { jstDay } from '../japan-time.ts';
 import { blankCommunication } from '@renkei/domain/testing';
 
 let db: TestDatabase;

@@ -4,6 +4,7 @@ import { communicationAggregate, parseCommunicationEvent } from '@renkei/domain'
 import { readStreamOrEmpty, streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { createMailTransport, type MailTransport } from '@renkei/mail';
 import { defineReactor, sleepUnlessAborted, type Reactor } from '@renkei/projections';
+import { jstDay } from '../japan-time.ts';
 
 /**
  * The daily summary mail of reactions (spec §3 notification settings, `enabled_communication_reactions_summary`):
@@ -28,10 +29,8 @@ export interface ReactionDigestOptions {
 
 /** Summaries of a day leave from this hour (Japan time) of the next day: read with the morning's mail. */
 const digestHourJst = 7;
-const jstOffsetMs = 9 * 60 * 60 * 1000;
 
 /** The date (YYYY-MM-DD) in Japan of an instant. */
-export const jstDay = (at: Date): string => new Date(at.getTime() + jstOffsetMs).toISOString().slice(0, 10);
 
 /** The last day whose summary is due at `now`: yesterday from 07:00 JST, the day before until then. */
 export function lastDueDay(now: Date): string {

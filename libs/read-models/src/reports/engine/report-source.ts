@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ReportItemDefinition, ReportKind } from '@renkei/contracts';
+import type { PeriodUnit, ReportItemDefinition, ReportKind } from '@renkei/contracts';
 import type { ReadModels } from '../../read-models.ts';
 
 /** A cell as a report answers it. */
@@ -22,6 +22,8 @@ export interface ReportSourceRequest {
   /** The buckets of the report's period (in order), and of its comparison period when it has one. */
   buckets: readonly ReportBucket[];
   comparisonBuckets: readonly ReportBucket[];
+  /** The unit of both bucket lists (week buckets need weekly data: `referral_period_rollups`, daily visits). */
+  periodUnit: PeriodUnit;
   /** Own departments the figures are narrowed to (empty: all). */
   ownDepartmentIds: readonly string[];
   /** Every item key the definition names (display, formula operands, filters, sorts, grouping). */
@@ -37,6 +39,11 @@ export interface ReportSourceRequest {
 export interface ReportSourceRow {
   /** Stable identity of the row (institution id, department id, `pref|city`, communication id). */
   id: string;
+  /**
+   * Optional natural position (own departments: their order, 「診療科なし」 last): rows the sort
+   * conditions leave tied keep it, before the id decides.
+   */
+  order?: number;
   values: Record<string, ReportValue>;
   /** item key → bucket key → count; buckets without a count are absent (0). */
   figures: Record<string, Record<string, number>>;

@@ -1,6 +1,6 @@
 import type { AlertMedicalInstitution, CsvEncoding } from '@renkei/contracts';
 import type { ApiClient } from '../../../api/api-client.ts';
-import { csvBytes, saveFile, type ExportTable } from '../../data-analysis/table-export.ts';
+import { csvBytes, saveFile, type ExportTable } from '../../../ui/table-export.ts';
 
 const columns = [
   { key: 'name', label: '医療機関名' },

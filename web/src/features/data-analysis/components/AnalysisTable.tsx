@@ -1,7 +1,7 @@
 import { Anchor, Table, Text } from '@mantine/core';
 import { useRouter } from '@tanstack/react-router';
 import type { MouseEvent } from 'react';
-import type { ExportTable } from '../table-export.ts';
+import type { ExportTable } from '../../../ui/table-export.ts';
 import { formatPercent } from '../../../ui/percent.ts';
 
 /** How a column reads on screen; the export keeps the raw figures. */

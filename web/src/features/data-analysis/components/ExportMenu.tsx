@@ -1,7 +1,7 @@
 import { Button, Menu } from '@mantine/core';
 import { useState } from 'react';
 import { toast } from '../../../app/toast.ts';
-import { csvBytes, saveFile, xlsxBytes, type CsvEncoding, type ExportTable } from '../table-export.ts';
+import { csvBytes, saveFile, xlsxBytes, type CsvEncoding, type ExportTable } from '../../../ui/table-export.ts';
 
 const xlsxType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 

@@ -1,0 +1,293 @@
+import { sql, type Kysely } from 'kysely';
+import {
+  labelIdOfItemKey,
+  labelItemPrefix,
+  runningStatusSelections,
+  staticReportItems,
+  type ReportItemDefinition,
+} from '@renkei/contracts';
+import { facilityTypes, prefectures } from '@renkei/institution-master';
+import type { ReadModels } from '../../read-models.ts';
+import { communicationsProjection } from '../../communications/communications.projection.ts';
+import { medicalInstitutionCrmProjection } from '../../medical-institutions/medical-institution-crm.projection.ts';
+import { referralsProjection } from '../../referrals/referrals.projection.ts';
+import { tagsProjection } from '../../tags/tags.projection.ts';
+import { visitRollupsProjection } from '../../visit-rollups/visit-rollups.projection.ts';
+import {
+  addFigures,
+  addGroupFigures,
+  referralFigures,
+  runFigureStatement,
+  type FigureRow,
+} from '../engine/referral-figures.ts';
+import type { ReportSource, ReportSourceRequest, ReportSourceRow } from '../engine/report-source.ts';
+
+const prefectureName = new Map(prefectures.map((p) => [p.code, p.name]));
+const facilityTypeName = new Map(facilityTypes.map((t) => [t.id, t.name]));
+const runningStatusName = new Map(runningStatusSelections.map((s) => [s.value, s.label]));
+
+interface LabelRow {
+  id: string;
+  name: string;
+  component_type: string;
+  selections: { id: string; label: string }[];
+  areas: { id: string; name: string }[];
+}
+
+const labelValueType = (componentType: string): ReportItemDefinition['value_type'] =>
+  componentType === 'integer'
+    ? 'integer'
+    : componentType === 'date'
+      ? 'date'
+      : componentType === 'select' || componentType === 'radio' || componentType === 'checkbox'
+        ? 'selection'
+        : 'string';
+
+async function institutionLabels(db: Kysely<ReadModels>, tenantId: string): Promise<LabelRow[]> {
+  const { rows } = await sql<LabelRow>`
+    SELECT id, name, component_type, selections, areas FROM rm.medical_institution_labels
+     WHERE tenant_id = ${tenantId} ORDER BY sort_order, id`.execute(db);
+  return rows;
+}
+
+/**
+ * The tenant's institutions: every institution of the master with a referral or reverse referral, a
+ * communication, a tag, a label value or a phase of this tenant. Partner search has no such notion (it
+ * searches the whole master), so the report defines it here. Referrals are found through the 年度 rows
+ * of the per-institution rollups (both directions, one row per institution and 年度, read by index only)
+ * rather than every month of every own department.
+ */
+const partnerIds = (tenantId: string) => sql`
+  SELECT medical_institution_id AS id FROM rm.referral_institution_rollups
+   WHERE tenant_id = ${tenantId} AND span = 'fiscal_year'
+  UNION SELECT medical_institution_id FROM rm.communications WHERE tenant_id = ${tenantId}
+  UNION SELECT medical_institution_id FROM rm.mi_tags WHERE tenant_id = ${tenantId}
+  UNION SELECT medical_institution_id FROM rm.mi_label_values WHERE tenant_id = ${tenantId}
+  UNION SELECT medical_institution_id FROM rm.mi_phases WHERE tenant_id = ${tenantId} AND phase_master_id IS NOT NULL`;
+
+/**
+ * Visits (訪問・新規訪問) or every communication per institution and bucket of the period and the
+ * comparison period, exact per day, in one statement.
+ */
+async function communicationFigures(
+  db: Kysely<ReadModels>,
+  request: ReportSourceRequest,
+  item: 'visit_count' | 'communication_count',
+): Promise<FigureRow[]> {
+  const all = [
+    ...request.buckets.map((b) => ({ set: 'p', ...b })),
+    ...request.comparisonBuckets.map((b) => ({ set: 'c', ...b })),
+  ];
+  if (all.length === 0) return [];
+  // Visits per institution come from the visit rollups' per-record source (the daily rollups are per
+  // user, not per institution); communications per institution from the records (the day counts are
+  // per tenant and type only).
+  const table = item === 'visit_count' ? sql`rm.visit_sources` : sql`rm.communications`;
+  const { rows } = await runFigureStatement(
+    db,
+    sql<{ set: 'p' | 'c'; group_id: string; bucket: string; count: number }>`
+    SELECT b.set, c.medical_institution_id::text AS group_id, b.bucket, count(*)::int AS count
+      FROM unnest(${sql.val(all.map((b) => b.set))}::text[], ${sql.val(all.map((b) => b.key))}::text[],
+                  ${sql.val(all.map((b) => b.from))}::date[], ${sql.val(all.map((b) => b.to))}::date[])
+           AS b(set, bucket, from_day, to_day)
+      JOIN ${table} c ON c.tenant_id = ${request.tenantId} AND c.acted_date BETWEEN b.from_day AND b.to_day
+     GROUP BY 1, 2, 3`,
+  );
+  return rows.map((r) => ({ ...r, item }));
+}
+
+/** Every figure family asked for, of the period and the comparison period. */
+async function figuresOf(db: Kysely<ReadModels>, request: ReportSourceRequest) {
+  const [referrals, visits, communications] = await Promise.all([
+    referralFigures(db, {
+      tenantId: request.tenantId,
+      buckets: request.buckets,
+      comparisonBuckets: request.comparisonBuckets,
+      items: request.itemKeys,
+      groupBy: 'medical_institution_id',
+      ownDepartmentIds: request.ownDepartmentIds,
+    }),
+    request.itemKeys.has('visit_count') ? communicationFigures(db, request, 'visit_count') : [],
+    request.itemKeys.has('communication_count') ? communicationFigures(db, request, 'communication_count') : [],
+  ]);
+  return { referrals, others: [...visits, ...communications] };
+}
+
+interface InstitutionRow {
+  id: string;
+  code: string;
+  name: string;
+  prefecture_code: number | null;
+  city: string;
+  address: string;
+  facility_type_id: number | null;
+  running_status: string;
+  phase_name: string | null;
+  last_visit_date: string | null;
+  tags: string | null;
+}
+
+/** 医療機関レポート: one row per institution of the tenant. */
+export const medicalInstitutionReportsSource: ReportSource = {
+  kind: 'medical_institution_reports',
+  reads: [
+    referralsProjection.name,
+    medicalInstitutionCrmProjection.name,
+    communicationsProjection.name,
+    visitRollupsProjection.name,
+    tagsProjection.name,
+  ],
+
+  async items(db, tenantId) {
+    const [labels, phases, tags] = await Promise.all([
+      institutionLabels(db, tenantId),
+      sql<{
+        id: string;
+        name: string;
+      }>`SELECT id, name FROM rm.phase_masters WHERE tenant_id = ${tenantId} ORDER BY sort_order, id`.execute(db),
+      sql<{
+        id: string;
+        name: string;
+      }>`SELECT id, name FROM rm.tags WHERE tenant_id = ${tenantId} ORDER BY name, id`.execute(db),
+    ]);
+    const statics = staticReportItems.medical_institution_reports.map((item) =>
+      item.key === 'phase'
+        ? { ...item, selections: phases.rows.map((p) => ({ value: p.id, label: p.name })) }
+        : item.key === 'tags'
+          ? { ...item, selections: tags.rows.map((t) => ({ value: t.id, label: t.name })) }
+          : item,
+    );
+    return [
+      ...statics,
+      ...labels.map((l): ReportItemDefinition => ({
+        key: `${labelItemPrefix}${l.id}`,
+        label: l.name,
+        category: 'ラベル',
+        value_type: labelValueType(l.component_type),
+        selections: (l.selections ?? []).map((s) => ({ value: s.id, label: s.label })),
+        filterable: true,
+        sortable: true,
+        aggregation_methods: [],
+        periodic: false,
+      })),
+    ];
+  },
+
+  async load(db, request) {
+    const { tenantId, itemKeys } = request;
+    const wantsTags = itemKeys.has('tags');
+    const { rows } = await sql<InstitutionRow>`
+      WITH ids AS (${partnerIds(tenantId)})
+      SELECT m.id::text AS id, m.code, m.name, m.prefecture_code, m.city, m.address, m.facility_type_id, m.running_status,
+             pm.name AS phase_name, to_char(lv.last_visit_date, 'YYYY-MM-DD') AS last_visit_date,
+             ${
+               wantsTags
+                 ? sql`(SELECT string_agg(tg.name, '、' ORDER BY tg.name, tg.id)
+                          FROM rm.mi_tags x JOIN rm.tags tg ON tg.tenant_id = x.tenant_id AND tg.id = x.tag_id
+                         WHERE x.tenant_id = ${tenantId} AND x.medical_institution_id = m.id)`
+                 : sql`NULL::text`
+             } AS tags
+        FROM ids JOIN ref.medical_institutions m ON m.id = ids.id
+        LEFT JOIN rm.mi_phases ph ON ph.tenant_id = ${tenantId} AND ph.medical_institution_id = m.id
+        LEFT JOIN rm.phase_masters pm ON pm.tenant_id = ${tenantId} AND pm.id = ph.phase_master_id
+        LEFT JOIN rm.mi_last_visits lv ON lv.tenant_id = ${tenantId} AND lv.medical_institution_id = m.id`.execute(db);
+
+    const byId = new Map<string, ReportSourceRow>();
+    for (const r of rows) {
+      byId.set(r.id, {
+        id: r.id,
+        values: {
+          medical_institution_name: r.name,
+          medical_institution_code: r.code || null,
+          prefecture: r.prefecture_code !== null ? (prefectureName.get(r.prefecture_code) ?? null) : null,
+          city: r.city || null,
+          address: r.address || null,
+          facility_type: r.facility_type_id !== null ? (facilityTypeName.get(r.facility_type_id) ?? null) : null,
+          running_status: runningStatusName.get(r.running_status) ?? null,
+          phase: r.phase_name,
+          tags: r.tags,
+          last_visit_date: r.last_visit_date,
+        },
+        figures: {},
+        comparisonFigures: {},
+      });
+    }
+
+    const labelIds = [...itemKeys].map(labelIdOfItemKey).filter((id): id is string => id !== null);
+    const [figures] = await Promise.all([
+      figuresOf(db, request),
+      labelIds.length > 0 ? addLabelValues(db, tenantId, labelIds, byId) : undefined,
+    ]);
+    addGroupFigures(byId, figures.referrals);
+    addFigures(byId, figures.others);
+    return [...byId.values()];
+  },
+};
+
+/** Each named label's value as text: selections by name (several joined with 、), own departments and areas by name. */
+async function addLabelValues(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  labelIds: readonly string[],
+  byId: ReadonlyMap<string, ReportSourceRow>,
+): Promise<void> {
+  const labels = new Map((await institutionLabels(db, tenantId)).map((l) => [l.id, l]));
+  const { rows } = await sql<{
+    medical_institution_id: string;
+    label_id: string;
+    text_value: string | null;
+    integer_value: number | null;
+    date_value: string | null;
+    time_value: string | null;
+    selection_id: string | null;
+    selection_ids: string[];
+    own_department_name: string | null;
+    area_id: string | null;
+  }>`
+    SELECT v.medical_institution_id::text AS medical_institution_id, v.label_id::text AS label_id, v.text_value,
+           v.integer_value, to_char(v.date_value, 'YYYY-MM-DD') AS date_value, v.time_value,
+           v.selection_id::text AS selection_id, v.selection_ids::text[] AS selection_ids,
+           od.name AS own_department_name, v.area_id::text AS area_id
+      FROM rm.mi_label_values v
+      LEFT JOIN rm.own_departments od ON od.tenant_id = v.tenant_id AND od.id = v.own_department_id
+     WHERE v.tenant_id = ${tenantId} AND v.label_id = ANY(${sql.val(labelIds)}::uuid[])`.execute(db);
+  for (const v of rows) {
+    const row = byId.get(v.medical_institution_id);
+    const label = labels.get(v.label_id);
+    if (!row || !label) continue;
+    const selectionName = new Map((label.selections ?? []).map((s) => [s.id, s.label]));
+    const names = (ids: readonly string[]) =>
+      ids
+        .map((id) => selectionName.get(id))
+        .filter((n) => n !== undefined)
+        .join('、') || null;
+    let value: string | number | null;
+    switch (label.component_type) {
+      case 'integer':
+        value = v.integer_value;
+        break;
+      case 'date':
+        value = v.date_value;
+        break;
+      case 'time':
+        value = v.time_value;
+        break;
+      case 'select':
+      case 'radio':
+        value = v.selection_id ? names([v.selection_id]) : null;
+        break;
+      case 'checkbox':
+        value = names(v.selection_ids ?? []);
+        break;
+      case 'own_department':
+        value = v.own_department_name;
+        break;
+      case 'area':
+        value = (label.areas ?? []).find((a) => a.id === v.area_id)?.name ?? null;
+        break;
+      default:
+        value = v.text_value;
+    }
+    row.values[`${labelItemPrefix}${v.label_id}`] = value;
+  }
+}

@@ -1,0 +1,90 @@
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { screenshot, signIn } from './fixtures.ts';
+
+const searchPath = '/api/medical_institutions/search_for_sales_map_results';
+
+/** The referral counts the list shows, top to bottom. */
+async function listedCounts(list: Locator): Promise<number[]> {
+  const texts = await list.getByText(/^紹介 \d+件$/).allTextContents();
+  return texts.map((t) => Number(/\d+/.exec(t)![0]));
+}
+
+async function opensCrmPage(page: Page, list: Locator) {
+  const entry = list.getByRole('button').first();
+  const name = (await entry.locator('p').first().textContent())!;
+  await entry.click();
+  await page.waitForURL(/\/app\/crms\/[0-9a-f-]{36}$/);
+  await expect(page.getByTestId('crm-name')).toHaveText(name);
+}
+
+test('sales map: the demo owner sees pins and the list, filters by referrals, zooms and opens an institution', async ({
+  page,
+}) => {
+  const spans: number[] = [];
+  page.on('request', (r) => {
+    if (!r.url().endsWith(searchPath)) return;
+    const b = (r.postDataJSON() as { bounds?: { north: number; south: number } }).bounds;
+    if (b) spans.push(b.north - b.south);
+  });
+  await signIn(page, undefined, '/sale_map');
+  await expect(page.getByRole('heading', { name: '営業分析マップ' })).toBeVisible();
+  const map = page.getByTestId('sales-map-canvas');
+  await expect(map).toHaveAttribute('data-ready', 'true');
+  await expect(map.locator('canvas')).toBeVisible();
+  await expect(page.getByText('地図: Natural Earth (world-atlas)')).toBeVisible();
+
+  // The visible rectangle around the demo hospital (静岡) holds demo institutions: pins and entries.
+  const list = page.getByRole('list', { name: '医療機関一覧' });
+  await expect(list.getByRole('button').first()).toBeVisible();
+  const pins = Number(await map.getAttribute('data-pin-count'));
+  expect(pins).toBeGreaterThan(0);
+  await expect(list.getByRole('button')).toHaveCount(pins);
+  const counts = await listedCounts(list);
+  // Biggest referrers first.
+  expect(counts).toEqual([...counts].sort((a, b) => b - a));
+  await expect(page.getByTestId('sales-map-count')).toHaveText(new RegExp(`^表示件数 ${pins}件（該当 \\d+件）$`));
+  await screenshot(page, 'sales-map');
+
+  // At least as many referrals as the third entry: only the entries with that many remain.
+  const min = counts[Math.min(2, counts.length - 1)]!;
+  expect(min).toBeGreaterThan(0);
+  await page.getByRole('textbox', { name: '最低紹介数' }).fill(String(min));
+  await page.getByRole('button', { name: '絞り込む' }).click();
+  await expect(page).toHaveURL(new RegExp(`min_referral_count=${min}`));
+  const kept = counts.filter((c) => c >= min).length;
+  await expect(list.getByRole('button')).toHaveCount(kept);
+  expect((await listedCounts(list)).every((c) => c >= min)).toBe(true);
+  await expect(map).toHaveAttribute('data-pin-count', String(kept));
+
+  // Zooming in sends the smaller rectangle (once the view rests).
+  const box = (await map.boundingBox())!;
+  const zoomed = page.waitForRequest((r) => r.url().endsWith(searchPath) && r.method() === 'POST');
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.wheel(0, -600);
+  const body = (await zoomed).postDataJSON() as { bounds: { north: number; south: number } };
+  // The first search already had the map's rectangle; the zoomed one is smaller.
+  expect(spans[0]).toBeGreaterThan(0);
+  expect(body.bounds.north - body.bounds.south).toBeLessThan(spans[0]!);
+
+  await opensCrmPage(page, list);
+});
+
+test('sales map without WebGL: a message in Japanese, and the list still leads to the institutions', async ({
+  page,
+}) => {
+  // A browser without WebGL (no GPU and no software fallback).
+  await page.addInitScript(() => {
+    const original = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function (this: HTMLCanvasElement, type: string, ...rest: unknown[]) {
+      if (type === 'webgl2' || type === 'webgl' || type === 'experimental-webgl') return null;
+      return (original as (...a: unknown[]) => unknown).call(this, type, ...rest);
+    } as typeof original;
+  });
+  await signIn(page, undefined, '/sale_map');
+  await expect(page.getByTestId('sales-map-unavailable')).toHaveText(/この環境では地図を表示できません/);
+  await expect(page.getByTestId('sales-map-canvas')).toHaveCount(0);
+  const list = page.getByRole('list', { name: '医療機関一覧' });
+  await expect(list.getByRole('button').first()).toBeVisible();
+  await screenshot(page, 'sales-map-no-webgl');
+  await opensCrmPage(page, list);
+});

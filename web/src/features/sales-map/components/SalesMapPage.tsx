@@ -1,0 +1,167 @@
+import { Alert, Box, Grid, Group, Loader, Paper, ScrollArea, Stack, Text, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import type { MapViewState } from '@deck.gl/core';
+import { Component, useCallback, useMemo, useState, type ReactNode } from 'react';
+import { useServices } from '../../../app/services-context.tsx';
+import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
+import { salesMapQueries } from '../sales-map.queries.ts';
+import { defaultPeriod, toSalesMapBody, type MapBounds, type SalesMapState } from '../sales-map-state.ts';
+import { notVisitedColor, visitedColor } from '../pins.ts';
+import { SalesMapCanvas } from './SalesMapCanvas.tsx';
+import { SalesMapFilterPanel } from './SalesMapFilterPanel.tsx';
+import { SalesMapList } from './SalesMapList.tsx';
+
+export interface SalesMapPageProps {
+  state: SalesMapState;
+  onStateChange: (state: SalesMapState) => void;
+  /** Whether the browser can draw the map (WebGL2); the list works without it. */
+  webgl?: boolean;
+}
+
+export const noWebglMessage =
+  'この環境では地図を表示できません（WebGLに対応していません）。一覧から医療機関を確認できます。';
+export const pageFullMessage = '表示件数の上限に達しました。地図を拡大してください';
+const attribution = '地図: Natural Earth (world-atlas)';
+
+/** deck.gl 9 draws with WebGL2. */
+export function webglAvailable(): boolean {
+  try {
+    return document.createElement('canvas').getContext('webgl2') !== null;
+  } catch {
+    return false;
+  }
+}
+
+/** A map that fails while drawing leaves the list and the message instead of an error page. */
+export class MapBoundary extends Component<{ fallback: ReactNode; onError: () => void; children: ReactNode }> {
+  override state = { failed: false };
+  static getDerivedStateFromError() {
+    return { failed: true };
+  }
+  override componentDidCatch() {
+    this.props.onError();
+  }
+  override render() {
+    return this.state.failed ? this.props.fallback : this.props.children;
+  }
+}
+
+/** Japan whole, or the tenant's own hospital when its location is known. */
+export function initialView(tenant: { latitude: number | null; longitude: number | null } | undefined): MapViewState {
+  if (tenant?.latitude != null && tenant.longitude != null)
+    return { latitude: tenant.latitude, longitude: tenant.longitude, zoom: 9 };
+  return { latitude: 36.5, longitude: 137.5, zoom: 4.5 };
+}
+
+function Legend() {
+  const dot = (c: number[]) => `rgba(${c[0]}, ${c[1]}, ${c[2]}, 1)`;
+  return (
+    <Group gap="md">
+      {[
+        [visitedColor, '期間内に訪問あり'],
+        [notVisitedColor, '期間内に訪問なし'],
+      ].map(([color, label]) => (
+        <Group key={label as string} gap={4}>
+          <Box w={10} h={10} style={{ borderRadius: '50%', background: dot(color as number[]) }} />
+          <Text size="xs">{label as string}</Text>
+        </Group>
+      ))}
+      <Text size="xs" c="dimmed">
+        円の大きさ: 紹介数
+      </Text>
+    </Group>
+  );
+}
+
+/** 営業分析マップ: the filtered institutions of the visible rectangle as pins, and the same page as a list. */
+export function SalesMapPage({ state, onStateChange, webgl = true }: SalesMapPageProps) {
+  const { api } = useServices();
+  const tenant = useQuery(referenceDataQueries.tenant(api));
+  const [mapFailed, setMapFailed] = useState(false);
+  const showMap = webgl && !mapFailed;
+  // Until the map reports its rectangle nothing is searched (the first answer would be all Japan's);
+  // without a map the list covers all of Japan.
+  const [bounds, setBounds] = useState<MapBounds | undefined>(undefined);
+  const [highlightedId, setHighlightedId] = useState<string | null>(null);
+  const today = useMemo(() => new Date(), []);
+  const period = state.from && state.to ? { from: state.from, to: state.to } : defaultPeriod(today);
+  const body = toSalesMapBody(state, showMap ? bounds : undefined, today);
+  const search = useQuery({ ...salesMapQueries.search(api, body), enabled: !showMap || bounds !== undefined });
+  const rows = search.data?.data ?? [];
+  const total = search.data?.meta.total_count ?? 0;
+  const onBoundsChange = useCallback((b: MapBounds) => setBounds(b), []);
+  const onMapError = useCallback(() => setMapFailed(true), []);
+
+  const unavailable = (
+    <Alert color="yellow" data-testid="sales-map-unavailable">
+      {noWebglMessage}
+    </Alert>
+  );
+
+  return (
+    <Stack gap="sm">
+      <Title order={2}>営業分析マップ</Title>
+      <Grid gap="sm">
+        <Grid.Col span={3}>
+          <Paper withBorder p="sm">
+            <SalesMapFilterPanel state={state} period={period} onApply={onStateChange} />
+          </Paper>
+        </Grid.Col>
+        <Grid.Col span={6}>
+          <Stack gap={4}>
+            {showMap ? (
+              <Paper withBorder h={620} style={{ overflow: 'hidden' }}>
+                <MapBoundary fallback={unavailable} onError={onMapError}>
+                  {tenant.isPending ? (
+                    <Loader m="md" />
+                  ) : (
+                    <SalesMapCanvas
+                      rows={rows}
+                      initialView={initialView(tenant.data)}
+                      highlightedId={highlightedId}
+                      onHover={setHighlightedId}
+                      onBoundsChange={onBoundsChange}
+                    />
+                  )}
+                </MapBoundary>
+              </Paper>
+            ) : (
+              unavailable
+            )}
+            <Group justify="space-between">
+              <Legend />
+              <Text size="xs" c="dimmed">
+                {attribution}
+              </Text>
+            </Group>
+          </Stack>
+        </Grid.Col>
+        <Grid.Col span={3}>
+          <Paper withBorder>
+            <Stack gap={4} p="sm" style={{ borderBottom: '1px solid var(--mantine-color-gray-3)' }}>
+              <Group gap="xs">
+                <Text size="sm" data-testid="sales-map-count">
+                  {search.data ? `表示件数 ${rows.length}件（該当 ${total}件）` : '読み込み中…'}
+                </Text>
+                {search.isFetching && <Loader size="xs" />}
+              </Group>
+              {search.data && total > rows.length && (
+                <Text size="xs" c="orange.8">
+                  {pageFullMessage}
+                </Text>
+              )}
+              {search.isError && (
+                <Text size="xs" c="red">
+                  医療機関を読み込めませんでした。時間をおいて再度お試しください。
+                </Text>
+              )}
+            </Stack>
+            <ScrollArea h={560}>
+              <SalesMapList rows={rows} highlightedId={highlightedId} onHover={setHighlightedId} />
+            </ScrollArea>
+          </Paper>
+        </Grid.Col>
+      </Grid>
+    </Stack>
+  );
+}

@@ -1,0 +1,33 @@
+import { createFileRoute } from '@tanstack/react-router';
+import { enumParam, intParam, type SearchInput } from '../../app/search-params.ts';
+import { requireFeature } from '../../features/current-user/require-feature.ts';
+import { ReportListPage } from '../../features/reports/components/ReportListPage.tsx';
+import { reportQueries, type ReportListParams } from '../../features/reports/reports.queries.ts';
+
+const kind = 'medical_institution_reports';
+
+const ReportsSearch = (search: SearchInput): ReportListParams => ({
+  page: intParam(search.page, 1, Number.MAX_SAFE_INTEGER, 1),
+  sort_by: enumParam(search.sort_by, ['create_date', 'alert_date'], 'create_date'),
+});
+
+export const Route = createFileRoute('/_authenticated/medical_institutions_reports/')({
+  staticData: { title: '医療機関レポート' },
+  validateSearch: ReportsSearch,
+  beforeLoad: ({ context }) => requireFeature(context.user, 'medical_institution_report'),
+  loaderDeps: ({ search }) => search,
+  loader: ({ context, deps }) => context.queryClient.ensureQueryData(reportQueries.list(context.api, kind, deps)),
+  component: MedicalInstitutionsReportsRoute,
+});
+
+function MedicalInstitutionsReportsRoute() {
+  const params = Route.useSearch();
+  const navigate = Route.useNavigate();
+  return (
+    <ReportListPage
+      kind={kind}
+      params={params}
+      onParamsChange={(next) => void navigate({ search: (prev) => ({ ...prev, ...next }) })}
+    />
+  );
+}
