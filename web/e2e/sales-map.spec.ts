@@ -58,7 +58,12 @@ test('sales map: the demo owner sees pins and the list, filters by referrals, zo
 
   // Zooming in sends the smaller rectangle (once the view rests).
   const box = (await map.boundingBox())!;
-  const zoomed = page.waitForRequest((r) => r.url().endsWith(searchPath) && r.method() === 'POST');
+  // A search for the earlier view may still be on its way (the 400 ms debounce): wait for the smaller one.
+  const zoomed = page.waitForRequest((r) => {
+    if (!r.url().endsWith(searchPath) || r.method() !== 'POST') return false;
+    const b = (r.postDataJSON() as { bounds?: { north: number; south: number } }).bounds;
+    return b !== undefined && b.north - b.south < spans[0]!;
+  });
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.wheel(0, -600);
   const body = (await zoomed).postDataJSON() as { bounds: { north: number; south: number } };
