@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sleepUnlessAborted } from './abortable-sleep.ts';
+import { repeatUntilAborted, sleepUnlessAborted } from './abortable-sleep.ts';
 
 describe('sleepUnlessAborted', () => {
   it('ends at once when the signal aborted before the wait began', async () => {
@@ -31,5 +31,26 @@ describe('sleepUnlessAborted', () => {
     expect(done).toBe(false);
     await short;
     expect(done).toBe(true);
+  });
+});
+
+describe('repeatUntilAborted', () => {
+  it('hands a failed round to onError and runs the next one, until aborted', async () => {
+    const abort = new AbortController();
+    const errors: unknown[] = [];
+    let rounds = 0;
+    await repeatUntilAborted(
+      abort.signal,
+      0,
+      async () => {
+        rounds++;
+        if (rounds === 1) throw new Error('first round fails');
+        if (rounds === 3) abort.abort();
+      },
+      (error) => errors.push(error),
+    );
+    expect(rounds).toBe(3);
+    expect(errors).toHaveLength(1);
+    expect((errors[0] as Error).message).toBe('first round fails');
   });
 });

@@ -23,3 +23,24 @@ export function sleepUnlessAborted(
     signal?.addEventListener('abort', done, { once: true });
   });
 }
+
+/**
+ * A reactor's background loop: runs `round`, then waits `intervalMs`, until `signal` aborts. A failed
+ * round is handed to `onError` (the caller logs it at its own level) and the loop goes on: one bad round
+ * must not end a sweep that other tenants rely on.
+ */
+export async function repeatUntilAborted(
+  signal: AbortSignal,
+  intervalMs: number,
+  round: () => Promise<unknown>,
+  onError: (error: unknown) => void,
+): Promise<void> {
+  while (!signal.aborted) {
+    try {
+      await round();
+    } catch (error) {
+      onError(error);
+    }
+    await sleepUnlessAborted(intervalMs, signal);
+  }
+}

@@ -10,6 +10,6 @@ export {
   type ReactorStatus,
 } from './projection-status.ts';
 export { migrateProjections } from './projections.migrations.ts';
-export { sleepUnlessAborted } from './abortable-sleep.ts';
+export { repeatUntilAborted, sleepUnlessAborted } from './abortable-sleep.ts';
 export type { ProjectionLogger } from './projection-engine.ts';
 export { defineReactor, recordParkedEvent, startReactors, type Reactor, type ReactorContext } from './reactor.ts';

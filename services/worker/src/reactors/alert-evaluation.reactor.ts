@@ -9,7 +9,7 @@ import {
 import { readStreamOrEmpty, streamId, type RecordedEvent } from '@renkei/event-store';
 import {
   defineReactor,
-  sleepUnlessAborted,
+  repeatUntilAborted,
   waitForPosition,
   type Reactor,
   type ReactorContext,
@@ -178,15 +178,12 @@ export function createAlertEvaluationReactor(options: AlertEvaluationOptions = {
       for (const event of events) await handleEvent(event, ctx, now());
     },
     async background(ctx) {
-      const interval = options.intervalMs ?? 10 * 60_000;
-      while (!ctx.signal.aborted) {
-        try {
-          await evaluateMissing(ctx, now());
-        } catch (error) {
-          ctx.logger?.warn({ err: error }, 'alert evaluation: the month-turn round failed, will retry');
-        }
-        await sleepUnlessAborted(interval, ctx.signal);
-      }
+      await repeatUntilAborted(
+        ctx.signal,
+        options.intervalMs ?? 10 * 60_000,
+        () => evaluateMissing(ctx, now()),
+        (error) => ctx.logger?.warn({ err: error }, 'alert evaluation: the month-turn round failed, will retry'),
+      );
     },
   });
 }

@@ -3,7 +3,7 @@ import { migrateModuleOnce, type Database } from '@renkei/db';
 import { communicationAggregate, parseCommunicationEvent } from '@renkei/domain';
 import { readStreamOrEmpty, streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { createMailTransport, type MailTransport } from '@renkei/mail';
-import { defineReactor, sleepUnlessAborted, type Reactor } from '@renkei/projections';
+import { defineReactor, repeatUntilAborted, type Reactor } from '@renkei/projections';
 import { jstDay } from '../japan-time.ts';
 
 /**
@@ -257,20 +257,13 @@ export function createReactionDigestReactor(options: ReactionDigestOptions = {})
     startAt: 'head',
     handle: (events, ctx) => recordReactions(ctx.db, ctx.store, events),
     async background(ctx) {
-      const interval = options.intervalMs ?? 60_000;
-      while (!ctx.signal.aborted) {
-        try {
-          await sendDueDigests(ctx.db, {
-            now: options.clock?.() ?? new Date(),
-            transport: mailer(),
-            origin: origin(),
-            from,
-          });
-        } catch (error) {
-          ctx.logger?.warn({ err: error }, 'reaction digest: sending failed, will retry');
-        }
-        await sleepUnlessAborted(interval, ctx.signal);
-      }
+      await repeatUntilAborted(
+        ctx.signal,
+        options.intervalMs ?? 60_000,
+        () =>
+          sendDueDigests(ctx.db, { now: options.clock?.() ?? new Date(), transport: mailer(), origin: origin(), from }),
+        (error) => ctx.logger?.warn({ err: error }, 'reaction digest: sending failed, will retry'),
+      );
       transport?.close();
     },
   });

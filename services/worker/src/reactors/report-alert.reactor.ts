@@ -3,7 +3,7 @@ import { ReferralDataImportFinished } from '@renkei/domain';
 import type { RecordedEvent } from '@renkei/event-store';
 import {
   defineReactor,
-  sleepUnlessAborted,
+  repeatUntilAborted,
   waitForPosition,
   type Reactor,
   type ReactorContext,
@@ -72,15 +72,12 @@ export function createReportAlertReactor(options: ReportAlertOptions = {}): Reac
       for (const event of events) await handleEvent(event, ctx, now());
     },
     async background(ctx) {
-      const interval = options.intervalMs ?? 10 * 60_000;
-      while (!ctx.signal.aborted) {
-        try {
-          await evaluateMissingReportAlerts(ctx, now());
-        } catch (error) {
-          ctx.logger?.warn({ err: error }, 'report alerts: the month-turn round failed, will retry');
-        }
-        await sleepUnlessAborted(interval, ctx.signal);
-      }
+      await repeatUntilAborted(
+        ctx.signal,
+        options.intervalMs ?? 10 * 60_000,
+        () => evaluateMissingReportAlerts(ctx, now()),
+        (error) => ctx.logger?.warn({ err: error }, 'report alerts: the month-turn round failed, will retry'),
+      );
     },
   });
 }

@@ -2,7 +2,7 @@ import type { Database } from '@renkei/db';
 import { parseCommunicationEvent, parseEmailEvent } from '@renkei/domain';
 import { createPostgresFileStorage, type FileStorage } from '@renkei/file-storage';
 import type { RecordedEvent } from '@renkei/event-store';
-import { defineReactor, sleepUnlessAborted, type Reactor } from '@renkei/projections';
+import { defineReactor, repeatUntilAborted, type Reactor } from '@renkei/projections';
 
 /** An uploaded file nothing references is removed after this long (issue 11: a day). */
 const unreferencedFileLifetimeMs = 24 * 60 * 60 * 1000;
@@ -74,15 +74,15 @@ export function createUploadedFilesReactor(options: UploadedFilesReactorOptions 
     },
     async background({ db, signal, logger }) {
       const storage = storageOf(db);
-      while (!signal.aborted) {
-        try {
+      await repeatUntilAborted(
+        signal,
+        sweepIntervalMs,
+        async () => {
           const removed = await removeUnreferencedFiles(storage);
           if (removed > 0) logger?.info({ removed }, 'unreferenced uploaded files removed');
-        } catch (error) {
-          logger?.error({ err: error }, 'sweep of unreferenced uploaded files failed; retrying later');
-        }
-        await sleepUnlessAborted(sweepIntervalMs, signal);
-      }
+        },
+        (error) => logger?.error({ err: error }, 'sweep of unreferenced uploaded files failed; retrying later'),
+      );
     },
   });
 }
