@@ -27,6 +27,8 @@ export * from './tasks/task.schemas.ts';
 export * from './vocs/voc.schemas.ts';
 export * from './reports/report.schemas.ts';
 export * from './reports/report-items.ts';
+export * from './reports/report-buckets.ts';
+export * from './reports/report-validation.ts';
 export * from './charts/chart.schemas.ts';
 export * from './data-analysis/data-analysis.schemas.ts';
 export * from './data-analysis/segment-map.schemas.ts';

@@ -63,20 +63,14 @@ export { alertConditionInvalid } from './alerts/alert-validity.ts';
 export { rollupPieces } from './shared/rollup-pieces.ts';
 export {
   aggregateReport,
-  maxReportColumns,
-  periodGroupingKey,
   ReportValidationError,
   runReport,
-  validateReport,
   type ReportAggregationOut,
-  type ReportFieldError,
   type ReportResultOut,
   type ReportRunOptions,
 } from './reports/engine/report-engine.ts';
-export { periodBuckets } from './reports/engine/report-buckets.ts';
 export { reportSources } from './reports/engine/report-source-registry.ts';
 export type {
-  ReportBucket,
   ReportSource,
   ReportSourceRequest,
   ReportSourceRow,

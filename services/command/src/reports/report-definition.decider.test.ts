@@ -79,16 +79,16 @@ describe('report definition decider', () => {
       .thenRejected(
         invalid(
           { field: 'display_items.0.aggregation_method', message: 'この項目では選択できない集計方法です' },
-          { field: 'display_items.1.item_key', message: '同じ項目が重複しています' },
-          { field: 'display_items.2.item_key', message: '項目が見つかりません' },
+          { field: 'display_items.1.item_key', message: 'この項目はすでに選択されています' },
+          { field: 'display_items.2.item_key', message: 'この項目は使えません' },
           { field: 'display_items.3.aggregation_method', message: 'この項目では選択できない集計方法です' },
+          { field: 'display_items.4.formula', message: '計算式を入力してください' },
           { field: 'display_items.4.label', message: '計算項目の表示名を入力してください' },
-          { field: 'display_items.4.formula', message: '計算式を指定してください' },
           { field: 'display_items.5.formula.right', message: '計算に使える項目を選択してください' },
-          { field: 'filter_conditions.0.item_key', message: '項目が見つかりません' },
+          { field: 'filter_conditions.0.item_key', message: 'この項目では絞り込めません' },
           { field: 'filter_conditions.1.values', message: '数値を入力してください' },
-          { field: 'filter_conditions.2.values', message: '範囲の下限と上限を指定してください' },
-          { field: 'sort_conditions.0.item_key', message: '項目が見つかりません' },
+          { field: 'filter_conditions.2.values', message: '範囲の下限と上限を入力してください' },
+          { field: 'sort_conditions.0.item_key', message: 'この項目では並べ替えられません' },
         ),
       );
   });
@@ -115,7 +115,54 @@ describe('report definition decider', () => {
         input: input({ display_items: [{ item_key: `label:${labelId}` }], sort_conditions: [] }),
         createdByName: null,
       })
-      .thenRejected(invalid({ field: 'display_items.0.item_key', message: '項目が見つかりません' }));
+      .thenRejected(invalid({ field: 'display_items.0.item_key', message: 'この項目は使えません' }));
+  });
+
+  it('checks as the report run does: filters and sorts on formula columns, the column limit', () => {
+    // A label's type is unknown here: its values are checked when the report runs with the tenant's items.
+    given(reportDefinitionDecider)
+      .when({
+        type: 'CreateReportDefinition',
+        reportDefinitionId: id,
+        kind,
+        createdByName: null,
+        input: input({
+          display_items: [
+            { item_key: 'referral_count' },
+            {
+              item_key: 'formula:gap',
+              label: '差',
+              formula: { left: 'referral_count', operator: 'minus', right: 'visit_count' },
+            },
+            { item_key: `label:${labelId}` },
+          ],
+          filter_conditions: [
+            { item_key: 'formula:gap', operator: 'gte', values: ['1'] },
+            { item_key: `label:${labelId}`, operator: 'between', values: ['1', '9'] },
+          ],
+          sort_conditions: [{ item_key: 'formula:gap', direction: 'desc' }],
+        }),
+      })
+      .thenMatches([{ type: 'ReportDefinitionCreated' }]);
+    // Four years of weeks for two figures: over 400 columns, which the run would refuse.
+    given(reportDefinitionDecider)
+      .when({
+        type: 'CreateReportDefinition',
+        reportDefinitionId: id,
+        kind,
+        createdByName: null,
+        input: input({
+          display_items: [{ item_key: 'referral_count' }, { item_key: 'first_visit_count' }],
+          sort_conditions: [],
+          aggregation_settings: { period: { from: '2021-04-01', to: '2025-03-31' }, period_unit: 'week' },
+        }),
+      })
+      .thenRejected(
+        invalid({
+          field: 'display_items',
+          message: '表示列が多すぎます。期間の単位を大きくするか項目を減らしてください',
+        }),
+      );
   });
 
   it('refuses periods longer than five years, the comparison period too', () => {
@@ -195,7 +242,7 @@ describe('report definition decider', () => {
       })
       .thenRejected(
         invalid(
-          { field: 'conditions.0.item_key', message: '項目が見つかりません' },
+          { field: 'conditions.0.item_key', message: 'この項目では絞り込めません' },
           { field: 'notify_user_ids.1', message: 'ユーザーが見つかりません' },
         ),
       );

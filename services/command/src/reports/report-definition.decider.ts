@@ -1,9 +1,8 @@
 import { parseReportDefinitionEvent, type ReportDefinitionEvent, type StoredReportDefinition } from '@renkei/domain';
 import {
-  formulaItemPrefix,
-  isKnownItemKey,
-  staticReportItem,
-  type FieldError,
+  staticReportItems,
+  validateReport,
+  validateReportAlertConditions,
   type ReportAlertSettings,
   type ReportDefinitionInput,
   type ReportKind,
@@ -12,9 +11,6 @@ import { invalid, notFound, type Decider, type Decision } from '../shared/decide
 
 /** Alert settings of a definition that never had any: off, nothing to check, nobody to tell. */
 const defaultReportAlertSettings: ReportAlertSettings = { enabled: false, conditions: [], notify_user_ids: [] };
-
-/** The longest period a report may cover (spec: 5 years), so a week report stays within its columns. */
-const maxPeriodYears = 5;
 
 export interface ReportDefinitionState {
   status: 'absent' | 'active' | 'deleted';
@@ -85,104 +81,13 @@ function evolve(state: ReportDefinitionState, event: ReportDefinitionEvent): Rep
   }
 }
 
-const isoDay = (s: string) => new Date(`${s}T00:00:00Z`);
-
-/** Whether `to` is within five years of `from` (2020-04-01 … 2025-03-31 is; … 2025-04-01 is not). */
-function withinMaxYears(from: string, to: string): boolean {
-  const limit = isoDay(from);
-  limit.setUTCFullYear(limit.getUTCFullYear() + maxPeriodYears);
-  return isoDay(to) < limit;
-}
-
-function periodErrors(period: { from: string; to: string }, field: string): FieldError[] {
-  if (period.from > period.to) return [{ field: `${field}.to`, message: '終了日は開始日以降の日付を指定してください' }];
-  if (!withinMaxYears(period.from, period.to))
-    return [{ field, message: `期間は${maxPeriodYears}年以内で指定してください` }];
-  return [];
-}
-
-const numericTypes = new Set(['integer', 'number', 'rate']);
-const isNumber = (v: string) => v.trim() !== '' && Number.isFinite(Number(v));
-const isDate = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(isoDay(v).getTime());
-
 /**
- * Conditions (filters or alert conditions) over the kind's items: a known item, and values the
- * operator can use (a number for a number item's comparison, a date for a date item's).
+ * The one check the query side runs too (`validateReport`), so a definition saved here always runs.
+ * The command side does not know the tenant's labels: a `label:<uuid>` key is judged by its form, and
+ * the report shows 「（削除されたラベル）」 for one that does not exist.
  */
-function conditionErrors(
-  kind: ReportKind,
-  conditions: readonly { item_key: string; operator: string; values: readonly string[] }[],
-  field: string,
-): FieldError[] {
-  const errors: FieldError[] = [];
-  conditions.forEach((c, i) => {
-    if (!isKnownItemKey(kind, c.item_key)) {
-      errors.push({ field: `${field}.${i}.item_key`, message: '項目が見つかりません' });
-      return;
-    }
-    const values = `${field}.${i}.values`;
-    const needed = c.operator === 'is_empty' ? 0 : c.operator === 'between' ? 2 : 1;
-    if (c.operator === 'between' && c.values.length !== 2) {
-      errors.push({ field: values, message: '範囲の下限と上限を指定してください' });
-      return;
-    }
-    if (needed === 1 && c.values.length === 0) {
-      errors.push({ field: values, message: '値を入力してください' });
-      return;
-    }
-    if (!['gte', 'lte', 'between'].includes(c.operator)) return;
-    const item = staticReportItem(kind, c.item_key);
-    if (!item) return;
-    if ((item.periodic || numericTypes.has(item.value_type)) && !c.values.every(isNumber))
-      errors.push({ field: values, message: '数値を入力してください' });
-    else if (item.value_type === 'date' && !c.values.every(isDate))
-      errors.push({ field: values, message: '日付をYYYY-MM-DD形式で入力してください' });
-  });
-  return errors;
-}
-
-/** Everything a definition is checked for beyond its zod body; field paths as the body's. */
-function definitionErrors(kind: ReportKind, input: ReportDefinitionInput): FieldError[] {
-  const errors: FieldError[] = [];
-  const seen = new Set<string>();
-  input.display_items.forEach((item, i) => {
-    const at = `display_items.${i}`;
-    if (seen.has(item.item_key)) errors.push({ field: `${at}.item_key`, message: '同じ項目が重複しています' });
-    seen.add(item.item_key);
-    if (item.item_key.startsWith(formulaItemPrefix)) {
-      if (!item.label?.trim()) errors.push({ field: `${at}.label`, message: '計算項目の表示名を入力してください' });
-      if (!item.formula) {
-        errors.push({ field: `${at}.formula`, message: '計算式を指定してください' });
-        return;
-      }
-      for (const side of ['left', 'right'] as const) {
-        const key = item.formula[side];
-        const known = staticReportItem(kind, key);
-        const numeric = known ? known.periodic || numericTypes.has(known.value_type) : isKnownItemKey(kind, key);
-        if (!numeric) errors.push({ field: `${at}.formula.${side}`, message: '計算に使える項目を選択してください' });
-      }
-      return;
-    }
-    if (!isKnownItemKey(kind, item.item_key)) {
-      errors.push({ field: `${at}.item_key`, message: '項目が見つかりません' });
-      return;
-    }
-    if (item.formula) errors.push({ field: `${at}.formula`, message: '計算式は計算項目にのみ指定できます' });
-    const known = staticReportItem(kind, item.item_key);
-    if (item.aggregation_method !== null && known && !known.aggregation_methods.includes(item.aggregation_method))
-      errors.push({ field: `${at}.aggregation_method`, message: 'この項目では選択できない集計方法です' });
-  });
-  errors.push(...conditionErrors(kind, input.filter_conditions, 'filter_conditions'));
-  input.sort_conditions.forEach((s, i) => {
-    if (!isKnownItemKey(kind, s.item_key))
-      errors.push({ field: `sort_conditions.${i}.item_key`, message: '項目が見つかりません' });
-  });
-  const settings = input.aggregation_settings;
-  errors.push(...periodErrors(settings.period, 'aggregation_settings.period'));
-  if (settings.comparison_period)
-    errors.push(...periodErrors(settings.comparison_period, 'aggregation_settings.comparison_period'));
-  return errors;
-}
+const definitionErrors = (kind: ReportKind, input: ReportDefinitionInput) =>
+  validateReport(kind, staticReportItems[kind], input, { saved: true });
 
 const stored = (input: ReportDefinitionInput): StoredReportDefinition => ({
   display_items: input.display_items,
@@ -237,7 +142,12 @@ function decide(state: ReportDefinitionState, command: ReportDefinitionCommand):
       return [{ type: 'ReportDefinitionDeleted', data: { report_definition_id } }];
     case 'ChangeReportAlertSettings': {
       if (command.kind !== 'medical_institution_reports') return notFound();
-      const errors = conditionErrors(command.kind, command.settings.conditions, 'conditions');
+      const errors = validateReportAlertConditions(
+        command.kind,
+        staticReportItems[command.kind],
+        state.definition?.display_items ?? [],
+        command.settings.conditions,
+      );
       command.settings.notify_user_ids.forEach((id, i) => {
         if (!command.knownAccountIds.has(id))
           errors.push({ field: `notify_user_ids.${i}`, message: 'ユーザーが見つかりません' });

@@ -1,4 +1,4 @@
-import type { ReportBucket } from './report-source.ts';
+import type { ReportBucket } from '@renkei/contracts';
 
 /**
  * Which rollup rows answer a bucket exactly: each whole calendar month inside it is one row of the

@@ -1,6 +1,7 @@
+import type { ReportBucket } from '@renkei/contracts';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { ReadModels } from '../../read-models.ts';
-import type { ReportBucket, ReportSourceRow } from './report-source.ts';
+import type { ReportSourceRow } from './report-source.ts';
 import { pieceColumns } from './bucket-pieces.ts';
 
 /** The nil uuid: the rollups' "no own department". */

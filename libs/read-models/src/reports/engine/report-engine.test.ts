@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
+  reportColumnCount,
   ReportDefinitionInput,
   staticReportItems,
+  validateReport,
   type ReportItemDefinition,
   type ReportKind,
 } from '@renkei/contracts';
 import type { Kysely } from 'kysely';
 import type { ReadModels } from '../../read-models.ts';
-import { aggregateReport, ReportValidationError, runReport, validateReport } from './report-engine.ts';
+import { aggregateReport, ReportValidationError, runReport } from './report-engine.ts';
 import type { ReportSource, ReportSourceRequest, ReportSourceRow } from './report-source.ts';
 
 const db = {} as Kysely<ReadModels>;
@@ -336,6 +338,51 @@ describe('validateReport', () => {
     expect(tooMany).toEqual([
       { field: 'display_items', message: '表示列が多すぎます。期間の単位を大きくするか項目を減らしてください' },
     ]);
+  });
+});
+
+describe('reportColumnCount', () => {
+  it('counts the columns the engine answers, for any items, unit, period and comparison', async () => {
+    const keys = [
+      'medical_institution_name',
+      'city',
+      'referral_count',
+      'hospital_admission_rate',
+      'visit_count',
+      `label:${labelId}`,
+      'formula:x',
+    ];
+    const unit = fc.constantFrom('week', 'month', 'quarter', 'half_year', 'year', 'fiscal_year');
+    const day = fc.date({ min: new Date('2023-01-01'), max: new Date('2025-12-31'), noInvalidDate: true });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.subarray(keys, { minLength: 1 }),
+        unit,
+        day,
+        fc.integer({ min: 0, max: 500 }),
+        fc.boolean(),
+        async (chosen, period_unit, start, length, comparison) => {
+          const from = start.toISOString().slice(0, 10);
+          const to = new Date(start.getTime() + length * 86_400_000).toISOString().slice(0, 10);
+          const def = definition({
+            display_items: chosen.map((item_key) =>
+              item_key === 'formula:x'
+                ? { item_key, label: 'x', formula: { left: 'referral_count', operator: 'minus', right: 'visit_count' } }
+                : { item_key },
+            ),
+            aggregation_settings: {
+              period: { from, to },
+              period_unit,
+              comparison_period: comparison ? { from, to } : null,
+            },
+          });
+          const { source } = fakeSource([]);
+          const result = await runReport(source, db, 't', def, { page: 1, perPage: 10 });
+          expect(result.columns).toHaveLength(reportColumnCount(items, def));
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
 

@@ -1,23 +1,21 @@
 import type { Kysely } from 'kysely';
 import {
-  formulaItemPrefix,
-  isKnownItemKey,
-  labelIdOfItemKey,
+  isFormulaItemKey,
+  isNumericValueType,
+  periodBuckets,
+  periodGroupingKey,
+  validateReport,
+  type ReportBucket,
   type ReportDefinitionInput,
   type ReportDisplayItem,
+  type ReportFieldError,
   type ReportFilterCondition,
   type ReportItemDefinition,
   type ReportKind,
 } from '@renkei/contracts';
 import { normalizeKeyword } from '@renkei/institution-master';
 import type { ReadModels } from '../../read-models.ts';
-import { periodBuckets } from './report-buckets.ts';
-import type { ReportBucket, ReportSource, ReportSourceRow, ReportValue } from './report-source.ts';
-
-export interface ReportFieldError {
-  field: string;
-  message: string;
-}
+import type { ReportSource, ReportSourceRow, ReportValue } from './report-source.ts';
 
 /** A definition a report cannot run: the route answers 422 with these errors. */
 export class ReportValidationError extends Error {
@@ -55,11 +53,7 @@ export interface ReportRunOptions {
   saved?: boolean;
 }
 
-export const maxReportColumns = 400;
-const tooManyColumns = '表示列が多すぎます。期間の単位を大きくするか項目を減らしてください';
 const deletedLabel = '（削除されたラベル）';
-/** The grouping key of communication aggregations that groups by the bucket of the acted date. */
-export const periodGroupingKey = 'period';
 
 /** Rate items and the count they divide by `referral_count`. */
 const rateNumerators: Record<string, string> = {
@@ -73,143 +67,10 @@ const round = (n: number, digits: number) => {
   return Math.round(n * f) / f;
 };
 const ratio = (num: number, den: number): number | null => (den === 0 ? null : round(num / den, 4));
-const isFormulaKey = (key: string) => key.startsWith(formulaItemPrefix);
-const isNumericType = (t: string) => t === 'integer' || t === 'number' || t === 'rate';
+const isFormulaKey = isFormulaItemKey;
+const isNumericType = isNumericValueType;
 const methodSuffix = { sum: '（合計）', average: '（平均）', count: '（件数）' } as const;
 type Method = keyof typeof methodSuffix;
-
-// ---------------------------------------------------------------------------------------------
-// Validation
-
-function addYears(isoDate: string, years: number): string {
-  const [y, m, d] = isoDate.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y + years, m - 1, d)).toISOString().slice(0, 10);
-}
-
-/** Whether a filter value parses for an item of this value type. */
-function parsesFor(valueType: string, value: string): boolean {
-  if (isNumericType(valueType)) return value.trim() !== '' && Number.isFinite(Number(value));
-  if (valueType === 'date') return /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`));
-  return true;
-}
-
-const valueCount: Record<ReportFilterCondition['operator'], [number, number]> = {
-  eq: [1, 1],
-  ne: [1, 1],
-  in: [1, Infinity],
-  not_in: [1, Infinity],
-  gte: [1, 1],
-  lte: [1, 1],
-  between: [2, 2],
-  contains: [1, 1],
-  is_empty: [0, Infinity],
-};
-
-/**
- * What is wrong with a definition for this kind, given the kind's items (static plus the tenant's
- * labels): field paths as the request names them, Japanese messages. Empty when it can run.
- */
-export function validateReport(
-  kind: ReportKind,
-  items: readonly ReportItemDefinition[],
-  definition: ReportDefinitionInput,
-  options: { saved?: boolean; groupingKeys?: readonly string[] } = {},
-): ReportFieldError[] {
-  const errors: ReportFieldError[] = [];
-  const byKey = new Map(items.map((i) => [i.key, i]));
-  const known = (key: string) =>
-    byKey.has(key) || (options.saved === true && labelIdOfItemKey(key) !== null && isKnownItemKey(kind, key));
-  const formulaKeys = new Set(definition.display_items.filter((d) => isFormulaKey(d.item_key)).map((d) => d.item_key));
-
-  const seen = new Set<string>();
-  definition.display_items.forEach((d, i) => {
-    const at = `display_items.${i}`;
-    // Column keys derive from item keys: the same item twice would answer two columns of one key.
-    if (seen.has(d.item_key)) {
-      errors.push({ field: `${at}.item_key`, message: 'この項目はすでに選択されています' });
-      return;
-    }
-    seen.add(d.item_key);
-    if (isFormulaKey(d.item_key)) {
-      if (d.formula === null) errors.push({ field: `${at}.formula`, message: '計算式を入力してください' });
-      else
-        for (const side of ['left', 'right'] as const) {
-          const operand = byKey.get(d.formula[side]);
-          // A saved formula over a label deleted since answers null, as the label's own column does.
-          if (!operand && labelIdOfItemKey(d.formula[side]) !== null && known(d.formula[side])) continue;
-          if (!operand || !(isNumericType(operand.value_type) || operand.periodic))
-            errors.push({ field: `${at}.formula.${side}`, message: '計算に使える項目を選択してください' });
-        }
-      if (d.label === null || d.label.trim() === '')
-        errors.push({ field: `${at}.label`, message: '計算項目の表示名を入力してください' });
-      return;
-    }
-    if (!known(d.item_key)) {
-      errors.push({ field: `${at}.item_key`, message: 'この項目は使えません' });
-      return;
-    }
-    const item = byKey.get(d.item_key);
-    if (d.aggregation_method !== null && item && !item.aggregation_methods.includes(d.aggregation_method))
-      errors.push({ field: `${at}.aggregation_method`, message: 'この項目では選択できない集計方法です' });
-  });
-
-  definition.filter_conditions.forEach((f, i) => {
-    const at = `filter_conditions.${i}`;
-    if (!known(f.item_key) && !formulaKeys.has(f.item_key)) {
-      errors.push({ field: `${at}.item_key`, message: 'この項目では絞り込めません' });
-      return;
-    }
-    const [min, max] = valueCount[f.operator];
-    if (f.values.length < min || f.values.length > max) {
-      errors.push({
-        field: `${at}.values`,
-        message: f.operator === 'between' ? '範囲の下限と上限を入力してください' : '条件の値を入力してください',
-      });
-      return;
-    }
-    const valueType = formulaKeys.has(f.item_key) ? 'number' : (byKey.get(f.item_key)?.value_type ?? 'string');
-    const ordered = f.operator === 'gte' || f.operator === 'lte' || f.operator === 'between';
-    if (ordered && !isNumericType(valueType) && valueType !== 'date')
-      errors.push({ field: `${at}.operator`, message: 'この項目では範囲で絞り込めません' });
-    else if (f.operator !== 'contains' && f.operator !== 'is_empty' && f.values.some((v) => !parsesFor(valueType, v)))
-      errors.push({
-        field: `${at}.values`,
-        message: valueType === 'date' ? '日付はYYYY-MM-DD形式で入力してください' : '数値を入力してください',
-      });
-  });
-
-  definition.sort_conditions.forEach((s, i) => {
-    if (!known(s.item_key) && !formulaKeys.has(s.item_key))
-      errors.push({ field: `sort_conditions.${i}.item_key`, message: 'この項目では並べ替えられません' });
-  });
-
-  const settings = definition.aggregation_settings;
-  for (const [name, period] of [
-    ['period', settings.period],
-    ['comparison_period', settings.comparison_period],
-  ] as const) {
-    if (!period) continue;
-    if (period.from > period.to)
-      errors.push({ field: `aggregation_settings.${name}.to`, message: '終了日は開始日以降の日付を指定してください' });
-    else if (period.to >= addYears(period.from, 5))
-      errors.push({ field: `aggregation_settings.${name}`, message: '期間は5年以内で指定してください' });
-  }
-
-  (options.groupingKeys ?? []).forEach((key, i) => {
-    const item = byKey.get(key);
-    const ok =
-      (key === periodGroupingKey && kind === 'communication_reports') ||
-      (item !== undefined && !item.periodic) ||
-      (options.saved === true && labelIdOfItemKey(key) !== null && isKnownItemKey(kind, key));
-    if (!ok) errors.push({ field: `grouping_item_keys.${i}`, message: 'この項目では集計できません' });
-  });
-
-  if (errors.length === 0) {
-    const plan = planReport(items, definition);
-    if (plan.columns.length > maxReportColumns) errors.push({ field: 'display_items', message: tooManyColumns });
-  }
-  return errors;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Planning: which columns, and how each cell of a row is computed

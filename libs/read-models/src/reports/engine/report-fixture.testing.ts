@@ -1,3 +1,4 @@
+import type { ReportBucket } from '@renkei/contracts';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,7 +14,7 @@ import { medicalInstitutionCrmProjection } from '../../medical-institutions/medi
 import { referralsProjection } from '../../referrals/referrals.projection.ts';
 import { tagsProjection } from '../../tags/tags.projection.ts';
 import { visitRollupsProjection } from '../../visit-rollups/visit-rollups.projection.ts';
-import type { ReportBucket, ReportSourceRow } from './report-source.ts';
+import type { ReportSourceRow } from './report-source.ts';
 import { noOwnDepartment } from './referral-figures.ts';
 
 /**

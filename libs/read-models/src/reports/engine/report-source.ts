@@ -1,20 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { PeriodUnit, ReportItemDefinition, ReportKind } from '@renkei/contracts';
+import type { PeriodUnit, ReportBucket, ReportItemDefinition, ReportKind } from '@renkei/contracts';
 import type { ReadModels } from '../../read-models.ts';
 
 /** A cell as a report answers it. */
 export type ReportValue = string | number | null;
-
-/**
- * One period bucket of a report (a week, month, quarter, half year, year or 年度 of its period unit,
- * clipped to the period): `key` is its first day (YYYY-MM-DD), `from`/`to` the days it covers, inclusive.
- */
-export interface ReportBucket {
-  key: string;
-  label: string;
-  from: string;
-  to: string;
-}
 
 /** What a source is asked to load. */
 export interface ReportSourceRequest {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReportDefinitionInput, type PeriodUnit } from '@renkei/contracts';
+import { periodBuckets, type PeriodUnit, type ReportBucket, ReportDefinitionInput } from '@renkei/contracts';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { createPostgresEventStore, streamId, type EventStore, type Position } from '@renkei/event-store';
 import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
@@ -12,9 +12,8 @@ import { startProjections, waitForPosition } from '@renkei/projections';
 import { blankCommunication } from '@renkei/domain/testing';
 import { referralsProjection, visitRollupsProjection, communicationsProjection } from '../../index.ts';
 import type { ReadModels } from '../../read-models.ts';
-import { periodBuckets } from '../engine/report-buckets.ts';
 import { runReport } from '../engine/report-engine.ts';
-import type { ReportBucket, ReportSourceRequest, ReportSourceRow } from '../engine/report-source.ts';
+import type { ReportSourceRequest, ReportSourceRow } from '../engine/report-source.ts';
 import { areaReportsSource } from './area-reports.source.ts';
 
 // The master: three institutions in 新宿区 (one without any data), one each in 品川区, 静岡市葵区 and

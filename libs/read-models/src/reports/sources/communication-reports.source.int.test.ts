@@ -11,8 +11,7 @@ import { startProjections, waitForPosition } from '@renkei/projections';
 import { blankCommunication } from '@renkei/domain/testing';
 import { communicationsProjection, medicalInstitutionCrmProjection, tasksProjection } from '../../index.ts';
 import type { ReadModels } from '../../read-models.ts';
-import { ReportDefinitionInput } from '@renkei/contracts';
-import { periodBuckets } from '../engine/report-buckets.ts';
+import { periodBuckets, ReportDefinitionInput } from '@renkei/contracts';
 import { aggregateReport, runReport } from '../engine/report-engine.ts';
 import type { ReportSourceRequest } from '../engine/report-source.ts';
 import {

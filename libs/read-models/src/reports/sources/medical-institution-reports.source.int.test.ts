@@ -1,7 +1,6 @@
 import type { ReadModels } from '../../read-models.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReportDefinitionInput, type PeriodUnit } from '@renkei/contracts';
-import { periodBuckets } from '../engine/report-buckets.ts';
+import { periodBuckets, type PeriodUnit, ReportDefinitionInput } from '@renkei/contracts';
 import { runReport } from '../engine/report-engine.ts';
 import {
   createReportFixture,

@@ -1,7 +1,6 @@
 import type { ReadModels } from '../../read-models.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PeriodUnit } from '@renkei/contracts';
-import { periodBuckets } from '../engine/report-buckets.ts';
+import { periodBuckets, type PeriodUnit } from '@renkei/contracts';
 import { noOwnDepartment } from '../engine/referral-figures.ts';
 import { createReportFixture, figuresOf, rawFigures, type ReportFixture } from '../engine/report-fixture.testing.ts';
 import type { ReportSourceRequest } from '../engine/report-source.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { PeriodUnit } from '@renkei/contracts';
+import type { PeriodUnit } from './report.schemas.ts';
 import { periodBuckets } from './report-buckets.ts';
 
 const keysAndLabels = (from: string, to: string, unit: PeriodUnit) =>

@@ -1,5 +1,12 @@
-import type { PeriodUnit } from '@renkei/contracts';
-import type { ReportBucket } from './report-source.ts';
+import type { PeriodUnit } from './report.schemas.ts';
+
+/** One column bucket of a report period: `key` the first day of its whole unit, `from`/`to` the clipped days. */
+export interface ReportBucket {
+  key: string;
+  label: string;
+  from: string;
+  to: string;
+}
 
 /** A calendar day as a UTC date (reports count days, never instants). */
 const day = (iso: string) => new Date(`${iso}T00:00:00Z`);
