@@ -191,6 +191,28 @@ export const DataSyncStatuses = z.object({
 });
 export type DataSyncStatuses = z.infer<typeof DataSyncStatuses>;
 
+/**
+ * Read models (the projections' names) by what a user knows them as, for /data_sync_statuses. Every
+ * projection the worker runs has one (read-model-labels.test.ts in @renkei/read-models holds them equal).
+ */
+export const readModelLabels: Readonly<Record<string, string>> = {
+  medical_institution_crm: '連携先（医療機関・タグ・ラベル）',
+  tags: 'タグ',
+  communications: 'コミュニケーション',
+  tasks: 'タスク',
+  referrals: '紹介・逆紹介・入院データ',
+  emails: 'HTMLメール',
+  label_value_imports: 'ラベル値インポート履歴',
+  communication_imports: 'コミュニケーション取り込み履歴',
+  visit_rollups: '訪問分析',
+  tenant_settings: 'テナント設定',
+  vocs: '連携先の声',
+  alerts: 'アラート',
+  action_lists: 'アクションリスト',
+  report_definitions: 'レポート',
+  dashboards: 'ダッシュボード',
+};
+
 const institutionText = z
   .string()
   .trim()

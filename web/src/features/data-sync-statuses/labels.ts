@@ -1,4 +1,4 @@
-import type { DataSyncStatuses } from '@renkei/contracts';
+import { readModelLabels, type DataSyncStatuses } from '@renkei/contracts';
 import { uploadTypeLabel } from '../data-uploads/components/labels.ts';
 
 type ImportType = DataSyncStatuses['imports'][number]['import_type'];
@@ -13,20 +13,7 @@ const importTypeLabels: Record<ImportType, string> = {
 
 export const importTypeLabel = (type: ImportType): string => importTypeLabels[type];
 
-/** Read models by what a user knows them as; an unknown name (a newer build) shows as it is. */
-const readModelLabels: Record<string, string> = {
-  medical_institution_crm: '連携先（医療機関・タグ・ラベル）',
-  tags: 'タグ',
-  communications: 'コミュニケーション',
-  tasks: 'タスク',
-  referrals: '紹介・逆紹介・入院データ',
-  emails: 'HTMLメール',
-  label_value_imports: 'ラベル値インポート履歴',
-  communication_imports: 'コミュニケーション取り込み履歴',
-  visit_rollups: '訪問分析',
-  tenant_settings: 'テナント設定',
-  vocs: '連携先の声',
-};
+/** An unknown name (a newer build) shows as it is. */
 export const readModelLabel = (name: string): string => readModelLabels[name] ?? name;
 
 export const projectionStatusLabel: Record<ProjectionStatus, { label: string; color: string }> = {
