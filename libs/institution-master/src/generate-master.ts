@@ -433,20 +433,21 @@ export async function generateInstitutionMaster(
   if (encoding === 'utf8' && options.bom) await write('\ufeff');
   if (options.header ?? true) await write(masterColumns.map((c) => c.header).join(',') + '\r\n');
 
+  const namesByMunicipality = new Map<string, Set<string>>();
   let chunk: string[] = [];
   for (let i = 0; i < count; i++) {
     const place = pickPlace();
     const m = place.municipality;
     const kind = pickKind();
     const placePart: Part = m.stemKana ? [m.stem, m.stemKana] : lit(m.stem, '');
-    let [name, kana] = r.pick(kind.names)(r, placePart);
-    let departments = kind.departments(r);
-    if (kind.facilityType === '無床診療所') {
-      const ck = r.pick(clinicKinds);
-      const base = r.chance(0.5) ? sur(r) : brand(r);
-      [name, kana] = cat(base, ck[0]);
-      departments = ck[1];
-    }
+    const nameWith = (rr: Rng): [string, string, string[]] => {
+      const [n, k] = rr.pick(kind.names)(rr, placePart);
+      if (kind.facilityType !== '無床診療所') return [n, k, kind.departments(rr)];
+      const ck = rr.pick(clinicKinds);
+      const base = rr.chance(0.5) ? sur(rr) : brand(rr);
+      return [...cat(base, ck[0]), ck[1]];
+    };
+    let [name, kana, departments] = nameWith(r);
     const beds = kind.beds(r);
     const lat = m.lat + (r.next() - 0.5) * (m.stemKana ? 0.06 : 0.5);
     const lng = m.lng + (r.next() - 0.5) * (m.stemKana ? 0.06 : 0.5);
@@ -454,13 +455,23 @@ export async function generateInstitutionMaster(
     const postal = `${m.postalPrefix}-${String(r.int(0, 9999)).padStart(4, '0')}`;
     const shortArea = m.areaCode.length === 3;
     const tel = `${m.areaCode}-${r.int(shortArea ? 200 : 20, shortArea ? 999 : 99)}-${String(r.int(0, 9999)).padStart(4, '0')}`;
-    const founder = name.startsWith('医療法人')
+    let founder = name.startsWith('医療法人')
       ? name.split(' ')[0]!
       : kind.scoreTable === 1 && beds !== null && beds >= 300
         ? `${place.prefectureName}`
         : r.chance(0.5)
           ? `医療法人${brand(r)[0]}会`
           : '個人';
+    // Two institutions of one name in one town read as a data error to a user: another name is drawn
+    // from a stream of the row's own, after everything the first name decided, so the main stream — and
+    // every later row, code and demo referrer — stays as it was.
+    const namesHere = namesByMunicipality.get(m.name) ?? new Set<string>();
+    namesByMunicipality.set(m.name, namesHere);
+    for (let attempt = 1; namesHere.has(name) && attempt <= 30; attempt++) {
+      [name, kana, departments] = nameWith(rng((options.seed ?? 20240401) + i * 31 + attempt));
+      if (name.startsWith('医療法人')) founder = name.split(' ')[0]!;
+    }
+    namesHere.add(name);
     const administrator = `${sur(r)[0]} ${r.pick(givenNames)}`;
     const statusRoll = r.next();
     const status: RunningStatus =
