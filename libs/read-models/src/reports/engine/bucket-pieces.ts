@@ -53,9 +53,15 @@ export function piecesOf(set: 'p' | 'c', bucket: ReportBucket): RollupPiece[] {
 
 /** The pieces of every bucket of a request, as the columns of an `unnest`. */
 export function pieceColumns(buckets: readonly ReportBucket[], comparisonBuckets: readonly ReportBucket[]) {
-  const pieces = [...buckets.flatMap((b) => piecesOf('p', b)), ...comparisonBuckets.flatMap((b) => piecesOf('c', b))];
+  const withSlots = [
+    ...buckets.map((b, i) => ({ slot: i, pieces: piecesOf('p', b) })),
+    ...comparisonBuckets.map((b, i) => ({ slot: buckets.length + i, pieces: piecesOf('c', b) })),
+  ];
+  const pieces = withSlots.flatMap((s) => s.pieces);
   return {
     count: pieces.length,
+    /** The bucket's position among the period's buckets followed by the comparison period's. */
+    slots: withSlots.flatMap((s) => s.pieces.map(() => s.slot)),
     sets: pieces.map((p) => p.set),
     buckets: pieces.map((p) => p.bucket),
     kinds: pieces.map((p) => p.kind),

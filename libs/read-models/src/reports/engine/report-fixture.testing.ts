@@ -319,6 +319,14 @@ export async function rawFigures(
 
 export const figuresOf = (rows: readonly ReportSourceRow[], which: 'figures' | 'comparisonFigures' = 'figures') => {
   const out: Figures = {};
-  for (const row of rows) if (Object.keys(row[which]).length > 0) out[row.id] = row[which];
+  // Zeros are left out, as the raw figures leave them (a source may hold a zero for every bucket).
+  for (const row of rows) {
+    const items: Record<string, Record<string, number>> = {};
+    for (const [item, cells] of Object.entries(row[which])) {
+      const nonZero = Object.fromEntries(Object.entries(cells).filter(([, n]) => n !== 0));
+      if (Object.keys(nonZero).length > 0) items[item] = nonZero;
+    }
+    if (Object.keys(items).length > 0) out[row.id] = items;
+  }
   return out;
 };

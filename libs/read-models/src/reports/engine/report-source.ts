@@ -34,7 +34,7 @@ export interface ReportSourceRow {
    */
   order?: number;
   values: Record<string, ReportValue>;
-  /** item key → bucket key → count; buckets without a count are absent (0). */
+  /** item key → bucket key → count; a bucket without a count is absent or 0, an item without any may be absent. */
   figures: Record<string, Record<string, number>>;
   /** Same, over `comparisonBuckets`. */
   comparisonFigures: Record<string, Record<string, number>>;

@@ -4,7 +4,7 @@ import { prefectures } from '@renkei/institution-master';
 import type { ReadModels } from '../../read-models.ts';
 import { noCity, noPrefecture } from '../../shared/master-attributes.ts';
 import type { ReportSource, ReportSourceRequest, ReportSourceRow } from '../engine/report-source.ts';
-import { referralFacts } from '../engine/referral-figures.ts';
+import { referralFacts, runFigureStatement } from '../engine/referral-figures.ts';
 
 /** The referral figures of an area and what they are summed from (`first_visit` from `visit` below a month). */
 const referralFigureKeys = [
@@ -60,8 +60,8 @@ export const areaReportsSource: ReportSource = {
   },
 
   async load(db, request) {
-    const referrals = await referralSums(db, request);
-    const visits = await visitSums(db, request);
+    // Each on its own connection, at once.
+    const [referrals, visits] = await Promise.all([referralSums(db, request), visitSums(db, request)]);
     const rows = new Map<string, ReportSourceRow & { code: number; city: string }>();
     const rowOf = (r: AreaFigures) => {
       const id = areaId(r.prefecture_code, r.city);
@@ -113,7 +113,9 @@ export const areaReportsSource: ReportSource = {
 async function referralSums(db: Kysely<ReadModels>, request: ReportSourceRequest): Promise<ReferralSums[]> {
   const facts = referralFacts(request);
   if (!facts) return [];
-  const { rows } = await sql<ReferralSums>`
+  const { rows } = await runFigureStatement(
+    db,
+    sql<ReferralSums>`
     WITH ${facts},
     institutions AS (
       SELECT set, bucket, medical_institution_id, sum(referral_count) AS referral_count,
@@ -130,7 +132,8 @@ async function referralSums(db: Kysely<ReadModels>, request: ReportSourceRequest
       FROM institutions i
       LEFT JOIN ref.medical_institutions m ON m.id = i.medical_institution_id
      GROUP BY 1, 2, 3, 4
-    HAVING sum(i.referral_count) > 0 OR sum(i.reverse_referral_count) > 0`.execute(db);
+    HAVING sum(i.referral_count) > 0 OR sum(i.reverse_referral_count) > 0`,
+  );
   return rows;
 }
 
@@ -141,7 +144,9 @@ async function visitSums(db: Kysely<ReadModels>, request: ReportSourceRequest): 
     ...request.comparisonBuckets.map((b) => ({ set: 'c', ...b })),
   ];
   if (all.length === 0) return [];
-  const { rows } = await sql<VisitSums>`
+  const { rows } = await runFigureStatement(
+    db,
+    sql<VisitSums>`
     SELECT coalesce(m.prefecture_code::int, ${noPrefecture}) AS prefecture_code, coalesce(m.city, ${noCity}) AS city,
            b.set, b.bucket, count(*)::int AS visit_count
       FROM unnest(${sql.val(all.map((b) => b.set))}::text[], ${sql.val(all.map((b) => b.key))}::text[],
@@ -149,7 +154,8 @@ async function visitSums(db: Kysely<ReadModels>, request: ReportSourceRequest): 
            AS b(set, bucket, from_day, to_day)
       JOIN rm.visit_sources v ON v.tenant_id = ${request.tenantId} AND v.acted_date BETWEEN b.from_day AND b.to_day
       LEFT JOIN ref.medical_institutions m ON m.id = v.medical_institution_id
-     GROUP BY 1, 2, 3, 4`.execute(db);
+     GROUP BY 1, 2, 3, 4`,
+  );
   return rows;
 }
 

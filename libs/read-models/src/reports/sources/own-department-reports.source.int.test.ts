@@ -56,6 +56,8 @@ describe('own department report source', () => {
     expect(empty.map((r) => r.id)).toEqual(fx.departments);
   });
 
+  // Whole months are summed once from the monthly rollups (a row per institution already); weeks and
+  // half years per institution first, then per own department.
   for (const [unit, period] of [
     ['month', { from: '2025-03-01', to: '2025-07-31' }],
     ['week', { from: '2025-03-01', to: '2025-07-31' }],

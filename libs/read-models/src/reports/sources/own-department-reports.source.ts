@@ -51,6 +51,8 @@ export const ownDepartmentReportsSource: ReportSource = {
         groupBy: 'own_department_id',
         ownDepartmentIds,
       }),
+      request.buckets,
+      request.comparisonBuckets,
     );
     const hasFigures = Object.keys(none.figures).length > 0 || Object.keys(none.comparisonFigures).length > 0;
     return hasFigures ? [...byId.values(), none] : [...byId.values()];
