@@ -52,3 +52,11 @@ test('action lists: a list from the partner search, an item actioned, the count 
   await entry.getByRole('link', { name }).click();
   await expect(page.getByTestId('action-list-items')).toContainText(name);
 });
+
+test('action lists: a link to a list that does not exist says so in words', async ({ page }) => {
+  await signIn(page, undefined, '/action_lists?id=00000000-0000-4000-8000-00000000dead');
+  await expect(page.getByTestId('action-list-missing')).toHaveText(
+    '選択したアクションリストは見つかりません。削除された可能性があります。一覧から別のリストを選んでください。',
+  );
+  await expect(page.getByTestId('error-page')).toHaveCount(0);
+});

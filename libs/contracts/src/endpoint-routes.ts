@@ -205,6 +205,7 @@ export const endpointRoutes = {
   },
   matchInstitution: { method: 'PUT', path: '/data_uploads/institution_matches', service: 'command', body: true },
   listActionLists: { method: 'GET', path: '/action_lists', service: 'query', body: false },
+  getActionList: { method: 'GET', path: '/action_lists/{id}', service: 'query', body: false },
   createActionList: { method: 'POST', path: '/action_lists', service: 'command', body: true },
   updateActionList: { method: 'PUT', path: '/action_lists/{id}', service: 'command', body: true },
   deleteActionList: { method: 'DELETE', path: '/action_lists/{id}', service: 'command', body: false },
@@ -524,5 +525,6 @@ export const endpointRoutes = {
   getEmailStats: { method: 'GET', path: '/emails/{id}/stats', service: 'query', body: false },
   copyEmail: { method: 'POST', path: '/emails/{id}/copy', service: 'command', body: false },
   sendEmail: { method: 'POST', path: '/emails/{id}/send', service: 'command', body: false },
+  resumeEmailSend: { method: 'POST', path: '/emails/{id}/resume_send', service: 'command', body: false },
   sendEmailForTest: { method: 'POST', path: '/emails/{id}/send_for_test', service: 'command', body: true },
 } as const satisfies Record<EndpointId, EndpointRoute>;

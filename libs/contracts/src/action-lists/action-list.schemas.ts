@@ -85,6 +85,18 @@ export const actionListEndpoints = {
     response: paged(ActionList),
     successStatus: 200,
   }),
+  /** Addition (spec §7 lists action lists only as a page): one list, for the screen that shows its institutions. */
+  getActionList: endpoint({
+    ...a,
+    id: 'actionLists.get',
+    method: 'GET',
+    path: '/action_lists/{id}',
+    service: 'query',
+    summary: 'アクションリスト詳細（独自追加）',
+    params: IdParams,
+    response: ActionList,
+    successStatus: 200,
+  }),
   createActionList: endpoint({
     ...a,
     id: 'actionLists.create',

@@ -49,6 +49,20 @@ export const Email = z.object({
   created_at: IsoDateTime,
   updated_at: IsoDateTime,
   version: z.number().int(),
+  /**
+   * Renkei addition: the worker stopped the campaign's send and it waits for a person
+   * (docs/decisions.md, "Parked email sends"). `attachment_missing`: nobody was mailed;
+   * `delivery_failed`: the mail server kept refusing, the recipients done keep their mail. `error` is
+   * the technical cause, for support. Null while nothing is stopped; `POST /emails/{id}/resume_send`
+   * tries again.
+   */
+  delivery_stopped: z
+    .object({
+      reason: z.enum(['attachment_missing', 'delivery_failed']),
+      error: z.string(),
+      stopped_at: IsoDateTime,
+    })
+    .nullable(),
 });
 export type Email = z.infer<typeof Email>;
 
@@ -306,6 +320,18 @@ export const emailEndpoints = {
     path: '/emails/{id}/send',
     service: 'command',
     summary: 'メール送信（送信は非同期）',
+    params: IdParams,
+    response: Email,
+    successStatus: 202,
+  }),
+  /** Addition: a stopped (parked) send back in the queue; the recipients done are not mailed again. */
+  resumeEmailSend: endpoint({
+    ...served,
+    id: 'emails.resumeSend',
+    method: 'POST',
+    path: '/emails/{id}/resume_send',
+    service: 'command',
+    summary: '止まった送信の再開（独自追加）',
     params: IdParams,
     response: Email,
     successStatus: 202,

@@ -82,12 +82,22 @@ export const NotificationSettings = z.object({
 });
 export type NotificationSettings = z.infer<typeof NotificationSettings>;
 
-export const Profile = z.object({ username: z.string(), notification_settings: NotificationSettings });
+export const Profile = z.object({
+  username: z.string(),
+  notification_settings: NotificationSettings,
+  /**
+   * Addition (spec §7 names username and notification_settings only): the account's own department, one of
+   * GET /own_medical_institution/departments. A department since removed from that list reads as null.
+   */
+  own_department_id: z.string().nullable(),
+});
 export type Profile = z.infer<typeof Profile>;
 
 export const ProfileInput = z.object({
   username: z.string().trim().min(1, '氏名を入力してください').max(50, '氏名は50文字以内で入力してください'),
   notification_settings: NotificationSettings,
+  /** Addition: null clears it; left out, the stored value stays (clients written before it existed). */
+  own_department_id: z.string().uuid('所属診療科を一覧から選んでください').nullable().optional(),
 });
 export type ProfileInput = z.infer<typeof ProfileInput>;
 

@@ -136,6 +136,29 @@ export const EmailRecipientsInDoubt = z.object({
 });
 export type EmailRecipientsInDoubt = z.infer<typeof EmailRecipientsInDoubt>;
 
+/**
+ * The worker stopped a campaign's send (docs/decisions.md, "Parked email sends"): its attachment is
+ * gone (nobody was mailed), or the SMTP server or the store kept failing (the recipients done keep
+ * their outcome). It stays stopped until someone resumes it (`EmailSendResumed`).
+ */
+export const EmailSendParked = z.object({
+  email_id: uuid,
+  reason: z.enum(['attachment_missing', 'delivery_failed']),
+  /** The last failure as the worker saw it (technical, at most 2,000 characters). */
+  error: z.string(),
+  parked_at: z.string(),
+});
+export type EmailSendParked = z.infer<typeof EmailSendParked>;
+
+/** A user asked for a parked send to be tried again: the worker puts it back in the queue. */
+export const EmailSendResumed = z.object({
+  email_id: uuid,
+  /** The `EmailSendParked` event it answers (its own id derives from it: a double click resumes once). */
+  parked_event_id: uuid,
+  resumed_at: z.string(),
+});
+export type EmailSendResumed = z.infer<typeof EmailSendResumed>;
+
 /** Events of `email_delivery-<email id>`: outcomes of the send, then bounces, opens and clicks. */
 export const emailDeliveryEventSchemas = {
   EmailRecipientDelivered,
@@ -144,7 +167,13 @@ export const emailDeliveryEventSchemas = {
   EmailLinkClicked,
   EmailRecipientBounced,
   EmailRecipientsInDoubt,
+  EmailSendParked,
+  EmailSendResumed,
 } as const;
+
+/** The id of the resume of one parked send: the same however often it is asked for. */
+export const emailSendResumedEventId = (parkedEventId: string): string =>
+  uuidV5(emailDeliveryNamespace, `resume\u0000${parkedEventId}`);
 
 export const emailDeliveryAggregate = 'email_delivery';
 

@@ -7,6 +7,8 @@ import { physicalTables, type Projection, type ProjectionTables } from '../proje
 
 /** An event as a test names it; the rest of the recorded event is filled in. */
 export interface GivenEvent {
+  /** Default: a fresh uuid. For a projection that keeps an event's id (an event answering another). */
+  readonly id?: string;
   readonly type: string;
   readonly data: unknown;
   /** Default: the test's `tenantId`. */
@@ -65,7 +67,7 @@ export function projectionTest<T extends string>(projection: Projection<T>): Pro
         revisions.set(stream, revision);
         position += 1n;
         return {
-          id: randomUUID(),
+          id: e.id ?? randomUUID(),
           stream,
           revision,
           position: { primary: position, secondary: position },

@@ -109,4 +109,47 @@ describe('emails projection', () => {
       },
     ]);
   });
+
+  it('shows the last stop of a send until the resume that answers it, a resume of an older stop aside', async () => {
+    const a = randomUUID();
+    const [first, second] = [randomUUID(), randomUUID()];
+    const at1 = '2026-04-01T01:00:00.000Z';
+    const at2 = '2026-04-01T02:00:00.000Z';
+    const stop = (id: string, at: string, reason: string, error: string) => ({
+      id,
+      type: 'EmailSendParked',
+      stream: `email_delivery-${a}`,
+      data: { email_id: a, reason, error, parked_at: at },
+    });
+    const resume = (parked: string) => ({
+      type: 'EmailSendResumed',
+      stream: `email_delivery-${a}`,
+      data: { email_id: a, parked_event_id: parked, resumed_at: at2 },
+    });
+    const created = { type: 'EmailCreated', stream: `email-${a}`, data: draft(a, '案内', ['x@example.jp']) };
+    const sent = { type: 'EmailSent', stream: `email-${a}`, data: { email_id: a, sent_at: at1 } };
+    await test.given([created, sent], [stop(first, at1, 'delivery_failed', 'Error: 421 busy')]).thenRows('emails', [
+      {
+        id: a,
+        parked_event_id: first,
+        parked_reason: 'delivery_failed',
+        parked_error: 'Error: 421 busy',
+        parked_at: new Date(at1),
+        version: 1,
+      },
+    ]);
+    // Resumed, then stopped again in the same batch; a late resume of the first stop leaves the second.
+    await test
+      .given(
+        [created, sent, stop(first, at1, 'delivery_failed', 'Error: 421 busy')],
+        [resume(first), stop(second, at2, 'attachment_missing', 'MissingAttachmentError: gone')],
+        [resume(first)],
+      )
+      .thenRows('emails', [
+        { id: a, parked_event_id: second, parked_reason: 'attachment_missing', parked_at: new Date(at2) },
+      ]);
+    await test
+      .given([created, sent, stop(first, at1, 'delivery_failed', 'Error: 421 busy'), resume(first)])
+      .thenRows('emails', [{ id: a, parked_event_id: null, parked_reason: null, parked_error: null, parked_at: null }]);
+  });
 });

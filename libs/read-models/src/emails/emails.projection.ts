@@ -40,7 +40,8 @@ export const emailsProjection = defineProjection({
   name: 'emails',
   // v2: bounces, unsubscribes per campaign, and the communications a campaign left on timelines.
   // v3: recipients in doubt after a crash of the delivery (`in_doubt_at`).
-  version: 4,
+  // v5: parked sends (`parked_*`), so the screens show a stopped send and offer to resume it.
+  version: 5,
   eventTypes: decode.types,
   tables: tableNames([emailsTable, emailRecipientsTable, emailCommunicationsTable]),
   setup: (trx, t) => createTables(trx, [emailsTable, emailRecipientsTable, emailCommunicationsTable], t),
@@ -65,6 +66,12 @@ export const emailsProjection = defineProjection({
     const communications: { tenant_id: string; communication_id: string; email_id: string }[] = [];
     const unsubscribed: { tenant_id: string; email_id: string; address_key: string; at: string }[] = [];
     const inDoubt: { tenant_id: string; email_id: string; address_key: string; at: string }[] = [];
+    // The last stop of each email in the batch; resumes clear the stop they answer, after the stops.
+    const parked = new Map<
+      string,
+      { tenant_id: string; id: string; event_id: string; reason: string; error: string; at: string }
+    >();
+    const resumed: { tenant_id: string; id: string; parked_event_id: string }[] = [];
     for (const recorded of events) {
       const event = decode(recorded);
       const tenantId = recorded.metadata.tenant_id;
@@ -173,6 +180,19 @@ export const emailsProjection = defineProjection({
               address_key: emailAddressKey(address),
               at: event.data.noted_at,
             });
+          break;
+        case 'EmailSendParked':
+          parked.set(k, {
+            tenant_id: tenantId,
+            id: event.data.email_id,
+            event_id: recorded.id,
+            reason: event.data.reason,
+            error: event.data.error,
+            at: event.data.parked_at,
+          });
+          break;
+        case 'EmailSendResumed':
+          resumed.push({ tenant_id: tenantId, id: event.data.email_id, parked_event_id: event.data.parked_event_id });
           break;
         default: {
           const never: never = event;
@@ -331,6 +351,21 @@ export const emailsProjection = defineProjection({
                        AS x(tenant_id uuid, email_id uuid, address_key text, at timestamptz)
                  GROUP BY 1, 2, 3) AS d
          WHERE cur.tenant_id = d.tenant_id AND cur.email_id = d.email_id AND cur.address_key = d.address_key
+      `.execute(trx);
+    if (parked.size > 0)
+      await sql`
+        UPDATE ${emails} AS cur
+           SET parked_event_id = p.event_id, parked_reason = p.reason, parked_error = p.error, parked_at = p.at
+          FROM jsonb_to_recordset(${JSON.stringify([...parked.values()])}::jsonb)
+               AS p(tenant_id uuid, id uuid, event_id uuid, reason text, error text, at timestamptz)
+         WHERE cur.tenant_id = p.tenant_id AND cur.id = p.id
+      `.execute(trx);
+    if (resumed.length > 0)
+      await sql`
+        UPDATE ${emails} AS cur
+           SET parked_event_id = NULL, parked_reason = NULL, parked_error = NULL, parked_at = NULL
+          FROM jsonb_to_recordset(${JSON.stringify(resumed)}::jsonb) AS r(tenant_id uuid, id uuid, parked_event_id uuid)
+         WHERE cur.tenant_id = r.tenant_id AND cur.id = r.id AND cur.parked_event_id = r.parked_event_id
       `.execute(trx);
     if (communications.length > 0)
       await sql`

@@ -23,6 +23,11 @@ export const emailsTable = defineTable({
     updated_at: column.timestamptz(),
     /** The email stream's revision. */
     version: column.int(),
+    /** The worker stopped the campaign's send (`EmailSendParked`); cleared when it is resumed. */
+    parked_event_id: column.uuid().nullable(),
+    parked_reason: column.text<'attachment_missing' | 'delivery_failed'>().nullable(),
+    parked_error: column.text().nullable(),
+    parked_at: column.timestamptz().nullable(),
   },
   primaryKey: ['tenant_id', 'id'],
   indexes: [['tenant_id', 'status', 'created_at DESC']],

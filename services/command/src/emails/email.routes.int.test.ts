@@ -298,11 +298,59 @@ describe('email commands', () => {
       ['POST', `${url}/copy`, undefined],
       ['POST', `${url}/send`, undefined],
       ['POST', `${url}/send_for_test`, { email_addresses: ['me@example.jp'] }],
+      ['POST', `${url}/resume_send`, undefined],
     ] as const) {
       const res = await call(other, method, path, body);
       expect(res.statusCode, `${method} ${path}`).toBe(404);
     }
     expect(await tenantEventCount(db, other.tenantId)).toBe(0);
+  });
+
+  it('resumes a stopped send once; a draft, a running send or a resumed one is a 409 writing nothing', async () => {
+    const tenant = { tenantId: randomUUID() };
+    const created = (await call(tenant, 'POST', '/api/emails', multipart(content, sjisList))).json();
+    const url = `/api/emails/${created.id}`;
+    const refused = async (message: string) => {
+      const before = await tenantEventCount(db, tenant.tenantId);
+      const res = await call(tenant, 'POST', `${url}/resume_send`);
+      expect(res.statusCode, message).toBe(409);
+      expect(res.json().message).toContain('送信は止まっていません');
+      expect(await tenantEventCount(db, tenant.tenantId)).toBe(before);
+    };
+    await refused('a draft');
+    expect((await call(tenant, 'POST', `${url}/send`)).statusCode).toBe(202);
+    await refused('a send under way');
+
+    // The worker stops it (as the delivery reactor records it).
+    const delivery = streamId('email_delivery', created.id);
+    const stopId = randomUUID();
+    await store.append(
+      delivery,
+      [
+        {
+          id: stopId,
+          type: 'EmailSendParked',
+          data: {
+            email_id: created.id,
+            reason: 'delivery_failed',
+            error: 'Error: 421',
+            parked_at: new Date().toISOString(),
+          },
+          metadata: newEventMetadata(tenant.tenantId),
+        },
+      ],
+      { expectedRevision: 'any' },
+    );
+    const resumed = await call(tenant, 'POST', `${url}/resume_send`);
+    expect(resumed.statusCode, resumed.body).toBe(202);
+    expect(resumed.headers['x-position']).toBeTruthy();
+    expect(resumed.json()).toMatchObject({ id: created.id, status: 'sent', delivery_stopped: null });
+    const events = await store.readStream(delivery, { tenantId: tenant.tenantId });
+    expect(events.map((e) => [e.type, e.data])).toEqual([
+      ['EmailSendParked', expect.anything()],
+      ['EmailSendResumed', { email_id: created.id, parked_event_id: stopId, resumed_at: expect.any(String) }],
+    ]);
+    await refused('already resumed');
   });
 
   it('refuses to send a draft without recipients', async () => {

@@ -3,11 +3,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError, endpoints, type Email, type EmailInput, type UserRef } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { createPostgresFileStorage, fileUrlKey, type FileStorage } from '@renkei/file-storage';
-import { doctorAggregate, emailAggregate, invalidDestinationsOf } from '@renkei/domain';
-import { streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
+import { doctorAggregate, emailAggregate, emailDeliveryAggregate, invalidDestinationsOf } from '@renkei/domain';
+import { readStreamOrEmpty, streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { registerEndpoint, type AuthContext } from '@renkei/service-kit';
 import { doctorDecider } from '../doctors/doctor.decider.ts';
-import { etagOf, revisionIfMatch } from '../shared/command-context.ts';
+import { etagOf, eventMetadata, revisionIfMatch } from '../shared/command-context.ts';
 import { handleCommand } from '../shared/command-handler.ts';
 import { refuseMultipartWithoutBoundary } from '../shared/staged-upload.ts';
 import { deterministicId } from '../shared/deterministic-id.ts';
@@ -15,6 +15,7 @@ import { callerRef, emailSenderAllowed, readState } from '../shared/facts.ts';
 import { idempotentCreate } from '../shared/idempotency.ts';
 import { attachmentFact, attachmentView, copyAttachment, linkEmailAttachment } from './email-attachment.ts';
 import { recordEmailCommunications } from './email-communications.ts';
+import { pendingStop, resumeEvent } from './email-send-resume.ts';
 import { sanitizeEmailHtml } from './email-content.ts';
 import { publishMailImages } from './email-images.ts';
 import { readRecipientsFile } from './email-recipients-file.ts';
@@ -77,6 +78,8 @@ async function toEmail(
     created_at: (first?.created_at ?? now).toISOString(),
     updated_at: now.toISOString(),
     version: revision,
+    // The worker stops a send later, on its own; what the query side answers shows it.
+    delivery_stopped: null,
   };
 }
 
@@ -346,6 +349,26 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
       },
     ),
   );
+
+  registerEndpoint(app, endpoints.resumeEmailSend, async ({ params, auth, request, reply }) => {
+    const email = await readState(store, auth.tenantId, streamId(emailAggregate, params.id), emailDecider);
+    if (email.state.status === 'absent' || email.state.status === 'deleted') throw new HttpError(404);
+    const stops = await readStreamOrEmpty(store, streamId(emailDeliveryAggregate, params.id), auth.tenantId, [
+      'EmailSendParked',
+      'EmailSendResumed',
+    ]);
+    const stop = pendingStop(stops);
+    if (email.state.status !== 'sent' || !stop)
+      throw new HttpError(409, 'このメールの送信は止まっていません。画面を更新して最新の状態を確認してください。');
+    const result = await store.append(
+      streamId(emailDeliveryAggregate, params.id),
+      [{ ...resumeEvent(params.id, stop.id, new Date()), metadata: eventMetadata(auth, request.id) }],
+      { expectedRevision: 'any' },
+    );
+    reply.position(result.position);
+    const revision = email.events.length - 1;
+    return toEmail(store, images, auth, params.id, email.state, email.events, revision);
+  });
 
   registerEndpoint(app, endpoints.sendEmailForTest, async ({ params, body, auth, request, reply }) =>
     idempotentCreate(

@@ -4,6 +4,7 @@ import { findAccountById, type AccountRow } from '../accounts/account.queries.ts
 import { findTenantById, tenantFeatures } from '../tenants/tenant.queries.ts';
 import { logoPath } from '../tenants/tenant-logo.ts';
 import type { IdentityDb } from '../db/identity.tables.ts';
+import { currentOwnDepartment } from './own-departments.ts';
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 
@@ -14,7 +15,12 @@ export async function loadOwnAccount(db: IdentityDb, tenantId: string, accountId
   return account;
 }
 
-export async function getCurrentUser(db: IdentityDb, tenantId: string, accountId: string): Promise<CurrentUser> {
+export async function getCurrentUser(
+  db: IdentityDb,
+  tenantId: string,
+  accountId: string,
+  departmentIds: ReadonlySet<string>,
+): Promise<CurrentUser> {
   const account = await loadOwnAccount(db, tenantId, accountId);
   const tenant = await findTenantById(db, tenantId);
   if (!tenant) throw notFound();
@@ -54,15 +60,16 @@ export async function getCurrentUser(db: IdentityDb, tenantId: string, accountId
     },
     // Features come from the tenant now, not from the token, so a plan change shows on the next load.
     features: tenantFeatures(tenant),
-    own_department_id: account.own_department_id,
+    own_department_id: currentOwnDepartment(account.own_department_id, departmentIds),
     default_facility_type_ids: account.default_facility_type_ids,
     email_sender_allowed_addresses: tenant.email_sender_allowed_addresses,
   };
 }
 
-export function profileOf(account: AccountRow): Profile {
+export function profileOf(account: AccountRow, departmentIds: ReadonlySet<string>): Profile {
   return {
     username: account.username,
+    own_department_id: currentOwnDepartment(account.own_department_id, departmentIds),
     notification_settings: {
       enabled_notification: account.enabled_notification,
       enabled_communication_reactions_summary: account.enabled_communication_reactions_summary,

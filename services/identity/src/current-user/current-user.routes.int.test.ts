@@ -121,6 +121,7 @@ describe('profile', () => {
     const token = await mainToken('sakura', 'suzuki@sakura.example');
     const before = await get('/api/users/me/profile', token);
     expect(before.json()).toEqual({
+      own_department_id: null,
       username: '鈴木 一郎',
       notification_settings: {
         enabled_notification: true,
@@ -142,7 +143,7 @@ describe('profile', () => {
       payload: { username: '鈴木 一朗', notification_settings: settings },
     });
     expect(put.statusCode).toBe(200);
-    expect(put.json()).toEqual({ username: '鈴木 一朗', notification_settings: settings });
+    expect(put.json()).toEqual({ username: '鈴木 一朗', notification_settings: settings, own_department_id: null });
     expect((await get('/api/users/me/profile', token)).json().username).toBe('鈴木 一朗');
 
     const events = await f.store.readStream(streamId('account', sakura.memberIds[0]!), { tenantId: sakura.tenantId });
@@ -164,6 +165,82 @@ describe('profile', () => {
     expect(body.errors.map((e: { field: string }) => e.field)).toContain('username');
     expect(body.errors.find((e: { field: string }) => e.field === 'username').message).toBe('氏名を入力してください');
     expect((await get('/api/users/me/profile', token)).json().username).toBe('鈴木 一朗');
+  });
+});
+
+describe('own department (addition to the profile)', () => {
+  const internal = '0b7c2a4e-3f51-4c1d-9a6e-1d2f3a4b5c01';
+  const surgery = '0b7c2a4e-3f51-4c1d-9a6e-1d2f3a4b5c02';
+  const kaedeDepartment = '0b7c2a4e-3f51-4c1d-9a6e-1d2f3a4b5c03';
+  const settings = {
+    enabled_notification: true,
+    enabled_communication_reactions_summary: true,
+    enabled_alerts_summary: true,
+    enabled_medical_institution_report_alert: true,
+  };
+
+  async function replaceDepartments(tenantId: string, accountId: string, ids: string[]) {
+    const stream = streamId('own_departments', tenantId);
+    const existing = await f.store.readStream(stream, { tenantId }).catch(() => []);
+    await f.store.append(
+      stream,
+      [
+        {
+          type: 'OwnDepartmentsReplaced',
+          data: { own_departments: ids.map((id, i) => ({ id, name: `診療科${i}`, department_id: null })) },
+          metadata: {
+            tenant_id: tenantId,
+            account_id: accountId,
+            correlation_id: tenantId,
+            causation_id: null,
+            schema_version: 1,
+          },
+        },
+      ],
+      { expectedRevision: existing.length === 0 ? 'no_stream' : existing.length - 1 },
+    );
+  }
+
+  const putProfile = (token: string, payload: object) =>
+    f.identity.app.inject({
+      method: 'PUT',
+      url: '/api/users/me/profile',
+      headers: { authorization: `Bearer ${token}` },
+      payload,
+    });
+
+  it("sets, keeps, clears and refuses the account's own department; a removed one reads as null", async () => {
+    await replaceDepartments(sakura.tenantId, sakura.ownerId, [internal, surgery]);
+    await replaceDepartments(kaede.tenantId, kaede.ownerId, [kaedeDepartment]);
+    const token = await mainToken('sakura', 'owner@sakura.example');
+    const base = { username: '佐藤 花子', notification_settings: settings };
+
+    const set = await putProfile(token, { ...base, own_department_id: surgery });
+    expect(set.statusCode).toBe(200);
+    expect(set.json().own_department_id).toBe(surgery);
+    expect((await get('/api/users/me/profile', token)).json().own_department_id).toBe(surgery);
+    expect((await get('/api/current_user', token)).json().own_department_id).toBe(surgery);
+
+    // A client that does not send the field leaves it as it is.
+    expect((await putProfile(token, base)).json().own_department_id).toBe(surgery);
+
+    // Another tenant's department, or an id that is no department at all, is refused and changes nothing.
+    for (const bad of [kaedeDepartment, 'not-a-uuid']) {
+      const refused = await putProfile(token, { ...base, own_department_id: bad });
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json().errors.map((e: { field: string }) => e.field)).toEqual(['own_department_id']);
+    }
+    expect((await get('/api/current_user', token)).json().own_department_id).toBe(surgery);
+
+    // The tenant removes the department: the account's value reads as null, and can be set again.
+    await replaceDepartments(sakura.tenantId, sakura.ownerId, [internal]);
+    expect((await get('/api/current_user', token)).json().own_department_id).toBeNull();
+    expect((await get('/api/users/me/profile', token)).json().own_department_id).toBeNull();
+    expect((await putProfile(token, { ...base, own_department_id: internal })).json().own_department_id).toBe(internal);
+
+    const cleared = await putProfile(token, { ...base, own_department_id: null });
+    expect(cleared.json().own_department_id).toBeNull();
+    expect((await get('/api/current_user', token)).json().own_department_id).toBeNull();
   });
 });
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { identityEndpoints } from '@renkei/contracts';
+import { identityEndpoints, unprocessable } from '@renkei/contracts';
 import {
   ReferralAdmissionPeriodChanged,
   defaultReferralAdmissionPeriodDays,
@@ -14,23 +14,33 @@ import { publishQueued } from '../identity.events.ts';
 import type { AccountRow } from '../accounts/account.queries.ts';
 import { getCurrentUser, listStaffs, loadOwnAccount, profileOf } from './current-user.queries.ts';
 import { identityDb } from '../db/identity.tables.ts';
+import { ownDepartmentIds } from './own-departments.ts';
 
 export function registerCurrentUserRoutes(app: FastifyInstance, deps: IdentityDeps): void {
   const db = identityDb(deps.db);
 
   registerEndpoint(app, identityEndpoints.getCurrentUser, async ({ auth }) => {
-    const [user, period] = await Promise.all([
-      getCurrentUser(db, auth.tenantId, auth.accountId),
+    const [departmentIds, period] = await Promise.all([
+      ownDepartmentIds(deps.store, auth.tenantId),
       admissionPeriodDays(deps.store, auth.tenantId),
     ]);
+    const user = await getCurrentUser(db, auth.tenantId, auth.accountId, departmentIds);
     return { ...user, tenant: { ...user.tenant, max_referral_hospital_admission_period: period } };
   });
 
   registerEndpoint(app, identityEndpoints.getProfile, async ({ auth }) =>
-    profileOf(await loadOwnAccount(db, auth.tenantId, auth.accountId)),
+    profileOf(
+      await loadOwnAccount(db, auth.tenantId, auth.accountId),
+      await ownDepartmentIds(deps.store, auth.tenantId),
+    ),
   );
 
   registerEndpoint(app, identityEndpoints.updateProfile, async ({ auth, body, reply }) => {
+    const departmentIds = await ownDepartmentIds(deps.store, auth.tenantId);
+    const department = body.own_department_id;
+    if (department != null && !departmentIds.has(department)) {
+      throw unprocessable([{ field: 'own_department_id', message: '所属診療科を自院の診療科から選んでください' }]);
+    }
     const { updated, eventIds } = await db.transaction().execute(async (trx) => {
       const before = await loadOwnAccount(trx, auth.tenantId, auth.accountId);
       const updated = (await trx
@@ -38,6 +48,7 @@ export function registerCurrentUserRoutes(app: FastifyInstance, deps: IdentityDe
         .set({
           username: body.username,
           ...body.notification_settings,
+          ...(department === undefined ? {} : { own_department_id: department }),
           updated_at: sql`now()`,
         })
         .where('id', '=', auth.accountId)
@@ -51,7 +62,7 @@ export function registerCurrentUserRoutes(app: FastifyInstance, deps: IdentityDe
     // Read-your-writes for the names other pages show (staff lists, histories).
     const position = await publishQueued(deps, eventIds);
     if (position) reply.position(position);
-    return profileOf(updated);
+    return profileOf(updated, departmentIds);
   });
 
   registerEndpoint(app, identityEndpoints.listStaffs, async ({ auth, query }) =>

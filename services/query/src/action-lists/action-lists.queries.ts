@@ -16,6 +16,38 @@ const pageMeta = (total: number, page: number, perPage: number) => ({
   total_pages: Math.ceil(total / perPage),
 });
 
+const listsWithCreator = (db: Kysely<ReadModels>, tenantId: string) =>
+  db
+    .selectFrom('rm.action_lists as l')
+    .leftJoin('rm.mi_accounts as a', (j) =>
+      j.onRef('a.tenant_id', '=', 'l.tenant_id').onRef('a.account_id', '=', 'l.created_by'),
+    )
+    .select([
+      'l.id',
+      'l.name',
+      'l.status',
+      'l.medical_institution_count',
+      'l.actioned_count',
+      'l.created_by',
+      'a.name as created_by_name',
+      'l.created_at',
+      'l.version',
+    ])
+    .where('l.tenant_id', '=', tenantId);
+
+type ListRow = Awaited<ReturnType<ReturnType<typeof listsWithCreator>['executeTakeFirstOrThrow']>>;
+
+const toActionList = (r: ListRow): ActionList => ({
+  id: r.id,
+  name: r.name,
+  status: r.status,
+  medical_institution_count: r.medical_institution_count,
+  actioned_count: r.actioned_count,
+  created_by: r.created_by ? { id: r.created_by, name: r.created_by_name ?? '' } : null,
+  created_at: new Date(r.created_at).toISOString(),
+  version: r.version,
+});
+
 /** The tenant's lists, newest first, with who created them. */
 export async function listActionLists(
   db: Kysely<ReadModels>,
@@ -23,23 +55,7 @@ export async function listActionLists(
   query: { page: number; per_page: number },
 ): Promise<{ data: ActionList[]; meta: ReturnType<typeof pageMeta> }> {
   const [rows, total] = await Promise.all([
-    db
-      .selectFrom('rm.action_lists as l')
-      .leftJoin('rm.mi_accounts as a', (j) =>
-        j.onRef('a.tenant_id', '=', 'l.tenant_id').onRef('a.account_id', '=', 'l.created_by'),
-      )
-      .select([
-        'l.id',
-        'l.name',
-        'l.status',
-        'l.medical_institution_count',
-        'l.actioned_count',
-        'l.created_by',
-        'a.name as created_by_name',
-        'l.created_at',
-        'l.version',
-      ])
-      .where('l.tenant_id', '=', tenantId)
+    listsWithCreator(db, tenantId)
       .orderBy('l.created_at', 'desc')
       .orderBy('l.id', 'desc')
       .limit(query.per_page)
@@ -51,19 +67,13 @@ export async function listActionLists(
       .where('tenant_id', '=', tenantId)
       .executeTakeFirstOrThrow(),
   ]);
-  return {
-    data: rows.map((r) => ({
-      id: r.id,
-      name: r.name,
-      status: r.status,
-      medical_institution_count: r.medical_institution_count,
-      actioned_count: r.actioned_count,
-      created_by: r.created_by ? { id: r.created_by, name: r.created_by_name ?? '' } : null,
-      created_at: new Date(r.created_at).toISOString(),
-      version: r.version,
-    })),
-    meta: pageMeta(Number(total.n), query.page, query.per_page),
-  };
+  return { data: rows.map(toActionList), meta: pageMeta(Number(total.n), query.page, query.per_page) };
+}
+
+/** One live list of the tenant; null for another tenant's, a deleted one or a made-up id. */
+export async function getActionList(db: Kysely<ReadModels>, tenantId: string, id: string): Promise<ActionList | null> {
+  const row = await listsWithCreator(db, tenantId).where('l.id', '=', id).executeTakeFirst();
+  return row ? toActionList(row) : null;
 }
 
 /** The name of the tenant's live list; null for another tenant's, a deleted one or a made-up id. */

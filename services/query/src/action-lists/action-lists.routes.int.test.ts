@@ -106,6 +106,21 @@ describe('action list queries', () => {
     });
   });
 
+  it('answers one list by id, as the list call shows it', async () => {
+    const res = await get(tenantId, `/api/action_lists/${older}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const listed = (await get(tenantId, '/api/action_lists')).json().data.find((l: { id: string }) => l.id === older);
+    expect(res.json()).toEqual(listed);
+    expect(res.json()).toMatchObject({
+      name: '紹介減少先フォロー',
+      medical_institution_count: 3,
+      actioned_count: 1,
+      created_by: { id: accountId, name: '連携 太郎' },
+    });
+    // An id that is no uuid is a record that does not exist, as on every other path.
+    expect((await get(tenantId, '/api/action_lists/not-a-uuid')).statusCode).toBe(404);
+  });
+
   it("lists a list's institutions with master data, filtered by status", async () => {
     const all = await get(tenantId, `/api/action_lists/${older}/medical_institutions`);
     expect(all.statusCode, all.body).toBe(200);
@@ -171,12 +186,15 @@ describe('action list queries', () => {
   it("answers 404 for another tenant's list and a deleted one, and shows another tenant nothing", async () => {
     const other = randomUUID();
     for (const url of [
+      `/api/action_lists/${older}`,
       `/api/action_lists/${older}/medical_institutions`,
       `/api/action_lists/${older}/medical_institutions/export`,
     ]) {
       expect((await get(other, url)).statusCode, url).toBe(404);
     }
     expect((await get(tenantId, `/api/action_lists/${removed}/medical_institutions`)).statusCode).toBe(404);
+    expect((await get(tenantId, `/api/action_lists/${removed}`)).statusCode).toBe(404);
+    expect((await get(tenantId, `/api/action_lists/${randomUUID()}`)).statusCode).toBe(404);
     expect((await get(other, '/api/action_lists')).json().data).toEqual([]);
     expect((await get(other, `/api/medical_institutions/${institutions[0]!.id}/action_lists`)).json()).toEqual([]);
   });

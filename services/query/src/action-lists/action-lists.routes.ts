@@ -8,6 +8,7 @@ import { exportActionListItems } from './action-lists.export.ts';
 import {
   actionListName,
   actionListsOfInstitution,
+  getActionList,
   listActionLists,
   listActionListItems,
 } from './action-lists.queries.ts';
@@ -32,6 +33,17 @@ export function registerActionListQueryRoutes(app: FastifyInstance, deps: { db: 
     app,
     endpoints.listActionLists,
     async ({ query, auth }) => listActionLists(db(), auth.tenantId, query),
+    { reads },
+  );
+
+  registerEndpoint(
+    app,
+    endpoints.getActionList,
+    async ({ params, auth }) => {
+      const list = await getActionList(db(), auth.tenantId, params.id);
+      if (list === null) throw new HttpError(404);
+      return list;
+    },
     { reads },
   );
 

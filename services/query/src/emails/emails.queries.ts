@@ -57,6 +57,10 @@ const toEmail = (r: EmailRow): Omit<Email, 'attachment_name' | 'attachment_size'
   created_at: r.created_at.toISOString(),
   updated_at: r.updated_at.toISOString(),
   version: r.version,
+  delivery_stopped:
+    r.parked_reason && r.parked_at
+      ? { reason: r.parked_reason, error: r.parked_error ?? '', stopped_at: r.parked_at.toISOString() }
+      : null,
 });
 
 interface Page<T> {

@@ -145,6 +145,40 @@ describe('email queries', () => {
     expect((await get(other, '/api/emails', position)).json().meta.total_count).toBe(0);
   });
 
+  it('shows a stopped send in the list and the email, with its reason and error, until it is resumed', async () => {
+    const tenantId = randomUUID();
+    const emailId = randomUUID();
+    const at = new Date().toISOString();
+    await record(tenantId, streamId('email', emailId), [
+      draft(emailId, '止まった案内', ['a@example.jp']),
+      { type: 'EmailSent', data: { email_id: emailId, sent_at: at } },
+    ]);
+    const stopId = randomUUID();
+    const stopped = await store.append(
+      streamId('email_delivery', emailId),
+      [
+        {
+          id: stopId,
+          type: 'EmailSendParked',
+          data: { email_id: emailId, reason: 'delivery_failed', error: 'Error: 421 busy', parked_at: at },
+          metadata: newEventMetadata(tenantId),
+        },
+      ],
+      { expectedRevision: 'any' },
+    );
+    const position = formatPosition(stopped.position);
+    const stop = { reason: 'delivery_failed', error: 'Error: 421 busy', stopped_at: at };
+    expect((await get(tenantId, `/api/emails/${emailId}`, position)).json().delivery_stopped).toEqual(stop);
+    const listed = (await get(tenantId, '/api/emails?status=sent', position)).json().data;
+    expect(listed.map((e: { delivery_stopped: unknown }) => e.delivery_stopped)).toEqual([stop]);
+    expect((await get(randomUUID(), `/api/emails/${emailId}`, position)).statusCode).toBe(404);
+
+    const resumed = await record(tenantId, streamId('email_delivery', emailId), [
+      { type: 'EmailSendResumed', data: { email_id: emailId, parked_event_id: stopId, resumed_at: at } },
+    ]);
+    expect((await get(tenantId, `/api/emails/${emailId}`, resumed)).json().delivery_stopped).toBeNull();
+  });
+
   it('answers null, never 0, for a rate with nothing to divide by: an unsent draft, a send with nothing delivered', async () => {
     const tenantId = randomUUID();
     const [draftId, sendingId] = [randomUUID(), randomUUID()];

@@ -19,6 +19,7 @@ import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } 
 import { startProjections, waitForPosition } from '@renkei/projections';
 import { readModelProjections } from '@renkei/read-models';
 import { createAlertEvaluationReactor, evaluateMissing } from '../reactors/alert-evaluation.reactor.ts';
+import { referralWithdrawalReactor } from '../reactors/referral-withdrawal.reactor.ts';
 import { evaluateCondition, matchInstitutions, monthOf } from './alert-evaluation.ts';
 
 // The evaluation against a direct count of the raw facts: referrals written through the referrals
@@ -538,6 +539,106 @@ describe('alert evaluation', () => {
     });
     expect(await evaluationsOf(decrease.id)).toEqual([month]);
     expect((await alertEvents(tenant, late.id)).map((e) => e.type)).toEqual(['AlertRaised']);
+  }, 60_000);
+
+  it("re-evaluates the tenant's month when its figures change mid-month: hand entries, then a withdrawn upload", async () => {
+    const tenant = randomUUID();
+    const reactor = createAlertEvaluationReactor({ clock: () => now });
+    const ctx = { db, store };
+    const names = readModelProjections.map((p) => p.name);
+    // Institution 0: 3 referrals in March; the upload reaches into April, so March is complete.
+    const upload = await importReferrals(
+      tenant,
+      [
+        ...['2026-03-03', '2026-03-12', '2026-03-25'].map((date) => ({ institution: ids[0]!, date })),
+        { institution: ids[0]!, date: '2026-04-02' },
+      ],
+      true,
+    );
+    expect(await waitForPosition(db, names, upload.position, 30_000)).toBe(true);
+    const { id, condition } = await createCondition(tenant, '紹介3件以上', {
+      referral_count: { comparison: 'gte', count: 3 },
+    });
+    await evaluateCondition(db, store, { tenantId: tenant, condition, now });
+    const snapshot = async () => {
+      const events = await alertEvents(tenant, id);
+      const data = events.at(-1)?.data as { institutions: { medical_institution_ids: string[] } } | undefined;
+      return {
+        types: events.map((e) => e.type),
+        institutions: [...(data?.institutions.medical_institution_ids ?? [])].sort(),
+      };
+    };
+    expect(await snapshot()).toEqual({ types: ['AlertRaised'], institutions: [ids[0]] });
+
+    // Mid-April, institution 1's three March referrals and one of institution 2 in April are entered by hand:
+    // one batch, one re-evaluation, without waiting for an upload or the month to turn.
+    const entries = [
+      { institution: ids[1]!, date: '2026-03-04' },
+      { institution: ids[1]!, date: '2026-03-18' },
+      { institution: ids[1]!, date: '2026-03-30' },
+      { institution: ids[2]!, date: '2026-04-06' },
+    ];
+    const entered = [];
+    for (const [i, entry] of entries.entries()) {
+      const referralId = randomUUID();
+      const stream = streamId('referral_entry', referralId);
+      await store.append(
+        stream,
+        [
+          {
+            type: 'ReferralEntered',
+            data: {
+              referral_id: referralId,
+              referral: {
+                identity: `manual:${referralId}`,
+                row_number: 0,
+                referral_date: entry.date,
+                patient_id: `hand${i}`,
+                patient_key: `hand${i}`,
+                medical_institution_id: entry.institution,
+                institution_code: master[ids.indexOf(entry.institution)]!.code,
+                institution_name: 'x',
+                from_department: null,
+                from_doctor: null,
+                to_department: null,
+                own_department_id: null,
+                to_doctor: null,
+                purpose: null,
+                first_visit: null,
+                source_id: null,
+              },
+            },
+            metadata: { ...metadata(), tenant_id: tenant },
+          },
+        ],
+        { expectedRevision: 'no_stream' },
+      );
+      entered.push((await readStreamOrEmpty(store, stream, tenant)).at(-1)!);
+    }
+    await reactor.handle(entered, ctx);
+    expect(await snapshot()).toEqual({ types: ['AlertRaised', 'AlertUpdated'], institutions: [ids[0], ids[1]].sort() });
+
+    // The upload is withdrawn: institution 0's referrals leave March, and the alert with them.
+    const withdrawal = streamId('referral_data_withdrawal', (upload.data as { import_id: string }).import_id);
+    await store.append(
+      withdrawal,
+      [
+        {
+          type: 'ReferralDataImportWithdrawalRequested',
+          data: { import_id: (upload.data as { import_id: string }).import_id, import_type: 'referral' },
+          metadata: { ...metadata(), tenant_id: tenant },
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    await referralWithdrawalReactor.handle(await readStreamOrEmpty(store, withdrawal, tenant), ctx);
+    const completed = (await readStreamOrEmpty(store, withdrawal, tenant)).at(-1)!;
+    expect(completed.type).toBe('ReferralDataImportWithdrawalCompleted');
+    await reactor.handle([completed], ctx);
+    expect(await snapshot()).toEqual({
+      types: ['AlertRaised', 'AlertUpdated', 'AlertUpdated'],
+      institutions: [ids[1]],
+    });
   }, 60_000);
 
   it('one broken condition, or many waiting ones, do not stop the month-turn round for the others', async () => {

@@ -112,37 +112,59 @@ async function readModelReady(db: Kysely<unknown>) {
   return rows[0]?.present ?? false;
 }
 
-async function handleEvent(event: RecordedEvent, ctx: ReactorContext, now: Date) {
+/**
+ * Events after which a tenant's referral figures differ (docs/decisions.md "Alerts re-evaluated when the
+ * figures change"): a completed upload (late data), a withdrawn upload, an owner's hand match of an
+ * institution (its rows move to it), and referrals entered, corrected or removed by hand. Reverse
+ * referrals are not read by any trigger or filter.
+ */
+const figureEvents = [
+  'ReferralDataImportFinished',
+  'ReferralDataImportWithdrawalCompleted',
+  'ReferralInstitutionMatched',
+  'ReferralEntered',
+  'ReferralEntryUpdated',
+  'ReferralEntryDeleted',
+] as const;
+
+const changesFigures = (event: RecordedEvent) =>
+  event.type !== 'ReferralDataImportFinished' || ReferralDataImportFinished.parse(event.data).status === 'completed';
+
+async function conditionCreated(event: RecordedEvent, ctx: ReactorContext, now: Date) {
   const tenantId = event.metadata.tenant_id;
   const metadata = { correlation_id: event.metadata.correlation_id, causation_id: event.id };
-  if (event.type === 'AlertConditionCreated') {
-    const created = AlertConditionCreated.parse(event.data);
-    if (await deleted(ctx, tenantId, created.condition_id)) return;
-    // What the user did before creating it (tagging an institution, a visit) is part of the answer: the
-    // read models the evaluation reads first take everything up to the condition.
-    if (!(await waitForPosition(ctx.db, evaluationReads, event.position, 30_000, ctx.signal)))
-      throw new Error(`alert evaluation: the read models did not reach condition ${created.condition_id}`);
-    // The user sees a result at once: the last complete month, evaluated now.
-    await evaluateCondition(ctx.db, ctx.store, {
-      tenantId,
-      condition: { id: created.condition_id, ...created },
-      now,
-      metadata,
-    });
-    return;
-  }
-  const finished = ReferralDataImportFinished.parse(event.data);
-  if (finished.status !== 'completed') return;
+  const created = AlertConditionCreated.parse(event.data);
+  if (await deleted(ctx, tenantId, created.condition_id)) return;
+  // What the user did before creating it (tagging an institution, a visit) is part of the answer: the
+  // read models the evaluation reads first take everything up to the condition.
+  if (!(await waitForPosition(ctx.db, evaluationReads, event.position, 30_000, ctx.signal)))
+    throw new Error(`alert evaluation: the read models did not reach condition ${created.condition_id}`);
+  // The user sees a result at once: the last complete month, evaluated now.
+  await evaluateCondition(ctx.db, ctx.store, {
+    tenantId,
+    condition: { id: created.condition_id, ...created },
+    now,
+    metadata,
+  });
+}
+
+/**
+ * Every live, valid condition of the tenant evaluated again once the read models hold `event` (the last
+ * of the batch's events that changed the tenant's figures): the month's alert follows its data whenever
+ * the data changes, not at the next upload or month.
+ */
+async function figuresChanged(event: RecordedEvent, ctx: ReactorContext, now: Date) {
+  const tenantId = event.metadata.tenant_id;
+  const metadata = { correlation_id: event.metadata.correlation_id, causation_id: event.id };
   const db = ctx.db.kysely as Kysely<unknown>;
-  // A first deploy builds the alerts read model while this reactor reads the history: an import from
+  // A first deploy builds the alerts read model while this reactor reads the history: an event from
   // before it is live has no condition to read (the month-turn loop evaluates whatever is missing once
   // it is), and waiting for it could park the event.
   if (!(await readModelReady(db))) return;
-  // Late data changes the month's figures: once the read models hold the import (rollups, the
-  // conditions, tags, labels, visits), every condition of the tenant is evaluated again (an archived
-  // alert stays as it is).
+  // Once the read models hold the change (rollups, the conditions, tags, labels, visits), every
+  // condition of the tenant is evaluated again (an archived alert stays as it is).
   if (!(await waitForPosition(ctx.db, importReads, event.position, 30_000, ctx.signal)))
-    throw new Error(`alert evaluation: the read models did not reach import ${finished.import_id}`);
+    throw new Error(`alert evaluation: the read models did not reach ${event.type} ${event.id}`);
   const month = evaluatedMonth(now);
   for (const row of await conditionsToEvaluate(db, { tenantId })) {
     try {
@@ -152,8 +174,8 @@ async function handleEvent(event: RecordedEvent, ctx: ReactorContext, now: Date)
       // One broken condition does not keep the tenant's others from their figures: it is left
       // unevaluated for the month, so the month-turn loop tries it again.
       ctx.logger?.warn(
-        { err: error, tenant_id: tenantId, condition_id: row.id },
-        'alert evaluation: a condition failed after an import; the month-turn loop retries it',
+        { err: error, tenant_id: tenantId, condition_id: row.id, event_type: event.type },
+        'alert evaluation: a condition failed after the figures changed; the month-turn loop retries it',
       );
       await sql`DELETE FROM alert_evaluation.evaluations WHERE condition_id = ${row.id}::uuid AND month = ${month}::date`
         .execute(db)
@@ -163,19 +185,27 @@ async function handleEvent(event: RecordedEvent, ctx: ReactorContext, now: Date)
 }
 
 /**
- * Evaluates the tenants' alert conditions (docs: /work/notes/alerts.md): a condition right after it is
- * created, every condition of a tenant after a referral-data import completed, and every condition not
- * yet evaluated for the last complete month (the month turned, or the worker was down), in a loop.
+ * Evaluates the tenants' alert conditions (docs/decisions.md, "Alerts and alert conditions"): a condition
+ * right after it is created, every condition of a tenant after its referral figures changed (an upload
+ * completed or withdrawn, a hand match, a hand-entered referral; once per tenant and batch), and every
+ * condition not yet evaluated for the last complete month (the month turned, or the worker was down),
+ * in a loop.
  */
 export function createAlertEvaluationReactor(options: AlertEvaluationOptions = {}): Reactor {
   const now = () => options.clock?.() ?? new Date();
   return defineReactor({
     name: 'alert_evaluation',
-    eventTypes: ['AlertConditionCreated', 'ReferralDataImportFinished'],
+    eventTypes: ['AlertConditionCreated', ...figureEvents],
     batchSize: 20,
     async handle(events, ctx) {
       await migrateAlertEvaluations(ctx.db);
-      for (const event of events) await handleEvent(event, ctx, now());
+      // Twenty hand entries of a tenant in a batch re-evaluate it once, after the last of them.
+      const changed = new Map<string, RecordedEvent>();
+      for (const event of events) {
+        if (event.type === 'AlertConditionCreated') await conditionCreated(event, ctx, now());
+        else if (changesFigures(event)) changed.set(event.metadata.tenant_id, event);
+      }
+      for (const event of changed.values()) await figuresChanged(event, ctx, now());
     },
     async background(ctx) {
       await repeatUntilAborted(

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
-import { emailUnsubscribedEventId } from '@renkei/domain';
+import { emailSendResumedEventId, emailUnsubscribedEventId } from '@renkei/domain';
 import {
   createPostgresEventStore,
   newEventMetadata,
@@ -259,7 +259,106 @@ describe('campaign attachments', () => {
       SELECT state, last_error FROM email_delivery.jobs WHERE email_id = ${emailId}`.execute(db.kysely);
     expect(rows).toEqual([{ state: 'parked', last_error: expect.stringContaining(missing) }]);
     expect((await listMails(dir)).filter((m) => m.subject === title)).toEqual([]);
-    expect(await readStreamOrEmpty(store, streamId('email_delivery', emailId), tenantId)).toEqual([]);
+    // No outcome; the stop itself is on the delivery stream, for the emails screens.
+    const delivery = await readStreamOrEmpty(store, streamId('email_delivery', emailId), tenantId);
+    expect(delivery.map((e) => [e.type, e.data])).toEqual([
+      [
+        'EmailSendParked',
+        {
+          email_id: emailId,
+          reason: 'attachment_missing',
+          error: expect.stringContaining(missing),
+          parked_at: expect.any(String),
+        },
+      ],
+    ]);
+  });
+});
+
+describe('parked sends', () => {
+  it('parks a campaign whose server keeps refusing, and a resume sends the rest once each', async () => {
+    const tenantId = randomUUID();
+    const title = '【再開】止まった案内';
+    const to = ['park1@example.jp', 'park2@example.jp', 'park3@example.jp'];
+    const { emailId, sent } = await campaign(tenantId, to, title);
+    const real = createMailTransport({ catcherPort: catcher.port });
+    let refusing = true;
+    let calls = 0;
+    // The first mail goes through; then the server refuses until it is "repaired".
+    const server = {
+      sendMail: async (options: Parameters<typeof real.sendMail>[0]) => {
+        if (refusing && ++calls > 1) throw new Error('421 service not available');
+        return real.sendMail(options);
+      },
+    } as unknown as typeof real;
+    const reactor = createEmailDeliveryReactor({
+      publicOrigin: 'https://renkei.example.jp',
+      dataDir: dir,
+      ratePerMinute: 60_000,
+      retryBaseMs: 0,
+      maxAttempts: 2,
+      concurrency: 1,
+      commitGroup: 1,
+      transport: () => server,
+    });
+    const ctx = { db, store };
+    await reactor.handle(sent, ctx);
+    await reactor.drain(ctx);
+    const job = async () =>
+      (
+        await sql<{ state: string; attempts: number }>`
+          SELECT state, attempts FROM email_delivery.jobs WHERE email_id = ${emailId}`.execute(db.kysely)
+      ).rows;
+    expect(await job()).toEqual([{ state: 'parked', attempts: 2 }]);
+    const parked = (await readStreamOrEmpty(store, streamId('email_delivery', emailId), tenantId)).filter(
+      (e) => e.type === 'EmailSendParked',
+    );
+    expect(parked.map((e) => e.data)).toEqual([
+      expect.objectContaining({
+        reason: 'delivery_failed',
+        error: expect.stringContaining('421 service not available'),
+      }),
+    ]);
+    expect(await delivered(tenantId, emailId)).toBe(1);
+
+    // A resume of another tenant's id changes nothing; the sender's own puts it back in the queue.
+    refusing = false;
+    const resume = (tenant: string) =>
+      store.append(
+        streamId('email_delivery', emailId),
+        [
+          {
+            id: emailSendResumedEventId(parked[0]!.id),
+            type: 'EmailSendResumed',
+            data: { email_id: emailId, parked_event_id: parked[0]!.id, resumed_at: new Date().toISOString() },
+            metadata: newEventMetadata(tenant),
+          },
+        ],
+        { expectedRevision: 'any' },
+      );
+    await reactor.handle(
+      [
+        {
+          ...parked[0]!,
+          id: randomUUID(),
+          type: 'EmailSendResumed',
+          data: { email_id: emailId, parked_event_id: parked[0]!.id, resumed_at: new Date().toISOString() },
+          metadata: newEventMetadata(randomUUID()),
+        },
+      ],
+      ctx,
+    );
+    expect(await job()).toEqual([{ state: 'parked', attempts: 2 }]);
+    await resume(tenantId);
+    const resumed = (await readStreamOrEmpty(store, streamId('email_delivery', emailId), tenantId)).filter(
+      (e) => e.type === 'EmailSendResumed',
+    );
+    await reactor.handle(resumed, ctx);
+    await reactor.drain(ctx);
+    expect(await job()).toEqual([{ state: 'done', attempts: 0 }]);
+    for (const address of to) expect(await mailsTo(address, title), address).toHaveLength(1);
+    expect(await delivered(tenantId, emailId)).toBe(3);
+    real.close();
   });
 });
 

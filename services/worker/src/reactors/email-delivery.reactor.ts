@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -8,6 +9,7 @@ import {
   emailInDoubtEventId,
   emailTrackingEventId,
   emailUnsubscribesAggregate,
+  EmailSendResumed,
   parseEmailUnsubscribeEvent,
   parseEmailEvent,
   type EmailDraftSaved,
@@ -301,6 +303,43 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
     causation_id: null,
     schema_version: 1,
   });
+
+  /**
+   * Parks a send: the row says so for ops, and a campaign's stop is an event of its delivery stream, so
+   * the emails screens show it and its sender can resume it (test sends are the tester's to repeat).
+   * The event goes first: a crash between the two leaves the send retried and parked again, never a
+   * parked send the screens do not show.
+   */
+  async function park(
+    ctx: ReactorContext,
+    row: Pick<JobRow, 'job_id' | 'tenant_id' | 'email_id' | 'test'>,
+    reason: 'attachment_missing' | 'delivery_failed',
+    message: string,
+    attempts: number,
+  ) {
+    const error = message.slice(0, 2000);
+    if (!row.test)
+      await ctx.store.append(
+        streamId(emailDeliveryAggregate, row.email_id),
+        [
+          {
+            id: randomUUID(),
+            type: 'EmailSendParked',
+            data: { email_id: row.email_id, reason, error, parked_at: new Date().toISOString() },
+            metadata: {
+              tenant_id: row.tenant_id,
+              account_id: null,
+              correlation_id: row.email_id,
+              causation_id: null,
+              schema_version: 1,
+            },
+          },
+        ],
+        { expectedRevision: 'any' },
+      );
+    await sql`UPDATE email_delivery.jobs SET state = 'parked', attempts = ${attempts}, last_error = ${error}
+      WHERE job_id = ${row.job_id}`.execute(ctx.db.kysely);
+  }
 
   /** Loads a queued send: its draft, the recipients without an outcome, and marks the claims in doubt. */
   async function activate(ctx: ReactorContext, row: JobRow): Promise<ActiveJob | null> {
@@ -641,8 +680,7 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
       const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       if (attempts >= maxAttempts) {
         ctx.logger?.error({ err: error, tenant_id: row.tenant_id, email_id: row.email_id }, 'email send parked');
-        await sql`UPDATE email_delivery.jobs SET state = 'parked', attempts = ${attempts}, last_error = ${message.slice(0, 2000)}
-          WHERE job_id = ${row.job_id}`.execute(ctx.db.kysely);
+        await park(ctx, row, 'delivery_failed', message, attempts);
         return;
       }
       ctx.logger?.warn({ err: error, tenant_id: row.tenant_id, email_id: row.email_id }, 'email send failed; retrying');
@@ -737,9 +775,7 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
                 { err: error, tenant_id: row.tenant_id, email_id: row.email_id },
                 'email send parked: its attachment is missing',
               );
-              await sql`UPDATE email_delivery.jobs SET state = 'parked', attempts = attempts + 1,
-                  last_error = ${`${error.name}: ${error.message}`}
-                WHERE job_id = ${row.job_id}`.execute(ctx.db.kysely);
+              await park(ctx, row, 'attachment_missing', `${error.name}: ${error.message}`, row.attempts + 1);
               continue;
             }
             if (!job) {
@@ -850,12 +886,21 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
 
   const reactor = defineReactor({
     name: 'email_delivery',
-    eventTypes: ['EmailSent', 'EmailTestSent'],
+    eventTypes: ['EmailSent', 'EmailTestSent', 'EmailSendResumed'],
     // Mails are side effects: a worker meeting this reactor for the first time does not send history.
     startAt: 'head',
     async handle(events: RecordedEvent[], ctx) {
       await migrate(ctx.db);
       for (const recorded of events) {
+        if (recorded.type === 'EmailSendResumed') {
+          // Back in the queue with its tries afresh; the recipients done keep their outcome.
+          const { email_id } = EmailSendResumed.parse(recorded.data);
+          await sql`
+            UPDATE email_delivery.jobs SET state = 'queued', attempts = 0, not_before = now(), last_error = NULL
+             WHERE tenant_id = ${recorded.metadata.tenant_id} AND email_id = ${email_id} AND NOT test
+               AND state = 'parked'`.execute(ctx.db.kysely);
+          continue;
+        }
         const event = parseEmailEvent(recorded);
         if (event.type !== 'EmailSent' && event.type !== 'EmailTestSent') continue;
         const test = event.type === 'EmailTestSent';

@@ -1,6 +1,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { ActionListItemStatus, ActionListStatus } from '@renkei/contracts';
 import type { ApiClient } from '../../api/api-client.ts';
+import { isApiError } from '../../api/api-errors.ts';
 import { useApiMutation } from '../../api/useApiMutation.ts';
 
 export type ActionListItemFilter = 'all' | ActionListItemStatus;
@@ -20,7 +21,7 @@ export interface ActionListsParams {
   status: ActionListItemFilter;
 }
 
-// Every list of a tenant fits on a page or two, so a list linked by id (/action_lists?id=…) is on it.
+// Every list of a tenant fits on a page or two; a list linked by id (/action_lists?id=…) is read by id.
 export const actionListsPerPage = 100;
 export const actionListItemsPerPage = 50;
 
@@ -37,10 +38,35 @@ export const actionListQueries = {
       queryKey: [...actionListQueries.all, 'list', params] as const,
       queryFn: ({ signal }) => api.listActionLists({ query: params, signal }),
     }),
+  /**
+   * One list by id; null once it is gone (deleted, or a link of another tenant), which the page says in words:
+   * a list deleted while selected is a normal outcome, not an error page.
+   */
+  detail: (api: ApiClient, id: string) =>
+    queryOptions({
+      queryKey: [...actionListQueries.all, 'detail', id] as const,
+      queryFn: async ({ signal }) => {
+        try {
+          return await api.getActionList({ params: { id }, signal });
+        } catch (error) {
+          if (isApiError(error) && error.status === 404) return null;
+          throw error;
+        }
+      },
+    }),
   items: (api: ApiClient, id: string, params: ActionListItemsParams) =>
     queryOptions({
       queryKey: [...actionListQueries.all, 'items', id, params] as const,
-      queryFn: ({ signal }) => api.listItems({ params: { id }, query: params, signal }),
+      queryFn: async ({ signal }) => {
+        try {
+          return await api.listItems({ params: { id }, query: params, signal });
+        } catch (error) {
+          // The selected list deleted: its detail (null) says so; refreshing its items is no failure to report.
+          if (isApiError(error) && error.status === 404)
+            return { data: [], meta: { total_count: 0, page: params.page, per_page: params.per_page, total_pages: 0 } };
+          throw error;
+        }
+      },
     }),
   ofInstitution: (api: ApiClient, institutionId: string) =>
     queryOptions({

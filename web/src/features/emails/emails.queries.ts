@@ -96,6 +96,9 @@ export const useCopyEmail = () =>
 export const useSendEmail = () =>
   useApiMutation((api, { id }: { id: string }) => api.sendEmail({ params: { id } }), [emailQueries.all]);
 
+export const useResumeEmailSend = () =>
+  useApiMutation((api, { id }: { id: string }) => api.resumeEmailSend({ params: { id } }), [emailQueries.all]);
+
 export const useSendEmailForTest = () =>
   useApiMutation(
     (api, { id, addresses }: { id: string; addresses: string[] }) =>

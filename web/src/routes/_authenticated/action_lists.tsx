@@ -26,6 +26,7 @@ export const Route = createFileRoute('/_authenticated/action_lists')({
       context.queryClient.ensureQueryData(
         actionListQueries.lists(context.api, { page: deps.page, per_page: actionListsPerPage }),
       ),
+      deps.id && context.queryClient.ensureQueryData(actionListQueries.detail(context.api, deps.id)),
       // A list deleted since the link was made: the page says so instead of failing.
       deps.id &&
         context.queryClient

@@ -15,6 +15,7 @@ import { Suspense } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
 import { testServices } from '../../../test/render-app.tsx';
+import { ApiError } from '../../../api/api-errors.ts';
 import type { ActionListsParams } from '../action-lists.queries.ts';
 import { ActionListsPage } from './ActionListsPage.tsx';
 
@@ -44,9 +45,18 @@ const item = (n: number, status: ActionListItem['status']): ActionListItem => ({
   updated_at: '2026-11-02T00:00:00.000Z',
 });
 
-function renderPage(params: ActionListsParams, lists: ActionList[], items: ActionListItem[] = []) {
+function renderPage(
+  params: ActionListsParams,
+  lists: ActionList[],
+  items: ActionListItem[] = [],
+  detail: ActionList | null = lists.find((l) => l.id === params.id) ?? null,
+) {
   const api = {
     listActionLists: vi.fn(async () => ({ data: lists, meta: meta(lists.length) })),
+    getActionList: vi.fn(async () => {
+      if (detail === null) throw new ApiError(404, 'Not Found');
+      return detail;
+    }),
     listItems: vi.fn(async () => ({ data: items, meta: meta(items.length) })),
     updateItemsStatus: vi.fn(async () => ({ count: 1 })),
     updateActionListStatus: vi.fn(async () => ({ ...list, status: 'completed' })),
@@ -146,5 +156,22 @@ describe('action lists page', () => {
     await userEvent.click(screen.getByRole('checkbox', { name: 'このページの医療機関をすべて選択' }));
     expect(screen.getByText('2件を選択中')).toBeInTheDocument();
     expect(screen.getByRole('button', { name: 'リストから外す' })).toBeEnabled();
+  });
+
+  it('shows a list linked by id that is not on the page of lists, read by its id', async () => {
+    const other = { ...list, id: id(2), name: '年末挨拶状送付先' };
+    const { api } = renderPage({ ...noSelection, id: other.id }, [list], [item(1, 'not_actioned')], other);
+    expect(await screen.findAllByTestId('action-list-item-row')).toHaveLength(1);
+    expect(api.getActionList).toHaveBeenCalledWith(expect.objectContaining({ params: { id: other.id } }));
+    expect(screen.getByTestId('action-list-items')).toHaveTextContent('年末挨拶状送付先');
+    expect(screen.queryByTestId('action-list-missing')).toBeNull();
+  });
+
+  it('says in words that a linked list is gone', async () => {
+    const { api } = renderPage({ ...noSelection, id: id(3) }, [list], [], null);
+    expect(await screen.findByTestId('action-list-missing')).toHaveTextContent(
+      '選択したアクションリストは見つかりません。削除された可能性があります。',
+    );
+    expect(api.listItems).not.toHaveBeenCalled();
   });
 });

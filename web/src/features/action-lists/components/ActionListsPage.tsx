@@ -38,6 +38,26 @@ const printStyle = `
   body { background: #fff !important; }
 }`;
 
+/** The list of the URL, read by id: it may be on another page of the lists, or gone. */
+function SelectedActionList({ id, params, onParamsChange }: { id: string } & ListPageProps<ActionListsParams>) {
+  const { api } = useServices();
+  const { data: list } = useSuspenseQuery(actionListQueries.detail(api, id));
+  if (list === null) {
+    return (
+      <Text size="sm" c="dimmed" data-testid="action-list-missing">
+        選択したアクションリストは見つかりません。削除された可能性があります。一覧から別のリストを選んでください。
+      </Text>
+    );
+  }
+  return (
+    <ActionListItemsPanel
+      list={list}
+      params={{ page: params.item_page, per_page: actionListItemsPerPage, status: params.status }}
+      onParamsChange={onParamsChange}
+    />
+  );
+}
+
 export function ActionListsPage({ params, onParamsChange }: ListPageProps<ActionListsParams>) {
   const { api } = useServices();
   const { data: lists } = useSuspenseQuery(
@@ -60,7 +80,6 @@ export function ActionListsPage({ params, onParamsChange }: ListPageProps<Action
     },
     onError,
   });
-  const selected = params.id ? lists.data.find((l) => l.id === params.id) : undefined;
 
   const toggleStatus = async (list: ActionList) => {
     const status = list.status === 'completed' ? 'in_progress' : 'completed';
@@ -103,7 +122,7 @@ export function ActionListsPage({ params, onParamsChange }: ListPageProps<Action
       ) : (
         <Stack gap="xs">
           <Text size="sm" c="dimmed" data-testid="action-list-total" data-print-hide>
-            全{lists.meta.total_count}件{!selected && '（リスト名を選ぶと医療機関が表示されます）'}
+            全{lists.meta.total_count}件{!params.id && '（リスト名を選ぶと医療機関が表示されます）'}
           </Text>
           <ActionListTable
             lists={lists.data}
@@ -122,18 +141,8 @@ export function ActionListsPage({ params, onParamsChange }: ListPageProps<Action
           />
         </Stack>
       )}
-      {params.id && !selected && lists.meta.total_count > 0 && (
-        <Text size="sm" c="dimmed" data-testid="action-list-missing">
-          選択したアクションリストはこのページにありません。削除されたか、別のページにあります。
-        </Text>
-      )}
-      {selected && (
-        <ActionListItemsPanel
-          key={selected.id}
-          list={selected}
-          params={{ page: params.item_page, per_page: actionListItemsPerPage, status: params.status }}
-          onParamsChange={onParamsChange}
-        />
+      {params.id && (
+        <SelectedActionList key={params.id} id={params.id} params={params} onParamsChange={onParamsChange} />
       )}
       <Suspense fallback={null}>
         {editing && (

@@ -43,6 +43,7 @@ describe('EmailEditorPage', () => {
       created_at: '2026-11-30T00:00:00.000Z',
       updated_at: '2026-11-30T00:00:00.000Z',
       version: 0,
+      delivery_stopped: null,
     };
     const api = { listEmailDestinations: vi.fn(async () => noDoctors) };
     renderInRouter(() => <EmailEditorPage email={email} restrictedSenders={null} userEmail="owner@example.jp" />, {
@@ -75,6 +76,7 @@ describe('EmailEditorPage', () => {
       created_at: '2026-11-30T00:00:00.000Z',
       updated_at: '2026-11-30T00:00:00.000Z',
       version: 0,
+      delivery_stopped: null,
     };
     const sent: unknown[] = [];
     const api = {

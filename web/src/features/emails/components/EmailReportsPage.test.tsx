@@ -1,4 +1,5 @@
-import { screen } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import type { Email, EmailStats } from '@renkei/contracts';
 import { renderInRouter } from '../../../test/render-in-router.tsx';
@@ -82,5 +83,76 @@ describe('email reports page', () => {
     expect(screen.getByRole('link', { name: '研修会資料.pdf' }).getAttribute('href')).toBe(
       `/files/${fileId}?expires=1&signature=s`,
     );
+  });
+
+  it('shows a stopped send with its reason and error, and resumes it', async () => {
+    const stopped = {
+      id,
+      title: 'お知らせ',
+      attachment_id: null,
+      delivery_stopped: {
+        reason: 'delivery_failed',
+        error: 'Error: 421 4.3.2 Service not available',
+        stopped_at: '2026-11-20T02:00:00.000Z',
+      },
+    } as Email;
+    const api = {
+      getEmail: vi.fn(async () => stopped),
+      getEmailStats: vi.fn(async () => stats({ delivered_count: 1, delivered_rate: 0.333 })),
+      listEmailReports: vi.fn(async () => ({
+        data: [],
+        meta: { total_count: 0, page: 1, per_page: 50, total_pages: 0 },
+      })),
+      getEmailTimeline: vi.fn(async () => ({ sent_at: null, data: [] })),
+      resumeEmailSend: vi.fn(async () => ({ ...stopped, delivery_stopped: null })),
+      copyEmail: vi.fn(),
+    };
+    renderInRouter(() => <EmailReportsPage id={id} page={1} filter={undefined} onChange={vi.fn()} />, {
+      api,
+      paths: ['/emails', '/emails/$id/edit'],
+    });
+    const alert = await screen.findByTestId('email-delivery-stopped');
+    expect(alert).toHaveTextContent('このメールの送信は止まっています');
+    expect(alert).toHaveTextContent('メールサーバーへの送信が繰り返し失敗したため');
+    expect(alert).toHaveTextContent('停止日時：2026/11/20 11:00');
+    expect(screen.getByTestId('email-delivery-stopped-error')).toHaveTextContent(
+      'Error: 421 4.3.2 Service not available',
+    );
+    // Copying to attach again is offered only when the file is what is missing.
+    expect(screen.queryByRole('button', { name: '複製して添付し直す' })).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: '送信を再開する' }));
+    await waitFor(() => expect(api.resumeEmailSend).toHaveBeenCalledWith({ params: { id } }));
+  });
+
+  it('offers to copy and attach again when the attachment is what stopped the send', async () => {
+    const api = {
+      getEmail: vi.fn(
+        async () =>
+          ({
+            id,
+            title: 'お知らせ',
+            attachment_id: null,
+            delivery_stopped: {
+              reason: 'attachment_missing',
+              error: 'MissingAttachmentError: gone',
+              stopped_at: '2026-11-20T02:00:00.000Z',
+            },
+          }) as Email,
+      ),
+      getEmailStats: vi.fn(async () => stats({})),
+      listEmailReports: vi.fn(async () => ({
+        data: [],
+        meta: { total_count: 0, page: 1, per_page: 50, total_pages: 0 },
+      })),
+      getEmailTimeline: vi.fn(async () => ({ sent_at: null, data: [] })),
+    };
+    renderInRouter(() => <EmailReportsPage id={id} page={1} filter={undefined} onChange={vi.fn()} />, {
+      api,
+      paths: ['/emails', '/emails/$id/edit'],
+    });
+    const alert = await screen.findByTestId('email-delivery-stopped');
+    expect(alert).toHaveTextContent('まだどの送信先にも送られていません');
+    expect(screen.getByRole('button', { name: '複製して添付し直す' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: '送信を再開する' })).toBeInTheDocument();
   });
 });

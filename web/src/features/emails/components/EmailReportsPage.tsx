@@ -8,6 +8,7 @@ import { emailQueries } from '../emails.queries.ts';
 import { fileHref } from '../../communications/attachment-files.ts';
 import { formatFileSize } from '../file-size.ts';
 import { EmailRecipientReports } from './EmailRecipientReports.tsx';
+import { EmailDeliveryStoppedAlert } from './EmailDeliveryStoppedAlert.tsx';
 import { formatFraction as formatRate } from '../../../ui/percent.ts';
 
 // The chart library (recharts) loads only when a report shows a chart.
@@ -114,6 +115,7 @@ export function EmailReportsPage({
           一覧へ戻る
         </ButtonLink>
       </Group>
+      <EmailDeliveryStoppedAlert email={email} />
       <AttachmentLine email={email} />
       <SimpleGrid cols={{ base: 2, sm: 5 }}>
         <Figure label="送信先" value={stats.destination_count} />

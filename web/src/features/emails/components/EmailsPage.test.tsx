@@ -26,6 +26,7 @@ const email = (n: number): Email => ({
   created_at: '2026-11-19T01:00:00.000Z',
   updated_at: '2026-11-20T01:00:00.000Z',
   version: 2,
+  delivery_stopped: null,
 });
 
 const stats = (over: Partial<EmailStats>): EmailStats => ({
@@ -65,5 +66,29 @@ describe('emails page', () => {
       '配信 3件（100.0%）・開封 33.3%・クリック 0.0%',
     );
     expect(await within(rows[1]!).findByText(/^配信/)).toHaveTextContent('配信 0件（0.0%）・開封 —・クリック —');
+  });
+
+  it('marks a stopped send in its row and says where to act on it', async () => {
+    const stopped: Email = {
+      ...email(3),
+      delivery_stopped: { reason: 'delivery_failed', error: 'Error: 421', stopped_at: '2026-11-20T02:00:00.000Z' },
+    };
+    const emails = [email(1), stopped];
+    const api = {
+      listEmails: vi.fn(async () => ({
+        data: emails,
+        meta: { total_count: 2, page: 1, per_page: 20, total_pages: 1 },
+      })),
+      getEmailStats: vi.fn(async () => stats({})),
+    };
+    renderInRouter(() => <EmailsPage params={{ status: 'sent', page: 1, per_page: 20 }} onParamsChange={vi.fn()} />, {
+      api,
+      paths: ['/emails/new', '/emails/$id/edit', '/emails/$id/reports'],
+    });
+    const rows = await screen.findAllByTestId('email-row');
+    expect(within(rows[0]!).queryByTestId('email-row-stopped')).toBeNull();
+    expect(within(rows[1]!).getByTestId('email-row-stopped')).toHaveTextContent(
+      '送信停止中メールサーバーへの送信に失敗したため送信を止めています。「レポート」で詳しい内容を確認し、送信を再開できます。',
+    );
   });
 });

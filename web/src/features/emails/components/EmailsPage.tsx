@@ -109,7 +109,22 @@ export function EmailsPage({ params, onParamsChange }: ListPageProps<EmailListPa
           <Table.Tbody>
             {list.data.map((email) => (
               <Table.Tr key={email.id} data-testid="email-row">
-                <Table.Td>{email.title}</Table.Td>
+                <Table.Td>
+                  {email.title}
+                  {email.delivery_stopped && (
+                    <Stack gap={2} mt={4} data-testid="email-row-stopped">
+                      <Badge color="red" variant="light">
+                        送信停止中
+                      </Badge>
+                      <Text size="xs" c="red">
+                        {email.delivery_stopped.reason === 'attachment_missing'
+                          ? '添付ファイルが見つからないため送信を止めています。'
+                          : 'メールサーバーへの送信に失敗したため送信を止めています。'}
+                        「レポート」で詳しい内容を確認し、送信を再開できます。
+                      </Text>
+                    </Stack>
+                  )}
+                </Table.Td>
                 <Table.Td>
                   {email.destination_count}件
                   {email.invalid_destination_count > 0 && (

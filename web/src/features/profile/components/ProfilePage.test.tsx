@@ -7,6 +7,7 @@ import { Suspense } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
 import { testServices } from '../../../test/render-app.tsx';
+import { ApiError } from '../../../api/api-errors.ts';
 import { ProfilePage } from './ProfilePage.tsx';
 
 const profile: Profile = {
@@ -17,13 +18,27 @@ const profile: Profile = {
     enabled_alerts_summary: false,
     enabled_medical_institution_report_alert: false,
   },
+  own_department_id: null,
 };
+
+const departments = [
+  { id: '6f1c0d2e-0000-4000-8000-000000000001', name: '内科', department_id: null, order: 0 },
+  { id: '6f1c0d2e-0000-4000-8000-000000000002', name: '整形外科', department_id: null, order: 1 },
+];
 
 const setting = (key: string) => document.querySelector<HTMLInputElement>(`input[data-setting=${key}]`)!;
 
-function renderPage() {
-  const update = vi.fn(async ({ body }: { body: ProfileInput }) => body);
-  const api = { getProfile: vi.fn(async () => profile), updateProfile: update };
+function renderPage(
+  update = vi.fn(async ({ body }: { body: ProfileInput }): Promise<Profile> => ({
+    ...body,
+    own_department_id: body.own_department_id ?? null,
+  })),
+) {
+  const api = {
+    getProfile: vi.fn(async () => profile),
+    updateProfile: update,
+    listOwnDepartments: vi.fn(async () => departments),
+  };
   const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   render(
@@ -54,5 +69,28 @@ describe('profile notification settings', { timeout: 30_000 }, () => {
       ...profile.notification_settings,
       enabled_notification: false,
     });
+  });
+});
+
+describe('profile own department', { timeout: 30_000 }, () => {
+  it("saves the chosen department of the tenant's own list", async () => {
+    const update = renderPage();
+    await userEvent.click(await screen.findByLabelText('所属診療科', { selector: 'input' }));
+    await userEvent.click(await screen.findByRole('option', { name: '整形外科', hidden: true }));
+    await userEvent.click(screen.getByRole('button', { name: '保存' }));
+    await waitFor(() => expect(update).toHaveBeenCalledTimes(1));
+    expect(update.mock.calls[0]![0].body.own_department_id).toBe(departments[1]!.id);
+  });
+
+  it("shows the server's refusal on the department field", async () => {
+    const update = vi.fn(async (_: { body: ProfileInput }): Promise<Profile> => {
+      throw new ApiError(422, 'Unprocessable', undefined, [
+        { field: 'own_department_id', message: '所属診療科を自院の診療科から選んでください' },
+      ]);
+    });
+    renderPage(update);
+    await userEvent.click(await screen.findByRole('button', { name: '保存' }));
+    expect(await screen.findByText('所属診療科を自院の診療科から選んでください')).toBeInTheDocument();
+    expect(update).toHaveBeenCalledTimes(1);
   });
 });

@@ -1,4 +1,4 @@
-import { Card, Stack, Switch, TextInput, Title } from '@mantine/core';
+import { Card, Select, Stack, Switch, TextInput, Title } from '@mantine/core';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import type { NotificationSettings } from '@renkei/contracts';
 import { useState, type FormEvent } from 'react';
@@ -7,6 +7,7 @@ import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
 import { profileQueries, useUpdateProfile } from '../profile.queries.ts';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
+import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 
 const notificationLabels: Record<keyof NotificationSettings, string> = {
   enabled_notification: 'お知らせを受け取る',
@@ -27,8 +28,10 @@ const notificationDescriptions: Record<keyof NotificationSettings, string> = {
 export function ProfilePage() {
   const { api } = useServices();
   const { data: profile } = useSuspenseQuery(profileQueries.detail(api));
+  const { data: departments } = useSuspenseQuery(referenceDataQueries.ownDepartments(api));
   const update = useUpdateProfile();
   const [username, setUsername] = useState(profile.username);
+  const [ownDepartmentId, setOwnDepartmentId] = useState<string | null>(profile.own_department_id);
   const [settings, setSettings] = useState<NotificationSettings>(profile.notification_settings);
   const [errors, setErrors] = useState<Record<string, string>>({});
 
@@ -36,7 +39,7 @@ export function ProfilePage() {
     event.preventDefault();
     setErrors({});
     try {
-      await update.mutateAsync({ username, notification_settings: settings });
+      await update.mutateAsync({ username, notification_settings: settings, own_department_id: ownDepartmentId });
       toast.success('個人設定を保存しました');
     } catch (error) {
       if (isApiError(error) && error.status === 422) {
@@ -60,6 +63,19 @@ export function ProfilePage() {
               value={username}
               onChange={(e) => setUsername(e.currentTarget.value)}
               error={errors.username}
+            />
+            <Select
+              mt="md"
+              label="所属診療科"
+              description="あなたが所属する自院の診療科です。"
+              placeholder={departments.length === 0 ? '自院の診療科が登録されていません' : '未設定'}
+              data={departments.map((d) => ({ value: d.id, label: d.name }))}
+              value={ownDepartmentId}
+              onChange={setOwnDepartmentId}
+              disabled={departments.length === 0}
+              clearable
+              searchable
+              error={errors.own_department_id}
             />
           </Card>
           <Card withBorder>
