@@ -43,6 +43,30 @@ test('dashboards: a dashboard of a report, shown, edited, its report deleted, an
   await expect(card.getByRole('columnheader', { name: '医療機関名' })).toBeVisible();
   await screenshot(page, 'dashboards-detail');
 
+  // The report has more institutions than a card's 20 rows: the card pages through them.
+  const total = Number((await card.getByTestId('report-total').innerText()).replace(/[^0-9]/g, ''));
+  expect(total).toBeGreaterThan(20);
+  await expect(card.getByTestId('report-row')).toHaveCount(20);
+  // Each row links to its institution's CRM page: the links tell the pages' institutions apart.
+  const institutions = () =>
+    card
+      .getByTestId('report-row')
+      .getByRole('link')
+      .evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+  const firstPage = await institutions();
+  const second = page.waitForResponse(
+    (r) =>
+      r.url().endsWith('/api/medical_institution_reports/results') &&
+      (r.request().postDataJSON() as { page?: number }).page === 2,
+  );
+  await card.getByRole('button', { name: '2', exact: true }).click();
+  expect((await second).status()).toBe(200);
+  await expect(card.getByRole('button', { name: '2', exact: true })).toHaveAttribute('data-active', 'true');
+  await expect(card.getByTestId('report-row')).toHaveCount(Math.min(20, total - 20));
+  await expect.poll(institutions).not.toEqual(firstPage);
+  const secondPage = await institutions();
+  expect(secondPage.filter((href) => firstPage.includes(href))).toEqual([]);
+
   // Renamed, visible at once and after a reload.
   await page.getByRole('link', { name: '編集' }).click();
   await expect(page).toHaveURL(/\/edit$/);

@@ -3,6 +3,19 @@ import { screenshot, signIn } from './fixtures.ts';
 
 const searchPath = '/api/medical_institutions/search_for_sales_map_results';
 
+interface Bounds {
+  north: number;
+  south: number;
+  east: number;
+  west: number;
+}
+
+/** The view the address names (lat, lng, zoom), as the map's `data-view` writes it. */
+function addressView(page: Page): string {
+  const search = new URL(page.url()).searchParams;
+  return ['lat', 'lng', 'zoom'].map((k) => search.get(k)).join(',');
+}
+
 /** The referral counts the list shows, top to bottom. */
 async function listedCounts(list: Locator): Promise<number[]> {
   const texts = await list.getByText(/^紹介 \d+件$/).allTextContents();
@@ -21,10 +34,14 @@ test('sales map: the demo owner sees pins and the list, filters by referrals, zo
   page,
 }) => {
   const spans: number[] = [];
+  const lastSearched: Bounds[] = [];
   page.on('request', (r) => {
     if (!r.url().endsWith(searchPath)) return;
-    const b = (r.postDataJSON() as { bounds?: { north: number; south: number } }).bounds;
-    if (b) spans.push(b.north - b.south);
+    const b = (r.postDataJSON() as { bounds?: Bounds }).bounds;
+    if (b) {
+      spans.push(b.north - b.south);
+      lastSearched.push(b);
+    }
   });
   await signIn(page, undefined, '/sale_map');
   await expect(page.getByRole('heading', { name: '営業分析マップ' })).toBeVisible();
@@ -66,10 +83,40 @@ test('sales map: the demo owner sees pins and the list, filters by referrals, zo
     const b = (r.postDataJSON() as { bounds?: { north: number; south: number } }).bounds;
     return b !== undefined && b.north - b.south < before;
   });
+  const historyLength = await page.evaluate(() => history.length);
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   await page.mouse.wheel(0, -600);
-  const body = (await zoomed).postDataJSON() as { bounds: { north: number; south: number } };
+  const body = (await zoomed).postDataJSON() as { bounds: Bounds };
   expect(body.bounds.north - body.bounds.south).toBeLessThan(before);
+
+  // The settled view is in the address, replacing its entry (panning adds no history), beside the filter.
+  await expect.poll(async () => (await map.getAttribute('data-view')) === addressView(page)).toBe(true);
+  const view = addressView(page);
+  expect(await page.evaluate(() => history.length)).toBe(historyLength);
+  expect(new URL(page.url()).searchParams.get('min_referral_count')).toBe(String(min));
+  const lastBounds = lastSearched.at(-1)!;
+
+  // A reload (or the link sent to a colleague) opens the same view and searches the same rectangle: the
+  // address rounds the zoom to 0.01, so the rectangle may differ by well under 1% of its size.
+  const tolerance = 0.01 * Math.max(lastBounds.north - lastBounds.south, lastBounds.east - lastBounds.west);
+  const near = (a: number, b: number) => Math.abs(a - b) < tolerance;
+  const same = page.waitForRequest((r) => {
+    if (!r.url().endsWith(searchPath) || r.method() !== 'POST') return false;
+    const b = (r.postDataJSON() as { bounds?: Bounds }).bounds;
+    return (
+      b !== undefined &&
+      near(b.north, lastBounds.north) &&
+      near(b.south, lastBounds.south) &&
+      near(b.east, lastBounds.east) &&
+      near(b.west, lastBounds.west)
+    );
+  });
+  await page.reload();
+  await expect(map).toHaveAttribute('data-ready', 'true');
+  await same;
+  await expect(map).toHaveAttribute('data-view', view);
+  expect(addressView(page)).toBe(view);
+  await expect(page.getByRole('textbox', { name: '最低紹介数' })).toHaveValue(String(min));
 
   await opensCrmPage(page, list);
 });

@@ -1,5 +1,12 @@
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
+import fs from 'node:fs';
 import { app, screenshot, signIn } from './fixtures.ts';
+
+/** The view the address names (lat, lng, zoom), as the map's `data-view` writes it. */
+function addressView(page: Page): string {
+  const search = new URL(page.url()).searchParams;
+  return ['lat', 'lng', 'zoom'].map((k) => search.get(k)).join(',');
+}
 
 test('segment map: the demo owner sees the segments in the legend, their institutions in the list, and opens one', async ({
   page,
@@ -36,6 +43,41 @@ test('segment map: the demo owner sees the segments in the legend, their institu
   await expect(key.getByRole('button').first()).toBeVisible();
   await expect(main.getByRole('region', { name: 'その他' }).getByRole('button').first()).toBeVisible();
   await screenshot(page, 'segment-map');
+
+  // The view is in the address: zoomed in, reloaded, the map opens where it was.
+  const historyLength = await page.evaluate(() => history.length);
+  const initial = await map.getAttribute('data-view');
+  expect(initial).toMatch(/^[\d.-]+,[\d.-]+,[\d.-]+$/);
+  const box = (await map.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 3, box.y + box.height / 3);
+  await page.mouse.wheel(0, -600);
+  await expect
+    .poll(async () => {
+      const view = await map.getAttribute('data-view');
+      return view !== initial && view === addressView(page);
+    })
+    .toBe(true);
+  const view = addressView(page);
+  expect(await page.evaluate(() => history.length)).toBe(historyLength);
+  await page.reload();
+  await expect(map).toHaveAttribute('data-ready', 'true');
+  await expect(map).toHaveAttribute('data-view', view);
+  expect(addressView(page)).toBe(view);
+  await expect(lines).toHaveCount(4);
+
+  // The list as CSV: UTF-8 with a BOM, a line per listed institution.
+  await page.getByTestId('segment-map-export').click();
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('menuitem', { name: 'UTF-8（BOM付き）' }).click(),
+  ]);
+  expect(download.suggestedFilename()).toMatch(/^診療圏分析_\d{4}-04-01_\d{4}-03-31\.csv$/);
+  const bytes = fs.readFileSync((await download.path())!);
+  expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+  const csv = bytes.subarray(3).toString('utf8').trim().split('\r\n');
+  expect(csv[0]).toBe('セグメント,医療機関名,住所,紹介数,入院率(%),緯度,経度');
+  expect(csv).toHaveLength(pins + 1);
+  expect(csv[1]).toMatch(/^A 重点連携先,/);
 
   const entry = key.getByRole('button').first();
   const name = (await entry.locator('p').first().textContent())!;

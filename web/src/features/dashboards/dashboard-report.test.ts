@@ -32,6 +32,7 @@ describe('dashboardResultBody', () => {
         { filter_department: null, medical_institution_label_id: null },
         'area_reports',
         definition,
+        1,
         20,
       ),
     ).toEqual({ definition_id: definition.id, page: 1, per_page: 20 });
@@ -42,9 +43,12 @@ describe('dashboardResultBody', () => {
       { filter_department: dept, medical_institution_label_id: label },
       'medical_institution_reports',
       definition,
+      3,
       20,
     );
     expect(body).toMatchObject({
+      page: 3,
+      per_page: 20,
       definition: {
         display_items: [{ item_key: 'medical_institution_name' }, { item_key: `label:${label}` }],
         aggregation_settings: { own_department_ids: [dept] },
@@ -58,6 +62,7 @@ describe('dashboardResultBody', () => {
         { filter_department: dept, medical_institution_label_id: label },
         'communication_reports',
         definition,
+        1,
         20,
       ),
     ).toEqual({ definition_id: definition.id, page: 1, per_page: 20 });

@@ -17,7 +17,7 @@ export const reportTypeOptions = (Object.keys(reportKindOfType) as DashboardRepo
   label: reportKinds[reportKindOfType[type]].title,
 }));
 
-/** Rows of each report a dashboard shows (the report's own page has the rest). */
+/** Rows of a dashboard card's page (the card pages through the rest). */
 export const dashboardRowsPerReport = 20;
 
 /**
@@ -30,6 +30,7 @@ export function dashboardResultBody(
   dashboard: Pick<Dashboard, 'filter_department' | 'medical_institution_label_id'>,
   kind: ReportKind,
   definition: ReportDefinition,
+  page: number,
   perPage: number,
 ) {
   const department = reportKinds[kind].ownDepartments ? dashboard.filter_department : null;
@@ -38,7 +39,7 @@ export function dashboardResultBody(
       ? `${labelItemPrefix}${dashboard.medical_institution_label_id}`
       : null;
   const addsLabel = labelKey !== null && !definition.display_items.some((d) => d.item_key === labelKey);
-  if (department === null && !addsLabel) return { definition_id: definition.id, page: 1, per_page: perPage };
+  if (department === null && !addsLabel) return { definition_id: definition.id, page, per_page: perPage };
   return {
     definition: {
       name: definition.name,
@@ -52,7 +53,7 @@ export function dashboardResultBody(
         own_department_ids: department === null ? definition.aggregation_settings.own_department_ids : [department],
       },
     },
-    page: 1,
+    page,
     per_page: perPage,
   };
 }

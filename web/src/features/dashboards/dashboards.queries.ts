@@ -38,27 +38,39 @@ export const dashboardQueries = {
     }),
   /**
    * One report of a dashboard run as the dashboard shows it (its department and label applied). The
-   * dashboard's and the report's versions are in the key: an edit of either runs it again.
+   * dashboard's and the report's versions are in the key: an edit of either runs it again. While another
+   * page of the same run loads, the card keeps showing the page it has (not the rows of an older version).
    */
-  result: (api: ApiClient, dashboard: Dashboard, kind: ReportKind, definition: ReportDefinition | undefined) =>
-    queryOptions({
-      queryKey: [
-        ...dashboardQueries.all,
-        'result',
-        dashboard.id,
-        dashboard.version,
-        kind,
-        definition?.id ?? null,
-        definition?.version ?? null,
-      ] as const,
+  result: (
+    api: ApiClient,
+    dashboard: Dashboard,
+    kind: ReportKind,
+    definition: ReportDefinition | undefined,
+    page: number,
+  ) => {
+    const key = [
+      ...dashboardQueries.all,
+      'result',
+      dashboard.id,
+      dashboard.version,
+      kind,
+      definition?.id ?? null,
+      definition?.version ?? null,
+      page,
+    ] as const;
+    return queryOptions({
+      queryKey: key,
       queryFn: ({ signal }) =>
         reportApi(api, kind).results({
-          body: dashboardResultBody(dashboard, kind, definition!, dashboardRowsPerReport),
+          body: dashboardResultBody(dashboard, kind, definition!, page, dashboardRowsPerReport),
           signal,
         }),
       // Runs once the report's definition is read (the card reads it first).
       enabled: definition !== undefined,
-    }),
+      placeholderData: (previous, previousQuery) =>
+        previousQuery?.queryKey.slice(0, -1).join() === key.slice(0, -1).join() ? previous : undefined,
+    });
+  },
 };
 
 export const useCreateDashboard = () =>

@@ -1,11 +1,12 @@
 import type { SalesMapSearchBody } from '@renkei/contracts';
 import { enumParam, intParam, isCalendarDay, isUuid, listParam, type SearchInput } from '../../app/search-params.ts';
+import { mapViewSearch, type MapViewParams } from './map-view.ts';
 
 const visitFilters = ['all', 'first_visit', 'return_visit'] as const;
 export type VisitFilterValue = (typeof visitFilters)[number];
 
-/** The map's filters as the URL keeps them; the visible rectangle is not part of the address. */
-export interface SalesMapState {
+/** The map's filters and view as the URL keeps them; the rectangle follows from the view and the screen. */
+export interface SalesMapState extends MapViewParams {
   from?: string | undefined;
   to?: string | undefined;
   facility_type_ids?: string[] | undefined;
@@ -38,6 +39,7 @@ export function salesMapSearch(search: SearchInput): SalesMapState {
     ...(tags ? { tag_ids: tags } : {}),
     ...(min >= 0 ? { min_referral_count: min } : {}),
     ...(visit && visit !== 'all' ? { visit } : {}),
+    ...mapViewSearch(search),
   };
 }
 

@@ -1,8 +1,9 @@
 import type { SegmentMapBody } from '@renkei/contracts';
 import { isCalendarDay, isUuid, listParam, type SearchInput } from '../../app/search-params.ts';
+import { mapViewSearch, type MapViewParams } from '../sales-map/map-view.ts';
 
-/** The map's filters as the URL keeps them. */
-export interface SegmentMapState {
+/** The map's filters and view as the URL keeps them. */
+export interface SegmentMapState extends MapViewParams {
   from?: string | undefined;
   to?: string | undefined;
   own_department_ids?: string[] | undefined;
@@ -15,7 +16,7 @@ export function segmentMapSearch(search: SearchInput): SegmentMapState {
   const [from, to] = [search.from, search.to];
   const period = isCalendarDay(from) && isCalendarDay(to) && from <= to ? { from, to } : {};
   const departments = listParam(search.own_department_ids, uuid, 200);
-  return { ...period, ...(departments ? { own_department_ids: departments } : {}) };
+  return { ...period, ...(departments ? { own_department_ids: departments } : {}), ...mapViewSearch(search) };
 }
 
 /** The last whole 年度 (April to March) before today: the segments are a year's figures. */

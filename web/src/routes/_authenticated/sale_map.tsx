@@ -28,7 +28,11 @@ function SalesMapRoute() {
   const navigate = Route.useNavigate();
   return (
     <Suspense fallback={<Loader m="md" />}>
-      <SalesMapPage state={state} onStateChange={(next) => void navigate({ search: next })} />
+      <SalesMapPage
+        state={state}
+        onStateChange={(next) => void navigate({ search: next })}
+        onViewChange={(view) => void navigate({ search: (prev) => ({ ...prev, ...view }), replace: true })}
+      />
     </Suspense>
   );
 }

@@ -28,7 +28,11 @@ function SegmentMapRoute() {
   const navigate = Route.useNavigate();
   return (
     <Suspense fallback={<Loader m="md" />}>
-      <SegmentMapPage state={state} onStateChange={(next) => void navigate({ search: next })} />
+      <SegmentMapPage
+        state={state}
+        onStateChange={(next) => void navigate({ search: next })}
+        onViewChange={(view) => void navigate({ search: (prev) => ({ ...prev, ...view }), replace: true })}
+      />
     </Suspense>
   );
 }

@@ -1,4 +1,5 @@
 import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import type { Dashboard, ReportDefinition } from '@renkei/contracts';
 import { ApiError } from '../../../api/api-errors.ts';
@@ -64,6 +65,26 @@ describe('dashboard report card', () => {
           }),
         }),
       }),
+    );
+  });
+
+  it('pages through a report with more rows than a card shows', async () => {
+    const departments = ['内科', '外科', '小児科'];
+    const api = {
+      ownDepartmentReportsGetDefinition: vi.fn(async () => definition),
+      ownDepartmentReportsResults: vi.fn(async ({ body }: { body: { page: number } }) => ({
+        columns: [{ key: 'own_department_name', label: '自院診療科', value_type: 'string' }],
+        rows: [{ id: id(10 + body.page), own_department_name: departments[body.page - 1] }],
+        meta: { total_count: 3, page: body.page, per_page: 1, total_pages: 3 },
+      })),
+    };
+    render(api);
+    expect(await screen.findByText('内科')).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: '3' }));
+    expect(await screen.findByText('小児科')).toBeInTheDocument();
+    expect(screen.queryByText('内科')).not.toBeInTheDocument();
+    expect(api.ownDepartmentReportsResults).toHaveBeenLastCalledWith(
+      expect.objectContaining({ body: expect.objectContaining({ page: 3, per_page: 20 }) }),
     );
   });
 

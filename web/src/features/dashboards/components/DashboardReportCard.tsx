@@ -1,6 +1,7 @@
 import { Card, Group, Loader, Stack, Text, Title } from '@mantine/core';
 import type { Dashboard } from '@renkei/contracts';
 import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
@@ -10,7 +11,7 @@ import { detailSearch, reportQueries } from '../../reports/reports.queries.ts';
 import { reportKindOfType } from '../dashboard-report.ts';
 import { dashboardQueries } from '../dashboards.queries.ts';
 
-/** One report of a dashboard: its first rows as the dashboard narrows them, or why it cannot show. */
+/** One report of a dashboard: its rows as the dashboard narrows them, a page at a time, or why it cannot show. */
 export function DashboardReportCard({
   dashboard,
   content,
@@ -22,7 +23,9 @@ export function DashboardReportCard({
   const kind = reportKindOfType[content.report_type];
   const info = reportKinds[kind];
   const definition = useQuery({ ...reportQueries.detail(api, kind, content.report_id), retry: false });
-  const result = useQuery({ ...dashboardQueries.result(api, dashboard, kind, definition.data), retry: false });
+  // The card's page is its own (several cards on a dashboard page independently), not in the URL.
+  const [page, setPage] = useState(1);
+  const result = useQuery({ ...dashboardQueries.result(api, dashboard, kind, definition.data, page), retry: false });
   const failure = definition.error ?? result.error;
   const gone = isApiError(definition.error) && definition.error.status === 404;
 
@@ -57,7 +60,7 @@ export function DashboardReportCard({
               : 'レポートの設定を確認してください。'}
           </Text>
         ) : result.data ? (
-          <ReportResultTable result={result.data} kind={kind} />
+          <ReportResultTable result={result.data} kind={kind} onPageChange={setPage} />
         ) : (
           <Group justify="center" p="md">
             <Loader size="sm" />

@@ -6,6 +6,7 @@ import type { MapViewState, PickingInfo } from '@deck.gl/core';
 import type { SalesMapMedicalInstitution } from '@renkei/contracts';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { japanBasemap } from '../japan-basemap.ts';
+import { mapViewParamsOf, type MapView, type MapViewParams } from '../map-view.ts';
 import type { MapBounds } from '../sales-map-state.ts';
 import { pinColor, pinRadius, pinTooltip } from '../pins.ts';
 
@@ -24,6 +25,8 @@ export interface SalesMapCanvasProps<T extends MapPin = SalesMapMedicalInstituti
   onHover: (id: string | null) => void;
   /** The visible rectangle after the view settles (debounced), and once when the map is ready. */
   onBoundsChange?: ((bounds: MapBounds) => void) | undefined;
+  /** The centre and zoom (rounded as the address keeps them) whenever the rectangle is reported. */
+  onViewChange?: ((view: Required<MapViewParams>) => void) | undefined;
   /** A pin's colour; default the sales map's (visited in the period or not). */
   colorOf?: ((row: T) => Rgba) | undefined;
   /** A pin's tooltip; default the sales map's. */
@@ -38,7 +41,10 @@ type Rgba = [number, number, number, number];
 const salesPinColor = (row: MapPin) => pinColor(row as SalesMapMedicalInstitution);
 const salesPinTooltip = (row: MapPin) => pinTooltip(row as SalesMapMedicalInstitution);
 
-/** How long the view must rest before its rectangle is searched: a drag sends one request, not fifty. */
+/**
+ * How long the view must rest before its rectangle is searched and its centre written to the address: a
+ * drag sends one request and replaces one history entry, not fifty.
+ */
 const boundsDelayMs = 400;
 
 const highlightColor: Rgba = [255, 212, 59, 255];
@@ -50,6 +56,7 @@ export function SalesMapCanvas<T extends MapPin = SalesMapMedicalInstitution>({
   highlightedId,
   onHover,
   onBoundsChange,
+  onViewChange,
   colorOf = salesPinColor,
   tooltipOf = salesPinTooltip,
   testId = 'sales-map-canvas',
@@ -57,21 +64,24 @@ export function SalesMapCanvas<T extends MapPin = SalesMapMedicalInstitution>({
   const deckRef = useRef<DeckGLRef>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const [ready, setReady] = useState(false);
+  const [settled, setSettled] = useState<Required<MapViewParams> | null>(null);
   const basemap = useQuery({ queryKey: ['sales-map', 'basemap'], queryFn: japanBasemap, staleTime: Infinity });
 
   const sendBounds = useCallback(() => {
     const viewport = deckRef.current?.deck?.getViewports()[0];
     if (!viewport) return;
+    const view = mapViewParamsOf(viewport as unknown as MapView);
+    setSettled(view);
+    onViewChange?.(view);
     const [west, south, east, north] = viewport.getBounds();
     const clamp = (v: number, limit: number) => Math.max(-limit, Math.min(limit, v));
-    if (!onBoundsChange) return;
-    onBoundsChange({
+    onBoundsChange?.({
       north: clamp(north, 90),
       south: clamp(south, 90),
       east: clamp(east, 180),
       west: clamp(west, 180),
     });
-  }, [onBoundsChange]);
+  }, [onBoundsChange, onViewChange]);
   const scheduleBounds = useCallback(() => {
     clearTimeout(timer.current);
     timer.current = setTimeout(sendBounds, boundsDelayMs);
@@ -116,6 +126,8 @@ export function SalesMapCanvas<T extends MapPin = SalesMapMedicalInstitution>({
       data-testid={testId}
       data-ready={ready || undefined}
       data-pin-count={rows.length}
+      // The settled view as the address writes it: e2e compares it across a reload.
+      data-view={settled ? `${settled.lat},${settled.lng},${settled.zoom}` : undefined}
       style={{ overflow: 'hidden' }}
     >
       <DeckGL

@@ -1,6 +1,6 @@
 import { Button, Group, MultiSelect, NativeSelect, NumberInput, Stack, Text, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { tagQueries } from '../../tags/tags.queries.ts';
@@ -22,8 +22,8 @@ const visitFilterLabels: Record<VisitFilterValue, string> = {
 /** Edited as a draft and applied together, so one search runs per change of mind. */
 export function SalesMapFilterPanel({ state, period, onApply }: SalesMapFilterPanelProps) {
   const { api } = useServices();
+  // The page remounts the panel (its key) when the applied filters change, so the draft starts from them.
   const [draft, setDraft] = useState<SalesMapState>(state);
-  useEffect(() => setDraft(state), [state]);
   const [error, setError] = useState<string | null>(null);
   const facilityGroups = useQuery(referenceDataQueries.facilityTypeGroups(api));
   const tags = useQuery(tagQueries.list(api, { page: 1, per_page: 100, sort: 'asc' }));

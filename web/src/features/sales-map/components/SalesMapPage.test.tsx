@@ -1,7 +1,9 @@
-import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { useState } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import type { SalesMapMedicalInstitution } from '@renkei/contracts';
+import type { SalesMapState } from '../sales-map-state.ts';
 import { renderInRouter } from '../../../test/render-in-router.tsx';
 import { SalesMapPage, noWebglMessage, pageFullMessage } from './SalesMapPage.tsx';
 
@@ -21,7 +23,7 @@ const row = (n: number, patch: Partial<SalesMapMedicalInstitution> = {}): SalesM
   ...patch,
 });
 
-function renderPage(total: number, state = {}) {
+function renderPage(total: number, state: SalesMapState = {}) {
   const rows = [row(1), row(2)];
   const api = {
     searchForSalesMap: vi.fn(async (_request: { body: Record<string, unknown> }) => ({
@@ -40,11 +42,15 @@ function renderPage(total: number, state = {}) {
     getCurrentUser: vi.fn(async () => ({ tenant: { latitude: 34.96, longitude: 138.4 } })),
   };
   const onStateChange = vi.fn();
-  const view = renderInRouter(() => <SalesMapPage state={state} onStateChange={onStateChange} webgl={false} />, {
-    api,
-    paths: ['/crms/$id'],
-  });
-  return { ...view, api, onStateChange };
+  // The address as the route holds it: a test moves the map by setting it, as the map's settling does.
+  let setAddress: (state: SalesMapState) => void = () => {};
+  function Route() {
+    const [address, setState] = useState(state);
+    setAddress = setState;
+    return <SalesMapPage state={address} onStateChange={onStateChange} webgl={false} />;
+  }
+  const view = renderInRouter(() => <Route />, { api, paths: ['/crms/$id'] });
+  return { ...view, api, onStateChange, moveMap: (next: SalesMapState) => act(() => setAddress(next)) };
 }
 
 describe('sales map page', () => {
@@ -101,6 +107,25 @@ describe('sales map page', () => {
     );
     await userEvent.click(screen.getByRole('button', { name: 'クリア' }));
     expect(onStateChange).toHaveBeenLastCalledWith({});
+  });
+
+  it('keeps the map view when filters are applied or cleared, and a draft while the map moves', async () => {
+    const { onStateChange, moveMap, api } = renderPage(2, { min_referral_count: 1, lat: 35, lng: 139, zoom: 9 });
+    await screen.findByText('医療機関1');
+    const min = screen.getByRole('textbox', { name: '最低紹介数' });
+    await userEvent.clear(min);
+    await userEvent.type(min, '5');
+    const searches = api.searchForSalesMap.mock.calls.length;
+    moveMap({ min_referral_count: 1, lat: 35.5, lng: 139.25, zoom: 10 });
+    expect(min).toHaveValue('5');
+    // The view alone is no new search (the rectangle is what the map searches).
+    expect(api.searchForSalesMap).toHaveBeenCalledTimes(searches);
+    await userEvent.click(screen.getByRole('button', { name: '絞り込む' }));
+    expect(onStateChange).toHaveBeenLastCalledWith(
+      expect.objectContaining({ min_referral_count: 5, lat: 35.5, lng: 139.25, zoom: 10 }),
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'クリア' }));
+    expect(onStateChange).toHaveBeenLastCalledWith({ lat: 35.5, lng: 139.25, zoom: 10 });
   });
 
   it('refuses a period that ends before it starts', async () => {

@@ -4,6 +4,7 @@ import type { MapViewState } from '@deck.gl/core';
 import { Component, useCallback, useMemo, useState, type ReactNode } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
+import { mapViewOf, pickMapView, withoutMapView, type MapViewParams } from '../map-view.ts';
 import { salesMapQueries } from '../sales-map.queries.ts';
 import { defaultPeriod, toSalesMapBody, type MapBounds, type SalesMapState } from '../sales-map-state.ts';
 import { notVisitedColor, visitedColor } from '../pins.ts';
@@ -14,6 +15,8 @@ import { SalesMapList } from './SalesMapList.tsx';
 export interface SalesMapPageProps {
   state: SalesMapState;
   onStateChange: (state: SalesMapState) => void;
+  /** The view the map settled on, for the address (replacing its entry: panning adds no history). */
+  onViewChange?: ((view: Required<MapViewParams>) => void) | undefined;
   /** Whether the browser can draw the map (WebGL2); the list works without it. */
   webgl?: boolean;
 }
@@ -74,7 +77,7 @@ function Legend() {
 }
 
 /** 営業分析マップ: the filtered institutions of the visible rectangle as pins, and the same page as a list. */
-export function SalesMapPage({ state, onStateChange, webgl = true }: SalesMapPageProps) {
+export function SalesMapPage({ state, onStateChange, onViewChange, webgl = true }: SalesMapPageProps) {
   const { api } = useServices();
   const tenant = useQuery(referenceDataQueries.tenant(api));
   const [mapFailed, setMapFailed] = useState(false);
@@ -83,6 +86,9 @@ export function SalesMapPage({ state, onStateChange, webgl = true }: SalesMapPag
   // without a map the list covers all of Japan.
   const [bounds, setBounds] = useState<MapBounds | undefined>(undefined);
   const [highlightedId, setHighlightedId] = useState<string | null>(null);
+  // The address's view opens the map; afterwards the map leads and the address follows it.
+  const [linkedView] = useState(() => mapViewOf(state));
+  const filters = withoutMapView(state);
   const today = useMemo(() => new Date(), []);
   const period = state.from && state.to ? { from: state.from, to: state.to } : defaultPeriod(today);
   const body = toSalesMapBody(state, showMap ? bounds : undefined, today);
@@ -104,7 +110,12 @@ export function SalesMapPage({ state, onStateChange, webgl = true }: SalesMapPag
       <Grid gap="sm">
         <Grid.Col span={3}>
           <Paper withBorder p="sm">
-            <SalesMapFilterPanel state={state} period={period} onApply={onStateChange} />
+            <SalesMapFilterPanel
+              key={JSON.stringify(filters)}
+              state={filters}
+              period={period}
+              onApply={(next) => onStateChange({ ...next, ...pickMapView(state) })}
+            />
           </Paper>
         </Grid.Col>
         <Grid.Col span={6}>
@@ -117,10 +128,11 @@ export function SalesMapPage({ state, onStateChange, webgl = true }: SalesMapPag
                   ) : (
                     <SalesMapCanvas
                       rows={rows}
-                      initialView={initialView(tenant.data)}
+                      initialView={linkedView ?? initialView(tenant.data)}
                       highlightedId={highlightedId}
                       onHover={setHighlightedId}
                       onBoundsChange={onBoundsChange}
+                      onViewChange={onViewChange}
                     />
                   )}
                 </MapBoundary>

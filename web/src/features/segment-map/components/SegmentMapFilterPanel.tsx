@@ -1,6 +1,6 @@
 import { Button, Group, MultiSelect, Stack, Text, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import type { SegmentMapState } from '../segment-map-state.ts';
@@ -15,8 +15,8 @@ export interface SegmentMapFilterPanelProps {
 /** Edited as a draft and applied together, so one request runs per change of mind. */
 export function SegmentMapFilterPanel({ state, period, onApply }: SegmentMapFilterPanelProps) {
   const { api } = useServices();
+  // The page remounts the panel (its key) when the applied filters change, so the draft starts from them.
   const [draft, setDraft] = useState<SegmentMapState>(state);
-  useEffect(() => setDraft(state), [state]);
   const [error, setError] = useState<string | null>(null);
   const ownDepartments = useQuery(referenceDataQueries.ownDepartments(api));
   const from = draft.from ?? period.from;

@@ -86,6 +86,50 @@ describe('segment map page', () => {
     );
   });
 
+  it('exports the list as CSV in its order, UTF-8 with a BOM', async () => {
+    let saved: Blob | undefined;
+    vi.spyOn(URL, 'createObjectURL').mockImplementation((blob) => {
+      saved = blob as Blob;
+      return 'blob:test';
+    });
+    vi.spyOn(URL, 'revokeObjectURL').mockImplementation(() => {});
+    const click = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(() => {});
+    renderPage({ from: '2025-04-01', to: '2026-03-31' });
+    await screen.findByText('医療機関1');
+    await userEvent.click(screen.getByTestId('segment-map-export'));
+    await userEvent.click(await screen.findByRole('menuitem', { name: 'UTF-8（BOM付き）' }));
+    await waitFor(() => expect(saved).toBeDefined());
+    expect((click.mock.contexts[0] as HTMLAnchorElement).download).toBe('診療圏分析_2025-04-01_2026-03-31.csv');
+    // jsdom's Blob has no arrayBuffer(); FileReader reads it as a browser would.
+    const bytes = new Uint8Array(
+      await new Promise<ArrayBuffer>((resolve) => {
+        const reader = new FileReader();
+        reader.onload = () => resolve(reader.result as ArrayBuffer);
+        reader.readAsArrayBuffer(saved!);
+      }),
+    );
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(new TextDecoder().decode(bytes.subarray(3)).split('\r\n')).toEqual([
+      'セグメント,医療機関名,住所,紹介数,入院率(%),緯度,経度',
+      'A 重点連携先,医療機関1,静岡県静岡市1,99,40,34.9,138.4',
+      'その他,医療機関2,静岡県静岡市2,98,,34.9,138.4',
+      'その他,医療機関3,静岡県静岡市3,97,40,34.9,138.4',
+      '',
+    ]);
+    vi.restoreAllMocks();
+  });
+
+  it('keeps the map view when the filters are applied', async () => {
+    const { onStateChange } = renderPage({ lat: 35, lng: 139, zoom: 9 });
+    await screen.findByText('医療機関1');
+    await userEvent.click(screen.getByRole('button', { name: '絞り込む' }));
+    expect(onStateChange).toHaveBeenLastCalledWith(
+      expect.objectContaining({ from: expect.any(String), lat: 35, lng: 139, zoom: 9 }),
+    );
+    await userEvent.click(screen.getByRole('button', { name: 'クリア' }));
+    expect(onStateChange).toHaveBeenLastCalledWith({ lat: 35, lng: 139, zoom: 9 });
+  });
+
   it('opens the CRM page of a listed institution', async () => {
     const { router } = renderPage();
     const entry = (await screen.findByText('医療機関2')).closest('button')!;

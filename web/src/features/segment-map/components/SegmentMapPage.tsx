@@ -4,11 +4,14 @@ import type { SegmentMapInstitution } from '@renkei/contracts';
 import { useCallback, useMemo, useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
+import { CsvExportButton } from '../../../ui/CsvExportButton.tsx';
 import { SalesMapCanvas } from '../../sales-map/components/SalesMapCanvas.tsx';
+import { mapViewOf, pickMapView, withoutMapView, type MapViewParams } from '../../sales-map/map-view.ts';
 import { MapBoundary, initialView, noWebglMessage } from '../../sales-map/components/SalesMapPage.tsx';
 import { segmentMapQueries } from '../segment-map.queries.ts';
 import { periodOf, toSegmentMapBody, type SegmentMapState } from '../segment-map-state.ts';
 import { restColor, segmentColors } from '../segment-colors.ts';
+import { saveSegmentMapCsv } from '../segment-map-csv.ts';
 import { SegmentMapFilterPanel } from './SegmentMapFilterPanel.tsx';
 import { SegmentMapLegend } from './SegmentMapLegend.tsx';
 import { SegmentMapList } from './SegmentMapList.tsx';
@@ -18,6 +21,8 @@ export { webglAvailable } from '../../sales-map/components/SalesMapPage.tsx';
 export interface SegmentMapPageProps {
   state: SegmentMapState;
   onStateChange: (state: SegmentMapState) => void;
+  /** The view the map settled on, for the address (replacing its entry: panning adds no history). */
+  onViewChange?: ((view: Required<MapViewParams>) => void) | undefined;
   /** Whether the browser can draw the map (WebGL2); the legend and list work without it. */
   webgl?: boolean;
 }
@@ -35,13 +40,17 @@ function tooltip(row: SegmentMapInstitution): string {
 }
 
 /** 診療圏分析: the period's referring institutions on the map, coloured by their referral admission segment. */
-export function SegmentMapPage({ state, onStateChange, webgl = true }: SegmentMapPageProps) {
+export function SegmentMapPage({ state, onStateChange, onViewChange, webgl = true }: SegmentMapPageProps) {
   const { api } = useServices();
   const tenant = useQuery(referenceDataQueries.tenant(api));
   const [mapFailed, setMapFailed] = useState(false);
   const showMap = webgl && !mapFailed;
   const [highlightedId, setHighlightedId] = useState<string | null>(null);
+  // The address's view opens the map; afterwards the map leads and the address follows it.
+  const [linkedView] = useState(() => mapViewOf(state));
+  const filters = withoutMapView(state);
   const today = useMemo(() => new Date(), []);
+  const period = periodOf(state, today);
   const result = useQuery(segmentMapQueries.map(api, toSegmentMapBody(state, today)));
   const segments = useMemo(() => result.data?.segments ?? [], [result.data]);
   const rows = useMemo(() => result.data?.data ?? [], [result.data]);
@@ -64,7 +73,12 @@ export function SegmentMapPage({ state, onStateChange, webgl = true }: SegmentMa
         <Grid.Col span={3}>
           <Stack gap="sm">
             <Paper withBorder p="sm">
-              <SegmentMapFilterPanel state={state} period={periodOf(state, today)} onApply={onStateChange} />
+              <SegmentMapFilterPanel
+                key={JSON.stringify(filters)}
+                state={filters}
+                period={period}
+                onApply={(next) => onStateChange({ ...next, ...pickMapView(state) })}
+              />
             </Paper>
             <Paper withBorder p="sm">
               <Text size="sm" fw={700} mb="xs">
@@ -84,12 +98,13 @@ export function SegmentMapPage({ state, onStateChange, webgl = true }: SegmentMa
                   ) : (
                     <SalesMapCanvas
                       rows={pins}
-                      initialView={initialView(tenant.data)}
+                      initialView={linkedView ?? initialView(tenant.data)}
                       highlightedId={highlightedId}
                       onHover={setHighlightedId}
                       colorOf={colorOf}
                       tooltipOf={tooltip}
                       testId="segment-map-canvas"
+                      onViewChange={onViewChange}
                     />
                   )}
                 </MapBoundary>
@@ -107,11 +122,19 @@ export function SegmentMapPage({ state, onStateChange, webgl = true }: SegmentMa
         <Grid.Col span={3}>
           <Paper withBorder>
             <Stack gap={4} p="sm" style={{ borderBottom: '1px solid var(--mantine-color-gray-3)' }}>
-              <Group gap="xs">
-                <Text size="sm" data-testid="segment-map-count">
-                  {result.data ? `紹介元 ${rows.length}件` : '読み込み中…'}
-                </Text>
-                {result.isFetching && <Loader size="xs" />}
+              <Group gap="xs" justify="space-between">
+                <Group gap="xs">
+                  <Text size="sm" data-testid="segment-map-count">
+                    {result.data ? `紹介元 ${rows.length}件` : '読み込み中…'}
+                  </Text>
+                  {result.isFetching && <Loader size="xs" />}
+                </Group>
+                <CsvExportButton
+                  size="xs"
+                  testId="segment-map-export"
+                  disabled={rows.length === 0}
+                  download={async (encoding) => saveSegmentMapCsv(segments, rows, period, encoding)}
+                />
               </Group>
               {result.data && result.data.without_location_count > 0 && (
                 <Text size="xs" c="dimmed" data-testid="segment-map-without-location">
