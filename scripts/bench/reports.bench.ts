@@ -16,6 +16,7 @@ import { createTestAuth } from '../../libs/service-kit/src/testing/index.ts';
 import { buildQueryApp, queryProjections } from '../../services/query/src/index.ts';
 import { httpClient, percentile, round } from './http-bench-support.ts';
 import { runIfMain, type BenchContext, type BenchDefinition, type BenchFigure } from './bench-context.ts';
+import { seedReferralFacts } from './referral-facts-seed.ts';
 
 const REFERRALS = Number(process.env.BENCH_REPORTS_REFERRALS ?? 750_000);
 const INSTITUTIONS = Number(process.env.BENCH_REPORTS_INSTITUTIONS ?? 20_000);
@@ -54,39 +55,13 @@ async function seed(db: Db, tenantId: string, departments: string[], users: stri
      SELECT $1, u.id, '担当者' || u.n FROM unnest($2::uuid[]) WITH ORDINALITY AS u(id, n)`,
     [tenantId, users],
   );
-  const step = 250_000;
-  for (let start = 0; start < REFERRALS; start += step) {
-    const end = Math.min(REFERRALS, start + step) - 1;
-    await q(
-      `INSERT INTO rm.referrals (tenant_id, identity, id, referral_date, patient_id, patient_key, medical_institution_id,
-         institution_code, institution_name, from_department, from_doctor, to_department, own_department_id, to_doctor,
-         purpose, first_visit, source_id, import_id, content)
-       SELECT $1, 'r' || s.g, gen_random_uuid(), DATE '2023-04-01' + (random() * 1095)::int, 'p' || s.g, 'p' || s.g,
-              i.id, NULL, NULL, (ARRAY['内科','外科','整形外科','小児科', NULL])[1 + (random() * 4)::int], NULL, NULL,
-              (ARRAY[$2, $3, $4, $5, NULL]::uuid[])[1 + (random() * 4)::int], NULL, NULL,
-              (ARRAY[true, false, NULL])[1 + (random() * 2)::int], NULL, $6, ''
-         -- One draw per referral (in the join's condition it would be drawn per pair).
-         FROM (SELECT g, floor(${INSTITUTIONS} * random() ^ 3)::int AS k FROM generate_series($7::int, $8::int) g) s
-         JOIN bench_institutions i ON i.n = s.k`,
-      [tenantId, ...departments, randomUUID(), start, end],
-    );
-  }
-  await q(
-    `INSERT INTO rm.hospital_admissions (tenant_id, identity, id, patient_key, admission_date, kcode, dpc_code, scores, referral_id, import_id, content)
-     SELECT tenant_id, 'a' || identity, gen_random_uuid(), patient_key, referral_date + (random() * 30)::int,
-            CASE WHEN random() < 0.4 THEN (ARRAY['K6335','K7181','K0461','K5461'])[1 + (random() * 3)::int] END,
-            (ARRAY['04','05','06','07','11'])[1 + (random() * 4)::int] || '0080xx99x0xx', '{}', id, $2, ''
-       FROM rm.referrals WHERE tenant_id = $1 AND random() < 0.4`,
-    [tenantId, randomUUID()],
-  );
-  await q(
-    `INSERT INTO rm.reverse_referrals (tenant_id, identity, id, reverse_referral_date, patient_id, patient_key,
-       medical_institution_id, own_department_id, import_id, content)
-     SELECT tenant_id, 'v' || identity, gen_random_uuid(), referral_date + (random() * 60)::int, patient_id, patient_key,
-            medical_institution_id, own_department_id, $2, ''
-       FROM rm.referrals WHERE tenant_id = $1 AND random() < 0.4`,
-    [tenantId, randomUUID()],
-  );
+  await seedReferralFacts(q, {
+    tenantId,
+    departments,
+    institutions: INSTITUTIONS,
+    referrals: REFERRALS,
+    step: 250_000,
+  });
   // Staff visit the institutions that refer most more often (the same skew, milder).
   await q(
     `INSERT INTO rm.communications (tenant_id, id, medical_institution_id, communication_type, acted_date, category, purpose,
