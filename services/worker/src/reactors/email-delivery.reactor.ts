@@ -296,10 +296,10 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
     return [{ filename: file.filename, content: Buffer.concat(chunks), contentType: file.contentType }];
   }
 
-  const metadataOf = (job: ActiveJob) => ({
-    tenant_id: job.row.tenant_id,
+  const metadataOf = (row: Pick<JobRow, 'tenant_id' | 'email_id'>) => ({
+    tenant_id: row.tenant_id,
     account_id: null,
-    correlation_id: job.row.email_id,
+    correlation_id: row.email_id,
     causation_id: null,
     schema_version: 1,
   });
@@ -326,13 +326,7 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
             id: randomUUID(),
             type: 'EmailSendParked',
             data: { email_id: row.email_id, reason, error, parked_at: new Date().toISOString() },
-            metadata: {
-              tenant_id: row.tenant_id,
-              account_id: null,
-              correlation_id: row.email_id,
-              causation_id: null,
-              schema_version: 1,
-            },
+            metadata: metadataOf(row),
           },
         ],
         { expectedRevision: 'any' },
@@ -375,13 +369,7 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
               id: emailInDoubtEventId(row.email_id, row.send_id, doubtful),
               type: 'EmailRecipientsInDoubt',
               data: { email_id: row.email_id, email_addresses: doubtful, noted_at: new Date().toISOString() },
-              metadata: {
-                tenant_id: row.tenant_id,
-                account_id: null,
-                correlation_id: row.email_id,
-                causation_id: null,
-                schema_version: 1,
-              },
+              metadata: metadataOf(row),
             },
           ],
           { expectedRevision: 'any' },
@@ -532,7 +520,7 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
             id,
             type: 'EmailRecipientSkipped',
             data: { email_id: row.email_id, email_address: recipient.address, reason: 'unsubscribed' },
-            metadata: metadataOf(job),
+            metadata: metadataOf(job.row),
           },
         ],
         { expectedRevision: 'any' },
@@ -579,7 +567,7 @@ export function createEmailDeliveryReactor(options: EmailDeliveryOptions = {}): 
           delivered_at: new Date().toISOString(),
           test: row.test,
         },
-        metadata: metadataOf(job),
+        metadata: metadataOf(job.row),
       },
     });
   }
