@@ -57,9 +57,10 @@ async function handleEvent(event: RecordedEvent, ctx: ReactorContext, now: Date)
 }
 
 /**
- * Runs the alerts of institution reports (docs: /work/notes/report-defs.md): every enabled alert of a
- * tenant after a referral-data import (referral list, DPC …) completed, and, in a loop, every enabled
- * alert not yet run this month (the month turned, its settings changed, or the worker was down).
+ * Runs the alerts of institution reports (docs/decisions.md, "Reports, dashboards and the maps"): every
+ * enabled alert of a tenant after a referral-data import (referral list, DPC …) completed, and, in a
+ * loop, every enabled alert not yet run this month (the month turned, its settings changed, or the
+ * worker was down).
  */
 export function createReportAlertReactor(options: ReportAlertOptions = {}): Reactor {
   const now = () => options.clock?.() ?? new Date();
