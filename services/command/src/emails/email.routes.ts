@@ -350,25 +350,41 @@ export async function registerEmailRoutes(app: FastifyInstance, deps: EmailRoute
     ),
   );
 
-  registerEndpoint(app, endpoints.resumeEmailSend, async ({ params, auth, request, reply }) => {
-    const email = await readState(store, auth.tenantId, streamId(emailAggregate, params.id), emailDecider);
-    if (email.state.status === 'absent' || email.state.status === 'deleted') throw new HttpError(404);
-    const stops = await readStreamOrEmpty(store, streamId(emailDeliveryAggregate, params.id), auth.tenantId, [
-      'EmailSendParked',
-      'EmailSendResumed',
-    ]);
-    const stop = pendingStop(stops);
-    if (email.state.status !== 'sent' || !stop)
-      throw new HttpError(409, 'このメールの送信は止まっていません。画面を更新して最新の状態を確認してください。');
-    const result = await store.append(
-      streamId(emailDeliveryAggregate, params.id),
-      [{ ...resumeEvent(params.id, stop.id, new Date()), metadata: eventMetadata(auth, request.id) }],
-      { expectedRevision: 'any' },
-    );
-    reply.position(result.position);
-    const revision = email.events.length - 1;
-    return toEmail(store, images, auth, params.id, email.state, email.events, revision);
-  });
+  registerEndpoint(app, endpoints.resumeEmailSend, async ({ params, auth, request, reply }) =>
+    idempotentCreate(
+      db,
+      {
+        request,
+        reply,
+        tenantId: auth.tenantId,
+        endpoint: endpoints.resumeEmailSend.id,
+        // The key names the resume of one email's send: a retry answers what the first resume did.
+        hashed: { email_id: params.id },
+        etag: (m: Email) => etagOf(m.version),
+      },
+      async () => {
+        const email = await readState(store, auth.tenantId, streamId(emailAggregate, params.id), emailDecider);
+        if (email.state.status === 'absent' || email.state.status === 'deleted') throw new HttpError(404);
+        const stops = await readStreamOrEmpty(store, streamId(emailDeliveryAggregate, params.id), auth.tenantId, [
+          'EmailSendParked',
+          'EmailSendResumed',
+        ]);
+        const stop = pendingStop(stops);
+        if (email.state.status !== 'sent' || !stop)
+          throw new HttpError(409, 'このメールの送信は止まっていません。画面を更新して最新の状態を確認してください。');
+        const result = await store.append(
+          streamId(emailDeliveryAggregate, params.id),
+          [{ ...resumeEvent(params.id, stop.id, new Date()), metadata: eventMetadata(auth, request.id) }],
+          { expectedRevision: 'any' },
+        );
+        const revision = email.events.length - 1;
+        return {
+          body: await toEmail(store, images, auth, params.id, email.state, email.events, revision),
+          position: result.position,
+        };
+      },
+    ),
+  );
 
   registerEndpoint(app, endpoints.sendEmailForTest, async ({ params, body, auth, request, reply }) =>
     idempotentCreate(

@@ -20,6 +20,11 @@ export interface FixtureApi {
       headers?: Record<string, string>;
     },
   ): Promise<{ status: number; json: any }>;
+  /**
+   * Parks a requested campaign send as the delivery worker does when it gives up (an `EmailSendParked`
+   * event on its delivery stream): no request can bring a send there, and only a parked send can be resumed.
+   */
+  parkEmailSend(emailId: string): Promise<void>;
 }
 
 export interface Fixture {
@@ -462,6 +467,23 @@ export const fixtures: Record<string, Fixture> = {
         },
       }),
     }),
+  },
+};
+
+/**
+ * Records an endpoint needs in a state no fixture of its kind has, by endpoint id: used where the suite
+ * wants a fresh record of the endpoint (idempotency, deletes) instead of the kind's fixture.
+ */
+export const endpointFixtures: Record<string, Fixture> = {
+  // Only a send the worker parked can be resumed: a sent email whose delivery stopped.
+  'emails.resumeSend': {
+    create: async (api) => {
+      const { emails } = await fixtures.emails!.create(api);
+      const sent = await api.call('emails.send', { params: { id: emails! } });
+      if (sent.status >= 300) throw new Error(`fixture emails.resumeSend: send answered ${sent.status}`);
+      await api.parkEmailSend(emails!);
+      return { emails: emails! };
+    },
   },
 };
 

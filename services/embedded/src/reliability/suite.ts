@@ -13,6 +13,8 @@ import {
   type EndpointContract,
   type MappedListType,
 } from '@renkei/contracts';
+import { emailDeliveryAggregate } from '@renkei/domain';
+import { streamId } from '@renkei/event-store';
 import { inputJsonSchema, validArbitrary } from './arbitraries.ts';
 import type { SuiteResponse } from './client.ts';
 import { Coverage } from './coverage.ts';
@@ -20,6 +22,7 @@ import {
   answerableType,
   bodyRefs,
   communicationFacts,
+  endpointFixtures,
   fixtures,
   innermostKind,
   paramsFrom,
@@ -190,6 +193,31 @@ export class Suite {
       tenant: { slug: caller.tenant.slug, canary: this.canaryOf(caller) },
       institutionIds: this.system.institutionIds,
       call: (id, input) => this.call(caller, id, input),
+      parkEmailSend: async (emailId) => {
+        await this.system.store.append(
+          streamId(emailDeliveryAggregate, emailId),
+          [
+            {
+              id: randomUUID(),
+              type: 'EmailSendParked',
+              data: {
+                email_id: emailId,
+                reason: 'delivery_failed',
+                error: 'reliability suite: parked as the worker would',
+                parked_at: new Date().toISOString(),
+              },
+              metadata: {
+                tenant_id: caller.tenant.id,
+                account_id: null,
+                correlation_id: emailId,
+                causation_id: null,
+                schema_version: 1,
+              },
+            },
+          ],
+          { expectedRevision: 'any' },
+        );
+      },
     };
   }
 
@@ -209,6 +237,8 @@ export class Suite {
   async recordFor(e: EndpointContract, caller: Caller, fresh = e.method === 'DELETE'): Promise<RecordIds> {
     const kind = innermostKind(e.path);
     if (!kind) return {};
+    const special = endpointFixtures[e.id];
+    if (fresh && special) return special.create(this.fixtureApi(caller));
     const own = caller.tenant === this.system.tenants.b ? this.records.b : this.records.a;
     if (fresh || !own[kind]) return this.create(caller, kind);
     return own[kind]!;
@@ -343,6 +373,8 @@ export class Suite {
     }
     // Alert settings notify the tenant's accounts, which random ids never are.
     if (Array.isArray(out.notify_user_ids)) out.notify_user_ids = [];
+    // Nor is a random id one of the tenant's column mappings (an upload naming one is a 422).
+    if (typeof out.mapping_profile_id === 'string') delete out.mapping_profile_id;
     if (Array.isArray(out.profiles)) {
       out.profiles = out.profiles.map((profile) => {
         if (!isObject(profile)) return profile;
