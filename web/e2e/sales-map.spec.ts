@@ -23,8 +23,12 @@ async function listedCounts(list: Locator): Promise<number[]> {
 }
 
 async function opensCrmPage(page: Page, list: Locator) {
-  const entry = list.getByRole('button').first();
-  const name = (await entry.locator('p').first().textContent())!;
+  const name = (await list.getByRole('button').first().locator('p').first().textContent())!;
+  // By its name, not by its place: the list may still be re-sorted by a search for the view it settled on.
+  const entry = list
+    .getByRole('button')
+    .filter({ has: page.getByText(name, { exact: true }) })
+    .first();
   await entry.click();
   await page.waitForURL(/\/app\/crms\/[0-9a-f-]{36}$/);
   await expect(page.getByTestId('crm-name')).toHaveText(name);
