@@ -2,8 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { defaultResources, featureKeys } from '../../libs/contracts/src/index.ts';
 import { createPostgresEventStore } from '../../libs/event-store/src/index.ts';
 import { generateInstitutionMaster, importInstitutionMaster } from '../../libs/institution-master/src/index.ts';
 import { catchUpProjections } from '../../libs/projections/src/index.ts';
@@ -23,9 +21,9 @@ import {
   rebuildTenantAttributeRollups,
 } from '../../libs/read-models/src/referrals/referrals.attribute-rollups.ts';
 import { createTables } from '../../libs/read-models/src/shared/table.ts';
-import { createTestAuth } from '../../libs/service-kit/src/testing/index.ts';
-import { buildQueryApp, queryProjections } from '../../services/query/src/index.ts';
-import { httpClient, percentile, round } from './http-bench-support.ts';
+import { queryProjections } from '../../services/query/src/index.ts';
+import { percentile, round } from './http-bench-support.ts';
+import { startQueryBenchApp } from './query-bench-app.ts';
 import { runIfMain, type BenchContext, type BenchDefinition, type BenchFigure } from './bench-context.ts';
 import { seedReferralFacts } from './referral-facts-seed.ts';
 
@@ -250,17 +248,7 @@ export const bench: BenchDefinition = {
         `seeded ${sizes[0]!.facts} referrals (rollup rows: ${sizes[0]!.period} period, ${sizes[0]!.cases} case mix) in ${round((performance.now() - t0) / 1000)} s`,
       );
 
-      const testAuth = await createTestAuth({ audience: defaultResources.query });
-      const app = await buildQueryApp({
-        db,
-        auth: testAuth.auth,
-        logger: false,
-        rateLimit: false,
-        underPressure: false,
-      });
-      await app.listen({ host: '127.0.0.1', port: 0 });
-      const client = httpClient(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, 1);
-      const headers = { authorization: `Bearer ${await testAuth.token({ tenantId, features: [...featureKeys] })}` };
+      const { app, client, headers } = await startQueryBenchApp(db, tenantId, { sockets: 1 });
       // The institution that refers most: the CRM page's chart of a big referrer.
       const { rows: topRows } = await db.pool.query<{ id: string }>(
         `SELECT medical_institution_id AS id FROM rm.referral_institution_rollups

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { defaultResources, featureKeys } from '../../libs/contracts/src/index.ts';
+import { featureKeys } from '../../libs/contracts/src/index.ts';
 import { createTestDatabase } from '../../libs/db/src/index.ts';
 import {
   createPostgresEventStore,
@@ -25,11 +25,11 @@ import {
   rebuildTenantVisitRollups,
   visitRollupsProjection,
 } from '../../libs/read-models/src/visit-rollups/visit-rollups.projection.ts';
-import { createTestAuth } from '../../libs/service-kit/src/testing/index.ts';
 import { buildTestCommandApp } from '../../services/command/src/testing.ts';
-import { buildQueryApp, queryProjections } from '../../services/query/src/index.ts';
+import { queryProjections } from '../../services/query/src/index.ts';
 import { projections as workerProjections, reactors, startWorker } from '../../services/worker/src/index.ts';
-import { httpClient, percentile, round } from './http-bench-support.ts';
+import { percentile, round } from './http-bench-support.ts';
+import { startQueryBenchApp } from './query-bench-app.ts';
 import { runIfMain, type BenchContext, type BenchDefinition, type BenchFigure } from './bench-context.ts';
 
 const COMMUNICATIONS = Number(process.env.BENCH_COMMUNICATIONS ?? 1_000_000);
@@ -607,28 +607,22 @@ export const bench: BenchDefinition = {
       );
       const facilityType = commonType[0]!.id;
 
-      const testAuth = await createTestAuth({ audience: defaultResources.query });
-      const app = await buildQueryApp({
-        db,
-        auth: testAuth.auth,
-        logger: false,
-        rateLimit: false,
-        underPressure: false,
-      });
       // The service's own time for each call: from the request's arrival to its response sent (Fastify's
       // onRequest to onResponse). The client's round trip adds this process's HTTP client (it parses the
       // same response) and the loopback, which are not the service's.
       let served: number | undefined;
       const arrived = new WeakMap<object, number>();
-      app.addHook('onRequest', async (request) => {
-        arrived.set(request, performance.now());
+      const { app, client, headers } = await startQueryBenchApp(db, tenantId, {
+        sockets: 1,
+        prepare: (a) => {
+          a.addHook('onRequest', async (request) => {
+            arrived.set(request, performance.now());
+          });
+          a.addHook('onResponse', async (request) => {
+            served = performance.now() - arrived.get(request)!;
+          });
+        },
       });
-      app.addHook('onResponse', async (request) => {
-        served = performance.now() - arrived.get(request)!;
-      });
-      await app.listen({ host: '127.0.0.1', port: 0 });
-      const client = httpClient(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, 1);
-      const headers = { authorization: `Bearer ${await testAuth.token({ tenantId, features: [...featureKeys] })}` };
       const call = async (url: string, body: object) => {
         const res = await client.request('POST', url, headers, body);
         if (res.status !== 200) throw new Error(`${url}: ${res.status} ${res.body.slice(0, 300)}`);

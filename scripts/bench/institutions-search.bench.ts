@@ -4,13 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import type { AddressInfo } from 'node:net';
-import {
-  defaultResources,
-  featureKeys,
-  MedicalInstitutionSearchBody,
-  MedicalInstitutionExportBody,
-} from '../../libs/contracts/src/index.ts';
+import { MedicalInstitutionSearchBody, MedicalInstitutionExportBody } from '../../libs/contracts/src/index.ts';
 import { medicalInstitutionCrmKey } from '../../libs/domain/src/index.ts';
 import {
   createPostgresEventStore,
@@ -21,13 +15,13 @@ import {
 import { generateInstitutionMaster, importInstitutionMaster } from '../../libs/institution-master/src/index.ts';
 import { catchUpProjections } from '../../libs/projections/src/index.ts';
 import type { ReadModels } from '../../libs/read-models/src/index.ts';
-import { createTestAuth } from '../../libs/service-kit/src/testing/index.ts';
-import { buildQueryApp, queryProjections } from '../../services/query/src/index.ts';
+import { queryProjections } from '../../services/query/src/index.ts';
 import { searchMedicalInstitutions } from '../../services/query/src/medical-institutions/medical-institutions.queries.ts';
 import { exportMedicalInstitutions } from '../../services/query/src/medical-institutions/medical-institutions.export.ts';
 import { runLabelValueImport } from '../../services/worker/src/reactors/label-value-import.reactor.ts';
-import { httpClient, percentile, round } from './http-bench-support.ts';
+import { percentile, round } from './http-bench-support.ts';
 import type { BenchContext, BenchDefinition, BenchFigure } from './bench-context.ts';
+import { startQueryBenchApp } from './query-bench-app.ts';
 
 const MASTER_ROWS = Number(process.env.BENCH_INSTITUTIONS ?? 180_000);
 const TENANT_ROWS = Math.min(20_000, Math.floor(MASTER_ROWS / 9));
@@ -198,17 +192,7 @@ export const bench: BenchDefinition = {
       // Steady state: autovacuum has set the visibility maps (index-only scans) after the bulk projection.
       await db.pool.query('VACUUM ANALYZE');
 
-      const testAuth = await createTestAuth({ audience: defaultResources.query });
-      const app = await buildQueryApp({
-        db,
-        auth: testAuth.auth,
-        logger: false,
-        rateLimit: false,
-        underPressure: false,
-      });
-      await app.listen({ host: '127.0.0.1', port: 0 });
-      const client = httpClient(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, 2);
-      const headers = { authorization: `Bearer ${await testAuth.token({ tenantId, features: [...featureKeys] })}` };
+      const { app, client, headers } = await startQueryBenchApp(db, tenantId, { sockets: 2 });
       try {
         const mixes: [string, object][] = [
           ['keyword ｻｸﾗ (half-width)', { keyword: 'ｻｸﾗ' }],

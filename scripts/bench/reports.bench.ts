@@ -2,8 +2,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import { defaultResources, featureKeys } from '../../libs/contracts/src/index.ts';
 import { createPostgresEventStore } from '../../libs/event-store/src/index.ts';
 import { generateInstitutionMaster, importInstitutionMaster } from '../../libs/institution-master/src/index.ts';
 import { catchUpProjections } from '../../libs/projections/src/index.ts';
@@ -12,9 +10,9 @@ import {
   referralsProjection,
 } from '../../libs/read-models/src/referrals/referrals.projection.ts';
 import { rebuildTenantDayAndMdcRollups } from '../../libs/read-models/src/referrals/referrals.daily-rollups.ts';
-import { createTestAuth } from '../../libs/service-kit/src/testing/index.ts';
-import { buildQueryApp, queryProjections } from '../../services/query/src/index.ts';
-import { httpClient, percentile, round } from './http-bench-support.ts';
+import { queryProjections } from '../../services/query/src/index.ts';
+import { percentile, round } from './http-bench-support.ts';
+import { startQueryBenchApp } from './query-bench-app.ts';
 import { runIfMain, type BenchContext, type BenchDefinition, type BenchFigure } from './bench-context.ts';
 import { seedReferralFacts } from './referral-facts-seed.ts';
 
@@ -177,17 +175,7 @@ export const bench: BenchDefinition = {
         `${REUSE ? 'reused' : 'seeded'} ${sizes[0]!.r} referrals, ${sizes[0]!.c} communications (${sizes[0]!.v} visits), ${sizes[0]!.i} referring institutions in ${round((performance.now() - t0) / 1000)} s`,
       );
 
-      const testAuth = await createTestAuth({ audience: defaultResources.query });
-      const app = await buildQueryApp({
-        db,
-        auth: testAuth.auth,
-        logger: false,
-        rateLimit: false,
-        underPressure: false,
-      });
-      await app.listen({ host: '127.0.0.1', port: 0 });
-      const client = httpClient(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}`, 1);
-      const headers = { authorization: `Bearer ${await testAuth.token({ tenantId, features: [...featureKeys] })}` };
+      const { app, client, headers } = await startQueryBenchApp(db, tenantId, { sockets: 1 });
 
       const fy2025 = { from: '2025-04-01', to: '2026-03-31' };
       const fy2024 = { from: '2024-04-01', to: '2025-03-31' };
