@@ -15,12 +15,8 @@ export async function loadOwnAccount(db: IdentityDb, tenantId: string, accountId
   return account;
 }
 
-export async function getCurrentUser(
-  db: IdentityDb,
-  tenantId: string,
-  accountId: string,
-  departmentIds: ReadonlySet<string>,
-): Promise<CurrentUser> {
+/** The account and its tenant as stored; `own_department_id` as the account holds it (the route checks it). */
+export async function getCurrentUser(db: IdentityDb, tenantId: string, accountId: string): Promise<CurrentUser> {
   const account = await loadOwnAccount(db, tenantId, accountId);
   const tenant = await findTenantById(db, tenantId);
   if (!tenant) throw notFound();
@@ -60,7 +56,7 @@ export async function getCurrentUser(
     },
     // Features come from the tenant now, not from the token, so a plan change shows on the next load.
     features: tenantFeatures(tenant),
-    own_department_id: currentOwnDepartment(account.own_department_id, departmentIds),
+    own_department_id: account.own_department_id,
     default_facility_type_ids: account.default_facility_type_ids,
     email_sender_allowed_addresses: tenant.email_sender_allowed_addresses,
   };

@@ -14,26 +14,31 @@ import { publishQueued } from '../identity.events.ts';
 import type { AccountRow } from '../accounts/account.queries.ts';
 import { getCurrentUser, listStaffs, loadOwnAccount, profileOf } from './current-user.queries.ts';
 import { identityDb } from '../db/identity.tables.ts';
-import { ownDepartmentIds } from './own-departments.ts';
+import { currentOwnDepartment, ownDepartmentIds } from './own-departments.ts';
 
 export function registerCurrentUserRoutes(app: FastifyInstance, deps: IdentityDeps): void {
   const db = identityDb(deps.db);
 
   registerEndpoint(app, identityEndpoints.getCurrentUser, async ({ auth }) => {
-    const [departmentIds, period] = await Promise.all([
+    const [user, departmentIds, period] = await Promise.all([
+      getCurrentUser(db, auth.tenantId, auth.accountId),
       ownDepartmentIds(deps.store, auth.tenantId),
       admissionPeriodDays(deps.store, auth.tenantId),
     ]);
-    const user = await getCurrentUser(db, auth.tenantId, auth.accountId, departmentIds);
-    return { ...user, tenant: { ...user.tenant, max_referral_hospital_admission_period: period } };
+    return {
+      ...user,
+      own_department_id: currentOwnDepartment(user.own_department_id, departmentIds),
+      tenant: { ...user.tenant, max_referral_hospital_admission_period: period },
+    };
   });
 
-  registerEndpoint(app, identityEndpoints.getProfile, async ({ auth }) =>
-    profileOf(
-      await loadOwnAccount(db, auth.tenantId, auth.accountId),
-      await ownDepartmentIds(deps.store, auth.tenantId),
-    ),
-  );
+  registerEndpoint(app, identityEndpoints.getProfile, async ({ auth }) => {
+    const [account, departmentIds] = await Promise.all([
+      loadOwnAccount(db, auth.tenantId, auth.accountId),
+      ownDepartmentIds(deps.store, auth.tenantId),
+    ]);
+    return profileOf(account, departmentIds);
+  });
 
   registerEndpoint(app, identityEndpoints.updateProfile, async ({ auth, body, reply }) => {
     const departmentIds = await ownDepartmentIds(deps.store, auth.tenantId);
