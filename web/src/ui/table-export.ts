@@ -114,3 +114,8 @@ export function saveFile(bytes: BlobPart, name: string, type: string): void {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(href), 10_000);
 }
+
+/** Saves the table as a CSV file (`<table name>.csv` unless named). */
+export function saveCsv(table: ExportTable, encoding: CsvEncoding, name = `${table.name}.csv`): void {
+  saveFile(csvBytes(table, encoding) as BlobPart, name, 'text/csv');
+}

@@ -2,7 +2,7 @@ import type { CsvEncoding, ReportColumn, ReportKind } from '@renkei/contracts';
 import type { z } from 'zod';
 import type { ApiClient } from '../../api/api-client.ts';
 import { formatFraction } from '../../ui/percent.ts';
-import { csvBytes, saveFile, type ExportTable } from '../../ui/table-export.ts';
+import { type ExportTable, saveCsv } from '../../ui/table-export.ts';
 import { reportApi } from './report-kinds.ts';
 import { exportRowsPerPage } from './reports.queries.ts';
 
@@ -67,5 +67,5 @@ export async function downloadReportCsv(
 }
 
 export function saveTableCsv(table: ExportTable, encoding: CsvEncoding): void {
-  saveFile(csvBytes(table, encoding) as BlobPart, fileName(table.name), 'text/csv');
+  saveCsv(table, encoding, fileName(table.name));
 }

@@ -1,5 +1,5 @@
 import type { CsvEncoding, SegmentMapInstitution, SegmentMapSegment } from '@renkei/contracts';
-import { csvBytes, saveFile, type ExportTable } from '../../ui/table-export.ts';
+import { type ExportTable, saveCsv } from '../../ui/table-export.ts';
 
 const columns = [
   { key: 'segment', label: 'セグメント' },
@@ -43,6 +43,5 @@ export function saveSegmentMapCsv(
   period: { from: string; to: string },
   encoding: CsvEncoding,
 ): void {
-  const table = segmentMapTable(segments, rows, period);
-  saveFile(csvBytes(table, encoding) as BlobPart, `${table.name}.csv`, 'text/csv');
+  saveCsv(segmentMapTable(segments, rows, period), encoding);
 }

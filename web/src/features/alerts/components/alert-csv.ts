@@ -1,6 +1,6 @@
 import type { AlertMedicalInstitution, CsvEncoding } from '@renkei/contracts';
 import type { ApiClient } from '../../../api/api-client.ts';
-import { csvBytes, saveFile, type ExportTable } from '../../../ui/table-export.ts';
+import { type ExportTable, saveCsv } from '../../../ui/table-export.ts';
 
 const columns = [
   { key: 'name', label: '医療機関名' },
@@ -41,5 +41,5 @@ export async function downloadAlertCsv(
     if (page >= res.meta.total_pages) break;
   }
   const table = alertInstitutionsTable(alert.name, rows);
-  saveFile(csvBytes(table, encoding) as BlobPart, `alert-${alert.alert_date.slice(0, 7)}.csv`, 'text/csv');
+  saveCsv(table, encoding, `alert-${alert.alert_date.slice(0, 7)}.csv`);
 }

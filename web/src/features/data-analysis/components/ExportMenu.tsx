@@ -1,7 +1,7 @@
 import { Button, Menu } from '@mantine/core';
 import { useState } from 'react';
 import { toast } from '../../../app/toast.ts';
-import { csvBytes, saveFile, xlsxBytes, type CsvEncoding, type ExportTable } from '../../../ui/table-export.ts';
+import { type CsvEncoding, type ExportTable, saveCsv, saveFile, xlsxBytes } from '../../../ui/table-export.ts';
 
 const xlsxType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
@@ -10,7 +10,7 @@ export function ExportMenu({ table, testId }: { table: ExportTable | undefined; 
   const [busy, setBusy] = useState(false);
   const csv = (encoding: CsvEncoding) => {
     if (!table) return;
-    saveFile(csvBytes(table, encoding) as BlobPart, `${table.name}.csv`, 'text/csv');
+    saveCsv(table, encoding);
   };
   const xlsx = async () => {
     if (!table) return;
