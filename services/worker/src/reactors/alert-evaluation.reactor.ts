@@ -1,11 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { AlertConditionType, AlertFilters, AlertTriggers } from '@renkei/contracts';
-import {
-  alertConditionAggregate,
-  AlertConditionCreated,
-  parseAlertConditionEvent,
-  ReferralDataImportFinished,
-} from '@renkei/domain';
+import { alertConditionAggregate, AlertConditionCreated, parseAlertConditionEvent } from '@renkei/domain';
 import { readStreamOrEmpty, streamId, type RecordedEvent } from '@renkei/event-store';
 import {
   defineReactor,
@@ -28,6 +23,7 @@ import {
   migrateAlertEvaluations,
   type EvaluatedCondition,
 } from '../alerts/alert-evaluation.ts';
+import { figureEvents, lastFigureChangeByTenant } from './figure-events.ts';
 
 export interface AlertEvaluationOptions {
   /** Now (tests move it). */
@@ -112,24 +108,6 @@ async function readModelReady(db: Kysely<unknown>) {
   return rows[0]?.present ?? false;
 }
 
-/**
- * Events after which a tenant's referral figures differ (docs/decisions.md "Alerts re-evaluated when the
- * figures change"): a completed upload (late data), a withdrawn upload, an owner's hand match of an
- * institution (its rows move to it), and referrals entered, corrected or removed by hand. Reverse
- * referrals are not read by any trigger or filter.
- */
-const figureEvents = [
-  'ReferralDataImportFinished',
-  'ReferralDataImportWithdrawalCompleted',
-  'ReferralInstitutionMatched',
-  'ReferralEntered',
-  'ReferralEntryUpdated',
-  'ReferralEntryDeleted',
-] as const;
-
-const changesFigures = (event: RecordedEvent) =>
-  event.type !== 'ReferralDataImportFinished' || ReferralDataImportFinished.parse(event.data).status === 'completed';
-
 async function conditionCreated(event: RecordedEvent, ctx: ReactorContext, now: Date) {
   const tenantId = event.metadata.tenant_id;
   const metadata = { correlation_id: event.metadata.correlation_id, causation_id: event.id };
@@ -199,13 +177,8 @@ export function createAlertEvaluationReactor(options: AlertEvaluationOptions = {
     batchSize: 20,
     async handle(events, ctx) {
       await migrateAlertEvaluations(ctx.db);
-      // Twenty hand entries of a tenant in a batch re-evaluate it once, after the last of them.
-      const changed = new Map<string, RecordedEvent>();
-      for (const event of events) {
-        if (event.type === 'AlertConditionCreated') await conditionCreated(event, ctx, now());
-        else if (changesFigures(event)) changed.set(event.metadata.tenant_id, event);
-      }
-      for (const event of changed.values()) await figuresChanged(event, ctx, now());
+      for (const event of events) if (event.type === 'AlertConditionCreated') await conditionCreated(event, ctx, now());
+      for (const event of lastFigureChangeByTenant(events).values()) await figuresChanged(event, ctx, now());
     },
     async background(ctx) {
       await repeatUntilAborted(

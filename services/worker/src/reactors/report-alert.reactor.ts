@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { ReferralDataImportFinished } from '@renkei/domain';
 import type { RecordedEvent } from '@renkei/event-store';
 import {
   defineReactor,
@@ -16,6 +15,7 @@ import {
   migrateReportAlertRuns,
   reportDefinitionsReady,
 } from '../reports/report-alert-evaluation.ts';
+import { figureEvents, lastFigureChangeByTenant } from './figure-events.ts';
 
 export interface ReportAlertOptions {
   /** Now (tests move it). */
@@ -24,23 +24,21 @@ export interface ReportAlertOptions {
   intervalMs?: number;
 }
 
-/** What evaluating a tenant's report alerts after an import reads: the report's tables and the definitions. */
+/** What evaluating a tenant's report alerts after its figures changed reads: the report's tables and the definitions. */
 const importReads = () => [
   ...(reportSources.medical_institution_reports?.reads ?? []),
   reportDefinitionsProjection.name,
 ];
 
-async function handleEvent(event: RecordedEvent, ctx: ReactorContext, now: Date) {
-  const finished = ReferralDataImportFinished.parse(event.data);
-  if (finished.status !== 'completed') return;
+async function figuresChanged(event: RecordedEvent, ctx: ReactorContext, now: Date) {
   const db = ctx.db.kysely as Kysely<unknown>;
   // A first deploy builds the definitions read model while this reactor reads the history: nothing to
   // evaluate yet (the month-turn loop catches up once it is live).
   if (!(await reportDefinitionsReady(db))) return;
   const tenantId = event.metadata.tenant_id;
-  // The import's figures must be in the rollups the report reads before it is run.
+  // The changed figures must be in the rollups the report reads before it is run.
   if (!(await waitForPosition(ctx.db, importReads(), event.position, 30_000, ctx.signal)))
-    throw new Error(`report alerts: the read models did not reach import ${finished.import_id}`);
+    throw new Error(`report alerts: the read models did not reach ${event.type} ${event.id}`);
   const metadata = { correlation_id: event.metadata.correlation_id, causation_id: event.id };
   for (const definition of await alertedDefinitions(db, { tenantId })) {
     try {
@@ -50,7 +48,7 @@ async function handleEvent(event: RecordedEvent, ctx: ReactorContext, now: Date)
       // evaluates it again if it never ran this month.
       ctx.logger?.warn(
         { err: error, tenant_id: tenantId, report_definition_id: definition.id },
-        'report alerts: a definition failed after an import',
+        'report alerts: a definition failed after the figures changed',
       );
     }
   }
@@ -58,7 +56,8 @@ async function handleEvent(event: RecordedEvent, ctx: ReactorContext, now: Date)
 
 /**
  * Runs the alerts of institution reports (docs/decisions.md, "Reports, dashboards and the maps"): every
- * enabled alert of a tenant after a referral-data import (referral list, DPC …) completed, and, in a
+ * enabled alert of a tenant after its referral figures changed (an upload completed or withdrawn, a hand
+ * match, a hand-entered referral — the events the alert conditions follow; once per tenant and batch), and, in a
  * loop, every enabled alert not yet run this month (the month turned, its settings changed, or the
  * worker was down).
  */
@@ -66,11 +65,11 @@ export function createReportAlertReactor(options: ReportAlertOptions = {}): Reac
   const now = () => options.clock?.() ?? new Date();
   return defineReactor({
     name: 'report_alert',
-    eventTypes: ['ReferralDataImportFinished'],
+    eventTypes: [...figureEvents],
     batchSize: 20,
     async handle(events, ctx) {
       await migrateReportAlertRuns(ctx.db);
-      for (const event of events) await handleEvent(event, ctx, now());
+      for (const event of lastFigureChangeByTenant(events).values()) await figuresChanged(event, ctx, now());
     },
     async background(ctx) {
       await repeatUntilAborted(

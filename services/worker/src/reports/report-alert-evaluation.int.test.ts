@@ -206,4 +206,76 @@ describe('report alerts', () => {
     expect(await evaluateMissingReportAlerts({ db, store }, june)).toBeGreaterThanOrEqual(1);
     expect(await alertDays(id)).toEqual(['2026-05-01', '2026-06-01']);
   });
+
+  it('runs again when referrals are entered by hand, not after a failed upload', async () => {
+    // Institution 0 has 6 referrals in the period from the imports above: below 8.
+    const id = await define(alertWhen(8));
+    const created = (await readStreamOrEmpty(store, streamId(reportDefinitionAggregate, id), tenantId)).at(-1)!;
+    expect(await waitForPosition(db, ['report_definitions'], created.position, 30_000)).toBe(true);
+    const day = new Date('2026-04-20T03:00:00Z');
+    const reactor = createReportAlertReactor({ clock: () => day });
+    const failedId = randomUUID();
+    const failedStream = streamId('referral_data_import', failedId);
+    await store.append(
+      failedStream,
+      [
+        {
+          type: 'ReferralDataImportFinished',
+          data: {
+            import_id: failedId,
+            status: 'failed',
+            imported_row_count: 0,
+            failed_row_count: 0,
+            unprocessed_row_count: 0,
+            abortion_row_number: null,
+            error: { row_number: null, message: '形式が違います' },
+          },
+          metadata: metadata(),
+        },
+      ],
+      { expectedRevision: 'no_stream' },
+    );
+    await reactor.handle(await readStreamOrEmpty(store, failedStream, tenantId), { db, store });
+    expect(await alertDays(id)).toEqual([]);
+    // Two referrals of institution 0 entered by hand in one batch: 8 in the period, the alert fires that day.
+    const entered = [];
+    for (const i of [0, 1]) {
+      const referralId = randomUUID();
+      const stream = streamId('referral_entry', referralId);
+      await store.append(
+        stream,
+        [
+          {
+            type: 'ReferralEntered',
+            data: {
+              referral_id: referralId,
+              referral: {
+                identity: `manual:${referralId}`,
+                row_number: 0,
+                referral_date: '2025-07-01',
+                patient_id: `hand${i}`,
+                patient_key: `hand${i}`,
+                medical_institution_id: ids[0]!,
+                institution_code: master[0]!.code,
+                institution_name: 'x',
+                from_department: null,
+                from_doctor: null,
+                to_department: null,
+                own_department_id: null,
+                to_doctor: null,
+                purpose: null,
+                first_visit: null,
+                source_id: null,
+              },
+            },
+            metadata: metadata(),
+          },
+        ],
+        { expectedRevision: 'no_stream' },
+      );
+      entered.push((await readStreamOrEmpty(store, stream, tenantId)).at(-1)!);
+    }
+    await reactor.handle(entered, { db, store });
+    expect(await alertDays(id)).toEqual(['2026-04-20']);
+  });
 });
