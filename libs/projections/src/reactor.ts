@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { sql } from 'kysely';
 import type { Database } from '@renkei/db';
 import { comparePositions, type EventStore, type Position, type RecordedEvent } from '@renkei/event-store';
@@ -92,6 +93,10 @@ export function startReactors(
   const sleep = waits.sleep;
 
   const abort = new AbortController();
+  // Every background loop's sleep and every handler waiting for a projection holds one listener on this
+  // signal and removes it when done, so their number follows the reactors registered (over ten in the
+  // embedded install), not time: Node's warning at eleven would report a leak that is not one.
+  setMaxListeners(0, abort.signal);
   const ctx: ReactorContext = { db, store, logger, signal: abort.signal };
   const backgrounds = options.reactors.flatMap((reactor) =>
     reactor.background
