@@ -13,6 +13,11 @@ describe('analysis search', () => {
     expect(withDefaults({}, '2027-02-10').from).toBe('2026-04-01');
   });
 
+  it('keeps an own-department filter cleared on purpose: every department', () => {
+    expect(analysisSearch({ own: [] })).toEqual({ own: [] });
+    expect(withDefaults(analysisSearch({ own: [] }), '2026-11-24').own).toEqual([]);
+  });
+
   it('reads the area of a link: prefecture codes 01–47 and municipalities', () => {
     expect(analysisSearch({ pref: ['22', '13'], city: ['静岡市葵区'] })).toEqual({
       pref: ['22', '13'],

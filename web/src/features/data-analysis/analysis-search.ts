@@ -26,6 +26,7 @@ export interface AnalysisFilters {
 
 /** The search as the URL holds it: only what differs from the defaults, so a plain link opens the default view. */
 export type AnalysisSearch = Partial<AnalysisFilters> & {
+  // `own: []` is kept: "every department", chosen over the account's own department (the route's redirect).
   /** The group tab (a group tenant's institutions compared); absent: the hospital's own analysis. */
   view?: 'group';
 };
@@ -45,7 +46,7 @@ export function analysisSearch(search: SearchInput): AnalysisSearch {
   const period = from && to && from <= to ? { from, to } : {};
   const unit = enumParam(search.unit, units, undefined);
   const cmp = enumParam(search.cmp, modes, undefined);
-  const own = listParam(search.own, uuid, 200);
+  const own = Array.isArray(search.own) && search.own.length === 0 ? [] : listParam(search.own, uuid, 200);
   const ft = listParam(search.ft, masterCode, 100);
   const tags = listParam(search.tags, uuid, 100);
   const pref = listParam(search.pref, prefectureCode, 47);

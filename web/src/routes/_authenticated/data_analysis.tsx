@@ -1,4 +1,4 @@
-import { createFileRoute } from '@tanstack/react-router';
+import { createFileRoute, redirect } from '@tanstack/react-router';
 import { useCallback } from 'react';
 import type { AnalysisSearch } from '../../features/data-analysis/analysis-search.ts';
 import { requireFeature } from '../../features/current-user/require-feature.ts';
@@ -16,7 +16,14 @@ export const Route = createFileRoute('/_authenticated/data_analysis')({
   codeSplitGroupings: [['loader'], ['component'], ['pendingComponent'], ['errorComponent'], ['notFoundComponent']],
   staticData: { title: 'データ分析' },
   validateSearch: analysisSearch,
-  beforeLoad: ({ context }) => requireFeature(context.user, 'data_analysis'),
+  beforeLoad: ({ context, search }) => {
+    requireFeature(context.user, 'data_analysis');
+    // An account with an own department (/profile) opens on its figures. The choice is written into the
+    // link, not applied behind it, so a link sent to a colleague shows what the sender saw.
+    const ownDepartmentId = context.user?.ownDepartmentId;
+    if (ownDepartmentId && search.own === undefined && search.view !== 'group')
+      throw redirect({ to: '/data_analysis', search: { ...search, own: [ownDepartmentId] }, replace: true });
+  },
   loaderDeps: ({ search }) => search,
   // Entering the page, its calls start with the loader's small chunk and the page waits for their answers
   // (at most `enterWaitMs`), so it renders once with every figure: rendered first with placeholders, it
@@ -49,5 +56,12 @@ function DataAnalysisRoute() {
     (patch: AnalysisSearch) => void navigate({ search: (prev) => ({ ...prev, ...patch }) }),
     [navigate],
   );
-  return <DataAnalysisPage search={search} features={user?.features ?? noFeatures} onSearchChange={onSearchChange} />;
+  return (
+    <DataAnalysisPage
+      search={search}
+      features={user?.features ?? noFeatures}
+      ownDepartmentId={user?.ownDepartmentId ?? null}
+      onSearchChange={onSearchChange}
+    />
+  );
 }

@@ -163,6 +163,7 @@ function renderPage(
     features?: FeatureKey[];
     onSearchChange?: (p: AnalysisSearch) => void;
     role?: 'owner' | 'member';
+    ownDepartmentId?: string | null;
   } = {},
 ) {
   const root = createRootRoute({ component: () => <Outlet /> });
@@ -174,6 +175,7 @@ function renderPage(
         search={opts.search ?? {}}
         today={today}
         features={opts.features ?? allFeatures}
+        ownDepartmentId={opts.ownDepartmentId ?? null}
         onSearchChange={opts.onSearchChange ?? (() => {})}
       />
     ),
@@ -293,6 +295,22 @@ describe('data analysis page', { timeout: 30_000 }, () => {
     await userEvent.click(screen.getByRole('combobox', { name: '自院診療科' }));
     await userEvent.click(await screen.findByRole('option', { name: '整形外科', hidden: true }));
     expect(onSearchChange).toHaveBeenLastCalledWith({ own: [id(52)] });
+  });
+
+  it("names the account's own department in the filter, and clearing it asks every department", async () => {
+    const api = fakeApi();
+    const onSearchChange = vi.fn();
+    renderPage(api, { ownDepartmentId: id(52), onSearchChange, search: { own: [id(52)] } });
+    await screen.findByTestId('kpi-referrals-value');
+    expect(api.referralsComparison).toHaveBeenCalledWith(
+      expect.objectContaining({ body: expect.objectContaining({ own_department_ids: [id(52)] }) }),
+    );
+    expect(await screen.findByTestId('analysis-conditions')).toHaveTextContent('自院診療科 整形外科');
+    expect(screen.getByText('プロフィールの所属診療科')).toBeInTheDocument();
+    const select = screen.getByRole('combobox', { name: '自院診療科' });
+    await userEvent.click(select);
+    await userEvent.click(await screen.findByRole('option', { name: '整形外科', hidden: true }));
+    expect(onSearchChange).toHaveBeenLastCalledWith({ own: [] });
   });
 
   it('sends the filters of the URL to every call', async () => {

@@ -238,9 +238,12 @@ export function DataAnalysisPage({
   search,
   today = todayInJapan(),
   features,
+  ownDepartmentId = null,
   onSearchChange,
 }: {
   search: AnalysisSearch;
+  /** The account's own department (`/profile`): the own-department filter's default. */
+  ownDepartmentId?: string | null;
   /** Today in Japan unless given (tests fix it). */
   today?: string;
   features: readonly FeatureKey[];
@@ -283,7 +286,14 @@ export function DataAnalysisPage({
       <Title order={1} size="h3">
         データ分析
       </Title>
-      <FilterBar filters={f} today={today} onChange={onSearchChange} withTags={withTags} />
+      <FilterBar
+        filters={f}
+        today={today}
+        onChange={onSearchChange}
+        withTags={withTags}
+        ownFromProfile={ownDepartmentId !== null && f.own.length === 1 && f.own[0] === ownDepartmentId}
+        hasOwnDefault={ownDepartmentId !== null}
+      />
       <FilterSummary f={f} names={names} />
       {isGroup && (
         <Tabs

@@ -61,11 +61,20 @@ export const FilterBar = memo(function FilterBar({
   today,
   onChange,
   withTags,
+  ownFromProfile = false,
+  hasOwnDefault = false,
 }: {
   filters: AnalysisFilters;
   today: string;
   onChange: (patch: AnalysisSearch) => void;
   withTags: boolean;
+  /** The own departments chosen are the account's own department (the page opens on it). */
+  ownFromProfile?: boolean;
+  /**
+   * The account has an own department: clearing the filter says "every department" in the link (`own: []`),
+   * or the page would open on the department again.
+   */
+  hasOwnDefault?: boolean;
 }) {
   const { api } = useServices();
   const ownDepartments = useQuery(referenceDataQueries.ownDepartments(api));
@@ -151,7 +160,8 @@ export const FilterBar = memo(function FilterBar({
           placeholder={filters.own.length ? undefined : 'すべて'}
           data={ownOptions}
           value={filters.own}
-          onChange={(own) => onChange({ own: own.length ? own : undefined })}
+          description={ownFromProfile ? 'プロフィールの所属診療科' : undefined}
+          onChange={(own) => onChange({ own: own.length || hasOwnDefault ? own : undefined })}
           searchable
           clearable
         />
