@@ -67,7 +67,7 @@ export function ProfilePage() {
             <Select
               mt="md"
               label="所属診療科"
-              description="あなたが所属する自院の診療科です。"
+              description="あなたが所属する自院の診療科です。データ分析はこの診療科の数字で開きます。"
               placeholder={departments.length === 0 ? '自院の診療科が登録されていません' : '未設定'}
               data={departments.map((d) => ({ value: d.id, label: d.name }))}
               value={ownDepartmentId}
