@@ -11,6 +11,12 @@ export interface FollowOptions {
   /** Identity's internal list (`<identity>/internal/ip_allow_lists`). */
   url: string;
   intervalMs?: number;
+  /**
+   * Failed polls are reported only before the first load, or once the lists are this old (default 30 s):
+   * identity answers 503 while it is busy for a moment (the embedded install's first start), and the last
+   * lists are still in force meanwhile, so such a blip is no news.
+   */
+  quietMs?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -25,6 +31,7 @@ export function followIpAllowLists(options: FollowOptions): IpAllowListSource & 
   let markLoaded!: () => void;
   const loaded = new Promise<void>((resolve) => (markLoaded = resolve));
   let closed = false;
+  let loadedAt = 0;
 
   const poll = async () => {
     try {
@@ -41,9 +48,10 @@ export function followIpAllowLists(options: FollowOptions): IpAllowListSource & 
           );
       }
       lists = next;
+      loadedAt = Date.now();
       markLoaded();
     } catch (error) {
-      options.onError?.(error);
+      if (lists === null || Date.now() - loadedAt >= (options.quietMs ?? 30_000)) options.onError?.(error);
     }
   };
   void poll();
