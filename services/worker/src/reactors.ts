@@ -9,6 +9,8 @@ import { createUploadedFilesReactor } from './reactors/uploaded-files.reactor.ts
 import { createReactionDigestReactor } from './reactors/reaction-digest.reactor.ts';
 import { createAlertEvaluationReactor } from './reactors/alert-evaluation.reactor.ts';
 import { createReportAlertReactor } from './reactors/report-alert.reactor.ts';
+import { createAlertSummaryReactor } from './reactors/alert-summary.reactor.ts';
+import { createReportAlertMailReactor } from './reactors/report-alert-mail.reactor.ts';
 
 /**
  * Every reactor the worker runs (imports, mail delivery, alert evaluation); one entry each. The
@@ -27,6 +29,8 @@ export function workerReactors(email: Pick<EmailDeliveryOptions, 'publicOrigin' 
     createReactionDigestReactor({ ...(email.publicOrigin ? { publicOrigin: email.publicOrigin } : {}) }),
     createAlertEvaluationReactor(),
     createReportAlertReactor(),
+    createAlertSummaryReactor({ ...(email.publicOrigin ? { publicOrigin: email.publicOrigin } : {}) }),
+    createReportAlertMailReactor({ ...(email.publicOrigin ? { publicOrigin: email.publicOrigin } : {}) }),
   ];
 }
 

@@ -18,7 +18,7 @@ export const figureEvents = [
 ] as const;
 
 /** Whether `event` changed figures: a failed or aborted upload wrote none. */
-export const changesFigures = (event: RecordedEvent) =>
+const changesFigures = (event: RecordedEvent) =>
   event.type !== 'ReferralDataImportFinished' || ReferralDataImportFinished.parse(event.data).status === 'completed';
 
 /**

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { getEventListeners } from 'node:events';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@renkei/db';
 import { createPostgresEventStore, newEventMetadata, streamId, type EventStore } from '@renkei/event-store';
-import type { MailTransport } from '@renkei/mail';
 import { createReactionDigestReactor, lastDueDay, recordReactions, sendDueDigests } from './reaction-digest.reactor.ts';
 import { jstDay } from '../japan-time.ts';
 import { blankCommunication } from '@renkei/domain/testing';
+import { createTestAccounts, mailCatcher } from '../notifications/notification-mail.testing.ts';
 
 let db: TestDatabase;
 let store: EventStore;
@@ -20,16 +19,17 @@ const institutionId = randomUUID();
 beforeAll(async () => {
   db = await createTestDatabase();
   store = await createPostgresEventStore(db);
-  // Identity's accounts table, with the columns the summary reads (identity's migrations own it).
-  await sql`CREATE SCHEMA identity`.execute(db.kysely);
-  await sql`CREATE TABLE identity.accounts (
-    id uuid PRIMARY KEY, username text NOT NULL, email text, active boolean NOT NULL DEFAULT true,
-    enabled_notification boolean NOT NULL DEFAULT true,
-    enabled_communication_reactions_summary boolean NOT NULL DEFAULT true)`.execute(db.kysely);
-  await sql`INSERT INTO identity.accounts (id, username, email, enabled_communication_reactions_summary) VALUES
-    (${author}, '山田 花子', 'hanako@sakura.example', true),
-    (${quiet}, '鈴木 一郎', 'ichiro@sakura.example', false),
-    (${colleague}, '佐藤 次郎', 'jiro@sakura.example', true)`.execute(db.kysely);
+  await createTestAccounts(db, [
+    { id: author, tenant_id: tenantId, username: '山田 花子', email: 'hanako@sakura.example' },
+    {
+      id: quiet,
+      tenant_id: tenantId,
+      username: '鈴木 一郎',
+      email: 'ichiro@sakura.example',
+      enabled_communication_reactions_summary: false,
+    },
+    { id: colleague, tenant_id: tenantId, username: '佐藤 次郎', email: 'jiro@sakura.example' },
+  ]);
 });
 
 afterAll(async () => {
@@ -77,23 +77,6 @@ async function react(communicationId: string, actor: string, comment?: string) {
   return (await store.readStream(streamId('communication', communicationId), { tenantId })).at(-1)!;
 }
 
-function catcher() {
-  const mails: { to: { address: string }; subject: string; text: string; messageId: string }[] = [];
-  let failNext = false;
-  const transport = {
-    sendMail: async (mail: (typeof mails)[number]) => {
-      if (failNext) {
-        failNext = false;
-        throw new Error('SMTP 451 try again later');
-      }
-      mails.push(mail);
-      return {};
-    },
-    close: () => undefined,
-  } as unknown as MailTransport;
-  return { mails, transport, failOnce: () => (failNext = true) };
-}
-
 describe('the daily reactions summary', () => {
   it('is due from 07:00 Japan time of the next day', () => {
     expect(jstDay(new Date('2026-11-23T15:30:00Z'))).toBe('2026-11-24');
@@ -116,7 +99,7 @@ describe('the daily reactions summary', () => {
     const day = jstDay(events[0]!.created_at);
     const before = new Date(`${day}T21:59:00Z`); // 06:59 the next day in Japan
     const after = new Date(`${day}T22:00:00Z`);
-    const { mails, transport, failOnce } = catcher();
+    const { mails, transport, failOnce } = mailCatcher();
     const options = { transport, origin: 'https://renkei.example', from: 'Renkei <no-reply@renkei.example>' };
 
     expect(await sendDueDigests(db, { ...options, now: before })).toBe(0);
@@ -151,7 +134,7 @@ describe('the daily reactions summary', () => {
   it('keeps looking every round without piling listeners on the stop signal, and stops when told', async () => {
     let rounds = 0;
     const reactor = createReactionDigestReactor({
-      transport: () => catcher().transport,
+      transport: () => mailCatcher().transport,
       intervalMs: 1,
       clock: () => (rounds++, new Date('2020-01-01T00:00:00Z')),
     });

@@ -59,6 +59,9 @@ describe('profile notification settings', { timeout: 30_000 }, () => {
   it('says what each mail is, and switching all notifications off greys the others out and saves', async () => {
     const update = renderPage();
     expect(await screen.findByText(/翌朝7時ごろに1通のメールにまとめて/)).toBeInTheDocument();
+    expect(screen.getByText(/毎朝7時ごろに前日朝からの分をまとめて1通のメールで/)).toBeInTheDocument();
+    expect(screen.getByText(/通知先に自分が設定された医療機関レポートのアラートが出たとき/)).toBeInTheDocument();
+    expect(screen.queryByText(/提供開始後/)).not.toBeInTheDocument();
     const summary = setting('enabled_communication_reactions_summary');
     expect(summary).toBeEnabled();
     await userEvent.click(setting('enabled_notification'));

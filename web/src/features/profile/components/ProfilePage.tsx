@@ -21,8 +21,10 @@ const notificationDescriptions: Record<keyof NotificationSettings, string> = {
   enabled_notification: 'オフにすると、下のすべての通知メールが届かなくなります。',
   enabled_communication_reactions_summary:
     '自分の活動記録に前日ついたコメントといいねを、翌朝7時ごろに1通のメールにまとめてお送りします。',
-  enabled_alerts_summary: 'アラート機能の提供開始後にお送りします。',
-  enabled_medical_institution_report_alert: '医療機関レポートのアラート機能の提供開始後にお送りします。',
+  enabled_alerts_summary:
+    '新しいアラートや対象の医療機関が増えたアラートを、毎朝7時ごろに前日朝からの分をまとめて1通のメールでお送りします。',
+  enabled_medical_institution_report_alert:
+    '通知先に自分が設定された医療機関レポートのアラートが出たとき、そのつどメールでお送りします。',
 };
 
 export function ProfilePage() {
