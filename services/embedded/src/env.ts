@@ -216,7 +216,7 @@ export const envVars: readonly EnvVar[] = [
     name: 'RENKEI_SKIP_WEB_BUILD',
     readBy: [],
     default: 'false',
-    description: 'pnpm start does not build the web app when missing',
+    description: 'pnpm start does not build the web app when missing or older than its sources',
     devOnly: true,
   },
   {
