@@ -19,6 +19,7 @@ import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } 
 import { startProjections, waitForPosition } from '@renkei/projections';
 import { readModelProjections } from '@renkei/read-models';
 import { createAlertEvaluationReactor, evaluateMissing } from '../reactors/alert-evaluation.reactor.ts';
+import { enterReferral } from '../reactors/referral-entry.testing.ts';
 import { referralWithdrawalReactor } from '../reactors/referral-withdrawal.reactor.ts';
 import { evaluateCondition, matchInstitutions, monthOf } from './alert-evaluation.ts';
 
@@ -579,42 +580,19 @@ describe('alert evaluation', () => {
       { institution: ids[2]!, date: '2026-04-06' },
     ];
     const entered = [];
-    for (const [i, entry] of entries.entries()) {
-      const referralId = randomUUID();
-      const stream = streamId('referral_entry', referralId);
-      await store.append(
-        stream,
-        [
+    for (const [i, entry] of entries.entries())
+      entered.push(
+        await enterReferral(
+          store,
           {
-            type: 'ReferralEntered',
-            data: {
-              referral_id: referralId,
-              referral: {
-                identity: `manual:${referralId}`,
-                row_number: 0,
-                referral_date: entry.date,
-                patient_id: `hand${i}`,
-                patient_key: `hand${i}`,
-                medical_institution_id: entry.institution,
-                institution_code: master[ids.indexOf(entry.institution)]!.code,
-                institution_name: 'x',
-                from_department: null,
-                from_doctor: null,
-                to_department: null,
-                own_department_id: null,
-                to_doctor: null,
-                purpose: null,
-                first_visit: null,
-                source_id: null,
-              },
-            },
-            metadata: { ...metadata(), tenant_id: tenant },
+            institutionId: entry.institution,
+            institutionCode: master[ids.indexOf(entry.institution)]!.code,
+            date: entry.date,
+            patient: `hand${i}`,
           },
-        ],
-        { expectedRevision: 'no_stream' },
+          { ...metadata(), tenant_id: tenant },
+        ),
       );
-      entered.push((await readStreamOrEmpty(store, stream, tenant)).at(-1)!);
-    }
     await reactor.handle(entered, ctx);
     expect(await snapshot()).toEqual({ types: ['AlertRaised', 'AlertUpdated'], institutions: [ids[0], ids[1]].sort() });
 

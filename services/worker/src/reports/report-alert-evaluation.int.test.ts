@@ -11,6 +11,7 @@ import { createPostgresEventStore, readStreamOrEmpty, streamId, type EventStore 
 import { buildInstitutionCode, importInstitutionMaster, institutionIdFromCode } from '@renkei/institution-master';
 import { startProjections, waitForPosition } from '@renkei/projections';
 import { readModelProjections } from '@renkei/read-models';
+import { enterReferral } from '../reactors/referral-entry.testing.ts';
 import { createReportAlertReactor, evaluateMissingReportAlerts } from '../reactors/report-alert.reactor.ts';
 
 const now = new Date('2026-04-10T03:00:00Z'); // 2026-04-10 in Japan
@@ -239,42 +240,14 @@ describe('report alerts', () => {
     expect(await alertDays(id)).toEqual([]);
     // Two referrals of institution 0 entered by hand in one batch: 8 in the period, the alert fires that day.
     const entered = [];
-    for (const i of [0, 1]) {
-      const referralId = randomUUID();
-      const stream = streamId('referral_entry', referralId);
-      await store.append(
-        stream,
-        [
-          {
-            type: 'ReferralEntered',
-            data: {
-              referral_id: referralId,
-              referral: {
-                identity: `manual:${referralId}`,
-                row_number: 0,
-                referral_date: '2025-07-01',
-                patient_id: `hand${i}`,
-                patient_key: `hand${i}`,
-                medical_institution_id: ids[0]!,
-                institution_code: master[0]!.code,
-                institution_name: 'x',
-                from_department: null,
-                from_doctor: null,
-                to_department: null,
-                own_department_id: null,
-                to_doctor: null,
-                purpose: null,
-                first_visit: null,
-                source_id: null,
-              },
-            },
-            metadata: metadata(),
-          },
-        ],
-        { expectedRevision: 'no_stream' },
+    for (const i of [0, 1])
+      entered.push(
+        await enterReferral(
+          store,
+          { institutionId: ids[0]!, institutionCode: master[0]!.code, date: '2025-07-01', patient: `hand${i}` },
+          metadata(),
+        ),
       );
-      entered.push((await readStreamOrEmpty(store, stream, tenantId)).at(-1)!);
-    }
     await reactor.handle(entered, { db, store });
     expect(await alertDays(id)).toEqual(['2026-04-20']);
   });
