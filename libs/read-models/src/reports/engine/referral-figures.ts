@@ -24,6 +24,10 @@ const referringInstitutionCount = 'referring_institution_count';
 const ownDepartmentFilter = (alias: string, ids: readonly string[]) =>
   ids.length > 0 ? sql` AND ${sql.ref(`${alias}.own_department_id`)} = ANY(${sql.val(ids)}::uuid[])` : sql``;
 
+/** Narrows a rollup to some institutions (absent: every one). */
+export const institutionFilter = (alias: string, ids: readonly string[] | undefined) =>
+  ids ? sql` AND ${sql.ref(`${alias}.medical_institution_id`)} = ANY(${sql.val(ids)}::uuid[])` : sql``;
+
 /**
  * The common table expressions `pieces, facts` every report reads referral figures from, exact to the
  * day for any bucket: each bucket (clipped to its period) is split by `piecesOf` into whole calendar
@@ -32,18 +36,20 @@ const ownDepartmentFilter = (alias: string, ids: readonly string[]) =>
  * rollup row and piece: `slot` (as `periodSlots` numbers buckets), `set` ('p' period, 'c' comparison), `bucket` (key), `medical_institution_id`,
  * `own_department_id` and the counts `referral_count`, `first_visit_count`, `hospital_admission_count`,
  * `operation_count`, `reverse_referral_count`. Null when there is no bucket. Own departments narrow
- * every rollup alike (the nil uuid is "none").
+ * every rollup alike (the nil uuid is "none"), and `institutionIds` (when given) to those institutions.
  */
 export function referralFacts(options: {
   tenantId: string;
   buckets: readonly ReportBucket[];
   comparisonBuckets: readonly ReportBucket[];
   ownDepartmentIds: readonly string[];
+  institutionIds?: readonly string[];
 }): RawBuilder<unknown> | null {
   const p = pieceColumns(options.buckets, options.comparisonBuckets);
   if (p.count === 0) return null;
   const tenant = options.tenantId;
   const departments = options.ownDepartmentIds;
+  const only = options.institutionIds;
   // Below a month, first visits are the `visit` kind of the row, not a column.
   const finer = (alias: string) => sql`${sql.ref(`${alias}.medical_institution_id`)},
              ${sql.ref(`${alias}.own_department_id`)}, ${sql.ref(`${alias}.referral_count`)},
@@ -60,19 +66,19 @@ export function referralFacts(options: {
              r.admitted_count, r.operated_count, r.reverse_referral_count
         FROM pieces p
         JOIN rm.referral_monthly_rollups r
-          ON r.tenant_id = ${tenant} AND r.month = p.from_day${ownDepartmentFilter('r', departments)}
+          ON r.tenant_id = ${tenant} AND r.month = p.from_day${ownDepartmentFilter('r', departments)}${institutionFilter('r', only)}
        WHERE p.kind = 'month'
       UNION ALL
       SELECT p.slot, p.set, p.bucket, ${finer('s')}
         FROM pieces p
         JOIN rm.referral_period_rollups s
-          ON s.tenant_id = ${tenant} AND s.segment = p.from_day${ownDepartmentFilter('s', departments)}
+          ON s.tenant_id = ${tenant} AND s.segment = p.from_day${ownDepartmentFilter('s', departments)}${institutionFilter('s', only)}
        WHERE p.kind = 'segment'
       UNION ALL
       SELECT p.slot, p.set, p.bucket, ${finer('d')}
         FROM pieces p
         JOIN rm.referral_daily_rollups d
-          ON d.tenant_id = ${tenant} AND d.day BETWEEN p.from_day AND p.to_day${ownDepartmentFilter('d', departments)}
+          ON d.tenant_id = ${tenant} AND d.day BETWEEN p.from_day AND p.to_day${ownDepartmentFilter('d', departments)}${institutionFilter('d', only)}
        WHERE p.kind = 'day')`;
 }
 
@@ -123,6 +129,7 @@ function institutionRollupCells(options: {
   comparisonBuckets: readonly ReportBucket[];
   items: ReadonlySet<string>;
   ownDepartmentIds: readonly string[];
+  institutionIds?: readonly string[];
 }): RawBuilder<unknown> | null {
   if (options.ownDepartmentIds.length > 0 || options.items.has('first_visit_count')) return null;
   const all = [
@@ -138,7 +145,7 @@ function institutionRollupCells(options: {
                     ${sql.val(all.map((b) => b.bucket.from))}::date[])
              AS b(slot, span, period_start)
         JOIN rm.referral_institution_rollups r
-          ON r.tenant_id = ${options.tenantId} AND r.span = b.span AND r.period_start = b.period_start)`;
+          ON r.tenant_id = ${options.tenantId} AND r.span = b.span AND r.period_start = b.period_start${institutionFilter('r', options.institutionIds)})`;
 }
 
 /**
@@ -186,6 +193,8 @@ export async function referralFigures(
     items: ReadonlySet<string>;
     groupBy: 'medical_institution_id' | 'own_department_id';
     ownDepartmentIds: readonly string[];
+    /** Only these institutions' figures (absent: every institution's). */
+    institutionIds?: readonly string[];
   },
 ): Promise<GroupFigures[]> {
   const keys = [...summedFigures, referringInstitutionCount].filter((k) => options.items.has(k));

@@ -94,9 +94,19 @@ interface Plan {
 const bucketCount = (row: ReportSourceRow, key: string, bucket: string, comparison: boolean) =>
   (comparison ? row.comparisonFigures : row.figures)[key]?.[bucket] ?? 0;
 
-function planReport(items: readonly ReportItemDefinition[], definition: ReportDefinitionInput): Plan {
+/**
+ * `wholePeriod`: the period as one bucket (from its first bucket's first day to its last's last day),
+ * for a selection that reads only figures whose sum over the buckets is their count over the whole period.
+ */
+function planReport(
+  items: readonly ReportItemDefinition[],
+  definition: ReportDefinitionInput,
+  wholePeriod = false,
+): Plan {
   const settings = definition.aggregation_settings;
   const buckets = periodBuckets(settings.period, settings.period_unit);
+  if (wholePeriod && buckets.length > 1)
+    buckets.splice(0, buckets.length, { ...buckets[0]!, to: buckets[buckets.length - 1]!.to });
   const comparisonBuckets = settings.comparison_period
     ? periodBuckets(settings.comparison_period, settings.period_unit)
     : [];
@@ -310,17 +320,9 @@ function filterAndSort(plan: Plan, definition: ReportDefinitionInput, rows: Repo
 // Running
 
 /** Every item key a source must load for the definition (rates need their counts and referral_count). */
-function requestedItemKeys(definition: ReportDefinitionInput, groupingKeys: readonly string[]): Set<string> {
+function requestedItemKeys(definition: ReportDefinitionInput): Set<string> {
   const keys = new Set<string>();
-  const add = (key: string) => {
-    if (isFormulaKey(key)) return;
-    keys.add(key);
-    const numerator = rateNumerators[key];
-    if (numerator !== undefined) {
-      keys.add(numerator);
-      keys.add(rateDenominator);
-    }
-  };
+  const add = (key: string) => addItemKey(keys, key);
   for (const d of definition.display_items) {
     add(d.item_key);
     if (d.formula) {
@@ -330,9 +332,69 @@ function requestedItemKeys(definition: ReportDefinitionInput, groupingKeys: read
   }
   for (const f of definition.filter_conditions) add(f.item_key);
   for (const s of definition.sort_conditions) add(s.item_key);
-  for (const g of groupingKeys) if (g !== periodGroupingKey) add(g);
   return keys;
 }
+
+/** Adds what a source loads for an item key: nothing for a formula, a rate's counts with it. */
+function addItemKey(keys: Set<string>, key: string): void {
+  if (isFormulaKey(key)) return;
+  keys.add(key);
+  const numerator = rateNumerators[key];
+  if (numerator !== undefined) {
+    keys.add(numerator);
+    keys.add(rateDenominator);
+  }
+}
+
+/**
+ * The item keys a run reads the values of (the filters', the sorts', `also`, a formula's operands to any
+ * depth; a rate's counts), and whether each of them reads the same over the whole period as one bucket:
+ * attributes, rates (a ratio of two summed counts) and summed counts that add up across buckets. A count
+ * of non-empty buckets, an average over them, or a figure that does not add up needs the buckets.
+ */
+function readKeys(
+  plan: Plan,
+  definition: ReportDefinitionInput,
+  also: readonly string[],
+): { keys: Set<string>; wholePeriod: boolean } {
+  const formulas = new Map(
+    definition.display_items
+      .filter((d) => isFormulaKey(d.item_key) && d.formula !== null)
+      .map((d) => [d.item_key, d.formula!] as const),
+  );
+  const read = new Set<string>();
+  const visit = (key: string) => {
+    if (read.has(key)) return;
+    read.add(key);
+    const formula = formulas.get(key);
+    if (formula) {
+      visit(formula.left);
+      visit(formula.right);
+    }
+  };
+  for (const f of definition.filter_conditions) visit(f.item_key);
+  for (const s of definition.sort_conditions) visit(s.item_key);
+  for (const key of also) visit(key);
+  const keys = new Set<string>();
+  for (const key of read) addItemKey(keys, key);
+  const wholePeriod = [...read].every((key) => {
+    if (isFormulaKey(key) || plan.itemOf(key)?.periodic !== true) return true;
+    if (rateNumerators[key] !== undefined) return true;
+    return additiveFigures.has(key) && plan.methodOf(key) === 'sum';
+  });
+  return { keys, wholePeriod };
+}
+
+/** Figures whose count over a span is the sum of their counts over its parts. */
+const additiveFigures = new Set([
+  'referral_count',
+  'first_visit_count',
+  'hospital_admission_count',
+  'operation_count',
+  'reverse_referral_count',
+  'visit_count',
+  'communication_count',
+]);
 
 async function prepare(
   source: ReportSource,
@@ -345,19 +407,7 @@ async function prepare(
   const items = options.items ?? (await source.items(db, tenantId));
   const errors = validateReport(source.kind, items, definition, { saved: options.saved, groupingKeys });
   if (errors.length > 0) throw new ReportValidationError(errors);
-  const plan = planReport(items, definition);
-  const itemKeys = requestedItemKeys(definition, groupingKeys);
-  if (groupingKeys.includes(periodGroupingKey)) itemKeys.add('acted_at');
-  if (source.kind === 'communication_reports') itemKeys.add('medical_institution_id');
-  const rows = await source.load(db, {
-    tenantId,
-    buckets: plan.buckets,
-    comparisonBuckets: plan.comparisonBuckets,
-    periodUnit: definition.aggregation_settings.period_unit,
-    ownDepartmentIds: definition.aggregation_settings.own_department_ids,
-    itemKeys,
-  });
-  return { plan, rows: filterAndSort(plan, definition, rows) };
+  return { items, plan: planReport(items, definition) };
 }
 
 /**
@@ -371,12 +421,70 @@ export async function runReport(
   definition: ReportDefinitionInput,
   paging: { page: number; perPage: number } & ReportRunOptions,
 ): Promise<ReportResultOut> {
-  const { plan, rows } = await prepare(source, db, tenantId, definition, paging);
-  return shapeResult(plan, rows, paging.page, paging.perPage);
+  const { page, perPage } = paging;
+  const { items, plan } = await prepare(source, db, tenantId, definition, paging);
+  const settings = definition.aggregation_settings;
+  const request = {
+    tenantId,
+    periodUnit: settings.period_unit,
+    ownDepartmentIds: settings.own_department_ids,
+  };
+  if (!source.loadsByIds) {
+    const rows = filterAndSort(
+      plan,
+      definition,
+      await source.load(db, {
+        ...request,
+        buckets: plan.buckets,
+        comparisonBuckets: plan.comparisonBuckets,
+        itemKeys: requestedItemKeys(definition),
+      }),
+    );
+    return shapeResult(plan, rows.slice((page - 1) * perPage, page * perPage), rows.length, page, perPage);
+  }
+  // Two phases: every row with only what the filters and sorts read, over the period as one bucket when
+  // that answers them alike (no comparison period: they never read it), which decides the total and the
+  // page; then every column for the page's rows alone. At 20,000 institutions × 12 months × 2 periods the
+  // cells of the rows nobody sees were nearly all of a report's time. The phases are separate statements
+  // (as the source's own statements, which run side by side on the pool): a write between them may give a
+  // page row cells a moment newer than the sort that chose it, as the next page may anyway.
+  const selection = readKeys(plan, definition, []);
+  const selectionPlan =
+    selection.wholePeriod && source.answersAnyBucket === true ? planReport(items, definition, true) : plan;
+  const selected = filterAndSort(
+    selectionPlan,
+    definition,
+    await source.load(db, {
+      ...request,
+      buckets: selectionPlan.buckets,
+      comparisonBuckets: [],
+      itemKeys: selection.keys,
+      onlyAskedValues: true,
+    }),
+  );
+  const pageIds = selected.slice((page - 1) * perPage, page * perPage).map((row) => row.id);
+  const loaded =
+    pageIds.length === 0
+      ? []
+      : await source.load(db, {
+          ...request,
+          buckets: plan.buckets,
+          comparisonBuckets: plan.comparisonBuckets,
+          itemKeys: requestedItemKeys(definition),
+          ids: pageIds,
+        });
+  const byId = new Map(loaded.map((row) => [row.id, row]));
+  const pageRows = pageIds.map((id) => byId.get(id)).filter((row) => row !== undefined);
+  return shapeResult(plan, pageRows, selected.length, page, perPage);
 }
 
-function shapeResult(plan: Plan, rows: ReportSourceRow[], page: number, perPage: number): ReportResultOut {
-  const pageRows = rows.slice((page - 1) * perPage, page * perPage);
+function shapeResult(
+  plan: Plan,
+  pageRows: readonly ReportSourceRow[],
+  totalCount: number,
+  page: number,
+  perPage: number,
+): ReportResultOut {
   return {
     columns: plan.columns.map(({ key, label, value_type }) => ({ key, label, value_type })),
     rows: pageRows.map((row) => {
@@ -384,7 +492,7 @@ function shapeResult(plan: Plan, rows: ReportSourceRow[], page: number, perPage:
       for (const c of plan.columns) out[c.key] = c.cell(row);
       return out;
     }),
-    meta: { total_count: rows.length, page, per_page: perPage, total_pages: Math.ceil(rows.length / perPage) },
+    meta: { total_count: totalCount, page, per_page: perPage, total_pages: Math.ceil(totalCount / perPage) },
   };
 }
 
@@ -400,8 +508,36 @@ export async function aggregateReport(
   groupingKeys: readonly string[],
   options: ReportRunOptions = {},
 ): Promise<ReportAggregationOut> {
-  const { plan, rows } = await prepare(source, db, tenantId, definition, options, groupingKeys);
-  return shapeAggregation(plan, definition, source.kind, rows, groupingKeys);
+  const { items, plan } = await prepare(source, db, tenantId, definition, options, groupingKeys);
+  // Only what the groups show is loaded: the grouping items, the periodic and formula items (their
+  // figures over the period: never a bucket's or the comparison period's) and what filters and sorts
+  // read; over the period as one bucket when that answers them alike (a period grouping needs the buckets).
+  const read = readKeys(plan, definition, [
+    ...groupingKeys.filter((key) => key !== periodGroupingKey),
+    ...definition.display_items
+      .filter((d) => plan.itemOf(d.item_key)?.periodic === true || (isFormulaKey(d.item_key) && d.formula !== null))
+      .map((d) => d.item_key),
+  ]);
+  const wholePeriod = read.wholePeriod && source.answersAnyBucket === true && !groupingKeys.includes(periodGroupingKey);
+  const aggregationPlan = wholePeriod ? planReport(items, definition, true) : plan;
+  const itemKeys = read.keys;
+  if (groupingKeys.includes(periodGroupingKey)) itemKeys.add('acted_at');
+  if (source.kind === 'communication_reports') itemKeys.add('medical_institution_id');
+  const rows = await source.load(db, {
+    tenantId,
+    buckets: aggregationPlan.buckets,
+    comparisonBuckets: [],
+    periodUnit: definition.aggregation_settings.period_unit,
+    ownDepartmentIds: definition.aggregation_settings.own_department_ids,
+    itemKeys,
+  });
+  return shapeAggregation(
+    aggregationPlan,
+    definition,
+    source.kind,
+    filterAndSort(aggregationPlan, definition, rows),
+    groupingKeys,
+  );
 }
 
 function shapeAggregation(

@@ -17,6 +17,16 @@ export interface ReportSourceRequest {
   ownDepartmentIds: readonly string[];
   /** Every item key the definition names (display, formula operands, filters, sorts, grouping). */
   itemKeys: ReadonlySet<string>;
+  /**
+   * Only these rows (`ReportSourceRow.id`), for a source that `loadsByIds`: the engine asks for the rows
+   * of one page after choosing them. Absent: every row.
+   */
+  ids?: readonly string[];
+  /**
+   * Only the values of `itemKeys` are read (any other is left empty): the engine's first phase, over
+   * every row, reads nothing else. Otherwise a source may answer every attribute it reads at no extra cost.
+   */
+  onlyAskedValues?: boolean;
 }
 
 /**
@@ -47,4 +57,16 @@ export interface ReportSource {
   reads: readonly string[];
   items(db: Kysely<ReadModels>, tenantId: string): Promise<ReportItemDefinition[]>;
   load(db: Kysely<ReadModels>, request: ReportSourceRequest): Promise<ReportSourceRow[]>;
+  /**
+   * Whether `load` honours `ids` at a fraction of the cost of every row. The engine then runs a report in
+   * two phases: every row with only what its filters and sorts read (the total count and the page's rows),
+   * then every column for the page's rows alone.
+   */
+  loadsByIds?: boolean;
+  /**
+   * Whether `load` counts any bucket exactly to the day, not only the period unit's: the engine may then
+   * ask for the period as one bucket when all it reads adds up across buckets (the sort and filters of
+   * the first phase, an aggregation's sums).
+   */
+  answersAnyBucket?: boolean;
 }

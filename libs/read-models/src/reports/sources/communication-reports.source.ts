@@ -96,6 +96,7 @@ const masterColumns = new Set([
  */
 export const communicationReportsSource: ReportSource = {
   kind: 'communication_reports',
+  answersAnyBucket: true,
   reads: ['communications', 'tasks', 'medical_institution_crm'],
 
   async items(db, tenantId) {

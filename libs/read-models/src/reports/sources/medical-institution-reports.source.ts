@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import {
   labelIdOfItemKey,
   labelItemPrefix,
@@ -15,6 +15,7 @@ import { tagsProjection } from '../../tags/tags.projection.ts';
 import { visitRollupsProjection } from '../../visit-rollups/visit-rollups.projection.ts';
 import {
   addGroupFigures,
+  institutionFilter,
   periodSlots,
   referralFigures,
   runFigureStatement,
@@ -55,15 +56,16 @@ async function institutionLabels(db: Kysely<ReadModels>, tenantId: string): Prom
  * communication, a tag, a label value or a phase of this tenant. Partner search has no such notion (it
  * searches the whole master), so the report defines it here. Referrals are found through the 年度 rows
  * of the per-institution rollups (both directions, one row per institution and 年度, read by index only)
- * rather than every month of every own department.
+ * rather than every month of every own department. `only`: those of them among these ids.
  */
-const partnerIds = (tenantId: string) => sql`
-  SELECT medical_institution_id AS id FROM rm.referral_institution_rollups
-   WHERE tenant_id = ${tenantId} AND span = 'fiscal_year'
-  UNION SELECT medical_institution_id FROM rm.communications WHERE tenant_id = ${tenantId}
-  UNION SELECT medical_institution_id FROM rm.mi_tags WHERE tenant_id = ${tenantId}
-  UNION SELECT medical_institution_id FROM rm.mi_label_values WHERE tenant_id = ${tenantId}
-  UNION SELECT medical_institution_id FROM rm.mi_phases WHERE tenant_id = ${tenantId} AND phase_master_id IS NOT NULL`;
+const partnerIds = (tenantId: string, only: readonly string[] | undefined) => sql`
+  SELECT medical_institution_id AS id FROM rm.referral_institution_rollups r
+   WHERE tenant_id = ${tenantId} AND span = 'fiscal_year'${institutionFilter('r', only)}
+  UNION SELECT medical_institution_id FROM rm.communications c WHERE tenant_id = ${tenantId}${institutionFilter('c', only)}
+  UNION SELECT medical_institution_id FROM rm.mi_tags t WHERE tenant_id = ${tenantId}${institutionFilter('t', only)}
+  UNION SELECT medical_institution_id FROM rm.mi_label_values v WHERE tenant_id = ${tenantId}${institutionFilter('v', only)}
+  UNION SELECT medical_institution_id FROM rm.mi_phases p
+   WHERE tenant_id = ${tenantId} AND phase_master_id IS NOT NULL${institutionFilter('p', only)}`;
 
 /**
  * Visits (訪問・新規訪問) or every communication per institution and bucket of the period and the
@@ -89,7 +91,7 @@ async function communicationFigures(
       SELECT b.slot, c.medical_institution_id AS group_id, count(*)::int AS n
         FROM unnest(${sql.val(s.slots)}::int[], ${sql.val(s.froms)}::date[], ${sql.val(s.tos)}::date[])
              AS b(slot, from_day, to_day)
-        JOIN ${table} c ON c.tenant_id = ${request.tenantId} AND c.acted_date BETWEEN b.from_day AND b.to_day
+        JOIN ${table} c ON c.tenant_id = ${request.tenantId} AND c.acted_date BETWEEN b.from_day AND b.to_day${institutionFilter('c', request.ids)}
        GROUP BY 1, 2)
     SELECT group_id::text AS group_id, array_agg(slot) AS slots, array_agg(n) AS counts FROM cells GROUP BY group_id`,
   );
@@ -106,6 +108,7 @@ async function figuresOf(db: Kysely<ReadModels>, request: ReportSourceRequest) {
       items: request.itemKeys,
       groupBy: 'medical_institution_id',
       ownDepartmentIds: request.ownDepartmentIds,
+      ...(request.ids ? { institutionIds: request.ids } : {}),
     }),
     request.itemKeys.has('visit_count') ? communicationFigures(db, request, 'visit_count') : [],
     request.itemKeys.has('communication_count') ? communicationFigures(db, request, 'communication_count') : [],
@@ -130,6 +133,8 @@ interface InstitutionRow {
 /** 医療機関レポート: one row per institution of the tenant. */
 export const medicalInstitutionReportsSource: ReportSource = {
   kind: 'medical_institution_reports',
+  loadsByIds: true,
+  answersAnyBucket: true,
   reads: [
     referralsProjection.name,
     medicalInstitutionCrmProjection.name,
@@ -176,6 +181,9 @@ export const medicalInstitutionReportsSource: ReportSource = {
   async load(db, request) {
     const { tenantId, itemKeys } = request;
     const wantsTags = itemKeys.has('tags');
+    // Every attribute at once unless only the asked ones are (the engine's first phase over every row).
+    const asked = (key: string, column: RawBuilder<unknown>, otherwise: RawBuilder<unknown>) =>
+      !request.onlyAskedValues || itemKeys.has(key) ? column : otherwise;
     // The institutions and their figures at once (each its own connection): the figures need no row first.
     const figures = figuresOf(db, request);
     // Silence an early rejection until it is awaited below (the rows' statement may fail first).
@@ -184,9 +192,15 @@ export const medicalInstitutionReportsSource: ReportSource = {
     const { rows } = await runFigureStatement(
       db,
       sql<InstitutionRow>`
-      WITH ids AS (${partnerIds(tenantId)})
-      SELECT m.id::text AS id, m.code, m.name, m.prefecture_code, m.city, m.address, m.facility_type_id, m.running_status,
-             pm.name AS phase_name, to_char(lv.last_visit_date, 'YYYY-MM-DD') AS last_visit_date,
+      WITH ids AS (${partnerIds(tenantId, request.ids)})
+      SELECT m.id::text AS id, ${asked('medical_institution_code', sql`m.code`, sql`''`)} AS code,
+             ${asked('medical_institution_name', sql`m.name`, sql`''`)} AS name,
+             ${asked('prefecture', sql`m.prefecture_code`, sql`NULL::int`)} AS prefecture_code,
+             ${asked('city', sql`m.city`, sql`''`)} AS city, ${asked('address', sql`m.address`, sql`''`)} AS address,
+             ${asked('facility_type', sql`m.facility_type_id`, sql`NULL::int`)} AS facility_type_id,
+             ${asked('running_status', sql`m.running_status`, sql`''`)} AS running_status,
+             ${asked('phase', sql`pm.name`, sql`NULL::text`)} AS phase_name,
+             ${asked('last_visit_date', sql`to_char(lv.last_visit_date, 'YYYY-MM-DD')`, sql`NULL::text`)} AS last_visit_date,
              ${
                wantsTags
                  ? sql`(SELECT string_agg(tg.name, '、' ORDER BY tg.name, tg.id)
@@ -195,9 +209,17 @@ export const medicalInstitutionReportsSource: ReportSource = {
                  : sql`NULL::text`
              } AS tags
         FROM ids JOIN ref.medical_institutions m ON m.id = ids.id
-        LEFT JOIN rm.mi_phases ph ON ph.tenant_id = ${tenantId} AND ph.medical_institution_id = m.id
-        LEFT JOIN rm.phase_masters pm ON pm.tenant_id = ${tenantId} AND pm.id = ph.phase_master_id
-        LEFT JOIN rm.mi_last_visits lv ON lv.tenant_id = ${tenantId} AND lv.medical_institution_id = m.id`,
+        ${asked(
+          'phase',
+          sql`LEFT JOIN rm.mi_phases ph ON ph.tenant_id = ${tenantId} AND ph.medical_institution_id = m.id
+        LEFT JOIN rm.phase_masters pm ON pm.tenant_id = ${tenantId} AND pm.id = ph.phase_master_id`,
+          sql``,
+        )}
+        ${asked(
+          'last_visit_date',
+          sql`LEFT JOIN rm.mi_last_visits lv ON lv.tenant_id = ${tenantId} AND lv.medical_institution_id = m.id`,
+          sql``,
+        )}`,
     );
 
     const byId = new Map<string, ReportSourceRow>();
@@ -224,7 +246,7 @@ export const medicalInstitutionReportsSource: ReportSource = {
     const labelIds = [...itemKeys].map(labelIdOfItemKey).filter((id): id is string => id !== null);
     const [groups] = await Promise.all([
       figures,
-      labelIds.length > 0 ? addLabelValues(db, tenantId, labelIds, byId) : undefined,
+      labelIds.length > 0 ? addLabelValues(db, tenantId, labelIds, byId, request.ids) : undefined,
     ]);
     addGroupFigures(byId, groups, request.buckets, request.comparisonBuckets);
     return [...byId.values()];
@@ -237,6 +259,7 @@ async function addLabelValues(
   tenantId: string,
   labelIds: readonly string[],
   byId: ReadonlyMap<string, ReportSourceRow>,
+  only: readonly string[] | undefined,
 ): Promise<void> {
   const labels = new Map((await institutionLabels(db, tenantId)).map((l) => [l.id, l]));
   const { rows } = await sql<{
@@ -257,7 +280,9 @@ async function addLabelValues(
            od.name AS own_department_name, v.area_id::text AS area_id
       FROM rm.mi_label_values v
       LEFT JOIN rm.own_departments od ON od.tenant_id = v.tenant_id AND od.id = v.own_department_id
-     WHERE v.tenant_id = ${tenantId} AND v.label_id = ANY(${sql.val(labelIds)}::uuid[])`.execute(db);
+     WHERE v.tenant_id = ${tenantId} AND v.label_id = ANY(${sql.val(labelIds)}::uuid[])${institutionFilter('v', only)}`.execute(
+    db,
+  );
   for (const v of rows) {
     const row = byId.get(v.medical_institution_id);
     const label = labels.get(v.label_id);
