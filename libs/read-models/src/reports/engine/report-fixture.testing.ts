@@ -43,7 +43,8 @@ const codes = masterRows.map((r, i) =>
 );
 export const institutions = codes.map((c) => institutionIdFromCode(c));
 
-function random(seed: number) {
+/** A small deterministic generator, so a failing case can be replayed from its seed. */
+export function random(seed: number) {
   let s = seed;
   const next = () => {
     s = (s * 1103515245 + 12345) % 2147483648;

@@ -13,6 +13,7 @@ import { blankCommunication } from '@renkei/domain/testing';
 import { referralsProjection, visitRollupsProjection, communicationsProjection } from '../../index.ts';
 import type { ReadModels } from '../../read-models.ts';
 import { runReport } from '../engine/report-engine.ts';
+import { random } from '../engine/report-fixture.testing.ts';
 import type { ReportSourceRequest, ReportSourceRow } from '../engine/report-source.ts';
 import { areaReportsSource } from './area-reports.source.ts';
 
@@ -41,18 +42,6 @@ const tenantB = randomUUID();
 const departments = [randomUUID(), randomUUID()];
 const staff = randomUUID();
 
-function random(seed: number) {
-  let s = seed;
-  const next = () => {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    return s / 2147483648;
-  };
-  return {
-    int: (n: number) => Math.floor(next() * n),
-    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!,
-    chance: (p: number) => next() < p,
-  };
-}
 const day = (from: string, offset: number) =>
   new Date(Date.parse(`${from}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
 

@@ -2,7 +2,7 @@ import type { ReadModels } from '../../read-models.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReportDefinitionInput } from '@renkei/contracts';
 import { aggregateReport, runReport, ReportValidationError } from '../engine/report-engine.ts';
-import { createReportFixture, type ReportFixture } from '../engine/report-fixture.testing.ts';
+import { createReportFixture, random, type ReportFixture } from '../engine/report-fixture.testing.ts';
 import { medicalInstitutionReportsSource as source } from './medical-institution-reports.source.ts';
 
 let fx: ReportFixture;
@@ -12,20 +12,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fx?.close();
 });
-
-/** A small deterministic generator, so a failing case can be replayed from its seed. */
-function random(seed: number) {
-  let s = seed;
-  const next = () => {
-    s = (s * 1103515245 + 12345) % 2147483648;
-    return s / 2147483648;
-  };
-  return {
-    int: (n: number) => Math.floor(next() * n),
-    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!,
-    chance: (p: number) => next() < p,
-  };
-}
 
 const periods = [
   ['month', { from: '2025-04-01', to: '2026-03-31' }],
