@@ -1,4 +1,4 @@
-import { businessDateRange } from '@renkei/contracts';
+import { businessDateRange, type ChartData, type PeriodUnit } from '@renkei/contracts';
 import type { AnalysisFilters, AnalysisSearch, ComparisonMode } from './analysis-search.ts';
 
 export interface Period {
@@ -124,4 +124,53 @@ export function periodProblem(f: Pick<AnalysisFilters, 'from' | 'to' | 'cmp'>): 
   return inRange(period)
     ? '比べる期間が1900年1月1日より前になります。期間を後ろにずらすか、短くしてください。'
     : '期間は1900年1月1日から2100年12月31日の間で指定してください。';
+}
+
+/** The first and last day of the period unit that holds `day` (weeks Monday–Sunday, halves and 年度 from April). */
+function unitBounds(day: string, unit: PeriodUnit): { first: string; last: string } {
+  const y = Number(day.slice(0, 4));
+  const m = Number(day.slice(5, 7));
+  const monthsFrom = (year: number, month: number, count: number) => {
+    const endYear = year + Math.floor((month - 1 + count - 1) / 12);
+    const endMonth = ((month - 1 + count - 1) % 12) + 1;
+    return { first: isoDay(year, month, 1), last: isoDay(endYear, endMonth, lastDayOf(endYear, endMonth)) };
+  };
+  switch (unit) {
+    case 'week': {
+      const weekday = (new Date(`${day}T00:00:00Z`).getUTCDay() + 6) % 7;
+      return { first: addDays(day, -weekday), last: addDays(day, 6 - weekday) };
+    }
+    case 'month':
+      return monthsFrom(y, m, 1);
+    case 'quarter':
+      return monthsFrom(y, m - ((m - 1) % 3), 3);
+    case 'half_year':
+      return m >= 4 && m <= 9 ? monthsFrom(y, 4, 6) : monthsFrom(m >= 10 ? y : y - 1, 10, 6);
+    case 'year':
+      return monthsFrom(y, 1, 12);
+    case 'fiscal_year':
+      return monthsFrom(m >= 4 ? y : y - 1, 4, 12);
+  }
+}
+
+const monthDay = (day: string) => `${Number(day.slice(5, 7))}/${Number(day.slice(8, 10))}`;
+
+/**
+ * The chart with its first and last labels saying when the period cuts their bucket short: on the 1st of a
+ * month the default view's last month holds one day, and without 「（12/1まで）」 its few referrals read as a
+ * collapse. The comparison's bucket holds the same days, so one label serves both lines.
+ */
+export function markPartialBuckets(chart: ChartData, f: Pick<AnalysisFilters, 'from' | 'to' | 'unit'>): ChartData {
+  const count = chart.labels.length;
+  if (count === 0) return chart;
+  const startCut = unitBounds(f.from, f.unit).first !== f.from;
+  const endCut = unitBounds(f.to, f.unit).last !== f.to;
+  if (!startCut && !endCut) return chart;
+  const labels = [...chart.labels];
+  if (count === 1 && startCut && endCut) labels[0] = `${labels[0]}（${monthDay(f.from)}〜${monthDay(f.to)}）`;
+  else {
+    if (startCut) labels[0] = `${labels[0]}（${monthDay(f.from)}から）`;
+    if (endCut) labels[count - 1] = `${labels[count - 1]}（${monthDay(f.to)}まで）`;
+  }
+  return { ...chart, labels };
 }

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { isCalendarDay } from '../../app/search-params.ts';
-import { comparisonOf, fiscalYearOf, periodProblem, todayInJapan, withDefaults } from './analysis-periods.ts';
+import {
+  comparisonOf,
+  fiscalYearOf,
+  markPartialBuckets,
+  periodProblem,
+  todayInJapan,
+  withDefaults,
+} from './analysis-periods.ts';
 import { analysisSearch } from './analysis-search.ts';
 
 const uuid = '00000000-0000-4000-8000-000000000001';
@@ -16,6 +23,38 @@ describe('analysis search', () => {
   it('keeps an own-department filter cleared on purpose: every department', () => {
     expect(analysisSearch({ own: [] })).toEqual({ own: [] });
     expect(withDefaults(analysisSearch({ own: [] }), '2026-11-24').own).toEqual([]);
+  });
+
+  it('says when the period cuts its first or last bucket short, in every unit', () => {
+    const chart = (...labels: string[]) => ({ labels, series: [] });
+    // The 1st of a month: the default view's last month holds one day.
+    expect(
+      markPartialBuckets(chart('2026年11月', '2026年12月'), { from: '2026-11-01', to: '2026-12-01', unit: 'month' })
+        .labels,
+    ).toEqual(['2026年11月', '2026年12月（12/1まで）']);
+    // Whole units: unchanged (the same object).
+    const whole = chart('2025年度');
+    expect(markPartialBuckets(whole, { from: '2025-04-01', to: '2026-03-31', unit: 'fiscal_year' })).toBe(whole);
+    expect(
+      markPartialBuckets(chart('a', 'b'), { from: '2024-10-01', to: '2025-09-30', unit: 'half_year' }).labels,
+    ).toEqual(['a', 'b']);
+    expect(markPartialBuckets(chart('a'), { from: '2026-01-01', to: '2026-03-31', unit: 'quarter' }).labels).toEqual([
+      'a',
+    ]);
+    // Cut at both ends, one bucket or several; weeks run Monday to Sunday, February has its own last day.
+    expect(markPartialBuckets(chart('a'), { from: '2026-04-15', to: '2026-04-20', unit: 'month' }).labels).toEqual([
+      'a（4/15〜4/20）',
+    ]);
+    expect(
+      markPartialBuckets(chart('a', 'b', 'c'), { from: '2026-11-25', to: '2026-12-08', unit: 'week' }).labels,
+    ).toEqual(['a（11/25から）', 'b', 'c（12/8まで）']);
+    expect(markPartialBuckets(chart('a', 'b'), { from: '2024-01-01', to: '2024-02-29', unit: 'month' }).labels).toEqual(
+      ['a', 'b'],
+    );
+    expect(markPartialBuckets(chart('a', 'b'), { from: '2025-01-01', to: '2025-02-28', unit: 'year' }).labels).toEqual([
+      'a',
+      'b（2/28まで）',
+    ]);
   });
 
   it('reads the area of a link: prefecture codes 01–47 and municipalities', () => {

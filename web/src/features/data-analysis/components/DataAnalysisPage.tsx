@@ -1,13 +1,13 @@
 import { Alert, SimpleGrid, Stack, Tabs, Text, Title } from '@mantine/core';
 import { memo, useCallback, useMemo } from 'react';
-import type { FeatureKey } from '@renkei/contracts';
+import type { ChartData, FeatureKey } from '@renkei/contracts';
 import { keepPreviousData, useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
 import { currentUserQueries } from '../../current-user/current-user.queries.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { prefectures } from '../../reference-data/prefectures.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
-import { comparisonOf, periodProblem, todayInJapan, withDefaults } from '../analysis-periods.ts';
+import { comparisonOf, markPartialBuckets, periodProblem, todayInJapan, withDefaults } from '../analysis-periods.ts';
 import type { AnalysisFilters, AnalysisSearch } from '../analysis-search.ts';
 import type { GroupLabels } from '../breakdown.ts';
 import { totalsOf } from '../breakdown.ts';
@@ -150,7 +150,8 @@ const KpiSection = memo(function KpiSection({
 
 const TrendSection = memo(function TrendSection({ f }: { f: AnalysisFilters }) {
   const { api } = useServices();
-  const trend = useQuery({ ...dataAnalysisQueries.referralsTrend(api, f), ...keep });
+  const mark = useCallback((chart: ChartData) => markPartialBuckets(chart, f), [f]);
+  const trend = useQuery({ ...dataAnalysisQueries.referralsTrend(api, f), ...keep, select: mark });
   return (
     <>
       {trend.data && !hasData(trend.data) && <EmptyState file="紹介リスト" />}
