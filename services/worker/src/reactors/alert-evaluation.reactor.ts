@@ -24,6 +24,7 @@ import {
   type EvaluatedCondition,
 } from '../alerts/alert-evaluation.ts';
 import { figureEvents, lastFigureChangeByTenant } from './figure-events.ts';
+import { roundOfPages, type Cursor } from './month-turn-round.ts';
 
 export interface AlertEvaluationOptions {
   /** Now (tests move it). */
@@ -64,11 +65,6 @@ const toCondition = (r: ConditionRow): EvaluatedCondition => ({
   triggers: r.triggers,
   filters: r.filters,
 });
-
-interface Cursor {
-  created_at: string;
-  id: string;
-}
 
 /**
  * Live, valid conditions from the read model: of one tenant (after an import), or of every tenant that
@@ -202,32 +198,24 @@ export async function evaluateMissing(ctx: ReactorContext, at: Date): Promise<nu
   if (!(await readModelReady(db))) return 0;
   await migrateAlertEvaluations(ctx.db);
   const month = evaluatedMonth(at);
-  const limit = 100;
-  let evaluated = 0;
-  let after: Cursor | null = null;
-  for (;;) {
-    const rows = await conditionsToEvaluate(db, { missingMonth: month, after, limit });
-    for (const row of rows) {
-      if (ctx.signal?.aborted) return evaluated;
-      try {
-        // Deleted while the read model lags: left for the next round, when its row is gone.
-        if (await deleted(ctx, row.tenant_id, row.id)) continue;
-        const outcome = await evaluateCondition(ctx.db, ctx.store, {
-          tenantId: row.tenant_id,
-          condition: toCondition(row),
-          now: at,
-          month,
-        });
-        if (outcome.kind === 'evaluated') evaluated++;
-      } catch (error) {
-        ctx.logger?.warn(
-          { err: error, tenant_id: row.tenant_id, condition_id: row.id },
-          'alert evaluation: a condition failed; it is tried again next round',
-        );
-      }
-    }
-    const lastRow = rows.at(-1);
-    if (rows.length < limit || !lastRow) return evaluated;
-    after = { created_at: lastRow.created_at, id: lastRow.id };
-  }
+  return roundOfPages({
+    page: (after, limit) => conditionsToEvaluate(db, { missingMonth: month, after, limit }),
+    run: async (row) => {
+      // Deleted while the read model lags: left for the next round, when its row is gone.
+      if (await deleted(ctx, row.tenant_id, row.id)) return false;
+      const outcome = await evaluateCondition(ctx.db, ctx.store, {
+        tenantId: row.tenant_id,
+        condition: toCondition(row),
+        now: at,
+        month,
+      });
+      return outcome.kind === 'evaluated';
+    },
+    failed: (row, error) =>
+      ctx.logger?.warn(
+        { err: error, tenant_id: row.tenant_id, condition_id: row.id },
+        'alert evaluation: a condition failed; it is tried again next round',
+      ),
+    signal: ctx.signal,
+  });
 }

@@ -16,6 +16,7 @@ import {
   reportDefinitionsReady,
 } from '../reports/report-alert-evaluation.ts';
 import { figureEvents, lastFigureChangeByTenant } from './figure-events.ts';
+import { roundOfPages } from './month-turn-round.ts';
 
 export interface ReportAlertOptions {
   /** Now (tests move it). */
@@ -92,25 +93,17 @@ export async function evaluateMissingReportAlerts(ctx: ReactorContext, at: Date)
   if (!(await reportDefinitionsReady(db))) return 0;
   await migrateReportAlertRuns(ctx.db);
   const month = jstMonth(at);
-  const limit = 100;
-  let ran = 0;
-  let after: { created_at: string; id: string } | null = null;
-  for (;;) {
-    const rows = await alertedDefinitions(db, { missingMonth: month, after, limit });
-    for (const definition of rows) {
-      if (ctx.signal?.aborted) return ran;
-      try {
-        await evaluateReportAlert(ctx.db, ctx.store, { definition, now: at });
-        ran++;
-      } catch (error) {
-        ctx.logger?.warn(
-          { err: error, tenant_id: definition.tenant_id, report_definition_id: definition.id },
-          'report alerts: a definition failed; it is tried again next round',
-        );
-      }
-    }
-    const lastRow = rows.at(-1);
-    if (rows.length < limit || !lastRow) return ran;
-    after = { created_at: lastRow.created_at, id: lastRow.id };
-  }
+  return roundOfPages({
+    page: (after, limit) => alertedDefinitions(db, { missingMonth: month, after, limit }),
+    run: async (definition) => {
+      await evaluateReportAlert(ctx.db, ctx.store, { definition, now: at });
+      return true;
+    },
+    failed: (definition, error) =>
+      ctx.logger?.warn(
+        { err: error, tenant_id: definition.tenant_id, report_definition_id: definition.id },
+        'report alerts: a definition failed; it is tried again next round',
+      ),
+    signal: ctx.signal,
+  });
 }
