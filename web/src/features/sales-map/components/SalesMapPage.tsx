@@ -1,7 +1,7 @@
-import { Alert, Box, Grid, Group, Loader, Paper, ScrollArea, Stack, Text, Title } from '@mantine/core';
+import { Box, Grid, Group, Loader, Paper, ScrollArea, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { MapViewState } from '@deck.gl/core';
-import { Component, useCallback, useMemo, useState, type ReactNode } from 'react';
+import { useCallback, useMemo, useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { mapViewOf, pickMapView, withoutMapView, type MapViewParams } from '../map-view.ts';
@@ -11,6 +11,9 @@ import { notVisitedColor, visitedColor } from '../pins.ts';
 import { SalesMapCanvas } from './SalesMapCanvas.tsx';
 import { SalesMapFilterPanel } from './SalesMapFilterPanel.tsx';
 import { SalesMapList } from './SalesMapList.tsx';
+import { MapPanel } from './MapPanel.tsx';
+
+export { noWebglMessage } from './MapPanel.tsx';
 
 export interface SalesMapPageProps {
   state: SalesMapState;
@@ -21,10 +24,7 @@ export interface SalesMapPageProps {
   webgl?: boolean;
 }
 
-export const noWebglMessage =
-  'この環境では地図を表示できません（WebGLに対応していません）。一覧から医療機関を確認できます。';
 export const pageFullMessage = '表示件数の上限に達しました。地図を拡大してください';
-const attribution = '地図: Natural Earth (world-atlas)';
 
 /** deck.gl 9 draws with WebGL2. */
 export function webglAvailable(): boolean {
@@ -32,20 +32,6 @@ export function webglAvailable(): boolean {
     return document.createElement('canvas').getContext('webgl2') !== null;
   } catch {
     return false;
-  }
-}
-
-/** A map that fails while drawing leaves the list and the message instead of an error page. */
-export class MapBoundary extends Component<{ fallback: ReactNode; onError: () => void; children: ReactNode }> {
-  override state = { failed: false };
-  static getDerivedStateFromError() {
-    return { failed: true };
-  }
-  override componentDidCatch() {
-    this.props.onError();
-  }
-  override render() {
-    return this.state.failed ? this.props.fallback : this.props.children;
   }
 }
 
@@ -98,12 +84,6 @@ export function SalesMapPage({ state, onStateChange, onViewChange, webgl = true 
   const onBoundsChange = useCallback((b: MapBounds) => setBounds(b), []);
   const onMapError = useCallback(() => setMapFailed(true), []);
 
-  const unavailable = (
-    <Alert color="yellow" data-testid="sales-map-unavailable">
-      {noWebglMessage}
-    </Alert>
-  );
-
   return (
     <Stack gap="sm">
       <Title order={2}>営業分析マップ</Title>
@@ -119,34 +99,22 @@ export function SalesMapPage({ state, onStateChange, onViewChange, webgl = true 
           </Paper>
         </Grid.Col>
         <Grid.Col span={6}>
-          <Stack gap={4}>
-            {showMap ? (
-              <Paper withBorder h={620} style={{ overflow: 'hidden' }}>
-                <MapBoundary fallback={unavailable} onError={onMapError}>
-                  {tenant.isPending ? (
-                    <Loader m="md" />
-                  ) : (
-                    <SalesMapCanvas
-                      rows={rows}
-                      initialView={linkedView ?? initialView(tenant.data)}
-                      highlightedId={highlightedId}
-                      onHover={setHighlightedId}
-                      onBoundsChange={onBoundsChange}
-                      onViewChange={onViewChange}
-                    />
-                  )}
-                </MapBoundary>
-              </Paper>
-            ) : (
-              unavailable
-            )}
-            <Group justify="space-between">
-              <Legend />
-              <Text size="xs" c="dimmed">
-                {attribution}
-              </Text>
-            </Group>
-          </Stack>
+          <MapPanel
+            showMap={showMap}
+            loading={tenant.isPending}
+            onMapError={onMapError}
+            unavailableTestId="sales-map-unavailable"
+            legend={<Legend />}
+          >
+            <SalesMapCanvas
+              rows={rows}
+              initialView={linkedView ?? initialView(tenant.data)}
+              highlightedId={highlightedId}
+              onHover={setHighlightedId}
+              onBoundsChange={onBoundsChange}
+              onViewChange={onViewChange}
+            />
+          </MapPanel>
         </Grid.Col>
         <Grid.Col span={3}>
           <Paper withBorder>

@@ -1,4 +1,4 @@
-import { Alert, Grid, Group, Loader, Paper, ScrollArea, Stack, Text, Title } from '@mantine/core';
+import { Grid, Group, Loader, Paper, ScrollArea, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { SegmentMapInstitution } from '@renkei/contracts';
 import { useCallback, useMemo, useState } from 'react';
@@ -7,7 +7,8 @@ import { referenceDataQueries } from '../../reference-data/reference-data.querie
 import { CsvExportButton } from '../../../ui/CsvExportButton.tsx';
 import { SalesMapCanvas } from '../../sales-map/components/SalesMapCanvas.tsx';
 import { mapViewOf, pickMapView, withoutMapView, type MapViewParams } from '../../sales-map/map-view.ts';
-import { MapBoundary, initialView, noWebglMessage } from '../../sales-map/components/SalesMapPage.tsx';
+import { initialView } from '../../sales-map/components/SalesMapPage.tsx';
+import { MapPanel } from '../../sales-map/components/MapPanel.tsx';
 import { segmentMapQueries } from '../segment-map.queries.ts';
 import { periodOf, toSegmentMapBody, type SegmentMapState } from '../segment-map-state.ts';
 import { restColor, segmentColors } from '../segment-colors.ts';
@@ -26,8 +27,6 @@ export interface SegmentMapPageProps {
   /** Whether the browser can draw the map (WebGL2); the legend and list work without it. */
   webgl?: boolean;
 }
-
-const attribution = '地図: Natural Earth (world-atlas)';
 
 function tooltip(row: SegmentMapInstitution): string {
   return [
@@ -60,12 +59,6 @@ export function SegmentMapPage({ state, onStateChange, onViewChange, webgl = tru
   const colorOf = useCallback((r: SegmentMapInstitution) => colors.get(r.segment_id) ?? restColor, [colors]);
   const onMapError = useCallback(() => setMapFailed(true), []);
 
-  const unavailable = (
-    <Alert color="yellow" data-testid="segment-map-unavailable">
-      {noWebglMessage}
-    </Alert>
-  );
-
   return (
     <Stack gap="sm">
       <Title order={2}>診療圏分析</Title>
@@ -89,35 +82,23 @@ export function SegmentMapPage({ state, onStateChange, onViewChange, webgl = tru
           </Stack>
         </Grid.Col>
         <Grid.Col span={6}>
-          <Stack gap={4}>
-            {showMap ? (
-              <Paper withBorder h={620} style={{ overflow: 'hidden' }}>
-                <MapBoundary fallback={unavailable} onError={onMapError}>
-                  {tenant.isPending ? (
-                    <Loader m="md" />
-                  ) : (
-                    <SalesMapCanvas
-                      rows={pins}
-                      initialView={linkedView ?? initialView(tenant.data)}
-                      highlightedId={highlightedId}
-                      onHover={setHighlightedId}
-                      colorOf={colorOf}
-                      tooltipOf={tooltip}
-                      testId="segment-map-canvas"
-                      onViewChange={onViewChange}
-                    />
-                  )}
-                </MapBoundary>
-              </Paper>
-            ) : (
-              unavailable
-            )}
-            <Group justify="flex-end">
-              <Text size="xs" c="dimmed">
-                {attribution}
-              </Text>
-            </Group>
-          </Stack>
+          <MapPanel
+            showMap={showMap}
+            loading={tenant.isPending}
+            onMapError={onMapError}
+            unavailableTestId="segment-map-unavailable"
+          >
+            <SalesMapCanvas
+              rows={pins}
+              initialView={linkedView ?? initialView(tenant.data)}
+              highlightedId={highlightedId}
+              onHover={setHighlightedId}
+              colorOf={colorOf}
+              tooltipOf={tooltip}
+              testId="segment-map-canvas"
+              onViewChange={onViewChange}
+            />
+          </MapPanel>
         </Grid.Col>
         <Grid.Col span={3}>
           <Paper withBorder>
