@@ -1,6 +1,6 @@
-import { Box, Group, Stack, Text, UnstyledButton } from '@mantine/core';
-import { useNavigate } from '@tanstack/react-router';
+import { Box, Group, Stack, Text } from '@mantine/core';
 import type { SegmentMapInstitution, SegmentMapSegment } from '@renkei/contracts';
+import { MapListEntry } from '../../sales-map/components/MapListEntry.tsx';
 import { cssColor, type Rgba } from '../segment-colors.ts';
 
 export interface SegmentMapListProps {
@@ -18,7 +18,6 @@ const rate = (r: number | null) => (r === null ? '—' : `${r}%`);
  * first within one); hovering highlights the pin, clicking opens the CRM page.
  */
 export function SegmentMapList({ segments, rows, colors, highlightedId, onHover }: SegmentMapListProps) {
-  const navigate = useNavigate();
   if (rows.length === 0)
     return (
       <Text c="dimmed" size="sm" p="sm">
@@ -44,33 +43,20 @@ export function SegmentMapList({ segments, rows, colors, highlightedId, onHover 
               {rows
                 .filter((r) => r.segment_id === s.segment_id)
                 .map((r) => (
-                  <li key={r.id}>
-                    <UnstyledButton
-                      w="100%"
-                      px="sm"
-                      py={6}
-                      data-highlighted={r.id === highlightedId || undefined}
-                      bg={r.id === highlightedId ? 'var(--mantine-color-blue-light)' : undefined}
-                      onMouseEnter={() => onHover(r.id)}
-                      onMouseLeave={() => onHover(null)}
-                      onFocus={() => onHover(r.id)}
-                      onBlur={() => onHover(null)}
-                      onClick={() => void navigate({ to: '/crms/$id', params: { id: r.id } })}
-                      style={{ borderBottom: '1px solid var(--mantine-color-gray-2)' }}
-                    >
-                      <Text size="sm" fw={500} lineClamp={1}>
-                        {r.name}
-                      </Text>
-                      <Group gap="md">
-                        <Text size="xs" c="dimmed">
-                          紹介 {r.referral_count}件
-                        </Text>
-                        <Text size="xs" c="dimmed">
-                          入院率 {rate(r.referral_admission_rate)}
-                        </Text>
-                      </Group>
-                    </UnstyledButton>
-                  </li>
+                  <MapListEntry
+                    key={r.id}
+                    id={r.id}
+                    name={r.name}
+                    highlighted={r.id === highlightedId}
+                    onHover={onHover}
+                  >
+                    <Text size="xs" c="dimmed">
+                      紹介 {r.referral_count}件
+                    </Text>
+                    <Text size="xs" c="dimmed">
+                      入院率 {rate(r.referral_admission_rate)}
+                    </Text>
+                  </MapListEntry>
                 ))}
             </Stack>
           </section>
