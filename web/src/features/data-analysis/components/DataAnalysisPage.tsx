@@ -210,7 +210,8 @@ const RankingSection = memo(function RankingSection({ f }: { f: AnalysisFilters 
 
 const BothReferralsSection = memo(function BothReferralsSection({ f }: { f: AnalysisFilters }) {
   const { api } = useServices();
-  const both = useQuery({ ...dataAnalysisQueries.bothReferrals(api, f), ...keep });
+  const mark = useCallback((chart: ChartData) => markPartialBuckets(chart, f), [f]);
+  const both = useQuery({ ...dataAnalysisQueries.bothReferrals(api, f), ...keep, select: mark });
   return (
     <ChartPanel
       title="紹介・逆紹介の比較"
