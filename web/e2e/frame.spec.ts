@@ -22,6 +22,19 @@ test('a tenant whose features lack tags has no tag menu and /tags answers the 40
   await screenshot(page, 'error-403-feature');
 });
 
+test('on a 1366×768 laptop screen every entry of the owner menu shows without scrolling', async ({ page }) => {
+  await page.setViewportSize({ width: 1366, height: 768 });
+  await signIn(page, undefined, '/profile');
+  // The last entries before the support link: hidden below the fold when the menu scrolls.
+  await expect(menu(page).getByText('データ連携状況')).toBeInViewport();
+  const list = menu(page).locator('> div');
+  const { scrollHeight, clientHeight } = await list.evaluate((el) => ({
+    scrollHeight: el.scrollHeight,
+    clientHeight: el.clientHeight,
+  }));
+  expect(scrollHeight).toBeLessThanOrEqual(clientHeight);
+});
+
 test('an unknown route shows the 404 page', async ({ page }) => {
   await signIn(page);
   await page.goto(app('/no_such_page'));
