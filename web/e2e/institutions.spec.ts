@@ -263,6 +263,8 @@ test('label value import: template, upload with a bad row, progress and row-numb
 }) => {
   await signIn(page, undefined, '/labels/medical_institutions/import');
   await expect(page).toHaveTitle('医療機関ラベル値のインポート | Renkei');
+  // Spec §2's back link, on a desktop too.
+  await expect(page.getByTestId('page-back-link')).toHaveAttribute('href', '/app/labels?tab=MedicalInstitutionLabels');
   const [template] = await Promise.all([page.waitForEvent('download'), page.getByTestId('template-utf8').click()]);
   const header = fs
     .readFileSync((await template.path())!, 'utf8')

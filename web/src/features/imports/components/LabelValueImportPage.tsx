@@ -1,6 +1,7 @@
 import { List } from '@mantine/core';
 import { endpoints } from '@renkei/contracts';
 import { useServices } from '../../../app/services-context.tsx';
+import { BackLinkButton } from '../../../frame/BackLinkButton.tsx';
 import { importQueries } from '../imports.queries.ts';
 import { ImportPage } from './ImportPage.tsx';
 
@@ -9,6 +10,7 @@ export function LabelValueImportPage() {
   return (
     <ImportPage
       title="医療機関ラベル値のインポート"
+      headerAction={<BackLinkButton label="ラベル管理へ戻る" />}
       prepareTitle="1. テンプレートをダウンロード"
       modes={[
         {
