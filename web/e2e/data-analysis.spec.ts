@@ -22,6 +22,23 @@ test('data analysis: previous 年度, a facility type, an institution from the r
   await expect(page.getByTestId('kpi-referrals-value')).toHaveText(/^[\d,]+$/);
   await expect(page.getByTestId('trend-panel').locator('[data-chart]').first()).toBeVisible();
   await screenshot(page, 'data-analysis-default');
+  // On a 1440 px screen beside the menu two breakdown tables do not fit side by side: they stack, and no
+  // heading of their nine columns wraps (squeezed, 「増/減」 and 「入/院」 read as two words each).
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const ownPanel = (await page.getByTestId('breakdown-own').boundingBox())!;
+  const departmentPanel = (await page.getByTestId('breakdown-department').boundingBox())!;
+  expect(departmentPanel.y).toBeGreaterThanOrEqual(ownPanel.y + ownPanel.height);
+  const headings = page.getByRole('table', { name: '自院診療科別' }).getByRole('columnheader');
+  await expect(headings).toHaveCount(9);
+  // The heading row is as tall as its tallest cell: under two lines when none wraps.
+  const change = headings.nth(3);
+  await expect(change).toHaveText('増減');
+  const [rowHeight, lineHeight] = await change.evaluate((c) => [
+    c.getBoundingClientRect().height,
+    parseFloat(getComputedStyle(c).lineHeight) || parseFloat(getComputedStyle(c).fontSize) * 1.6,
+  ]);
+  expect(rowHeight).toBeLessThan(lineHeight! * 2);
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   // The previous 年度, whole: the URL carries it, so a reload shows the same view.
   const fy = fiscalYear() - 1;

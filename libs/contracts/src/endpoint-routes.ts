@@ -441,6 +441,7 @@ export const endpointRoutes = {
     service: 'query',
     body: true,
   },
+  dataCoverage: { method: 'GET', path: '/data_analysis/data_coverage', service: 'query', body: false },
   segmentMap: {
     method: 'POST',
     path: '/data_analysis/segment_map',

@@ -77,9 +77,29 @@ export const EffectivenessResult = z.object({
   }),
 });
 
+/** The first and last date a kind of the tenant's data holds; null before its first row. */
+const CoveredDays = z.object({ from: z.string(), to: z.string() }).nullable();
+
+export const DataCoverage = z.object({
+  referrals: CoveredDays,
+  reverse_referrals: CoveredDays,
+});
+export type DataCoverage = z.infer<typeof DataCoverage>;
+
 const d = { area: 'data-analysis', service: 'query', feature: 'data_analysis', served: true } as const;
 
 export const dataAnalysisEndpoints = {
+  dataCoverage: endpoint({
+    ...d,
+    id: 'dataAnalysis.dataCoverage',
+    method: 'GET',
+    path: '/data_analysis/data_coverage',
+    // Addition to the spec: this 年度 to date ends where the uploaded data ends (an export runs up to
+    // yesterday or the last month end), or the comparison holds days the current period cannot have yet.
+    summary: '紹介・逆紹介データのある期間（独自追加）',
+    response: DataCoverage,
+    successStatus: 200,
+  }),
   effectivenessVerification: endpoint({
     ...d,
     id: 'dataAnalysis.effectivenessVerification',

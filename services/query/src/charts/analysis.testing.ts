@@ -39,7 +39,7 @@ export const institutionName = new Map(institutions.map((id, i) => [id, masterRo
 export const departments: string[] = [randomUUID(), randomUUID()];
 export const staff: string[] = [randomUUID(), randomUUID()];
 export const tag = randomUUID();
-const tenantA = randomUUID();
+export const tenantA = randomUUID();
 export const tenantB = randomUUID();
 /** Tenant C has no data and is not a group. */
 export const tenantC = randomUUID();
@@ -82,6 +82,7 @@ export interface AnalysisFixture {
     tenantId?: string,
     features?: readonly FeatureKey[],
   ): Promise<LightMyRequestResponse>;
+  get(url: string, tenantId?: string, features?: readonly FeatureKey[]): Promise<LightMyRequestResponse>;
   /** Tenant A's referrals with an institution, as the fact tables hold them (the oracle of the tests). */
   referrals: RawReferral[];
   reverses: RawReverse[];
@@ -327,6 +328,10 @@ export async function startAnalysisFixture(): Promise<AnalysisFixture> {
       headers: { authorization: `Bearer ${token}`, 'x-min-position': last },
     });
   };
+  const get: AnalysisFixture['get'] = async (url, tenantId = tenantA, features = featureKeys) => {
+    const token = await testAuth.token({ tenantId, accountId: randomUUID(), role: 'member', features: [...features] });
+    return app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${token}`, 'x-min-position': last } });
+  };
   // Wait for the projections once, through a call that reads them all.
   await post('/api/charts/referrals', { period: { from: '2024-04-01', to: '2024-04-30' } });
 
@@ -336,6 +341,7 @@ export async function startAnalysisFixture(): Promise<AnalysisFixture> {
     app,
     position: last,
     post,
+    get,
     ...raw,
     importMore: (seed, sizes) => importData(tenantA, seed, sizes),
     reread: () => readRaw(db),

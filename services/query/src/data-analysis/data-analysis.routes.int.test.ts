@@ -10,6 +10,7 @@ import {
   staff,
   startAnalysisFixture,
   tag,
+  tenantA,
   tenantB,
   type AnalysisFixture,
 } from '../charts/analysis.testing.ts';
@@ -185,6 +186,31 @@ describe('rankings', () => {
         )
       ).statusCode,
     ).toBe(403);
+  });
+});
+
+describe('data coverage', () => {
+  it("answers the first and last day of the tenant's own referral and reverse referral data", async () => {
+    const res = await fx.get('/api/data_analysis/data_coverage');
+    expect(res.statusCode).toBe(200);
+    // Every row counts, matched to an institution or not: the export reached that day.
+    const { rows: reverse } = await sql<{ from: string; to: string }>`
+      SELECT to_char(min(reverse_referral_date), 'YYYY-MM-DD') AS "from", to_char(max(reverse_referral_date), 'YYYY-MM-DD') AS "to"
+        FROM rm.reverse_referrals WHERE tenant_id = ${tenantA}`.execute(fx.db.kysely);
+    expect(reverse[0]!.to).not.toBeNull();
+    expect(res.json()).toEqual({ referrals: fx.covered, reverse_referrals: reverse[0] });
+    // Another tenant's data ends elsewhere; a tenant with none has none.
+    const { rows } = await sql<{ to: string }>`
+      SELECT to_char(max(referral_date), 'YYYY-MM-DD') AS "to" FROM rm.referrals WHERE tenant_id = ${tenantB}`.execute(
+      fx.db.kysely,
+    );
+    expect((await fx.get('/api/data_analysis/data_coverage', tenantB)).json().referrals.to).toBe(rows[0]!.to);
+    expect((await fx.get('/api/data_analysis/data_coverage', randomUUID())).json()).toEqual({
+      referrals: null,
+      reverse_referrals: null,
+    });
+    const without = featureKeys.filter((k) => k !== 'data_analysis');
+    expect((await fx.get('/api/data_analysis/data_coverage', undefined, without)).statusCode).toBe(403);
   });
 });
 

@@ -8,6 +8,7 @@ import {
   type ReadModels,
 } from '@renkei/read-models';
 import { registerEndpoint } from '@renkei/service-kit';
+import { coverage } from '../charts/analysis.queries.ts';
 import { bothReferralsRanking, referralRanking } from './ranking.queries.ts';
 import { effectiveness } from './effectiveness.queries.ts';
 
@@ -17,6 +18,19 @@ export function registerDataAnalysisQueryRoutes(app: FastifyInstance, deps: { db
   // Tags filter through the CRM read model.
   const reads = { reads: [referralsProjection.name, medicalInstitutionCrmProjection.name] };
 
+  // Where the uploaded data ends: the page's 年度 to date ends there (an addition to the spec).
+  registerEndpoint(
+    app,
+    endpoints.dataCoverage,
+    async ({ auth }) => {
+      const [referrals, reverse] = await Promise.all([
+        coverage(db, auth.tenantId, 'referrals'),
+        coverage(db, auth.tenantId, 'reverse_referrals'),
+      ]);
+      return { referrals, reverse_referrals: reverse };
+    },
+    { reads: [referralsProjection.name] },
+  );
   registerEndpoint(
     app,
     endpoints.referralAnnualRanking,

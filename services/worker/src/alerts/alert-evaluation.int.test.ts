@@ -542,6 +542,44 @@ describe('alert evaluation', () => {
     expect((await alertEvents(tenant, late.id)).map((e) => e.type)).toEqual(['AlertRaised']);
   }, 60_000);
 
+  it('a month-end export uploaded after the month (Japan time) evaluates the month without a later referral', async () => {
+    const tenant = randomUUID();
+    const names = readModelProjections.map((p) => p.name);
+    // February: 10 referrals from institution 0; March up to Friday the 27th (the weekend has none).
+    const february = Array.from({ length: 10 }, (_, i) => ({ institution: ids[0]!, date: `2026-02-${10 + i}` }));
+    const upload = await importReferrals(
+      tenant,
+      [...february, { institution: ids[0]!, date: '2026-03-05' }, { institution: ids[0]!, date: '2026-03-27' }],
+      true,
+    );
+    expect(await waitForPosition(db, names, upload.position, 30_000)).toBe(true);
+    const importId = (upload.data as { import_id: string }).import_id;
+    const uploadedAt = (at: string) =>
+      sql`UPDATE rm.referral_data_imports SET created_at = ${at}::timestamptz
+           WHERE tenant_id = ${tenant}::uuid AND id = ${importId}::uuid`.execute(db.kysely);
+    const { condition } = await createCondition(tenant, '紹介減少', {
+      referral_change_count: { direction: 'decrease', count: 2 },
+    });
+    // Uploaded on March 31st (Japan), before the month ended: the month may still grow.
+    await uploadedAt('2026-03-31T14:59:00Z');
+    expect(await evaluateCondition(db, store, { tenantId: tenant, condition, now })).toEqual({
+      kind: 'waiting',
+      month,
+    });
+    // Uploaded at 00:30 on April 1st in Japan (still March 31st in UTC): the month's export.
+    await uploadedAt('2026-03-31T15:30:00Z');
+    expect(await evaluateCondition(db, store, { tenantId: tenant, condition, now })).toMatchObject({
+      kind: 'evaluated',
+      targetCount: 1,
+    });
+    const raised = await alertEvents(tenant, condition.id);
+    expect(raised.map((e) => e.type)).toEqual(['AlertRaised']);
+    expect(raised[0]!.data).toMatchObject({
+      alert_date: month,
+      institutions: { medical_institution_ids: [ids[0]], referral_counts: [2], comparison_referral_counts: [10] },
+    });
+  }, 60_000);
+
   it("re-evaluates the tenant's month when its figures change mid-month: hand entries, then a withdrawn upload", async () => {
     const tenant = randomUUID();
     const reactor = createAlertEvaluationReactor({ clock: () => now });

@@ -268,16 +268,29 @@ function readsReferralFigures(condition: Pick<EvaluatedCondition, 'triggers' | '
 }
 
 /**
- * Whether the tenant's referral data reaches past `month`: a referral dated in a later month is in the
- * rollups. Hospitals upload their list some days after a month ends (the demo and most exports run "up
- * to yesterday"), so the first upload after the month brings it; until then the month's figures are
- * incomplete (at the turn of the month they are all 0, and every "decrease" would match).
+ * Whether the tenant's referral data covers the whole of `month`. Until it does the month's figures are
+ * incomplete (at the turn of the month they are all 0, and every "decrease" would match). It does when
+ * - a referral dated in a later month is in the rollups (hand entries, or an export "up to yesterday"
+ *   uploaded some days into the next month), or
+ * - a referral upload made after the month ended (Japan time) is in, and the data reaches the month's
+ *   last week: the common monthly routine exports the list up to the month's last day and uploads it in
+ *   the first days of the next month, so no referral of a later month exists until the next upload, when
+ *   the evaluated month has moved on. The last week, not the last day: the last days of a month are often
+ *   a weekend or the year-end holidays without referrals. An upload being withdrawn counts for nothing.
  */
 async function referralDataPast(db: Kysely<unknown>, tenantId: string, month: string): Promise<boolean> {
   const { rows } = await sql<{ past: boolean }>`
     SELECT EXISTS (SELECT 1 FROM rm.referral_institution_rollups
                     WHERE tenant_id = ${tenantId}::uuid AND span = 'month' AND period_start > ${month}::date
-                      AND referral_count > 0) AS past`.execute(db);
+                      AND referral_count > 0)
+        OR (EXISTS (SELECT 1 FROM rm.referral_data_imports
+                     WHERE tenant_id = ${tenantId}::uuid AND import_type = 'referral' AND status = 'completed'
+                       AND withdrawal_requested_at IS NULL
+                       AND (created_at AT TIME ZONE 'Asia/Tokyo')::date >= (${month}::date + interval '1 month')::date)
+            AND EXISTS (SELECT 1 FROM rm.referrals
+                         WHERE tenant_id = ${tenantId}::uuid
+                           AND referral_date >= (${month}::date + interval '1 month' - interval '7 days')::date
+                           AND referral_date < (${month}::date + interval '1 month')::date)) AS past`.execute(db);
   return rows[0]?.past ?? false;
 }
 

@@ -22,14 +22,27 @@ export function fiscalYearPeriod(fy: number): Period {
 }
 
 /**
- * Spec §9 and issue 13: by default this 年度 from April 1 to today, against the same days of the last
- * 年度 (the API counts a period's own days, so this month so far meets the same days a year before).
+ * Where this 年度 to date ends: the last day of the uploaded referral data (`dataEnd`) when it ends
+ * before today within this 年度, else today. The hospital's export runs up to yesterday or the last month
+ * end; a period to today would meet the same days of last year, whose data is complete, with days the
+ * current data cannot hold yet, and every figure would read as a decrease (on December 1st with data up to
+ * November 30th, last year's December 1st; mid-month with data up to the month end, half a month).
  */
-export function withDefaults(search: AnalysisSearch, today: string): AnalysisFilters {
+export function yearToDateEnd(today: string, dataEnd: string | null | undefined): string {
+  const fyStart = `${fiscalYearOf(today)}-04-01`;
+  return dataEnd && dataEnd < today && dataEnd >= fyStart ? dataEnd : today;
+}
+
+/**
+ * Spec §9 and issue 13: by default this 年度 from April 1 to date (`yearToDateEnd`: the data's last day),
+ * against the same days of the last 年度 (the API counts a period's own days, so this month so far meets
+ * the same days a year before).
+ */
+export function withDefaults(search: AnalysisSearch, today: string, dataEnd: string | null = null): AnalysisFilters {
   const fy = fiscalYearOf(today);
   return {
     from: search.from ?? `${fy}-04-01`,
-    to: search.to ?? today,
+    to: search.to ?? yearToDateEnd(today, dataEnd),
     unit: search.unit ?? 'month',
     cmp: search.cmp ?? 'last_year',
     own: search.own ?? [],

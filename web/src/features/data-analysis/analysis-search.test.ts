@@ -7,6 +7,7 @@ import {
   periodProblem,
   todayInJapan,
   withDefaults,
+  yearToDateEnd,
 } from './analysis-periods.ts';
 import { analysisSearch } from './analysis-search.ts';
 
@@ -18,6 +19,22 @@ describe('analysis search', () => {
     expect(f).toMatchObject({ from: '2026-04-01', to: '2026-11-24', unit: 'month', cmp: 'last_year' });
     expect(comparisonOf(f, f.cmp)).toEqual({ from: '2025-04-01', to: '2025-11-24' });
     expect(withDefaults({}, '2027-02-10').from).toBe('2026-04-01');
+  });
+
+  it("ends this 年度 to date at the data's last day, so the comparison holds no day the data cannot have yet", () => {
+    // December 1st with the export up to November 30th: 4/1〜11/30 against 4/1〜11/30 a year before, not
+    // against last year's December 1st too.
+    const f = withDefaults({}, '2026-12-01', '2026-11-30');
+    expect(f).toMatchObject({ from: '2026-04-01', to: '2026-11-30' });
+    expect(comparisonOf(f, f.cmp)).toEqual({ from: '2025-04-01', to: '2025-11-30' });
+    // A monthly upload mid-month: to the last month end.
+    expect(yearToDateEnd('2026-11-17', '2026-10-31')).toBe('2026-10-31');
+    // Data up to today (hand entries), no data, or data only of the last 年度 (April's first days): today.
+    expect(yearToDateEnd('2026-11-17', '2026-11-17')).toBe('2026-11-17');
+    expect(yearToDateEnd('2026-11-17', null)).toBe('2026-11-17');
+    expect(yearToDateEnd('2026-04-03', '2026-03-31')).toBe('2026-04-03');
+    // A period in the link is kept as it is.
+    expect(withDefaults({ to: '2026-12-01' }, '2026-12-01', '2026-11-30').to).toBe('2026-12-01');
   });
 
   it('keeps an own-department filter cleared on purpose: every department', () => {

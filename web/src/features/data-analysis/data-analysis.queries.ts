@@ -76,6 +76,13 @@ export const dataAnalysisQueries = {
       queryFn: ({ signal }) => api.listTags({ query: { page: 1, per_page: 100 }, signal }),
       staleTime: 60_000,
     }),
+  /** The first and last day of the uploaded data: this 年度 to date ends at its last day (`yearToDateEnd`). */
+  coverage: (api: ApiClient) =>
+    queryOptions({
+      queryKey: [...dataAnalysisQueries.figures(), 'coverage'] as const,
+      queryFn: ({ signal }) => api.dataCoverage({ signal }),
+      ...answered,
+    }),
   /** The period against the comparison period bucket by bucket, in the chosen unit. */
   referralsTrend: (api: ApiClient, f: AnalysisFilters) => {
     const body = chartBody(f);

@@ -23,6 +23,6 @@ export function pinTooltip(row: SalesMapMedicalInstitution): string {
     row.address,
     `紹介数: ${row.referral_count ?? 0}件`,
     `期間内の訪問: ${row.visit_count ?? '—'}${row.visit_count === null ? '' : '回'}`,
-    `最終訪問日: ${row.last_visit_date ?? 'なし'}`,
+    `最終訪問日: ${row.last_visit_date?.replaceAll('-', '/') ?? 'なし'}`,
   ].join('\n');
 }

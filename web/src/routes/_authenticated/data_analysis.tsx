@@ -5,10 +5,13 @@ import { requireFeature } from '../../features/current-user/require-feature.ts';
 import { todayInJapan, withDefaults } from '../../features/data-analysis/analysis-periods.ts';
 import { analysisSearch } from '../../features/data-analysis/analysis-search.ts';
 import { prefetchDataAnalysis } from '../../features/data-analysis/data-analysis.prefetch.ts';
+import { dataAnalysisQueries } from '../../features/data-analysis/data-analysis.queries.ts';
 import { DataAnalysisPage } from '../../features/data-analysis/components/DataAnalysisPage.tsx';
 
 /** The longest the page waits for its answers before it renders with placeholders for those still missing. */
 const enterWaitMs = 1500;
+/** The longest the figures wait for where the data ends (an index read, tens of milliseconds). */
+const coverageWaitMs = 500;
 
 export const Route = createFileRoute('/_authenticated/data_analysis')({
   // The loader in a chunk of its own: its calls start as soon as that small chunk runs, while the page's
@@ -32,10 +35,22 @@ export const Route = createFileRoute('/_authenticated/data_analysis')({
   // wait: the panels keep the previous figures, dimmed, until the new ones arrive.
   loader: async ({ context, deps, cause }) => {
     if (deps.view === 'group') return;
+    // This 年度 to date ends where the data ends: asked first (one small read), unless the link names the
+    // end. Without an answer in time the period runs to today, as the page does until the answer comes.
+    const dataEnd =
+      deps.to === undefined
+        ? await Promise.race([
+            context.queryClient
+              .ensureQueryData(dataAnalysisQueries.coverage(context.api))
+              .then((c) => c.referrals?.to ?? null)
+              .catch(() => null),
+            new Promise<null>((r) => setTimeout(() => r(null), coverageWaitMs)),
+          ])
+        : null;
     const answered = prefetchDataAnalysis(
       context.queryClient,
       context.api,
-      withDefaults(deps, todayInJapan()),
+      withDefaults(deps, todayInJapan(), dataEnd),
       context.user?.features ?? [],
     );
     if (cause !== 'stay') await Promise.race([answered, new Promise((r) => setTimeout(r, enterWaitMs))]);

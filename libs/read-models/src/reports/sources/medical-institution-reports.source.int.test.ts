@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { ReadModels } from '../../read-models.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { periodBuckets, type PeriodUnit, ReportDefinitionInput } from '@renkei/contracts';
@@ -160,6 +161,42 @@ describe('medical institution report source', () => {
         ]),
     );
     expect(figuresOf(rows)).toEqual(want);
+  });
+
+  it('without a sort lists the institutions in フリガナ order, and keeps it between equals', async () => {
+    const kana = [
+      'シンジュクチュウオウビョウイン',
+      'カブキチョウクリニック',
+      'シナガワコドモシンリョウジョ',
+      'ミナトナイカ',
+      'サクライイン',
+    ];
+    for (const [i, k] of kana.entries())
+      await sql`UPDATE ref.medical_institutions SET kana = ${k} WHERE id = ${institutions[i]!}::uuid`.execute(
+        fx.db.kysely,
+      );
+    const byKana = ['歌舞伎町クリニック', 'さくら医院', '品川こども診療所', '新宿中央病院', 'みなと内科'];
+    const run = async (sort_conditions: object[]) =>
+      (
+        await runReport(
+          source,
+          fx.db.typed<ReadModels>(),
+          fx.tenantA,
+          ReportDefinitionInput.parse({
+            name: 'r',
+            display_items: [{ item_key: 'medical_institution_name' }, { item_key: 'prefecture' }],
+            sort_conditions,
+            aggregation_settings: { period: { from: '2025-04-01', to: '2026-03-31' }, period_unit: 'month' },
+          }),
+          { page: 1, perPage: 10 },
+        )
+      ).rows.map((r) => r['medical_institution_name']);
+    expect(await run([])).toEqual(byKana);
+    // Sorted by prefecture, descending by name (静岡県 after 東京都 in code points): then in フリガナ order.
+    expect(await run([{ item_key: 'prefecture', direction: 'desc' }])).toEqual([
+      'みなと内科',
+      ...byKana.filter((n) => n !== 'みなと内科'),
+    ]);
   });
 
   it('runs end to end: 12 monthly buckets, a rate and the sort', async () => {

@@ -128,6 +128,8 @@ interface InstitutionRow {
   phase_name: string | null;
   last_visit_date: string | null;
   tags: string | null;
+  /** The row's place in フリガナ order (then name, id): the order the sort conditions leave ties in. */
+  natural_order: number;
 }
 
 /** 医療機関レポート: one row per institution of the tenant. */
@@ -207,7 +209,10 @@ export const medicalInstitutionReportsSource: ReportSource = {
                           FROM rm.mi_tags x JOIN rm.tags tg ON tg.tenant_id = x.tenant_id AND tg.id = x.tag_id
                          WHERE x.tenant_id = ${tenantId} AND x.medical_institution_id = m.id)`
                  : sql`NULL::text`
-             } AS tags
+             } AS tags,
+             -- Without a sort (or between equals) institutions read in フリガナ order, as the partner
+             -- search lists them, not in the order of their ids (which reads as random).
+             row_number() OVER (ORDER BY m.kana, m.name, m.id)::int AS natural_order
         FROM ids JOIN ref.medical_institutions m ON m.id = ids.id
         ${asked(
           'phase',
@@ -226,6 +231,7 @@ export const medicalInstitutionReportsSource: ReportSource = {
     for (const r of rows) {
       byId.set(r.id, {
         id: r.id,
+        order: r.natural_order,
         values: {
           medical_institution_name: r.name,
           medical_institution_code: r.code || null,

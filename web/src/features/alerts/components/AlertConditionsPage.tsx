@@ -3,6 +3,7 @@ import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { alertConditionSummary } from '@renkei/contracts/client';
 import type { AlertCondition } from '@renkei/contracts';
 import { lazy, Suspense, useRef, useState } from 'react';
+import { formatDate } from '../../../app/dates.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
 import { isApiError } from '../../../api/api-errors.ts';
@@ -31,7 +32,6 @@ export interface AlertConditionsParams {
 export const alertConditionsQueryOf = (p: AlertConditionsParams) => ({ page: p.page, per_page: 20 });
 
 const typeLabels = { referral: '紹介', communication: '訪問' } as const;
-const dateOf = (iso: string) => new Date(iso).toLocaleDateString('ja-JP', { timeZone: 'Asia/Tokyo' });
 
 /** The tenant's alert conditions: everyone reads them, owners create and delete them. */
 export function AlertConditionsPage({
@@ -156,7 +156,7 @@ export function AlertConditionsPage({
                       })}
                     </Text>
                   </Table.Td>
-                  <Table.Td style={noWrap}>{dateOf(c.created_date)}</Table.Td>
+                  <Table.Td style={noWrap}>{formatDate(c.created_date)}</Table.Td>
                   {isOwner && (
                     <Table.Td style={noWrap}>
                       <Button

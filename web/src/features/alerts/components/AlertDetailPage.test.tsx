@@ -11,7 +11,7 @@ import { AlertDetailPage } from './AlertDetailPage.tsx';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
-function renderDetail(targetCount: number, page: number) {
+function renderDetail(targetCount: number, page: number, rows: object[] = []) {
   const alert = {
     id: id(1),
     name: '紹介減少',
@@ -25,7 +25,7 @@ function renderDetail(targetCount: number, page: number) {
     getAlert: vi.fn(async () => alert),
     // The institutions are on page 1; a page past the last is empty.
     listAlertMedicalInstitutions: vi.fn(async () => ({
-      data: [],
+      data: rows,
       meta: { total_count: targetCount, page, per_page: 50, total_pages: targetCount === 0 ? 0 : 1 },
     })),
   };
@@ -57,6 +57,31 @@ describe('alert detail', () => {
     await userEvent.click(await screen.findByRole('button', { name: '1ページ目へ' }));
     expect(onParamsChange).toHaveBeenCalledWith({ page: 1 });
     expect(screen.queryByText(/なくなりました/)).not.toBeInTheDocument();
+  });
+
+  it('writes the last visit as every other screen does (2026/02/14)', async () => {
+    renderDetail(2, 1, [
+      {
+        id: id(2),
+        name: '駿河クリニック',
+        address: '静岡市',
+        referral_count: 1,
+        comparison_referral_count: 4,
+        rate_of_referral_change: -0.75,
+        last_visit_date: '2026-02-14',
+      },
+      {
+        id: id(3),
+        name: '清水医院',
+        address: '静岡市',
+        referral_count: 0,
+        comparison_referral_count: 3,
+        rate_of_referral_change: -1,
+        last_visit_date: null,
+      },
+    ]);
+    expect(await screen.findByRole('cell', { name: '2026/02/14' })).toBeInTheDocument();
+    expect(screen.getByRole('cell', { name: '訪問なし' })).toBeInTheDocument();
   });
 
   it('says the institutions are gone only when the alert counts none', async () => {

@@ -130,7 +130,7 @@ export function AlertDetailPage({
                     <Table.Td ta="right" style={noWrap}>
                       {formatFraction(row.rate_of_referral_change, { signed: true })}
                     </Table.Td>
-                    <Table.Td style={noWrap}>{row.last_visit_date ?? '訪問なし'}</Table.Td>
+                    <Table.Td style={noWrap}>{row.last_visit_date?.replaceAll('-', '/') ?? '訪問なし'}</Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>

@@ -38,7 +38,10 @@ function show(value: string | number | null | undefined, format: ColumnFormat): 
 }
 
 const classes = Table.classes;
-const right = { textAlign: 'right' } as const;
+// A figure and its heading never wrap (squeezed, 「増/減」「紹介件/数」 read as broken words); a name keeps
+// room for seven characters a line and wraps beyond; a table still too wide scrolls in its box.
+const right = { textAlign: 'right', whiteSpace: 'nowrap' } as const;
+const named = { minWidth: '7em' } as const;
 
 /**
  * The table as a panel shows it; `linkKey` names the column whose cell opens the row's institution.
@@ -91,7 +94,7 @@ export function AnalysisTable({
       <Table.Thead>
         <Table.Tr>
           {columns.map((c) => (
-            <Table.Th key={c.key} ta={c.format && c.format !== 'text' ? 'right' : undefined}>
+            <Table.Th key={c.key} style={c.format && c.format !== 'text' ? right : named}>
               {c.label}
             </Table.Th>
           ))}
@@ -126,7 +129,7 @@ export function AnalysisTable({
   // A plain scrolling box rather than ScrollArea: the page's print style lifts its height limit, so paper
   // shows every row and the panel grows with them (ScrollArea's measured height let rows spill over).
   return maxHeight ? (
-    <div data-table-scroll style={{ maxHeight, overflowY: 'auto' }}>
+    <div data-table-scroll style={{ maxHeight, overflow: 'auto' }}>
       {body}
     </div>
   ) : (

@@ -254,6 +254,35 @@ describe('data analysis page', { timeout: 30_000 }, () => {
     );
   });
 
+  it("ends this 年度 to date at the uploaded data's last day, and says so in the period choice", async () => {
+    const api = fakeApi({
+      dataCoverage: vi.fn(async () => ({
+        referrals: { from: '2023-04-03', to: '2026-10-31' },
+        reverse_referrals: { from: '2023-04-05', to: '2026-10-31' },
+      })),
+    });
+    renderPage(api);
+    await waitFor(() =>
+      expect(screen.getByTestId('analysis-conditions')).toHaveTextContent(
+        '期間 2026/04/01〜2026/10/31（月単位） 比較 2025/04/01〜2025/10/31（前年同期）',
+      ),
+    );
+    expect(screen.getByTestId('analysis-conditions')).toHaveTextContent('（紹介データは2026/10/31まで）');
+    await waitFor(() =>
+      expect(screen.getByRole('combobox', { name: '期間' })).toHaveValue('今年度（2026年度・10/31まで）'),
+    );
+    await waitFor(() =>
+      expect(api.referralsComparison).toHaveBeenLastCalledWith(
+        expect.objectContaining({
+          body: expect.objectContaining({
+            period: { from: '2026-04-01', to: '2026-10-31' },
+            comparison_period: { from: '2025-04-01', to: '2025-10-31' },
+          }),
+        }),
+      ),
+    );
+  });
+
   it('shows each breakdown against the comparison period and the rankings with links to the institution', async () => {
     const router = renderPage(fakeApi());
     const own = await screen.findByRole('table', { name: '自院診療科別' });
@@ -264,6 +293,9 @@ describe('data analysis page', { timeout: 30_000 }, () => {
     expect(await screen.findByRole('table', { name: '施設種別' })).toHaveTextContent('一般病院');
 
     const risers = await screen.findByTestId('ranking-risers');
+    // A riser's rank is its place among the period's referrers, not in this list: the header says so.
+    expect(within(risers).getAllByRole('columnheader')[0]).toHaveTextContent('全体順位');
+    expect(within(screen.getByTestId('ranking-top')).getAllByRole('columnheader')[0]).toHaveTextContent(/^順位$/);
     expect(within(risers).getByRole('row', { name: /駿河クリニック/ })).toHaveTextContent('+15');
     expect(within(screen.getByTestId('ranking-lost')).getByRole('row', { name: /閉院医院/ })).toHaveTextContent('08');
     expect(within(screen.getByTestId('ranking-fallers')).queryByText('駿河クリニック')).toBeNull();

@@ -7,7 +7,14 @@ import { currentUserQueries } from '../../current-user/current-user.queries.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { prefectures } from '../../reference-data/prefectures.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
-import { comparisonOf, markPartialBuckets, periodProblem, todayInJapan, withDefaults } from '../analysis-periods.ts';
+import {
+  comparisonOf,
+  markPartialBuckets,
+  periodProblem,
+  todayInJapan,
+  withDefaults,
+  yearToDateEnd,
+} from '../analysis-periods.ts';
 import type { AnalysisFilters, AnalysisSearch } from '../analysis-search.ts';
 import type { GroupLabels } from '../breakdown.ts';
 import { totalsOf } from '../breakdown.ts';
@@ -53,9 +60,12 @@ function useAggregation(f: AnalysisFilters, by: Grouping, enabled: boolean) {
 function FilterSummary({
   f,
   names,
+  dataEnd,
 }: {
   f: AnalysisFilters;
   names: { own: string[]; ft: string[]; tags: string[]; pref: string[] };
+  /** The last day of the uploaded referral data, when known: a printed page says how current it is. */
+  dataEnd: string | null;
 }) {
   const comparison = comparisonOf(periodOf(f), f.cmp);
   const parts = [
@@ -65,6 +75,7 @@ function FilterSummary({
     `施設種別 ${names.ft.length ? names.ft.join('・') : 'すべて'}`,
     ...(names.pref.length || f.city.length ? [`地域 ${[...names.pref, ...f.city].join('・')}`] : []),
     ...(names.tags.length ? [`タグ ${names.tags.join('・')}`] : []),
+    ...(dataEnd ? [`（紹介データは${slash(dataEnd)}まで）`] : []),
   ];
   return (
     <Text size="sm" data-testid="analysis-conditions">
@@ -253,7 +264,10 @@ export function DataAnalysisPage({
 }) {
   const { api } = useServices();
   // One object per search, so the memoised sections see the same filters until the search changes.
-  const f = useMemo(() => withDefaults(search, today), [search, today]);
+  // This 年度 to date ends where the uploaded data ends (the route's loader asked it first).
+  const coverage = useQuery(dataAnalysisQueries.coverage(api));
+  const ytdEnd = yearToDateEnd(today, coverage.data?.referrals?.to);
+  const f = useMemo(() => withDefaults(search, today, ytdEnd), [search, today, ytdEnd]);
   const comparison = comparisonOf(periodOf(f), f.cmp);
   const problem = periodProblem(f);
   const withReports = features.includes('report');
@@ -291,12 +305,13 @@ export function DataAnalysisPage({
       <FilterBar
         filters={f}
         today={today}
+        ytdEnd={ytdEnd}
         onChange={onSearchChange}
         withTags={withTags}
         ownFromProfile={ownDepartmentId !== null && f.own.length === 1 && f.own[0] === ownDepartmentId}
         hasOwnDefault={ownDepartmentId !== null}
       />
-      <FilterSummary f={f} names={names} />
+      <FilterSummary f={f} names={names} dataEnd={coverage.data?.referrals?.to ?? null} />
       {isGroup && (
         <Tabs
           value={own ? 'own' : 'group'}
@@ -320,8 +335,10 @@ export function DataAnalysisPage({
           <KpiSection f={f} withReports={withReports} withReverse={withReverse} hasComparison={comparison !== null} />
           <TrendSection f={f} />
           {withReports ? (
-            // Nine columns each: side by side only where two tables fit without wrapping their headings.
-            <SimpleGrid cols={{ base: 1, xl: 2 }}>
+            // Nine columns each: side by side only where two tables fit without wrapping their headings and
+            // names. The room is the content's, not the window's: at 1440 px beside the menu two tables were
+            // 560 px each and read 「整形外/科」「増/減」; a container query measures the content itself.
+            <SimpleGrid type="container" cols={{ base: 1, '1440px': 2 }}>
               <BreakdownSection
                 f={f}
                 title="自院診療科別"

@@ -25,19 +25,22 @@ export const comparisonLabels: Record<ComparisonMode, string> = {
 };
 
 /** The period choices: this 年度 to date, the four 年度 before it whole, or dates of one's own. */
-function periodPresetOf(f: Pick<AnalysisFilters, 'from' | 'to'>, today: string): string {
+function periodPresetOf(f: Pick<AnalysisFilters, 'from' | 'to'>, today: string, ytdEnd: string): string {
   const fy = fiscalYearOf(today);
-  if (f.from === `${fy}-04-01` && f.to === today) return 'ytd';
+  if (f.from === `${fy}-04-01` && f.to === ytdEnd) return 'ytd';
   const y = Number(f.from.slice(0, 4));
   const whole = fiscalYearPeriod(y);
   if (f.from === whole.from && f.to === whole.to && y >= fy - 4 && y <= fy) return `fy${y}`;
   return 'custom';
 }
 
-function presetOptions(today: string) {
+/** This 年度 to date says where it ends: today, or the last day of the uploaded data when that is earlier. */
+function presetOptions(today: string, ytdEnd: string) {
   const fy = fiscalYearOf(today);
+  // The conditions line below says why the end is not today (「紹介データは2026/11/30まで」).
+  const end = ytdEnd === today ? '今日まで' : `${Number(ytdEnd.slice(5, 7))}/${Number(ytdEnd.slice(8, 10))}まで`;
   return [
-    { value: 'ytd', label: `今年度（${fy}年度・今日まで）` },
+    { value: 'ytd', label: `今年度（${fy}年度・${end}）` },
     ...[0, 1, 2, 3, 4].map((n) => ({ value: `fy${fy - n}`, label: `${fy - n}年度` })),
     { value: 'custom', label: '期間を指定' },
   ];
@@ -59,6 +62,7 @@ const prefectureOptions = prefectures.map((p) => ({ value: p.code, label: p.name
 export const FilterBar = memo(function FilterBar({
   filters,
   today,
+  ytdEnd = today,
   onChange,
   withTags,
   ownFromProfile = false,
@@ -66,6 +70,8 @@ export const FilterBar = memo(function FilterBar({
 }: {
   filters: AnalysisFilters;
   today: string;
+  /** Where this 年度 to date ends (`yearToDateEnd`): today unless the data ends earlier. */
+  ytdEnd?: string;
   onChange: (patch: AnalysisSearch) => void;
   withTags: boolean;
   /** The own departments chosen are the account's own department (the page opens on it). */
@@ -82,7 +88,7 @@ export const FilterBar = memo(function FilterBar({
   const tags = useQuery({ ...dataAnalysisQueries.tags(api), enabled: withTags });
   // Each select's options keep their identity between renders: Mantine re-derives a select's state (and
   // may set it again in an effect) whenever its `data` is a new array.
-  const presets = useMemo(() => presetOptions(today), [today]);
+  const presets = useMemo(() => presetOptions(today, ytdEnd), [today, ytdEnd]);
   const ownOptions = useMemo(
     () => (ownDepartments.data ?? []).map((d) => ({ value: d.id, label: d.name })),
     [ownDepartments.data],
@@ -97,7 +103,7 @@ export const FilterBar = memo(function FilterBar({
   );
   const tagOptions = useMemo(() => (tags.data?.data ?? []).map((t) => ({ value: t.id, label: t.name })), [tags.data]);
   const [customOpen, setCustomOpen] = useState(false);
-  const preset = customOpen ? 'custom' : periodPresetOf(filters, today);
+  const preset = customOpen ? 'custom' : periodPresetOf(filters, today, ytdEnd);
   const choosePreset = (value: string | null) => {
     setCustomOpen(value === 'custom');
     if (value === 'ytd') onChange({ from: undefined, to: undefined });
@@ -113,7 +119,7 @@ export const FilterBar = memo(function FilterBar({
         <Select
           comboboxProps={closedDropdowns}
           label="期間"
-          w={220}
+          w={250}
           data={presets}
           value={preset}
           onChange={choosePreset}

@@ -24,8 +24,12 @@ function rowsOf(list: RankedInstitution[]) {
   });
 }
 
-const columns = (hasComparison: boolean): TableColumn[] => [
-  { key: 'rank', label: '順位', format: 'count' },
+/**
+ * The rank is the institution's place among the period's referrers (紹介件数上位): in the lists of change it
+ * is not the row's place in the list (a riser of rank 31 follows one of rank 3), so there it is 「全体順位」.
+ */
+const columns = (hasComparison: boolean, rankLabel = '順位'): TableColumn[] => [
+  { key: 'rank', label: rankLabel, format: 'count' },
   { key: 'name', label: '医療機関' },
   { key: 'total', label: '紹介件数', format: 'count' },
   ...(hasComparison
@@ -43,14 +47,16 @@ function RankingList({
   list,
   hasComparison,
   empty,
+  rankLabel,
 }: {
   title: string;
   testId: string;
   list: RankedInstitution[];
   hasComparison: boolean;
   empty: string;
+  rankLabel?: string;
 }) {
-  const cols = columns(hasComparison);
+  const cols = columns(hasComparison, rankLabel);
   const table = exportOf(title, cols, rowsOf(list));
   return (
     <Stack gap={4} data-testid={testId}>
@@ -105,6 +111,7 @@ export function RankingPanel({
                   <RankingList
                     title="増加した医療機関"
                     testId="ranking-risers"
+                    rankLabel="全体順位"
                     list={r.risers}
                     hasComparison
                     empty="比較期間より増えた医療機関はありません。"
@@ -114,6 +121,7 @@ export function RankingPanel({
                   <RankingList
                     title="減少した医療機関"
                     testId="ranking-fallers"
+                    rankLabel="全体順位"
                     list={r.fallers}
                     hasComparison
                     empty="比較期間より減った医療機関はありません。"
@@ -123,6 +131,7 @@ export function RankingPanel({
                   <RankingList
                     title="比較期間に紹介があり今期はない医療機関"
                     testId="ranking-lost"
+                    rankLabel="全体順位"
                     list={r.lost}
                     hasComparison
                     empty="該当する医療機関はありません。"

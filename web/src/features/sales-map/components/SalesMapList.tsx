@@ -24,7 +24,7 @@ export function SalesMapList({ rows, highlightedId, onHover }: SalesMapListProps
             紹介 {r.referral_count ?? 0}件
           </Text>
           <Text size="xs" c="dimmed">
-            最終訪問 {r.last_visit_date ?? '—'}
+            最終訪問 {r.last_visit_date?.replaceAll('-', '/') ?? '—'}
           </Text>
         </MapListEntry>
       ))}

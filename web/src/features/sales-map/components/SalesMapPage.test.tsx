@@ -59,7 +59,7 @@ describe('sales map page', () => {
     expect(await screen.findByText(noWebglMessage)).toBeInTheDocument();
     expect(await screen.findByText('医療機関1')).toBeInTheDocument();
     expect(screen.getByText('紹介 9件')).toBeInTheDocument();
-    expect(screen.getByText('最終訪問 2026-10-01')).toBeInTheDocument();
+    expect(screen.getByText('最終訪問 2026/10/01')).toBeInTheDocument();
     expect(screen.getByText('最終訪問 —')).toBeInTheDocument();
     expect(screen.getByTestId('sales-map-count')).toHaveTextContent('表示件数 2件（該当 2件）');
     expect(screen.queryByText(pageFullMessage)).not.toBeInTheDocument();
