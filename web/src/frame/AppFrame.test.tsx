@@ -31,6 +31,31 @@ describe('application frame', () => {
     expect(within(menu).getByText('タスク')).toBeInTheDocument();
   });
 
+  it('reaches the reports group by keyboard: a button that says whether it is open, and opens with Enter', async () => {
+    renderFrame('/tags', testUser({ features: ['tags', 'report', 'area_report'] }), {
+      ...pages,
+      '/area_reports': { title: 'エリアレポート', text: 'エリアレポートの本文' },
+    });
+    const menu = await screen.findByRole('navigation', { name: 'メインメニュー' });
+    const group = within(menu).getByRole('button', { name: 'レポート' });
+    expect(group).toHaveAttribute('aria-expanded', 'false');
+    group.focus();
+    await userEvent.keyboard('{Enter}');
+    expect(group).toHaveAttribute('aria-expanded', 'true');
+    // The Collapse opens with a transition.
+    expect(await within(menu).findByRole('link', { name: 'エリアレポート' })).toBeVisible();
+  });
+
+  it('takes the first Tab to a skip link that moves the focus to the page', async () => {
+    renderFrame('/tags', testUser(), pages);
+    await screen.findByText('タグ一覧の本文');
+    await userEvent.tab();
+    const skip = screen.getByRole('link', { name: '本文へ移動' });
+    expect(skip).toHaveFocus();
+    await userEvent.keyboard('{Enter}');
+    expect(document.getElementById('main-content')).toHaveFocus();
+  });
+
   it('titles the document after the page', async () => {
     renderFrame('/tags', testUser(), pages);
     await screen.findByText('タグ一覧の本文');

@@ -91,6 +91,17 @@ export function AppFrame({ user }: { user: SignedInUser }) {
       padding={kind === 'padded' ? 'md' : 0}
     >
       <AppShell.Header>
+        {/* The first stop of Tab: past the header and the menu's twenty entries straight to the page. */}
+        <a
+          href="#main-content"
+          className="renkei-skip-link"
+          onClick={(e) => {
+            e.preventDefault();
+            document.getElementById('main-content')?.focus();
+          }}
+        >
+          本文へ移動
+        </a>
         <Group h="100%" px="sm" justify="space-between" wrap="nowrap">
           <Group gap="xs" wrap="nowrap">
             {isPhone ? (
@@ -158,7 +169,9 @@ export function AppFrame({ user }: { user: SignedInUser }) {
           onNavigate={drawer.close}
         />
       </AppShell.Navbar>
-      <AppShell.Main>{content}</AppShell.Main>
+      <AppShell.Main id="main-content" tabIndex={-1} style={{ outline: 'none' }}>
+        {content}
+      </AppShell.Main>
       <AppShell.Footer>
         <AppFooter privacyPolicyUrl={config.privacyPolicyUrl} cookiePolicyUrl={config.cookiePolicyUrl} />
       </AppShell.Footer>

@@ -1,5 +1,6 @@
 import { NavLink, Stack } from '@mantine/core';
 import { Link } from '@tanstack/react-router';
+import { useState } from 'react';
 import type { MenuEntry } from './menu.ts';
 
 // Mantine's 8 px made every entry 41 px: on a 1366×768 or 1280×800 laptop screen the last entries (data sync
@@ -26,6 +27,30 @@ function MenuLink({ entry, pathname, onNavigate }: { entry: MenuEntry; pathname:
   );
 }
 
+/**
+ * An entry that only opens its children. Mantine draws it as an `<a>` without `href`, which Tab skips: a
+ * keyboard user could never reach the reports. A button is focusable, and says whether it is open.
+ */
+function MenuGroup({ entry, pathname, onNavigate }: { entry: MenuEntry; pathname: string; onNavigate: () => void }) {
+  const [opened, setOpened] = useState(() => isActive(entry, pathname));
+  return (
+    <NavLink
+      component="button"
+      type="button"
+      label={entry.label}
+      opened={opened}
+      onChange={setOpened}
+      aria-expanded={opened}
+      py={entryPaddingBlock}
+      data-menu-key={entry.key}
+    >
+      {(entry.children ?? []).map((child) => (
+        <MenuLink key={child.key} entry={child} pathname={pathname} onNavigate={onNavigate} />
+      ))}
+    </NavLink>
+  );
+}
+
 export function SideMenu({
   entries,
   pathname,
@@ -42,17 +67,7 @@ export function SideMenu({
       <div style={{ flex: 1, overflowY: 'auto' }}>
         {entries.map((entry) =>
           entry.children ? (
-            <NavLink
-              key={entry.key}
-              label={entry.label}
-              defaultOpened={isActive(entry, pathname)}
-              py={entryPaddingBlock}
-              data-menu-key={entry.key}
-            >
-              {entry.children.map((child) => (
-                <MenuLink key={child.key} entry={child} pathname={pathname} onNavigate={onNavigate} />
-              ))}
-            </NavLink>
+            <MenuGroup key={entry.key} entry={entry} pathname={pathname} onNavigate={onNavigate} />
           ) : (
             <MenuLink key={entry.key} entry={entry} pathname={pathname} onNavigate={onNavigate} />
           ),
