@@ -464,6 +464,36 @@ describe('referral charts', () => {
     );
   });
 
+  it('an institution by period counts the days of its period exactly, in every unit, as the facts do', async () => {
+    // It counted the whole months a period touched: this 年度 to a day met the whole of last year's month.
+    await fc.assert(
+      fc.asyncProperty(
+        period,
+        fc.constantFrom<AnalysisPeriodUnit>(...units),
+        fc.constantFrom(...institutions.slice(0, 3)),
+        fc.constantFrom<'all' | 'first_visit'>('all', 'first_visit'),
+        async (p, unit, institution, visit) => {
+          const res = await fx.post(`/api/charts/medical_institutions/${institution}/referrals`, {
+            period: p,
+            period_unit: unit,
+            visit,
+          });
+          expect(res.statusCode).toBe(200);
+          const chart = res.json<ChartData>();
+          const f: Filters = { ...noFilters, medical_institution_ids: [institution] };
+          const buckets = bucketsOf(p, unit);
+          expect(chart.labels).toEqual(buckets.map((b) => b.label));
+          const measures: Measure[] = ['referrals', 'admitted', 'operated', 'reverse_referrals'];
+          for (const m of measures)
+            expect(values(chart, m)).toEqual(
+              buckets.map((b) => countIn(m === 'referrals' ? { ...f, visit } : f, b, m)),
+            );
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
   it('an institution by own department; an unknown institution is 404', async () => {
     const p = { from: '2023-04-01', to: '2026-03-31' };
     const res = await fx.post(`/api/charts/medical_institutions/${institutions[1]}/referrals/departments`, {
