@@ -76,6 +76,15 @@ test("an institution's tasks: add one, complete it; /tasks lists mine or everyon
   await screenshot(page, 'tasks-all');
   await page.reload();
   await expect(tasksColleagues).toBeVisible();
+  // Printed as a to-do list: the rows with their boxes to tick, without the frame and the buttons.
+  await page.emulateMedia({ media: 'print' });
+  await expect(tasksColleagues).toBeVisible();
+  await expect(tasksColleagues.getByRole('checkbox')).toBeVisible();
+  await expect(page.locator('.mantine-AppShell-navbar')).toBeHidden();
+  await expect(page.getByRole('button', { name: 'タスクを追加' })).toBeHidden();
+  await expect(tasksColleagues.getByRole('button', { name: /編集/ })).toBeHidden();
+  await screenshot(page, 'tasks-print');
+  await page.emulateMedia({ media: 'screen' });
   await page.getByRole('radiogroup', { name: '担当' }).getByText('自分のタスク').click();
   await expect(tasksColleagues).toBeHidden();
 

@@ -63,6 +63,16 @@ test('vocs: create one from a communication, find it on /vocs, filter, edit its 
   await page.reload();
   await expect(row).toBeVisible();
 
+  // Printed for a meeting: the table without the frame, the page's buttons and the 編集/削除 column.
+  await page.emulateMedia({ media: 'print' });
+  await expect(row.getByText(title)).toBeVisible();
+  await expect(page.locator('.mantine-AppShell-navbar')).toBeHidden();
+  await expect(page.getByRole('button', { name: '新規登録' })).toBeHidden();
+  await expect(row.getByRole('button', { name: '編集' })).toBeHidden();
+  await expect(page.getByRole('columnheader', { name: '操作' })).toBeHidden();
+  await screenshot(page, 'vocs-print');
+  await page.emulateMedia({ media: 'screen' });
+
   // The institution's CRM page shows its latest VOCs.
   const href = await row.getByRole('link').first().getAttribute('href');
   await page.goto(app(href!.replace(/^\/app/, '')));

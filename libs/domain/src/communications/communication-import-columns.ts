@@ -28,5 +28,10 @@ export type CommunicationImportColumn = keyof typeof communicationImportColumns;
 /** Columns of the search export that an update file carries but that cannot change through it. */
 export const communicationImportIgnoredColumns = ['医療機関', 'タスク', 'いいね', 'コメント'] as const;
 
-/** The cell of 医師面談 that means a doctor was met; empty, なし or いいえ mean not. */
+/** The cell of 医師面談 that means a doctor was met; empty or one of `doctorAttendedNo` means not. */
 export const doctorAttendedYes = ['あり', '有', 'はい', '○', '〇', 'true', '1'] as const;
+/**
+ * The cells of 医師面談 that mean no doctor was met (besides an empty one). Any other word is a row
+ * error: read as "not met", a typo would lower the doctor-interview rate without anyone knowing.
+ */
+export const doctorAttendedNo = ['なし', '無', 'いいえ', '×', '✕', 'false', '0', '-', 'ー'] as const;

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import iconv from 'iconv-lite';
+import { sql } from 'kysely';
 import type { Database } from '@renkei/db';
 import {
   communicationTypeNames,
@@ -56,12 +57,20 @@ export function exportCommunications(db: Database, tenantId: string, body: Commu
   const encode = (text: string) =>
     body.encoding === 'shift_jis' ? iconv.encode(text, 'cp932') : Buffer.from(text, 'utf8');
   const line = (cells: string[]) => cells.map(csvField).join(',') + '\r\n';
+  // Every field the update import reads back (communicationImportColumns), so an edited export can
+  // correct any of them; the code tells apart institutions of the same name (the import ignores it).
   const header = [
     'ID',
     '活動日',
     '種別',
     '医療機関',
+    '医療機関コード',
     '担当者',
+    'カテゴリ',
+    '目的',
+    'イベント名',
+    '先方担当者',
+    '同行者',
     '内容',
     'メモ',
     'その他メモ',
@@ -89,6 +98,17 @@ export function exportCommunications(db: Database, tenantId: string, body: Commu
     for (let page = 1; ; page++) {
       const { data } = await searchCommunications(db, tenantId, { ...body, page, per_page: batchSize });
       if (data.length === 0) break;
+      const institutionIds = [
+        ...new Set(data.flatMap((c) => (c.medical_institution ? [c.medical_institution.id] : []))),
+      ];
+      const codes = new Map(
+        (
+          await sql<{ id: string; code: string }>`
+            SELECT id, code FROM ref.medical_institutions WHERE id = ANY(${sql.val(institutionIds)}::uuid[])`.execute(
+            db.typed<ReadModels>(),
+          )
+        ).rows.map((r) => [r.id, r.code]),
+      );
       yield encode(
         data
           .map((c) =>
@@ -97,7 +117,13 @@ export function exportCommunications(db: Database, tenantId: string, body: Commu
               c.acted_date,
               communicationTypeNames[c.communication_type],
               c.medical_institution?.name ?? '',
+              (c.medical_institution && codes.get(c.medical_institution.id)) ?? '',
               c.user?.name ?? '',
+              c.category ?? '',
+              c.purpose ?? '',
+              c.event_name ?? '',
+              c.person_in_charge_hospital ?? '',
+              c.attendee ?? '',
               c.story,
               c.memo,
               c.other_memo,

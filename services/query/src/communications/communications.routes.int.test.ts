@@ -87,6 +87,10 @@ describe('communication queries', () => {
         communication_type: 'phone',
         acted_date: '2026-03-05',
         memo: '日程調整',
+        category: '定期連絡',
+        purpose: '紹介のお礼',
+        person_in_charge_hospital: '事務長 鈴木',
+        attendee: '看護部長',
       }),
     );
     await settle();
@@ -259,17 +263,40 @@ describe('communication queries', () => {
   });
 
   it('exports the whole search as CSV, in the search order', async () => {
+    const dayInTokyo = () => new Date().toLocaleDateString('sv-SE', { timeZone: 'Asia/Tokyo' });
+    const before = dayInTokyo();
     const res = await request(tenant, 'POST', '/api/communications/search_results/export', { sort: 'asc' });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.headers['content-type']).toContain('text/csv');
+    // Named by the day it was made (either side of midnight in Tokyo, should the call cross it).
+    const names = [before, dayInTokyo()].map((d) => `filename*=UTF-8''${encodeURIComponent(`活動記録_${d}.csv`)}`);
+    expect(names.some((n) => String(res.headers['content-disposition']).includes(n))).toBe(true);
     const lines = res.body
       .replace(/^\ufeff/, '')
       .trim()
       .split('\r\n');
-    expect(lines[0]).toBe('ID,活動日,種別,医療機関,担当者,内容,メモ,その他メモ,医師面談,ラベル,タスク,いいね,コメント');
+    // Every column the update import reads back: an edited export can correct any of these fields.
+    expect(lines[0]).toBe(
+      'ID,活動日,種別,医療機関,医療機関コード,担当者,カテゴリ,目的,イベント名,先方担当者,同行者,内容,メモ,その他メモ,医師面談,ラベル,タスク,いいね,コメント',
+    );
     expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual([visit, phone]);
     expect(lines[1]).toContain('連携 花子');
     expect(lines[1]).toContain('資料送付');
+    const code = (
+      await sql<{ code: string }>`SELECT code FROM ref.medical_institutions WHERE id = ${institutions[1]!.id}`.execute(
+        db.kysely,
+      )
+    ).rows[0]!.code;
+    expect(lines[2]!.split(',').slice(3, 11)).toEqual([
+      institutions[1]!.name,
+      code,
+      '連携 花子',
+      '定期連絡',
+      '紹介のお礼',
+      '',
+      '事務長 鈴木',
+      '看護部長',
+    ]);
     const other = await request(randomUUID(), 'POST', '/api/communications/search_results/export', {});
     expect(
       other.body

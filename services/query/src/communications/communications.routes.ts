@@ -60,7 +60,13 @@ export function registerCommunicationQueryRoutes(
       await checkLabelFilters(deps.db, auth.tenantId, body.label_filters);
       void reply
         .header('content-type', `text/csv; charset=${body.encoding === 'shift_jis' ? 'Shift_JIS' : 'UTF-8'}`)
-        .header('content-disposition', 'attachment; filename="communications.csv"');
+        // A Japanese name with the day, what the office files it by; the ASCII name for old clients.
+        .header(
+          'content-disposition',
+          `attachment; filename="communications.csv"; filename*=UTF-8''${encodeURIComponent(
+            `活動記録_${new Date().toLocaleDateString('sv-SE', { timeZone: 'Asia/Tokyo' })}.csv`,
+          )}`,
+        );
       // A stream is sent as it is produced (no serialisation of the whole body).
       return exportCommunications(deps.db, auth.tenantId, body) as unknown as string;
     },

@@ -274,6 +274,29 @@ describe('communication import (create)', () => {
     }
   });
 
+  it('reads 医師面談 as met, not met, or a row error, never an unknown word as not met', async () => {
+    const csv = [
+      '医療機関コード,活動日,種別,内容,医師面談,面談相手',
+      `${code(1)},2026-04-11,訪問,全角の有無, あり ,院長`,
+      `${code(1)},2026-04-12,訪問,なしと書いた,なし,院長`,
+      `${code(1)},2026-04-13,訪問,バツと書いた,×,院長`,
+      `${code(1)},2026-04-14,訪問,わからない語,たぶん,院長`,
+    ].join('\r\n');
+    const { importId, finished, chunks } = await run(Buffer.from(csv, 'utf8'));
+    expect(finished).toMatchObject({ imported_row_count: 3, failed_row_count: 1 });
+    expect(chunks.flatMap((c) => c.errors)).toEqual([
+      { row_number: 5, message: '5行目: 医師面談「たぶん」は「あり」「なし」または空欄で入力してください' },
+    ]);
+    const attended = async (row: number) =>
+      (await importedRecord(importId, importedCommunicationId(importId, row)))?.is_doctor_attended;
+    expect([await attended(1), await attended(2), await attended(3), await attended(4)]).toEqual([
+      true,
+      false,
+      false,
+      undefined,
+    ]);
+  });
+
   it('resumes a run cut short after its records were appended without creating any twice', async () => {
     const { requested, stream, importId } = await request(Buffer.from(createCsv, 'utf8'), 'create');
     // The first run dies before recording its chunk (a kill -9 between the appends and the progress).
@@ -448,6 +471,40 @@ describe('communication import (update)', () => {
     // another tenant's record is not touched.
     expect(await communicationEvents(untouched)).toEqual([]);
     expect(await communicationEvents(foreign, otherTenant)).toHaveLength(1);
+  });
+
+  it('keeps text a Shift_JIS file could not hold: the "?" its export wrote is not an edit', async () => {
+    const created = await run(
+      Buffer.from(
+        [
+          '医療機関コード,活動日,種別,内容,面談相手,通話時間',
+          `${code(1)},2026-04-20,訪問,𠮷田先生と面談📞,院長,`,
+          `${code(1)},2026-04-21,電話,折り返し,,📞15分`,
+        ].join('\r\n'),
+        'utf8',
+      ),
+    );
+    const id = importedCommunicationId(created.importId, 1);
+    const call = importedCommunicationId(created.importId, 2);
+    expect((await importedRecord(created.importId, id))!.story).toBe('𠮷田先生と面談📞');
+    // The Shift_JIS export of the records, their memos filled in Excel, uploaded again.
+    const csv = [
+      'ID,内容,メモ,ラベル',
+      `${id},?田先生と面談?,駐車場は裏手,面談相手: 院長`,
+      `${call},折り返し,再度連絡,通話時間: ?15分`,
+    ].join('\r\n');
+    const { finished } = await run(iconv.encode(csv, 'cp932'), 'update');
+    expect(finished).toMatchObject({ imported_row_count: 2, failed_row_count: 0 });
+    const events = await communicationEvents(id);
+    expect(events.at(-1)!.data).toMatchObject({ story: '𠮷田先生と面談📞', memo: '駐車場は裏手' });
+    expect((await communicationEvents(call)).at(-1)!.data).toMatchObject({
+      memo: '再度連絡',
+      label_values: [expect.objectContaining({ label_id: labels.phoneOnly, text_value: '📞15分' })],
+    });
+    // A real edit of that text is still taken.
+    const edited = ['ID,内容', `${id},?田先生と面談（訂正）`].join('\r\n');
+    await run(iconv.encode(edited, 'cp932'), 'update');
+    expect((await communicationEvents(id)).at(-1)!.data).toMatchObject({ story: '?田先生と面談（訂正）' });
   });
 
   it('takes back an export row whole: the own department by its name, deleted labels and choices as stored', async () => {

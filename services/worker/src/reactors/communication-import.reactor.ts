@@ -1,3 +1,4 @@
+import iconv from 'iconv-lite';
 import { sql } from 'kysely';
 import { CommunicationUpdateInput, communicationTypeNames } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
@@ -10,6 +11,7 @@ import {
   communicationImportRowsAggregate,
   ImportedCommunication,
   compactCommunication,
+  doctorAttendedNo,
   doctorAttendedYes,
   parseCommunicationEvent,
   parseCommunicationImportEvent,
@@ -52,6 +54,11 @@ import {
 import { parseCell } from './label-value-import.reactor.ts';
 /** How long one run waits for the read models before the queue tries the upload again. */
 const catchUpTimeoutMs = 30_000;
+/** What a 医師面談 cell may say (lower case, NFKC); anything else is a row error, not "not met". */
+const doctorWords = new Set<string>([...doctorAttendedYes, ...doctorAttendedNo]);
+/** A text as a Shift_JIS file holds it: what cp932 cannot encode comes back as "?". */
+const throughShiftJis = (text: string) => iconv.decode(iconv.encode(text, 'cp932'), 'cp932');
+
 /** Never change: record and event ids derived from it are stored. */
 const namespace = '3d0c6f1e9b2a4c7d8e5f60718293a4b5';
 
@@ -334,9 +341,17 @@ function decideRow(
   }
 
   const doctorCell = cell('doctorAttended');
+  const doctorWord = doctorCell === undefined ? '' : nfkc(doctorCell).trim().toLowerCase();
+  if (doctorWord && !doctorWords.has(doctorWord))
+    problems.push(`医師面談「${storable(doctorCell!.trim())}」は「あり」「なし」または空欄で入力してください`);
   const text = (field: CommunicationImportField, kept: string | null | undefined) => {
     const v = cell(field);
-    return v === undefined ? (kept ?? null) : v.trim() === '' ? null : v;
+    if (v === undefined) return kept ?? null;
+    if (v.trim() === '') return null;
+    // A Shift_JIS export cannot hold every character (𠮷, emoji): it wrote "?" for them. A cell that reads
+    // as the stored text written through Shift_JIS is that text, unedited, and must not replace it.
+    if (kept && v !== kept && throughShiftJis(kept) === v) return kept;
+    return v;
   };
   const input = {
     communication_type: type ?? 'other',
@@ -352,7 +367,7 @@ function decideRow(
     is_doctor_attended:
       doctorCell === undefined
         ? (current?.is_doctor_attended ?? false)
-        : (doctorAttendedYes as readonly string[]).includes(nfkc(doctorCell).toLowerCase()),
+        : (doctorAttendedYes as readonly string[]).includes(doctorWord),
     user_id: userId,
     attachment_ids: current?.attachment_ids ?? [],
     label_values: [],
@@ -390,6 +405,11 @@ function decideRow(
     }
     const kept = stored.get(label.def.id);
     if (kept && nfkc(value).includes(deletedMark)) {
+      values.set(label.def.id, kept);
+      return;
+    }
+    // As for the text columns: a text written through a Shift_JIS export ("?" for 𠮷, emoji) is the stored one.
+    if (kept?.text_value && kept.text_value !== value && throughShiftJis(kept.text_value) === value) {
       values.set(label.def.id, kept);
       return;
     }

@@ -97,8 +97,16 @@ export function taskApi(stored: Task[]) {
       if (ifMatch !== prev.version) throw stale();
       byId.delete(params.id);
     }),
-    createTask: vi.fn(async ({ body }: { body: { title: string; deadline: string | null } }) => {
-      const created = testTask({ id: testId(41), title: body.title, deadline: body.deadline, version: 0 });
+    createTask: vi.fn(async ({ body }: { body: TaskBody }) => {
+      const institution = institutions.find((i) => i.id === body.medical_institution_id);
+      const created = testTask({
+        id: testId(41),
+        title: body.title,
+        deadline: body.deadline,
+        medical_institution: institution ? institutionOf(institution) : null,
+        staff: staffs.find((s) => s.id === body.staff_id) ?? null,
+        version: 0,
+      });
       byId.set(created.id, created);
       return created;
     }),

@@ -1,5 +1,5 @@
 import { createFileRoute } from '@tanstack/react-router';
-import { enumParam, intParam, isUuid, type SearchInput } from '../../app/search-params.ts';
+import { enumParam, intParam, isCalendarDay, isUuid, type SearchInput } from '../../app/search-params.ts';
 import { requireFeature } from '../../features/current-user/require-feature.ts';
 import { VocsPage, vocListQueryOf, type VocsParams } from '../../features/vocs/components/VocsPage.tsx';
 import { vocQueries } from '../../features/vocs/vocs.queries.ts';
@@ -11,6 +11,8 @@ const VocsSearch = (search: SearchInput): VocsParams => ({
   group: isUuid(search.group) ? search.group : undefined,
   communication: isUuid(search.communication) ? search.communication : undefined,
   institution: isUuid(search.institution) ? search.institution : undefined,
+  from: isCalendarDay(search.from) ? search.from : undefined,
+  to: isCalendarDay(search.to) ? search.to : undefined,
 });
 
 export const Route = createFileRoute('/_authenticated/vocs')({

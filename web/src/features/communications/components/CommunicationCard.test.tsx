@@ -4,7 +4,7 @@ import type { Communication, CommunicationLabel, LabelValue } from '@renkei/cont
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../api/api-errors.ts';
 import { toast } from '../../../app/toast.ts';
-import { testUser } from '../../../test/render-app.tsx';
+import { setViewportWidth, testUser } from '../../../test/render-app.tsx';
 import { renderInRouter } from '../../../test/render-in-router.tsx';
 import { communicationQueries } from '../communications.queries.ts';
 import { CommunicationCard, communicationConflictMessage, likersText } from './CommunicationCard.tsx';
@@ -113,6 +113,26 @@ describe('the communication card', () => {
       '医師面談',
     ])
       expect(card).toHaveTextContent(text);
+  });
+
+  it('gives a phone buttons a thumb hits, a desktop compact ones', async () => {
+    const heightOf = (card: HTMLElement, name: string | RegExp) =>
+      /--button-height:\s*var\(--button-height-([a-z-]+)\)/.exec(
+        within(card).getByRole('button', { name }).getAttribute('style') ?? '',
+      )?.[1];
+    const buttons = ['削除', /^いいね/, 'VOCを登録'];
+    setViewportWidth(390);
+    try {
+      const phone = renderCard(record());
+      const card = await screen.findByTestId('communication-card');
+      expect(buttons.map((b) => heightOf(card, b))).toEqual(['md', 'md', 'md']);
+      phone.unmount();
+    } finally {
+      setViewportWidth(1280);
+    }
+    renderCard(record());
+    const card = await screen.findByTestId('communication-card');
+    expect(buttons.map((b) => heightOf(card, b))).toEqual(['compact-sm', 'compact-sm', 'compact-sm']);
   });
 
   it('says who liked the record beside the button', async () => {

@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
+import { useViewport } from '../../../frame/use-viewport.ts';
 import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
@@ -101,6 +102,8 @@ export function CommunicationCard({
   const onError = useMutationErrorHandler();
   const onDeleteError = useMutationErrorHandler({ conflictMessage: communicationConflictMessage });
   const liked = c.likes.some((l) => l.user.id === currentUserId);
+  // On a phone, held in one hand: buttons a thumb hits (42 px high), not the desktop's compact ones.
+  const actionSize = useViewport() === 'phone' ? 'md' : 'compact-sm';
   const liveById = new Map(labels.map((l) => [l.id, l]));
   // Values of deleted labels or choices stay in the record and are shown marked: the list with the
   // deleted ones is read only when a value needs it (one request shared by every card).
@@ -170,11 +173,11 @@ export function CommunicationCard({
               </Text>
             )}
             {onEdit && (
-              <Button size="compact-sm" variant="subtle" onClick={onEdit}>
+              <Button size={actionSize} variant="subtle" onClick={onEdit}>
                 編集
               </Button>
             )}
-            <Button size="compact-sm" variant="subtle" color="red" onClick={() => setConfirming(true)}>
+            <Button size={actionSize} variant="subtle" color="red" onClick={() => setConfirming(true)}>
               削除
             </Button>
           </Group>
@@ -254,7 +257,7 @@ export function CommunicationCard({
         <CommunicationVocs communication={c} />
         <Group gap="xs">
           <Button
-            size="compact-sm"
+            size={actionSize}
             variant={liked ? 'filled' : 'light'}
             aria-pressed={liked}
             loading={toggleLike.isPending}
@@ -271,7 +274,7 @@ export function CommunicationCard({
         {c.comments.map((m) => (
           <CommunicationComment key={m.id} communicationId={c.id} comment={m} currentUserId={currentUserId} />
         ))}
-        <Group gap="xs" wrap="nowrap">
+        <Group gap="xs" wrap="nowrap" data-print-hide>
           <TextInput
             style={{ flex: 1 }}
             size="sm"

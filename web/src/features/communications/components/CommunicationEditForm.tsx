@@ -1,6 +1,6 @@
 import { Alert, Button, Group, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import type { Communication } from '@renkei/contracts';
+import { CommunicationUpdateInput, type Communication } from '@renkei/contracts';
 import { useState } from 'react';
 import { isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
@@ -13,6 +13,7 @@ import {
   CommunicationFields,
   communicationBodyOf,
   labelsOfType,
+  localErrorsOf,
   type CommunicationFieldValues,
 } from './CommunicationFields.tsx';
 import { CommunicationTasks } from './CommunicationTasks.tsx';
@@ -91,6 +92,7 @@ export function CommunicationEditForm({
 
   const { errors, saving, submit } = useFormSubmit({
     values,
+    validate: (v) => localErrorsOf(CommunicationUpdateInput, communicationBodyOf(typeLabels, v), typeLabels, v),
     save: async (v) => {
       try {
         await update.mutateAsync({

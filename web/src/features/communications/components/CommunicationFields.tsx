@@ -1,5 +1,6 @@
 import { Checkbox, Select, Text, TextInput, Textarea } from '@mantine/core';
 import type { CommunicationLabel, CommunicationType, UploadedFile } from '@renkei/contracts';
+import type { z } from 'zod';
 import { communicationTypeLabels } from '../communications.queries.ts';
 import { AttachmentPicker } from './AttachmentPicker.tsx';
 import { LabelValueField, type LabelValueValues } from './LabelValueField.tsx';
@@ -59,6 +60,34 @@ export const communicationBodyOf = (typeLabels: readonly CommunicationLabel[], v
   label_values: labelValuesOf(typeLabels, v),
   attachment_ids: (v.attachments ?? []).map((f) => f.id),
 });
+
+/** A value with every field empty: the server takes it as clearing its label. */
+const isBlankLabelValue = (value: LabelValueValues | undefined) =>
+  !value ||
+  Object.entries(value).every(
+    ([key, v]) =>
+      key === 'label_id' || v === null || v === undefined || v === '' || (Array.isArray(v) && v.length === 0),
+  );
+
+/**
+ * The check a form makes before sending, with the server's own messages and field paths: the body
+ * against the contract's schema, and every required label of the type answered. A phone without a
+ * network keeps the record and sends it later, so what the server would refuse is said now, while the
+ * user is still on the form, not after the phone has been put away.
+ */
+export function localErrorsOf(
+  schema: z.ZodType,
+  body: unknown,
+  typeLabels: readonly CommunicationLabel[],
+  values: Pick<CommunicationFieldValues, 'labelValues'>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  const parsed = schema.safeParse(body);
+  for (const issue of parsed.error?.issues ?? []) out[issue.path.map(String).join('.')] ??= issue.message;
+  const missing = typeLabels.filter((l) => l.is_required && isBlankLabelValue(values.labelValues[l.id]));
+  if (missing.length > 0) out.label_values ??= missing.map((l) => `「${l.name}」を入力してください`).join('、');
+  return out;
+}
 
 /** The labels of the record's type, in the order the fields show them. */
 export const labelsOfType = (labels: readonly CommunicationLabel[] | undefined, type: CommunicationType) =>
@@ -121,6 +150,17 @@ export function CommunicationFields({
         value={values.acted_date}
         onChange={(e) => set('acted_date', e.currentTarget.value)}
         error={errors.acted_date}
+      />
+      {/* What happened comes first: on a phone the one field every record needs is in view, the optional
+          ones below it. */}
+      <Textarea
+        label="内容"
+        size="md"
+        autosize
+        minRows={3}
+        value={values.story}
+        onChange={(e) => set('story', e.currentTarget.value)}
+        error={errors.story}
       />
       <Select
         label="活動した担当者"
@@ -185,15 +225,6 @@ export function CommunicationFields({
           />
         </>
       )}
-      <Textarea
-        label="内容"
-        size="md"
-        autosize
-        minRows={3}
-        value={values.story}
-        onChange={(e) => set('story', e.currentTarget.value)}
-        error={errors.story}
-      />
       <Textarea
         label="メモ"
         size="md"

@@ -29,7 +29,7 @@ const label = (patch: Partial<CommunicationLabel>): CommunicationLabel => ({
   ...patch,
 });
 
-const account = testUser();
+const account = testUser({ id: id(50) });
 
 afterEach(() => {
   localStorage.clear();
@@ -80,22 +80,43 @@ describe('communication form', () => {
   it("shows the type's own labels and puts the API's 422 messages on their fields", async () => {
     const api = renderForm(async () => {
       throw new ApiError(422, '入力内容に誤りがあります。', undefined, [
-        { field: 'label_values', message: '「面談相手」を入力してください' },
-        { field: 'tasks.0.title', message: 'タスクのタイトルを入力してください' },
+        { field: 'label_values', message: 'ラベル「面談相手」は削除されました' },
+        { field: 'tasks.0.staff_id', message: '担当者が見つかりません' },
       ]);
     });
     expect((await screen.findAllByLabelText(/面談相手/)).length).toBeGreaterThan(0);
     expect(screen.queryAllByLabelText(/電話の用件/)).toHaveLength(0);
+    await userEvent.click(await screen.findByLabelText(/面談相手/, { selector: 'input' }));
+    await userEvent.click(await screen.findByRole('option', { name: '院長', hidden: true }));
     await userEvent.click(screen.getByRole('button', { name: 'タスクを追加' }));
+    await userEvent.type(screen.getByLabelText('タスク1'), '資料を送る');
     await userEvent.click(screen.getByRole('button', { name: '記録する' }));
-    expect(await screen.findByText('「面談相手」を入力してください')).toBeInTheDocument();
-    expect(screen.getByText('タスクのタイトルを入力してください')).toBeInTheDocument();
+    expect(await screen.findByText('ラベル「面談相手」は削除されました')).toBeInTheDocument();
+    expect(screen.getByText('担当者が見つかりません')).toBeInTheDocument();
     const first = api.createForMedicalInstitution.mock.calls[0]![0] as { idempotencyKey: string; params: object };
     expect(first.params).toEqual({ id: id(9) });
     // A second submit of the same form is the same request: the same Idempotency-Key.
     await userEvent.click(screen.getByRole('button', { name: '記録する' }));
     const second = api.createForMedicalInstitution.mock.calls[1]![0] as { idempotencyKey: string };
     expect(second.idempotencyKey).toBe(first.idempotencyKey);
+  });
+
+  it('says what the server would refuse before sending: a required label left empty, a task without a title', async () => {
+    // Offline, a record is kept and sent later: a refusal then would come after the phone was put away.
+    const api = renderForm(async () => ({ id: id(20), medical_institution: { id: id(9) } }));
+    await userEvent.type(await screen.findByLabelText('内容'), '院長と面談');
+    await userEvent.click(screen.getByRole('button', { name: 'タスクを追加' }));
+    await userEvent.click(screen.getByRole('button', { name: '記録する' }));
+    expect(await screen.findByText('「面談相手」を入力してください')).toBeInTheDocument();
+    expect(screen.getByText('タスクのタイトルを入力してください')).toBeInTheDocument();
+    expect(api.createForMedicalInstitution).not.toHaveBeenCalled();
+    expect(listOutbox(account.id)).toEqual([]);
+
+    await userEvent.click(await screen.findByLabelText(/面談相手/, { selector: 'input' }));
+    await userEvent.click(await screen.findByRole('option', { name: '院長', hidden: true }));
+    await userEvent.type(screen.getByLabelText('タスク1'), '資料を送る');
+    await userEvent.click(screen.getByRole('button', { name: '記録する' }));
+    await waitFor(() => expect(api.createForMedicalInstitution).toHaveBeenCalledTimes(1));
   });
 
   it('sends the category, purpose, other memo, attendee and the staff member who acted', async () => {
@@ -123,6 +144,15 @@ describe('communication form', () => {
       other_memo: '駐車場は裏手',
       event_name: null,
     });
+  });
+
+  it('puts 内容 right after the day, above the optional fields (in view on a phone)', async () => {
+    renderForm(async () => ({}));
+    const story = await screen.findByLabelText('内容');
+    const fields = [screen.getByLabelText(/活動日/), story, screen.getByLabelText('カテゴリ')];
+    const order = (a: Element, b: Element) => a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING;
+    expect(order(fields[0]!, fields[1]!)).toBeTruthy();
+    expect(order(fields[1]!, fields[2]!)).toBeTruthy();
   });
 
   it('shows the event name and the attendee only for the types that have them', async () => {
@@ -191,6 +221,8 @@ describe('communication form', () => {
       { withSender: true },
     );
     await userEvent.type(await screen.findByLabelText('内容'), '送れない記録');
+    await userEvent.click(await screen.findByLabelText(/面談相手/, { selector: 'input' }));
+    await userEvent.click(await screen.findByRole('option', { name: '院長', hidden: true }));
     await userEvent.click(screen.getByRole('button', { name: '記録する' }));
     // The sender tries at once (the browser says it is online) and is refused.
     expect(await screen.findByTestId('communication-refused')).toHaveTextContent(

@@ -1,5 +1,6 @@
 import { ActionIcon, Alert, Button, Card, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
+import { CommunicationCreateInput } from '@renkei/contracts';
 import { useEffect, useRef, useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
@@ -17,6 +18,7 @@ import {
   CommunicationFields,
   communicationBodyOf,
   labelsOfType,
+  localErrorsOf,
   type CommunicationFieldValues,
 } from './CommunicationFields.tsx';
 
@@ -95,7 +97,10 @@ export function CommunicationForm({
 
   const { errors, setErrors, saving, submit } = useFormSubmit({
     values,
-    validate: (v): Record<string, string> => (v.institution ? {} : { institution: '医療機関を選んでください' }),
+    validate: (v): Record<string, string> => ({
+      ...localErrorsOf(CommunicationCreateInput, bodyOf(v), labelsOfType(labels.data, v.communication_type), v),
+      ...(v.institution ? {} : { institution: '医療機関を選んでください' }),
+    }),
     save: async (v) => {
       setRefusal(null);
       try {

@@ -14,6 +14,7 @@ import {
 } from '@mantine/core';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { ListPagination } from '../../../ui/ListPagination.tsx';
+import { PrintStyle } from '../../../ui/PrintStyle.tsx';
 import type { Communication, CommunicationLabel, CommunicationType } from '@renkei/contracts';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
@@ -240,7 +241,10 @@ export function CommunicationsPage({
     );
 
   return (
-    <Stack gap="md">
+    <Stack gap="md" data-communications-page>
+      {/* On paper (a clinic's timeline before a visit, a week's records for a meeting): the records, each
+          whole, without the buttons, comment boxes and page links; the filters stay, saying what is listed. */}
+      <PrintStyle extra='[data-communications-page] .mantine-Button-root { display: none !important; } [data-testid="communication-card"] { break-inside: avoid; }' />
       <Group justify="space-between" wrap="wrap">
         <Title order={2} size="h3">
           {institution ? `${institution.name} のコミュニケーション` : 'コミュニケーション'}
@@ -359,6 +363,7 @@ export function CommunicationsPage({
         </Stack>
       )}
       <ListPagination
+        data-print-hide
         value={params.page}
         totalPages={data.meta.total_pages}
         onChange={(page) => onParamsChange({ page })}

@@ -126,6 +126,19 @@ describe('communication labels panel', () => {
     shown.mockRestore();
   });
 
+  it('says before a delete that the recorded values stay readable, marked as deleted', async () => {
+    renderPanel();
+    const table = await screen.findByTestId('communication-label-table');
+    const row = within(table)
+      .getAllByRole('row')
+      .find((r) => r.getAttribute('data-label-name') === '面談相手')!;
+    await userEvent.click(within(row).getByRole('button', { name: '削除' }));
+    const dialog = await screen.findByRole('dialog', { name: 'ラベルを削除' });
+    expect(dialog).toHaveTextContent('ラベル「面談相手」を削除しますか？');
+    expect(dialog).toHaveTextContent('「面談相手（削除済み）」として表示とCSV出力に残ります');
+    expect(dialog).not.toHaveTextContent('表示されなくなります');
+  });
+
   it('shows members the labels without the editing controls', async () => {
     renderPanel(false);
     await screen.findByTestId('communication-label-table');

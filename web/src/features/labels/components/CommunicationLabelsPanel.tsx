@@ -125,7 +125,9 @@ export function CommunicationLabelsPanel({ canEdit }: { canEdit: boolean }) {
       <ConfirmDeleteModal
         opened={deleting !== null}
         title="ラベルを削除"
-        message={<>ラベル「{deleting?.name}」を削除しますか？記録済みの活動の値は残りますが、表示されなくなります。</>}
+        message={<>ラベル「{deleting?.name}」を削除しますか？</>}
+        // docs/decisions.md: a deleted label's values stay readable, marked, on the timeline and in the CSV.
+        detail={`記録画面の入力欄からなくなります。記録済みの活動の値は消えず、「${deleting?.name ?? ''}（削除済み）」として表示とCSV出力に残ります。`}
         pending={remove.isPending}
         onClose={() => setDeleting(null)}
         onConfirm={() => void confirmDelete()}

@@ -4,6 +4,7 @@ import type { TaskListFilters } from '../task-list-params.ts';
 import { useTaskDialogs } from '../useTaskDialogs.ts';
 import { TaskDialogs } from './TaskDialogs.tsx';
 import { TaskList } from './TaskList.tsx';
+import { TaskListPrintStyle } from './TaskListPrintStyle.tsx';
 
 /**
  * One institution's tasks (/crms/{id}/tasks): the list of /tasks within the institution, a new one,
@@ -23,7 +24,8 @@ export function InstitutionTasksPage({
   const dialogs = useTaskDialogs();
 
   return (
-    <Stack gap="md">
+    <Stack gap="md" data-tasks-page>
+      <TaskListPrintStyle />
       <Group justify="space-between" wrap="wrap">
         <Title order={2} size="h3" data-testid="institution-tasks-title">
           {institution.name} のタスク

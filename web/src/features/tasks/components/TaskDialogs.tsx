@@ -10,11 +10,14 @@ const TaskFormModal = lazy(() => import('./TaskFormModal.tsx').then((m) => ({ de
 export function TaskDialogs({
   dialogs: { editing, setEditing, deleting, setDeleting, save, confirmDelete, deletePending },
   institution = null,
+  institutionEditable = false,
   currentUserId,
 }: {
   dialogs: TaskDialogsState;
-  /** The institution a new task is for (its page's). */
+  /** The institution a new task is for (its page's), or the one its form starts from. */
   institution?: PickedInstitution | null;
+  /** A new task's institution is picked in its form. */
+  institutionEditable?: boolean;
   currentUserId: string;
 }) {
   return (
@@ -23,6 +26,7 @@ export function TaskDialogs({
         <TaskFormModal
           task={editing.record}
           institution={institution}
+          institutionEditable={institutionEditable}
           currentUserId={currentUserId}
           onClose={() => setEditing(null)}
           onSubmit={save}

@@ -45,12 +45,14 @@ const initialValues = (task: Task | null, institution: PickedInstitution | null,
 
 /**
  * A task's dialog: a new one for the given institution (the staff member starts as the signed-in user,
- * so it shows under 自分のタスク on /tasks), or an edit of `task` with its status and institution.
+ * so it shows under 自分のタスク on /tasks) or for one picked here, or an edit of `task` with its status
+ * and institution.
  * Mounted for each opening, so its values start afresh.
  */
 export function TaskFormModal({
   task,
   institution = null,
+  institutionEditable = false,
   currentUserId,
   onClose,
   onSubmit,
@@ -58,6 +60,8 @@ export function TaskFormModal({
   task: Task | null;
   /** The institution of a new task (its page's); an edit shows the task's own, which may change. */
   institution?: PickedInstitution | null;
+  /** A new task's institution is picked in the form (on /tasks), starting from `institution`. */
+  institutionEditable?: boolean;
   currentUserId: string;
   onClose: () => void;
   onSubmit: (body: TaskFormOutput) => Promise<unknown>;
@@ -87,7 +91,7 @@ export function TaskFormModal({
     <Modal opened onClose={onClose} title={task ? 'タスクを編集' : 'タスクを追加'} size="md" centered>
       <form onSubmit={(e) => void submit(e)} noValidate>
         <Stack gap="sm">
-          {task ? (
+          {task || institutionEditable ? (
             <TaskInstitutionSelect
               label="医療機関"
               value={values.institution}

@@ -4,13 +4,13 @@ import type { ReactNode } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { ListPagination } from '../../../ui/ListPagination.tsx';
 import { todayInJapan } from '../../data-analysis/analysis-periods.ts';
-import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
 import type { Task } from '@renkei/contracts';
 import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
 import { defaultSortOf, taskListQueryOf, type TaskListFilters } from '../task-list-params.ts';
 import { taskQueries } from '../tasks.queries.ts';
 import { TaskCommunicationLink } from './TaskCommunicationLink.tsx';
 import { TaskCompleteCheckbox } from './TaskCompleteCheckbox.tsx';
+import { InstitutionOfTask } from './InstitutionOfTask.tsx';
 import { TaskDeadline } from './TaskDeadline.tsx';
 
 const statusLabels = { incomplete: '未完了の', finished: '完了した', all: '' } as const;
@@ -117,9 +117,7 @@ export function TaskList({
                   {((showInstitution && t.medical_institution) || madeWithCommunication(t)) && (
                     <Group gap="md">
                       {showInstitution && t.medical_institution && (
-                        <AnchorLink to="/crms/$id" params={{ id: t.medical_institution.id }} size="sm">
-                          {t.medical_institution.name}
-                        </AnchorLink>
+                        <InstitutionOfTask institution={t.medical_institution} />
                       )}
                       {madeWithCommunication(t) && <TaskCommunicationLink task={t} />}
                     </Group>
@@ -132,6 +130,7 @@ export function TaskList({
         </Stack>
       )}
       <ListPagination
+        data-print-hide
         value={filters.page}
         totalPages={data.meta.total_pages}
         onChange={(page) => onFiltersChange({ page })}

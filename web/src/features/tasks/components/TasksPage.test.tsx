@@ -8,6 +8,7 @@ import { renderInRouter } from '../../../test/render-in-router.tsx';
 import type { TasksParams } from '../task-list-params.ts';
 import { taskConflictMessage } from '../tasks.queries.ts';
 import { clinic, hospital, taskApi, testId, testTask } from '../testing.ts';
+import { todayInJapan } from '../../data-analysis/analysis-periods.ts';
 import { TaskList } from './TaskList.tsx';
 import { TasksPage } from './TasksPage.tsx';
 
@@ -62,7 +63,65 @@ describe('/tasks', () => {
   it('tells how to add a task when the tenant has none', async () => {
     renderPage({ assignee: 'all', status: 'all' }, []);
     expect(await screen.findByTestId('task-list-empty')).toHaveTextContent(
-      /^タスクはありません。活動の記録や医療機関のタスク画面から追加できます。$/,
+      /^タスクはありません。「タスクを追加」から登録できます。活動の記録から作ったタスクもここに並びます。$/,
+    );
+  });
+
+  it('shows each task’s institution with its number to call and, once closed, its status', async () => {
+    renderPage({ assignee: 'all' }, [
+      testTask({
+        id: testId(1),
+        title: '折り返しの電話',
+        medical_institution: { ...testTask().medical_institution!, tel: '054-123-4567' },
+      }),
+      testTask({
+        id: testId(2),
+        title: '閉院の確認',
+        medical_institution: { ...testTask().medical_institution!, ...hospital, running_status: 'closed' },
+      }),
+    ]);
+    const [call, closed] = await screen.findAllByTestId('task-row');
+    expect(within(call!).getByRole('link', { name: 'TEL 054-123-4567' })).toHaveAttribute('href', 'tel:0541234567');
+    expect(within(call!).queryByText('廃止')).toBeNull();
+    expect(within(closed!).getByText('廃止')).toBeInTheDocument();
+    expect(within(closed!).queryByRole('link', { name: /^TEL/ })).toBeNull();
+  });
+
+  it('adds a task of my own for an institution picked by name', async () => {
+    const success = vi.spyOn(toast, 'success').mockImplementation(() => {});
+    const { api } = renderPage({}, []);
+    await screen.findByTestId('task-list-empty');
+    await userEvent.click(screen.getByRole('button', { name: 'タスクを追加' }));
+    const dialog = await screen.findByRole('dialog', { name: 'タスクを追加' });
+    await userEvent.type(within(dialog).getByLabelText(/タイトル/), '折り返しの電話');
+    const institution = within(dialog).getByRole('combobox', { name: '医療機関' });
+    await userEvent.type(institution, '富士見');
+    await userEvent.click(await screen.findByRole('option', { name: hospital.name, hidden: true }));
+    await waitFor(() => expect(within(dialog).getByRole('combobox', { name: '担当者' })).toHaveValue('佐藤'));
+    await userEvent.click(within(dialog).getByRole('button', { name: '保存' }));
+    await waitFor(() =>
+      expect(api.createTask).toHaveBeenCalledWith({
+        body: { title: '折り返しの電話', deadline: null, staff_id: me, medical_institution_id: hospital.id },
+      }),
+    );
+    expect(success).toHaveBeenCalledWith('タスクを追加しました');
+    const row = await screen.findByTestId('task-row');
+    expect(row).toHaveTextContent('折り返しの電話');
+    expect(within(row).getByRole('link', { name: hospital.name })).toBeInTheDocument();
+  });
+
+  it('starts a new task from the institution the list is narrowed to', async () => {
+    const { api } = renderPage({ assignee: 'all', medical_institution_id: hospital.id }, []);
+    await screen.findByTestId('task-list-empty');
+    await userEvent.click(screen.getByRole('button', { name: 'タスクを追加' }));
+    const dialog = await screen.findByRole('dialog', { name: 'タスクを追加' });
+    expect(within(dialog).getByRole('combobox', { name: '医療機関' })).toHaveValue(hospital.name);
+    await userEvent.type(within(dialog).getByLabelText(/タイトル/), '資料を届ける');
+    await userEvent.click(within(dialog).getByRole('button', { name: '保存' }));
+    await waitFor(() =>
+      expect(api.createTask).toHaveBeenCalledWith({
+        body: expect.objectContaining({ title: '資料を届ける', medical_institution_id: hospital.id }),
+      }),
     );
   });
 });
@@ -261,9 +320,14 @@ describe('task list', () => {
       testTask({ id: testId(1), title: '期限切れの件' }),
       testTask({ id: testId(2), title: '完了済みの件', status: 'finished' }),
       testTask({ id: testId(3), title: 'まだ先の件', deadline: '2099-12-31' }),
+      testTask({ id: testId(4), title: '今日までの件', deadline: todayInJapan() }),
     ]);
     const rows = await screen.findAllByTestId('task-row');
     const row = (title: string) => rows.find((r) => r.textContent?.includes(title))!;
+    // Its last day: marked, not yet overdue.
+    expect(within(row('今日までの件')).getByText('今日まで')).toBeInTheDocument();
+    expect(within(row('今日までの件')).queryByText('期限切れ')).not.toBeInTheDocument();
+    expect(within(row('まだ先の件')).queryByText('今日まで')).not.toBeInTheDocument();
     expect(within(row('期限切れの件')).getByText('期限切れ')).toBeInTheDocument();
     expect(within(row('期限切れの件')).getByText('期限 2000/01/31')).toBeInTheDocument();
     expect(within(row('完了済みの件')).queryByText('期限切れ')).not.toBeInTheDocument();

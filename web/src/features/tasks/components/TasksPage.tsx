@@ -1,4 +1,4 @@
-import { SegmentedControl, Stack, Title } from '@mantine/core';
+import { Button, Group, SegmentedControl, Stack, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useServices } from '../../../app/services-context.tsx';
 import { institutionQueries } from '../../medical-institutions/medical-institutions.queries.ts';
@@ -7,6 +7,7 @@ import { useTaskDialogs } from '../useTaskDialogs.ts';
 import { TaskDialogs } from './TaskDialogs.tsx';
 import { TaskInstitutionSelect } from './TaskInstitutionSelect.tsx';
 import { TaskList } from './TaskList.tsx';
+import { TaskListPrintStyle } from './TaskListPrintStyle.tsx';
 
 /** What to do next when the list is empty: widen the filter that hides tasks, or add one. */
 function emptyTextOf(params: TasksParams): string {
@@ -16,7 +17,7 @@ function emptyTextOf(params: TasksParams): string {
       : '医療機関の選択を外すとすべての医療機関のタスクを確認できます。';
   return params.assignee === 'mine'
     ? '担当者が未設定のタスクやほかの人のタスクは「すべて」で確認できます。'
-    : '活動の記録や医療機関のタスク画面から追加できます。';
+    : '「タスクを追加」から登録できます。活動の記録から作ったタスクもここに並びます。';
 }
 
 /**
@@ -41,11 +42,16 @@ export function TasksPage({
     retry: false,
   });
   const dialogs = useTaskDialogs();
+  const pickedInstitution = institutionId && picked.data ? { id: institutionId, name: picked.data.name } : null;
   return (
-    <Stack gap="md">
-      <Title order={2} size="h3">
-        タスク
-      </Title>
+    <Stack gap="md" data-tasks-page>
+      <TaskListPrintStyle />
+      <Group justify="space-between">
+        <Title order={2} size="h3">
+          タスク
+        </Title>
+        <Button onClick={() => dialogs.setEditing({ record: null })}>タスクを追加</Button>
+      </Group>
       <TaskList
         filters={filters}
         onFiltersChange={onParamsChange}
@@ -79,7 +85,14 @@ export function TasksPage({
         onEdit={(task) => dialogs.setEditing({ record: task })}
         onDelete={dialogs.setDeleting}
       />
-      <TaskDialogs dialogs={dialogs} currentUserId={currentUserId} />
+      {/* A task that is no visit's follow-up (a call to return, a document to send): for any institution
+          or none, starting from the one the list is narrowed to. */}
+      <TaskDialogs
+        dialogs={dialogs}
+        institution={pickedInstitution}
+        institutionEditable
+        currentUserId={currentUserId}
+      />
     </Stack>
   );
 }

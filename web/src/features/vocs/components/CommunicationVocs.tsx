@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { Communication } from '@renkei/contracts';
 import { lazy, Suspense, useRef, useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
+import { useViewport } from '../../../frame/use-viewport.ts';
 import { toast } from '../../../app/toast.ts';
 import { isApiError } from '../../../api/api-errors.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
@@ -14,6 +15,8 @@ const VocFormModal = lazy(() => import('./VocFormModal.tsx').then((m) => ({ defa
 /** A communication's VOCs (each a link to /vocs) and 「VOCを登録」 for feedback heard in it. */
 export function CommunicationVocs({ communication: c }: { communication: Communication }) {
   const { api } = useServices();
+  // A thumb's target on a phone, as the card's other buttons.
+  const phone = useViewport() === 'phone';
   const [open, setOpen] = useState(false);
   const groups = useQuery({ ...vocQueries.groups(api), enabled: open });
   const create = useCreateVoc();
@@ -53,7 +56,7 @@ export function CommunicationVocs({ communication: c }: { communication: Communi
         </AnchorLink>
       ))}
       <Button
-        size="compact-sm"
+        size={phone ? 'md' : 'compact-sm'}
         variant="subtle"
         onClick={() => {
           key.current = crypto.randomUUID();

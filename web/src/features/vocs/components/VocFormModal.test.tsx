@@ -1,11 +1,11 @@
 import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen } from '@testing-library/react';
+import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../api/api-errors.ts';
 import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
-import { testServices } from '../../../test/render-app.tsx';
+import { setViewportWidth, testServices } from '../../../test/render-app.tsx';
 import { VocFormModal, type VocPreset } from './VocFormModal.tsx';
 
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -50,6 +50,17 @@ function renderModal(onSubmit: (body: unknown) => Promise<unknown>, preset: VocP
 const preset: VocPreset = { institution: { id: id(9), name: '駿河クリニック' }, communicationIds: [id(5)] };
 
 describe('voc form', () => {
+  afterEach(() => setViewportWidth(1280));
+
+  it('takes the whole screen on a phone, a dialog on a desktop', async () => {
+    renderModal(vi.fn(), preset);
+    expect(await screen.findByRole('dialog', { name: 'VOCを登録' })).not.toHaveAttribute('data-full-screen');
+    setViewportWidth(390);
+    await waitFor(() =>
+      expect(screen.getByRole('dialog', { name: 'VOCを登録' })).toHaveAttribute('data-full-screen', 'true'),
+    );
+  });
+
   it('checks locally with the contract: no institution, no title', async () => {
     const onSubmit = vi.fn(async () => {});
     renderModal(onSubmit, null);

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { VocInput, type VocGroup, type VocListItem, type VocPriority, type VocStatus } from '@renkei/contracts';
 import { useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
+import { useViewport } from '../../../frame/use-viewport.ts';
 import { InstitutionPicker, type PickedInstitution } from '../../../ui/InstitutionPicker.tsx';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
 import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
@@ -102,6 +103,7 @@ interface VocFormModalProps {
  */
 export function VocFormModal({ opened, voc, preset = null, groups, onClose, onSubmit }: VocFormModalProps) {
   const { api } = useServices();
+  const phone = useViewport() === 'phone';
   const [values, setValues] = useState<FormValues>(() => initialValues(voc, preset));
   const { errors, saving, submit } = useFormSubmit({
     values,
@@ -134,7 +136,15 @@ export function VocFormModal({ opened, voc, preset = null, groups, onClose, onSu
     }
 
   return (
-    <Modal opened={opened} onClose={onClose} title={voc ? 'VOCを編集' : 'VOCを登録'} size="lg" centered>
+    // On a phone the whole screen, as the communication forms: the keyboard leaves the fields in view.
+    <Modal
+      opened={opened}
+      onClose={onClose}
+      title={voc ? 'VOCを編集' : 'VOCを登録'}
+      size="lg"
+      centered
+      fullScreen={phone}
+    >
       <form onSubmit={(e) => void submit(e)} noValidate>
         <Stack gap="sm">
           <InstitutionPicker

@@ -37,7 +37,7 @@ export function VocTable({
             <th>グループ</th>
             <th>担当者</th>
             <th>活動記録</th>
-            <th>操作</th>
+            <th data-print-hide>操作</th>
           </tr>
         </thead>
         <tbody>
@@ -90,7 +90,7 @@ export function VocTable({
                   ))}
                 </Stack>
               </td>
-              <td>
+              <td data-print-hide>
                 <EditDeleteButtons onEdit={() => onEdit(v)} onDelete={() => onDelete(v)} />
               </td>
             </tr>

@@ -1,6 +1,6 @@
-import { Button, Group, Select, Stack, Text, Title } from '@mantine/core';
-import { useSuspenseQuery } from '@tanstack/react-query';
-import type { VocListItem, VocPriority, VocStatus } from '@renkei/contracts';
+import { Button, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
+import { businessDateRange, type VocListItem, type VocPriority, type VocStatus } from '@renkei/contracts';
 import { lazy, Suspense, useRef, useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
@@ -19,7 +19,10 @@ import {
 } from '../vocs.queries.ts';
 import { VocExportButton } from './VocExportButton.tsx';
 import { VocTable } from './VocTable.tsx';
+import { institutionQueries } from '../../medical-institutions/medical-institutions.queries.ts';
+import { TaskInstitutionSelect } from '../../tasks/components/TaskInstitutionSelect.tsx';
 import { ListPagination, type ListPageProps } from '../../../ui/ListPagination.tsx';
+import { PrintStyle } from '../../../ui/PrintStyle.tsx';
 import { LazyConfirmDeleteModal as ConfirmDeleteModal } from '../../../ui/lazy-dialogs.ts';
 
 // The dialogs (and their inputs) load when first opened, not with the list.
@@ -33,9 +36,18 @@ export interface VocsParams {
   group?: string | undefined;
   /** VOCs linked to one communication (from its card). */
   communication?: string | undefined;
-  /** VOCs of one institution (from its CRM page). */
+  /** VOCs of one institution (from its CRM page, or picked by name here). */
   institution?: string | undefined;
+  /** Period of the reported date, both ends included. */
+  from?: string | undefined;
+  to?: string | undefined;
 }
+
+/** A period whose end comes before its start is not asked for (the API refuses it): said on the field. */
+const periodInOrder = (p: VocsParams) => !p.from || !p.to || p.from <= p.to;
+// A day outside the dates the API takes (a year being typed passes through 0002-04-01) is not asked for.
+const searchable = (d: string | undefined) =>
+  d !== undefined && d >= businessDateRange.from && d <= businessDateRange.to ? d : undefined;
 
 /** What the list asks the API for, from the URL's filters (the loader uses the same). */
 export const vocListQueryOf = (p: VocsParams) => ({
@@ -46,6 +58,8 @@ export const vocListQueryOf = (p: VocsParams) => ({
   ...(p.group ? { voc_group_id: p.group } : {}),
   ...(p.communication ? { communication_id: p.communication } : {}),
   ...(p.institution ? { medical_institution_id: p.institution } : {}),
+  ...(periodInOrder(p) && searchable(p.from) ? { reported_from: p.from } : {}),
+  ...(periodInOrder(p) && searchable(p.to) ? { reported_to: p.to } : {}),
 });
 
 const statusOptions = Object.entries(vocStatusLabels).map(([value, label]) => ({ value, label }));
@@ -63,6 +77,12 @@ export function VocsPage({
   const query = vocListQueryOf(params);
   const { data: list } = useSuspenseQuery(vocQueries.list(api, query));
   const { data: groups } = useSuspenseQuery(vocQueries.groups(api));
+  // The picked institution's name for its filter (the URL has its id only).
+  const picked = useQuery({
+    ...institutionQueries.summary(api, params.institution ?? ''),
+    enabled: !!params.institution,
+    retry: false,
+  });
   const deleteVoc = useDeleteVoc();
   const replaceGroups = useReplaceVocGroups();
   const onError = useMutationErrorHandler();
@@ -100,11 +120,13 @@ export function VocsPage({
 
   return (
     <Stack gap="md">
+      {/* On paper: the table without its 編集/削除 column, the page's buttons and page links. */}
+      <PrintStyle extra='[data-testid="voc-row"] { break-inside: avoid; }' />
       <Group justify="space-between">
         <Title order={2} size="h3">
           連携先の声
         </Title>
-        <Group gap="xs">
+        <Group gap="xs" data-print-hide>
           {isOwner && (
             <Button variant="default" onClick={() => setEditingGroups(true)}>
               グループ管理
@@ -149,6 +171,37 @@ export function VocsPage({
           onChange={(v) => onParamsChange({ group: v ?? undefined, page: 1 })}
           w={200}
         />
+        <TextInput
+          label="報告日（開始）"
+          type="date"
+          value={params.from ?? ''}
+          onChange={(e) => onParamsChange({ from: e.currentTarget.value || undefined, page: 1 })}
+          w={170}
+        />
+        <TextInput
+          label="報告日（終了）"
+          type="date"
+          value={params.to ?? ''}
+          onChange={(e) => onParamsChange({ to: e.currentTarget.value || undefined, page: 1 })}
+          error={periodInOrder(params) ? undefined : '終了日は開始日以降の日付を指定してください'}
+          w={170}
+        />
+        <TaskInstitutionSelect
+          // Mounted again once the name is known or the URL picks another one.
+          key={`${params.institution ?? ''}:${picked.data?.name ?? ''}`}
+          value={
+            params.institution
+              ? {
+                  id: params.institution,
+                  name: picked.data?.name ?? (picked.isError ? '（不明な医療機関）' : '…'),
+                }
+              : null
+          }
+          onChange={(v) => onParamsChange({ institution: v?.id, page: 1 })}
+          label="医療機関"
+          placeholder="名称で検索"
+          w={240}
+        />
       </Group>
       <Group gap="xs">
         <Text size="sm" c="dimmed" data-testid="voc-total">
@@ -163,14 +216,10 @@ export function VocsPage({
             活動記録で絞り込み中 ×
           </Button>
         )}
-        {params.institution && (
-          <Button size="compact-xs" variant="light" onClick={() => onParamsChange({ institution: undefined, page: 1 })}>
-            医療機関で絞り込み中 ×
-          </Button>
-        )}
       </Group>
       <VocTable vocs={list.data} onEdit={(voc) => setEditing({ record: voc })} onDelete={setDeleting} />
       <ListPagination
+        data-print-hide
         totalPages={list.meta.total_pages}
         value={list.meta.page}
         onChange={(page) => onParamsChange({ page })}
