@@ -75,9 +75,13 @@ async function figuresFromMonthlyTable(page: Page): Promise<{ now: Totals; befor
   const zero = (): Totals => ({ referrals: 0, admitted: 0, operated: 0, reverse: 0 });
   const now = zero();
   const before = zero();
-  const column = (name: string, row: string[]) => Number(row[headers.indexOf(name)] ?? 0) || 0;
+  // Counts are written 1,234; a month still to come is 「—」.
+  const column = (name: string, row: string[]) => Number((row[headers.indexOf(name)] ?? '0').replaceAll(',', '')) || 0;
   for (const row of rows) {
-    const [, y, m] = /^(\d{4})年(\d{1,2})月$/.exec(row[0]!.trim())!.map(Number) as [number, number, number];
+    // A month's row reads 2026年4月 (the month under way with （途中） after it); a 年度's total row is skipped.
+    const match = /^(\d{4})年(\d{1,2})月/.exec(row[0]!.trim());
+    if (!match) continue;
+    const [, y, m] = match.map(Number) as [number, number, number];
     const monthFy = m >= 4 ? y : y - 1;
     if (fiscalIndex(m) > fiscalIndex(month)) continue;
     const totals = monthFy === fy ? now : monthFy === fy - 1 ? before : null;
@@ -150,7 +154,7 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
   await expect(row.locator('td').nth(4)).toHaveText('4');
   await expect(row.locator('td').nth(5)).toHaveText('1');
   await expect(row.locator('td').nth(6)).toHaveText('4');
-  await row.getByRole('button', { name: '詳細' }).click();
+  await row.getByRole('button', { name: `「紹介一覧-${suffix}.csv」の詳細` }).click();
   await expect(page.getByTestId('upload-details')).toContainText('4行目');
   await screenshot(page, 'referrals-upload-history');
 
@@ -230,6 +234,16 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
   // The demo's lists give this institution referrals in both 年度 (the spec's own rows are dated 2030,
   // after today, and must not count anywhere).
   expect(now.referrals + before.referrals).toBeGreaterThan(0);
+  // The 年度's total row under its months: April to this month, the months still to come adding nothing.
+  await expect(
+    page.getByTestId('referral-monthly-table').locator(`tr[data-fiscal-total="${fiscalToday().fy}"] td`),
+  ).toHaveText([
+    new RegExp(`^${fiscalToday().fy}年度 計`),
+    count(now.referrals),
+    count(now.admitted),
+    count(now.operated),
+    count(now.reverse),
+  ]);
   await page.getByRole('link', { name: '医療機関ページへ戻る' }).click();
   await expect(page.getByTestId('crm-name')).toHaveText(institution.name);
 

@@ -30,15 +30,25 @@ const wareki = /^(令和|平成|昭和|大正|明治|令|平|昭|[RHSTM])(元|\d
 const warekiCompact = /^([RHSTM])(\d{2})(\d{2})(\d{2})$/;
 // Some exports append a time ("2024/04/01 00:00:00"); the date part is what counts.
 const trailingTime = /[ T]\d{1,2}:\d{2}(:\d{2})?(\.\d+)?$/;
+// Excel's 「yyyy/mm/dd(aaa)」 format and many reception systems print the weekday after the date
+// ("2024/04/01(月)", "R6.4.1（月曜日）", "2024/04/01 (Mon)"); the date alone says the day, so it is dropped.
+const trailingWeekday = /\(([日月火水木金土](曜日?)?|SUN|MON|TUE|WED|THU|FRI|SAT)\)$/;
 
 /**
  * Reads a date as hospitals write it in lists: YYYYMMDD, YYYY/MM/DD (also - . and 年月日), and 和暦
  * (R6.4.1, R06/04/01, 令和6年4月1日, 令和元年5月1日, H31.4.30, S64.1.7, R060401). Full-width digits and
- * lower-case era letters are accepted. Returns ISO `YYYY-MM-DD`, or null when it is not a real date.
+ * lower-case era letters are accepted, and so are a time and a weekday after the date ("2024/04/01(月) 9:30").
+ * Returns ISO `YYYY-MM-DD`, or null when it is not a real date.
  * A 和暦 year past its era's end (平成31年5月1日) is converted, not refused: the day is unambiguous.
  */
 export function parseListDate(text: string): string | null {
-  const s = text.normalize('NFKC').trim().toUpperCase().replace(trailingTime, '').replace(/\s+/g, '');
+  const s = text
+    .normalize('NFKC')
+    .trim()
+    .toUpperCase()
+    .replace(trailingTime, '')
+    .replace(/\s+/g, '')
+    .replace(trailingWeekday, '');
   if (s === '') return null;
   let m = compact.exec(s) ?? separated.exec(s);
   if (m) return iso(Number(m[1]), Number(m[2]), Number(m[3]));

@@ -1,4 +1,4 @@
-export { readTable, sniffEncoding, sniffDelimiter, encodeShiftJis } from './table-reader.ts';
+export { readTable, sniffEncoding, sniffDelimiter, encodeShiftJis, countTextLines } from './table-reader.ts';
 export type { FileSource, TextEncoding, Delimiter, TableRow, TableFormat, TableReadOptions } from './table-reader.ts';
 export { parseListDate, parseDpcDate } from './dates.ts';
 export { parseInstitutionCode, type InstitutionCodeResult } from './institution-code.ts';

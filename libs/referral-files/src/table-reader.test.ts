@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
-import { readTable, type TableFormat } from './table-reader.ts';
+import { countTextLines, readTable, type TableFormat } from './table-reader.ts';
 import { writeFixture } from './test-files.ts';
 
 async function rows(source: string | Readable) {
@@ -37,6 +37,30 @@ describe('readTable', () => {
       { rowNumber: 3, cells: ['x, y', '1行目\r\n2行目'.replace('\r', '')] },
       { rowNumber: 6, cells: ['c', 'say "hi"'] },
     ]);
+  });
+
+  it('reads UTF-16 with its BOM (Excel’s 「Unicode テキスト」), little and big endian, a character split across chunks', async () => {
+    const text = '\ufeff紹介日\t医療機関名\r\nR6.4.1\t上野医院\r\n';
+    const le = Buffer.from(text, 'utf16le');
+    // Split inside a character: the decoder keeps the half.
+    const r = await rows(Readable.from([le.subarray(0, 5), le.subarray(5)]));
+    expect(r.format).toEqual({ encoding: 'utf16le', delimiter: '\t' });
+    expect(r.rows.map((x) => x.cells)).toEqual([lines[0], ['R6.4.1', '上野医院']]);
+    const be = Buffer.from(le).swap16();
+    const b = await rows(Readable.from([be]));
+    expect(b.format).toEqual({ encoding: 'utf16be', delimiter: '\t' });
+    expect(b.rows.map((x) => x.cells)).toEqual([lines[0], ['R6.4.1', '上野医院']]);
+  });
+
+  it('counts a file’s lines as an editor does, in UTF-16 by 16-bit line ends (上 is the bytes 0A 4E)', async () => {
+    const utf16 = Buffer.from('\ufeff上\t上\r\n上\r\n上', 'utf16le');
+    expect(await countTextLines(Readable.from([utf16.subarray(0, 1), utf16.subarray(1, 7), utf16.subarray(7)]))).toBe(
+      3,
+    );
+    expect(await countTextLines(Readable.from([Buffer.from(utf16).swap16()]))).toBe(3);
+    expect(await countTextLines(Readable.from([iconv.encode('上\r\n上\r\n', 'cp932')]))).toBe(2);
+    expect(await countTextLines(Readable.from([Buffer.from('a')]))).toBe(1);
+    expect(await countTextLines(Readable.from([]))).toBe(0);
   });
 
   it('reads a Readable and a multi-byte character split across chunks', async () => {

@@ -5,7 +5,7 @@ import iconv from 'iconv-lite';
 /** A file path or an already opened byte stream (an upload, a test buffer). */
 export type FileSource = string | Readable;
 
-export type TextEncoding = 'utf8' | 'shift_jis';
+export type TextEncoding = 'utf8' | 'shift_jis' | 'utf16le' | 'utf16be';
 export type Delimiter = '\t' | ',';
 
 export interface TableRow {
@@ -29,11 +29,14 @@ export interface TableFormat {
 const sniffBytes = 64 * 1024;
 
 /**
- * A UTF-8 BOM or a sample that decodes as strict UTF-8 means UTF-8; anything else is Shift_JIS,
+ * A UTF-8 BOM or a sample that decodes as strict UTF-8 means UTF-8; a UTF-16 BOM means UTF-16 (Excel's
+ * 「Unicode テキスト」, the way many offices save a sheet as tab-separated text); anything else is Shift_JIS,
  * decoded as cp932 (Windows-31J) because that is what hospital and MHLW tools actually write.
  */
 export function sniffEncoding(sample: Buffer, complete: boolean): TextEncoding {
   if (sample[0] === 0xef && sample[1] === 0xbb && sample[2] === 0xbf) return 'utf8';
+  if (sample[0] === 0xff && sample[1] === 0xfe) return 'utf16le';
+  if (sample[0] === 0xfe && sample[1] === 0xff) return 'utf16be';
   try {
     new TextDecoder('utf-8', { fatal: true }).decode(sample, { stream: !complete });
     return 'utf8';
@@ -150,7 +153,7 @@ async function* readRows(
   }
   const sample = Buffer.concat(head);
   const encoding = options.encoding ?? sniffEncoding(sample.subarray(0, sniffBytes), ended);
-  const decoder = iconv.getDecoder(encoding === 'utf8' ? 'utf8' : 'cp932');
+  const decoder = iconv.getDecoder(encoding === 'shift_jis' ? 'cp932' : encoding);
   let delimiter: Delimiter | undefined = options.delimiter;
 
   let pending = '';
@@ -218,6 +221,49 @@ async function* readRows(
     yield [{ rowNumber: recordStart, cells: splitRecord(record.replace(/"/g, ''), delimiter) }];
   }
   if (first) options.onFormat?.({ encoding, delimiter: delimiter ?? ',' });
+}
+
+/**
+ * The lines of a text file, as an editor counts them (a last line without a line end counted too), for an
+ * import's progress: line ends are counted as bytes, except in a UTF-16 file (a BOM says so), where a byte
+ * 0x0A is also half of many a character (上 is 0A 4E) and line ends are counted as 16-bit units.
+ */
+export async function countTextLines(source: FileSource): Promise<number> {
+  let lines = 0;
+  let last = 0x0a;
+  let utf16: 'le' | 'be' | null | undefined;
+  let head = Buffer.alloc(0);
+  let carry: number | null = null;
+  const bytes = (chunk: Buffer) => {
+    for (const b of chunk) if (b === 0x0a) lines++;
+    if (chunk.length > 0) last = chunk[chunk.length - 1]!;
+  };
+  for await (const value of byteSource(source)) {
+    let chunk: Buffer = typeof value === 'string' ? Buffer.from(value) : value;
+    if (utf16 === undefined) {
+      // The BOM decides, so its two bytes are read first, whatever the chunks.
+      head = Buffer.concat([head, chunk]);
+      if (head.length < 2) continue;
+      utf16 = head[0] === 0xff && head[1] === 0xfe ? 'le' : head[0] === 0xfe && head[1] === 0xff ? 'be' : null;
+      chunk = head;
+    }
+    if (utf16 === null) {
+      bytes(chunk);
+      continue;
+    }
+    for (const b of chunk) {
+      if (carry === null) {
+        carry = b;
+        continue;
+      }
+      const unit = utf16 === 'le' ? carry | (b << 8) : (carry << 8) | b;
+      carry = null;
+      if (unit === 0x0a) lines++;
+      last = unit;
+    }
+  }
+  if (utf16 === undefined) bytes(head);
+  return last !== 0x0a ? lines + 1 : lines;
 }
 
 /** Text as hospitals' files carry it (Shift_JIS read as cp932): for writers of test and benchmark files. */

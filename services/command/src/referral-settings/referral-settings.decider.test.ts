@@ -6,6 +6,7 @@ import {
   defaultSegmentationSetting,
   referralAdmissionPeriodDecider,
   segmentationSettingDecider,
+  segmentWithoutCondition,
 } from './referral-settings.decider.ts';
 
 const surgery = '00000000-0000-4000-8000-000000000001';
@@ -105,6 +106,24 @@ describe('segmentation setting', () => {
           { field: 'segments.0.id', message: 'セグメントが見つかりません' },
         ),
       );
+  });
+  it('refuses a segment without a condition, which would take every institution before the ones after it', () => {
+    const open = { id: null, label: '全部', referral_count_more_equal: null, referral_admission_rate_more_equal: null };
+    given(segmentationSettingDecider)
+      .when({
+        ...command,
+        input: {
+          ...input,
+          segments: [
+            { ...open, priority: 1 },
+            { ...input.segments[0]!, priority: 2 },
+            // One condition is enough: a rate alone, a count alone.
+            { ...open, label: '入院率', priority: 3, referral_admission_rate_more_equal: 50 },
+            { ...open, label: '件数', priority: 4, referral_count_more_equal: 1 },
+          ],
+        },
+      })
+      .thenRejected(invalid({ field: 'segments.0.referral_count_more_equal', message: segmentWithoutCondition }));
   });
 });
 

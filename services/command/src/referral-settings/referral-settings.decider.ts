@@ -16,6 +16,9 @@ export const defaultSegmentationSetting: SegmentationSettingReplaced = {
   segments: [],
 };
 
+export const segmentWithoutCondition =
+  '紹介件数か入院率のどちらかを入力してください（条件のないセグメントにはすべての医療機関が入ります）';
+
 export interface ReplaceSegmentationSetting {
   type: 'ReplaceSegmentationSetting';
   input: SegmentationSettingInput;
@@ -46,6 +49,13 @@ export const segmentationSettingDecider: Decider<
       ),
       ...input.segments.flatMap((s, i) =>
         s.id === null || known.has(s.id) ? [] : [{ field: `segments.${i}.id`, message: 'セグメントが見つかりません' }],
+      ),
+      // A segment without a condition takes every institution: the segments after it and the rest label
+      // would never be reached, which is the rest label's work anyway.
+      ...input.segments.flatMap((s, i) =>
+        s.referral_count_more_equal === null && s.referral_admission_rate_more_equal === null
+          ? [{ field: `segments.${i}.referral_count_more_equal`, message: segmentWithoutCondition }]
+          : [],
       ),
     ];
     if (errors.length > 0) return invalid(...errors);

@@ -3,20 +3,29 @@ import { invalid, notFound, type Decider } from '../shared/decider.ts';
 
 export type ReferralEntryEvent = ReturnType<typeof parseReferralEntryEvent>;
 
+/** `today`: the Japanese calendar day of the request (YYYY-MM-DD); an entry may not be dated after it. */
 export type EnterReferral =
-  | { type: 'EnterReferral'; id: string; referral: ReferralFact; ownDepartmentIds: ReadonlySet<string> }
+  | { type: 'EnterReferral'; id: string; referral: ReferralFact; ownDepartmentIds: ReadonlySet<string>; today: string }
   | {
       type: 'EnterReverseReferral';
       id: string;
       reverseReferral: ReverseReferralFact;
       ownDepartmentIds: ReadonlySet<string>;
+      today: string;
     }
-  | { type: 'UpdateReferral'; id: string; referral: ReferralFact; ownDepartmentIds: ReadonlySet<string> }
+  | {
+      type: 'UpdateReferral';
+      id: string;
+      referral: ReferralFact;
+      ownDepartmentIds: ReadonlySet<string>;
+      today: string;
+    }
   | {
       type: 'UpdateReverseReferral';
       id: string;
       reverseReferral: ReverseReferralFact;
       ownDepartmentIds: ReadonlySet<string>;
+      today: string;
     }
   | { type: 'DeleteEntry'; kind: 'referral' | 'reverse'; medicalInstitutionId: string };
 
@@ -63,6 +72,10 @@ export const referralEntryDecider: Decider<ReferralEntryState, EnterReferral, Re
           !liveEntry(state, 'referral', command.referral.medical_institution_id!)
         )
           return notFound();
+        // A referral received on a day to come cannot be: a year or month mistyped in the date picker, which
+        // would hide it in a month the figures do not show yet.
+        if (command.referral.referral_date > command.today)
+          return invalid({ field: 'referral_date', message: '紹介日に今日より後の日付は入力できません' });
         const department = command.referral.own_department_id;
         if (department !== null && !command.ownDepartmentIds.has(department))
           return invalid({ field: 'own_department_id', message: '自院の診療科が見つかりません' });
@@ -79,6 +92,8 @@ export const referralEntryDecider: Decider<ReferralEntryState, EnterReferral, Re
           !liveEntry(state, 'reverse', command.reverseReferral.medical_institution_id!)
         )
           return notFound();
+        if (command.reverseReferral.reverse_referral_date > command.today)
+          return invalid({ field: 'reverse_referral_date', message: '逆紹介日に今日より後の日付は入力できません' });
         const department = command.reverseReferral.own_department_id;
         if (department !== null && !command.ownDepartmentIds.has(department))
           return invalid({ field: 'specialty_id', message: '自院の診療科が見つかりません' });

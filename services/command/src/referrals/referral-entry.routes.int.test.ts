@@ -110,6 +110,24 @@ describe('referrals entered by hand', () => {
     });
     expect(department.statusCode).toBe(422);
     expect(department.json().errors[0].field).toBe('own_department_id');
+    // A date to come: a year mistyped in the picker, refused rather than hidden in a month not shown yet.
+    const future = await injectAs({ app, testAuth }, caller, 'POST', url, {
+      referral_date: '2099-04-01',
+      patient_id: '1',
+    });
+    expect(future.statusCode).toBe(422);
+    expect(future.json().errors).toEqual([
+      { field: 'referral_date', message: '紹介日に今日より後の日付は入力できません' },
+    ]);
+    const futureReverse = await injectAs(
+      { app, testAuth },
+      caller,
+      'POST',
+      `/api/medical_institutions/${clinic}/reverse_referrals`,
+      { reverse_referral_date: '2099-04-01', patient_id: '1' },
+    );
+    expect(futureReverse.statusCode).toBe(422);
+    expect(futureReverse.json().errors[0].field).toBe('reverse_referral_date');
     const reverse = await injectAs(
       { app, testAuth },
       caller,

@@ -121,6 +121,7 @@ export function registerReferralEntryRoutes(app: FastifyInstance, deps: { db: Da
           type: 'EnterReferral',
           id,
           ownDepartmentIds,
+          today: japanDay(new Date()),
           referral: referralFact(id, params.id, body, department),
         },
         answer: referralAnswer(id, body, department),
@@ -142,6 +143,7 @@ export function registerReferralEntryRoutes(app: FastifyInstance, deps: { db: Da
           type: 'EnterReverseReferral',
           id,
           ownDepartmentIds,
+          today: japanDay(new Date()),
           reverseReferral: reverseFact(id, params.id, body, department),
         },
         answer: reverseAnswer(id, params.id, body),
@@ -155,6 +157,7 @@ export function registerReferralEntryRoutes(app: FastifyInstance, deps: { db: Da
         type: 'UpdateReferral',
         id: params.id,
         ownDepartmentIds,
+        today: japanDay(new Date()),
         referral: referralFact(params.id, params.medical_institution_id, body, department),
       },
       answer: referralAnswer(params.id, body, department),
@@ -167,6 +170,7 @@ export function registerReferralEntryRoutes(app: FastifyInstance, deps: { db: Da
         type: 'UpdateReverseReferral',
         id: params.id,
         ownDepartmentIds,
+        today: japanDay(new Date()),
         reverseReferral: reverseFact(params.id, params.medical_institution_id, body, department),
       },
       answer: reverseAnswer(params.id, params.medical_institution_id, body),
@@ -197,6 +201,9 @@ export function registerReferralEntryRoutes(app: FastifyInstance, deps: { db: Da
 }
 
 type Department = { id: string; name: string } | null;
+
+/** The Japanese calendar day of an instant (Japan has no daylight saving: UTC + 9 hours). */
+const japanDay = (at: Date): string => new Date(at.getTime() + 9 * 3_600_000).toISOString().slice(0, 10);
 
 /** What a kind of entry decides and answers (the rest of a create or update is shared). */
 interface Built<A> {

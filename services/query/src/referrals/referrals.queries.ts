@@ -17,6 +17,9 @@ interface ReferralRow {
   reverse_id: string | null;
   reverse_date: string | null;
   entered_by_hand: boolean;
+  from_department: string | null;
+  to_department: string | null;
+  first_visit: boolean | null;
 }
 
 interface AdmissionRow {
@@ -83,6 +86,28 @@ export async function listInstitutionReferrals(
   page: number,
   perPage: number,
 ): Promise<{ total: number; data: Referral[] }> {
+  const { total, data } = await institutionReferralRows(db, tenantId, institutionId, page, perPage);
+  return { total, data: data.map(({ file: _file, ...referral }) => referral) };
+}
+
+/**
+ * What the list file said beside the contract's fields, for the export: the referring department, the
+ * department as written (kept when it is none of the own departments) and 初診.
+ */
+export interface ReferralFileColumns {
+  from_department: string | null;
+  to_department: string | null;
+  first_visit: boolean | null;
+}
+
+/** The institution's referrals as listInstitutionReferrals answers them, each with what its file said. */
+export async function institutionReferralRows(
+  db: Kysely<ReadModels>,
+  tenantId: string,
+  institutionId: string,
+  page: number,
+  perPage: number,
+): Promise<{ total: number; data: (Referral & { file: ReferralFileColumns })[] }> {
   const [counted, rows] = await Promise.all([
     sql<{
       n: number;
@@ -93,7 +118,7 @@ export async function listInstitutionReferrals(
       SELECT r.id, to_char(r.referral_date, 'YYYY-MM-DD') AS referral_date, r.patient_id, r.patient_key, r.medical_institution_id,
              r.to_doctor, r.from_doctor, r.purpose, r.own_department_id, d.name AS own_department_name,
              v.id AS reverse_id, to_char(v.reverse_referral_date, 'YYYY-MM-DD') AS reverse_date,
-             starts_with(r.identity, 'manual:') AS entered_by_hand
+             starts_with(r.identity, 'manual:') AS entered_by_hand, r.from_department, r.to_department, r.first_visit
         FROM rm.referrals r
         LEFT JOIN rm.own_departments d ON d.tenant_id = r.tenant_id AND d.id = r.own_department_id
         LEFT JOIN LATERAL (
@@ -134,6 +159,7 @@ export async function listInstitutionReferrals(
       reverse_referral:
         r.reverse_id && r.reverse_date ? { id: r.reverse_id, reverse_referral_date: r.reverse_date } : null,
       entered_by_hand: r.entered_by_hand,
+      file: { from_department: r.from_department, to_department: r.to_department, first_visit: r.first_visit },
     })),
   };
 }

@@ -62,7 +62,8 @@ async function record() {
             medical_institution_id: i === 0 ? clinic : null,
             institution_code: i === 0 ? code : null,
             institution_name: i === 0 ? 'みなと内科' : '不明医院',
-            from_department: null,
+            // The referring department and 初診 are the file's, shown in the export only.
+            from_department: i === 0 ? '内科' : null,
             from_doctor: '山田',
             to_department: '外科',
             own_department_id: null,
@@ -246,6 +247,8 @@ describe('referral reads', () => {
     expect(template.body).toContain('紹介日,患者ID,紹介元医療機関コード');
 
     // The export: every referral, one line per stay, the named department and MDC; Shift_JIS on request.
+    // What the file said and the contract has no field for is there too: the referring department, 初診,
+    // and the department as written when it is none of the own departments (外科 here).
     const csv = await get(`/api/medical_institutions/${clinic}/referrals/export`);
     expect(csv.statusCode, csv.body).toBe(200);
     expect(csv.headers['content-type']).toBe('text/csv; charset=UTF-8');
@@ -254,11 +257,11 @@ describe('referral reads', () => {
       .trimEnd()
       .split('\r\n');
     expect(lines[0]).toBe(
-      '紹介日,患者ID,紹介先診療科,紹介元医師,紹介先医師,紹介目的,入院日,退院日,入院診療科,傷病名,ICD-10,Kコード,手術名,手術日,DPCコード,MDC,逆紹介日,入力',
+      '紹介日,患者ID,紹介元診療科,紹介先診療科,紹介元医師,紹介先医師,紹介目的,初診,入院日,退院日,入院診療科,傷病名,ICD-10,Kコード,手術名,手術日,DPCコード,MDC,逆紹介日,入力',
     );
     expect(lines.slice(1)).toEqual([
       expect.stringMatching(
-        /^2024-04-01,000,,山田,.*,精査,2024-04-10,2024-04-20,小児科（100）,急性虫垂炎,K359,K718-21,腹腔鏡下虫垂切除術,2024-04-11,060150xx03xxxx,"?MDC06 消化器系疾患、肝臓・胆道・膵臓疾患"?,,取込$/,
+        /^2024-04-01,000,内科,外科,山田,,精査,初診,2024-04-10,2024-04-20,小児科（100）,急性虫垂炎,K359,K718-21,腹腔鏡下虫垂切除術,2024-04-11,060150xx03xxxx,"?MDC06 消化器系疾患、肝臓・胆道・膵臓疾患"?,,取込$/,
       ),
     ]);
     const sjis = await app.inject({

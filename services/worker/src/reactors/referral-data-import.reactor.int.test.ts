@@ -24,6 +24,7 @@ import { migrateProjections, physicalTables } from '@renkei/projections';
 import { referralsProjection } from '@renkei/read-models';
 import { generateDemoReferralFiles } from '@renkei/referral-files';
 import { ImportInterruptedError } from './import-queue.ts';
+import { jstDay } from '../japan-time.ts';
 import { runReferralDataImport } from './referral-data-import.reactor.ts';
 
 let db: TestDatabase;
@@ -165,6 +166,29 @@ describe('lists without a header, and institution codes that cannot be verified'
     });
   });
 
+  it('imports a UTF-16 list (Excel’s 「Unicode テキスト」), counting its rows as lines of text', async () => {
+    const file = path.join(dir, 'unicode.txt');
+    // 上 is the bytes 0A 4E in UTF-16LE: counted as bytes, each would be one more line.
+    const text = ['紹介日\t患者ID\t紹介元医療機関名', 'R6.6.1\t501\tみなと内科', '2024/06/02\t502\t上野上田医院'];
+    fs.writeFileSync(file, Buffer.from('\ufeff' + text.join('\r\n') + '\r\n', 'utf16le'));
+    const run = await upload(file, 'referral', null);
+    const [chunk] = await referralChunks(run);
+    expect(
+      referralsOfChunk(chunk!).map((r) => [
+        r.referral_date,
+        r.patient_key,
+        r.medical_institution_id,
+        r.institution_name,
+      ]),
+    ).toEqual([
+      ['2024-06-01', '501', institutionIdFromCode(code(3)), 'みなと内科'],
+      ['2024-06-02', '502', null, '上野上田医院'],
+    ]);
+    const events = await run.events();
+    expect(events.find((e) => e.type === 'ReferralDataImportStarted')!.data).toMatchObject({ total_row_count: 2 });
+    expect(events.at(-1)!.data).toMatchObject({ status: 'completed', imported_row_count: 2, failed_row_count: 0 });
+  });
+
   it('fails a header-less list uploaded without a mapping, saying to map it by position', async () => {
     const run = await upload(writeSjis('headerless-unmapped.txt', ['みなと内科\tR6.6.1\t00077']), 'referral', null);
     expect((await run.events()).at(-1)!.data).toMatchObject({
@@ -236,6 +260,45 @@ describe('lists without a header, and institution codes that cannot be verified'
       imported_row_count: 7,
       failed_row_count: 0,
     });
+  });
+
+  it('keeps rows dated after the day of the upload, each with a warning that the date may be mistyped', async () => {
+    const referrals = writeSjis('future.csv', [
+      '紹介日,患者ID,紹介元医療機関名',
+      '2024/06/01,1,みなと内科',
+      // R80 for R8: a year typed wrong.
+      'R80.4.1,2,みなと内科',
+    ]);
+    const run = await upload(referrals, 'referral', null);
+    const [chunk] = await referralChunks(run);
+    expect(referralsOfChunk(chunk!).map((r) => [r.patient_key, r.referral_date])).toEqual([
+      ['1', '2024-06-01'],
+      ['2', '2098-04-01'],
+    ]);
+    const day = jstDay(run.requested.created_at).replaceAll('-', '/');
+    expect(chunk!.errors).toEqual([
+      {
+        row_number: 3,
+        message: `3行目: （警告）紹介日「2098/04/01」がアップロードした日（${day}）より後です。行は取り込みましたが、その月になるまで実績に表れません。日付に誤りがないか確認してください`,
+      },
+    ]);
+    expect((await run.events()).at(-1)!.data).toMatchObject({
+      status: 'completed',
+      imported_row_count: 2,
+      failed_row_count: 0,
+    });
+
+    const reverse = writeSjis('future-reverse.csv', [
+      '逆紹介日,患者ID,逆紹介先医療機関名',
+      '2099/12/31,1,みなと内科',
+      '2024/06/02,1,みなと内科',
+    ]);
+    const reverseRun = await upload(reverse, 'reverse_referral', null);
+    const reverseChunk = (await reverseRun.events()).find((e) => e.type === 'ReverseReferralsImported')!.data as {
+      errors: { row_number: number | null; message: string }[];
+    };
+    expect(reverseChunk.errors.map((e) => e.row_number)).toEqual([2]);
+    expect(reverseChunk.errors[0]!.message).toMatch(/^2行目: （警告）逆紹介日「2099\/12\/31」がアップロードした日/);
   });
 
   it('reads 7-digit codes of a tenant without an own hospital by the one candidate the master holds, else by name', async () => {

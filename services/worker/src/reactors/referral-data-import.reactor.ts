@@ -18,6 +18,7 @@ import {
 import { streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
 import { waitForPosition } from '@renkei/projections';
 import {
+  countTextLines,
   facilityCodeOfInstitutionCode,
   FileKindError,
   patientKeyOf,
@@ -37,8 +38,9 @@ import {
   type ReverseReferralRecord,
 } from '@renkei/referral-files';
 import { medicalInstitutionCrmProjection, referralsProjection } from '@renkei/read-models';
+import { jstDay } from '../japan-time.ts';
 import { ImportNotReadyError, type ImportRunControl } from './import-queue.ts';
-import { countLines, createImportReactor, importJournal, ImportRun, type ImportJournal } from './import-runner.ts';
+import { createImportReactor, importJournal, ImportRun, type ImportJournal } from './import-runner.ts';
 
 /**
  * Rows per chunk event of the two lists: progress is recorded after each, and each commits on its
@@ -260,6 +262,21 @@ function codeWarning(rowNumber: number, r: ListRecord, match: InstitutionMatch):
   return { row_number: rowNumber, message: `${rowNumber}行目: （警告）${problem.reason}。${outcome}` };
 }
 
+/**
+ * A row dated after the day the file was uploaded (Japan): kept, since a list may carry a planned date,
+ * but most are a year typed wrong (R8 for R6, 2062 for 2026), which would hide the referral in a month
+ * to come, so the import record says so. Dated against the upload, not the run: a resumed run says the same.
+ */
+function futureDateWarning(rowNumber: number, r: ListRecord, uploadDay: string): RowError | null {
+  const [label, date] = 'referralDate' in r ? ['紹介日', r.referralDate] : ['逆紹介日', r.reverseReferralDate];
+  if (date <= uploadDay) return null;
+  const slashed = (d: string) => d.replaceAll('-', '/');
+  return {
+    row_number: rowNumber,
+    message: `${rowNumber}行目: （警告）${label}「${slashed(date)}」がアップロードした日（${slashed(uploadDay)}）より後です。行は取り込みましたが、その月になるまで実績に表れません。日付に誤りがないか確認してください`,
+  };
+}
+
 type RowError = { row_number: number | null; message: string };
 
 type ChunkCounts = { imported_row_count: number; failed_row_count: number };
@@ -319,7 +336,8 @@ export async function runReferralDataImport(
 
   const facts = await loadTenantFacts(db, requested);
   const match = institutionMatcher(db, facts);
-  const lines = await countLines(data.stored_path);
+  // A UTF-16 list has a byte 0x0A in many a character: its lines are counted as text (progress, total).
+  const lines = await countTextLines(data.stored_path);
 
   /** Records one chunk's event unless an earlier run did (import-runner.ts); `build` runs only when it is needed. */
   const emitChunk = (
@@ -416,13 +434,22 @@ export async function runReferralDataImport(
         const mapping =
           data.mapping ?? (header.headerNames ? suggestMapping(header.headerNames, data.import_type) : {});
         const options = { mapping, hasHeader: header.hasHeader, prefectureCode: facts.prefectureCode };
+        const uploadDay = jstDay(requested.created_at);
         const department = (name: string | null) =>
           name ? (facts.ownDepartments.get(ownDepartmentNameKey(name)) ?? null) : null;
-        /** Matches a chunk's institutions: each row's match and the warnings of rows kept with an unverified code. */
+        /**
+         * Matches a chunk's institutions: each row's match, and the warnings of rows kept with an unverified
+         * code or a date to come.
+         */
         const matchRows = async (rows: { rowNumber: number; record: ListRecord }[]) => {
           const resolve = await match(rows.map((r) => institutionRefOf(r.record)));
           const matches = rows.map((r) => resolve(institutionRefOf(r.record)));
-          const warnings = rows.flatMap((r, i) => codeWarning(r.rowNumber, r.record, matches[i]!) ?? []);
+          const warnings = rows
+            .flatMap((r, i) => [
+              codeWarning(r.rowNumber, r.record, matches[i]!),
+              futureDateWarning(r.rowNumber, r.record, uploadDay),
+            ])
+            .filter((w): w is RowError => w !== null);
           return { matches, warnings };
         };
         if (data.import_type === 'referral')

@@ -18,6 +18,21 @@ describe('readFileHead', () => {
     expect((await readFileHead(new Blob(['2024/04/01,1\n']))).header).toBeNull();
   });
 
+  it('reads UTF-16 with its BOM (Excel’s 「Unicode テキスト」), little and big endian', async () => {
+    const text = '\uFEFF紹介日\t患者ID\t紹介元\r\nR6.4.1\t123\t上野医院\r\n';
+    const le = new Uint8Array(text.length * 2);
+    for (let i = 0; i < text.length; i++) {
+      le[2 * i] = text.charCodeAt(i) & 0xff;
+      le[2 * i + 1] = text.charCodeAt(i) >> 8;
+    }
+    const be = le.map((_, i) => le[i % 2 === 0 ? i + 1 : i - 1]!);
+    for (const bytes of [le, be])
+      expect(await readFileHead(new Blob([bytes]))).toEqual({
+        header: ['紹介日', '患者ID', '紹介元'],
+        rows: [['R6.4.1', '123', '上野医院']],
+      });
+  });
+
   it('decides the header as the import does: a known name, or no data above a row of data', async () => {
     // A four-digit patient number is data; a first row of words above it is the hospital's own header.
     expect((await readFileHead(new Blob(['受付,番号\n2024/4/1,1234\n']))).header).toEqual(['受付', '番号']);

@@ -42,20 +42,34 @@ const readBytes = (blob: Blob) =>
     reader.readAsArrayBuffer(blob);
   });
 
+/** UTF-16 by its BOM (Excel's 「Unicode テキスト」), as the import reads it (libs/referral-files sniffEncoding). */
+function utf16Of(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | null {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  return null;
+}
+
 /**
- * Reads the first 64 KiB of a file: UTF-8 when it decodes as such, else Shift_JIS (what hospital
- * exports are); tab- or comma-separated; whether the first row is a header is decided as the import does.
+ * Reads the first 64 KiB of a file: UTF-16 with its BOM, UTF-8 when it decodes as such, else Shift_JIS
+ * (what hospital exports are); tab- or comma-separated; whether the first row is a header is decided as
+ * the import does.
  */
 export async function readFileHead(file: Blob, previewRows = 5): Promise<FileHead> {
   const bytes = new Uint8Array(await readBytes(file.slice(0, 64 * 1024)));
-  // Up to the last line end, so a character cut at 64 KiB does not spoil the decoding.
-  const end = bytes.length === file.size ? bytes.length : bytes.lastIndexOf(0x0a) + 1;
-  const head = bytes.subarray(0, end > 0 ? end : bytes.length);
+  const utf16 = utf16Of(bytes);
   let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(head);
-  } catch {
-    text = new TextDecoder('shift_jis').decode(head);
+  if (utf16) {
+    // Whole 16-bit units only; a line cut at 64 KiB is past the rows previewed.
+    text = new TextDecoder(utf16).decode(bytes.subarray(0, bytes.length - (bytes.length % 2)));
+  } else {
+    // Up to the last line end, so a character cut at 64 KiB does not spoil the decoding.
+    const end = bytes.length === file.size ? bytes.length : bytes.lastIndexOf(0x0a) + 1;
+    const head = bytes.subarray(0, end > 0 ? end : bytes.length);
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(head);
+    } catch {
+      text = new TextDecoder('shift_jis').decode(head);
+    }
   }
   const lines = text
     .replace(/^\uFEFF/, '')

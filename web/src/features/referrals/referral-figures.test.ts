@@ -3,7 +3,7 @@ import type { ChartData } from '@renkei/contracts';
 import { describe, expect, it, vi } from 'vitest';
 import type { ApiClient } from '../../api/api-client.ts';
 import { cachedKeys } from '../../test/cached-keys.ts';
-import { fiscalMonthsLabel, referralFigures, referralFiguresPeriod } from './referral-figures.ts';
+import { fiscalMonthsLabel, fiscalYearTable, referralFigures, referralFiguresPeriod } from './referral-figures.ts';
 import { referralQueries, useCreateReferral, type ReferralInputValues } from './referrals.queries.ts';
 
 /** A monthly answer from `from` (YYYY-MM), one referral a month, admissions and operations as given. */
@@ -90,5 +90,58 @@ describe('referral figures', () => {
     const { result } = renderHook(() => useCreateReferral(), { wrapper });
     await result.current.mutateAsync({ id, body: {} as ReferralInputValues });
     expect(invalidated()).toEqual(['figures']);
+  });
+});
+
+describe('the referral page table by 年度', () => {
+  it('puts the newest 年度 first, April to March, and counts no month after today in its total', () => {
+    // Three 年度 from April 2024, today in December 2026; one referral a month, the answer holding
+    // figures for months still to come too (a wider or cached answer).
+    const data = monthly('2024-04', 36, () => 1);
+    const years = fiscalYearTable(data, '2026-12-01');
+    expect(years.map((y) => y.fiscalYear)).toEqual([2026, 2025, 2024]);
+    const [now, last] = years;
+    expect(now!.months.map((m) => m.label)).toEqual([
+      '2026年4月',
+      '2026年5月',
+      '2026年6月',
+      '2026年7月',
+      '2026年8月',
+      '2026年9月',
+      '2026年10月',
+      '2026年11月',
+      '2026年12月',
+      '2027年1月',
+      '2027年2月',
+      '2027年3月',
+    ]);
+    expect(now!.months.map((m) => m.state)).toEqual([
+      ...Array<string>(8).fill('past'),
+      'current',
+      'future',
+      'future',
+      'future',
+    ]);
+    // April to December: 9 referrals and 9 admissions, not 12.
+    expect(now!.totals).toEqual([9, 9, 0]);
+    expect(now!.throughMonth).toBe(12);
+    expect(last!.totals).toEqual([12, 12, 0]);
+    expect(last!.throughMonth).toBeNull();
+    expect(last!.months.every((m) => m.state === 'past')).toBe(true);
+  });
+
+  it('sorts a 年度 April first whatever the order of the answer, and in April counts April alone', () => {
+    const data: ChartData = {
+      labels: ['2027年3月', '2026年4月', '2026年5月'],
+      series: [{ key: 'referrals', name: '紹介', values: [5, 2, 7] }],
+    };
+    const [year] = fiscalYearTable(data, '2026-04-15');
+    expect(year!.months.map((m) => [m.label, m.state, m.values[0]])).toEqual([
+      ['2026年4月', 'current', 2],
+      ['2026年5月', 'future', 7],
+      ['2027年3月', 'future', 5],
+    ]);
+    expect(year!.totals).toEqual([2]);
+    expect(year!.throughMonth).toBe(4);
   });
 });

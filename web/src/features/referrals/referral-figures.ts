@@ -98,3 +98,54 @@ export function referralFigures(data: ChartData, today: string): ReferralFigures
     trend,
   };
 }
+
+/** A month of the referral page's table: counted, under way (partly counted) or still to come. */
+export interface FiscalYearMonth {
+  label: string;
+  state: 'past' | 'current' | 'future';
+  /** One value per series of the answer, in its order. */
+  values: number[];
+}
+
+export interface FiscalYearBlock {
+  fiscalYear: number;
+  months: FiscalYearMonth[];
+  /** Per series, the months counted so far. */
+  totals: number[];
+  /** The month under way when this is the current 年度 (its total counts April to it), else null. */
+  throughMonth: number | null;
+}
+
+/**
+ * The monthly chart (labels `2026年4月`) as 年度 blocks for the referral page's table, the newest 年度
+ * first, its months April to March. A month after today's holds nothing yet: it is marked, and it adds
+ * nothing to the 年度's total, whatever the answer holds.
+ */
+export function fiscalYearTable(data: ChartData, today: string): FiscalYearBlock[] {
+  const thisMonth = today.slice(0, 7);
+  const blocks = new Map<number, FiscalYearBlock>();
+  data.labels.forEach((label, i) => {
+    const match = monthLabel.exec(label);
+    if (!match) return;
+    const year = Number(match[1]);
+    const month = Number(match[2]);
+    const key = `${year}-${String(month).padStart(2, '0')}`;
+    const state = key < thisMonth ? 'past' : key === thisMonth ? 'current' : 'future';
+    const fiscalYear = month >= 4 ? year : year - 1;
+    let block = blocks.get(fiscalYear);
+    if (!block) {
+      block = { fiscalYear, months: [], totals: data.series.map(() => 0), throughMonth: null };
+      blocks.set(fiscalYear, block);
+    }
+    const values = data.series.map((s) => s.values[i] ?? 0);
+    block.months.push({ label, state, values });
+    if (state === 'future') return;
+    values.forEach((v, j) => (block.totals[j]! += v));
+    if (state === 'current') block.throughMonth = month;
+  });
+  for (const block of blocks.values())
+    block.months.sort((a, b) => fiscalIndexOfLabel(a.label) - fiscalIndexOfLabel(b.label));
+  return [...blocks.values()].sort((a, b) => b.fiscalYear - a.fiscalYear);
+}
+
+const fiscalIndexOfLabel = (label: string) => fiscalIndex(Number(monthLabel.exec(label)![2]));

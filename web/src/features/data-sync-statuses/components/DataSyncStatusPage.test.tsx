@@ -100,7 +100,25 @@ describe('data sync status page', () => {
       },
       last_completed_at: '2026-11-21T03:00:00.000Z',
     };
+    // Every row of another hospital's FF1 refused: the run completed, but nothing of it counts.
+    answer.imports[2] = {
+      import_type: 'ff1_file',
+      last: {
+        id: '6f1c1f7e-8d8e-4a5f-9a57-5d3c9d1f4f12',
+        filename: 'FF1_999999999.txt',
+        status: 'completed',
+        created_at: '2026-11-22T03:00:00.000Z',
+        imported_row_count: 0,
+        failed_row_count: 6,
+      },
+      last_completed_at: '2026-11-22T03:00:00.000Z',
+    };
     renderPage(answer);
+    const ff1 = (await screen.findByTestId('import-statuses')).querySelector<HTMLElement>(
+      '[data-import-type="ff1_file"]',
+    )!;
+    expect(within(ff1).getByTestId('upload-nothing-imported')).toHaveTextContent('取り込み0行');
+    expect(within(ff1).queryByText('完了')).toBeNull();
     const updates = (await screen.findByTestId('import-statuses')).querySelector(
       '[data-import-type="communication_update"]',
     );

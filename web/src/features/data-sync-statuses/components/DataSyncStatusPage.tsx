@@ -5,6 +5,7 @@ import type { DataSyncStatuses } from '@renkei/contracts';
 import { formatDateTime } from '../../../app/dates.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { ImportStatusBadge } from '../../imports/components/ImportStatusBadge.tsx';
+import { UploadStatusBadge } from '../../data-uploads/components/UploadStatusBadge.tsx';
 import { dataSyncStatusQueries } from '../data-sync-statuses.queries.ts';
 import { importTypeLabel, projectionStatusLabel, readModelLabel } from '../labels.ts';
 import { noWrap } from '../../../ui/table-styles.ts';
@@ -95,7 +96,7 @@ function ImportTable({ imports, canUpload }: { imports: DataSyncStatuses['import
                 <Table.Td>{importTypeLabel(import_type)}</Table.Td>
                 <Table.Td>{last ? formatDateTime(last.created_at) : '—'}</Table.Td>
                 <Table.Td>{last?.filename ?? '取り込みなし'}</Table.Td>
-                <Table.Td>{last ? <ImportStatusBadge status={last.status} /> : '—'}</Table.Td>
+                <Table.Td>{last ? <UploadStatusBadge record={last} /> : '—'}</Table.Td>
                 <Table.Td ta="right">{last ? number.format(last.imported_row_count) : '—'}</Table.Td>
                 <Table.Td ta="right">{last ? number.format(last.failed_row_count) : '—'}</Table.Td>
                 <Table.Td>{last_completed_at ? formatDateTime(last_completed_at) : '—'}</Table.Td>

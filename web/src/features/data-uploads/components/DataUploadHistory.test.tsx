@@ -48,10 +48,46 @@ describe('DataUploadHistory', () => {
         <DataUploadHistory records={[record]} />
       </MantineProvider>,
     );
-    await userEvent.click(screen.getByRole('button', { name: '詳細' }));
+    const details = screen.getByRole('button', { name: '「紹介.csv」の詳細' });
+    expect(details).toHaveAttribute('aria-expanded', 'false');
+    await userEvent.click(details);
+    expect(details).toHaveAttribute('aria-expanded', 'true');
     expect(screen.getByTestId('unknown-departments')).toHaveTextContent(
       '自院診療科に該当しない名称（125行。行は診療科未設定として取り込み済み）: 整形外科 (120行)、形成外科 (5行)',
     );
+  });
+
+  it('does not show a run that took no row as a green 完了: every row refused says so, with its errors', async () => {
+    const refused: DataUploadRecord = {
+      ...record,
+      id: '00000000-0000-4000-8000-000000000002',
+      filename: 'FF1_other.txt',
+      import_type: 'ff1_file',
+      imported_row_count: 0,
+      failed_row_count: 6,
+      new_record_count: 0,
+      unknown_department_row_count: 0,
+      unknown_departments: [],
+      error_messages: [
+        {
+          row_number: 5,
+          message: '5行目: 施設コード「999999999」は自院・グループ病院の施設コード（220310450）ではありません',
+        },
+      ],
+    };
+    render(
+      <MantineProvider>
+        <DataUploadHistory records={[refused, record]} />
+      </MantineProvider>,
+    );
+    const badge = within(screen.getByRole('row', { name: /FF1_other\.txt/ })).getByTestId('upload-nothing-imported');
+    expect(badge).toHaveTextContent('取り込み0行');
+    expect(badge).toHaveAccessibleName(/すべての行がエラーで、取り込まれた行はありません/);
+    expect(within(screen.getByRole('row', { name: /FF1_other\.txt/ })).queryByText('完了')).toBeNull();
+    // A file taken in keeps its 完了.
+    const taken = screen.getByRole('row', { name: /紹介\.csv/ });
+    expect(within(taken).getByText('完了')).toBeInTheDocument();
+    expect(within(taken).queryByTestId('upload-nothing-imported')).toBeNull();
   });
 
   it('offers no details for a record without any', () => {
@@ -60,7 +96,7 @@ describe('DataUploadHistory', () => {
         <DataUploadHistory records={[{ ...record, unknown_department_row_count: 0, unknown_departments: [] }]} />
       </MantineProvider>,
     );
-    expect(screen.queryByRole('button', { name: '詳細' })).toBeNull();
+    expect(screen.queryByRole('button', { name: /詳細/ })).toBeNull();
   });
 });
 
@@ -168,6 +204,15 @@ describe('withdrawing an upload', { timeout: 30_000 }, () => {
     expect(await screen.findByRole('tooltip')).toHaveTextContent(
       '取り込んだ行を集計から外しています。完了すると履歴から消えます。',
     );
+  });
+
+  it('says of an upload that took no row (a failed run) that the figures do not change, only its history line goes', async () => {
+    const failed = { ...upload(1, 'ff1_file', 'failed'), imported_row_count: 0, failed_row_count: 0 };
+    renderWithdrawal([failed], noContent);
+    const consequences = within(await openWithdrawal(failed.filename)).getByTestId('withdraw-upload-consequences');
+    expect(consequences).toHaveTextContent('このファイルから取り込まれた行はないため、集計は変わりません。');
+    expect(consequences).toHaveTextContent('アップロード履歴からこの取り込み（エラーの内容も）が消えます。');
+    expect(consequences).not.toHaveTextContent('0行');
   });
 
   it('says what goes with it, sends the DELETE on confirmation with both buttons off meanwhile, then tells and refreshes', async () => {

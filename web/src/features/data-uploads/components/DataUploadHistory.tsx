@@ -8,6 +8,7 @@ import { uploadTypeLabel } from './labels.ts';
 import { noWrap } from '../../../ui/table-styles.ts';
 import { canWithdraw } from '../data-uploads.queries.ts';
 import { WithdrawDataUploadModal } from './WithdrawDataUploadModal.tsx';
+import { nothingImported, UploadStatusBadge } from './UploadStatusBadge.tsx';
 
 const withdrawingExplanation = '取り込んだ行を集計から外しています。完了すると履歴から消えます。';
 
@@ -47,6 +48,10 @@ function UploadRow({ record, onWithdraw }: { record: DataUploadRecord; onWithdra
         <ImportFileCell record={record} />
         {record.withdrawing ? (
           <WithdrawingCell />
+        ) : nothingImported(record) ? (
+          <Table.Td>
+            <UploadStatusBadge record={record} />
+          </Table.Td>
         ) : (
           <ImportStatusCell record={record} label="取り込みの進み具合" testId="upload-progress" />
         )}
@@ -63,7 +68,14 @@ function UploadRow({ record, onWithdraw }: { record: DataUploadRecord; onWithdra
         <Table.Td>
           <Group gap={4} wrap="nowrap">
             {details > 0 && (
-              <Button size="compact-xs" variant="subtle" onClick={() => setOpen((o) => !o)}>
+              <Button
+                size="compact-xs"
+                variant="subtle"
+                onClick={() => setOpen((o) => !o)}
+                // Every row has one: its name says whose details, its state whether they are shown.
+                aria-label={`「${record.filename}」の詳細`}
+                aria-expanded={open}
+              >
                 {open ? '閉じる' : '詳細'}
               </Button>
             )}

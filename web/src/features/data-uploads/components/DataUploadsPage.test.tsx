@@ -219,7 +219,12 @@ describe('data uploads page', () => {
     expect(screen.getByTestId('upload-limit-referral')).toHaveTextContent('1ファイル 99 MB まで');
     expect(screen.getByTestId('upload-limit-hospital_admission_ef_file')).toHaveTextContent('1ファイル 2 GB まで');
     const sent = stubXhr();
-    const card = screen.getByTestId('upload-card-ff1_file');
+    // Each card is a region named by its title, so its 「アップロード」 button is heard in its card.
+    const card = screen.getByRole('region', { name: '様式1（FF1）' });
+    expect(card).toBe(screen.getByTestId('upload-card-ff1_file'));
+    expect(screen.getAllByRole('region').map((r) => r.getAttribute('aria-labelledby'))).toEqual(
+      expect.arrayContaining(['upload-card-title-referral', 'upload-card-title-outpatient_ef_file']),
+    );
     const file = new File(['x'.repeat(2 * 1024 * 1024)], 'ff1.txt');
     await userEvent.upload(card.querySelector<HTMLInputElement>('input[type=file]')!, file);
     await userEvent.click(within(card).getByRole('button', { name: 'アップロード' }));

@@ -153,9 +153,20 @@ export function DataUploadsPage() {
       )}
       <SimpleGrid cols={{ base: 1, sm: 2, lg: 3 }} spacing="md">
         {uploadTypes.map(({ type, label, expects }) => (
-          <Card key={type} withBorder padding="md" data-testid={`upload-card-${type}`}>
+          // A region named by its title: each card has the same 「アップロード」 buttons, and a screen reader
+          // says which card it is in as the keyboard enters it.
+          <Card
+            key={type}
+            withBorder
+            padding="md"
+            component="section"
+            aria-labelledby={`upload-card-title-${type}`}
+            data-testid={`upload-card-${type}`}
+          >
             <Stack gap="xs">
-              <Text fw={600}>{label}</Text>
+              <Text fw={600} id={`upload-card-title-${type}`}>
+                {label}
+              </Text>
               <Text size="xs" c="dimmed">
                 {expects}
               </Text>

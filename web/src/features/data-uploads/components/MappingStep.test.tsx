@@ -77,6 +77,80 @@ describe('MappingStep', () => {
     await userEvent.click(screen.getByRole('button', { name: '対応付けを保存して取り込む' }));
     expect(onSubmit).toHaveBeenCalledWith({ 紹介日: '紹介年月日', 患者ID: 'カルテ番号', 紹介元医療機関名: '病院名' });
   });
+
+  it('shows under each column name of a file with a header what the column holds, the name staying the option’s', async () => {
+    const head: FileHead = {
+      header: ['依頼日', '医療機関', '医療機関CD', '備考'],
+      rows: [
+        ['R8.5.10', '藤田内科クリニック', '2211710005', ''],
+        ['R8.6.1', 'さくら皮膚科', '', ''],
+      ],
+    };
+    renderStep(head);
+    const list = await open('紹介元医療機関コード');
+    const options = list.getAllByRole('option', { hidden: true });
+    expect(options.map((o) => o.textContent)).toEqual([
+      '依頼日R8.5.10、R8.6.1',
+      '医療機関藤田内科クリニック、さくら皮膚科',
+      '医療機関CD2211710005',
+      // A column empty in the first rows shows its name alone.
+      '備考',
+    ]);
+    await userEvent.click(list.getByRole('option', { name: '医療機関CD', hidden: true }));
+    expect(screen.getByRole('combobox', { name: '紹介元医療機関コード' })).toHaveValue('医療機関CD');
+  });
+});
+
+describe('a list uploaded on the other list’s card', () => {
+  it('warns of a 逆紹介 list on the 紹介 card, and of a 紹介 list on the 逆紹介 card, not of the right list', async () => {
+    const reverse: FileHead = {
+      header: ['逆紹介年月日', '患者番号', '紹介先医療機関名'],
+      rows: [['2024/05/12', '1', 'A']],
+    };
+    const { unmount } = render(
+      <MantineProvider>
+        <MappingStep type="referral" head={reverse} initial={{}} saving={false} onSubmit={vi.fn()} onCancel={vi.fn()} />
+      </MantineProvider>,
+    );
+    expect(screen.getByTestId('mapping-other-list')).toHaveTextContent(
+      '逆紹介リストのようですこのファイルには「逆紹介年月日」の列があります。逆紹介リストなら、キャンセルして「逆紹介リスト」のカードからアップロードしてください。',
+    );
+    unmount();
+    const referral: FileHead = { header: ['紹介年月日', 'カルテ番号', '紹介元病院名'], rows: [['R6.4.1', '1', 'A']] };
+    const { unmount: again } = render(
+      <MantineProvider>
+        <MappingStep
+          type="reverse_referral"
+          head={referral}
+          initial={{}}
+          saving={false}
+          onSubmit={vi.fn()}
+          onCancel={vi.fn()}
+        />
+      </MantineProvider>,
+    );
+    expect(screen.getByTestId('mapping-other-list')).toHaveTextContent('紹介リストのようです');
+    expect(screen.getByTestId('mapping-other-list')).toHaveTextContent('「紹介元病院名」の列があります');
+    again();
+    renderStep({ header: ['紹介年月日', 'カルテ番号', '紹介元病院名'], rows: [] });
+    expect(screen.queryByTestId('mapping-other-list')).toBeNull();
+  });
+
+  it('does not take a 逆紹介 list naming its own side 紹介元診療科 for a 紹介 list', () => {
+    render(
+      <MantineProvider>
+        <MappingStep
+          type="reverse_referral"
+          head={{ header: ['逆紹介日', '患者ID', '紹介先医療機関名', '紹介元診療科', '紹介元医師'], rows: [] }}
+          initial={{}}
+          saving={false}
+          onSubmit={vi.fn()}
+          onCancel={vi.fn()}
+        />
+      </MantineProvider>,
+    );
+    expect(screen.queryByTestId('mapping-other-list')).toBeNull();
+  });
 });
 
 describe('initialListMapping', () => {

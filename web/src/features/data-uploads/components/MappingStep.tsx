@@ -1,8 +1,36 @@
-import { Alert, Button, Group, ScrollArea, Select, SimpleGrid, Stack, Table, Text } from '@mantine/core';
+import {
+  Alert,
+  Button,
+  Group,
+  ScrollArea,
+  Select,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  type SelectProps,
+} from '@mantine/core';
 import { listColumns, type MappedListType } from '@renkei/contracts';
 import { useState } from 'react';
 import type { FileHead } from '../file-head.ts';
 import { columnCountOf, columnIndexOf, type ListMappingValues } from '../list-mapping.ts';
+
+const listName: Record<MappedListType, string> = { referral: '紹介リスト', reverse_referral: '逆紹介リスト' };
+const otherListOf = (type: MappedListType): MappedListType => (type === 'referral' ? 'reverse_referral' : 'referral');
+
+/**
+ * A header column that only the other list has: 逆紹介… in a 紹介 list; the referring institution (紹介元,
+ * 紹介元病院名, 紹介元コード …) in a 逆紹介 list. Null when the file has no header or none such.
+ */
+function otherListColumn(type: MappedListType, head: FileHead): string | null {
+  const names = head.header ?? [];
+  const found =
+    type === 'referral'
+      ? names.find((h) => h.normalize('NFKC').includes('逆紹介'))
+      : // The referring institution; not 紹介元診療科 or 紹介元医師, which a 逆紹介 list may name its own side by.
+        names.find((h) => /^紹介元(医療機関|病院|施設|医院|機関|名称|コード|$)/.test(h.normalize('NFKC').trim()));
+  return found ?? null;
+}
 
 /** How many of the first rows' values an option of a file without a header shows. */
 const sampleValues = 2;
@@ -37,21 +65,50 @@ export function MappingStep({
     const index = columnIndexOf(head, mapping[column]);
     return index >= 0 ? (row[index] ?? '') : '';
   };
+  const samplesOf = (i: number) =>
+    head.rows
+      .map((r) => r[i] ?? '')
+      .filter((v) => v !== '')
+      .slice(0, sampleValues);
   const options = byPosition
     ? Array.from({ length: columnCountOf(head) }, (_, i) => {
-        const samples = head.rows
-          .map((r) => r[i] ?? '')
-          .filter((v) => v !== '')
-          .slice(0, sampleValues);
+        const samples = samplesOf(i);
         return { value: String(i + 1), label: `${i + 1}列目${samples.length > 0 ? `（${samples.join('、')}）` : ''}` };
       })
     : head.header!.map((h) => ({ value: h, label: h }));
+  // A header says what a column is called, not what it holds (医療機関 or 医療機関CD?): each option of a
+  // file with a header shows its first values under its name. They are left out of the option's name, which
+  // stays the column's (what the field shows once chosen); the preview below shows them to every reader.
+  const headerSamples = new Map(byPosition ? [] : head.header!.map((h, i) => [h, samplesOf(i)]));
+  const renderOption: SelectProps['renderOption'] = byPosition
+    ? undefined
+    : ({ option }) => {
+        const samples = headerSamples.get(option.value) ?? [];
+        return (
+          <div>
+            <Text size="xs">{option.label}</Text>
+            {samples.length > 0 && (
+              <Text size="xs" c="dimmed" aria-hidden data-testid="mapping-option-samples">
+                {samples.join('、')}
+              </Text>
+            )}
+          </div>
+        );
+      };
   const mapped = columns.filter((c) => mapping[c] !== undefined);
+  const otherList = otherListColumn(type, head);
   return (
     <Stack gap="sm" data-testid="mapping-step">
       {byPosition && (
         <Alert color="blue" title="見出し行がありません" data-testid="mapping-by-position">
           1行目からデータとして取り込みます。取り込む項目ごとに、ファイルの何列目かを選んでください（括弧内は先頭の行の値です）。
+        </Alert>
+      )}
+      {otherList && (
+        // Mapped by hand, a 逆紹介 list goes in as referrals (or the reverse) without a single refused row.
+        <Alert color="yellow" title={`${listName[otherListOf(type)]}のようです`} data-testid="mapping-other-list">
+          このファイルには「{otherList}」の列があります。{listName[otherListOf(type)]}なら、キャンセルして「
+          {listName[otherListOf(type)]}」のカードからアップロードしてください。
         </Alert>
       )}
       <Text size="sm">
@@ -66,6 +123,7 @@ export function MappingStep({
               label={`${column}${requiredColumns.has(column) ? ' *' : ''}`}
               placeholder="取り込まない"
               data={options}
+              renderOption={renderOption}
               value={target === undefined ? null : String(target)}
               onChange={(value) =>
                 setMapping((m) => {

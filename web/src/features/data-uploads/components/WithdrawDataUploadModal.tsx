@@ -54,15 +54,23 @@ export function WithdrawDataUploadModal({ record, onClose }: { record: DataUploa
           「{record.filename}」（{uploadTypeLabel[record.import_type]}、{formatDateTime(record.created_at)}
           ）の取り込みを取り消しますか？
         </Text>
-        <List size="sm" spacing={4} data-testid="withdraw-upload-consequences">
-          <List.Item>
-            このファイルで取り込んだ行（{record.imported_row_count.toLocaleString('ja-JP')}
-            行）を、紹介・逆紹介・入院の集計から削除します。
-          </List.Item>
-          <List.Item>同じ行が他のアップロードにも含まれている場合、その行は残ります。</List.Item>
-          <List.Item>取り消しが終わると、アップロード履歴からこの取り込みが消えます。</List.Item>
-          <List.Item>元に戻せません。戻すには、同じファイルをもう一度アップロードしてください。</List.Item>
-        </List>
+        {record.imported_row_count === 0 ? (
+          // A run that failed or refused every row: nothing counts, only its line in the history goes.
+          <List size="sm" spacing={4} data-testid="withdraw-upload-consequences">
+            <List.Item>このファイルから取り込まれた行はないため、集計は変わりません。</List.Item>
+            <List.Item>アップロード履歴からこの取り込み（エラーの内容も）が消えます。</List.Item>
+          </List>
+        ) : (
+          <List size="sm" spacing={4} data-testid="withdraw-upload-consequences">
+            <List.Item>
+              このファイルで取り込んだ行（{record.imported_row_count.toLocaleString('ja-JP')}
+              行）を、紹介・逆紹介・入院の集計から削除します。
+            </List.Item>
+            <List.Item>同じ行が他のアップロードにも含まれている場合、その行は残ります。</List.Item>
+            <List.Item>取り消しが終わると、アップロード履歴からこの取り込みが消えます。</List.Item>
+            <List.Item>元に戻せません。戻すには、同じファイルをもう一度アップロードしてください。</List.Item>
+          </List>
+        )}
         <Group justify="flex-end">
           {/* The safer choice has the focus: Enter right after opening keeps the upload. */}
           <Button variant="default" onClick={onClose} disabled={pending} data-autofocus>

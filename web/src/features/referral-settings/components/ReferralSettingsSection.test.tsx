@@ -183,10 +183,41 @@ describe('referral settings', { timeout: 30_000 }, () => {
     await userEvent.click(screen.getByRole('button', { name: 'セグメント設定を保存' }));
     expect(await screen.findByText('セグメント名を入力してください')).toBeInTheDocument();
     expect(api.updateSegmentationSetting).not.toHaveBeenCalled();
-    await userEvent.click(screen.getAllByRole('button', { name: '削除' })[1]!);
+    await userEvent.click(screen.getByRole('button', { name: '2行目のセグメントを削除' }));
     await userEvent.click(screen.getByRole('button', { name: 'セグメント設定を保存' }));
     await waitFor(() => expect(api.updateSegmentationSetting).toHaveBeenCalled());
     expect(await screen.findByText('入院率は100以下で入力してください')).toBeInTheDocument();
+  });
+
+  it('asks for a condition of a segment that has none (it would take every institution), and sends nothing', async () => {
+    const api = renderSection({});
+    await waitFor(() => expect(screen.getAllByTestId('segment-row')).toHaveLength(1));
+    await userEvent.click(screen.getByRole('button', { name: 'セグメントを追加' }));
+    await userEvent.type(screen.getByLabelText('セグメント名 2'), '全部');
+    await userEvent.click(screen.getByRole('button', { name: 'セグメント設定を保存' }));
+    expect(
+      await screen.findByText(
+        '紹介件数か入院率のどちらかを入力してください（条件のないセグメントにはすべての医療機関が入ります）',
+      ),
+    ).toBeInTheDocument();
+    expect(api.updateSegmentationSetting).not.toHaveBeenCalled();
+    // A rate alone is a condition.
+    await userEvent.type(screen.getByLabelText('入院率 2'), '50');
+    await userEvent.click(screen.getByRole('button', { name: 'セグメント設定を保存' }));
+    await waitFor(() => expect(api.updateSegmentationSetting).toHaveBeenCalled());
+  });
+
+  it('names the segment each row’s buttons act on, for a screen reader', async () => {
+    renderSection({});
+    await waitFor(() => expect(screen.getAllByTestId('segment-row')).toHaveLength(1));
+    await userEvent.click(screen.getByRole('button', { name: 'セグメントを追加' }));
+    expect(screen.getByRole('button', { name: 'セグメント「重点」を下へ' })).toBeEnabled();
+    expect(screen.getByRole('button', { name: 'セグメント「重点」を上へ' })).toBeDisabled();
+    expect(screen.getByRole('button', { name: '2行目のセグメントを上へ' })).toBeEnabled();
+    await userEvent.type(screen.getByLabelText('セグメント名 2'), '育成');
+    await userEvent.click(screen.getByRole('button', { name: 'セグメント「育成」を削除' }));
+    expect(screen.getAllByTestId('segment-row')).toHaveLength(1);
+    expect(screen.queryByRole('button', { name: '削除' })).toBeNull();
   });
 
   it('says in Japanese that another owner saved first (409) and shows their setting', async () => {

@@ -35,6 +35,11 @@ interface SegmentRow {
   rate: number | string;
 }
 const toNumber = (v: number | string) => (v === '' ? null : Number(v));
+/** How a row's buttons name it: its label, or its place while it has none. */
+const segmentName = (r: SegmentRow, i: number) =>
+  r.label.trim() ? `セグメント「${r.label.trim()}」` : `${i + 1}行目のセグメント`;
+const segmentWithoutCondition =
+  '紹介件数か入院率のどちらかを入力してください（条件のないセグメントにはすべての医療機関が入ります）';
 const rowsOf = (s: SegmentationSetting): SegmentRow[] =>
   s.segments.map((x) => ({
     key: x.id,
@@ -155,6 +160,12 @@ function SegmentationForm() {
       ...Object.fromEntries(
         v.rows.flatMap((r, i) => (r.label.trim() ? [] : [[`segments.${i}.label`, 'セグメント名を入力してください']])),
       ),
+      // The command's own check, said before sending: a segment without a condition takes every institution.
+      ...Object.fromEntries(
+        v.rows.flatMap((r, i) =>
+          r.count === '' && r.rate === '' ? [[`segments.${i}.referral_count_more_equal`, segmentWithoutCondition]] : [],
+        ),
+      ),
     }),
     save: async (v) => {
       try {
@@ -240,12 +251,18 @@ function SegmentationForm() {
                 </Table.Td>
                 <Table.Td>
                   <Group gap={4} wrap="nowrap">
-                    <ActionIcon variant="subtle" aria-label="上へ" disabled={i === 0} onClick={() => move(i, -1)}>
+                    {/* Each row's buttons say which segment they act on: a list of 「削除」 tells a screen reader nothing. */}
+                    <ActionIcon
+                      variant="subtle"
+                      aria-label={`${segmentName(r, i)}を上へ`}
+                      disabled={i === 0}
+                      onClick={() => move(i, -1)}
+                    >
                       ↑
                     </ActionIcon>
                     <ActionIcon
                       variant="subtle"
-                      aria-label="下へ"
+                      aria-label={`${segmentName(r, i)}を下へ`}
                       disabled={i === rows.length - 1}
                       onClick={() => move(i, 1)}
                     >
@@ -255,6 +272,7 @@ function SegmentationForm() {
                       variant="subtle"
                       color="red"
                       size="compact-sm"
+                      aria-label={`${segmentName(r, i)}を削除`}
                       onClick={() => setRows((x) => x.filter((_, j) => j !== i))}
                     >
                       削除

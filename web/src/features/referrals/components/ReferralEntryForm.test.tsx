@@ -43,6 +43,22 @@ describe('referral entry form', () => {
     expect(api.createMedicalInstitutionReferral).not.toHaveBeenCalled();
   });
 
+  it('refuses a date after today before sending, and offers no later day in the picker', async () => {
+    const api = renderForm(async () => ({}));
+    const date = screen.getByLabelText(/紹介日/);
+    expect(date).toHaveAttribute('max', new Date(Date.now() + 9 * 3_600_000).toISOString().slice(0, 10));
+    fireEvent.change(date, { target: { value: '2099-04-01' } });
+    await userEvent.type(screen.getByLabelText(/患者ID/), '1');
+    await userEvent.click(screen.getByTestId('referral-entry-save'));
+    expect(await screen.findByText('紹介日に今日より後の日付は入力できません')).toBeInTheDocument();
+    await userEvent.click(screen.getByText('逆紹介'));
+    fireEvent.change(screen.getByLabelText(/逆紹介日/), { target: { value: '2099-04-01' } });
+    await userEvent.click(screen.getByTestId('referral-entry-save'));
+    expect(await screen.findByText('逆紹介日に今日より後の日付は入力できません')).toBeInTheDocument();
+    expect(api.createMedicalInstitutionReferral).not.toHaveBeenCalled();
+    expect(api.createMedicalInstitutionReverseReferral).not.toHaveBeenCalled();
+  });
+
   it('sends a referral of the institution and clears the form; a 422 shows on its field', async () => {
     const api = renderForm(async () => ({}));
     fireEvent.change(screen.getByLabelText(/紹介日/), { target: { value: '2026-04-01' } });

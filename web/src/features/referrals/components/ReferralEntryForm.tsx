@@ -6,6 +6,7 @@ import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
+import { todayInJapan } from '../../data-analysis/analysis-periods.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import type { ListedReverseReferral, Referral } from '@renkei/contracts';
 import {
@@ -67,6 +68,10 @@ export function ReferralEntryForm({
     values,
     validate: (v) => ({
       ...(v.date ? {} : { date: '日付を入力してください' }),
+      // The server's own check, said before sending: a date to come is a year or month mistyped.
+      ...(v.date > todayInJapan()
+        ? { date: `${kind === 'referral' ? '紹介日' : '逆紹介日'}に今日より後の日付は入力できません` }
+        : {}),
       ...(v.patientId.trim() ? {} : { patient_id: '患者IDを入力してください' }),
     }),
     save: async (v) => {
@@ -119,6 +124,7 @@ export function ReferralEntryForm({
             type="date"
             label={kind === 'referral' ? '紹介日' : '逆紹介日'}
             required
+            max={todayInJapan()}
             value={values.date}
             onChange={(e) => set({ date: e.currentTarget.value })}
             error={dateError}
