@@ -64,7 +64,7 @@ type Totals = { referrals: number; admitted: number; operated: number; reverse: 
  * This 年度 from April to this month and the same months of the last 年度, summed from the referral page's
  * monthly table (the chart endpoint's own months, as the user reads them): what the CRM page must show.
  */
-async function figuresFromMonthlyTable(page: Page): Promise<{ now: Totals; before: Totals }> {
+async function figuresFromMonthlyTable(page: Page): Promise<{ now: Totals; before: Totals; beforeThisMonth: Totals }> {
   const table = page.getByTestId('referral-monthly-table');
   const headers = (await table.locator('thead th').allInnerTexts()).map((t) => t.trim());
   const rows = await table
@@ -75,6 +75,7 @@ async function figuresFromMonthlyTable(page: Page): Promise<{ now: Totals; befor
   const zero = (): Totals => ({ referrals: 0, admitted: 0, operated: 0, reverse: 0 });
   const now = zero();
   const before = zero();
+  const beforeThisMonth = zero();
   // Counts are written 1,234; a month still to come is 「—」.
   const column = (name: string, row: string[]) => Number((row[headers.indexOf(name)] ?? '0').replaceAll(',', '')) || 0;
   for (const row of rows) {
@@ -84,14 +85,15 @@ async function figuresFromMonthlyTable(page: Page): Promise<{ now: Totals; befor
     const [, y, m] = match.map(Number) as [number, number, number];
     const monthFy = m >= 4 ? y : y - 1;
     if (fiscalIndex(m) > fiscalIndex(month)) continue;
-    const totals = monthFy === fy ? now : monthFy === fy - 1 ? before : null;
+    // Last year's month of today is compared up to today's date only: kept apart, as a bound.
+    const totals = monthFy === fy ? now : monthFy === fy - 1 ? (m === month ? beforeThisMonth : before) : null;
     if (!totals) continue;
     totals.referrals += column('紹介', row);
     totals.admitted += column('入院', row);
     totals.operated += column('手術', row);
     totals.reverse += column('逆紹介', row);
   }
-  return { now, before };
+  return { now, before, beforeThisMonth };
 }
 
 const count = (n: number) => n.toLocaleString('ja-JP');
@@ -230,10 +232,10 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
   expect(exported).toContain(`${operatedPatient},`);
   expect(exported).toContain('消化器外科（510）');
   await screenshot(page, 'referrals-institution');
-  const { now, before } = await figuresFromMonthlyTable(page);
+  const { now, before: beforeWholeMonths, beforeThisMonth } = await figuresFromMonthlyTable(page);
   // The demo's lists give this institution referrals in both 年度 (the spec's own rows are dated 2030,
   // after today, and must not count anywhere).
-  expect(now.referrals + before.referrals).toBeGreaterThan(0);
+  expect(now.referrals + beforeWholeMonths.referrals + beforeThisMonth.referrals).toBeGreaterThan(0);
   // The 年度's total row under its months: April to this month, the months still to come adding nothing.
   await expect(
     page.getByTestId('referral-monthly-table').locator(`tr[data-fiscal-total="${fiscalToday().fy}"] td`),
@@ -247,21 +249,31 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
   await page.getByRole('link', { name: '医療機関ページへ戻る' }).click();
   await expect(page.getByTestId('crm-name')).toHaveText(institution.name);
 
-  // The CRM page: this 年度 to date against the same months of the last, the rates and the trend.
+  // The CRM page: this 年度 to date against the last to the same date, the rates and the trend.
   const { fy, month } = fiscalToday();
   const months = month === 4 ? '4月' : `4月〜${month}月`;
   const figures = page.getByTestId('institution-referral-figures');
   await expect(figures.getByRole('heading', { name: `紹介実績 ${fy}年度（${months}）` })).toBeVisible();
-  await expect(figures).toContainText(`前年同期（${fy - 1}年度 ${months}）との比較`);
+  await expect(figures).toContainText('と、同じ日付までの件数で比較しています。');
   await expect(page.getByTestId('kpi-referrals-value')).toHaveText(count(now.referrals));
-  await expect(page.getByTestId('kpi-referrals')).toContainText(`前年同期 ${count(before.referrals)}件`);
+  // The last 年度 to the same date: its whole months before this month, and some of this month's.
+  const shownBefore = async (key: string) =>
+    Number(/前年同期 ([\d,]+)件/.exec(await page.getByTestId(`kpi-${key}`).innerText())![1]!.replaceAll(',', ''));
+  const before: Totals = {
+    referrals: await shownBefore('referrals'),
+    admitted: await shownBefore('admissions'),
+    operated: await shownBefore('operations'),
+    reverse: await shownBefore('reverse_referrals'),
+  };
+  for (const key of ['referrals', 'admitted', 'operated', 'reverse'] as const) {
+    expect(before[key]).toBeGreaterThanOrEqual(beforeWholeMonths[key]);
+    expect(before[key]).toBeLessThanOrEqual(beforeWholeMonths[key] + beforeThisMonth[key]);
+  }
   await expect(page.getByTestId('kpi-admissions-value')).toHaveText(count(now.admitted));
   await expect(page.getByTestId('kpi-admissions')).toContainText(`入院率 ${rate(now.admitted, now.referrals)}`);
-  await expect(page.getByTestId('kpi-admissions')).toContainText(`前年同期 ${count(before.admitted)}件`);
   await expect(page.getByTestId('kpi-operations-value')).toHaveText(count(now.operated));
   await expect(page.getByTestId('kpi-operations')).toContainText(`手術率 ${rate(now.operated, now.referrals)}`);
   await expect(page.getByTestId('kpi-reverse_referrals-value')).toHaveText(count(now.reverse));
-  await expect(page.getByTestId('kpi-reverse_referrals')).toContainText(`前年同期 ${count(before.reverse)}件`);
   const diff = now.referrals - before.referrals;
   if (before.referrals > 0)
     await expect(page.getByTestId('kpi-referrals')).toContainText(`${diff > 0 ? '+' : ''}${count(diff)}（`);

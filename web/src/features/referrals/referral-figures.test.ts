@@ -3,7 +3,13 @@ import type { ChartData } from '@renkei/contracts';
 import { describe, expect, it, vi } from 'vitest';
 import type { ApiClient } from '../../api/api-client.ts';
 import { cachedKeys } from '../../test/cached-keys.ts';
-import { fiscalMonthsLabel, fiscalYearTable, referralFigures, referralFiguresPeriod } from './referral-figures.ts';
+import {
+  fiscalMonthsLabel,
+  fiscalYearTable,
+  previousToDatePeriod,
+  referralFigures,
+  referralFiguresPeriod,
+} from './referral-figures.ts';
 import { referralQueries, useCreateReferral, type ReferralInputValues } from './referrals.queries.ts';
 
 /** A monthly answer from `from` (YYYY-MM), one referral a month, admissions and operations as given. */
@@ -28,6 +34,21 @@ describe('referral figures', () => {
     expect(referralFiguresPeriod('2026-11-24')).toEqual({ from: '2025-04-01', to: '2026-11-24' });
     expect(referralFiguresPeriod('2027-03-31')).toEqual({ from: '2025-04-01', to: '2027-03-31' });
     expect(referralFiguresPeriod('2026-04-01')).toEqual({ from: '2025-04-01', to: '2026-04-01' });
+  });
+
+  it('compares with the last 年度 from April 1 to the same date, a month end as a month end', () => {
+    expect(previousToDatePeriod('2026-11-24')).toEqual({ from: '2025-04-01', to: '2025-11-24' });
+    expect(previousToDatePeriod('2026-04-01')).toEqual({ from: '2025-04-01', to: '2025-04-01' });
+    expect(previousToDatePeriod('2027-01-15')).toEqual({ from: '2025-04-01', to: '2026-01-15' });
+    expect(previousToDatePeriod('2028-02-29')).toEqual({ from: '2026-04-01', to: '2027-02-28' });
+  });
+
+  it('takes the comparison from the last 年度 to the same date when it is given', () => {
+    const toTheDay = { labels: ['2025年4月'], series: [{ key: 'referrals', name: '紹介', values: [7] }] };
+    const f = referralFigures(monthly('2025-04', 24), '2027-01-15', toTheDay);
+    expect(f.previous.referrals).toBe(7);
+    expect(f.previous.admissions).toBe(0);
+    expect(f.current.referrals).toBe(13 + 14 + 15 + 16 + 17 + 18 + 19 + 20 + 21 + 22);
   });
 
   it('across the new year: April to January of both 年度, February on not counted', () => {

@@ -1,5 +1,5 @@
 import type { ChartData } from '@renkei/contracts';
-import { fiscalYearOf, type Period } from '../data-analysis/analysis-periods.ts';
+import { comparisonOf, fiscalYearOf, type Period } from '../data-analysis/analysis-periods.ts';
 import type { ReferralTotals } from '../data-analysis/components/KpiCards.tsx';
 
 interface ReferralFigureTotals extends ReferralTotals {
@@ -23,12 +23,21 @@ export interface ReferralFigures {
 }
 
 /**
- * The one chart request the figures need: months from the start of the last 年度 to today. The chart
- * endpoint counts whole months from its monthly rollups (services/query referrals.chart.ts), so "to today"
- * bounds the months, not the days; its `comparison_period` is ignored there, hence one longer period.
+ * The chart request the trend and this 年度's figures need: months from the start of the last 年度 to today
+ * (the last 年度 drawn whole). Its last year's months are whole, so the comparison is asked apart
+ * (previousToDatePeriod); the endpoint's `comparison_period` is ignored there.
  */
 export function referralFiguresPeriod(today: string): Period {
   return { from: `${fiscalYearOf(today) - 1}-04-01`, to: today };
+}
+
+/**
+ * The comparison of this 年度 to date: the last 年度 from April 1 to the same date a year before (the API
+ * counts a period's days exactly), so this month so far meets the same days of last year's month, as on
+ * the data analysis page — never the whole of it.
+ */
+export function previousToDatePeriod(today: string): Period {
+  return comparisonOf({ from: `${fiscalYearOf(today)}-04-01`, to: today }, 'last_year')!;
 }
 
 /** "4月〜11月": the months of a 年度 counted, April to `throughMonth`. */
@@ -41,13 +50,26 @@ const monthLabel = /^(\d{4})年(\d{1,2})月$/;
 const fiscalIndex = (month: number) => (month + 8) % 12;
 const zero = (): ReferralFigureTotals => ({ referrals: 0, admissions: 0, operations: 0, reverseReferrals: 0 });
 
+/** Every bucket of an answer summed: the last 年度 to the same date (previousToDatePeriod). */
+function totalsOf(data: ChartData): ReferralFigureTotals {
+  const sum = (key: string) =>
+    (data.series.find((s) => s.key === key)?.values ?? []).reduce<number>((n, v) => n + (v ?? 0), 0);
+  return {
+    referrals: sum('referrals'),
+    admissions: sum('admitted'),
+    operations: sum('operated'),
+    reverseReferrals: sum('reverse_referrals'),
+  };
+}
+
 /**
  * Sums the monthly chart (labels `2026年4月`, as the endpoint names months) into this 年度 to date and the
- * same months a year before. A month after today's is never counted, whatever the answer holds: the
+ * same months a year before — or, given `previousToDate` (the answer for previousToDatePeriod), the last
+ * 年度 to the same date, which is what the page compares with. A month after today's is never counted, whatever the answer holds: the
  * period asked ends today, but a cached or wider answer must not add future months (and a 年度's later
  * months are empty anyway, which would make the comparison look like a fall).
  */
-export function referralFigures(data: ChartData, today: string): ReferralFigures {
+export function referralFigures(data: ChartData, today: string, previousToDate?: ChartData): ReferralFigures {
   const fy = fiscalYearOf(today);
   const thisMonth = today.slice(0, 7);
   const throughMonth = Number(today.slice(5, 7));
@@ -91,7 +113,7 @@ export function referralFigures(data: ChartData, today: string): ReferralFigures
     fiscalYear: fy,
     throughMonth,
     current,
-    previous,
+    previous: previousToDate ? totalsOf(previousToDate) : previous,
     hasReverse: reverse !== undefined,
     anyReferral,
     anyReverse,

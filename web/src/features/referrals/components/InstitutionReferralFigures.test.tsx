@@ -49,6 +49,12 @@ const nothing: ChartData = {
   series: chart.series.map((s) => ({ ...s, values: labels.map(() => 0) })),
 };
 
+/** The answer's April–November of the last 年度: what the last 年度 to 2025-11-24 holds in these tests. */
+const lastYearOf = (data: ChartData): ChartData => ({
+  labels: data.labels.slice(0, 8),
+  series: data.series.map((x) => ({ ...x, values: x.values.slice(0, 8) })),
+});
+
 /** The partner chart's section, as PartnerChart passes it. */
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
@@ -61,9 +67,20 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
 
 function renderFigures(
   answer: () => Promise<ChartData>,
-  opts: { user?: SignedInUser; variant?: 'card' | 'compact'; client?: QueryClient } = {},
+  opts: {
+    user?: SignedInUser;
+    variant?: 'card' | 'compact';
+    client?: QueryClient;
+    lastYear?: () => Promise<ChartData>;
+  } = {},
 ) {
-  const api = { medicalInstitutionReferrals: vi.fn(answer) };
+  // The last 年度 to the same date is asked apart: answered here with April–November of the last 年度 of the
+  // same answer (a month's values stand for its days), unless the test answers it itself.
+  const api = {
+    medicalInstitutionReferrals: vi.fn(async (req: { body: { period: { from: string; to: string } } }) =>
+      req.body.period.to === today ? answer() : (opts.lastYear ?? (async () => lastYearOf(await answer())))(),
+    ),
+  };
   const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
   const client = opts.client ?? new QueryClient({ defaultOptions: { queries: { retry: false } } });
   // The authenticated layout caches the signed-in user before any page renders.
@@ -102,15 +119,36 @@ function renderFigures(
 }
 
 describe('institution referral figures', () => {
-  it('asks once, from April of the last 年度 to today, month by month', async () => {
+  it('asks the months from April of the last 年度 to today, and the last 年度 to the same date', async () => {
     const { api } = renderFigures(async () => chart);
     await screen.findByTestId('kpi-referrals-value');
-    expect(api.medicalInstitutionReferrals).toHaveBeenCalledTimes(1);
+    expect(api.medicalInstitutionReferrals).toHaveBeenCalledTimes(2);
     expect(api.medicalInstitutionReferrals).toHaveBeenCalledWith(
       expect.objectContaining({
         params: { id: clinic },
         body: { period: { from: '2025-04-01', to: today }, period_unit: 'month' },
       }),
+    );
+    expect(api.medicalInstitutionReferrals).toHaveBeenCalledWith(
+      expect.objectContaining({
+        params: { id: clinic },
+        body: { period: { from: '2025-04-01', to: '2025-11-24' }, period_unit: 'month' },
+      }),
+    );
+  });
+
+  it('compares with the last 年度 to the same date, not with the whole of its month', async () => {
+    // The server counts days exactly: last November to the 24th held 2 of the month's 5 referrals.
+    const toTheDay: ChartData = {
+      labels: labels.slice(0, 8),
+      series: chart.series.map((x) => ({ ...x, values: [...x.values.slice(0, 7), x.key === 'referrals' ? 2 : 0] })),
+    };
+    renderFigures(async () => chart, { lastYear: async () => toTheDay });
+    expect(await screen.findByTestId('kpi-referrals-value')).toHaveTextContent(/^80$/);
+    // 7 whole months of 5 and November to the 24th: 37, not 40.
+    expect(screen.getByTestId('kpi-referrals')).toHaveTextContent('前年同期 37件');
+    expect(screen.getByTestId('referral-figures-period')).toHaveTextContent(
+      '前年同期（2025/4/1〜11/24）と、同じ日付までの件数で比較しています。',
     );
   });
 
@@ -118,9 +156,6 @@ describe('institution referral figures', () => {
     renderFigures(async () => chart);
     const card = await screen.findByTestId('institution-referral-figures');
     expect(within(card).getByRole('heading', { name: '紹介実績 2026年度（4月〜11月）' })).toBeInTheDocument();
-    expect(screen.getByTestId('referral-figures-period')).toHaveTextContent(
-      '前年同期（2025年度 4月〜11月）との比較。月単位の集計で、11月は途中までの件数です。',
-    );
     // 8 months of 10, not the 99s of the months after today; against 8 of 5, not the last 年度's later 7s.
     expect(await screen.findByTestId('kpi-referrals-value')).toHaveTextContent(/^80$/);
     const referrals = screen.getByTestId('kpi-referrals');
@@ -195,7 +230,7 @@ describe('institution referral figures', () => {
     first.unmount();
     const second = renderFigures(async () => chart, { client: first.client });
     await screen.findByTestId('kpi-referrals-value');
-    expect(second.api.medicalInstitutionReferrals).toHaveBeenCalledTimes(1);
+    expect(second.api.medicalInstitutionReferrals).toHaveBeenCalledTimes(2);
   });
 
   it('fits the partner chart: a table of both periods with the rates beside the counts, and the change', async () => {
@@ -212,7 +247,7 @@ describe('institution referral figures', () => {
     expect(screen.getByRole('columnheader', { name: '2026年度' })).toBeInTheDocument();
     expect(screen.getByRole('columnheader', { name: '前年同期' })).toBeInTheDocument();
     expect(screen.getByTestId('referral-figures-period')).toHaveTextContent(
-      '（ ）内は入院率・手術率。前年同期は2025年度 4月〜11月。月単位の集計で、11月は途中までの件数です。',
+      '（ ）内は入院率・手術率。前年同期は2025/4/1〜11/24（同じ日付までの件数）。',
     );
     expect(screen.getByRole('img', { name: '月別の紹介件数（2026年度と2025年度）' })).toBeInTheDocument();
     // Paper has no links to follow.

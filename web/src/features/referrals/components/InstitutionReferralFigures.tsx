@@ -10,6 +10,7 @@ import { formatCount, percent } from '../../data-analysis/figures.ts';
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
 import {
   fiscalMonthsLabel,
+  previousToDatePeriod,
   referralFigures,
   referralFiguresPeriod,
   type ReferralFigures,
@@ -22,18 +23,26 @@ import { formatPercent } from '../../../ui/percent.ts';
  * What both views show: one chart request (see referralFiguresPeriod) under the referral queries' key,
  * so hand entries, matches and segment changes make it stale with the referral page, summed for today.
  */
+/** 2025-04-01 → 2025/4/1. */
+const slashDate = (day: string) => `${Number(day.slice(0, 4))}/${Number(day.slice(5, 7))}/${Number(day.slice(8, 10))}`;
+
 function useReferralFigures(id: string, today: string) {
   const { api } = useServices();
-  const chart = useQuery(referralQueries.monthly(api, id, referralFiguresPeriod(today)));
+  const months = useQuery(referralQueries.monthly(api, id, referralFiguresPeriod(today)));
+  // The last 年度 to the same date: this month so far meets the same days of last year's month.
+  const lastYear = useQuery(referralQueries.monthly(api, id, previousToDatePeriod(today)));
   // The signed-in user is always cached by the authenticated layout: read it, never fetch it here.
   const user = useQuery({ ...currentUserQueries.detail(api), enabled: false });
-  const figures = chart.data ? referralFigures(chart.data, today) : null;
+  const figures = months.data && lastYear.data ? referralFigures(months.data, today, lastYear.data) : null;
   // The reverse-referral feature may be off for the tenant: no figure then, as on the top page.
   const withReverse = user.data?.features.includes('reverse_referrals') === true && (figures?.hasReverse ?? true);
   const month = Number(today.slice(5, 7));
+  const compared = previousToDatePeriod(today);
   return {
-    chart,
+    failed: months.isError || lastYear.isError,
     figures,
+    // 「2025/4/1〜12/1」: the days the comparison counts.
+    comparedDays: `${slashDate(compared.from)}〜${slashDate(compared.to).replace(/^\d+\//, '')}`,
     withReverse,
     canUpload: user.data?.role === 'owner' && user.data.features.includes('data_uploads'),
     fy: fiscalYearOf(today),
@@ -111,9 +120,9 @@ export function InstitutionReferralFigures({
   /** Today in Japan unless given (tests fix it). */
   today?: string;
 }) {
-  const { chart, figures, withReverse, canUpload, fy, month, months, empty } = useReferralFigures(id, today);
+  const { failed, figures, comparedDays, withReverse, canUpload, fy, months, empty } = useReferralFigures(id, today);
   let body: ReactNode;
-  if (chart.isError) body = loadError;
+  if (failed) body = loadError;
   else if (!figures)
     body = (
       <Stack gap="sm">
@@ -148,7 +157,7 @@ export function InstitutionReferralFigures({
             紹介実績 {fy}年度（{months}）
           </Title>
           <Text size="xs" c="dimmed" data-testid="referral-figures-period">
-            前年同期（{fy - 1}年度 {months}）との比較。月単位の集計で、{month}月は途中までの件数です。
+            前年同期（{comparedDays}）と、同じ日付までの件数で比較しています。
           </Text>
         </Stack>
         <AnchorLink
@@ -182,9 +191,9 @@ export function PartnerChartReferralFigures({
   tableClassName?: string | undefined;
   today?: string;
 }) {
-  const { chart, figures, withReverse, fy, month, months, empty } = useReferralFigures(id, today);
+  const { failed, figures, comparedDays, withReverse, fy, months, empty } = useReferralFigures(id, today);
   let body: ReactNode;
-  if (chart.isError) body = loadError;
+  if (failed) body = loadError;
   else if (!figures) body = <Skeleton h={120} aria-busy="true" />;
   else if (empty) body = <EmptyText fy={fy} link={false} />;
   else {
@@ -228,7 +237,7 @@ export function PartnerChartReferralFigures({
         <div>
           <Trend figures={figures} height={120} />
           <Text fz={11} c="dimmed" data-testid="referral-figures-period">
-            {`（ ）内は入院率・手術率。前年同期は${fy - 1}年度 ${months}。月単位の集計で、${month}月は途中までの件数です。`}
+            {`（ ）内は入院率・手術率。前年同期は${comparedDays}（同じ日付までの件数）。`}
           </Text>
         </div>
       </div>
