@@ -10,6 +10,7 @@ test('communication import: a file with one bad row, its row error, the created 
   const filename = `activities-${n}.csv`;
   await signIn(page, undefined, '/labels/communications/import');
   await expect(page).toHaveTitle('活動記録のインポート | Renkei');
+  await expect(page.getByTestId('page-back-link')).toHaveAttribute('href', '/app/labels?tab=CommunicationLabels');
 
   const [template] = await Promise.all([page.waitForEvent('download'), page.getByTestId('template-utf8').click()]);
   const header = fs

@@ -1,4 +1,4 @@
-import { Button } from '@mantine/core';
+import { Button, type MantineSize } from '@mantine/core';
 import { useLocation, useRouter } from '@tanstack/react-router';
 import { resolveBackLink } from './back-link.ts';
 
@@ -6,7 +6,7 @@ import { resolveBackLink } from './back-link.ts';
  * The spec's back link (§2 back-link rules, or an explicit `backLink`) as a page-header button on a desktop;
  * a phone shows the frame's own back link in the header instead. Nothing when the page has no way back.
  */
-export function BackLinkButton({ label }: { label: string }) {
+export function BackLinkButton({ label, size }: { label: string; size?: MantineSize }) {
   const location = useLocation();
   const router = useRouter();
   const href = resolveBackLink(location.pathname, location.search as Record<string, unknown>);
@@ -20,6 +20,7 @@ export function BackLinkButton({ label }: { label: string }) {
         void router.navigate({ href });
       }}
       variant="default"
+      size={size}
       visibleFrom="sm"
       data-testid="page-back-link"
     >

@@ -11,6 +11,7 @@ import { ButtonLink } from '../../medical-institutions/components/router-links.t
 import { ImportPage } from '../../imports/components/ImportPage.tsx';
 import { canUndo, communicationImportQueries, useUndoCommunicationImport } from '../communication-imports.queries.ts';
 import { invalidateFigures } from '../../data-analysis/invalidate-figures.ts';
+import { BackLinkButton } from '../../../frame/BackLinkButton.tsx';
 
 const modeNames: Partial<Record<ImportRecord['import_type'], string>> = {
   communication: '新規登録',
@@ -40,9 +41,12 @@ export function CommunicationImportPage() {
     <ImportPage
       title="活動記録のインポート"
       headerAction={
-        <ButtonLink to="/communications" search={{ page: 1, sort: 'desc' }} variant="default" size="xs">
-          活動記録を見る
-        </ButtonLink>
+        <Group gap="xs">
+          <ButtonLink to="/communications" search={{ page: 1, sort: 'desc' }} variant="default" size="xs">
+            活動記録を見る
+          </ButtonLink>
+          <BackLinkButton label="ラベル管理へ戻る" size="xs" />
+        </Group>
       }
       prepareTitle="1. ファイルを用意"
       modes={[
