@@ -2,6 +2,7 @@ import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { tanstackRouter } from '@tanstack/router-plugin/vite';
 import { fileURLToPath } from 'node:url';
+import { japanCoastlinePlugin } from './src/features/sales-map/japan-coastline.vite.ts';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
@@ -20,6 +21,8 @@ export default defineConfig({
       routeFileIgnorePattern: '\\.test\\.tsx?$',
     }),
     react(),
+    // The sales and segment maps' basemap: Japan only, cut out of world-atlas at build time.
+    japanCoastlinePlugin(),
   ],
   build: {
     outDir: here('./dist'),

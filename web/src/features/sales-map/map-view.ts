@@ -58,3 +58,36 @@ export function withoutMapView<T extends MapViewParams>(state: T): Omit<T, keyof
   const { lat: _lat, lng: _lng, zoom: _zoom, ...rest } = state;
   return rest;
 }
+
+/** The rectangle a map searches: its edges in degrees. */
+export interface ViewBounds {
+  north: number;
+  south: number;
+  east: number;
+  west: number;
+}
+
+/** deck.gl's Web Mercator: the world is 512 px wide at zoom 0. */
+const tileSize = 512;
+
+const clamp = (v: number, limit: number) => Math.max(-limit, Math.min(limit, v));
+
+/**
+ * The rectangle a north-up map of `width` × `height` px shows around a view (Web Mercator, as deck.gl draws
+ * it). Computed from the view the address keeps, not read from the canvas: the page can search before the
+ * map's code has loaded, and a reload of the same address searches exactly the same rectangle.
+ */
+export function viewBounds(view: MapView, width: number, height: number): ViewBounds {
+  const world = tileSize * 2 ** view.zoom;
+  const x = ((view.longitude + 180) / 360) * world;
+  const sin = Math.sin((clamp(view.latitude, 85.0511) * Math.PI) / 180);
+  const y = (0.5 - Math.log((1 + sin) / (1 - sin)) / (4 * Math.PI)) * world;
+  const lng = (px: number) => (px / world) * 360 - 180;
+  const lat = (py: number) => (Math.atan(Math.sinh(Math.PI * (1 - (2 * py) / world))) * 180) / Math.PI;
+  return {
+    north: clamp(lat(y - height / 2), 90),
+    south: clamp(lat(y + height / 2), 90),
+    east: clamp(lng(x + width / 2), 180),
+    west: clamp(lng(x - width / 2), 180),
+  };
+}

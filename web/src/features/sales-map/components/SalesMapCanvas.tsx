@@ -1,12 +1,12 @@
 import { Box } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import DeckGL, { type DeckGLRef } from '@deck.gl/react';
 import { GeoJsonLayer, ScatterplotLayer } from '@deck.gl/layers';
 import type { MapViewState, PickingInfo } from '@deck.gl/core';
 import type { SalesMapMedicalInstitution } from '@renkei/contracts';
+import type { Feature } from 'geojson';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { japanBasemap } from '../japan-basemap.ts';
-import { mapViewParamsOf, type MapView, type MapViewParams } from '../map-view.ts';
+import { mapViewOf, mapViewParamsOf, viewBounds, type MapView, type MapViewParams } from '../map-view.ts';
 import type { MapBounds } from '../sales-map-state.ts';
 import { pinColor, pinRadius, pinTooltip } from '../pins.ts';
 
@@ -62,25 +62,26 @@ export function SalesMapCanvas<T extends MapPin = SalesMapMedicalInstitution>({
   testId = 'sales-map-canvas',
 }: SalesMapCanvasProps<T>) {
   const deckRef = useRef<DeckGLRef>(null);
+  const boxRef = useRef<HTMLDivElement>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const lastSent = useRef<string | undefined>(undefined);
   const [ready, setReady] = useState(false);
   const [settled, setSettled] = useState<Required<MapViewParams> | null>(null);
-  const basemap = useQuery({ queryKey: ['sales-map', 'basemap'], queryFn: japanBasemap, staleTime: Infinity });
 
   const sendBounds = useCallback(() => {
     const viewport = deckRef.current?.deck?.getViewports()[0];
-    if (!viewport) return;
+    const box = boxRef.current;
+    if (!viewport || !box || box.clientWidth === 0 || box.clientHeight === 0) return;
     const view = mapViewParamsOf(viewport as unknown as MapView);
+    // The box's size, not the viewport's: on load the canvas may still have a default size, and a rectangle
+    // searched for it is searched again a moment later.
+    const [width, height] = [box.clientWidth, box.clientHeight];
+    const key = `${view.lat},${view.lng},${view.zoom},${width},${height}`;
+    if (key === lastSent.current) return;
+    lastSent.current = key;
     setSettled(view);
     onViewChange?.(view);
-    const [west, south, east, north] = viewport.getBounds();
-    const clamp = (v: number, limit: number) => Math.max(-limit, Math.min(limit, v));
-    onBoundsChange?.({
-      north: clamp(north, 90),
-      south: clamp(south, 90),
-      east: clamp(east, 180),
-      west: clamp(west, 180),
-    });
+    onBoundsChange?.(viewBounds(mapViewOf(view)!, width, height));
   }, [onBoundsChange, onViewChange]);
   const scheduleBounds = useCallback(() => {
     clearTimeout(timer.current);
@@ -92,7 +93,7 @@ export function SalesMapCanvas<T extends MapPin = SalesMapMedicalInstitution>({
     () => [
       new GeoJsonLayer({
         id: 'basemap',
-        data: basemap.data ?? [],
+        data: japanBasemap as Feature[],
         filled: true,
         stroked: true,
         getFillColor: [241, 243, 245],
@@ -115,11 +116,12 @@ export function SalesMapCanvas<T extends MapPin = SalesMapMedicalInstitution>({
         onHover: (info: PickingInfo<T>) => onHover(info.object?.id ?? null),
       }),
     ],
-    [basemap.data, rows, highlightedId, onHover, colorOf],
+    [rows, highlightedId, onHover, colorOf],
   );
 
   return (
     <Box
+      ref={boxRef}
       pos="relative"
       h="100%"
       bg="#dbe9f6"
@@ -137,7 +139,7 @@ export function SalesMapCanvas<T extends MapPin = SalesMapMedicalInstitution>({
         layers={layers}
         getTooltip={({ object }: PickingInfo<T>) => (object ? { text: tooltipOf(object) } : null)}
         onViewStateChange={() => scheduleBounds()}
-        // The canvas takes its size after the first frame: the rectangle of onLoad may be a default one.
+        // A resized box shows another rectangle; the canvas's own first resize after load changes nothing.
         onResize={() => scheduleBounds()}
         onLoad={() => {
           setReady(true);

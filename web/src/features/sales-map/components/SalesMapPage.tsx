@@ -1,14 +1,14 @@
 import { Box, Grid, Group, Loader, Paper, ScrollArea, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { MapViewState } from '@deck.gl/core';
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { mapViewOf, pickMapView, withoutMapView, type MapViewParams } from '../map-view.ts';
 import { salesMapQueries } from '../sales-map.queries.ts';
 import { defaultPeriod, toSalesMapBody, type MapBounds, type SalesMapState } from '../sales-map-state.ts';
 import { notVisitedColor, visitedColor } from '../pins.ts';
-import { SalesMapCanvas } from './SalesMapCanvas.tsx';
+import { preloadSalesMapCanvas, SalesMapCanvas } from './LazySalesMapCanvas.tsx';
 import { SalesMapFilterPanel } from './SalesMapFilterPanel.tsx';
 import { SalesMapList } from './SalesMapList.tsx';
 import { MapPanel } from './MapPanel.tsx';
@@ -68,6 +68,9 @@ export function SalesMapPage({ state, onStateChange, onViewChange, webgl = true 
   const tenant = useQuery(referenceDataQueries.tenant(api));
   const [mapFailed, setMapFailed] = useState(false);
   const showMap = webgl && !mapFailed;
+  useEffect(() => {
+    if (showMap) preloadSalesMapCanvas();
+  }, [showMap]);
   // Until the map reports its rectangle nothing is searched (the first answer would be all Japan's);
   // without a map the list covers all of Japan.
   const [bounds, setBounds] = useState<MapBounds | undefined>(undefined);

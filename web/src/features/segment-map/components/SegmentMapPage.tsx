@@ -1,11 +1,11 @@
 import { Grid, Group, Loader, Paper, ScrollArea, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { SegmentMapInstitution } from '@renkei/contracts';
-import { useCallback, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { CsvExportButton } from '../../../ui/CsvExportButton.tsx';
-import { SalesMapCanvas } from '../../sales-map/components/SalesMapCanvas.tsx';
+import { preloadSalesMapCanvas, SalesMapCanvas } from '../../sales-map/components/LazySalesMapCanvas.tsx';
 import { mapViewOf, pickMapView, withoutMapView, type MapViewParams } from '../../sales-map/map-view.ts';
 import { initialView } from '../../sales-map/components/SalesMapPage.tsx';
 import { MapPanel } from '../../sales-map/components/MapPanel.tsx';
@@ -44,6 +44,9 @@ export function SegmentMapPage({ state, onStateChange, onViewChange, webgl = tru
   const tenant = useQuery(referenceDataQueries.tenant(api));
   const [mapFailed, setMapFailed] = useState(false);
   const showMap = webgl && !mapFailed;
+  useEffect(() => {
+    if (showMap) preloadSalesMapCanvas();
+  }, [showMap]);
   const [highlightedId, setHighlightedId] = useState<string | null>(null);
   // The address's view opens the map; afterwards the map leads and the address follows it.
   const [linkedView] = useState(() => mapViewOf(state));
