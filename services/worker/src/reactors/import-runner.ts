@@ -392,7 +392,7 @@ export function createImportReactor<Request extends { import_id: string }>(optio
 }
 
 /** Lines of a file, a last one without a line break included (line breaks inside quoted cells aside). */
-export async function countLines(filePath: string): Promise<number> {
+async function countLines(filePath: string): Promise<number> {
   let lines = 0;
   let lastByte = 0x0a;
   for await (const chunk of fs.createReadStream(filePath) as AsyncIterable<Buffer>) {

@@ -122,7 +122,7 @@ export function referralFigures(data: ChartData, today: string, previousToDate?:
 }
 
 /** A month of the referral page's table: counted, under way (partly counted) or still to come. */
-export interface FiscalYearMonth {
+interface FiscalYearMonth {
   label: string;
   state: 'past' | 'current' | 'future';
   /** One value per series of the answer, in its order. */
