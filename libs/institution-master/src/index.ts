@@ -1,4 +1,9 @@
-export { computeInstitutionCheckDigit, isValidInstitutionCode, buildInstitutionCode } from './institution-code.ts';
+export {
+  computeInstitutionCheckDigit,
+  isValidInstitutionCode,
+  buildInstitutionCode,
+  withSpreadsheetZeroRestored,
+} from './institution-code.ts';
 export { institutionIdFromCode } from './institution-id.ts';
 export { normalizeKeyword, buildSearchText } from './normalize.ts';
 export {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { buildInstitutionCode, computeInstitutionCheckDigit, isValidInstitutionCode } from './institution-code.ts';
+import {
+  buildInstitutionCode,
+  computeInstitutionCheckDigit,
+  isValidInstitutionCode,
+  withSpreadsheetZeroRestored,
+} from './institution-code.ts';
 
 describe('医療機関コード check digit', () => {
   it('matches the worked example of the 設定要領 (34/1/07/1236 → 2)', () => {
@@ -40,5 +45,17 @@ describe('医療機関コード check digit', () => {
         buildInstitutionCode({ prefectureCode: 1, scoreTable: 3, districtNumber: 99, institutionNumber: 3001 }),
       ),
     ).toBe(true);
+  });
+});
+
+describe('a code a spreadsheet stripped of its leading zero', () => {
+  it('gets its zero back when the nine digits are a code of 01–09 with it, and stays as it is otherwise', () => {
+    const aomori = buildInstitutionCode({ prefectureCode: 2, scoreTable: 3, districtNumber: 5, institutionNumber: 77 });
+    expect(withSpreadsheetZeroRestored(aomori.slice(1))).toBe(aomori);
+    expect(withSpreadsheetZeroRestored(aomori)).toBe(aomori);
+    const wrongCheck = `${aomori.slice(1, 9)}${(Number(aomori[9]) + 1) % 10}`;
+    expect(withSpreadsheetZeroRestored(wrongCheck)).toBe(wrongCheck);
+    expect(withSpreadsheetZeroRestored('12345')).toBe('12345');
+    expect(withSpreadsheetZeroRestored('')).toBe('');
   });
 });

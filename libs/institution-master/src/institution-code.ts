@@ -20,6 +20,15 @@ export function isValidInstitutionCode(code: string): boolean {
   return computeInstitutionCheckDigit(code.slice(0, 9)) === Number(code[9]);
 }
 
+/**
+ * A code as a spreadsheet hands it back: Excel reads 0110111234 as a number and drops the leading zero of the
+ * prefectures 01–09 (北海道 to 栃木), so nine digits whose zero-padded form verifies are that code. Anything
+ * else is returned as it is.
+ */
+export function withSpreadsheetZeroRestored(code: string): string {
+  return /^\d{9}$/.test(code) && isValidInstitutionCode(`0${code}`) ? `0${code}` : code;
+}
+
 /** Builds a full code from its parts, appending the check digit. */
 export function buildInstitutionCode(parts: {
   prefectureCode: number;

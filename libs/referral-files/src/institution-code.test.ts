@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildInstitutionCode } from '@renkei/institution-master';
 import { parseInstitutionCode } from './institution-code.ts';
 
 describe('parseInstitutionCode', () => {
@@ -33,6 +34,20 @@ describe('parseInstitutionCode', () => {
       expect(parseInstitutionCode(c, undefined)).toEqual({ ok: true, code: c });
     }
     expect(unknown.candidates.length).toBeLessThan(94);
+  });
+
+  it('reads a code of 北海道–栃木 that a spreadsheet stripped of its leading zero, when the zero-padded code verifies', () => {
+    const sapporo = buildInstitutionCode({
+      prefectureCode: 1,
+      scoreTable: 1,
+      districtNumber: 1,
+      institutionNumber: 1234,
+    });
+    expect(sapporo).toMatch(/^01/);
+    expect(parseInstitutionCode(sapporo.slice(1), undefined)).toEqual({ ok: true, code: sapporo });
+    // Nine digits whose padded form fails its check digit stay what they are: not a code.
+    const wrong = `${sapporo.slice(1, 9)}${(Number(sapporo[9]) + 1) % 10}`;
+    expect(parseInstitutionCode(wrong, undefined)).toMatchObject({ ok: false, written: wrong });
   });
 
   it('refuses other lengths', () => {

@@ -1,4 +1,8 @@
-import { computeInstitutionCheckDigit, isValidInstitutionCode } from '@renkei/institution-master';
+import {
+  computeInstitutionCheckDigit,
+  isValidInstitutionCode,
+  withSpreadsheetZeroRestored,
+} from '@renkei/institution-master';
 
 export type InstitutionCodeResult =
   | { ok: true; code: string }
@@ -22,12 +26,13 @@ const prefectureCodes = Array.from({ length: 47 }, (_, i) => String(i + 1).padSt
  * 7-digit form (郡市区 + 番号 + 検証番号) that omits the prefecture and 点数表. The check digit is
  * computed over all nine leading digits (MHLW 設定要領 別添2), so a 7-digit code can only be verified
  * within a prefecture: it is completed with `prefectureCode` and 点数表 1 (医科), else 3 (歯科), and
- * answered as the full 10-digit code. Hyphens, spaces and full-width digits are tolerated. A code that
+ * answered as the full 10-digit code. Hyphens, spaces and full-width digits are tolerated, and so is a code of
+ * the prefectures 01–09 that a spreadsheet stripped of its leading zero (nine digits that verify). A code that
  * cannot be verified is answered with the reason, the code as written and, for a 7-digit code without
  * a prefecture, the codes it may stand for: the row is not refused for it (the caller falls back to the name).
  */
 export function parseInstitutionCode(text: string, prefectureCode: number | undefined): InstitutionCodeResult {
-  const digits = text.normalize('NFKC').replace(/[\s\-‐－]/g, '');
+  const digits = withSpreadsheetZeroRestored(text.normalize('NFKC').replace(/[\s\-‐－]/g, ''));
   const fail = (reason: string, candidates: string[] = []): InstitutionCodeResult => ({
     ok: false,
     reason,

@@ -26,6 +26,13 @@ const uploader = randomUUID();
 const staff = { sato: randomUUID(), suzuki: randomUUID() };
 const code = (n: number) =>
   buildInstitutionCode({ prefectureCode: 22, scoreTable: 1, districtNumber: 2, institutionNumber: 2000 + n });
+// A code of 北海道 (01): the one Excel hands back without its leading zero.
+const sapporoCode = buildInstitutionCode({
+  prefectureCode: 1,
+  scoreTable: 1,
+  districtNumber: 1,
+  institutionNumber: 1234,
+});
 const labels = {
   partner: randomUUID(),
   count: randomUUID(),
@@ -52,9 +59,10 @@ beforeAll(async () => {
   const master = path.join(dir, 'master.csv');
   fs.writeFileSync(
     master,
-    [1, 2, 3]
-      .map((n) => `${code(n)},連携テスト病院${n},,,静岡県静岡市葵区追手町${n},,,,一般病院,100,内科,,,開設`)
-      .join('\n'),
+    [
+      ...[1, 2, 3].map((n) => `${code(n)},連携テスト病院${n},,,静岡県静岡市葵区追手町${n},,,,一般病院,100,内科,,,開設`),
+      `${sapporoCode},札幌連携テスト医院,,,北海道札幌市中央区北1条西2丁目,,,,無床診療所,0,内科,,,開設`,
+    ].join('\n'),
   );
   await importInstitutionMaster(db, master);
   // The reactor reads labels, departments and staff from the query side's read models: given rows.
@@ -295,6 +303,19 @@ describe('communication import (create)', () => {
       false,
       undefined,
     ]);
+  });
+
+  it('finds an institution of 北海道 whose code a spreadsheet stripped of its leading zero', async () => {
+    const csv = [
+      '医療機関コード,活動日,種別,内容,面談相手',
+      `${sapporoCode.slice(1)},2026-04-15,訪問,ゼロの落ちたコード,院長`,
+      // Nine digits that are no code with a zero before them either: still a row error.
+      `${sapporoCode.slice(1, 9)}${(Number(sapporoCode[9]) + 1) % 10},2026-04-15,訪問,検証番号が合わない,院長`,
+    ].join('\r\n');
+    const { importId, finished, chunks } = await run(Buffer.from(csv, 'utf8'));
+    expect(finished).toMatchObject({ imported_row_count: 1, failed_row_count: 1 });
+    expect(chunks.flatMap((c) => c.errors).map((e) => e.row_number)).toEqual([3]);
+    expect((await importedRecord(importId, importedCommunicationId(importId, 1)))?.story).toBe('ゼロの落ちたコード');
   });
 
   it('resumes a run cut short after its records were appended without creating any twice', async () => {

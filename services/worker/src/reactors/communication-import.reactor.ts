@@ -33,6 +33,7 @@ import {
   type RecordedEvent,
   type StreamAppend,
 } from '@renkei/event-store';
+import { withSpreadsheetZeroRestored } from '@renkei/institution-master';
 import { waitForPosition } from '@renkei/projections';
 import {
   communicationImportsProjection,
@@ -309,7 +310,7 @@ function decideRow(
     institutionId = current.medical_institution_id;
   } else {
     communicationId = importedCommunicationId(context.importId, row.rowNumber);
-    const code = nfkc(cell('institutionCode') ?? '');
+    const code = withSpreadsheetZeroRestored(nfkc(cell('institutionCode') ?? ''));
     const name = (cell('institutionName') ?? '').trim();
     if (code) {
       institutionId = lookups.institutionsByCode.get(code);
@@ -558,7 +559,9 @@ async function decideRows(
     imported: new Map(),
   };
   if (data.mode === 'create') {
-    const codes = [...new Set(rows.map((r) => nfkc(cellOf(r, 'institutionCode'))).filter(Boolean))];
+    const codes = [
+      ...new Set(rows.map((r) => withSpreadsheetZeroRestored(nfkc(cellOf(r, 'institutionCode')))).filter(Boolean)),
+    ];
     const names = [...new Set(rows.map((r) => cellOf(r, 'institutionName').trim()).filter(Boolean))];
     const found = await sql<{ id: string; code: string; name: string }>`
       SELECT id, code, name FROM ref.medical_institutions

@@ -12,6 +12,7 @@ import {
   type LabelValueData,
 } from '@renkei/domain';
 import { readStreamOrEmpty, streamId, type EventStore, type RecordedEvent } from '@renkei/event-store';
+import { withSpreadsheetZeroRestored } from '@renkei/institution-master';
 import { waitForPosition } from '@renkei/projections';
 import { medicalInstitutionCrmProjection } from '@renkei/read-models';
 import { ImportNotReadyError, type ImportRunControl } from './import-queue.ts';
@@ -205,7 +206,7 @@ export async function runLabelValueImport(
       problems.push(`「${unstorableIn.join('」「')}」に使用できない文字（制御文字など）が含まれています`);
       return { problems, institutionId: undefined, values: [] };
     }
-    const code = nfkc(codeCell);
+    const code = withSpreadsheetZeroRestored(nfkc(codeCell));
     const institutionId = idByCode.get(code);
     if (!institutionId)
       problems.push(code ? `医療機関コード「${code}」は登録されていません` : '医療機関コードを入力してください');
@@ -251,7 +252,9 @@ export async function runLabelValueImport(
     async chunk(rows) {
       const codes = [
         ...new Set(
-          rows.map((r) => nfkc(r.cells[columns.indexOf('code')] ?? '')).filter((c) => !hasUnstorableCharacter(c)),
+          rows
+            .map((r) => withSpreadsheetZeroRestored(nfkc(r.cells[columns.indexOf('code')] ?? '')))
+            .filter((c) => !hasUnstorableCharacter(c)),
         ),
       ];
       const found = await sql<{ code: string; id: string }>`
