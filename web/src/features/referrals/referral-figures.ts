@@ -6,7 +6,7 @@ interface ReferralFigureTotals extends ReferralTotals {
   reverseReferrals: number;
 }
 
-/** An institution's referral figures for this 年度 to date against the same months of the last 年度. */
+/** An institution's referral figures for this 年度 to date against the last 年度 (to the same date when asked). */
 export interface ReferralFigures {
   fiscalYear: number;
   /** The calendar month (1–12) of today: this 年度 counts April to it, and so does the comparison. */

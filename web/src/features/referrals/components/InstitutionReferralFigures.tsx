@@ -46,7 +46,6 @@ function useReferralFigures(id: string, today: string) {
     withReverse,
     canUpload: user.data?.role === 'owner' && user.data.features.includes('data_uploads'),
     fy: fiscalYearOf(today),
-    month,
     months: fiscalMonthsLabel(month),
     empty: figures !== null && !figures.anyReferral && !(withReverse && figures.anyReverse),
   };
@@ -109,7 +108,7 @@ const loadError = (
 
 /**
  * The CRM page's card: an institution's referral figures for this 年度 to date (Japan time, from April)
- * against the same months of the last 年度, with the change as on the top page's cards, and the monthly
+ * against the last 年度 to the same date, with the change as on the top page's cards, and the monthly
  * trend of both 年度; the referral page one click away.
  */
 export function InstitutionReferralFigures({
