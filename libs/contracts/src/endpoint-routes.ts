@@ -204,6 +204,12 @@ export const endpointRoutes = {
     body: false,
   },
   matchInstitution: { method: 'PUT', path: '/data_uploads/institution_matches', service: 'command', body: true },
+  dismissUnmatchedInstitution: {
+    method: 'PUT',
+    path: '/data_uploads/institution_dismissals',
+    service: 'command',
+    body: true,
+  },
   listActionLists: { method: 'GET', path: '/action_lists', service: 'query', body: false },
   getActionList: { method: 'GET', path: '/action_lists/{id}', service: 'query', body: false },
   createActionList: { method: 'POST', path: '/action_lists', service: 'command', body: true },

@@ -14,6 +14,7 @@ import { alertsProjection } from './alerts/alerts.projection.ts';
 import { actionListsProjection } from './action-lists/action-lists.projection.ts';
 import { reportDefinitionsProjection } from './reports/definitions/report-definitions.projection.ts';
 import { dashboardsProjection } from './dashboards/dashboards.projection.ts';
+import { unmatchedInstitutionDismissalsProjection } from './referrals/unmatched-institution-dismissals.projection.ts';
 
 export {
   tagsProjection,
@@ -31,6 +32,7 @@ export {
   actionListsProjection,
   reportDefinitionsProjection,
   dashboardsProjection,
+  unmatchedInstitutionDismissalsProjection,
 };
 
 /**
@@ -53,6 +55,7 @@ export const readModelProjections: readonly Projection<any>[] = [
   actionListsProjection,
   reportDefinitionsProjection,
   dashboardsProjection,
+  unmatchedInstitutionDismissalsProjection,
 ];
 
 export type { ReadModels } from './read-models.ts';

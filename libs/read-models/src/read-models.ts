@@ -16,6 +16,7 @@ import type { AlertsTables } from './alerts/alerts.tables.ts';
 import type { ActionListsTables } from './action-lists/action-lists.tables.ts';
 import type { ReportDefinitionsTables } from './reports/definitions/report-definitions.tables.ts';
 import type { DashboardsTables } from './dashboards/dashboards.tables.ts';
+import type { UnmatchedInstitutionDismissalsTables } from './referrals/unmatched-institution-dismissals.projection.ts';
 
 /**
  * The Kysely `Database` of the read side: every read-model table as its view `rm.<table>` (the live
@@ -41,4 +42,5 @@ export interface ReadModels
     AlertsTables,
     ActionListsTables,
     ReportDefinitionsTables,
-    DashboardsTables {}
+    DashboardsTables,
+    UnmatchedInstitutionDismissalsTables {}

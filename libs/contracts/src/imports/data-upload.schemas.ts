@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { endpoint } from '../core/endpoint.ts';
-import { Id, IdParams, Meta, NoContent, PageQuery } from '../core/zod-helpers.ts';
+import { Id, IdParams, Meta, NoContent, PageQuery, queryBoolean } from '../core/zod-helpers.ts';
 import { ImportRecord } from './import.schemas.ts';
 
 /** Spec §4: the referral data files (issue 12 §1). */
@@ -211,6 +211,7 @@ export const readModelLabels: Readonly<Record<string, string>> = {
   action_lists: 'アクションリスト',
   report_definitions: 'レポート',
   dashboards: 'ダッシュボード',
+  unmatched_institution_dismissals: '照合しない医療機関',
 };
 
 const institutionText = z
@@ -236,6 +237,27 @@ export const InstitutionMatch = z.object({
   institution_name: z.string().nullable(),
   medical_institution_id: Id,
 });
+
+/**
+ * An owner's decision that a (code, name) of the lists is not to be matched (「不明」, the patient's own
+ * doctor …): it leaves the list of unmatched institutions, its rows stay counted under no institution.
+ * `dismissed: false` puts it back on the list.
+ */
+export const InstitutionDismissalInput = z.object({
+  institution_code: institutionText,
+  institution_name: institutionText,
+  dismissed: z.boolean('照合しないかどうかを指定してください'),
+});
+export type InstitutionDismissalInput = z.input<typeof InstitutionDismissalInput>;
+
+export const InstitutionDismissal = z.object({
+  institution_code: z.string().nullable(),
+  institution_name: z.string().nullable(),
+  dismissed: z.boolean(),
+});
+
+/** The unmatched list: by default what is still to match; `dismissed=true` lists what owners set aside. */
+export const UnmatchedInstitutionsQuery = PageQuery.extend({ dismissed: queryBoolean.default(false) });
 
 /** A (code, name) of the tenant's lists that nothing matches yet, with the rows it holds. */
 export const UnmatchedInstitutionRow = z.object({
@@ -325,7 +347,7 @@ export const dataUploadEndpoints = {
     path: '/data_uploads/unmatched_institutions',
     service: 'query',
     summary: '医療機関が照合できなかった紹介・逆紹介の一覧（独自追加）',
-    query: PageQuery,
+    query: UnmatchedInstitutionsQuery,
     response: z.object({ data: z.array(UnmatchedInstitutionRow), meta: Meta }),
     successStatus: 200,
   }),
@@ -338,6 +360,19 @@ export const dataUploadEndpoints = {
     summary: '照合できなかった医療機関の手動照合（独自追加）',
     body: InstitutionMatchInput,
     response: InstitutionMatch,
+    successStatus: 200,
+  }),
+  dismissUnmatchedInstitution: endpoint({
+    ...d,
+    id: 'imports.dismissUnmatchedInstitution',
+    // A set: sent twice it answers as once, and the owner's last click is what they want.
+    versionGuarded: false,
+    method: 'PUT',
+    path: '/data_uploads/institution_dismissals',
+    service: 'command',
+    summary: '照合できなかった医療機関を照合しないものとする（戻す）（独自追加）',
+    body: InstitutionDismissalInput,
+    response: InstitutionDismissal,
     successStatus: 200,
   }),
   getDataUpload: endpoint({

@@ -33,6 +33,11 @@ export const Referral = z.object({
   doctor_name_from: z.string().nullable(),
   reason_for_presenting: z.string().nullable(),
   referral_department: z.object({ id: Id, name: z.string() }).nullable(),
+  /**
+   * Addition: 紹介先診療科 as the list wrote it, when it is none of the own departments (then
+   * referral_department is null), so the page can still say where the patient went; null otherwise.
+   */
+  referral_department_as_written: z.string().nullable(),
   hospital_admissions: z.array(HospitalAdmission),
   reverse_referral: z.object({ id: Id, reverse_referral_date: z.iso.date() }).nullable(),
   /** Addition: entered by hand on the referral page (editable there); imported rows are read-only. */

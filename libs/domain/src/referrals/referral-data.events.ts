@@ -306,6 +306,32 @@ export const institutionMatchEventSchemas = { ReferralInstitutionMatched } as co
 export const parseInstitutionMatchEvent = eventParser(institutionMatchesAggregate, institutionMatchEventSchemas);
 
 /**
+ * Owners' decisions not to match a (code, name) the lists name — 「不明」, a patient's own doctor, a
+ * closed clinic the master no longer holds — so it leaves the to-do list of unmatched institutions:
+ * stream `referral_institution_dismissals-<tenant id>`. The rows stay as they are (counted under no
+ * institution); a later hand match still moves them.
+ */
+export const institutionDismissalsAggregate = 'referral_institution_dismissals';
+
+const DismissedInstitution = z.object({
+  institution_code: z.string().nullable(),
+  institution_name: z.string().nullable(),
+});
+export const UnmatchedInstitutionDismissed = DismissedInstitution;
+export const UnmatchedInstitutionRestored = DismissedInstitution;
+export type UnmatchedInstitutionDismissed = z.infer<typeof UnmatchedInstitutionDismissed>;
+
+export const institutionDismissalEventSchemas = {
+  UnmatchedInstitutionDismissed,
+  UnmatchedInstitutionRestored,
+} as const;
+
+export const parseInstitutionDismissalEvent = eventParser(
+  institutionDismissalsAggregate,
+  institutionDismissalEventSchemas,
+);
+
+/**
  * A referral or reverse referral entered by hand on an institution's referral page: stream
  * `referral_entry-<referral id>`. Its fact is shaped as an imported one (identity `manual:<id>`), so it
  * lands in the same rows and rollups.

@@ -112,3 +112,53 @@ describe('PUT /data_uploads/institution_matches', () => {
     expect(await tenantEventCount(db, caller.tenantId)).toBe(0);
   });
 });
+
+describe('PUT /data_uploads/institution_dismissals', () => {
+  const dismissals = '/api/data_uploads/institution_dismissals';
+
+  it('sets a name aside once however often it is sent, and puts it back', async () => {
+    const caller = owner();
+    const body = { institution_code: '', institution_name: ' 不明 ', dismissed: true };
+    const first = await injectAs({ app, testAuth }, caller, 'PUT', dismissals, body);
+    expect(first.statusCode, first.body).toBe(200);
+    expect(first.json()).toEqual({ institution_code: null, institution_name: '不明', dismissed: true });
+    expect(first.headers['x-position']).toBeTruthy();
+    expect((await injectAs({ app, testAuth }, caller, 'PUT', dismissals, body)).statusCode).toBe(200);
+    expect(await tenantEventCount(db, caller.tenantId)).toBe(1);
+    const back = await injectAs({ app, testAuth }, caller, 'PUT', dismissals, { ...body, dismissed: false });
+    expect(back.statusCode).toBe(200);
+    expect(back.json().dismissed).toBe(false);
+    const events = await readStreamOrEmpty(
+      store,
+      streamId('referral_institution_dismissals', caller.tenantId),
+      caller.tenantId,
+    );
+    expect(events.map((e) => e.type)).toEqual(['UnmatchedInstitutionDismissed', 'UnmatchedInstitutionRestored']);
+  });
+
+  it('answers 422 naming the fields, 403 for a member, writing nothing', async () => {
+    const caller = owner();
+    const empty = await injectAs({ app, testAuth }, caller, 'PUT', dismissals, {
+      institution_code: null,
+      institution_name: ' ',
+      dismissed: true,
+    });
+    expect(empty.statusCode).toBe(422);
+    expect(
+      empty
+        .json()
+        .errors.map((e: { field: string }) => e.field)
+        .sort(),
+    ).toEqual(['institution_code', 'institution_name']);
+    const noFlag = await injectAs({ app, testAuth }, caller, 'PUT', dismissals, { institution_name: '不明' });
+    expect(noFlag.statusCode).toBe(422);
+    expect(noFlag.json().errors.map((e: { field: string }) => e.field)).toContain('dismissed');
+    const member = await injectAs({ app, testAuth }, { ...caller, role: 'member' }, 'PUT', dismissals, {
+      institution_code: null,
+      institution_name: '不明',
+      dismissed: true,
+    });
+    expect(member.statusCode).toBe(403);
+    expect(await tenantEventCount(db, caller.tenantId)).toBe(0);
+  });
+});

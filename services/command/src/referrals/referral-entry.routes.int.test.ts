@@ -53,6 +53,7 @@ describe('referrals entered by hand', () => {
       doctor_name_from: '山田 太郎',
       reason_for_presenting: null,
       referral_department: null,
+      referral_department_as_written: null,
       hospital_admissions: [],
       reverse_referral: null,
       entered_by_hand: true,

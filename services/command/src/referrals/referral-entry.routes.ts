@@ -264,6 +264,7 @@ function referralAnswer(id: string, body: ReferralInput, department: Department)
     doctor_name_from: body.doctor_name_from,
     reason_for_presenting: body.reason_for_presenting,
     referral_department: department && { id: department.id, name: department.name },
+    referral_department_as_written: null,
     hospital_admissions: [],
     reverse_referral: null,
     entered_by_hand: true,

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { HttpError, endpoints, maxUnknownDepartments, type DataUploadRecord } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
-import { referralsProjection, type ReadModels } from '@renkei/read-models';
+import { referralsProjection, unmatchedInstitutionDismissalsProjection, type ReadModels } from '@renkei/read-models';
 import { referralColumns, reverseReferralColumns } from '@renkei/referral-files';
 import { registerEndpoint } from '@renkei/service-kit';
 import { csvField } from '../medical-institutions/medical-institutions.export.ts';
@@ -162,8 +162,14 @@ export function registerDataUploadQueryRoutes(app: FastifyInstance, deps: { db: 
         UNION ALL
         SELECT coalesce(institution_code, ''), coalesce(institution_name, ''), 0, 1, reverse_referral_date
           FROM rm.reverse_referrals WHERE tenant_id = ${auth.tenantId} AND medical_institution_id IS NULL`;
+      // Set aside by an owner: listed only when asked for (to put back), never with what is left to match.
+      const setAside = sql`EXISTS (SELECT 1 FROM rm.unmatched_institution_dismissals x
+        WHERE x.tenant_id = ${auth.tenantId} AND x.institution_code = u.code AND x.institution_name = u.name)`;
+      const listed = query.dismissed ? setAside : sql`NOT ${setAside}`;
       const [counted, page] = await Promise.all([
-        sql<{ n: number }>`SELECT count(DISTINCT (code, name))::int AS n FROM (${unmatched}) u`.execute(db),
+        sql<{
+          n: number;
+        }>`SELECT count(DISTINCT (code, name))::int AS n FROM (${unmatched}) u WHERE ${listed}`.execute(db),
         sql<{
           institution_code: string | null;
           institution_name: string | null;
@@ -175,6 +181,7 @@ export function registerDataUploadQueryRoutes(app: FastifyInstance, deps: { db: 
                  sum(referral)::int AS referral_count, sum(reverse)::int AS reverse_referral_count,
                  to_char(max(d), 'YYYY-MM-DD') AS last_date
             FROM (${unmatched}) u
+           WHERE ${listed}
            GROUP BY code, name
            ORDER BY count(*) DESC, code, name
            LIMIT ${query.per_page} OFFSET ${(query.page - 1) * query.per_page}`.execute(db),
@@ -190,6 +197,6 @@ export function registerDataUploadQueryRoutes(app: FastifyInstance, deps: { db: 
         },
       };
     },
-    reads,
+    { reads: [referralsProjection.name, unmatchedInstitutionDismissalsProjection.name] },
   );
 }

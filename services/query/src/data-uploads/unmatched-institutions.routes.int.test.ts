@@ -120,6 +120,21 @@ async function match(tenantId: string, name: string) {
   return formatPosition(result.position);
 }
 
+async function setAside(tenantId: string, name: string, dismissed: boolean) {
+  const result = await store.append(
+    streamId('referral_institution_dismissals', tenantId),
+    [
+      {
+        type: dismissed ? 'UnmatchedInstitutionDismissed' : 'UnmatchedInstitutionRestored',
+        data: { institution_code: null, institution_name: name },
+        metadata: metadata(tenantId),
+      },
+    ],
+    { expectedRevision: 'any' },
+  );
+  return formatPosition(result.position);
+}
+
 async function get(url: string, tenantId = tenant, position?: string) {
   const token = await testAuth.token({ tenantId, accountId: randomUUID(), role: 'owner', features: [...featureKeys] });
   return app.inject({
@@ -189,5 +204,38 @@ describe('unmatched institutions and hand matches', () => {
     const imports = await get('/api/data_uploads?import_type=referral', tenant, later);
     expect(imports.json().data[0]).toMatchObject({ unmatched_row_count: 0, unmatched_institutions: [] });
     expect(await rollup()).toEqual({ referrals: 3, reverse: 1 });
+  });
+
+  it('leaves out what an owner set aside, lists it on request, and puts it back; its rows stay unattributed', async () => {
+    const tenantId = randomUUID();
+    await importUnmatched(tenantId, [
+      ['不明', '2024-04-01'],
+      ['不明', '2024-04-02'],
+      ['さくら医院', '2024-04-03'],
+    ]);
+    const names = (body: { data: { institution_name: string }[] }) => body.data.map((r) => r.institution_name);
+    const aside = await setAside(tenantId, '不明', true);
+    const left = await get('/api/data_uploads/unmatched_institutions', tenantId, aside);
+    expect(names(left.json())).toEqual(['さくら医院']);
+    expect(left.json().meta.total_count).toBe(1);
+    const listed = await get('/api/data_uploads/unmatched_institutions?dismissed=true', tenantId, aside);
+    expect(listed.json()).toMatchObject({
+      data: [{ institution_name: '不明', referral_count: 2, last_date: '2024-04-02' }],
+      meta: { total_count: 1 },
+    });
+    // Another tenant's 不明 is its own to set aside.
+    const other = randomUUID();
+    const imported = await importUnmatched(other, [['不明', '2024-04-01']]);
+    expect(names((await get('/api/data_uploads/unmatched_institutions', other, imported)).json())).toEqual(['不明']);
+
+    const back = await setAside(tenantId, '不明', false);
+    expect(names((await get('/api/data_uploads/unmatched_institutions', tenantId, back)).json())).toEqual([
+      '不明',
+      'さくら医院',
+    ]);
+    expect((await get('/api/data_uploads/unmatched_institutions?dismissed=true', tenantId, back)).json().data).toEqual(
+      [],
+    );
+    expect((await get('/api/data_uploads/unmatched_institutions?dismissed=maybe', tenantId)).statusCode).toBe(422);
   });
 });

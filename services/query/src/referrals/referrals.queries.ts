@@ -155,6 +155,7 @@ export async function institutionReferralRows(
       reason_for_presenting: r.purpose,
       referral_department:
         r.own_department_id && r.own_department_name ? { id: r.own_department_id, name: r.own_department_name } : null,
+      referral_department_as_written: r.own_department_id ? null : (r.to_department ?? null),
       hospital_admissions: admissions.filter((a) => a.referral_id === r.id).map(toAdmission),
       reverse_referral:
         r.reverse_id && r.reverse_date ? { id: r.reverse_id, reverse_referral_date: r.reverse_date } : null,

@@ -166,6 +166,9 @@ describe('referral reads', () => {
           patient_id: '000',
           doctor_name_from: '山田',
           reason_for_presenting: '精査',
+          // 外科 is none of the tenant's own departments: said as the list wrote it.
+          referral_department: null,
+          referral_department_as_written: '外科',
           hospital_admissions: [
             {
               admission_date: '2024-04-10',

@@ -3,6 +3,7 @@ import {
   isWithdrawableDataUpload,
   type DataUploadRecord,
   type DataUploadType,
+  type InstitutionDismissalInput,
   type InstitutionMatchInput,
   type MappingProfilesInput,
 } from '@renkei/contracts';
@@ -38,10 +39,11 @@ export const dataUploadQueries = {
       queryKey: [...dataUploadQueries.all, 'profiles'] as const,
       queryFn: ({ signal }) => api.listMappingProfiles({ signal }),
     }),
-  unmatched: (api: ApiClient, page: number) =>
+  /** What is left to match, or (`dismissed`) what owners set aside as not to be matched. */
+  unmatched: (api: ApiClient, page: number, dismissed = false) =>
     queryOptions({
-      queryKey: [...dataUploadQueries.all, 'unmatched', page] as const,
-      queryFn: ({ signal }) => api.listUnmatchedInstitutions({ query: { page, per_page: 20 }, signal }),
+      queryKey: [...dataUploadQueries.all, 'unmatched', page, dismissed] as const,
+      queryFn: ({ signal }) => api.listUnmatchedInstitutions({ query: { page, per_page: 20, dismissed }, signal }),
     }),
 };
 
@@ -53,6 +55,13 @@ export const useMatchInstitution = () =>
   useApiMutation(
     (api, body: InstitutionMatchInput) => api.matchInstitution({ body }),
     [dataUploadQueries.all, ['referrals'], ...staleFiguresAfter('referral_data')],
+  );
+
+/** Only the unmatched lists change: the rows stay where they were counted (under no institution). */
+export const useDismissUnmatchedInstitution = () =>
+  useApiMutation(
+    (api, body: InstitutionDismissalInput) => api.dismissUnmatchedInstitution({ body }),
+    [[...dataUploadQueries.all, 'unmatched']],
   );
 
 /**

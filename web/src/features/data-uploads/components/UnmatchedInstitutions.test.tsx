@@ -6,6 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../api/api-errors.ts';
 import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
 import { testServices } from '../../../test/render-app.tsx';
+import { toast } from '../../../app/toast.ts';
 import { UnmatchedInstitutions } from './UnmatchedInstitutions.tsx';
 
 const clinic = '00000000-0000-4000-8000-000000000009';
@@ -108,5 +109,58 @@ describe('unmatched institutions', () => {
         body: { institution_code: null, institution_name: '不明医院', medical_institution_id: other },
       }),
     );
+  });
+});
+
+describe('setting unmatched institutions aside', () => {
+  function renderWithDismissals() {
+    const aside = new Set<string>();
+    const unknown = { ...row, institution_name: '不明' };
+    const api = {
+      listUnmatchedInstitutions: vi.fn(async ({ query }: { query: { dismissed: boolean } }) => {
+        const data = [row, unknown].filter((r) => aside.has(r.institution_name) === query.dismissed);
+        return { data, meta: { total_count: data.length, page: 1, per_page: 20, total_pages: data.length ? 1 : 0 } };
+      }),
+      dismissUnmatchedInstitution: vi.fn(
+        async ({ body }: { body: { institution_name: string; dismissed: boolean } }) => {
+          if (body.dismissed) aside.add(body.institution_name);
+          else aside.delete(body.institution_name);
+          return body;
+        },
+      ),
+    };
+    const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    render(
+      <MantineProvider>
+        <QueryClientProvider client={client}>
+          <ServicesProvider value={services}>
+            <UnmatchedInstitutions />
+          </ServicesProvider>
+        </QueryClientProvider>
+      </MantineProvider>,
+    );
+    return api;
+  }
+
+  it('takes 「不明」 off the list, shows it under 照合しないもの, and puts it back', async () => {
+    const success = vi.spyOn(toast, 'success').mockImplementation(() => {});
+    const api = renderWithDismissals();
+    await userEvent.click(await screen.findByRole('button', { name: '不明を照合しない' }));
+    expect(api.dismissUnmatchedInstitution).toHaveBeenCalledWith({
+      body: { institution_code: null, institution_name: '不明', dismissed: true },
+    });
+    await waitFor(() => expect(screen.queryByText('不明')).toBeNull());
+    expect(screen.getByText('不明医院')).toBeInTheDocument();
+    expect(success).toHaveBeenCalledWith('「不明」を照合しないものにしました。「照合しないもの」から戻せます。');
+
+    await userEvent.click(screen.getByText('照合しないもの'));
+    expect(await screen.findByText('不明')).toBeInTheDocument();
+    expect(screen.queryByText('不明医院')).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: '不明を照合待ちに戻す' }));
+    expect(await screen.findByTestId('unmatched-empty')).toHaveTextContent('照合しないことにした記載はありません。');
+    await userEvent.click(screen.getByText('照合待ち'));
+    expect(await screen.findByText('不明')).toBeInTheDocument();
+    success.mockRestore();
   });
 });

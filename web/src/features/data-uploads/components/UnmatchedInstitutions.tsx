@@ -1,4 +1,4 @@
-import { Button, Modal, Stack, Table, Text, Title } from '@mantine/core';
+import { Button, Group, Modal, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
 import type { UnmatchedInstitutionRow } from '@renkei/contracts';
@@ -9,7 +9,7 @@ import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { InstitutionPicker, type PickedInstitution } from '../../../ui/InstitutionPicker.tsx';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
-import { dataUploadQueries, useMatchInstitution } from '../data-uploads.queries.ts';
+import { dataUploadQueries, useDismissUnmatchedInstitution, useMatchInstitution } from '../data-uploads.queries.ts';
 import { ListPagination } from '../../../ui/ListPagination.tsx';
 
 type Unmatched = z.infer<typeof UnmatchedInstitutionRow>;
@@ -19,22 +19,64 @@ const label = (u: Unmatched) => [u.institution_code, u.institution_name].filter(
 /**
  * The institutions of the lists that matched nothing in the master, with a hand match for each: the
  * rows already imported move to the chosen institution and the next imports match it by themselves.
+ * What is no institution at all (「不明」, 「本人」 …) can be set aside so the list keeps only real work,
+ * and put back from the second view.
  */
 export function UnmatchedInstitutions() {
   const { api } = useServices();
+  const [view, setView] = useState<'open' | 'dismissed'>('open');
   const [page, setPage] = useState(1);
-  const list = useQuery(dataUploadQueries.unmatched(api, page));
+  const dismissedView = view === 'dismissed';
+  const list = useQuery(dataUploadQueries.unmatched(api, page, dismissedView));
   const [matching, setMatching] = useState<Unmatched | null>(null);
-  if (list.isError) return <Text c="red">照合できなかった医療機関を読み込めませんでした。</Text>;
-  if (!list.data) return null;
+  const dismiss = useDismissUnmatchedInstitution();
+  const onError = useMutationErrorHandler();
+  const setAside = async (u: Unmatched, dismissed: boolean) => {
+    try {
+      await dismiss.mutateAsync({
+        institution_code: u.institution_code,
+        institution_name: u.institution_name,
+        dismissed,
+      });
+      toast.success(
+        dismissed
+          ? `「${label(u)}」を照合しないものにしました。「照合しないもの」から戻せます。`
+          : `「${label(u)}」を照合待ちに戻しました。`,
+      );
+    } catch (e) {
+      onError(e);
+    }
+  };
   return (
     <Stack gap="sm">
-      <Title order={3} fz="md">
-        照合できなかった医療機関
-      </Title>
-      {list.data.data.length === 0 ? (
-        <Text size="sm" c="dimmed">
-          照合できなかった医療機関はありません。
+      <Group justify="space-between" align="flex-end" wrap="wrap">
+        <Title order={3} fz="md">
+          照合できなかった医療機関
+        </Title>
+        <SegmentedControl
+          size="xs"
+          value={view}
+          onChange={(value) => {
+            setView(value as 'open' | 'dismissed');
+            setPage(1);
+          }}
+          data={[
+            { value: 'open', label: '照合待ち' },
+            { value: 'dismissed', label: '照合しないもの' },
+          ]}
+          aria-label="照合できなかった医療機関の表示"
+        />
+      </Group>
+      <Text size="xs" c="dimmed">
+        {dismissedView
+          ? '照合しないことにした記載です。行は医療機関不明のまま集計されています。照合すればその医療機関の紹介になります。'
+          : '「不明」など医療機関ではない記載は「照合しない」にすると、この一覧から外れます（行は医療機関不明のまま集計され、今後の取り込みでも同じです）。'}
+      </Text>
+      {list.isError ? (
+        <Text c="red">照合できなかった医療機関を読み込めませんでした。</Text>
+      ) : !list.data ? null : list.data.data.length === 0 ? (
+        <Text size="sm" c="dimmed" data-testid="unmatched-empty">
+          {dismissedView ? '照合しないことにした記載はありません。' : '照合できなかった医療機関はありません。'}
         </Text>
       ) : (
         <Table striped withTableBorder data-testid="unmatched-institutions">
@@ -57,21 +99,40 @@ export function UnmatchedInstitutions() {
                 <Table.Td ta="right">{u.reverse_referral_count}</Table.Td>
                 <Table.Td>{u.last_date.replaceAll('-', '/')}</Table.Td>
                 <Table.Td>
-                  <Button
-                    size="compact-sm"
-                    variant="light"
-                    onClick={() => setMatching(u)}
-                    aria-label={`${label(u)}を照合`}
-                  >
-                    照合
-                  </Button>
+                  <Group gap={6} wrap="nowrap">
+                    <Button
+                      size="compact-sm"
+                      variant="light"
+                      onClick={() => setMatching(u)}
+                      aria-label={`${label(u)}を照合`}
+                    >
+                      照合
+                    </Button>
+                    <Button
+                      size="compact-sm"
+                      variant="subtle"
+                      color="gray"
+                      disabled={dismiss.isPending}
+                      onClick={() => void setAside(u, !dismissedView)}
+                      aria-label={dismissedView ? `${label(u)}を照合待ちに戻す` : `${label(u)}を照合しない`}
+                    >
+                      {dismissedView ? '照合待ちに戻す' : '照合しない'}
+                    </Button>
+                  </Group>
                 </Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
         </Table>
       )}
-      <ListPagination totalPages={list.data.meta.total_pages} value={page} onChange={setPage} aria-label="照合ページ" />
+      {list.data && (
+        <ListPagination
+          totalPages={list.data.meta.total_pages}
+          value={page}
+          onChange={setPage}
+          aria-label="照合ページ"
+        />
+      )}
       {matching && <MatchModal unmatched={matching} onClose={() => setMatching(null)} />}
     </Stack>
   );

@@ -57,6 +57,7 @@ const referral: Referral = {
   doctor_name_from: '山田',
   reason_for_presenting: null,
   referral_department: null,
+  referral_department_as_written: null,
   hospital_admissions: [stay],
   reverse_referral: null,
   entered_by_hand: false,
@@ -171,6 +172,26 @@ describe('institution referrals page', () => {
     );
     await vi.waitFor(() => expect(save).toHaveBeenCalledTimes(1));
     save.mockRestore();
+  });
+
+  it('shows a 紹介先診療科 that is none of the own departments as the list wrote it, marked as unregistered', async () => {
+    const own = { ...referral, id: '00000000-0000-4000-8000-000000000202', hospital_admissions: [] };
+    const written = { ...own, id: '00000000-0000-4000-8000-000000000203' };
+    renderPage(
+      series([2, 0]),
+      [
+        { ...own, referral_department: { id: '00000000-0000-4000-8000-000000000301', name: '消化器外科' } },
+        { ...written, referral_department_as_written: '乳腺外科' },
+      ],
+      owner,
+    );
+    const rows = await screen.findAllByTestId('referral-row');
+    expect(rows[0]).toHaveTextContent('消化器外科');
+    expect(within(rows[0]!).queryByTestId('referral-department-as-written')).toBeNull();
+    const marked = within(rows[1]!).getByTestId('referral-department-as-written');
+    expect(marked).toHaveTextContent('乳腺外科（未登録）');
+    await userEvent.hover(marked);
+    expect(await screen.findByRole('tooltip')).toHaveTextContent('自院診療科に登録されていない名称です');
   });
 
   it('prints with the browser', async () => {

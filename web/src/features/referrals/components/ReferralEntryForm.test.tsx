@@ -101,6 +101,7 @@ describe('referral entry form', () => {
       doctor_name_from: null,
       reason_for_presenting: null,
       referral_department: null,
+      referral_department_as_written: null,
       hospital_admissions: [],
       reverse_referral: null,
       entered_by_hand: true,

@@ -1,4 +1,4 @@
-import { Stack, Table, Text } from '@mantine/core';
+import { Stack, Table, Text, Tooltip } from '@mantine/core';
 import type { HospitalAdmission, Referral } from '@renkei/contracts';
 import { formatDate } from '../../../app/dates.ts';
 import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
@@ -54,7 +54,9 @@ export function ReferralList({
           <Table.Tr key={r.id} data-testid="referral-row">
             <Table.Td style={noWrap}>{formatDate(r.referral_date)}</Table.Td>
             <Table.Td style={noWrap}>{r.patient_id}</Table.Td>
-            <Table.Td style={noWrap}>{r.referral_department?.name ?? ''}</Table.Td>
+            <Table.Td style={noWrap}>
+              <ReferralDepartment referral={r} />
+            </Table.Td>
             <Table.Td style={noWrap}>{r.doctor_name_from ?? ''}</Table.Td>
             <Table.Td>
               <Stack gap={2}>
@@ -77,5 +79,28 @@ export function ReferralList({
         ))}
       </Table.Tbody>
     </Table>
+  );
+}
+
+/**
+ * The own department, or, when the list named one that is none of them, that name as written — marked, so
+ * nobody takes it for a department the figures by 自院診療科 count under (they count it as 未設定).
+ */
+function ReferralDepartment({ referral }: { referral: Referral }) {
+  if (referral.referral_department) return <>{referral.referral_department.name}</>;
+  const written = referral.referral_department_as_written;
+  if (!written) return null;
+  return (
+    <Tooltip
+      label="自院診療科に登録されていない名称です（集計では診療科未設定）。自院診療科にこの名称を追加すると、取り込み済みの行も対応づけられます。"
+      multiline
+      w={280}
+      withArrow
+      events={{ hover: true, focus: true, touch: true }}
+    >
+      <Text component="span" size="sm" c="dimmed" tabIndex={0} data-testid="referral-department-as-written">
+        {written}（未登録）
+      </Text>
+    </Tooltip>
   );
 }
