@@ -8,6 +8,7 @@ import { createApiClient } from '../../../api/api-client.ts';
 import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
 import { testServices } from '../../../test/render-app.tsx';
+import { tooltipTestTheme } from '../../../test/tooltip.ts';
 import { withDefaults } from '../../data-analysis/analysis-periods.ts';
 import { dataAnalysisQueries } from '../../data-analysis/data-analysis.queries.ts';
 import { dataSyncStatusQueries } from '../../data-sync-statuses/data-sync-statuses.queries.ts';
@@ -44,7 +45,7 @@ const record: DataUploadRecord = {
 describe('DataUploadHistory', () => {
   it('shows in a record’s details the department names that are none of the own departments, with their rows', async () => {
     render(
-      <MantineProvider>
+      <MantineProvider theme={tooltipTestTheme}>
         <DataUploadHistory records={[record]} />
       </MantineProvider>,
     );
@@ -76,7 +77,7 @@ describe('DataUploadHistory', () => {
       ],
     };
     render(
-      <MantineProvider>
+      <MantineProvider theme={tooltipTestTheme}>
         <DataUploadHistory records={[refused, record]} />
       </MantineProvider>,
     );
@@ -92,7 +93,7 @@ describe('DataUploadHistory', () => {
 
   it('offers no details for a record without any', () => {
     render(
-      <MantineProvider>
+      <MantineProvider theme={tooltipTestTheme}>
         <DataUploadHistory records={[{ ...record, unknown_department_row_count: 0, unknown_departments: [] }]} />
       </MantineProvider>,
     );
@@ -132,7 +133,7 @@ function renderWithdrawal(records: DataUploadRecord[], answer: () => Response) {
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   for (const key of Object.values<QueryKey>(keys)) client.setQueryData(key, { cached: true });
   render(
-    <MantineProvider>
+    <MantineProvider theme={tooltipTestTheme}>
       <ServicesProvider value={{ ...testServices(), api } satisfies AppServices}>
         <QueryClientProvider client={client}>
           <DataUploadHistory records={records} />

@@ -10,6 +10,7 @@ import {
   RouterProvider,
 } from '@tanstack/react-router';
 import { render, screen, within } from '@testing-library/react';
+import { tooltipTestTheme } from '../../../test/tooltip.ts';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
@@ -99,7 +100,7 @@ function renderPage(chart: ChartData, referrals: Referral[], user: SignedInUser)
     basepath: '/app',
   });
   render(
-    <MantineProvider>
+    <MantineProvider theme={tooltipTestTheme}>
       <ServicesProvider value={services}>
         <QueryClientProvider client={client}>
           <RouterProvider router={router as never} />
