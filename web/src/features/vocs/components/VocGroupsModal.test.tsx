@@ -11,10 +11,10 @@ const groups = [
   { id: id(2), name: '接遇' },
 ];
 
-const renderModal = (onSubmit: (groups: unknown) => Promise<unknown>) =>
+const renderModal = (onSubmit: (groups: unknown) => Promise<unknown>, onShowGroup = vi.fn()) =>
   render(
     <MantineProvider>
-      <VocGroupsModal opened groups={groups} onClose={() => {}} onSubmit={onSubmit} />
+      <VocGroupsModal opened groups={groups} onClose={() => {}} onSubmit={onSubmit} onShowGroup={onShowGroup} />
     </MantineProvider>,
   );
 
@@ -43,7 +43,8 @@ describe('voc groups', () => {
         },
       ]);
     });
-    renderModal(onSubmit);
+    const onShowGroup = vi.fn();
+    renderModal(onSubmit, onShowGroup);
     await userEvent.click(screen.getByRole('button', { name: 'グループを追加' }));
     await userEvent.click(screen.getByRole('button', { name: '保存' }));
     expect(await screen.findByText('グループ名を入力してください')).toBeInTheDocument();
@@ -53,5 +54,9 @@ describe('voc groups', () => {
     await userEvent.click(screen.getByRole('button', { name: '保存' }));
     expect(await screen.findByTestId('voc-groups-error')).toHaveTextContent('「紹介・返書」は3件のVOCで使われている');
     expect(onSubmit).toHaveBeenCalledWith([{ id: id(2), name: '接遇' }]);
+    // The way to the VOCs to move first: only for the group left out.
+    expect(screen.queryByRole('button', { name: '「接遇」のVOCを表示' })).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: '「紹介・返書」のVOCを表示' }));
+    expect(onShowGroup).toHaveBeenCalledExactlyOnceWith(id(1));
   });
 });

@@ -14,18 +14,22 @@ interface Row {
 
 /**
  * The tenant's VOC groups edited as one list (saved whole). Leaving out a group that VOCs use is
- * refused by the server with the group named; the message shows above the list.
+ * refused by the server with the group named; the message shows above the list, with a way to the
+ * VOCs of each group left out (the ones to move to another group first).
  */
 export function VocGroupsModal({
   opened,
   groups,
   onClose,
   onSubmit,
+  onShowGroup,
 }: {
   opened: boolean;
   groups: VocGroup[];
   onClose: () => void;
   onSubmit: (groups: { id?: string; name: string }[]) => Promise<unknown>;
+  /** Lists the VOCs of a group (the dialog is closed by the caller; its edits are given up). */
+  onShowGroup?: (groupId: string) => void;
 }) {
   // Mounted for each opening: a refetch of the groups while editing never resets the rows.
   const [rows, setRows] = useState<Row[]>(() => groups.map((g) => ({ id: g.id, name: g.name, key: g.id })));
@@ -56,6 +60,23 @@ export function VocGroupsModal({
           {(errors.voc_groups ?? errors['voc_groups.0.id']) && (
             <Alert color="red" data-testid="voc-groups-error">
               {errors.voc_groups ?? errors['voc_groups.0.id']}
+              {errors.voc_groups && onShowGroup && (
+                <Group gap="xs" mt="xs">
+                  {groups
+                    .filter((g) => !rows.some((r) => r.id === g.id))
+                    .map((g) => (
+                      <Button
+                        key={g.id}
+                        size="compact-xs"
+                        variant="white"
+                        color="red"
+                        onClick={() => onShowGroup(g.id)}
+                      >
+                        「{g.name}」のVOCを表示
+                      </Button>
+                    ))}
+                </Group>
+              )}
             </Alert>
           )}
           {rows.length === 0 && (

@@ -230,7 +230,16 @@ export function VocsPage({
           <VocFormModal opened voc={editing.record} groups={groups} onClose={() => setEditing(null)} onSubmit={save} />
         )}
         {editingGroups && (
-          <VocGroupsModal opened groups={groups} onClose={() => setEditingGroups(false)} onSubmit={saveGroups} />
+          <VocGroupsModal
+            opened
+            groups={groups}
+            onClose={() => setEditingGroups(false)}
+            onSubmit={saveGroups}
+            onShowGroup={(group) => {
+              setEditingGroups(false);
+              onParamsChange({ group, page: 1 });
+            }}
+          />
         )}
         {deleting && (
           <ConfirmDeleteModal
