@@ -63,24 +63,23 @@ function totalsOf(data: ChartData): ReferralFigureTotals {
 }
 
 /**
- * Sums the monthly chart (labels `2026年4月`, as the endpoint names months) into this 年度 to date and the
- * same months a year before — or, given `previousToDate` (the answer for previousToDatePeriod), the last
- * 年度 to the same date, which is what the page compares with. A month after today's is never counted, whatever the answer holds: the
+ * Sums the monthly chart (labels `2026年4月`, as the endpoint names months) into this 年度 to date, and
+ * takes the comparison from `previousToDate` (the answer for previousToDatePeriod: the last 年度 to the
+ * same date, exact to the day, which whole months of the chart could not be). The chart gives the trend,
+ * both 年度 month by month. A month after today's is never counted, whatever the answer holds: the
  * period asked ends today, but a cached or wider answer must not add future months (and a 年度's later
  * months are empty anyway, which would make the comparison look like a fall).
  */
-export function referralFigures(data: ChartData, today: string, previousToDate?: ChartData): ReferralFigures {
+export function referralFigures(data: ChartData, today: string, previousToDate: ChartData): ReferralFigures {
   const fy = fiscalYearOf(today);
   const thisMonth = today.slice(0, 7);
   const throughMonth = Number(today.slice(5, 7));
-  const cutoff = fiscalIndex(throughMonth);
   const values = (key: string) => data.series.find((s) => s.key === key)?.values;
   const referrals = values('referrals');
   const admitted = values('admitted');
   const operated = values('operated');
   const reverse = values('reverse_referrals');
   const current = zero();
-  const previous = zero();
   const trend = {
     labels: Array.from({ length: 12 }, (_, i) => `${((i + 3) % 12) + 1}月`),
     current: Array<number | null>(12).fill(null),
@@ -100,20 +99,19 @@ export function referralFigures(data: ChartData, today: string, previousToDate?:
     const at = (series: readonly (number | null)[] | undefined) => series?.[i] ?? 0;
     anyReferral ||= at(referrals) > 0;
     anyReverse ||= at(reverse) > 0;
+    // The last 年度 is drawn whole.
     (monthFy === fy ? trend.current : trend.previous)[index] = referrals?.[i] ?? null;
-    // The last 年度 is drawn whole but compared only up to this 年度's month.
-    const totals = monthFy === fy ? current : index <= cutoff ? previous : null;
-    if (!totals) return;
-    totals.referrals += at(referrals);
-    totals.admissions += at(admitted);
-    totals.operations += at(operated);
-    totals.reverseReferrals += at(reverse);
+    if (monthFy !== fy) return;
+    current.referrals += at(referrals);
+    current.admissions += at(admitted);
+    current.operations += at(operated);
+    current.reverseReferrals += at(reverse);
   });
   return {
     fiscalYear: fy,
     throughMonth,
     current,
-    previous: previousToDate ? totalsOf(previousToDate) : previous,
+    previous: totalsOf(previousToDate),
     hasReverse: reverse !== undefined,
     anyReferral,
     anyReverse,
