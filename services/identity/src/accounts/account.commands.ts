@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hash } from '@node-rs/argon2';
 import { sql } from 'kysely';
-import { conflict, maxPasswordLength, unprocessable, type FieldError, type Role } from '@renkei/contracts';
+import { HttpError, maxPasswordLength, unprocessable, type FieldError, type Role } from '@renkei/contracts';
 import type { AdminDeps } from '../deps.ts';
 import type { Position } from '@renkei/event-store';
 import { accountRegisteredData, accountUpdatedData, enqueueIdentityEvent, publishQueued } from '../identity.events.ts';
@@ -57,6 +57,16 @@ function validateNewAccount(input: NewAccount): FieldError[] {
   return errors;
 }
 
+/**
+ * A 409 (docs/decisions.md "Accounts API") that names the field taken, so a form can show it under that
+ * input and keep what was typed: the person fixes the address or ID, as with a 422.
+ */
+export function identifierTaken(field: 'email' | 'login_name'): HttpError {
+  const message =
+    field === 'login_name' ? 'このログインIDは既に使用されています。' : 'このメールアドレスは既に使用されています。';
+  return new HttpError(409, message, { errors: [{ field, message }] });
+}
+
 export function hashPassword(password: string): Promise<string> {
   return hash(password);
 }
@@ -77,13 +87,7 @@ export async function insertAccount(trx: IdentityDb, tenantId: string, input: Ne
       ]),
     )
     .executeTakeFirst();
-  if (taken) {
-    throw conflict(
-      email && taken.email?.toLowerCase() === email
-        ? 'このメールアドレスは既に使用されています。'
-        : 'このログインIDは既に使用されています。',
-    );
-  }
+  if (taken) throw identifierTaken(email && taken.email?.toLowerCase() === email ? 'email' : 'login_name');
   const row = {
     id: randomUUID(),
     tenant_id: tenantId,
@@ -106,8 +110,8 @@ export async function insertAccount(trx: IdentityDb, tenantId: string, input: Ne
       .executeTakeFirstOrThrow()) as AccountRow;
   } catch (error) {
     // A concurrent registration of the same identifier lost the race to the unique index.
-    if ((error as { code?: string }).code === '23505')
-      throw conflict('このメールアドレスまたはログインIDは既に使用されています。');
+    const e = error as { code?: string; constraint?: string };
+    if (e.code === '23505') throw identifierTaken(e.constraint === 'accounts_login_name_key' ? 'login_name' : 'email');
     throw error;
   }
 }

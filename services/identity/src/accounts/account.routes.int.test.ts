@@ -64,6 +64,19 @@ describe('/api/accounts', () => {
       email: 'takahashi@kaede.example',
     });
     expect(duplicate.statusCode).toBe(409);
+    // The field taken is named, so the form shows it under that input and keeps what was typed.
+    expect(duplicate.json().errors).toEqual([
+      { field: 'email', message: 'このメールアドレスは既に使用されています。' },
+    ]);
+    const duplicateLogin = await call('POST', '/api/accounts', ownerToken, {
+      username: '重複 ID',
+      login_name: 'CS-Support',
+      password: 'dup-login-1',
+    });
+    expect(duplicateLogin.statusCode).toBe(409);
+    expect(duplicateLogin.json().errors).toEqual([
+      { field: 'login_name', message: 'このログインIDは既に使用されています。' },
+    ]);
     const created = await call('POST', '/api/accounts', ownerToken, input);
     expect(created.statusCode).toBe(201);
     expect(created.json()).toMatchObject({ username: '田中 三郎', email: 'tanaka@sakura.example', role: 'member' });
@@ -121,6 +134,15 @@ describe('/api/accounts', () => {
     });
     expect(updated.statusCode).toBe(200);
     expect(updated.json()).toMatchObject({ login_name: 'suzuki', role: 'owner' });
+    const takenOnEdit = await call('PUT', `/api/accounts/${sakura.memberIds[0]}`, ownerToken, {
+      username: '鈴木 一郎',
+      email: 'OWNER@sakura.example',
+      role: 'owner',
+    });
+    expect(takenOnEdit.statusCode).toBe(409);
+    expect(takenOnEdit.json().errors).toEqual([
+      { field: 'email', message: 'このメールアドレスは既に使用されています。' },
+    ]);
 
     const demoteSecond = await call('PUT', `/api/accounts/${sakura.memberIds[0]}`, ownerToken, {
       username: '鈴木 一郎',

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { conflict, identityEndpoints, notFound, unprocessable, type Account } from '@renkei/contracts';
+import { identityEndpoints, notFound, unprocessable, type Account } from '@renkei/contracts';
 import { registerEndpoint } from '@renkei/service-kit';
 import type { IdentityDeps } from '../deps.ts';
 import { publishQueued } from '../identity.events.ts';
 import { clearSignInFailures } from '../oidc/sign-in-lockout.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { sendInvitation } from './account-invitation.ts';
-import { addAccount, enqueueAccountUpdated, hashPassword } from './account.commands.ts';
+import { addAccount, enqueueAccountUpdated, hashPassword, identifierTaken } from './account.commands.ts';
 import type { AccountRow } from './account.queries.ts';
 import { identityDb, type IdentityDb } from '../db/identity.tables.ts';
 
@@ -28,12 +28,10 @@ function accountOf(row: AccountRow): Account {
   };
 }
 
-function duplicateMessage(error: unknown): string | null {
+function duplicateField(error: unknown): 'email' | 'login_name' | null {
   const e = error as { code?: string; constraint?: string };
   if (e.code !== UNIQUE_VIOLATION) return null;
-  return e.constraint === 'accounts_login_name_key'
-    ? 'このログインIDは既に使用されています。'
-    : 'このメールアドレスは既に使用されています。';
+  return e.constraint === 'accounts_login_name_key' ? 'login_name' : 'email';
 }
 
 /**
@@ -180,8 +178,8 @@ export function registerAccountRoutes(app: FastifyInstance, deps: IdentityDeps &
         return { updated, eventId: await enqueueAccountUpdated(trx, updated, auth.accountId) };
       }));
     } catch (error) {
-      const message = duplicateMessage(error);
-      if (message) throw conflict(message);
+      const field = duplicateField(error);
+      if (field) throw identifierTaken(field);
       throw error;
     }
     const position = await publishQueued(deps, [eventId]);

@@ -1,4 +1,4 @@
-import { screen } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { renderInRouter } from '../../../test/render-in-router.tsx';
@@ -106,4 +106,71 @@ describe('EmailEditorPage', () => {
     await userEvent.click(screen.getByRole('button', { name: '保存' }));
     await vi.waitFor(() => expect(sent).toEqual([fileId, null]));
   });
+
+  it('asks before leaving with changes not saved, and keeps them when the user stays', async () => {
+    const api = {
+      listEmailDestinations: vi.fn(async () => noDoctors),
+      createEmail: vi.fn(async () => ({ ...draft, title: '研修会のご案内（改）' })),
+    };
+    const { router } = renderInRouter(
+      () => <EmailEditorPage email={null} restrictedSenders={null} userEmail="owner@example.jp" />,
+      { api, paths: ['/emails', '/emails/$id/edit'] },
+    );
+    const back = await screen.findByRole('link', { name: '一覧へ戻る' });
+    await userEvent.type(screen.getByRole('textbox', { name: '件名' }), '研修会のご案内（改）');
+    await userEvent.click(back);
+    const dialog = await screen.findByRole('dialog', { name: '保存していない変更があります' });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'このページに戻る' }));
+    await vi.waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(router.state.location.pathname).toBe('/');
+    expect(screen.getByRole('textbox', { name: '件名' })).toHaveValue('研修会のご案内（改）');
+
+    await userEvent.click(back);
+    await userEvent.click(
+      within(await screen.findByRole('dialog', { name: '保存していない変更があります' })).getByRole('button', {
+        name: '保存せずに移動',
+      }),
+    );
+    await vi.waitFor(() => expect(router.state.location.pathname).toBe('/emails'));
+  });
+
+  it('leaves without asking once the changes are saved', async () => {
+    const api = {
+      listEmailDestinations: vi.fn(async () => noDoctors),
+      updateEmail: vi.fn(async () => ({ ...draft, title: '研修会のご案内（改）', version: 1 })),
+    };
+    const { router } = renderInRouter(
+      () => <EmailEditorPage email={draft} restrictedSenders={null} userEmail="owner@example.jp" />,
+      { api, paths: ['/emails', '/emails/$id/edit'] },
+    );
+    await userEvent.type(await screen.findByRole('textbox', { name: '件名' }), '（改）');
+    await userEvent.click(screen.getByRole('button', { name: '保存' }));
+    await vi.waitFor(() => expect(api.updateEmail).toHaveBeenCalled());
+    await userEvent.click(screen.getByRole('link', { name: '一覧へ戻る' }));
+    await vi.waitFor(() => expect(router.state.location.pathname).toBe('/emails'));
+    expect(screen.queryByRole('dialog', { name: '保存していない変更があります' })).not.toBeInTheDocument();
+  });
 });
+
+const draft = {
+  id: '00000000-0000-4000-8000-000000000003',
+  title: '研修会のご案内',
+  status: 'unsent' as const,
+  destination_count: 0,
+  invalid_destination_count: 0,
+  invalid_destinations: [],
+  sender_name: '地域連携室',
+  sender_email: 'owner@example.jp',
+  main_content: '<p>ご案内</p>',
+  attachment_id: null,
+  attachment_name: null,
+  attachment_size: null,
+  attachment_url: null,
+  doctor_ids: [],
+  sent_at: null,
+  created_by: null,
+  created_at: '2026-11-30T00:00:00.000Z',
+  updated_at: '2026-11-30T00:00:00.000Z',
+  version: 0,
+  delivery_stopped: null,
+};

@@ -14,9 +14,9 @@ import {
   Title,
 } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useNavigate } from '@tanstack/react-router';
+import { useBlocker, useNavigate } from '@tanstack/react-router';
 import type { Email } from '@renkei/contracts';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { fieldErrorsOf } from '../../../api/api-errors.ts';
 import { toast } from '../../../app/toast.ts';
 import { useServices } from '../../../app/services-context.tsx';
@@ -40,6 +40,14 @@ function formErrors(error: unknown): Record<string, string> {
     out[name] ??= message;
   }
   return out;
+}
+
+/** The form differs from its last save: a field changed, or a recipients file is chosen and not yet sent. */
+function hasUnsavedChanges(
+  now: { values: EmailDraftValues; file: File | null },
+  saved: { values: EmailDraftValues; file: File | null },
+): boolean {
+  return (now.file !== null && now.file !== saved.file) || JSON.stringify(now.values) !== JSON.stringify(saved.values);
 }
 
 const templateCsv = '\uFEFFメールアドレス,氏名,医療機関コード\r\n';
@@ -88,6 +96,17 @@ export function EmailEditorPage({
   const [confirming, setConfirming] = useState(false);
   const { data: destinations, isFetching: searchingDoctors } = useQuery(emailQueries.destinations(api, keyword));
 
+  // A campaign takes a while to write: leaving with changes not saved (a menu link, 一覧へ戻る, a reload)
+  // asks first. Refs, not state: the first save navigates to the saved draft before this renders again.
+  const latest = useRef({ values, file });
+  latest.current = { values, file };
+  const lastSaved = useRef({ values, file: null as File | null });
+  const blocker = useBlocker({
+    shouldBlockFn: () => hasUnsavedChanges(latest.current, lastSaved.current),
+    enableBeforeUnload: () => hasUnsavedChanges(latest.current, lastSaved.current),
+    withResolver: true,
+  });
+
   const set = <K extends keyof EmailDraftValues>(key: K, value: EmailDraftValues[K]) =>
     setValues((v) => ({ ...v, [key]: value }));
 
@@ -105,6 +124,7 @@ export function EmailEditorPage({
   /** Saves the draft; answers the saved email, or null when the form shows what to fix. */
   const onSave = async (): Promise<Email | null> => {
     setErrors({});
+    const sent = { values, file };
     try {
       const result = await save.mutateAsync({
         id: saved?.id ?? null,
@@ -112,6 +132,7 @@ export function EmailEditorPage({
         values,
         file,
       });
+      lastSaved.current = sent;
       setSaved(result);
       setFile(null);
       if (result.attachment_id && result.attachment_name)
@@ -332,6 +353,24 @@ export function EmailEditorPage({
           </Button>
         </Group>
       </Group>
+      <Modal
+        opened={blocker.status === 'blocked'}
+        onClose={() => blocker.reset?.()}
+        title="保存していない変更があります"
+        centered
+      >
+        <Stack>
+          <Text size="sm">このページを離れると、保存していない変更（件名・本文・送信先など）は失われます。</Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => blocker.reset?.()} data-autofocus>
+              このページに戻る
+            </Button>
+            <Button color="red" onClick={() => blocker.proceed?.()}>
+              保存せずに移動
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
       <Modal opened={confirming} onClose={() => setConfirming(false)} title="メールを送信" centered>
         <Stack>
           <Text>

@@ -36,6 +36,12 @@ type History = Awaited<ReturnType<AppServices['api']['listTenantSettingHistories
 
 function renderPage(history: History = []) {
   const update = vi.fn(async ({ body }: { body: TenantSettingInput }) => {
+    const badSender = body.email_sender_allowed_addresses.findIndex((a) => !a.includes('@'));
+    if (badSender >= 0) {
+      throw new ApiError(422, '入力内容に誤りがあります。', undefined, [
+        { field: `email_sender_allowed_addresses.${badSender}`, message: 'メールアドレスの形式が正しくありません' },
+      ]);
+    }
     if (!body.confirm_ip_exclusion && !body.ip_allow_list.includes('198.51.100.7/32')) {
       throw new ApiError(422, '入力内容に誤りがあります。', 'IP_SELF_EXCLUDED', [
         { field: 'ip_allow_list', message: exclusion },
@@ -128,5 +134,20 @@ describe('tenant settings', { timeout: 30_000 }, () => {
     await userEvent.upload(input as HTMLInputElement, new File(['png!'], 'logo.png', { type: 'image/png' }));
     await waitFor(() => expect(updateLogo).toHaveBeenCalledTimes(1));
     expect(updateLogo.mock.calls[0]![0].body).toEqual({ data: btoa('png!') });
+  });
+
+  it('names the line of a list the server refuses, among the others', async () => {
+    const { update } = renderPage();
+    await userEvent.click(await screen.findByLabelText(/送信元として許可するメールアドレス/));
+    await userEvent.paste('renkei@example.jp\n\nrenkei.example.jp\ninfo@example.jp');
+    await userEvent.click(screen.getByRole('button', { name: '保存' }));
+    expect(
+      await screen.findByText('「renkei.example.jp」: メールアドレスの形式が正しくありません'),
+    ).toBeInTheDocument();
+    expect(update.mock.calls[0]![0].body.email_sender_allowed_addresses).toEqual([
+      'renkei@example.jp',
+      'renkei.example.jp',
+      'info@example.jp',
+    ]);
   });
 });

@@ -46,9 +46,16 @@ interface Named {
   name: string;
 }
 
-/** The first message among fields at `key` or below it (`ip_allow_list.2`), for one input showing a list. */
-const errorAt = (errors: Record<string, string>, key: string) =>
-  Object.entries(errors).find(([field]) => field === key || field.startsWith(`${key}.`))?.[1];
+/**
+ * The first message among fields at `key` or below it (`ip_allow_list.2`), for one input showing a list.
+ * With the list's entries, a message about one entry names it: in a list of many the person sees which.
+ */
+function errorAt(errors: Record<string, string>, key: string, entries?: readonly string[]): string | undefined {
+  const found = Object.entries(errors).find(([field]) => field === key || field.startsWith(`${key}.`));
+  if (!found) return undefined;
+  const entry = entries?.[Number(found[0].slice(key.length + 1))];
+  return found[0] !== key && entry !== undefined ? `「${entry}」: ${found[1]}` : found[1];
+}
 
 export function TenantSettingPage() {
   const { api } = useServices();
@@ -294,7 +301,7 @@ export function TenantSettingPage() {
                 minRows={2}
                 value={senders}
                 onChange={(e) => setSenders(e.currentTarget.value)}
-                error={errorAt(errors, 'email_sender_allowed_addresses')}
+                error={errorAt(errors, 'email_sender_allowed_addresses', parseLines(senders))}
               />
               <Textarea
                 label="許可するIPアドレス"
@@ -303,7 +310,7 @@ export function TenantSettingPage() {
                 minRows={3}
                 value={ipList}
                 onChange={(e) => setIpList(e.currentTarget.value)}
-                error={errorAt(errors, 'ip_allow_list')}
+                error={errorAt(errors, 'ip_allow_list', parseLines(ipList))}
               />
             </Stack>
           </Card>
