@@ -7,7 +7,7 @@ import { column, createTables, defineTable, insertRows, tableNames, type KyselyT
  * The (code, name) pairs of the lists that owners set aside as not to be matched, keyed as the
  * referral facts and hand matches key them ('' for a missing part). The unmatched list leaves them out.
  */
-export const unmatchedInstitutionDismissalsTable = defineTable({
+const unmatchedInstitutionDismissalsTable = defineTable({
   name: 'unmatched_institution_dismissals',
   columns: {
     tenant_id: column.uuid(),

@@ -1,7 +1,7 @@
 import type { CurrentUser, Profile, Staff } from '@renkei/contracts';
 import { notFound } from '@renkei/contracts';
 import { findAccountById, type AccountRow } from '../accounts/account.queries.ts';
-import { findTenantById, tenantFeatures } from '../tenants/tenant.queries.ts';
+import { accountFeatures, findTenantById } from '../tenants/tenant.queries.ts';
 import { logoPath } from '../tenants/tenant-logo.ts';
 import type { IdentityDb } from '../db/identity.tables.ts';
 import { currentOwnDepartment } from './own-departments.ts';
@@ -54,8 +54,9 @@ export async function getCurrentUser(db: IdentityDb, tenantId: string, accountId
       max_referral_hospital_admission_period: tenant.max_referral_hospital_admission_period,
       is_group: tenant.is_group,
     },
-    // Features come from the tenant now, not from the token, so a plan change shows on the next load.
-    features: tenantFeatures(tenant),
+    // Features come from the tenant and the account now, not from the token, so a plan change or an
+    // owner's change of the account's flags shows on the next load.
+    features: accountFeatures(tenant, account),
     own_department_id: account.own_department_id,
     default_facility_type_ids: account.default_facility_type_ids,
     email_sender_allowed_addresses: tenant.email_sender_allowed_addresses,

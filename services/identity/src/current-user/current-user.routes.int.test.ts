@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeJwt } from 'jose';
 import { assertServedConsistency } from '@renkei/contracts';
 import { streamId } from '@renkei/event-store';
 import { addTenant, issueAccessToken, updateTenant } from '../index.ts';
@@ -88,6 +89,33 @@ describe('GET /api/current_user', () => {
     expect(body.features).toContain('emails');
     expect(body.features).not.toContain('data_analysis');
     expect(body.last_login_date).toBeNull();
+  });
+
+  it('takes off what 「CRMを利用する」 unticked turns off, in the token as on the screen, and gives it back', async () => {
+    const member = sakura.memberIds[0]!;
+    const flags = (enabled_crm: boolean, enabled_mc_map: boolean) =>
+      identityDb(f.db)
+        .updateTable('identity.accounts')
+        .set({ enabled_crm, enabled_mc_map })
+        .where('id', '=', member)
+        .execute();
+    await flags(false, false);
+    const token = await mainToken('sakura', 'suzuki@sakura.example');
+    const off = (await get('/api/current_user', token)).json().features as string[];
+    for (const key of ['communications', 'tasks', 'action_lists', 'emails', 'communication_labels'])
+      expect(off).not.toContain(key);
+    // The institutions and their CRM page stay: the analysis links to them.
+    expect(off).toContain('medical_institutions_search');
+    expect(off).toContain('tags');
+    expect(off).toContain('sale_map');
+    expect((decodeJwt(token) as { features: string[] }).features).toEqual(off);
+    // The owner's own features do not change.
+    expect(
+      (await get('/api/current_user', await mainToken('sakura', 'owner@sakura.example'))).json().features,
+    ).toContain('communications');
+    await flags(true);
+    const on = (await get('/api/current_user', await mainToken('sakura', 'suzuki@sakura.example'))).json();
+    expect(on.features).toContain('communications');
   });
 
   it("shows the tenant's admission period in days as its owners set it, the default before", async () => {

@@ -2,7 +2,7 @@ import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'o
 import { providerPagesCsp, scopeFor, type Audience } from '@renkei/contracts';
 import { issuerOf, type IdentityConfig } from '../config.ts';
 import { findAccountById } from '../accounts/account.queries.ts';
-import { findTenantById, tenantFeatures } from '../tenants/tenant.queries.ts';
+import { accountFeatures, findTenantById } from '../tenants/tenant.queries.ts';
 import { errorPage, loggedOutPage, logoutPage, logoutPageCsp } from '../pages/provider.pages.ts';
 import { PostgresAdapter } from './postgres-adapter.ts';
 import type { ProviderSecrets } from './secrets.ts';
@@ -31,7 +31,12 @@ export async function accessTokenClaimsFor(
   if (!account || !account.active) return undefined;
   const tenant = await findTenantById(db, account.tenant_id);
   if (!tenant) return undefined;
-  const claims = { tid: tenant.id, role: account.role, features: tenantFeatures(tenant), tfp: config.signInPolicy };
+  const claims = {
+    tid: tenant.id,
+    role: account.role,
+    features: accountFeatures(tenant, account),
+    tfp: config.signInPolicy,
+  };
   return account.cs_account ? { ...claims, cs: true } : claims;
 }
 

@@ -43,3 +43,27 @@ export async function findTenantBySlug(db: IdentityDb, slug: string): Promise<Te
 export function tenantFeatures(tenant: Pick<TenantRow, 'plan' | 'feature_overrides'>): FeatureKey[] {
   return deriveFeatures(tenant.plan, tenant.feature_overrides);
 }
+
+/**
+ * What an account of the tenant may use: the tenant's features less what its 「CRMを利用する」 flag
+ * (spec §3, §6) turns off — the liaison work recorded against partners: communications, their labels
+ * and report, tasks, action lists, mail campaigns. The institution master, its CRM page and the referral
+ * analysis stay, so an analysis-only account can still open the institutions it ranks.
+ * docs/decisions.md "Account flags".
+ */
+export const crmFeatures: readonly FeatureKey[] = [
+  'communications',
+  'communication_labels',
+  'communication_report',
+  'tasks',
+  'action_lists',
+  'emails',
+];
+
+export function accountFeatures(
+  tenant: Pick<TenantRow, 'plan' | 'feature_overrides'>,
+  account: { enabled_crm: boolean },
+): FeatureKey[] {
+  const features = tenantFeatures(tenant);
+  return account.enabled_crm ? features : features.filter((f) => !crmFeatures.includes(f));
+}

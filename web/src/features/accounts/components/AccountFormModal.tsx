@@ -89,11 +89,13 @@ export function AccountFormModal({ opened, account, onClose, onSubmit }: Account
           </Radio.Group>
           <Checkbox
             label="CRMを利用する"
+            description="オフにすると、コミュニケーション・タスク・アクションリスト・メール配信が使えなくなります（連携先の閲覧と分析は使えます）。"
             checked={values.enabled_crm}
             onChange={(e) => set('enabled_crm', e.currentTarget.checked)}
           />
           <Checkbox
             label="診療圏マップを利用する"
+            description="診療圏マップ（別途契約の機能）の利用設定です。営業マップ・診療圏分析の地図には影響しません。"
             checked={values.enabled_mc_map}
             onChange={(e) => set('enabled_mc_map', e.currentTarget.checked)}
           />
