@@ -71,6 +71,22 @@ test('institution report: 紹介数 by month over the last 年度, sorted, expor
   const total = Number((await page.getByTestId('report-total').innerText()).replace(/[^0-9]/g, ''));
   expect(lines.length - 1).toBe(total);
 
+  // Printed on A4 portrait (about 720 px of paper width): every column is on the paper, the last month and
+  // the total too, the menu and the buttons are not. Before, the table's scroll box cut the paper at September.
+  await page.setViewportSize({ width: 720, height: 1000 });
+  await page.emulateMedia({ media: 'print' });
+  const lastHeader = page.getByRole('columnheader', { name: '紹介数（合計）' });
+  const right = async () => {
+    const box = await lastHeader.boundingBox();
+    return box ? box.x + box.width : Infinity;
+  };
+  await expect.poll(right).toBeLessThanOrEqual(720);
+  await expect(page.getByTestId('side-menu')).toBeHidden();
+  await expect(page.getByTestId('report-edit')).toBeHidden();
+  await screenshot(page, 'reports-print-wide');
+  await page.emulateMedia({ media: 'screen' });
+  await page.setViewportSize({ width: 1280, height: 800 });
+
   // Edited: renamed and sorted by the total, most referrals first.
   await page.getByTestId('report-edit').click();
   await page.getByLabel('レポート名').fill(`${name}（降順）`);

@@ -51,7 +51,7 @@ export function tenantFeatures(tenant: Pick<TenantRow, 'plan' | 'feature_overrid
  * analysis stay, so an analysis-only account can still open the institutions it ranks.
  * docs/decisions.md "Account flags".
  */
-export const crmFeatures: readonly FeatureKey[] = [
+const crmFeatures: readonly FeatureKey[] = [
   'communications',
   'communication_labels',
   'communication_report',

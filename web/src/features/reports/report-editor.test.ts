@@ -11,11 +11,19 @@ import {
   requestOf,
   validateDefinition,
   withOperator,
+  yearBefore,
 } from './report-editor.ts';
 
 const ops = (type: Parameters<typeof operatorsFor>[0]) => operatorsFor(type).map((o) => o.value);
 
 describe('report editor logic', () => {
+  it('starts a comparison period at the same months a year earlier', () => {
+    expect(yearBefore({ from: '2025-04-01', to: '2026-03-31' })).toEqual({ from: '2024-04-01', to: '2025-03-31' });
+    // A period ending in a leap February compares with the whole February before it.
+    expect(yearBefore({ from: '2023-03-01', to: '2024-02-29' })).toEqual({ from: '2022-03-01', to: '2023-02-28' });
+    expect(yearBefore({ from: '2024-03-01', to: '2025-02-28' })).toEqual({ from: '2023-03-01', to: '2024-02-29' });
+  });
+
   it('offers the operators of the item value type', () => {
     expect(ops('selection')).toEqual(['in', 'not_in', 'is_empty']);
     expect(ops('string')).toContain('contains');

@@ -128,6 +128,15 @@ export function periodOfMonths(fromMonth: string, toMonth: string): { from: stri
   return { from: `${fromMonth}-01`, to: `${toMonth}-${pad(lastDayOfMonth(ty, tm))}` };
 }
 
+/**
+ * The same months a year earlier (前年同期): the comparison a report is usually read against, and what
+ * 「比較期間を指定する」 starts with (before, it started equal to the period itself, a comparison of nothing).
+ */
+export function yearBefore(period: { from: string; to: string }): { from: string; to: string } {
+  const back = (day: string) => `${Number(day.slice(0, 4)) - 1}${day.slice(4, 7)}`;
+  return periodOfMonths(back(period.from), back(period.to));
+}
+
 /** 年度 (April–March) to the period's days. */
 export const periodOfFiscalYears = (from: number, to: number) => ({ from: `${from}-04-01`, to: `${to + 1}-03-31` });
 

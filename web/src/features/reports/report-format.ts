@@ -2,7 +2,7 @@ import type { CsvEncoding, ReportColumn, ReportKind } from '@renkei/contracts';
 import type { z } from 'zod';
 import type { ApiClient } from '../../api/api-client.ts';
 import { formatFraction } from '../../ui/percent.ts';
-import { type ExportTable, saveCsv } from '../../ui/table-export.ts';
+import { type ExportTable, saveCsv, saveFile, xlsxBytes } from '../../ui/table-export.ts';
 import { reportApi } from './report-kinds.ts';
 import { exportRowsPerPage } from './reports.queries.ts';
 
@@ -15,9 +15,14 @@ export const isNumericColumn = (column: Column) => numericTypes.has(column.value
 const integerFormat = new Intl.NumberFormat('ja-JP', { maximumFractionDigits: 0 });
 const decimalFormat = new Intl.NumberFormat('ja-JP', { maximumFractionDigits: 2 });
 
-/** A cell as the table shows it: counts with thousands separators, rates as percentages with one decimal. */
+/**
+ * A cell as the table shows it: counts with thousands separators, rates as percentages with one decimal,
+ * dates as the rest of the app writes them (2026/05/27; the CSV keeps the ISO date, which Excel reads).
+ */
 export function formatCell(column: Column, value: Cell): string {
   if (value === null || value === '') return '';
+  if (column.value_type === 'date' && typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value))
+    return value.replaceAll('-', '/');
   if (typeof value === 'number') {
     if (column.value_type === 'rate') return formatFraction(value);
     return Number.isInteger(value) ? integerFormat.format(value) : decimalFormat.format(value);
@@ -47,15 +52,19 @@ export function exportTableOf(
   };
 }
 
-const fileName = (name: string) => `${name.replace(/[\\/:*?"<>|]/g, '_').slice(0, 80) || 'report'}.csv`;
+/** A report file's format: CSV in either encoding, or an Excel workbook. */
+export type ReportFileFormat = CsvEncoding | 'xlsx';
 
-/** Every row of a saved report, 1000 at a time, saved as CSV. */
-export async function downloadReportCsv(
+const xlsxType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const fileName = (name: string, extension: string) =>
+  `${name.replace(/[\\/:*?"<>|]/g, '_').slice(0, 80) || 'report'}.${extension}`;
+
+/** Every row of a saved report, 1000 at a time, as the export's table. */
+async function reportTable(
   api: ApiClient,
   kind: ReportKind,
   definition: { id: string; name: string },
-  encoding: CsvEncoding,
-): Promise<void> {
+): Promise<ExportTable> {
   const calls = reportApi(api, kind);
   const first = await calls.results({ body: { definition_id: definition.id, page: 1, per_page: exportRowsPerPage } });
   const rows = [...first.rows];
@@ -63,9 +72,24 @@ export async function downloadReportCsv(
     rows.push(
       ...(await calls.results({ body: { definition_id: definition.id, page, per_page: exportRowsPerPage } })).rows,
     );
-  saveTableCsv(exportTableOf(definition.name, first.columns, rows), encoding);
+  return exportTableOf(definition.name, first.columns, rows);
 }
 
-export function saveTableCsv(table: ExportTable, encoding: CsvEncoding): void {
-  saveCsv(table, encoding, fileName(table.name));
+/** Every row of a saved report, saved as CSV or Excel. */
+export async function downloadReport(
+  api: ApiClient,
+  kind: ReportKind,
+  definition: { id: string; name: string },
+  format: ReportFileFormat,
+): Promise<void> {
+  await saveReportTable(await reportTable(api, kind, definition), format);
+}
+
+/**
+ * Saves a report's table. The workbook keeps text as text: a 医療機関コード of 北海道–栃木 (0112345678)
+ * keeps its leading zero, which Excel strips when it opens the same code from a CSV.
+ */
+export async function saveReportTable(table: ExportTable, format: ReportFileFormat): Promise<void> {
+  if (format === 'xlsx') saveFile(await xlsxBytes(table), fileName(table.name, 'xlsx'), xlsxType);
+  else saveCsv(table, format, fileName(table.name, 'csv'));
 }

@@ -316,6 +316,29 @@ describe('communication report source', () => {
     });
   });
 
+  it('orders the records as the communications list does, newest first, without a sort of its own', async () => {
+    // Before: the rows came in the order of their random ids, a report of the month read in no order.
+    const rows = await communicationReportsSource.load(
+      readModels(),
+      request(tenantA, ['acted_at'], { from: '2025-03-01', to: '2025-04-30' }),
+    );
+    expect(rows.map((r) => [r.values.acted_at, r.order])).toEqual([
+      ['2025-04-30', 0],
+      ['2025-04-10', 1],
+      ['2025-03-31', 2],
+    ]);
+    const definition = ReportDefinitionInput.parse({
+      name: '活動',
+      display_items: [{ item_key: 'acted_at' }, { item_key: 'user' }],
+      aggregation_settings: { period: { from: '2025-03-01', to: '2025-04-30' }, period_unit: 'month' },
+    });
+    const result = await runReport(communicationReportsSource, readModels(), tenantA, definition, {
+      page: 1,
+      perPage: 100,
+    });
+    expect(result.rows.map((r) => r.id)).toEqual([records.plain, records.full, records.before]);
+  });
+
   it('reads only the items asked', async () => {
     const rows = await communicationReportsSource.load(readModels(), request(tenantA, ['acted_at', 'like_count']));
     for (const row of rows) expect(Object.keys(row.values).sort()).toEqual(['acted_at', 'like_count']);
@@ -340,6 +363,7 @@ describe('communication report source', () => {
         values: { user: '他社ユーザー', acted_at: '2025-04-12' },
         figures: {},
         comparisonFigures: {},
+        order: 0,
       },
     ]);
     expect(await communicationReportsSource.load(readModels(), request(randomUUID(), ['acted_at']))).toEqual([]);
@@ -411,7 +435,7 @@ describe('communication report source', () => {
           user: '山田太郎',
           [labelKey(labels.topics)]: '病床、設備',
         },
-      ].sort((a, b) => (a.id < b.id ? -1 : 1)),
+      ].reverse(),
     );
     const aggregation = await aggregateReport(
       communicationReportsSource,

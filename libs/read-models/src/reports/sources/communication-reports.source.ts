@@ -155,11 +155,14 @@ export const communicationReportsSource: ReportSource = {
         FROM rm.communications c
         ${asked.some((key) => masterColumns.has(key)) ? sql`LEFT JOIN ref.medical_institutions m ON m.id = c.medical_institution_id` : sql``}
        WHERE c.tenant_id = ${tenantId} AND c.acted_date BETWEEN ${from}::date AND ${to}::date
+       -- The communications list's order (newest first): a report without a sort of its own reads like it,
+       -- not in the order of the records' random ids.
+       ORDER BY c.acted_date DESC, c.created_at DESC, c.id DESC
        LIMIT ${maxCommunicationReportRows + 1}`.execute(db);
     // Records saved between the count and the read may still pass the bound.
     if (rows.length > maxCommunicationReportRows) throw new TooManyCommunicationsError(rows.length);
 
-    return rows.map((r): ReportSourceRow => {
+    return rows.map((r, order): ReportSourceRow => {
       const values: Record<string, ReportValue> = {};
       for (const key of asked) values[key] = (r[key] ?? null) as ReportValue;
       if ('communication_type' in values)
@@ -174,7 +177,7 @@ export const communicationReportsSource: ReportSource = {
         const value = r.label_values?.find((v) => v.label_id === label.id);
         values[`${labelItemPrefix}${label.id}`] = value ? labelText(label, value, departments) : null;
       }
-      return { id: r.id, values, figures: {}, comparisonFigures: {} };
+      return { id: r.id, values, figures: {}, comparisonFigures: {}, order };
     });
   },
 };

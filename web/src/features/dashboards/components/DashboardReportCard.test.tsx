@@ -57,6 +57,10 @@ describe('dashboard report card', () => {
     render(api);
     expect(await screen.findByText('内科')).toBeInTheDocument();
     expect(screen.getByRole('link', { name: '診療科別' })).toBeInTheDocument();
+    // The report's period beside its kind: a printed dashboard says which months its figures are.
+    expect(screen.getByTestId('dashboard-report-kind')).toHaveTextContent(
+      '自院診療科レポート・2025年4月〜2026年3月（月）',
+    );
     expect(api.ownDepartmentReportsResults).toHaveBeenCalledWith(
       expect.objectContaining({
         body: expect.objectContaining({

@@ -7,6 +7,7 @@ import { useServices } from '../../../app/services-context.tsx';
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
 import { ReportResultTable } from '../../reports/components/ReportResultTable.tsx';
 import { reportKinds } from '../../reports/report-kinds.ts';
+import { periodLabel } from '../../reports/report-labels.ts';
 import { detailSearch, reportQueries } from '../../reports/reports.queries.ts';
 import { reportKindOfType } from '../dashboard-report.ts';
 import { dashboardQueries } from '../dashboards.queries.ts';
@@ -44,8 +45,10 @@ export function DashboardReportCard({
               {gone ? '削除されたレポート' : info.title}
             </Title>
           )}
-          <Text size="sm" c="dimmed">
+          {/* The period says which figures these are (a printed dashboard has no link to open). */}
+          <Text size="sm" c="dimmed" data-testid="dashboard-report-kind">
             {info.title}
+            {definition.data && `・${periodLabel(definition.data.aggregation_settings)}`}
           </Text>
         </Group>
         {gone ? (

@@ -23,6 +23,7 @@ export function FilterConditionsEditor({
   errors,
   field,
   addLabel = '条件を追加',
+  emptyText = '条件はありません（すべての行を表示します）',
   max,
 }: {
   items: readonly ReportItemDefinition[];
@@ -31,6 +32,8 @@ export function FilterConditionsEditor({
   errors: Record<string, string>;
   field: string;
   addLabel?: string;
+  /** What no condition means here (a filter shows every row; an alert's conditions mean something else). */
+  emptyText?: string;
   max: number;
 }) {
   const filterable = items.filter((i) => i.filterable);
@@ -40,7 +43,7 @@ export function FilterConditionsEditor({
     <Stack gap="xs">
       {conditions.length === 0 && (
         <Text size="sm" c="dimmed">
-          条件はありません（すべての行を表示します）
+          {emptyText}
         </Text>
       )}
       {conditions.map((condition, index) => {

@@ -4,8 +4,8 @@ import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { fieldErrorsOf } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
-import { CsvExportButton } from '../../../ui/CsvExportButton.tsx';
-import { exportTableOf, saveTableCsv } from '../report-format.ts';
+import { exportTableOf, saveReportTable } from '../report-format.ts';
+import { ReportExportMenu } from './ReportExportMenu.tsx';
 import { reportQueries } from '../reports.queries.ts';
 import { ReportGrid } from './ReportGrid.tsx';
 
@@ -41,12 +41,12 @@ export function ReportAggregationPanel({ kind, definition }: { kind: ReportKind;
           集計
         </Button>
         {result.data && (
-          <CsvExportButton
+          <ReportExportMenu
             testId="aggregation-export"
-            download={async (encoding) =>
-              saveTableCsv(
+            download={(format) =>
+              saveReportTable(
                 exportTableOf(`${definition.name}_集計`, result.data.columns, result.data.rows, result.data.totals),
-                encoding,
+                format,
               )
             }
           />

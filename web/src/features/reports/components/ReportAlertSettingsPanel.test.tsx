@@ -14,10 +14,10 @@ const saved: ReportAlertSettings = {
   notify_user_ids: [id(31)],
 };
 
-function renderPanel(update: (args: unknown) => Promise<unknown>) {
+function renderPanel(update: (args: unknown) => Promise<unknown>, settings: ReportAlertSettings = saved) {
   const api = {
     medicalInstitutionReportsItemDefinitions: vi.fn(async () => staticReportItems.medical_institution_reports),
-    medicalInstitutionReportsGetAlertSettings: vi.fn(async () => saved),
+    medicalInstitutionReportsGetAlertSettings: vi.fn(async () => settings),
     medicalInstitutionReportsUpdateAlertSettings: vi.fn(update),
     listStaffs: vi.fn(async () => [
       { id: id(31), name: '佐藤 美咲', cs_account: false },
@@ -43,6 +43,14 @@ describe('ReportAlertSettingsPanel', () => {
         ifMatch: 4,
       }),
     );
+  });
+
+  it('says what an alert without conditions does (not the report filter’s 「すべての行を表示します」)', async () => {
+    renderPanel(async () => saved, { enabled: true, conditions: [], notify_user_ids: [] });
+    expect(
+      await screen.findByText('条件はありません（レポートに行が1件でもあればアラート日が付きます）'),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/すべての行を表示します/)).not.toBeInTheDocument();
   });
 
   it('puts a 422 on the notified users and the condition values', async () => {

@@ -55,6 +55,7 @@ export function ReportAlertSettingsPanel({ id, version }: { id: string; version:
           onChange={(conditions) => setValues((v) => ({ ...v, conditions }))}
           errors={errors}
           field="conditions"
+          emptyText="条件はありません（レポートに行が1件でもあればアラート日が付きます）"
           max={10}
         />
         <MultiSelect

@@ -7,11 +7,9 @@ import { formatDateTime } from '../../../app/dates.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
-import { CsvExportButton } from '../../../ui/CsvExportButton.tsx';
-import { PrintStyle } from '../../../ui/PrintStyle.tsx';
 import { ButtonLink } from '../../medical-institutions/components/router-links.tsx';
 import { valuesOf } from '../report-editor.ts';
-import { downloadReportCsv } from '../report-format.ts';
+import { downloadReport } from '../report-format.ts';
 import { reportKinds } from '../report-kinds.ts';
 import { periodLabel } from '../report-labels.ts';
 import { listSearch, reportQueries, useUpdateReport } from '../reports.queries.ts';
@@ -19,6 +17,8 @@ import { reportFailure } from './report-failure.ts';
 import { ReportAggregationPanel } from './ReportAggregationPanel.tsx';
 import { ReportAlertSettingsPanel } from './ReportAlertSettingsPanel.tsx';
 import { ReportEditor } from './ReportEditor.tsx';
+import { ReportExportMenu } from './ReportExportMenu.tsx';
+import { ReportPrintStyle } from './ReportPrintStyle.tsx';
 import { ReportResultTable } from './ReportResultTable.tsx';
 
 type ReportTab = 'result' | 'aggregation' | 'alert';
@@ -73,8 +73,8 @@ export function ReportDetailPage({
       ? 'result'
       : params.tab;
   return (
-    <Stack gap="md">
-      <PrintStyle extra="[data-report-page] .mantine-Table-thead { position: static !important; }" />
+    <Stack gap="md" data-report-print>
+      <ReportPrintStyle />
       <Group justify="space-between" align="flex-start" data-print-hide>
         <ButtonLink to={info.route} search={listSearch} variant="default">
           一覧へ戻る
@@ -83,16 +83,16 @@ export function ReportDetailPage({
           <Button variant="default" onClick={() => onParamsChange({ mode: 'edit' })} data-testid="report-edit">
             編集
           </Button>
-          <CsvExportButton
+          <ReportExportMenu
             testId="report-export"
-            download={(encoding) => downloadReportCsv(api, kind, definition, encoding)}
+            download={(format) => downloadReport(api, kind, definition, format)}
           />
           <Button variant="default" onClick={() => window.print()}>
             印刷
           </Button>
         </Group>
       </Group>
-      <Stack gap={4} data-report-page>
+      <Stack gap={4}>
         <Title order={2} size="h3" data-testid="report-name">
           {definition.name}
         </Title>
@@ -108,7 +108,7 @@ export function ReportDetailPage({
             {info.alerts && <Tabs.Tab value="alert">アラート設定</Tabs.Tab>}
           </Tabs.List>
         )}
-        <Tabs.Panel value="result" pt="sm" data-report-page>
+        <Tabs.Panel value="result" pt="sm">
           <ReportResultPanel
             kind={kind}
             id={id}

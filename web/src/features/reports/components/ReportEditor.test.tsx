@@ -126,6 +126,15 @@ describe('ReportEditor', { timeout: 60_000 }, () => {
     expect(within(screen.getByTestId('report-errors')).getByText(/表示列が多すぎます/)).toBeInTheDocument();
   });
 
+  it('starts the comparison period a year before the period (前年同期), not equal to it', async () => {
+    renderEditor();
+    // The new report's period: the last twelve full months before 2026-11-30.
+    expect(await screen.findByLabelText('期間（開始月）')).toHaveValue('2025-11');
+    await userEvent.click(screen.getByLabelText('比較期間を指定する'));
+    expect(screen.getByLabelText('比較期間（開始月）')).toHaveValue('2024-11');
+    expect(screen.getByLabelText('比較期間（終了月）')).toHaveValue('2025-10');
+  });
+
   it('checks locally before saving', async () => {
     const { onSave } = renderEditor();
     await userEvent.clear(await screen.findByLabelText(/レポート名/));

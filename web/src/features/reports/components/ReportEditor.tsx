@@ -27,6 +27,7 @@ import {
   periodUnitLabels,
   requestOf,
   validateDefinition,
+  yearBefore,
   type EditorValues,
 } from '../report-editor.ts';
 import { reportApi, reportKinds } from '../report-kinds.ts';
@@ -177,7 +178,9 @@ export function ReportEditor({
           <Switch
             label="比較期間を指定する"
             checked={settings.comparison_period !== null}
-            onChange={(e) => setSettings({ comparison_period: e.currentTarget.checked ? settings.period : null })}
+            onChange={(e) =>
+              setSettings({ comparison_period: e.currentTarget.checked ? yearBefore(settings.period) : null })
+            }
           />
           {settings.comparison_period && (
             <PeriodFields

@@ -46,6 +46,41 @@ describe('ReportResultTable', () => {
     expect(within(table).queryByRole('link')).not.toBeInTheDocument();
   });
 
+  it('says which rows a page of a longer report holds (a page printed alone is not the whole report)', async () => {
+    const third = { ...result, meta: { total_count: 1036, page: 3, per_page: 100, total_pages: 11 } };
+    renderInRouter(() => <ReportResultTable result={third} />, { api: {} });
+    expect(await screen.findByTestId('report-total')).toHaveTextContent(/^全1,036件$/);
+    // Two rows on this page: 201st and 202nd.
+    expect(screen.getByTestId('report-range')).toHaveTextContent('（201〜202件目）');
+  });
+
+  it('writes dates as the app does (2026/05/27), not as ISO dates', async () => {
+    const dated: ReportResult = {
+      columns: [
+        { key: 'acted_at', label: '活動日', value_type: 'date' },
+        { key: 'story', label: '内容', value_type: 'string' },
+      ],
+      rows: [{ id: id(1), acted_at: '2026-05-27', story: '2026-05-27 訪問' }],
+      meta: { total_count: 1, page: 1, per_page: 100, total_pages: 1 },
+    };
+    renderInRouter(() => <ReportResultTable result={dated} />, { api: {} });
+    const row = await screen.findByTestId('report-row');
+    // A text column keeps what was written.
+    expect(
+      within(row)
+        .getAllByRole('cell')
+        .map((c) => c.textContent),
+    ).toEqual(['2026/05/27', '2026-05-27 訪問']);
+    // The CSV keeps the ISO date.
+    expect(exportTableOf('活動', dated.columns, dated.rows).rows[0]).toMatchObject({ acted_at: '2026-05-27' });
+  });
+
+  it('shows no range when the report fits one page', async () => {
+    renderInRouter(() => <ReportResultTable result={result} />, { api: {} });
+    await screen.findByTestId('report-result');
+    expect(screen.queryByTestId('report-range')).not.toBeInTheDocument();
+  });
+
   it('links institution rows to their CRM page', async () => {
     renderInRouter(() => <ReportResultTable result={result} kind="medical_institution_reports" />, {
       api: {},
