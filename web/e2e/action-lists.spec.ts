@@ -60,3 +60,23 @@ test('action lists: a link to a list that does not exist says so in words', asyn
   );
   await expect(page.getByTestId('error-page')).toHaveCount(0);
 });
+
+test("action lists: a list of referrers that stopped shows each one's referral figures and last visit", async ({
+  page,
+}) => {
+  await signIn(page, undefined, '/action_lists');
+  const row = page.getByTestId('action-list-row').filter({ hasText: '紹介減少先フォロー' });
+  await row.getByRole('button', { name: /紹介減少先フォロー.*の医療機関を表示/ }).click();
+  const items = page.getByTestId('action-list-item-row');
+  await expect(items.first()).toBeVisible();
+  await expect(page.getByTestId('action-list-referral-periods')).toContainText('紹介数は ');
+  // Every item has its counts for the period; a list of referrers that stopped has some that fell.
+  const counts = await items.locator('[data-column="referral_count"]').allTextContents();
+  expect(counts.every((c) => /^\d+$/.test(c.trim()))).toBe(true);
+  const rates = await items.locator('[data-column="rate_of_referral_change"]').allTextContents();
+  expect(rates.some((r) => r.trim().startsWith('-'))).toBe(true);
+  // The figures' columns do not squeeze the address to a few characters a line: the table scrolls instead.
+  const address = await items.first().locator('[data-column="address"]').boundingBox();
+  expect(address!.width).toBeGreaterThanOrEqual(200);
+  await screenshot(page, 'action-lists-referral-figures');
+});

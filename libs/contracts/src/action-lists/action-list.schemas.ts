@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { endpoint } from '../core/endpoint.ts';
-import { Id, IdParams, IsoDateTime, NoContent, PageQuery, paged } from '../core/zod-helpers.ts';
-import { CsvEncoding, UserRef } from '../core/refs.ts';
+import { Id, IdParams, IsoDate, IsoDateTime, NoContent, PageQuery, paged } from '../core/zod-helpers.ts';
+import { CsvEncoding, Period, UserRef } from '../core/refs.ts';
 
 /** The spec names a list status without values; decided in docs/decisions.md (Contracts). */
 export const ActionListStatus = z.enum(['in_progress', 'completed']);
@@ -30,6 +30,15 @@ export const ActionListItem = z.object({
     address: z.string(),
     tel: z.string().nullable(),
     running_status: z.enum(['open', 'closed', 'suspended', 'unknown']),
+    /**
+     * Addition to the spec: the partner search's figures (§3 medical institution) beside each item, so a
+     * list of referrers to win back shows who stopped and when they were last visited. The counts and the
+     * rate are null unless the query names the periods; the command service's answers leave them out.
+     */
+    referral_count: z.number().int().nullable().optional(),
+    comparison_referral_count: z.number().int().nullable().optional(),
+    rate_of_referral_change: z.number().nullable().optional(),
+    last_visit_date: IsoDate.nullable().optional(),
   }),
   status: ActionListItemStatus,
   updated_by: UserRef.nullable(),
@@ -56,10 +65,22 @@ export type ActionListCreateInput = z.infer<typeof ActionListCreateInput>;
 export const ActionListUpdateInput = z.object({ name });
 export const ActionListStatusInput = z.object({ status: ActionListStatus });
 const itemFilter = z.enum(['all', 'actioned', 'not_actioned']).default('all');
-export const ActionListItemsQuery = PageQuery.extend({ status: itemFilter });
+/**
+ * Addition to the spec (§7 names page, per_page and status): the periods of the items' referral figures,
+ * as the partner search sends them (bracket keys: `referral_period[from]=…`).
+ */
+const itemReferralPeriods = {
+  referral_period: Period.optional(),
+  comparison_referral_period: Period.optional(),
+};
+export const ActionListItemsQuery = PageQuery.extend({ status: itemFilter, ...itemReferralPeriods });
 export type ActionListItemsQuery = z.infer<typeof ActionListItemsQuery>;
 /** Every item of the filter (all pages) as CSV. */
-export const ActionListItemsExportQuery = z.object({ status: itemFilter, encoding: CsvEncoding.default('utf-8') });
+export const ActionListItemsExportQuery = z.object({
+  status: itemFilter,
+  encoding: CsvEncoding.default('utf-8'),
+  ...itemReferralPeriods,
+});
 export type ActionListItemsExportQuery = z.infer<typeof ActionListItemsExportQuery>;
 export const ActionListItemInput = z.object({ medical_institution_id: Id });
 export const ActionListItemsInput = z.object({ medical_institution_ids: institutionIds });

@@ -5,6 +5,7 @@ import type {
   ActionListItemStatus,
   ActionListItemsQuery,
   MedicalInstitutionActionList,
+  Period,
   RunningStatus,
 } from '@renkei/contracts';
 import type { ReadModels } from '@renkei/read-models';
@@ -97,18 +98,43 @@ interface ItemRow {
   updated_by: string | null;
   updated_by_name: string | null;
   updated_at: Date;
+  referral_count: number | null;
+  comparison_referral_count: number | null;
+  last_visit_date: string | null;
 }
 
 type ItemFilter = ActionListItemsQuery['status'];
 
+/** The periods of the items' referral figures (either may be left out: its figures are then null). */
+interface ItemReferralPeriods {
+  referral_period?: Period | undefined;
+  comparison_referral_period?: Period | undefined;
+}
+
+/**
+ * One period's referrals of the item's institution, as the partner search counts them: the monthly
+ * rollups of the whole months the period touches. Keyed on the item's id, so an institution dropped from
+ * the master keeps its figures.
+ */
+const referralsWithin = (tenantId: string, period: Period | undefined) =>
+  period
+    ? sql`(SELECT coalesce(sum(r.referral_count), 0)::int FROM rm.referral_monthly_rollups r
+            WHERE r.tenant_id = ${tenantId} AND r.medical_institution_id = i.medical_institution_id
+              AND r.month >= date_trunc('month', ${period.from}::date) AND r.month <= ${period.to}::date)`
+    : sql`NULL::int`;
+
 // An institution dropped from the shared master since it was put on the list stays on it (its count
 // and its row), shown as unknown rather than silently left out.
-const selectItems = (tenantId: string, listId: string, filter: ItemFilter) => sql`
+const selectItems = (tenantId: string, listId: string, filter: ItemFilter, periods: ItemReferralPeriods) => sql`
   SELECT i.medical_institution_id, m.name, m.address, m.tel, m.running_status, i.status, i.updated_by,
-         a.name AS updated_by_name, i.updated_at, i.added_at
+         a.name AS updated_by_name, i.updated_at, i.added_at,
+         ${referralsWithin(tenantId, periods.referral_period)} AS referral_count,
+         ${referralsWithin(tenantId, periods.comparison_referral_period)} AS comparison_referral_count,
+         to_char(lv.last_visit_date, 'YYYY-MM-DD') AS last_visit_date
     FROM rm.action_list_items i
     LEFT JOIN ref.medical_institutions m ON m.id = i.medical_institution_id
     LEFT JOIN rm.mi_accounts a ON a.tenant_id = i.tenant_id AND a.account_id = i.updated_by
+    LEFT JOIN rm.mi_last_visits lv ON lv.tenant_id = i.tenant_id AND lv.medical_institution_id = i.medical_institution_id
    WHERE i.tenant_id = ${tenantId} AND i.action_list_id = ${listId}
      AND ${filter === 'all' ? sql`TRUE` : sql`i.status = ${filter}`}`;
 
@@ -120,6 +146,14 @@ function toItem(r: ItemRow): ActionListItem {
       address: r.address ?? '',
       tel: r.tel || null,
       running_status: r.running_status ?? 'unknown',
+      referral_count: r.referral_count,
+      comparison_referral_count: r.comparison_referral_count,
+      // As the partner search: no rate without a comparison count to divide by.
+      rate_of_referral_change:
+        r.referral_count !== null && r.comparison_referral_count
+          ? (r.referral_count - r.comparison_referral_count) / r.comparison_referral_count
+          : null,
+      last_visit_date: r.last_visit_date,
     },
     status: r.status,
     updated_by: r.updated_by ? { id: r.updated_by, name: r.updated_by_name ?? '' } : null,
@@ -136,7 +170,7 @@ export async function listActionListItems(
 ) {
   const [{ rows }, counted] = await Promise.all([
     sql<ItemRow>`
-      SELECT * FROM (${selectItems(tenantId, listId, query.status)}) x
+      SELECT * FROM (${selectItems(tenantId, listId, query.status, query)}) x
        ORDER BY x.added_at, x.name, x.medical_institution_id
        LIMIT ${query.per_page} OFFSET ${(query.page - 1) * query.per_page}`.execute(db),
     sql<{ n: string }>`
@@ -153,11 +187,12 @@ export async function* allActionListItems(
   tenantId: string,
   listId: string,
   filter: ItemFilter,
+  periods: ItemReferralPeriods = {},
   batch = 1000,
 ): AsyncGenerator<ActionListItem[]> {
   for (let offset = 0; ; offset += batch) {
     const { rows } = await sql<ItemRow>`
-      SELECT * FROM (${selectItems(tenantId, listId, filter)}) x
+      SELECT * FROM (${selectItems(tenantId, listId, filter, periods)}) x
        ORDER BY x.added_at, x.name, x.medical_institution_id LIMIT ${batch} OFFSET ${offset}`.execute(db);
     if (rows.length > 0) yield rows.map(toItem);
     if (rows.length < batch) return;

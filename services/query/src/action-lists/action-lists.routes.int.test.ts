@@ -161,7 +161,7 @@ describe('action list queries', () => {
       .replace(/^\ufeff/, '')
       .trim()
       .split('\r\n');
-    expect(lines[0]).toBe('医療機関ID,医療機関名,住所,電話番号,運営状況,対応状況,更新者,更新日時');
+    expect(lines[0]).toBe('医療機関ID,医療機関名,住所,電話番号,運営状況,最終訪問日,対応状況,更新者,更新日時');
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain(institutions[1]!.id);
     expect(lines[1]).toContain('対応済み');

@@ -2,7 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { HttpError, endpoints } from '@renkei/contracts';
 import type { Database } from '@renkei/db';
 import { registerEndpoint } from '@renkei/service-kit';
-import { actionListsProjection, medicalInstitutionCrmProjection, type ReadModels } from '@renkei/read-models';
+import {
+  actionListsProjection,
+  communicationsProjection,
+  medicalInstitutionCrmProjection,
+  referralsProjection,
+  type ReadModels,
+} from '@renkei/read-models';
 import { assertInstitution } from '../medical-institutions/medical-institutions.routes.ts';
 import { exportActionListItems } from './action-lists.export.ts';
 import {
@@ -21,6 +27,8 @@ export function registerActionListQueryRoutes(app: FastifyInstance, deps: { db: 
   const db = () => deps.db.typed<ReadModels>();
   // Creators' and updaters' names come from the CRM projection's accounts.
   const reads = [actionListsProjection.name, medicalInstitutionCrmProjection.name];
+  // The items' referral figures and last visits come from the referral rollups and the communications.
+  const itemReads = [...reads, referralsProjection.name, communicationsProjection.name];
 
   /** Another tenant's list, a deleted one and a made-up id are all a 404. */
   async function assertList(tenantId: string, id: string): Promise<string> {
@@ -54,7 +62,7 @@ export function registerActionListQueryRoutes(app: FastifyInstance, deps: { db: 
       await assertList(auth.tenantId, params.id);
       return listActionListItems(db(), auth.tenantId, params.id, query);
     },
-    { reads },
+    { reads: itemReads },
   );
 
   registerEndpoint(
@@ -72,7 +80,7 @@ export function registerActionListQueryRoutes(app: FastifyInstance, deps: { db: 
       // A stream is sent as it is produced (no serialisation of the whole body).
       return exportActionListItems(db(), auth.tenantId, params.id, query) as unknown as string;
     },
-    { reads },
+    { reads: itemReads },
   );
 
   registerEndpoint(

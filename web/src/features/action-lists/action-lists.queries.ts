@@ -3,6 +3,7 @@ import type { ActionListItemStatus, ActionListStatus } from '@renkei/contracts';
 import type { ApiClient } from '../../api/api-client.ts';
 import { isApiError } from '../../api/api-errors.ts';
 import { useApiMutation } from '../../api/useApiMutation.ts';
+import { referralPeriodsOf, type ReferralSpan } from '../medical-institutions/search-state.ts';
 
 export type ActionListItemFilter = 'all' | ActionListItemStatus;
 
@@ -10,6 +11,13 @@ export interface ActionListItemsParams {
   page: number;
   per_page: number;
   status: ActionListItemFilter;
+  /** The period of the items' referral figures, as the partner search's 紹介数 columns (default 今年度). */
+  referral_span?: ReferralSpan | undefined;
+}
+
+/** What the items call and their CSV send: the filter and the span's periods (as the partner search sends them). */
+export function itemsQueryOf({ referral_span, ...params }: ActionListItemsParams) {
+  return { ...params, ...referralPeriodsOf(referral_span) };
 }
 
 /** The page's URL state. */
@@ -59,7 +67,7 @@ export const actionListQueries = {
       queryKey: [...actionListQueries.all, 'items', id, params] as const,
       queryFn: async ({ signal }) => {
         try {
-          return await api.listItems({ params: { id }, query: params, signal });
+          return await api.listItems({ params: { id }, query: itemsQueryOf(params), signal });
         } catch (error) {
           // The selected list deleted: its detail (null) says so; refreshing its items is no failure to report.
           if (isApiError(error) && error.status === 404)

@@ -122,6 +122,20 @@ export function nextSortDirection(
   return descendingFirst.has(key) ? 'desc' : 'asc';
 }
 
+/**
+ * The orders a phone offers (it has no column headers to click): the ones a liaison needs on the road —
+ * who refers most, whose referrals fell most, who has not been visited for longest.
+ */
+export const phoneSortChoices: readonly { sort_by: MedicalInstitutionSortKey; sort: 'asc' | 'desc'; label: string }[] =
+  [
+    { sort_by: 'kana', sort: 'asc', label: '名前順' },
+    { sort_by: 'referral_count', sort: 'desc', label: '紹介数の多い順' },
+    { sort_by: 'rate_of_referral_change', sort: 'asc', label: '紹介が減った順' },
+    { sort_by: 'rate_of_referral_change', sort: 'desc', label: '紹介が増えた順' },
+    { sort_by: 'last_visit_date', sort: 'asc', label: '最終訪問日の古い順' },
+    { sort_by: 'last_visit_date', sort: 'desc', label: '最終訪問日の新しい順' },
+  ];
+
 export const runningStatuses = ['open', 'closed', 'suspended', 'unknown'] as const satisfies readonly RunningStatus[];
 export const tagSearchConditions = ['include', 'exclude'] as const;
 type TagSearchCondition = (typeof tagSearchConditions)[number];

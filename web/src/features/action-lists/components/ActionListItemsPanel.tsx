@@ -1,9 +1,9 @@
-import { Badge, Button, Checkbox, Group, Paper, SegmentedControl, Stack, Text, Title } from '@mantine/core';
+import { Badge, Button, Checkbox, Group, Paper, SegmentedControl, Select, Stack, Text, Title } from '@mantine/core';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import { endpoints, type ActionList, type ActionListItemStatus } from '@renkei/contracts';
-import { useState } from 'react';
+import { startTransition, useState } from 'react';
 import { fieldErrorsOf, isApiError } from '../../../api/api-errors.ts';
-import { formatDateTime } from '../../../app/dates.ts';
+import { formatDate, formatDateTime } from '../../../app/dates.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
@@ -14,9 +14,16 @@ import { ListPagination } from '../../../ui/ListPagination.tsx';
 import { downloadFile } from '../../imports/file-transfer.ts';
 import { RunningStatusBadge } from '../../medical-institutions/components/RunningStatusBadge.tsx';
 import { AnchorLink, ButtonLink } from '../../medical-institutions/components/router-links.tsx';
-import { emptySearchState } from '../../medical-institutions/search-state.ts';
+import { formatRate } from '../../medical-institutions/labels-ja.ts';
+import {
+  emptySearchState,
+  referralSpanLabels,
+  referralSpans,
+  type ReferralSpan,
+} from '../../medical-institutions/search-state.ts';
 import {
   actionListQueries,
+  itemsQueryOf,
   itemStatusColors,
   itemStatusLabels,
   useAddActionListItem,
@@ -25,6 +32,8 @@ import {
   type ActionListItemFilter,
   type ActionListItemsParams,
 } from '../action-lists.queries.ts';
+
+const slashed = (day: string) => day.replaceAll('-', '/');
 
 const filters: { value: ActionListItemFilter; label: string }[] = [
   { value: 'all', label: 'すべて' },
@@ -43,7 +52,11 @@ export function ActionListItemsPanel({
   onParamsChange: (next: { status?: ActionListItemFilter; item_page?: number }) => void;
 }) {
   const services = useServices();
-  const { data: items } = useSuspenseQuery(actionListQueries.items(services.api, list.id, params));
+  // The figures' period is a way of reading the list, not part of its address: kept while the page is open.
+  const [referralSpan, setReferralSpan] = useState<ReferralSpan | undefined>(undefined);
+  const itemParams = { ...params, referral_span: referralSpan };
+  const { data: items } = useSuspenseQuery(actionListQueries.items(services.api, list.id, itemParams));
+  const periods = itemsQueryOf(itemParams);
   const onError = useMutationErrorHandler();
   const addItem = useAddActionListItem();
   const changeStatus = useChangeItemsStatus();
@@ -131,7 +144,15 @@ export function ActionListItemsPanel({
                     ...endpoints.exportItems,
                     path: `/action_lists/${encodeURIComponent(list.id)}/medical_institutions/export`,
                   },
-                  { query: { status: params.status, encoding }, fallbackName: `${list.name}.csv` },
+                  {
+                    query: {
+                      status: params.status,
+                      encoding,
+                      referral_period: { ...periods.referral_period },
+                      comparison_referral_period: { ...periods.comparison_referral_period },
+                    },
+                    fallbackName: `${list.name}.csv`,
+                  },
                 )
               }
             />
@@ -171,16 +192,31 @@ export function ActionListItemsPanel({
         ) : (
           <>
             <Group justify="space-between" data-print-hide>
-              <SegmentedControl
-                size="xs"
-                aria-label="対応状況で絞り込み"
-                data={filters}
-                value={params.status}
-                onChange={(value) => {
-                  setChecked(new Set());
-                  onParamsChange({ status: value as ActionListItemFilter, item_page: 1 });
-                }}
-              />
+              <Group gap="xs">
+                <SegmentedControl
+                  size="xs"
+                  aria-label="対応状況で絞り込み"
+                  data={filters}
+                  value={params.status}
+                  onChange={(value) => {
+                    setChecked(new Set());
+                    onParamsChange({ status: value as ActionListItemFilter, item_page: 1 });
+                  }}
+                />
+                <Select
+                  size="xs"
+                  w={150}
+                  aria-label="紹介数の期間"
+                  data={referralSpans.map((v) => ({ value: v, label: `紹介数: ${referralSpanLabels[v]}` }))}
+                  value={referralSpan ?? 'fiscal_year'}
+                  // A transition: the table stays on screen while the other span's figures load.
+                  onChange={(v) =>
+                    v && startTransition(() => setReferralSpan(v === 'fiscal_year' ? undefined : (v as ReferralSpan)))
+                  }
+                  allowDeselect={false}
+                  data-testid="action-list-referral-span"
+                />
+              </Group>
               <Group gap="xs">
                 <Text size="sm" c="dimmed">
                   {selected.length > 0 ? `${selected.length}件を選択中` : `${items.meta.total_count}件`}
@@ -212,6 +248,11 @@ export function ActionListItemsPanel({
                 </Button>
               </Group>
             </Group>
+            <Text size="xs" c="dimmed" data-testid="action-list-referral-periods">
+              紹介数は {slashed(periods.referral_period.from)}〜{slashed(periods.referral_period.to)}、比較期間は{' '}
+              {slashed(periods.comparison_referral_period.from)}〜{slashed(periods.comparison_referral_period.to)}
+              （前年同期）の件数です。
+            </Text>
             {items.data.length === 0 ? (
               <Text c="dimmed" py="lg" ta="center">
                 条件に合う医療機関はありません。
@@ -233,6 +274,10 @@ export function ActionListItemsPanel({
                       <th>住所</th>
                       <th>電話番号</th>
                       <th>運営状況</th>
+                      <th>紹介数</th>
+                      <th>比較期間の紹介数</th>
+                      <th>紹介増減率</th>
+                      <th>最終訪問日</th>
                       <th>対応状況</th>
                       <th>更新者</th>
                       <th>更新日時</th>
@@ -252,22 +297,41 @@ export function ActionListItemsPanel({
                               onChange={() => toggle(mi.id)}
                             />
                           </td>
-                          <td>
+                          {/* Widths that keep a name and an address readable: the figures' columns made the
+                              table squeeze them to a few characters a line; it scrolls sideways instead. */}
+                          <td style={{ minWidth: 160 }}>
                             <AnchorLink to="/crms/$id" params={{ id: mi.id }} size="sm" fw={600}>
                               {mi.name}
                             </AnchorLink>
                           </td>
-                          <td>{mi.address}</td>
+                          <td style={{ minWidth: 220 }} data-column="address">
+                            {mi.address}
+                          </td>
                           <td style={{ whiteSpace: 'nowrap' }}>{mi.tel ?? ''}</td>
                           <td>
                             <RunningStatusBadge status={mi.running_status} />
+                          </td>
+                          <td style={{ textAlign: 'right' }} data-column="referral_count">
+                            {mi.referral_count ?? ''}
+                          </td>
+                          <td style={{ textAlign: 'right' }} data-column="comparison_referral_count">
+                            {mi.comparison_referral_count ?? ''}
+                          </td>
+                          <td
+                            style={{ textAlign: 'right', whiteSpace: 'nowrap' }}
+                            data-column="rate_of_referral_change"
+                          >
+                            {formatRate(mi.rate_of_referral_change ?? null)}
+                          </td>
+                          <td style={{ whiteSpace: 'nowrap' }} data-column="last_visit_date">
+                            {formatDate(mi.last_visit_date ?? null)}
                           </td>
                           <td>
                             <Badge variant="light" color={itemStatusColors[item.status]} data-testid="item-status">
                               {itemStatusLabels[item.status]}
                             </Badge>
                           </td>
-                          <td>{item.updated_by?.name ?? ''}</td>
+                          <td style={{ whiteSpace: 'nowrap' }}>{item.updated_by?.name ?? ''}</td>
                           <td style={{ whiteSpace: 'nowrap' }}>{formatDateTime(item.updated_at)}</td>
                           <td data-print-hide>
                             <Button

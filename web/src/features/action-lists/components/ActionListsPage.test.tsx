@@ -16,6 +16,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
 import { testServices } from '../../../test/render-app.tsx';
 import { ApiError } from '../../../api/api-errors.ts';
+import { referralPeriodsOf } from '../../medical-institutions/search-state.ts';
 import type { ActionListsParams } from '../action-lists.queries.ts';
 import { ActionListsPage } from './ActionListsPage.tsx';
 
@@ -131,7 +132,10 @@ describe('action lists page', () => {
     const rows = await screen.findAllByTestId('action-list-item-row');
     expect(rows).toHaveLength(2);
     expect(api.listItems).toHaveBeenCalledWith(
-      expect.objectContaining({ params: { id: list.id }, query: { page: 1, per_page: 50, status: 'not_actioned' } }),
+      expect.objectContaining({
+        params: { id: list.id },
+        query: { page: 1, per_page: 50, status: 'not_actioned', ...referralPeriodsOf(undefined) },
+      }),
     );
     expect(within(rows[0]!).getByRole('link', { name: 'さくら内科クリニック1' })).toHaveAttribute(
       'href',
@@ -173,5 +177,49 @@ describe('action lists page', () => {
       '選択したアクションリストは見つかりません。削除された可能性があります。',
     );
     expect(api.listItems).not.toHaveBeenCalled();
+  });
+
+  it("shows each institution's referral figures and last visit, for the period the user picks", async () => {
+    const stopped: ActionListItem = {
+      ...item(1, 'not_actioned'),
+      medical_institution: {
+        ...item(1, 'not_actioned').medical_institution,
+        referral_count: 2,
+        comparison_referral_count: 8,
+        rate_of_referral_change: -0.75,
+        last_visit_date: '2026-08-03',
+      },
+    };
+    const { api } = renderPage({ ...noSelection, id: list.id }, [list], [stopped]);
+    const [row] = await screen.findAllByTestId('action-list-item-row');
+    const cell = (column: string) => row!.querySelector(`[data-column="${column}"]`);
+    expect(cell('referral_count')).toHaveTextContent('2');
+    expect(cell('comparison_referral_count')).toHaveTextContent('8');
+    expect(cell('rate_of_referral_change')).toHaveTextContent('-75.0%');
+    expect(cell('last_visit_date')).toHaveTextContent('2026/08/03');
+    // The periods the figures count are said, as on the partner search.
+    const thisYear = referralPeriodsOf(undefined);
+    expect(screen.getByTestId('action-list-referral-periods')).toHaveTextContent(
+      `紹介数は ${thisYear.referral_period.from.replaceAll('-', '/')}〜`,
+    );
+    // Another span asks again with its periods.
+    await userEvent.click(screen.getByTestId('action-list-referral-span'));
+    await userEvent.click(await screen.findByRole('option', { name: '紹介数: 前年度', hidden: true }));
+    const lastYear = referralPeriodsOf('last_fiscal_year');
+    // Generous waits: the refetch and the render after it are slow on a shared machine.
+    await vi.waitFor(
+      () =>
+        expect(api.listItems).toHaveBeenLastCalledWith(
+          expect.objectContaining({ query: { page: 1, per_page: 50, status: 'all', ...lastYear } }),
+        ),
+      { timeout: 10_000 },
+    );
+    await vi.waitFor(
+      () =>
+        expect(screen.getByTestId('action-list-referral-periods')).toHaveTextContent(
+          `紹介数は ${lastYear.referral_period.from.replaceAll('-', '/')}〜${lastYear.referral_period.to.replaceAll('-', '/')}`,
+        ),
+      { timeout: 10_000 },
+    );
   });
 });

@@ -45,13 +45,19 @@ export function DoctorList({ institutionId, onError }: { institutionId: string; 
       <Stack gap="sm">
         <Group justify="space-between">
           <Title order={3} fz="md">
-            医師（{doctors.length}名）
+            {/* No count until the list has come: 「0名」 while loading reads as an institution without doctors. */}
+            医師{list.isSuccess && `（${doctors.length}名）`}
           </Title>
           <Button size="xs" variant="light" onClick={() => setEditing({ record: null })} data-testid="add-doctor">
             医師を登録
           </Button>
         </Group>
         {list.isLoading && <Text size="sm">読み込み中…</Text>}
+        {list.isError && (
+          <Text size="sm" c="red" data-testid="doctor-list-error">
+            医師の一覧を読み込めませんでした。時間をおいてページを再読み込みしてください。
+          </Text>
+        )}
         {list.isSuccess && doctors.length === 0 && (
           <Text size="sm" c="dimmed">
             医師はまだ登録されていません。「医師を登録」から追加してください。

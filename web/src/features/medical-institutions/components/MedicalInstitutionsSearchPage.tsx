@@ -29,6 +29,7 @@ import {
   emptySearchState,
   filtersOf,
   perPageChoices,
+  phoneSortChoices,
   referralFigures,
   referralSpanLabels,
   referralSpans,
@@ -142,6 +143,27 @@ export function MedicalInstitutionsSearchPage({ state, onStateChange }: MedicalI
             />
           )}
           {!isPhone && <ExportMenu state={state} columns={columns} />}
+          {isPhone && (
+            <Select
+              size="xs"
+              w={150}
+              aria-label="並び順"
+              placeholder="並び順"
+              data={phoneSortChoices.map((c) => ({ value: `${c.sort_by}:${c.sort}`, label: c.label }))}
+              // An order set on a desk (another column) is none of these: the field then reads 並び順.
+              value={
+                phoneSortChoices.some((c) => c.sort_by === state.sort_by && c.sort === state.sort)
+                  ? `${state.sort_by}:${state.sort}`
+                  : null
+              }
+              onChange={(v) => {
+                const choice = phoneSortChoices.find((c) => `${c.sort_by}:${c.sort}` === v);
+                if (choice) onSort(choice.sort_by, choice.sort);
+              }}
+              allowDeselect={false}
+              data-testid="phone-sort"
+            />
+          )}
           <AddToActionListButton institutionIds={data?.data.map((r) => r.id) ?? []} />
           <Select
             size="xs"
