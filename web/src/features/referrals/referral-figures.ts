@@ -74,6 +74,7 @@ export function referralFigures(data: ChartData, today: string, previousToDate: 
   const fy = fiscalYearOf(today);
   const thisMonth = today.slice(0, 7);
   const throughMonth = Number(today.slice(5, 7));
+  const thisYear = Number(today.slice(0, 4));
   const values = (key: string) => data.series.find((s) => s.key === key)?.values;
   const referrals = values('referrals');
   const admitted = values('admitted');
@@ -99,8 +100,10 @@ export function referralFigures(data: ChartData, today: string, previousToDate: 
     const at = (series: readonly (number | null)[] | undefined) => series?.[i] ?? 0;
     anyReferral ||= at(referrals) > 0;
     anyReverse ||= at(reverse) > 0;
-    // The last 年度 is drawn whole.
-    (monthFy === fy ? trend.current : trend.previous)[index] = referrals?.[i] ?? null;
+    // The last 年度 is drawn whole; this month, under way, is not drawn: its few days (none on the 1st,
+    // the data ending yesterday) would read as a sudden fall. The figures above count it.
+    if (monthFy !== fy) trend.previous[index] = referrals?.[i] ?? null;
+    else if (year !== thisYear || month !== throughMonth) trend.current[index] = referrals?.[i] ?? null;
     if (monthFy !== fy) return;
     current.referrals += at(referrals);
     current.admissions += at(admitted);

@@ -178,8 +178,9 @@ describe('institution referral figures', () => {
     expect(within(referrals).getByText('+40（+100.0%）').closest('.mantine-Badge-root')).toHaveStyle({
       '--badge-color': 'var(--mantine-color-teal-light-color)',
     });
-    // The trend: both 年度 from April, this one stopping at November.
+    // The trend: both 年度 from April, this one stopping before the month under way.
     expect(screen.getByRole('img', { name: '月別の紹介件数（2026年度と2025年度）' })).toBeInTheDocument();
+    expect(within(card).getByTestId('referral-trend-note')).toHaveTextContent('11月（途中）はグラフに含みません');
     expect(within(card).getByRole('link', { name: '紹介実績を見る' })).toHaveAttribute(
       'href',
       `/app/crms/${clinic}/referrals`,

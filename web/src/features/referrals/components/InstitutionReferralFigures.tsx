@@ -55,16 +55,21 @@ function useReferralFigures(id: string, today: string) {
 function Trend({ figures, height }: { figures: ReferralFigures; height: number }) {
   const fy = figures.fiscalYear;
   return (
-    <SvgChart
-      kind="line"
-      labels={figures.trend.labels}
-      series={[
-        { key: 'current', label: `${fy}年度`, color: 'blue.6', values: figures.trend.current },
-        { key: 'previous', label: `${fy - 1}年度`, color: 'gray.5', values: figures.trend.previous },
-      ]}
-      height={height}
-      label={`月別の紹介件数（${fy}年度と${fy - 1}年度）`}
-    />
+    <Stack gap={2}>
+      <SvgChart
+        kind="line"
+        labels={figures.trend.labels}
+        series={[
+          { key: 'current', label: `${fy}年度`, color: 'blue.6', values: figures.trend.current },
+          { key: 'previous', label: `${fy - 1}年度`, color: 'gray.5', values: figures.trend.previous },
+        ]}
+        height={height}
+        label={`月別の紹介件数（${fy}年度と${fy - 1}年度）`}
+      />
+      <Text size="xs" c="dimmed" data-testid="referral-trend-note">
+        {figures.throughMonth}月（途中）はグラフに含みません（件数には含みます）。
+      </Text>
+    </Stack>
   );
 }
 
