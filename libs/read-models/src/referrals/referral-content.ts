@@ -19,5 +19,13 @@ const sortedKeys = (shape: object) =>
 const referralKeys = sortedKeys(ReferralFactSchema.shape);
 const reverseKeys = sortedKeys(ReverseReferralFactSchema.shape);
 
-export const referralContent = (fact: ReferralFact): string => JSON.stringify(fact, referralKeys);
-export const reverseReferralContent = (fact: ReverseReferralFact): string => JSON.stringify(fact, reverseKeys);
+// The record copied in sorted key order and written without a replacer: JSON.stringify's fast path for
+// plain objects; with the key list as replacer it was ~1 s per 100,000 rows of a rebuild on a loaded
+// machine. Undefined values are left out by both.
+const inOrder = (keys: readonly string[]) => (fact: object) => {
+  const ordered: Record<string, unknown> = {};
+  for (const k of keys) ordered[k] = (fact as Record<string, unknown>)[k];
+  return JSON.stringify(ordered);
+};
+export const referralContent: (fact: ReferralFact) => string = inOrder(referralKeys);
+export const reverseReferralContent: (fact: ReverseReferralFact) => string = inOrder(reverseKeys);

@@ -107,13 +107,14 @@ describe('GET /api/current_user', () => {
     // The institutions and their CRM page stay: the analysis links to them.
     expect(off).toContain('medical_institutions_search');
     expect(off).toContain('tags');
+    // 診療圏マップを利用する, off here too, is no feature of the maps.
     expect(off).toContain('sale_map');
     expect((decodeJwt(token) as { features: string[] }).features).toEqual(off);
     // The owner's own features do not change.
     expect(
       (await get('/api/current_user', await mainToken('sakura', 'owner@sakura.example'))).json().features,
     ).toContain('communications');
-    await flags(true);
+    await flags(true, false);
     const on = (await get('/api/current_user', await mainToken('sakura', 'suzuki@sakura.example'))).json();
     expect(on.features).toContain('communications');
   });
