@@ -123,6 +123,8 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
     `R12.4.3,${patient}-4,未登録医院${suffix},紹介状持参,内科`,
     // The patient of the FF1 uploaded below.
     `R12.4.2,${operatedPatient},${institution.name},手術目的,内科`,
+    // No institution at all: set aside (照合しない) below.
+    `R12.4.4,${patient}-5,不明${suffix},,内科`,
   ].join('\r\n');
   const card = page.getByTestId('upload-card-referral');
   await card.locator('input[type=file]').setInputFiles({
@@ -152,21 +154,28 @@ test('referral list in the hospital’s own columns: mapped, imported with progr
   const row = page.locator(`tr[data-upload-filename="紹介一覧-${suffix}.csv"]`);
   await expect(row).toBeVisible();
   await expect(row).toHaveAttribute('data-upload-status', 'completed', { timeout: 60_000 });
-  // 4 rows in, 1 refused; 4 new referrals.
-  await expect(row.locator('td').nth(4)).toHaveText('4');
+  // 5 rows in, 1 refused; 5 new referrals.
+  await expect(row.locator('td').nth(4)).toHaveText('5');
   await expect(row.locator('td').nth(5)).toHaveText('1');
-  await expect(row.locator('td').nth(6)).toHaveText('4');
+  await expect(row.locator('td').nth(6)).toHaveText('5');
   await row.getByRole('button', { name: `「紹介一覧-${suffix}.csv」の詳細` }).click();
   await expect(page.getByTestId('upload-details')).toContainText('4行目');
   await screenshot(page, 'referrals-upload-history');
 
   // The unmatched institution, matched by hand to the institution: its referral moves there.
-  const match = page.getByRole('button', { name: `未登録医院${suffix}を照合` });
+  const match = page.getByRole('button', { name: `未登録医院${suffix}を照合`, exact: true });
   await match.click();
   await page.getByPlaceholder('名称・カナ・住所で検索').fill(institution.name);
   await page.getByRole('option', { name: institutionOption(institution.name) }).click();
   await page.getByTestId('match-institution-save').click();
   await expect(match).toHaveCount(0);
+  // 「不明」 is no institution: set aside, it leaves the list and waits under 照合しないもの.
+  const setAside = page.getByRole('button', { name: `不明${suffix}を照合しない` });
+  await setAside.click();
+  await expect(setAside).toHaveCount(0);
+  await page.getByText('照合しないもの', { exact: true }).click();
+  await expect(page.getByRole('button', { name: `不明${suffix}を照合待ちに戻す` })).toBeVisible();
+  await page.getByText('照合待ち', { exact: true }).click();
 
   // An FF1 for the same patient, uploaded after the list: its stay joins the referral. The answer is held
   // back until the transfer's bar has been seen (a file this small is sent at once).
