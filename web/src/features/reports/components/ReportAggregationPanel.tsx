@@ -4,8 +4,8 @@ import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { fieldErrorsOf } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
-import { exportTableOf, saveReportTable } from '../report-format.ts';
-import { ReportExportMenu } from './ReportExportMenu.tsx';
+import { exportTableOf, saveReportTable, type ReportFileFormat } from '../report-format.ts';
+import { CsvExportButton } from '../../../ui/CsvExportButton.tsx';
 import { reportQueries } from '../reports.queries.ts';
 import { ReportGrid } from './ReportGrid.tsx';
 
@@ -24,6 +24,8 @@ export function ReportAggregationPanel({ kind, definition }: { kind: ReportKind;
     enabled: grouping !== null,
   });
   const error = result.error ? (Object.values(fieldErrorsOf(result.error))[0] ?? '集計できませんでした') : null;
+  const saveAggregation = (data: NonNullable<typeof result.data>, format: ReportFileFormat) =>
+    saveReportTable(exportTableOf(`${definition.name}_集計`, data.columns, data.rows, data.totals), format);
   return (
     <Stack gap="sm">
       <Group align="flex-end" gap="xs" data-print-hide>
@@ -41,14 +43,10 @@ export function ReportAggregationPanel({ kind, definition }: { kind: ReportKind;
           集計
         </Button>
         {result.data && (
-          <ReportExportMenu
+          <CsvExportButton
             testId="aggregation-export"
-            download={(format) =>
-              saveReportTable(
-                exportTableOf(`${definition.name}_集計`, result.data.columns, result.data.rows, result.data.totals),
-                format,
-              )
-            }
+            download={(encoding) => saveAggregation(result.data, encoding)}
+            downloadExcel={() => saveAggregation(result.data, 'xlsx')}
           />
         )}
       </Group>

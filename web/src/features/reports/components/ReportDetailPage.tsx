@@ -17,7 +17,7 @@ import { reportFailure } from './report-failure.ts';
 import { ReportAggregationPanel } from './ReportAggregationPanel.tsx';
 import { ReportAlertSettingsPanel } from './ReportAlertSettingsPanel.tsx';
 import { ReportEditor } from './ReportEditor.tsx';
-import { ReportExportMenu } from './ReportExportMenu.tsx';
+import { CsvExportButton } from '../../../ui/CsvExportButton.tsx';
 import { ReportPrintStyle } from './ReportPrintStyle.tsx';
 import { ReportResultTable } from './ReportResultTable.tsx';
 
@@ -83,9 +83,10 @@ export function ReportDetailPage({
           <Button variant="default" onClick={() => onParamsChange({ mode: 'edit' })} data-testid="report-edit">
             編集
           </Button>
-          <ReportExportMenu
+          <CsvExportButton
             testId="report-export"
-            download={(format) => downloadReport(api, kind, definition, format)}
+            download={(encoding) => downloadReport(api, kind, definition, encoding)}
+            downloadExcel={() => downloadReport(api, kind, definition, 'xlsx')}
           />
           <Button variant="default" onClick={() => window.print()}>
             印刷
