@@ -1,5 +1,6 @@
 import { parseInstitutionDismissalEvent } from '@renkei/domain';
-import { invalid, type Decider } from '../shared/decider.ts';
+import type { Decider } from '../shared/decider.ts';
+import { keyOf, namesNothing } from './institution-match.decider.ts';
 
 export type InstitutionDismissalEvent = ReturnType<typeof parseInstitutionDismissalEvent>;
 
@@ -8,9 +9,6 @@ export interface DismissInstitution {
   institutionName: string | null;
   dismissed: boolean;
 }
-
-/** The (code, name) key of a list's institution as the read model keeps it ('' for a missing part). */
-const keyOf = (code: string | null, name: string | null) => `${code ?? ''}|${name ?? ''}`;
 
 /**
  * The tenant's set-aside (code, name) pairs, one stream per tenant. Setting aside what is set aside, or
@@ -26,11 +24,8 @@ export const institutionDismissalDecider: Decider<Set<string>, DismissInstitutio
     return next;
   },
   decide: (state, command) => {
-    if (command.institutionCode === null && command.institutionName === null)
-      return invalid(
-        { field: 'institution_code', message: '医療機関コードか医療機関名を指定してください' },
-        { field: 'institution_name', message: '医療機関コードか医療機関名を指定してください' },
-      );
+    const refused = namesNothing(command);
+    if (refused) return refused;
     if (state.has(keyOf(command.institutionCode, command.institutionName)) === command.dismissed) return [];
     const data = { institution_code: command.institutionCode, institution_name: command.institutionName };
     return [

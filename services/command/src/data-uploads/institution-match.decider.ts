@@ -11,7 +11,16 @@ export interface MatchInstitution {
 }
 
 /** The (code, name) key of a list's institution as the read model keeps it ('' for a missing part). */
-const keyOf = (code: string | null, name: string | null) => `${code ?? ''}|${name ?? ''}`;
+export const keyOf = (code: string | null, name: string | null) => `${code ?? ''}|${name ?? ''}`;
+
+/** A list's institution is named by its code, its name or both; neither names nothing. */
+export const namesNothing = (command: { institutionCode: string | null; institutionName: string | null }) =>
+  command.institutionCode === null && command.institutionName === null
+    ? invalid(
+        { field: 'institution_code', message: '医療機関コードか医療機関名を指定してください' },
+        { field: 'institution_name', message: '医療機関コードか医療機関名を指定してください' },
+      )
+    : null;
 
 /** The tenant's hand matches, one stream per tenant: (code, name) → institution; a later match replaces one. */
 export const institutionMatchDecider: Decider<Map<string, string>, MatchInstitution, InstitutionMatchEvent> = {
@@ -22,11 +31,8 @@ export const institutionMatchDecider: Decider<Map<string, string>, MatchInstitut
       event.data.medical_institution_id,
     ),
   decide: (state, command) => {
-    if (command.institutionCode === null && command.institutionName === null)
-      return invalid(
-        { field: 'institution_code', message: '医療機関コードか医療機関名を指定してください' },
-        { field: 'institution_name', message: '医療機関コードか医療機関名を指定してください' },
-      );
+    const refused = namesNothing(command);
+    if (refused) return refused;
     if (state.get(keyOf(command.institutionCode, command.institutionName)) === command.medicalInstitutionId) return [];
     return [
       {
