@@ -81,15 +81,30 @@ function encodeQueryPart(text: string): string {
   return out;
 }
 
+/**
+ * The query string as the web client sends it (spec §7, `encodeQuery` of @renkei/contracts): array keys
+ * repeated, nested objects as bracket keys (`referral_period[from]=…`), arrays of objects indexed; each
+ * part through `encodeQueryPart`, brackets kept readable.
+ */
 function queryString(query: Record<string, unknown> | undefined): string {
   const pairs: string[] = [];
-  for (const [key, value] of Object.entries(query ?? {})) {
-    if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) {
-      const text = typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
-      pairs.push(`${encodeQueryPart(key)}=${encodeQueryPart(text)}`);
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+  const walk = (key: string, value: unknown): void => {
+    if (value === undefined) return;
+    if (Array.isArray(value)) {
+      value.forEach((item, i) => walk(isObject(item) ? `${key}[${i}]` : key, item));
+      return;
     }
-  }
+    if (isObject(value)) {
+      for (const [k, v] of Object.entries(value)) walk(`${key}[${k}]`, v);
+      return;
+    }
+    const text = value instanceof Date ? value.toISOString() : String(value);
+    const name = encodeQueryPart(key).replace(/%5B/g, '[').replace(/%5D/g, ']');
+    pairs.push(`${name}=${encodeQueryPart(text)}`);
+  };
+  for (const [key, value] of Object.entries(query ?? {})) walk(key, value);
   return pairs.join('&');
 }
 
