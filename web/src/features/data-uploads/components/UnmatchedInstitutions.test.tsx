@@ -35,6 +35,11 @@ function renderList(
     })),
     matchInstitution: vi.fn(matchInstitution),
   };
+  return renderWithApi(api);
+}
+
+/** The list over the given API calls, which it returns so a test can read its mocks. */
+function renderWithApi<A extends object>(api: A): A {
   const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
   const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
   render(
@@ -129,18 +134,7 @@ describe('setting unmatched institutions aside', () => {
         },
       ),
     };
-    const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
-    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-    render(
-      <MantineProvider>
-        <QueryClientProvider client={client}>
-          <ServicesProvider value={services}>
-            <UnmatchedInstitutions />
-          </ServicesProvider>
-        </QueryClientProvider>
-      </MantineProvider>,
-    );
-    return api;
+    return renderWithApi(api);
   }
 
   it('takes 「不明」 off the list, shows it under 照合しないもの, and puts it back', async () => {
