@@ -2,6 +2,7 @@ import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { tanstackRouter } from '@tanstack/router-plugin/vite';
 import { fileURLToPath } from 'node:url';
+import { precompress } from './src/build/precompress.vite.ts';
 import { japanCoastlinePlugin } from './src/features/sales-map/japan-coastline.vite.ts';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
@@ -23,6 +24,8 @@ export default defineConfig({
     react(),
     // The sales and segment maps' basemap: Japan only, cut out of world-atlas at build time.
     japanCoastlinePlugin(),
+    // Brotli and gzip copies of the build's text files, which the gateway serves as they are.
+    precompress(),
   ],
   build: {
     outDir: here('./dist'),

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -62,22 +63,25 @@ async function fakeUpstream(service: string): Promise<{ app: FastifyInstance; ur
   return { app, url: `http://127.0.0.1:${address.port}` };
 }
 
+const bigScript = 'export const 連携 = "地域医療連携室";\n'.repeat(500);
+
 function request(
   port: number,
   ca: string,
   method: string,
   urlPath: string,
   options: { body?: string | Buffer; headers?: Record<string, string> } = {},
-): Promise<{ status: number; headers: Record<string, any>; body: string }> {
+): Promise<{ status: number; headers: Record<string, any>; body: string; raw: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = https.request(
       { host: 'localhost', port, method, path: urlPath, ca, headers: options.headers },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
-        );
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: raw.toString('utf8'), raw });
+        });
       },
     );
     req.on('error', reject);
@@ -131,6 +135,11 @@ describe('gateway over https', () => {
     fs.writeFileSync(path.join(webDist, 'index.html'), '<html>SPA</html>');
     fs.writeFileSync(path.join(webDist, 'assets', 'main-abc123.js'), 'console.log(1)');
     fs.writeFileSync(path.join(webDist, 'auth', 'redirect', 'index.html'), '<html>BRIDGE</html>');
+    // What web/src/build/precompress.vite.ts writes beside a large script and the page.
+    fs.writeFileSync(path.join(webDist, 'assets', 'big-def456.js'), bigScript);
+    fs.writeFileSync(path.join(webDist, 'assets', 'big-def456.js.br'), zlib.brotliCompressSync(bigScript));
+    fs.writeFileSync(path.join(webDist, 'assets', 'big-def456.js.gz'), zlib.gzipSync(bigScript));
+    fs.writeFileSync(path.join(webDist, 'index.html.br'), zlib.brotliCompressSync('<html>SPA</html>'));
     cert = ensureLocalCertificate(path.join(tmp, 'tls'));
     upstreams = {
       identity: await fakeUpstream('identity'),
@@ -368,6 +377,31 @@ describe('gateway over https', () => {
     expect(root.status).toBe(302);
     expect(root.headers.location).toBe('/app/');
     expect((await call('GET', '/app')).headers.location).toBe('/app/');
+  });
+
+  it("sends the build's precompressed files to a browser that accepts them, the plain file otherwise", async () => {
+    const br = await call('GET', '/app/assets/big-def456.js', { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers['content-type']).toMatch(/javascript/);
+    expect(br.headers.vary).toMatch(/accept-encoding/i);
+    expect(br.headers['cache-control']).toContain('immutable');
+    expect(zlib.brotliDecompressSync(br.raw).toString()).toBe(bigScript);
+    expect(br.raw.length).toBeLessThan(bigScript.length / 10);
+    const gz = await call('GET', '/app/assets/big-def456.js', { headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(zlib.gunzipSync(gz.raw).toString()).toBe(bigScript);
+    const plain = await call('GET', '/app/assets/big-def456.js');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe(bigScript);
+    // A file without a compressed copy is sent plain, whatever the browser accepts.
+    const small = await call('GET', '/app/assets/main-abc123.js', { headers: { 'accept-encoding': 'br' } });
+    expect(small.headers['content-encoding']).toBeUndefined();
+    expect(small.body).toBe('console.log(1)');
+    // The SPA's page for a route of the app, compressed too.
+    const page = await call('GET', '/app/medical_institutions_search', { headers: { 'accept-encoding': 'br' } });
+    expect(page.headers['content-encoding']).toBe('br');
+    expect(zlib.brotliDecompressSync(page.raw).toString()).toBe('<html>SPA</html>');
+    expect(page.headers['cache-control']).toBe('no-cache');
   });
 
   it('sends CSP, HSTS, nosniff, frame protection and Referrer-Policy on pages, assets, its own answers and /oidc', async () => {

@@ -237,6 +237,9 @@ export async function buildGatewayApp(options: GatewayOptions): Promise<FastifyI
     wildcard: true,
     index: ['index.html'],
     redirect: false,
+    // The web build writes .br and .gz beside its text files (web/src/build/precompress.vite.ts): sent as they
+    // are to a browser that accepts them, with Vary: Accept-Encoding; the plain file otherwise.
+    preCompressed: true,
     // Vite puts content hashes in asset names; everything else must revalidate.
     setHeaders(res, filePath) {
       const immutable = filePath.startsWith(path.join(webDist, 'assets') + path.sep);
