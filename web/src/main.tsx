@@ -28,6 +28,9 @@ import { errorPageStore } from './errors/error-page-store.ts';
 import { RouteErrorPage } from './errors/RouteErrorPage.tsx';
 import { handleUnhandledError } from './errors/unhandled-error.ts';
 import { overlayStore } from './frame/overlay-store.ts';
+import { watchForNewBuild } from './boot/stale-build.ts';
+
+watchForNewBuild();
 
 const auth = createAuthService(appConfig);
 const api = createApiClient({ baseUrl: appConfig.apiBaseUrl, getToken: (audience) => auth.getToken(audience) });
