@@ -36,6 +36,25 @@ export default defineConfig({
     rollupOptions: {
       // The redirect bridge is its own tiny page: MSAL's silent renewals load it in an iframe.
       input: { main: here('./index.html'), redirect: here('./auth/redirect/index.html') },
+      output: {
+        // React, the router and the query client, and Mantine with what it builds on, as two chunks instead of
+        // about seventy small ones: a phone's first screen asked for 182 files, six at a time over HTTP/1.1, and
+        // on a slow mobile network their round trips were most of its wait (docs/benchmarks.md, 2026-12-01).
+        codeSplitting: {
+          groups: [
+            {
+              name: 'framework',
+              test: /node_modules[\\/](react|react-dom|scheduler|@tanstack[\\/](react-query|query-core|react-router|router-core|history|store|react-store))[\\/]/,
+              priority: 2,
+            },
+            {
+              name: 'mantine',
+              test: /node_modules[\\/](@mantine[\\/](core|hooks)|@floating-ui[\\/][^\\/]+|react-remove-scroll[^\\/]*|react-style-singleton|use-callback-ref|use-sidecar|react-number-format|react-textarea-autosize|clsx|tslib|get-nonce|detect-node-es)[\\/]/,
+              priority: 1,
+            },
+          ],
+        },
+      },
     },
   },
   server: { port: 5173 },
