@@ -56,6 +56,22 @@ test('institution report: 紹介数 by month over the last 年度, sorted, expor
   await expect(page.getByTestId('report-row').first().getByRole('link')).toHaveAttribute('href', /\/app\/crms\//);
   await screenshot(page, 'reports-detail');
 
+  // On a 1366×768 office PC the month columns scroll inside a box that ends within the screen (its scrollbar
+  // in view without scrolling past a hundred rows), the institution staying at the left.
+  await page.setViewportSize({ width: 1366, height: 768 });
+  const gridBox = page.getByTestId('report-result').locator('xpath=../..');
+  const gridBefore = (await gridBox.boundingBox())!;
+  expect(gridBefore.y + gridBefore.height).toBeLessThanOrEqual(768);
+  await page
+    .getByTestId('report-result')
+    .getByRole('columnheader', { name: '紹介数（合計）' })
+    .scrollIntoViewIfNeeded();
+  const gridNow = (await gridBox.boundingBox())!;
+  const firstName = (await page.getByTestId('report-row').first().getByRole('link').boundingBox())!;
+  expect(firstName.x).toBeGreaterThanOrEqual(gridNow.x);
+  await screenshot(page, 'reports-detail-1366');
+  await page.setViewportSize({ width: 1280, height: 800 });
+
   // CSV of every row: UTF-8 with a BOM, the header as the table's.
   await page.getByTestId('report-export').click();
   const [download] = await Promise.all([

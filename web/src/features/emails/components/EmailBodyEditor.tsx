@@ -60,7 +60,13 @@ function ImageControl({ upload }: { upload?: ((file: File) => Promise<UploadedFi
   return (
     <Popover opened={opened} onChange={setOpened} position="bottom" withArrow trapFocus>
       <Popover.Target>
-        <RichTextEditor.Control onClick={() => setOpened((o) => !o)} aria-label="画像を挿入" title="画像を挿入">
+        <RichTextEditor.Control
+          onClick={() => setOpened((o) => !o)}
+          aria-label="画像を挿入"
+          title="画像を挿入"
+          // A word, not an icon: the square of the icon controls cut it and it ran over its neighbour.
+          style={{ width: 'auto', paddingInline: 6 }}
+        >
           画像
         </RichTextEditor.Control>
       </Popover.Target>

@@ -1,12 +1,76 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { renderInRouter } from '../../../test/render-in-router.tsx';
 import { EmailEditorPage } from './EmailEditorPage.tsx';
 
 const noDoctors = { data: [], meta: { total_count: 0, page: 1, per_page: 50, total_pages: 0 } };
 
+afterEach(() => localStorage.clear());
+
 describe('EmailEditorPage', () => {
+  it('still shows, after a reload, that the saved draft has its recipients file, and its name', async () => {
+    const saved = { ...draft, destination_count: 3, version: 1 };
+    const api = {
+      listEmailDestinations: vi.fn(async () => noDoctors),
+      updateEmail: vi.fn(async () => saved),
+    };
+    const first = renderInRouter(
+      () => <EmailEditorPage email={draft} restrictedSenders={null} userEmail="owner@example.jp" />,
+      { api, paths: ['/emails', '/emails/$id/edit'] },
+    );
+    await screen.findByRole('textbox', { name: '件名' });
+    const csv = new File(['メールアドレス\r\na@example.jp\r\n'], '紹介元リスト.csv', { type: 'text/csv' });
+    await userEvent.upload(document.querySelector<HTMLInputElement>('input[type=file][accept=".csv,text/csv"]')!, csv);
+    await userEvent.click(screen.getByRole('button', { name: '保存' }));
+    expect(await screen.findByTestId('email-saved-recipients-file')).toHaveTextContent(
+      '保存済みの送信先ファイル: 紹介元リスト.csv',
+    );
+    first.unmount();
+
+    // The reloaded page has only what the API answers: the draft with its counts, no file name.
+    renderInRouter(() => <EmailEditorPage email={saved} restrictedSenders={null} userEmail="owner@example.jp" />, {
+      api,
+      paths: ['/emails', '/emails/$id/edit'],
+    });
+    expect(await screen.findByTestId('email-saved-recipients-file')).toHaveTextContent(
+      '保存済みの送信先ファイル: 紹介元リスト.csv',
+    );
+    localStorage.clear();
+  });
+
+  it('says a saved draft has a recipients file even when this browser did not save it', async () => {
+    const api = { listEmailDestinations: vi.fn(async () => noDoctors) };
+    renderInRouter(
+      () => (
+        <EmailEditorPage
+          email={{ ...draft, destination_count: 40, invalid_destination_count: 1 }}
+          restrictedSenders={null}
+          userEmail="owner@example.jp"
+        />
+      ),
+      { api, paths: ['/emails', '/emails/$id/edit'] },
+    );
+    expect(await screen.findByTestId('email-saved-recipients-file')).toHaveTextContent('送信先ファイルは保存済みです');
+    expect(screen.getByText('保存済みのファイルを使用中')).toBeInTheDocument();
+  });
+
+  it('claims no recipients file for a draft sent to chosen doctors only', async () => {
+    const api = { listEmailDestinations: vi.fn(async () => noDoctors) };
+    renderInRouter(
+      () => (
+        <EmailEditorPage
+          email={{ ...draft, destination_count: 1, doctor_ids: ['00000000-0000-4000-8000-0000000000d1'] }}
+          restrictedSenders={null}
+          userEmail="owner@example.jp"
+        />
+      ),
+      { api, paths: ['/emails', '/emails/$id/edit'] },
+    );
+    await screen.findByTestId('email-destination-counts');
+    expect(screen.queryByTestId('email-saved-recipients-file')).not.toBeInTheDocument();
+  });
+
   it('says why the doctor picker is empty instead of opening nothing', async () => {
     const api = { listEmailDestinations: vi.fn(async () => noDoctors) };
     renderInRouter(() => <EmailEditorPage email={null} restrictedSenders={null} userEmail="owner@example.jp" />, {

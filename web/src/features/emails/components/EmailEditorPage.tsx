@@ -14,7 +14,7 @@ import {
   Title,
 } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useBlocker, useNavigate } from '@tanstack/react-router';
+import { useNavigate } from '@tanstack/react-router';
 import type { Email } from '@renkei/contracts';
 import { useRef, useState } from 'react';
 import { fieldErrorsOf } from '../../../api/api-errors.ts';
@@ -29,8 +29,10 @@ import {
   useSendEmailForTest,
   type EmailDraftValues,
 } from '../emails.queries.ts';
+import { hasFileRecipients, recalledRecipientsFileName, rememberRecipientsFileName } from '../recipients-file.ts';
 import { EmailAttachmentInput, type EmailAttachmentValue } from './EmailAttachmentInput.tsx';
 import { EmailBodyEditor } from './EmailBodyEditor.tsx';
+import { UnsavedChangesGuard } from './UnsavedChangesGuard.tsx';
 
 /** The server's field paths (`stringified.title`) as the form's fields. */
 function formErrors(error: unknown): Record<string, string> {
@@ -89,6 +91,7 @@ export function EmailEditorPage({
       : null,
   );
   const [file, setFile] = useState<File | null>(null);
+  const [savedFileName, setSavedFileName] = useState(() => (email ? recalledRecipientsFileName(email.id) : null));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [keyword, setKeyword] = useState('');
   const [doctorLabels, setDoctorLabels] = useState<Record<string, string>>({});
@@ -101,11 +104,9 @@ export function EmailEditorPage({
   const latest = useRef({ values, file });
   latest.current = { values, file };
   const lastSaved = useRef({ values, file: null as File | null });
-  const blocker = useBlocker({
-    shouldBlockFn: () => hasUnsavedChanges(latest.current, lastSaved.current),
-    enableBeforeUnload: () => hasUnsavedChanges(latest.current, lastSaved.current),
-    withResolver: true,
-  });
+
+  // The saved draft's recipients include a file's: the empty file field must not read as "no file".
+  const savedFile = saved !== null && hasFileRecipients(saved);
 
   const set = <K extends keyof EmailDraftValues>(key: K, value: EmailDraftValues[K]) =>
     setValues((v) => ({ ...v, [key]: value }));
@@ -134,6 +135,10 @@ export function EmailEditorPage({
       });
       lastSaved.current = sent;
       setSaved(result);
+      if (file) {
+        rememberRecipientsFileName(result.id, file.name);
+        setSavedFileName(file.name);
+      }
       setFile(null);
       if (result.attachment_id && result.attachment_name)
         setAttachment({
@@ -292,7 +297,7 @@ export function EmailEditorPage({
           <Group align="flex-end">
             <FileInput
               label="送信先ファイル（CSV）"
-              placeholder="ファイルを選択"
+              placeholder={savedFile ? '保存済みのファイルを使用中' : 'ファイルを選択'}
               accept=".csv,text/csv"
               clearable
               value={file}
@@ -309,6 +314,12 @@ export function EmailEditorPage({
               テンプレート
             </Button>
           </Group>
+          {savedFile && !file && (
+            <Text size="sm" data-testid="email-saved-recipients-file">
+              {savedFileName ? `保存済みの送信先ファイル: ${savedFileName}` : '送信先ファイルは保存済みです'}
+              （下の件数に含まれます。差し替えるときは新しいファイルを選んでください）
+            </Text>
+          )}
           {saved && (
             <Text size="sm" data-testid="email-destination-counts">
               有効な送信先 {saved.destination_count}件・無効なアドレス {saved.invalid_destination_count}件
@@ -353,24 +364,10 @@ export function EmailEditorPage({
           </Button>
         </Group>
       </Group>
-      <Modal
-        opened={blocker.status === 'blocked'}
-        onClose={() => blocker.reset?.()}
-        title="保存していない変更があります"
-        centered
-      >
-        <Stack>
-          <Text size="sm">このページを離れると、保存していない変更（件名・本文・送信先など）は失われます。</Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => blocker.reset?.()} data-autofocus>
-              このページに戻る
-            </Button>
-            <Button color="red" onClick={() => blocker.proceed?.()}>
-              保存せずに移動
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+      <UnsavedChangesGuard
+        isDirty={() => hasUnsavedChanges(latest.current, lastSaved.current)}
+        description="このページを離れると、保存していない変更（件名・本文・送信先など）は失われます。"
+      />
       <Modal opened={confirming} onClose={() => setConfirming(false)} title="メールを送信" centered>
         <Stack>
           <Text>

@@ -6,6 +6,7 @@ import { formatDate } from '../../../app/dates.ts';
 import { columnLabel, formatRate, sortKeyOf } from '../labels-ja.ts';
 import { nextSortDirection } from '../search-state.ts';
 import type { InstitutionColumnKey } from '../search-state.ts';
+import classes from './InstitutionTable.module.css';
 import { RunningStatusBadge } from './RunningStatusBadge.tsx';
 import { AnchorLink } from './router-links.tsx';
 
@@ -13,14 +14,7 @@ const features = tableFeatures({});
 
 const cellOf: Record<InstitutionColumnKey, (mi: MedicalInstitution) => ReactNode> = {
   name: (mi) => (
-    <AnchorLink
-      to="/crms/$id"
-      params={{ id: mi.id }}
-      fw={600}
-      miw={160}
-      display="inline-block"
-      data-testid="institution-link"
-    >
+    <AnchorLink to="/crms/$id" params={{ id: mi.id }} fw={600} display="inline-block" data-testid="institution-link">
       {mi.name}
     </AnchorLink>
   ),
@@ -47,15 +41,39 @@ const cellOf: Record<InstitutionColumnKey, (mi: MedicalInstitution) => ReactNode
   comparison_referral_count: (mi) => mi.comparison_referral_count ?? '',
 };
 
+/** Short values that read wrong when broken over lines (a date, a count, a badge). */
+const noWrapColumns = new Set<InstitutionColumnKey>([
+  'running_status',
+  'facility_type',
+  'phase',
+  'referral_count',
+  'rate_of_referral_change',
+  'last_visit_date',
+  'code',
+  'tel',
+  'comparison_referral_count',
+]);
+
+const classOf = (key: string): string | undefined =>
+  key === 'name'
+    ? classes.name
+    : key === 'address'
+      ? classes.address
+      : noWrapColumns.has(key as InstitutionColumnKey)
+        ? classes.nowrap
+        : undefined;
+
 export interface InstitutionTableProps {
   rows: MedicalInstitution[];
   columns: InstitutionColumnKey[];
   sortBy: MedicalInstitutionSortKey;
   sort: 'asc' | 'desc';
   onSort: (sortBy: MedicalInstitutionSortKey, sort: 'asc' | 'desc') => void;
+  /** The rows are the previous search's, shown while the new one loads. */
+  busy?: boolean;
 }
 
-export function InstitutionTable({ rows, columns, sortBy, sort, onSort }: InstitutionTableProps) {
+export function InstitutionTable({ rows, columns, sortBy, sort, onSort, busy = false }: InstitutionTableProps) {
   const defs = useMemo<ColumnDef<typeof features, MedicalInstitution>[]>(
     () =>
       columns.map((key) => {
@@ -86,13 +104,13 @@ export function InstitutionTable({ rows, columns, sortBy, sort, onSort }: Instit
   const table = useTable({ features, columns: defs, data: rows });
 
   return (
-    <Table.ScrollContainer minWidth={900}>
-      <Table striped highlightOnHover data-testid="institution-table">
+    <div className={classes.scroller} aria-busy={busy} data-testid="institution-table-scroller">
+      <Table striped highlightOnHover stickyHeader className={classes.table} data-testid="institution-table">
         <Table.Thead>
           {table.getHeaderGroups().map((group) => (
             <Table.Tr key={group.id}>
               {group.headers.map((header) => (
-                <Table.Th key={header.id} style={{ whiteSpace: 'nowrap' }}>
+                <Table.Th key={header.id} className={classOf(header.column.id)} style={{ whiteSpace: 'nowrap' }}>
                   <FlexRender header={header} />
                 </Table.Th>
               ))}
@@ -103,7 +121,7 @@ export function InstitutionTable({ rows, columns, sortBy, sort, onSort }: Instit
           {table.getRowModel().rows.map((row) => (
             <Table.Tr key={row.id} data-institution-name={row.original.name}>
               {row.getAllCells().map((cell) => (
-                <Table.Td key={cell.id} data-column={cell.column.id}>
+                <Table.Td key={cell.id} className={classOf(cell.column.id)} data-column={cell.column.id}>
                   <FlexRender cell={cell} />
                 </Table.Td>
               ))}
@@ -111,6 +129,6 @@ export function InstitutionTable({ rows, columns, sortBy, sort, onSort }: Instit
           ))}
         </Table.Tbody>
       </Table>
-    </Table.ScrollContainer>
+    </div>
   );
 }

@@ -1,5 +1,6 @@
-import { screen } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { useState } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { setViewportWidth } from '../../../test/render-app.tsx';
 import { renderInRouter } from '../../../test/render-in-router.tsx';
@@ -85,5 +86,32 @@ describe('partner search on a phone', () => {
     renderPage({ ...emptySearchState, sort_by: 'address', sort: 'desc' });
     await screen.findAllByTestId('institution-card');
     expect(screen.getByTestId('phone-sort')).toHaveValue('');
+  });
+});
+
+describe('partner search on a desk', () => {
+  it('greys out the previous rows while a new order loads, and not once it has come', async () => {
+    let answer: (page: unknown) => void = () => undefined;
+    const first = { data: [row(1), row(2)], meta: { total_count: 2, page: 1, per_page: 20, total_pages: 1 } };
+    const search = vi
+      .fn()
+      .mockResolvedValueOnce(first)
+      .mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
+    const api = new Proxy({ searchMedicalInstitutions: search } as Record<string, unknown>, {
+      get: (target, key: string) => target[key] ?? vi.fn(async () => []),
+    });
+    function Stateful() {
+      const [state, setState] = useState<InstitutionSearchState>(emptySearchState);
+      return <MedicalInstitutionsSearchPage state={state} onStateChange={setState} />;
+    }
+    renderInRouter(() => <Stateful />, { api, paths: ['/crms/$id'] });
+    const scroller = await screen.findByTestId('institution-table-scroller');
+    expect(scroller).toHaveAttribute('aria-busy', 'false');
+    await userEvent.click(screen.getByTestId('sort-last_visit_date'));
+    await waitFor(() => expect(search).toHaveBeenCalledTimes(2));
+    // The rows on screen are still the old order's: they say so until the new page arrives.
+    expect(screen.getByTestId('institution-table-scroller')).toHaveAttribute('aria-busy', 'true');
+    answer({ ...first, data: [row(2), row(1)] });
+    await waitFor(() => expect(screen.getByTestId('institution-table-scroller')).toHaveAttribute('aria-busy', 'false'));
   });
 });

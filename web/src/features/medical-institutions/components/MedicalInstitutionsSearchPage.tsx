@@ -211,7 +211,14 @@ export function MedicalInstitutionsSearchPage({ state, onStateChange }: MedicalI
       ) : isPhone ? (
         <InstitutionCardList rows={data.data} referralSpan={referralSpanLabels[state.referral_span ?? 'fiscal_year']} />
       ) : (
-        <InstitutionTable rows={data.data} columns={columns} sortBy={state.sort_by} sort={state.sort} onSort={onSort} />
+        <InstitutionTable
+          rows={data.data}
+          columns={columns}
+          sortBy={state.sort_by}
+          sort={state.sort}
+          onSort={onSort}
+          busy={result.isPlaceholderData}
+        />
       )}
       {data && data.meta.total_pages > 1 && (
         <Group justify="center">

@@ -1,12 +1,8 @@
-import { MantineProvider } from '@mantine/core';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { Profile, ProfileInput } from '@renkei/contracts';
-import { Suspense } from 'react';
 import { describe, expect, it, vi } from 'vitest';
-import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
-import { testServices } from '../../../test/render-app.tsx';
+import { renderInRouter } from '../../../test/render-in-router.tsx';
 import { ApiError } from '../../../api/api-errors.ts';
 import { ProfilePage } from './ProfilePage.tsx';
 
@@ -39,20 +35,8 @@ function renderPage(
     updateProfile: update,
     listOwnDepartments: vi.fn(async () => departments),
   };
-  const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  render(
-    <MantineProvider>
-      <ServicesProvider value={services}>
-        <QueryClientProvider client={client}>
-          <Suspense fallback={null}>
-            <ProfilePage />
-          </Suspense>
-        </QueryClientProvider>
-      </ServicesProvider>
-    </MantineProvider>,
-  );
-  return update;
+  const { router } = renderInRouter(() => <ProfilePage />, { api, paths: ['/tags'] });
+  return Object.assign(update, { router });
 }
 
 describe('profile notification settings', { timeout: 30_000 }, () => {
@@ -95,5 +79,25 @@ describe('profile own department', { timeout: 30_000 }, () => {
     await userEvent.click(await screen.findByRole('button', { name: '保存' }));
     expect(await screen.findByText('所属診療科を自院の診療科から選んでください')).toBeInTheDocument();
     expect(update).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('profile changes not saved', { timeout: 30_000 }, () => {
+  it('asks before leaving with a change not saved, and leaves without asking once it is saved', async () => {
+    const update = renderPage();
+    const { router } = update;
+    await userEvent.type(await screen.findByRole('textbox', { name: /氏名/ }), '（旧姓 佐藤）');
+    router.history.push('/app/tags');
+    const dialog = await screen.findByRole('dialog', { name: '保存していない変更があります' });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'このページに戻る' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(router.state.location.pathname).toBe('/');
+    expect(screen.getByRole('textbox', { name: /氏名/ })).toHaveValue('山田 花子（旧姓 佐藤）');
+
+    await userEvent.click(screen.getByRole('button', { name: '保存' }));
+    await waitFor(() => expect(update).toHaveBeenCalledTimes(1));
+    router.history.push('/app/tags');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/tags'));
+    expect(screen.queryByRole('dialog', { name: '保存していない変更があります' })).not.toBeInTheDocument();
   });
 });

@@ -1,13 +1,14 @@
 import { Card, Select, Stack, Switch, TextInput, Title } from '@mantine/core';
 import { useSuspenseQuery } from '@tanstack/react-query';
 import type { NotificationSettings } from '@renkei/contracts';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { fieldErrorsOf, isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
 import { profileQueries, useUpdateProfile } from '../profile.queries.ts';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
+import { UnsavedChangesGuard } from '../../emails/components/UnsavedChangesGuard.tsx';
 
 const notificationLabels: Record<keyof NotificationSettings, string> = {
   enabled_notification: 'お知らせを受け取る',
@@ -36,12 +37,15 @@ export function ProfilePage() {
   const [ownDepartmentId, setOwnDepartmentId] = useState<string | null>(profile.own_department_id);
   const [settings, setSettings] = useState<NotificationSettings>(profile.notification_settings);
   const [errors, setErrors] = useState<Record<string, string>>({});
+  const input = { username, notification_settings: settings, own_department_id: ownDepartmentId };
+  const saved = useRef(JSON.stringify(input));
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     setErrors({});
     try {
-      await update.mutateAsync({ username, notification_settings: settings, own_department_id: ownDepartmentId });
+      await update.mutateAsync(input);
+      saved.current = JSON.stringify(input);
       toast.success('個人設定を保存しました');
     } catch (error) {
       if (isApiError(error) && error.status === 422) {
@@ -105,6 +109,10 @@ export function ProfilePage() {
           <SaveCancelButtons saving={update.isPending} />
         </Stack>
       </form>
+      <UnsavedChangesGuard
+        isDirty={() => JSON.stringify(input) !== saved.current}
+        description="このページを離れると、保存していない変更（氏名・所属診療科・メール通知）は失われます。"
+      />
     </Stack>
   );
 }

@@ -1,11 +1,8 @@
-import { MantineProvider } from '@mantine/core';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../api/api-errors.ts';
-import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
-import { testServices } from '../../../test/render-app.tsx';
+import { renderInRouter } from '../../../test/render-in-router.tsx';
 import { ReferralSettingsSection } from './ReferralSettingsSection.tsx';
 
 const surgery = '00000000-0000-4000-8000-000000000001';
@@ -30,18 +27,8 @@ function renderSection(api: Record<string, unknown>) {
     updateReferralAdmissionPeriod: vi.fn(async ({ body }: { body: object }) => ({ ...body, updated_at: null })),
     ...api,
   };
-  const services: AppServices = { ...testServices(), api: full as unknown as AppServices['api'] };
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  render(
-    <MantineProvider>
-      <QueryClientProvider client={client}>
-        <ServicesProvider value={services}>
-          <ReferralSettingsSection />
-        </ServicesProvider>
-      </QueryClientProvider>
-    </MantineProvider>,
-  );
-  return full;
+  const { router } = renderInRouter(() => <ReferralSettingsSection />, { api: full, paths: ['/tags'] });
+  return Object.assign(full, { router });
 }
 
 // Typing into several inputs takes seconds on a loaded machine.
@@ -236,5 +223,28 @@ describe('referral settings', { timeout: 30_000 }, () => {
     );
     await waitFor(() => expect(screen.getByLabelText('どのセグメントにも当てはまらない医療機関')).toHaveValue('一般'));
     expect(api.updateSegmentationSetting).toHaveBeenCalledWith(expect.objectContaining({ ifMatch: '"3"' }));
+  });
+
+  it('asks before leaving with a segment changed and not saved, and leaves without asking once saved', async () => {
+    const api = renderSection({});
+    const name = await screen.findByDisplayValue('重点');
+    await userEvent.type(name, '連携先');
+    api.router.history.push('/app/tags');
+    const dialog = await screen.findByRole('dialog', { name: '保存していない変更があります' });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'このページに戻る' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(api.router.state.location.pathname).toBe('/');
+
+    await userEvent.click(screen.getByRole('button', { name: 'セグメント設定を保存' }));
+    await waitFor(() => expect(api.updateSegmentationSetting).toHaveBeenCalledTimes(1));
+    api.router.history.push('/app/tags');
+    await waitFor(() => expect(api.router.state.location.pathname).toBe('/tags'));
+  });
+
+  it('leaves without asking when nothing was changed', async () => {
+    const api = renderSection({});
+    await screen.findByDisplayValue('重点');
+    api.router.history.push('/app/tags');
+    await waitFor(() => expect(api.router.state.location.pathname).toBe('/tags'));
   });
 });

@@ -13,7 +13,7 @@ import {
   Title,
 } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState, type RefObject } from 'react';
 import { ReferralAdmissionPeriodInput, type SegmentationSetting } from '@renkei/contracts';
 import { isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
@@ -26,6 +26,10 @@ import {
   useSaveAdmissionPeriod,
   useSaveSegmentationSetting,
 } from '../referral-settings.queries.ts';
+import { UnsavedChangesGuard } from '../../emails/components/UnsavedChangesGuard.tsx';
+
+/** Which of the two forms holds changes not saved, as each last rendered. */
+type Unsaved = RefObject<{ period: boolean; segments: boolean }>;
 
 interface SegmentRow {
   key: string;
@@ -55,18 +59,23 @@ const rowsOf = (s: SegmentationSetting): SegmentRow[] =>
  * rate. The segments are matched top to bottom: the order of the rows is their priority.
  */
 export function ReferralSettingsSection() {
+  const unsaved: Unsaved = useRef({ period: false, segments: false });
   return (
     <Card withBorder padding="lg" data-testid="referral-settings">
       <Stack gap="lg">
         <Title order={3}>紹介データの設定</Title>
-        <AdmissionPeriodForm />
-        <SegmentationForm />
+        <AdmissionPeriodForm unsaved={unsaved} />
+        <SegmentationForm unsaved={unsaved} />
       </Stack>
+      <UnsavedChangesGuard
+        isDirty={() => unsaved.current.period || unsaved.current.segments}
+        description="このページを離れると、保存していない紹介データの設定（入院とみなす期間・セグメント）は失われます。"
+      />
     </Card>
   );
 }
 
-function AdmissionPeriodForm() {
+function AdmissionPeriodForm({ unsaved }: { unsaved: Unsaved }) {
   const { api } = useServices();
   const period = useQuery(referralSettingQueries.period(api));
   const save = useSaveAdmissionPeriod();
@@ -78,6 +87,9 @@ function AdmissionPeriodForm() {
   useEffect(() => {
     if (period.data && !edited) setDays(period.data.max_referral_hospital_admission_period);
   }, [period.data, edited]);
+  const savedDays = useRef<number | string | null>(null);
+  const baseline = savedDays.current ?? period.data?.max_referral_hospital_admission_period ?? '';
+  unsaved.current.period = edited && String(days) !== String(baseline);
   const { errors, saving, submit } = useFormSubmit({
     values: days,
     // The contract's own check: a value out of range is said, never changed behind the owner's back.
@@ -91,6 +103,7 @@ function AdmissionPeriodForm() {
     save: async (v) => {
       try {
         await save.mutateAsync({ max_referral_hospital_admission_period: Number(v) });
+        savedDays.current = v;
       } catch (error) {
         if (!(isApiError(error) && error.status === 422)) onError(error);
         throw error;
@@ -125,7 +138,11 @@ function AdmissionPeriodForm() {
   );
 }
 
-function SegmentationForm() {
+/** The segmentation form's content, to tell a change from what was loaded or saved. */
+const segmentationJson = (rest: string, excluded: string[], rows: SegmentRow[]) =>
+  JSON.stringify({ rest, excluded, rows: rows.map(({ id, label, count, rate }) => [id, label, count, rate]) });
+
+function SegmentationForm({ unsaved }: { unsaved: Unsaved }) {
   const { api } = useServices();
   const setting = useQuery(referralSettingQueries.segmentation(api));
   const departments = useQuery(referenceDataQueries.ownDepartments(api));
@@ -135,12 +152,19 @@ function SegmentationForm() {
   const [excluded, setExcluded] = useState<string[]>([]);
   const [rows, setRows] = useState<SegmentRow[]>([]);
   const [conflict, setConflict] = useState(false);
+  const savedJson = useRef<string | null>(null);
   useEffect(() => {
     if (!setting.data) return;
     setRest(setting.data.rest_segment_label);
     setExcluded(setting.data.excluded_own_department_ids);
     setRows(rowsOf(setting.data));
+    savedJson.current = segmentationJson(
+      setting.data.rest_segment_label,
+      setting.data.excluded_own_department_ids,
+      rowsOf(setting.data),
+    );
   }, [setting.data]);
+  unsaved.current.segments = savedJson.current !== null && segmentationJson(rest, excluded, rows) !== savedJson.current;
   const setRow = (i: number, patch: Partial<SegmentRow>) =>
     setRows((r) => r.map((x, j) => (j === i ? { ...x, ...patch } : x)));
   const move = (i: number, by: -1 | 1) =>
@@ -192,6 +216,7 @@ function SegmentationForm() {
         throw error;
       }
       setConflict(false);
+      savedJson.current = segmentationJson(rest, excluded, rows);
       toast.success('セグメント設定を保存しました');
     },
   });

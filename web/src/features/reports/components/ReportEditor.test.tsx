@@ -25,13 +25,13 @@ function renderEditor(onSave: (values: EditorValues) => Promise<unknown> = vi.fn
     ...emptyDefinition('medical_institution_reports', new Date('2026-11-30T00:00:00Z')),
     name: '月次紹介',
   };
-  renderInRouter(
+  const { router } = renderInRouter(
     () => (
       <ReportEditor kind="medical_institution_reports" initial={initial} onSave={onSave} onCancel={() => undefined} />
     ),
     { api, paths: ['/crms/$id'] },
   );
-  return { api, onSave };
+  return { api, onSave, router };
 }
 
 // The options of the select just opened (other selects keep theirs in the page, hidden).
@@ -133,6 +133,45 @@ describe('ReportEditor', { timeout: 60_000 }, () => {
     await userEvent.click(screen.getByLabelText('比較期間を指定する'));
     expect(screen.getByLabelText('比較期間（開始月）')).toHaveValue('2024-11');
     expect(screen.getByLabelText('比較期間（終了月）')).toHaveValue('2025-10');
+  });
+
+  it('hides the preview of settings since changed until it runs again, with the new settings', async () => {
+    const { api } = renderEditor();
+    await userEvent.click(await screen.findByTestId('report-preview'));
+    await screen.findByText('さくら病院');
+    api.medicalInstitutionReportsResults.mockResolvedValueOnce({
+      ...result,
+      rows: [{ id: '00000000-0000-4000-8000-000000000002', medical_institution_name: 'ひまわり医院' }],
+    });
+    await userEvent.click(screen.getByLabelText('比較期間を指定する'));
+    // The rows answered the settings before the change: they must not read as the changed report's.
+    expect(screen.queryByText('さくら病院')).not.toBeInTheDocument();
+    expect(screen.getByTestId('report-preview-stale')).toHaveTextContent('設定を変更しました');
+    await userEvent.click(screen.getByRole('button', { name: 'プレビューを更新' }));
+    await screen.findByText('ひまわり医院');
+    expect(screen.queryByTestId('report-preview-stale')).not.toBeInTheDocument();
+    const body = (api.medicalInstitutionReportsResults.mock.calls[1]![0] as { body: { definition: EditorValues } })
+      .body;
+    expect(body.definition.aggregation_settings.comparison_period).not.toBeNull();
+  });
+
+  it('asks before leaving with settings not saved, and leaves without asking when the save moves on', async () => {
+    const away = '/app/crms/00000000-0000-4000-8000-000000000001';
+    const onSave = vi.fn(async () => {
+      // As the report pages do: once saved, they navigate (to the report, or to its view).
+      rendered.router.history.push(away);
+    });
+    const rendered = renderEditor(onSave);
+    await userEvent.type(await screen.findByLabelText(/レポート名/), '（改）');
+    rendered.router.history.push(away);
+    const dialog = await screen.findByRole('dialog', { name: '保存していない変更があります' });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'このページに戻る' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(rendered.router.state.location.pathname).toBe('/');
+
+    await userEvent.click(screen.getByTestId('report-save'));
+    await waitFor(() => expect(rendered.router.state.location.pathname).toBe(away.replace('/app', '')));
+    expect(screen.queryByRole('dialog', { name: '保存していない変更があります' })).not.toBeInTheDocument();
   });
 
   it('checks locally before saving', async () => {

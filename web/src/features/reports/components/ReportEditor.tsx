@@ -14,7 +14,7 @@ import {
 } from '@mantine/core';
 import type { ReportDefinition, ReportKind, ReportResult } from '@renkei/contracts';
 import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { useRef, useState, type ReactNode } from 'react';
 import { fieldErrorsOf } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
@@ -36,8 +36,12 @@ import { DisplayItemsEditor } from './DisplayItemsEditor.tsx';
 import { FilterConditionsEditor } from './FilterConditionsEditor.tsx';
 import { ReportResultTable } from './ReportResultTable.tsx';
 import { SortConditionsEditor } from './SortConditionsEditor.tsx';
+import { UnsavedChangesGuard } from '../../emails/components/UnsavedChangesGuard.tsx';
 
 type Period = { from: string; to: string };
+
+/** What a preview's rows depend on: everything but the report's name. */
+const previewKeyOf = (values: EditorValues) => JSON.stringify({ ...requestOf(values), name: '' });
 
 /**
  * The definition of a report: name, period, columns, filters and sorts; a preview runs it unsaved.
@@ -63,13 +67,26 @@ export function ReportEditor({
   const ownDepartments = useQuery({ ...referenceDataQueries.ownDepartments(api), enabled: info.ownDepartments });
   const onError = useMutationErrorHandler();
   const [values, setValues] = useState<EditorValues>(initial);
-  const [preview, setPreview] = useState<{ result: ReportResult; page: number } | null>(null);
+  const [preview, setPreview] = useState<{ result: ReportResult; key: string } | null>(null);
   const [previewing, setPreviewing] = useState(false);
+  // Only the latest request may show (pages clicked quickly): an earlier answer arriving late is dropped.
+  const previewRun = useRef(0);
+  const savingNow = useRef(false);
+  const [initialJson] = useState(() => JSON.stringify(requestOf(initial)));
   const { errors, setErrors, saving, submit } = useFormSubmit({
     values,
     validate: validateDefinition,
-    save: (v) => onSave(requestOf(v)),
+    save: async (v) => {
+      // The page leaves once saved (to the report, or back to its view): that navigation is not a loss.
+      savingNow.current = true;
+      try {
+        await onSave(requestOf(v));
+      } finally {
+        savingNow.current = false;
+      }
+    },
   });
+
   const settings = values.aggregation_settings;
   const setSettings = (next: Partial<EditorValues['aggregation_settings']>) =>
     setValues((v) => ({ ...v, aggregation_settings: { ...v.aggregation_settings, ...next } }));
@@ -78,20 +95,25 @@ export function ReportEditor({
     const local = validateDefinition(values);
     setErrors(local);
     if (Object.keys(local).length > 0) return;
+    const run = ++previewRun.current;
+    const key = previewKeyOf(values);
     setPreviewing(true);
     try {
       const result = await reportApi(api, kind).results({
         body: { definition: requestOf(values), page, per_page: resultRowsPerPage },
       });
-      setPreview({ result, page });
+      if (run === previewRun.current) setPreview({ result, key });
     } catch (error) {
+      if (run !== previewRun.current) return;
       const fields = fieldErrorsOf(error);
       if (Object.keys(fields).length > 0) setErrors(fields);
       else onError(error);
     } finally {
-      setPreviewing(false);
+      if (run === previewRun.current) setPreviewing(false);
     }
   };
+  // Rows of settings since changed would read as the report's answer: they are hidden until the preview runs again.
+  const previewStale = preview !== null && preview.key !== previewKeyOf(values);
 
   // A 422 may name a field no input shows (a server-only rule): it is listed, never dropped.
   const shown = (key: string) =>
@@ -102,160 +124,182 @@ export function ReportEditor({
   const unplaced = Object.entries(errors).filter(([key]) => !shown(key));
 
   return (
-    <form onSubmit={(e) => void submit(e)} noValidate>
-      <Stack gap="md">
-        <Title order={2} fz="xl">
-          {definition ? `${info.title}の編集` : `${info.title}の作成`}
-        </Title>
-        {unplaced.length > 0 && (
-          <Alert color="red" data-testid="report-errors">
-            {unplaced.map(([key, message]) => (
-              <Text key={key} size="sm">
-                {message}
-              </Text>
-            ))}
-          </Alert>
-        )}
-        <Section title="基本設定">
-          <TextInput
-            label="レポート名"
-            required
-            value={values.name}
-            onChange={(e) => {
-              const name = e.currentTarget.value;
-              setValues((v) => ({ ...v, name }));
-            }}
-            error={errors.name}
-            maw={480}
-          />
-        </Section>
-        <Section title="集計期間">
-          <Group gap="md" align="flex-end">
-            <SegmentedControl
-              aria-label="期間の指定"
-              value={settings.unit_type}
-              onChange={(unit) => {
-                const period = settings.period;
-                setSettings(
-                  unit === 'year'
-                    ? {
-                        unit_type: 'year',
-                        period: periodOfFiscalYears(fiscalYearOf(period.from), fiscalYearOf(period.to)),
-                        comparison_period: null,
-                        period_unit: 'fiscal_year',
-                      }
-                    : { unit_type: 'month', comparison_period: null, period_unit: 'month' },
-                );
-              }}
-              data={[
-                { value: 'month', label: '月で指定' },
-                { value: 'year', label: '年度で指定' },
-              ]}
-            />
-            <Select
-              label="集計単位"
-              data={Object.entries(periodUnitLabels).map(([value, label]) => ({ value, label }))}
-              value={settings.period_unit}
-              onChange={(u) =>
-                u && setSettings({ period_unit: u as EditorValues['aggregation_settings']['period_unit'] })
-              }
-              error={errors['aggregation_settings.period_unit']}
-              allowDeselect={false}
-              w={120}
-            />
-          </Group>
-          <PeriodFields
-            label="期間"
-            unitType={settings.unit_type}
-            period={settings.period}
-            onChange={(period) => setSettings({ period })}
-            error={
-              errors['aggregation_settings.period.to'] ??
-              errors['aggregation_settings.period.from'] ??
-              errors['aggregation_settings.period']
-            }
-          />
-          <Switch
-            label="比較期間を指定する"
-            checked={settings.comparison_period !== null}
-            onChange={(e) =>
-              setSettings({ comparison_period: e.currentTarget.checked ? yearBefore(settings.period) : null })
-            }
-          />
-          {settings.comparison_period && (
-            <PeriodFields
-              label="比較期間"
-              unitType={settings.unit_type}
-              period={settings.comparison_period}
-              onChange={(comparison_period) => setSettings({ comparison_period })}
-              error={
-                errors['aggregation_settings.comparison_period.to'] ??
-                errors['aggregation_settings.comparison_period.from'] ??
-                errors['aggregation_settings.comparison_period']
-              }
-            />
+    <>
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        <Stack gap="md">
+          <Title order={2} fz="xl">
+            {definition ? `${info.title}の編集` : `${info.title}の作成`}
+          </Title>
+          {unplaced.length > 0 && (
+            <Alert color="red" data-testid="report-errors">
+              {unplaced.map(([key, message]) => (
+                <Text key={key} size="sm">
+                  {message}
+                </Text>
+              ))}
+            </Alert>
           )}
-          {info.ownDepartments && (
-            <MultiSelect
-              label="自院診療科"
-              description="選ばないときはすべての診療科を集計します"
-              data={(ownDepartments.data ?? []).map((d) => ({ value: d.id, label: d.name }))}
-              value={settings.own_department_ids}
-              onChange={(own_department_ids) => setSettings({ own_department_ids })}
-              error={errors['aggregation_settings.own_department_ids']}
-              searchable
-              clearable
+          <Section title="基本設定">
+            <TextInput
+              label="レポート名"
+              required
+              value={values.name}
+              onChange={(e) => {
+                const name = e.currentTarget.value;
+                setValues((v) => ({ ...v, name }));
+              }}
+              error={errors.name}
               maw={480}
             />
-          )}
-        </Section>
-        <Section title="表示項目">
-          <DisplayItemsEditor
-            items={items}
-            value={values.display_items}
-            onChange={(display_items) => setValues((v) => ({ ...v, display_items }))}
-            errors={errors}
-          />
-        </Section>
-        <Section title="絞り込み条件">
-          <FilterConditionsEditor
-            items={items}
-            conditions={values.filter_conditions}
-            onChange={(filter_conditions) => setValues((v) => ({ ...v, filter_conditions }))}
-            errors={errors}
-            field="filter_conditions"
-            max={50}
-          />
-        </Section>
-        <Section title="並び順">
-          <SortConditionsEditor
-            items={items}
-            displayItems={values.display_items}
-            value={values.sort_conditions}
-            onChange={(sort_conditions) => setValues((v) => ({ ...v, sort_conditions }))}
-            errors={errors}
-          />
-        </Section>
-        <Group justify="space-between">
-          <Button variant="light" loading={previewing} onClick={() => void runPreview(1)} data-testid="report-preview">
-            プレビュー
-          </Button>
-          <Group gap="xs">
-            <Button variant="default" onClick={onCancel}>
-              キャンセル
-            </Button>
-            <Button type="submit" loading={saving} data-testid="report-save">
-              保存
-            </Button>
-          </Group>
-        </Group>
-        {preview && (
-          <Section title="プレビュー">
-            <ReportResultTable result={preview.result} kind={kind} onPageChange={(page) => void runPreview(page)} />
           </Section>
-        )}
-      </Stack>
-    </form>
+          <Section title="集計期間">
+            <Group gap="md" align="flex-end">
+              <SegmentedControl
+                aria-label="期間の指定"
+                value={settings.unit_type}
+                onChange={(unit) => {
+                  const period = settings.period;
+                  setSettings(
+                    unit === 'year'
+                      ? {
+                          unit_type: 'year',
+                          period: periodOfFiscalYears(fiscalYearOf(period.from), fiscalYearOf(period.to)),
+                          comparison_period: null,
+                          period_unit: 'fiscal_year',
+                        }
+                      : { unit_type: 'month', comparison_period: null, period_unit: 'month' },
+                  );
+                }}
+                data={[
+                  { value: 'month', label: '月で指定' },
+                  { value: 'year', label: '年度で指定' },
+                ]}
+              />
+              <Select
+                label="集計単位"
+                data={Object.entries(periodUnitLabels).map(([value, label]) => ({ value, label }))}
+                value={settings.period_unit}
+                onChange={(u) =>
+                  u && setSettings({ period_unit: u as EditorValues['aggregation_settings']['period_unit'] })
+                }
+                error={errors['aggregation_settings.period_unit']}
+                allowDeselect={false}
+                w={120}
+              />
+            </Group>
+            <PeriodFields
+              label="期間"
+              unitType={settings.unit_type}
+              period={settings.period}
+              onChange={(period) => setSettings({ period })}
+              error={
+                errors['aggregation_settings.period.to'] ??
+                errors['aggregation_settings.period.from'] ??
+                errors['aggregation_settings.period']
+              }
+            />
+            <Switch
+              label="比較期間を指定する"
+              checked={settings.comparison_period !== null}
+              onChange={(e) =>
+                setSettings({ comparison_period: e.currentTarget.checked ? yearBefore(settings.period) : null })
+              }
+            />
+            {settings.comparison_period && (
+              <PeriodFields
+                label="比較期間"
+                unitType={settings.unit_type}
+                period={settings.comparison_period}
+                onChange={(comparison_period) => setSettings({ comparison_period })}
+                error={
+                  errors['aggregation_settings.comparison_period.to'] ??
+                  errors['aggregation_settings.comparison_period.from'] ??
+                  errors['aggregation_settings.comparison_period']
+                }
+              />
+            )}
+            {info.ownDepartments && (
+              <MultiSelect
+                label="自院診療科"
+                description="選ばないときはすべての診療科を集計します"
+                data={(ownDepartments.data ?? []).map((d) => ({ value: d.id, label: d.name }))}
+                value={settings.own_department_ids}
+                onChange={(own_department_ids) => setSettings({ own_department_ids })}
+                error={errors['aggregation_settings.own_department_ids']}
+                searchable
+                clearable
+                maw={480}
+              />
+            )}
+          </Section>
+          <Section title="表示項目">
+            <DisplayItemsEditor
+              items={items}
+              value={values.display_items}
+              onChange={(display_items) => setValues((v) => ({ ...v, display_items }))}
+              errors={errors}
+            />
+          </Section>
+          <Section title="絞り込み条件">
+            <FilterConditionsEditor
+              items={items}
+              conditions={values.filter_conditions}
+              onChange={(filter_conditions) => setValues((v) => ({ ...v, filter_conditions }))}
+              errors={errors}
+              field="filter_conditions"
+              max={50}
+            />
+          </Section>
+          <Section title="並び順">
+            <SortConditionsEditor
+              items={items}
+              displayItems={values.display_items}
+              value={values.sort_conditions}
+              onChange={(sort_conditions) => setValues((v) => ({ ...v, sort_conditions }))}
+              errors={errors}
+            />
+          </Section>
+          <Group justify="space-between">
+            <Button
+              variant="light"
+              loading={previewing}
+              onClick={() => void runPreview(1)}
+              data-testid="report-preview"
+            >
+              プレビュー
+            </Button>
+            <Group gap="xs">
+              <Button variant="default" onClick={onCancel}>
+                キャンセル
+              </Button>
+              <Button type="submit" loading={saving} data-testid="report-save">
+                保存
+              </Button>
+            </Group>
+          </Group>
+          {preview && (
+            <Section title="プレビュー">
+              {previewStale ? (
+                <Alert color="yellow" data-testid="report-preview-stale">
+                  <Group justify="space-between" gap="xs">
+                    <Text size="sm">設定を変更しました。プレビューを更新すると、変更後の設定で表示します。</Text>
+                    <Button size="xs" variant="light" loading={previewing} onClick={() => void runPreview(1)}>
+                      プレビューを更新
+                    </Button>
+                  </Group>
+                </Alert>
+              ) : (
+                <ReportResultTable result={preview.result} kind={kind} onPageChange={(page) => void runPreview(page)} />
+              )}
+            </Section>
+          )}
+        </Stack>
+      </form>
+      <UnsavedChangesGuard
+        isDirty={() => !savingNow.current && JSON.stringify(requestOf(values)) !== initialJson}
+        description="このページを離れると、保存していないレポートの設定（項目・条件・並び順など）は失われます。"
+      />
+    </>
   );
 }
 

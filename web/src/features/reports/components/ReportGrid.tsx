@@ -2,6 +2,7 @@ import { Table, Text } from '@mantine/core';
 import { noWrap } from '../../../ui/table-styles.ts';
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
 import { formatCell, isNumericColumn, type Cell, type Column } from '../report-format.ts';
+import classes from './ReportGrid.module.css';
 
 /**
  * The columns and rows a report answers, as a table: numbers right-aligned. With `linkInstitutions` the
@@ -24,14 +25,19 @@ export function ReportGrid({
     ? 'medical_institution_name'
     : columns[0]?.key;
   return (
-    <Table.ScrollContainer minWidth={Math.min(2400, Math.max(600, columns.length * 120))}>
-      <Table verticalSpacing="xs" striped withTableBorder data-testid={testId}>
+    <Table.ScrollContainer
+      type="native"
+      className={classes.box}
+      minWidth={Math.min(2400, Math.max(600, columns.length * 120))}
+    >
+      <Table verticalSpacing="xs" striped withTableBorder stickyHeader className={classes.table} data-testid={testId}>
         <Table.Thead>
           <Table.Tr>
-            {columns.map((c) => (
+            {columns.map((c, i) => (
               // Text columns keep a readable width: institution names would otherwise wrap per character.
               <Table.Th
                 key={c.key}
+                className={i === 0 ? classes.first : undefined}
                 ta={isNumericColumn(c) ? 'right' : undefined}
                 style={isNumericColumn(c) ? noWrap : { ...noWrap, minWidth: 160 }}
               >
@@ -43,12 +49,13 @@ export function ReportGrid({
         <Table.Tbody>
           {rows.map((row, i) => (
             <Table.Tr key={typeof row.id === 'string' ? row.id : i} data-testid="report-row">
-              {columns.map((c) => {
+              {columns.map((c, at) => {
                 const text = formatCell(c, row[c.key] ?? null);
                 const linked = linkInstitutions && c.key === linkKey && typeof row.id === 'string';
                 return (
                   <Table.Td
                     key={c.key}
+                    className={at === 0 ? classes.first : undefined}
                     ta={isNumericColumn(c) ? 'right' : undefined}
                     style={isNumericColumn(c) ? noWrap : undefined}
                   >
@@ -69,7 +76,12 @@ export function ReportGrid({
           <Table.Tfoot>
             <Table.Tr data-testid="report-totals">
               {columns.map((c, i) => (
-                <Table.Td key={c.key} ta={isNumericColumn(c) ? 'right' : undefined} fw={700}>
+                <Table.Td
+                  key={c.key}
+                  className={i === 0 ? classes.first : undefined}
+                  ta={isNumericColumn(c) ? 'right' : undefined}
+                  fw={700}
+                >
                   {i === 0 && (totals[c.key] ?? null) === null ? '合計' : formatCell(c, totals[c.key] ?? null)}
                 </Table.Td>
               ))}

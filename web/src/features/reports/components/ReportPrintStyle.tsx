@@ -10,7 +10,9 @@ import { PrintStyle } from '../../../ui/PrintStyle.tsx';
 const reportPrintCss = `
 [data-report-print] .mantine-ScrollArea-viewport { overflow: visible !important; }
 [data-report-print] .mantine-ScrollArea-scrollbar { display: none !important; }
+[data-report-print] .mantine-TableScrollContainer-scrollContainer { overflow: visible !important; max-height: none !important; }
 [data-report-print] .mantine-TableScrollContainer-scrollContainerInner { min-width: 0 !important; }
+[data-report-print] th, [data-report-print] td { position: static !important; box-shadow: none !important; }
 [data-report-print] table { width: 100% !important; font-size: 8pt; }
 [data-report-print] th, [data-report-print] td { white-space: normal !important; min-width: 0 !important; padding: 2px 4px !important; }
 [data-report-print] thead { display: table-header-group; position: static !important; }

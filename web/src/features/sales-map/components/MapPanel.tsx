@@ -5,6 +5,14 @@ export const noWebglMessage =
   'この環境では地図を表示できません（WebGLに対応していません）。一覧から医療機関を確認できます。';
 const attribution = '地図: Natural Earth (world-atlas)';
 
+/*
+ * The map and the list beside it fill the screen's height, not a fixed 620 px: on a 1366×768 office PC the
+ * fixed map ran under the footer with its legend, and on a 1280×1024 one it left a third of the screen empty.
+ * The list is the map less its own header (count, messages).
+ */
+export const mapHeight = 'max(26rem, calc(100dvh - 14rem))';
+export const mapListHeight = 'max(22.25rem, calc(100dvh - 17.75rem))';
+
 /** A map that fails while drawing leaves the list and the message instead of an error page. */
 class MapBoundary extends Component<{ fallback: ReactNode; onError: () => void; children: ReactNode }> {
   override state = { failed: false };
@@ -47,7 +55,7 @@ export function MapPanel({
   return (
     <Stack gap={4}>
       {showMap ? (
-        <Paper withBorder h={620} style={{ overflow: 'hidden' }}>
+        <Paper withBorder h={mapHeight} style={{ overflow: 'hidden' }}>
           <MapBoundary fallback={unavailable} onError={onMapError}>
             {loading ? <Loader m="md" /> : children}
           </MapBoundary>

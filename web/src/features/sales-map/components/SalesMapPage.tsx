@@ -11,7 +11,7 @@ import { notVisitedColor, visitedColor } from '../pins.ts';
 import { preloadSalesMapCanvas, SalesMapCanvas } from './LazySalesMapCanvas.tsx';
 import { SalesMapFilterPanel } from './SalesMapFilterPanel.tsx';
 import { SalesMapList } from './SalesMapList.tsx';
-import { MapPanel } from './MapPanel.tsx';
+import { MapPanel, mapListHeight } from './MapPanel.tsx';
 
 export { noWebglMessage } from './MapPanel.tsx';
 
@@ -139,7 +139,7 @@ export function SalesMapPage({ state, onStateChange, onViewChange, webgl = true 
                 </Text>
               )}
             </Stack>
-            <ScrollArea h={560}>
+            <ScrollArea h={mapListHeight}>
               <SalesMapList rows={rows} highlightedId={highlightedId} onHover={setHighlightedId} />
             </ScrollArea>
           </Paper>

@@ -8,7 +8,7 @@ import { CsvExportButton } from '../../../ui/CsvExportButton.tsx';
 import { preloadSalesMapCanvas, SalesMapCanvas } from '../../sales-map/components/LazySalesMapCanvas.tsx';
 import { mapViewOf, pickMapView, withoutMapView, type MapViewParams } from '../../sales-map/map-view.ts';
 import { initialView } from '../../sales-map/components/SalesMapPage.tsx';
-import { MapPanel } from '../../sales-map/components/MapPanel.tsx';
+import { MapPanel, mapListHeight } from '../../sales-map/components/MapPanel.tsx';
 import { segmentMapQueries } from '../segment-map.queries.ts';
 import { periodOf, toSegmentMapBody, type SegmentMapState } from '../segment-map-state.ts';
 import { restColor, segmentColors } from '../segment-colors.ts';
@@ -131,7 +131,7 @@ export function SegmentMapPage({ state, onStateChange, onViewChange, webgl = tru
                 </Text>
               )}
             </Stack>
-            <ScrollArea h={560}>
+            <ScrollArea h={mapListHeight}>
               <SegmentMapList
                 segments={segments}
                 rows={rows}

@@ -1,13 +1,10 @@
-import { MantineProvider } from '@mantine/core';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { render, screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { TenantSetting, TenantSettingInput } from '@renkei/contracts';
-import { Suspense } from 'react';
 import { describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../api/api-errors.ts';
-import { ServicesProvider, type AppServices } from '../../../app/services-context.tsx';
-import { testServices } from '../../../test/render-app.tsx';
+import type { AppServices } from '../../../app/services-context.tsx';
+import { renderInRouter } from '../../../test/render-in-router.tsx';
 import { TenantSettingPage } from './TenantSettingPage.tsx';
 
 const setting: TenantSetting = {
@@ -62,20 +59,8 @@ function renderPage(history: History = []) {
       meta: { total_count: history.length, page: 1, per_page: 20, total_pages: history.length ? 1 : 0 },
     })),
   };
-  const services: AppServices = { ...testServices(), api: api as unknown as AppServices['api'] };
-  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  render(
-    <MantineProvider>
-      <ServicesProvider value={services}>
-        <QueryClientProvider client={client}>
-          <Suspense fallback={null}>
-            <TenantSettingPage />
-          </Suspense>
-        </QueryClientProvider>
-      </ServicesProvider>
-    </MantineProvider>,
-  );
-  return { update, updateLogo };
+  const { router } = renderInRouter(() => <TenantSettingPage />, { api, paths: ['/tags'] });
+  return { update, updateLogo, router };
 }
 
 describe('tenant settings', { timeout: 30_000 }, () => {
@@ -149,5 +134,23 @@ describe('tenant settings', { timeout: 30_000 }, () => {
       'renkei.example.jp',
       'info@example.jp',
     ]);
+  });
+
+  it('asks before leaving with a change not saved, and leaves without asking once it is saved', async () => {
+    const { update, router } = renderPage();
+    await userEvent.type(await screen.findByLabelText('地図の中心（緯度）'), '43.06');
+    router.history.push('/app/tags');
+    const dialog = await screen.findByRole('dialog', { name: '保存していない変更があります' });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'このページに戻る' }));
+    await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+    expect(router.state.location.pathname).toBe('/');
+
+    await userEvent.click(screen.getByLabelText(/許可するIPアドレス/));
+    await userEvent.paste('198.51.100.7/32');
+    await userEvent.click(screen.getByRole('button', { name: '保存' }));
+    await waitFor(() => expect(update).toHaveBeenCalledTimes(1));
+    router.history.push('/app/tags');
+    await waitFor(() => expect(router.state.location.pathname).toBe('/tags'));
+    expect(screen.queryByRole('dialog', { name: '保存していない変更があります' })).not.toBeInTheDocument();
   });
 });

@@ -25,7 +25,7 @@ import {
   type FeatureKey,
   type Plan,
 } from '@renkei/contracts';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { fieldErrorsOf, isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
@@ -40,6 +40,7 @@ import { InstitutionPicker } from './InstitutionPicker.tsx';
 import { TenantLogoField } from './TenantLogoField.tsx';
 import { TenantSettingHistory } from './TenantSettingHistory.tsx';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
+import { UnsavedChangesGuard } from '../../emails/components/UnsavedChangesGuard.tsx';
 
 interface Named {
   id: string;
@@ -78,9 +79,28 @@ export function TenantSettingPage() {
   const [longitude, setLongitude] = useState<number | string>(setting.longitude ?? '');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [confirmExclusion, setConfirmExclusion] = useState<string | null>(null);
+  // The form as typed (not as parsed: a blank line added to a list is still a change the person made).
+  const form = JSON.stringify([
+    name,
+    plan,
+    featuresOff,
+    own?.id ?? null,
+    group.map((g) => g.id),
+    isGroup,
+    enabledPhase,
+    maxAccounts,
+    maxTags,
+    senders,
+    ipList,
+    prefecture,
+    latitude,
+    longitude,
+  ]);
+  const savedForm = useRef(form);
 
   const save = async (confirm: boolean) => {
     setErrors({});
+    const sent = form;
     try {
       await update.mutateAsync({
         name,
@@ -99,6 +119,7 @@ export function TenantSettingPage() {
         latitude: typeof latitude === 'number' ? latitude : null,
         longitude: typeof longitude === 'number' ? longitude : null,
       });
+      savedForm.current = sent;
       setConfirmExclusion(null);
       toast.success('テナント設定を保存しました');
     } catch (error) {
@@ -318,6 +339,10 @@ export function TenantSettingPage() {
         </Stack>
       </form>
       <TenantSettingHistory />
+      <UnsavedChangesGuard
+        isDirty={() => form !== savedForm.current}
+        description="このページを離れると、保存していないテナント設定の変更は失われます。"
+      />
       <Modal
         opened={confirmExclusion !== null}
         onClose={() => setConfirmExclusion(null)}
