@@ -2,6 +2,7 @@ import { Button, Center, Stack, Text, Title } from '@mantine/core';
 import { useEffect } from 'react';
 import { useServices } from '../app/services-context.tsx';
 import { describeError } from './error-catalogue.ts';
+import { networkSubCode } from '../api/api-errors.ts';
 import { documentTitle } from '../frame/page-meta.ts';
 
 const topPageHref = '/app/';
@@ -33,7 +34,12 @@ export function ErrorPage({ status, subCode }: { status: number; subCode?: strin
           {d.summary}
         </Title>
         <Text ta="center">{d.description}</Text>
-        <Button onClick={() => void onTop()}>TOPページに戻る</Button>
+        {subCode === networkSubCode ? (
+          // The same page again once there is a network: the draft of a record is kept in the browser anyway.
+          <Button onClick={() => window.location.reload()}>再読み込み</Button>
+        ) : (
+          <Button onClick={() => void onTop()}>TOPページに戻る</Button>
+        )}
       </Stack>
     </Center>
   );

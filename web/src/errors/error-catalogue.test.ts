@@ -24,5 +24,7 @@ describe('error catalogue (spec §8)', () => {
     expect(describeError(429).summary).toBe(describeError(503).summary);
     expect(describeError(500).summary).toBe('一時的なエラーが発生しました');
     expect(describeError(401).summary).toBe('指定されたページは表示できません');
+    expect(describeError(500, 'NETWORK').summary).toBe('通信できませんでした');
+    expect(describeError(500, 'NETWORK').description).not.toContain('管理者');
   });
 });

@@ -1,4 +1,5 @@
 import { ipNotAllowedSubCode } from '@renkei/contracts/client';
+import { networkSubCode } from '../api/api-errors.ts';
 
 export type ErrorStatus = 401 | 403 | 404 | 429 | 500 | 503;
 
@@ -47,11 +48,20 @@ export function describeError(status: number, subCode?: string): ErrorDescriptio
         description: '時間をおいてから、再度アクセスしてください。',
       };
     case 500:
-      return {
-        status: s,
-        summary: '一時的なエラーが発生しました',
-        description: '管理者に通知されました。復旧までしばらくお待ちください。',
-      };
+      // No answer at all (offline, the server unreachable) is no server fault: nothing was reported, and the
+      // user can do something about it.
+      return subCode === networkSubCode
+        ? {
+            status: s,
+            summary: '通信できませんでした',
+            description:
+              'インターネットに接続されていないか、サーバーに届きませんでした。電波の届く場所で、もう一度お試しください。',
+          }
+        : {
+            status: s,
+            summary: '一時的なエラーが発生しました',
+            description: '管理者に通知されました。復旧までしばらくお待ちください。',
+          };
     default: {
       const never: never = s;
       return never;
@@ -61,4 +71,6 @@ export function describeError(status: number, subCode?: string): ErrorDescriptio
 
 /** The toast for an unhandled error that is neither an auth, permission nor server problem. */
 export const somethingWentWrong = '問題が発生しました。もう一度お試しください。';
+/** The toast for a call that got no answer at all (offline, the server unreachable). */
+export const couldNotConnect = '通信できませんでした。接続を確認して、もう一度お試しください。';
 export const logoutFailed = 'ログアウトに失敗しました';

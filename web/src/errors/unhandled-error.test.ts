@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ApiError } from '../api/api-errors.ts';
-import { somethingWentWrong } from './error-catalogue.ts';
+import { ApiError, networkSubCode } from '../api/api-errors.ts';
+import { couldNotConnect, somethingWentWrong } from './error-catalogue.ts';
 import { handleUnhandledError } from './unhandled-error.ts';
 
 const handlers = () => ({ logoutRedirect: vi.fn(), showErrorPage: vi.fn(), report: vi.fn(), toastError: vi.fn() });
@@ -25,6 +25,13 @@ describe('unhandled fetch errors (spec §8)', () => {
     handleUnhandledError(new ApiError(503, 'busy'), h);
     handleUnhandledError(new Error('boom'), h);
     expect(h.report).toHaveBeenCalledTimes(2);
+  });
+
+  it('says a call without an answer (offline) could not connect, and reports nothing', () => {
+    const h = handlers();
+    handleUnhandledError(new ApiError(500, '一時的なエラーが発生しました。', networkSubCode), h);
+    expect(h.toastError).toHaveBeenCalledWith(couldNotConnect);
+    expect(h.report).not.toHaveBeenCalled();
   });
 
   it('answers other statuses with the generic message and no report', () => {

@@ -1,5 +1,5 @@
-import { isApiError } from '../api/api-errors.ts';
-import { somethingWentWrong } from './error-catalogue.ts';
+import { isApiError, isNetworkError } from '../api/api-errors.ts';
+import { couldNotConnect, somethingWentWrong } from './error-catalogue.ts';
 
 export interface UnhandledErrorHandlers {
   logoutRedirect: () => void;
@@ -11,8 +11,10 @@ export interface UnhandledErrorHandlers {
 /**
  * Spec §8 for a failed call nobody handled: 401 signs out by redirect, 403 shows the 403 page, 500 and
  * above are reported, anything else is a generic toast. A 422 belongs to its form and never gets here.
+ * A call that got no answer (offline) is no server fault: it says so and is not reported.
  */
 export function handleUnhandledError(error: unknown, h: UnhandledErrorHandlers): void {
+  if (isNetworkError(error)) return h.toastError(couldNotConnect);
   const status = isApiError(error) ? error.status : 500;
   if (status === 401) return h.logoutRedirect();
   if (status === 403) return h.showErrorPage(403, isApiError(error) ? error.subCode : undefined);

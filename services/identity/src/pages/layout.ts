@@ -28,7 +28,7 @@ button:hover{background:#115e59}
 .notice{background:#f0fdfa;color:#115e59;border:1px solid #99f6e4;border-radius:8px;padding:10px 12px;font-size:13px;margin-bottom:8px}
 .links{margin-top:20px;font-size:13px;text-align:center}
 a{color:#0f766e}
-footer{margin-top:28px;font-size:11px;color:#94a3b8;text-align:center}
+footer{margin-top:28px;font-size:11px;color:#64748b;text-align:center}
 `;
 
 /** Every page the provider shows: the same frame, in Japanese, with no external assets. */
