@@ -156,6 +156,52 @@ test.describe('communications on a phone', () => {
   });
 });
 
+test.describe('communications on a small phone (360 × 640)', () => {
+  test.use({ viewport: { width: 360, height: 640 }, deviceScaleFactor: 3, isMobile: true, hasTouch: true });
+
+  test('a thumb reaches every action: 44 px targets, a photo’s 外す button in view, nothing wider than the screen', async ({
+    page,
+  }) => {
+    await signIn(page, undefined, '/communications');
+    const card = page.getByTestId('communication-card').first();
+    await expect(card).toBeVisible();
+    const heightOf = async (target: ReturnType<typeof page.getByRole>) => (await target.boundingBox())!.height;
+    expect(await heightOf(page.getByRole('button', { name: '活動を記録' }))).toBeGreaterThanOrEqual(44);
+    for (const name of ['削除', 'VOCを登録', '送信'])
+      expect(await heightOf(card.getByRole('button', { name, exact: true }))).toBeGreaterThanOrEqual(44);
+    expect(await heightOf(card.getByRole('button', { name: /^いいね/ }))).toBeGreaterThanOrEqual(44);
+
+    await page.getByRole('button', { name: '活動を記録' }).click();
+    const dialog = page.getByRole('dialog', { name: '活動の記録' });
+    const photo = `名刺-${Date.now() % 100000}.png`;
+    await dialog.getByLabel('写真を選ぶ').setInputFiles({
+      name: photo,
+      mimeType: 'image/png',
+      buffer: Buffer.from(
+        'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+        'base64',
+      ),
+    });
+    const files = dialog.getByTestId('attachment-picker-files');
+    await expect(files.getByAltText(photo)).toBeVisible();
+    // The remove button lies whole inside its card (a card cut to the thumbnail hid half of it).
+    const remove = files.getByRole('button', { name: `${photo}を外す` });
+    await remove.scrollIntoViewIfNeeded();
+    const photoCard = files
+      .locator('.mantine-Card-root')
+      .filter({ has: page.getByRole('button', { name: `${photo}を外す` }) });
+    const [button, frame] = [(await remove.boundingBox())!, (await photoCard.boundingBox())!];
+    expect(button.x + button.width).toBeLessThanOrEqual(frame.x + frame.width);
+    // Nothing in the card is pushed past its edge (where the card would clip it).
+    expect(await photoCard.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    expect(button.height).toBeGreaterThanOrEqual(44);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+    await screenshot(page, 'communications-form-photo-360');
+    await remove.click();
+    await expect(files).toBeHidden();
+  });
+});
+
 test.describe('editing a communication', () => {
   test('edit the story, a label value and the attachments; a stale edit is refused and keeps what was typed', async ({
     page,

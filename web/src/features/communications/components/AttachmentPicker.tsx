@@ -99,7 +99,9 @@ export function AttachmentPicker({
       {value.length > 0 && (
         <Group gap="xs" data-testid="attachment-picker-files">
           {value.map((f, i) => (
-            <Card key={f.id} withBorder padding={4} w={looksLikeImage(f) ? 96 : undefined}>
+            // No fixed width: a photo and its 外す button side by side are wider than the thumbnail, and a
+            // card cut to it hid the button on a phone.
+            <Card key={f.id} withBorder padding={4}>
               <Group gap={4} wrap="nowrap" justify="space-between">
                 {looksLikeImage(f) ? (
                   <Image
@@ -119,7 +121,7 @@ export function AttachmentPicker({
                 <ActionIcon
                   variant="subtle"
                   color="red"
-                  size="lg"
+                  size="xl"
                   aria-label={`${f.filename}を外す`}
                   onClick={() => onChange(value.filter((_, j) => j !== i))}
                 >

@@ -123,9 +123,26 @@ describe('the communication card', () => {
     const buttons = ['削除', /^いいね/, 'VOCを登録'];
     setViewportWidth(390);
     try {
-      const phone = renderCard(record());
+      const phone = renderCard(
+        record({
+          comments: [
+            {
+              id: id(60),
+              user: { id: me, name: '佐藤' },
+              created_date: '2026-11-20T02:00:00.000Z',
+              comment: '了解',
+              version: 0,
+            },
+          ],
+        }),
+      );
       const card = await screen.findByTestId('communication-card');
       expect(buttons.map((b) => heightOf(card, b))).toEqual(['md', 'md', 'md']);
+      // At least 44 px, the comment's send and its author's 編集/削除 included (md alone is 42 px).
+      for (const name of ['削除', /^いいね/, 'VOCを登録', '送信', 'コメントを編集', 'コメントを削除'])
+        expect(within(card).getByRole('button', { name }).getAttribute('style')).toMatch(
+          /min-height:\s*calc\(2\.75rem/,
+        );
       phone.unmount();
     } finally {
       setViewportWidth(1280);

@@ -102,8 +102,9 @@ export function CommunicationCard({
   const onError = useMutationErrorHandler();
   const onDeleteError = useMutationErrorHandler({ conflictMessage: communicationConflictMessage });
   const liked = c.likes.some((l) => l.user.id === currentUserId);
-  // On a phone, held in one hand: buttons a thumb hits (42 px high), not the desktop's compact ones.
-  const actionSize = useViewport() === 'phone' ? 'md' : 'compact-sm';
+  // On a phone, held in one hand: buttons a thumb hits (44 px high), not the desktop's compact ones.
+  const phone = useViewport() === 'phone';
+  const action = phone ? ({ size: 'md', mih: 44 } as const) : ({ size: 'compact-sm' } as const);
   const liveById = new Map(labels.map((l) => [l.id, l]));
   // Values of deleted labels or choices stay in the record and are shown marked: the list with the
   // deleted ones is read only when a value needs it (one request shared by every card).
@@ -173,11 +174,11 @@ export function CommunicationCard({
               </Text>
             )}
             {onEdit && (
-              <Button size={actionSize} variant="subtle" onClick={onEdit}>
+              <Button {...action} variant="subtle" onClick={onEdit}>
                 編集
               </Button>
             )}
-            <Button size={actionSize} variant="subtle" color="red" onClick={() => setConfirming(true)}>
+            <Button {...action} variant="subtle" color="red" onClick={() => setConfirming(true)}>
               削除
             </Button>
           </Group>
@@ -257,7 +258,7 @@ export function CommunicationCard({
         <CommunicationVocs communication={c} />
         <Group gap="xs">
           <Button
-            size={actionSize}
+            {...action}
             variant={liked ? 'filled' : 'light'}
             aria-pressed={liked}
             loading={toggleLike.isPending}
@@ -277,7 +278,7 @@ export function CommunicationCard({
         <Group gap="xs" wrap="nowrap" data-print-hide>
           <TextInput
             style={{ flex: 1 }}
-            size="sm"
+            size={phone ? 'md' : 'sm'}
             placeholder="コメントを書く"
             aria-label="コメント"
             value={comment}
@@ -287,7 +288,13 @@ export function CommunicationCard({
               if (e.key === 'Enter' && !e.nativeEvent.isComposing) void send();
             }}
           />
-          <Button size="sm" variant="light" loading={addComment.isPending} onClick={() => void send()}>
+          <Button
+            size={phone ? 'md' : 'sm'}
+            mih={phone ? 44 : undefined}
+            variant="light"
+            loading={addComment.isPending}
+            onClick={() => void send()}
+          >
             送信
           </Button>
         </Group>

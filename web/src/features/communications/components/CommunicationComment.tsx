@@ -6,6 +6,7 @@ import { fieldErrorsOf, isApiError } from '../../../api/api-errors.ts';
 import { formatDateTime } from '../../../app/dates.ts';
 import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
+import { useViewport } from '../../../frame/use-viewport.ts';
 import { ConfirmDeleteModal } from '../../../ui/ConfirmDeleteModal.tsx';
 import { EditDeleteButtons } from '../../../ui/EditDeleteButtons.tsx';
 import { communicationQueries, useDeleteComment, useEditComment } from '../communications.queries.ts';
@@ -37,6 +38,9 @@ export function CommunicationComment({
   const [error, setError] = useState<string | undefined>();
   const [confirming, setConfirming] = useState<number | null>(null);
   const own = m.user?.id === currentUserId;
+  // A phone's thumb needs 44 px targets; the desktop keeps the compact row.
+  const phone = useViewport() === 'phone';
+  const phoneButton = { size: 'md', mih: 44 } as const;
 
   // A 409 (saved elsewhere since) or a 404 (deleted elsewhere): say so and show the list as stored.
   const failed = (e: unknown) => {
@@ -88,11 +92,16 @@ export function CommunicationComment({
           onChange={(e) => setDraft({ ...draft, text: e.currentTarget.value })}
         />
         <Group justify="flex-end" gap="xs">
-          <Button size="compact-sm" variant="default" onClick={() => setDraft(null)} disabled={edit.isPending}>
+          <Button
+            {...(phone ? phoneButton : { size: 'compact-sm' })}
+            variant="default"
+            onClick={() => setDraft(null)}
+            disabled={edit.isPending}
+          >
             キャンセル
           </Button>
           <Button
-            size="compact-sm"
+            {...(phone ? phoneButton : { size: 'compact-sm' })}
             onClick={() => void save()}
             loading={edit.isPending}
             disabled={draft.text.trim() === ''}
@@ -103,9 +112,14 @@ export function CommunicationComment({
       </Stack>
     );
 
+  const startEdit = () => {
+    setError(undefined);
+    setDraft({ text: m.comment, version: m.version });
+  };
   return (
-    <Group gap="xs" wrap="nowrap" align="flex-start" data-testid="communication-comment">
-      <Text size="sm" style={{ flex: 1, whiteSpace: 'pre-wrap' }}>
+    // On a phone the 編集/削除 pair goes under the text, full size, instead of squeezing the comment.
+    <Group gap="xs" wrap={phone ? 'wrap' : 'nowrap'} align="flex-start" data-testid="communication-comment">
+      <Text size="sm" style={{ flex: 1, minWidth: phone ? '100%' : undefined, whiteSpace: 'pre-wrap' }}>
         <Text span fw={600} size="sm">
           {m.user?.name ?? ''}
         </Text>{' '}
@@ -114,17 +128,25 @@ export function CommunicationComment({
           {formatDateTime(m.created_date)}
         </Text>
       </Text>
-      {own && (
-        <EditDeleteButtons
-          compact
-          subject="コメント"
-          onEdit={() => {
-            setError(undefined);
-            setDraft({ text: m.comment, version: m.version });
-          }}
-          onDelete={() => setConfirming(m.version)}
-        />
-      )}
+      {own &&
+        (phone ? (
+          <Group gap="xs" justify="flex-end" w="100%">
+            <Button {...phoneButton} variant="subtle" onClick={startEdit} aria-label="コメントを編集">
+              編集
+            </Button>
+            <Button
+              {...phoneButton}
+              variant="subtle"
+              color="red"
+              onClick={() => setConfirming(m.version)}
+              aria-label="コメントを削除"
+            >
+              削除
+            </Button>
+          </Group>
+        ) : (
+          <EditDeleteButtons compact subject="コメント" onEdit={startEdit} onDelete={() => setConfirming(m.version)} />
+        ))}
       <ConfirmDeleteModal
         opened={confirming !== null}
         title="コメントの削除"

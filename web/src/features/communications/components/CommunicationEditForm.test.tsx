@@ -136,6 +136,26 @@ describe('communication edit form', () => {
     });
   });
 
+  it('keeps a label value changed in this edit when another type is picked and the first one again', async () => {
+    const api = renderForm(async () => record({ version: 2 }));
+    const meeting = await screen.findByDisplayValue('院長');
+    await userEvent.click(meeting);
+    await userEvent.click(await screen.findByRole('option', { name: '事務長', hidden: true }));
+    const pickType = async (name: string) => {
+      await userEvent.click(screen.getByLabelText('種別', { selector: 'input' }));
+      await userEvent.click(await screen.findByRole('option', { name, hidden: true }));
+    };
+    await pickType('電話');
+    await waitFor(() => expect(screen.queryByLabelText(/面談相手/, { selector: 'input' })).toBeNull());
+    await pickType('訪問');
+    expect(await screen.findByLabelText(/面談相手/, { selector: 'input' })).toHaveValue('事務長');
+    await userEvent.click(screen.getByRole('button', { name: '保存する' }));
+    await waitFor(() => expect(api.onSaved).toHaveBeenCalled());
+    expect((api.updateCommunication.mock.calls[0]![0] as UpdateCall).body).toMatchObject({
+      label_values: [{ label_id: id(1), selection_id: id(3) }],
+    });
+  });
+
   it('on a stale edit (409) keeps what was typed, takes the latest values of untouched fields and saves over the new version', async () => {
     let calls = 0;
     const api = renderForm(

@@ -1,7 +1,7 @@
 import { Alert, Button, Group, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { CommunicationUpdateInput, type Communication } from '@renkei/contracts';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { isApiError } from '../../../api/api-errors.ts';
 import { useServices } from '../../../app/services-context.tsx';
 import { toast } from '../../../app/toast.ts';
@@ -68,10 +68,13 @@ export function CommunicationEditForm({
   communication,
   onSaved,
   onCancel,
+  onDirtyChange,
 }: {
   communication: Communication;
   onSaved: () => void;
   onCancel: () => void;
+  /** Whether the form holds changes not saved yet (the dialog asks before closing over them). */
+  onDirtyChange?: (dirty: boolean) => void;
 }) {
   const { api } = useServices();
   const update = useUpdateCommunication();
@@ -84,6 +87,8 @@ export function CommunicationEditForm({
   const [conflict, setConflict] = useState(false);
   const [values, setValues] = useState<CommunicationFieldValues>(() => valuesOf(communication));
   const typeLabels = labelsOfType(labels.data, values.communication_type);
+  const dirty = !same(values, valuesOf(base));
+  useEffect(() => onDirtyChange?.(dirty), [dirty, onDirtyChange]);
   // The staff member who acted stays choosable when no longer listed (left, or a support account).
   const actors =
     base.user && !(staffs.data ?? []).some((s) => s.id === base.user!.id)
@@ -141,14 +146,9 @@ export function CommunicationEditForm({
         <CommunicationFields
           values={values}
           onChange={(patch) => setValues((v) => ({ ...v, ...patch }))}
-          onTypeChange={(type) =>
-            // The old type's label values do not fit the new type; switching back restores the saved ones.
-            setValues((prev) => ({
-              ...prev,
-              communication_type: type,
-              labelValues: type === base.communication_type ? valuesOf(base).labelValues : {},
-            }))
-          }
+          // Values of the other type's labels stay in the form, not sent (only the chosen type's are): a type
+          // changed by mistake and back keeps what was typed for its labels.
+          onTypeChange={(type) => setValues((prev) => ({ ...prev, communication_type: type }))}
           errors={errors}
           typeLabels={typeLabels}
           ownDepartments={ownDepartments.data ?? []}

@@ -184,7 +184,9 @@ describe('communication form', () => {
     await userEvent.click(await screen.findByLabelText(/面談相手/, { selector: 'input' }));
     await userEvent.click(await screen.findByRole('option', { name: '院長', hidden: true }));
     await userEvent.click(screen.getByRole('button', { name: '記録する' }));
-    expect(await screen.findByTestId('communication-pending')).toBeInTheDocument();
+    const notice = await screen.findByTestId('communication-pending');
+    // Where the user is after pressing 記録する at the end of a long form, not at its top out of view.
+    expect(notice.nextElementSibling).toBe(screen.getByRole('button', { name: '記録する' }));
     expect(await screen.findByTestId('pending-communications')).toHaveTextContent('未送信 1件');
     // In the outbox (not the form's draft), with the request as the form built it.
     expect(localStorage.getItem(draftKey(account.id, id(9)))).toBeNull();
@@ -243,8 +245,45 @@ describe('communication form', () => {
     renderForm(async () => ({}));
     expect(await screen.findByTestId('communication-draft-restored')).toBeInTheDocument();
     expect(screen.getByLabelText('内容')).toHaveValue('途中まで入力');
+    // One tap does not throw away what was typed: it asks, and 残す keeps everything.
     await userEvent.click(screen.getByRole('button', { name: '破棄して新しく入力' }));
+    expect(screen.getByLabelText('内容')).toHaveValue('途中まで入力');
+    await userEvent.click(screen.getByRole('button', { name: '残す' }));
+    expect(screen.getByLabelText('内容')).toHaveValue('途中まで入力');
+    expect(loadDraft(draftKey(account.id, id(9)))).toMatchObject({ values: { story: '途中まで入力' } });
+    await userEvent.click(screen.getByRole('button', { name: '破棄して新しく入力' }));
+    await userEvent.click(screen.getByRole('button', { name: '消して新しく入力' }));
     expect(screen.getByLabelText('内容')).toHaveValue('');
     expect(localStorage.getItem(draftKey(account.id, id(9)))).toBeNull();
+  });
+
+  it('keeps the label values typed for a type when another type is picked and the first one again', async () => {
+    const api = renderForm(async () => ({ id: id(20), medical_institution: { id: id(9) } }));
+    await userEvent.click(await screen.findByLabelText(/面談相手/, { selector: 'input' }));
+    await userEvent.click(await screen.findByRole('option', { name: '院長', hidden: true }));
+    const pickType = async (name: string) => {
+      await userEvent.click(screen.getByLabelText('種別', { selector: 'input' }));
+      await userEvent.click(await screen.findByRole('option', { name, hidden: true }));
+    };
+    await pickType('電話');
+    await userEvent.type(await screen.findByLabelText(/電話の用件/), '紹介の相談');
+    await pickType('訪問');
+    expect(await screen.findByLabelText(/面談相手/, { selector: 'input' })).toHaveValue('院長');
+    // Kept on the device too.
+    expect(
+      loadDraft<{ labelValues: Record<string, unknown> }>(draftKey(account.id, id(9)))?.values.labelValues,
+    ).toEqual({
+      [id(1)]: { label_id: id(1), selection_id: id(2) },
+      [id(3)]: { label_id: id(3), text_value: '紹介の相談' },
+    });
+    await pickType('電話');
+    expect(screen.getByLabelText(/電話の用件/)).toHaveValue('紹介の相談');
+    // Only the chosen type's labels are sent.
+    await userEvent.click(screen.getByRole('button', { name: '記録する' }));
+    await waitFor(() => expect(api.createForMedicalInstitution).toHaveBeenCalledTimes(1));
+    expect(api.createForMedicalInstitution.mock.calls[0]![0].body).toMatchObject({
+      communication_type: 'phone',
+      label_values: [{ label_id: id(3), text_value: '紹介の相談' }],
+    });
   });
 });

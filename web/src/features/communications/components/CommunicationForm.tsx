@@ -86,6 +86,12 @@ export function CommunicationForm({
   /** The server refused the record the sender sent: why, until it is submitted again. */
   const [refusal, setRefusal] = useState<string | null>(null);
   const [showRestored, setShowRestored] = useState(restored !== null);
+  const [confirmingDiscard, setConfirmingDiscard] = useState(false);
+  const pendingNotice = useRef<HTMLDivElement>(null);
+  // The notice is brought into view once, when the record is kept (jsdom has no scrollIntoView).
+  useEffect(() => {
+    if (pending) pendingNotice.current?.scrollIntoView?.({ block: 'nearest', behavior: 'smooth' });
+  }, [pending]);
   const touched = useRef(restored !== null);
   const typeLabels = labelsOfType(labels.data, values.communication_type);
   const actingUserDefault = ownTaskStaff(staffs.data, account.data?.id);
@@ -194,6 +200,7 @@ export function CommunicationForm({
     idempotencyKey.current = crypto.randomUUID();
     touched.current = false;
     setShowRestored(false);
+    setConfirmingDiscard(false);
     setRefusal(null);
     setErrors({});
     setValues(blank());
@@ -217,18 +224,6 @@ export function CommunicationForm({
             活動を記録
           </Title>
         )}
-        {pending && (
-          <Alert color="yellow" data-testid="communication-pending">
-            <Stack gap="xs" align="flex-start">
-              <Text size="sm">
-                通信できないため、この記録は端末に保存しました。接続が戻ると自動で送信します。この画面は閉じてもかまいません。
-              </Text>
-              <Button size="md" variant="white" onClick={startNext}>
-                続けて別の記録を入力
-              </Button>
-            </Stack>
-          </Alert>
-        )}
         {refusal && (
           <Alert color="red" data-testid="communication-refused" role="alert">
             送信できませんでした（{refusal}）。内容を直して、もう一度「記録する」を押してください。
@@ -241,12 +236,27 @@ export function CommunicationForm({
             withCloseButton
             onClose={() => setShowRestored(false)}
           >
-            <Group justify="space-between" gap="xs">
-              <Text size="sm">前回入力途中の内容を復元しました。</Text>
-              <Button size="xs" variant="subtle" onClick={discardDraft}>
-                破棄して新しく入力
-              </Button>
-            </Group>
+            {/* Everything typed goes with one tap: asked once more, with buttons a thumb cannot hit by mistake. */}
+            {confirmingDiscard ? (
+              <Stack gap="xs" data-testid="communication-draft-discard-confirm">
+                <Text size="sm">入力途中の内容をすべて消して、新しく入力しますか？消した内容は元に戻せません。</Text>
+                <Group gap="xs">
+                  <Button size="md" color="red" onClick={discardDraft}>
+                    消して新しく入力
+                  </Button>
+                  <Button size="md" variant="default" onClick={() => setConfirmingDiscard(false)}>
+                    残す
+                  </Button>
+                </Group>
+              </Stack>
+            ) : (
+              <Stack gap="xs" align="flex-start">
+                <Text size="sm">前回入力途中の内容を復元しました。</Text>
+                <Button size="md" variant="subtle" px="xs" onClick={() => setConfirmingDiscard(true)}>
+                  破棄して新しく入力
+                </Button>
+              </Stack>
+            )}
           </Alert>
         )}
         {values.institution ? (
@@ -272,7 +282,12 @@ export function CommunicationForm({
                 touched.current = true;
                 setValues((v) => ({ ...v, ...patch }));
               }}
-              onTypeChange={(type) => setValues((prev) => ({ ...prev, communication_type: type, labelValues: {} }))}
+              // Values typed for the other type's labels stay in the draft (only the chosen type's are sent),
+              // so a type picked by mistake and changed back loses nothing.
+              onTypeChange={(type) => {
+                touched.current = true;
+                setValues((prev) => ({ ...prev, communication_type: type }));
+              }}
               errors={errors}
               typeLabels={typeLabels}
               ownDepartments={ownDepartments.data ?? []}
@@ -296,7 +311,7 @@ export function CommunicationForm({
                       <ActionIcon
                         variant="subtle"
                         color="red"
-                        size="lg"
+                        size="xl"
                         mt={24}
                         aria-label={`タスク${i + 1}を削除`}
                         onClick={() =>
@@ -347,6 +362,20 @@ export function CommunicationForm({
             </Stack>
           </Stack>
         </fieldset>
+        {/* Beside the button just pressed: on a phone the top of a long form is scrolled out of view, and a
+            disabled form with no word of why reads as a record lost. */}
+        {pending && (
+          <Alert ref={pendingNotice} color="yellow" data-testid="communication-pending" role="status">
+            <Stack gap="xs" align="flex-start">
+              <Text size="sm">
+                通信できないため、この記録は端末に保存しました。接続が戻ると自動で送信します。この画面は閉じてもかまいません。
+              </Text>
+              <Button size="md" variant="white" onClick={startNext}>
+                続けて別の記録を入力
+              </Button>
+            </Stack>
+          </Alert>
+        )}
         <Button type="submit" size="lg" loading={saving} disabled={pending} fullWidth>
           記録する
         </Button>

@@ -4,7 +4,6 @@ import {
   Collapse,
   Drawer,
   Group,
-  Modal,
   MultiSelect,
   Select,
   Stack,
@@ -16,7 +15,7 @@ import { useQuery, useSuspenseQuery } from '@tanstack/react-query';
 import { ListPagination } from '../../../ui/ListPagination.tsx';
 import { PrintStyle } from '../../../ui/PrintStyle.tsx';
 import type { Communication, CommunicationLabel, CommunicationType } from '@renkei/contracts';
-import { lazy, Suspense, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import {
   communicationQueries,
@@ -37,6 +36,7 @@ import { useViewport } from '../../../frame/use-viewport.ts';
 import { CommunicationCard } from './CommunicationCard.tsx';
 import { CommunicationFilters } from './CommunicationFilters.tsx';
 import { ExportButton } from './ExportButton.tsx';
+import { EditCommunicationModal } from './EditCommunicationModal.tsx';
 import { LogCommunicationModal } from './LogCommunicationModal.tsx';
 import { BackToInstitutionButton } from '../../medical-institutions/components/router-links.tsx';
 
@@ -81,11 +81,6 @@ export function searchBodyOf(
     ...(conditions.length ? { label_filters: conditions } : {}),
   };
 }
-
-// The edit form loads when first opened, not with the list.
-const CommunicationEditForm = lazy(() =>
-  import('./CommunicationEditForm.tsx').then((m) => ({ default: m.CommunicationEditForm })),
-);
 
 const typeOptions = Object.entries(communicationTypeLabels).map(([value, label]) => ({ value, label }));
 
@@ -149,7 +144,8 @@ export function CommunicationsPage({
 
   const keywordForm = (
     <form
-      style={{ flex: 1, minWidth: 200 }}
+      // On a phone the field shrinks, not the 絞り込み button beside it (its text and badge were cut at 360 px).
+      style={{ flex: 1, minWidth: phone ? 0 : 200 }}
       onSubmit={(e) => {
         e.preventDefault();
         onParamsChange({ keyword: keyword.trim() || undefined, page: 1 });
@@ -252,37 +248,27 @@ export function CommunicationsPage({
         <Group gap="xs">
           {institution && <BackToInstitutionButton id={institution.id} />}
           <ExportButton body={institution ? { ...body, medical_institution_ids: [institution.id] } : body} />
-          <Button size="md" onClick={() => setLogging(true)}>
+          {/* The page's one primary action, pressed with a thumb on a phone: at least 44 px high. */}
+          <Button size="md" mih={phone ? 44 : undefined} onClick={() => setLogging(true)}>
             活動を記録
           </Button>
         </Group>
       </Group>
       {/* In place, so a phone (where only this list is served) logs a contact without leaving it. */}
       <LogCommunicationModal opened={logging} onClose={() => setLogging(false)} institution={institution ?? null} />
-      <Modal
-        opened={editing !== null}
-        onClose={() => setEditing(null)}
-        fullScreen={phone}
-        size="lg"
-        title="活動記録の編集"
-        withCloseButton
-      >
-        <Suspense fallback={null}>
-          {editing && (
-            <CommunicationEditForm
-              key={editing.id}
-              communication={editing}
-              onSaved={() => setEditing(null)}
-              onCancel={() => setEditing(null)}
-            />
-          )}
-        </Suspense>
-      </Modal>
+      <EditCommunicationModal communication={editing} onClose={() => setEditing(null)} />
       {phone ? (
         <>
           <Group gap="sm" align="flex-end" wrap="nowrap">
             {keywordForm}
-            <Button variant="default" size="md" onClick={() => setFiltersOpen(true)} rightSection={countBadge(count)}>
+            <Button
+              variant="default"
+              size="md"
+              mih={44}
+              style={{ flexShrink: 0 }}
+              onClick={() => setFiltersOpen(true)}
+              rightSection={countBadge(count)}
+            >
               絞り込み
             </Button>
           </Group>
@@ -345,9 +331,19 @@ export function CommunicationsPage({
             1ページ目へ
           </Button>
         </Stack>
+      ) : data.data.length === 0 && count > 0 ? (
+        // Narrowed to nothing: the next step is to widen the search, not to log a record.
+        <Stack align="center" py="xl" gap="xs" data-testid="communication-empty">
+          <Text c="dimmed" ta="center">
+            条件に合うコミュニケーションはありません。キーワードや絞り込みの条件を変えるか、条件をクリアしてください。
+          </Text>
+          <Button variant="light" size="md" onClick={clear}>
+            条件をクリア
+          </Button>
+        </Stack>
       ) : data.data.length === 0 ? (
-        <Text c="dimmed" py="xl" ta="center">
-          条件に合うコミュニケーションはありません。「活動を記録」から訪問や電話を記録してください。
+        <Text c="dimmed" py="xl" ta="center" data-testid="communication-empty">
+          まだコミュニケーションの記録がありません。「活動を記録」から訪問や電話を記録してください。
         </Text>
       ) : (
         <Stack gap="sm">

@@ -20,7 +20,16 @@ export function LogCommunicationModal({
 }) {
   const phone = useViewport() === 'phone';
   return (
-    <Modal opened={opened} onClose={onClose} fullScreen={phone} size="lg" title="活動の記録" withCloseButton>
+    <Modal
+      opened={opened}
+      onClose={onClose}
+      fullScreen={phone}
+      size="lg"
+      title="活動の記録"
+      withCloseButton
+      // Without a name a screen reader announces a bare "button"; the draft is kept, so closing loses nothing.
+      closeButtonProps={{ 'aria-label': '閉じる' }}
+    >
       <Suspense fallback={null}>{opened && <CommunicationForm institution={institution} onSaved={onClose} />}</Suspense>
     </Modal>
   );

@@ -63,6 +63,20 @@ describe("the institution's open tasks card", () => {
     expect(within(card).getByText('未完了のタスク（0件）')).toBeInTheDocument();
   });
 
+  it('completes a task with a tap beside the small box: the 44 px square around it takes the tap (a phone)', async () => {
+    const { api } = renderCard([testTask()]);
+    const card = await screen.findByTestId('institution-open-tasks');
+    const box = within(card).getByRole('checkbox', { name: '資料送付を完了にする' });
+    const target = box.closest('label');
+    expect(target).toHaveStyle({ width: '44px', height: '44px' });
+    await userEvent.click(target!);
+    await waitFor(() =>
+      expect(api.updateTask).toHaveBeenCalledWith(
+        expect.objectContaining({ body: expect.objectContaining({ status: 'finished' }) }),
+      ),
+    );
+  });
+
   it('prints as plain text on the partner chart: no links, no checkboxes, at most five rows', async () => {
     renderCard(seven, true);
     const block = await screen.findByTestId('institution-open-tasks');

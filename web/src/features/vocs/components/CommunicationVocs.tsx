@@ -57,6 +57,7 @@ export function CommunicationVocs({ communication: c }: { communication: Communi
       ))}
       <Button
         size={phone ? 'md' : 'compact-sm'}
+        mih={phone ? 44 : undefined}
         variant="subtle"
         onClick={() => {
           key.current = crypto.randomUUID();

@@ -16,7 +16,11 @@ const visit = {
   story: '院長と面談',
 };
 
-function renderModal(onSubmit: (body: unknown) => Promise<unknown>, preset: VocPreset | null) {
+function renderModal(
+  onSubmit: (body: unknown) => Promise<unknown>,
+  preset: VocPreset | null,
+  onClose: () => void = () => {},
+) {
   const view = (p: VocPreset | null) => (
     <MantineProvider>
       <QueryClientProvider client={client}>
@@ -26,7 +30,7 @@ function renderModal(onSubmit: (body: unknown) => Promise<unknown>, preset: VocP
             voc={null}
             preset={p}
             groups={[{ id: id(7), name: '紹介・返書' }]}
-            onClose={() => {}}
+            onClose={onClose}
             onSubmit={onSubmit}
           />
         </ServicesProvider>
@@ -51,6 +55,22 @@ const preset: VocPreset = { institution: { id: id(9), name: '駿河クリニッ�
 
 describe('voc form', () => {
   afterEach(() => setViewportWidth(1280));
+
+  it('asks before closing over what was typed; closes at once when nothing was', async () => {
+    const onClose = vi.fn();
+    renderModal(vi.fn(), preset, onClose);
+    await userEvent.click(await screen.findByRole('button', { name: '閉じる' }));
+    expect(onClose).toHaveBeenCalledTimes(1);
+    await userEvent.type(screen.getByLabelText(/タイトル/), 'MRIの予約が取りにくい');
+    await userEvent.click(screen.getByRole('button', { name: 'キャンセル' }));
+    expect(await screen.findByText('保存していない変更があります。変更を破棄して閉じますか？')).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: '編集を続ける' }));
+    expect(screen.getByLabelText(/タイトル/)).toHaveValue('MRIの予約が取りにくい');
+    expect(onClose).toHaveBeenCalledTimes(1);
+    await userEvent.click(screen.getByRole('button', { name: '閉じる' }));
+    await userEvent.click(await screen.findByTestId('confirm-discard-edit'));
+    expect(onClose).toHaveBeenCalledTimes(2);
+  });
 
   it('takes the whole screen on a phone, a dialog on a desktop', async () => {
     renderModal(vi.fn(), preset);

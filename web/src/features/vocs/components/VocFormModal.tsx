@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { VocInput, type VocGroup, type VocListItem, type VocPriority, type VocStatus } from '@renkei/contracts';
 import { useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
+import { DiscardChangesModal } from '../../communications/components/DiscardChangesModal.tsx';
 import { useViewport } from '../../../frame/use-viewport.ts';
 import { InstitutionPicker, type PickedInstitution } from '../../../ui/InstitutionPicker.tsx';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
@@ -104,7 +105,11 @@ interface VocFormModalProps {
 export function VocFormModal({ opened, voc, preset = null, groups, onClose, onSubmit }: VocFormModalProps) {
   const { api } = useServices();
   const phone = useViewport() === 'phone';
-  const [values, setValues] = useState<FormValues>(() => initialValues(voc, preset));
+  const [initial] = useState<FormValues>(() => initialValues(voc, preset));
+  const [values, setValues] = useState<FormValues>(initial);
+  // Closing over what was typed asks first (a phone's stray tap on × or Escape lost the whole text).
+  const [asking, setAsking] = useState(false);
+  const requestClose = () => (JSON.stringify(values) === JSON.stringify(initial) ? onClose() : setAsking(true));
   const { errors, saving, submit } = useFormSubmit({
     values,
     validate: validateVoc,
@@ -139,7 +144,8 @@ export function VocFormModal({ opened, voc, preset = null, groups, onClose, onSu
     // On a phone the whole screen, as the communication forms: the keyboard leaves the fields in view.
     <Modal
       opened={opened}
-      onClose={onClose}
+      onClose={requestClose}
+      closeButtonProps={{ 'aria-label': '閉じる' }}
       title={voc ? 'VOCを編集' : 'VOCを登録'}
       size="lg"
       centered
@@ -236,9 +242,10 @@ export function VocFormModal({ opened, voc, preset = null, groups, onClose, onSu
             }
             clearable
           />
-          <SaveCancelButtons saving={saving} onCancel={onClose} mt="sm" testId="voc-save" />
+          <SaveCancelButtons saving={saving} onCancel={requestClose} mt="sm" testId="voc-save" />
         </Stack>
       </form>
+      <DiscardChangesModal opened={asking} onKeep={() => setAsking(false)} onDiscard={onClose} />
     </Modal>
   );
 }
