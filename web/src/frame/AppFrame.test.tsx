@@ -56,6 +56,21 @@ describe('application frame', () => {
     expect(document.getElementById('main-content')).toHaveFocus();
   });
 
+  it('takes a hidden menu out of the Tab order, and the toggle says whether the menu is shown', async () => {
+    renderFrame('/tags', testUser(), pages);
+    await screen.findByText('タグ一覧の本文');
+    const toggle = screen.getByRole('button', { name: 'メニューの表示切り替え' });
+    const sideMenu = screen.getByTestId('side-menu');
+    expect(toggle).toHaveAttribute('aria-expanded', 'true');
+    expect(sideMenu).not.toHaveAttribute('inert');
+    await userEvent.click(toggle);
+    expect(toggle).toHaveAttribute('aria-expanded', 'false');
+    // The browser skips an inert subtree on Tab (jsdom does not implement it, so the attribute is the check).
+    expect(sideMenu).toHaveAttribute('inert');
+    await userEvent.click(toggle);
+    expect(sideMenu).not.toHaveAttribute('inert');
+  });
+
   it('titles the document after the page', async () => {
     renderFrame('/tags', testUser(), pages);
     await screen.findByText('タグ一覧の本文');
@@ -69,6 +84,35 @@ describe('application frame', () => {
     expect(screen.queryByText('テナント設定')).not.toBeInTheDocument();
     await userEvent.click(screen.getByText('ログアウト'));
     expect(services.logout).toHaveBeenCalledOnce();
+  });
+
+  it('runs the user menu from the keyboard: focus on the first item, arrows between items, Escape back', async () => {
+    renderFrame('/tags', testUser({ csAccount: true }), {
+      ...pages,
+      '/tenant_setting': { text: 'テナント設定の本文' },
+    });
+    const button = await screen.findByTestId('user-menu');
+    button.focus();
+    await userEvent.keyboard('{Enter}');
+    const menu = await screen.findByRole('menu', { name: 'ユーザーメニュー' });
+    expect(within(menu).getByRole('menuitem', { name: '個人設定' })).toHaveFocus();
+    await userEvent.keyboard('{ArrowDown}');
+    expect(within(menu).getByRole('menuitem', { name: 'テナント設定' })).toHaveFocus();
+    await userEvent.keyboard('{ArrowDown}{ArrowDown}');
+    expect(within(menu).getByRole('menuitem', { name: '個人設定' })).toHaveFocus();
+    await userEvent.keyboard('{ArrowUp}');
+    expect(within(menu).getByRole('menuitem', { name: 'ログアウト' })).toHaveFocus();
+    await userEvent.keyboard('{Escape}');
+    expect(screen.queryByRole('menu')).not.toBeInTheDocument();
+    expect(button).toHaveFocus();
+    await userEvent.keyboard('{Enter}');
+    await screen.findByRole('menu');
+    // Tab past the last item leaves the menu, and closes it.
+    await userEvent.tab();
+    await userEvent.tab();
+    expect(screen.getByRole('menuitem', { name: 'ログアウト' })).toHaveFocus();
+    await userEvent.tab();
+    expect(screen.queryByRole('menu')).not.toBeInTheDocument();
   });
 
   it('has privacy and cookie policy links and a copyright in the footer', async () => {

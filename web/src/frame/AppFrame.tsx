@@ -52,6 +52,7 @@ export function AppFrame({ user }: { user: SignedInUser }) {
   const kind = isPhone ? layout.phone : layout.desktop;
   const sticky = isPhone ? layout.stickyHeader.phone : layout.stickyHeader.desktop;
   const entries = useMemo(() => visibleMenu(user, isAvailable), [user, isAvailable]);
+  const menuOpened = isPhone ? drawerOpened : !desktopCollapsed;
   const backLink = resolveBackLink(location.pathname, location.search as Record<string, unknown>);
 
   const closeDrawer = drawer.close;
@@ -110,6 +111,8 @@ export function AppFrame({ user }: { user: SignedInUser }) {
                 onClick={drawer.toggle}
                 size="sm"
                 aria-label="メニューを開く"
+                aria-expanded={drawerOpened}
+                aria-controls="side-menu"
                 data-testid="drawer-toggle"
               />
             ) : (
@@ -118,6 +121,8 @@ export function AppFrame({ user }: { user: SignedInUser }) {
                 onClick={desktop.toggle}
                 size="sm"
                 aria-label="メニューの表示切り替え"
+                aria-expanded={!desktopCollapsed}
+                aria-controls="side-menu"
                 data-testid="menu-collapse"
               />
             )}
@@ -140,7 +145,7 @@ export function AppFrame({ user }: { user: SignedInUser }) {
               component={Link}
               to="/login"
               underline="never"
-              c="teal.8"
+              c="teal.9"
               fw={700}
               fz={isPhone ? 'md' : 'lg'}
               data-testid="logo"
@@ -161,7 +166,9 @@ export function AppFrame({ user }: { user: SignedInUser }) {
           <UserMenu user={user} canOpenTenantSettings={isAvailable('/tenant_setting')} onLogout={() => void logout()} />
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" data-testid="side-menu" data-opened={isPhone ? drawerOpened : !desktopCollapsed}>
+      {/* A closed menu only slides out of view: inert keeps its entries out of the Tab order and the screen
+          reader's reading, or a keyboard user walks through twenty invisible links before reaching the page. */}
+      <AppShell.Navbar p="xs" id="side-menu" data-testid="side-menu" data-opened={menuOpened} inert={!menuOpened}>
         <SideMenu
           entries={entries}
           pathname={location.pathname}

@@ -1,5 +1,6 @@
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
 import type { ReactNode } from 'react';
+import { useReturnFocus } from './useReturnFocus.ts';
 
 /** Asks before deleting a record; the caller closes it when the delete has finished or failed. */
 export function ConfirmDeleteModal({
@@ -25,6 +26,7 @@ export function ConfirmDeleteModal({
   /** `data-testid` of the confirming button. */
   testId?: string;
 }) {
+  useReturnFocus(opened);
   return (
     <Modal opened={opened} onClose={onClose} title={title} centered>
       <Stack>

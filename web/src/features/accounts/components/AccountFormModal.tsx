@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
 import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
 import { emptyAccountForm, type AccountFormValues } from '../account-form.ts';
+import { useReturnFocus } from '../../../ui/useReturnFocus.ts';
 
 export interface AccountFormModalProps {
   opened: boolean;
@@ -14,6 +15,7 @@ export interface AccountFormModalProps {
 }
 
 export function AccountFormModal({ opened, account, onClose, onSubmit }: AccountFormModalProps) {
+  useReturnFocus(opened);
   const [values, setValues] = useState<AccountFormValues>(emptyAccountForm);
   const { errors, setErrors, saving, submit } = useFormSubmit({ values, save: onSubmit });
 

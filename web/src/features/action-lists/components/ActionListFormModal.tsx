@@ -3,6 +3,7 @@ import { ActionListUpdateInput, type ActionList } from '@renkei/contracts';
 import { useEffect, useState } from 'react';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
 import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
+import { useReturnFocus } from '../../../ui/useReturnFocus.ts';
 
 export interface ActionListFormModalProps {
   opened: boolean;
@@ -20,6 +21,7 @@ function validate(values: { name: string }): Record<string, string> {
 }
 
 export function ActionListFormModal({ opened, actionList, onClose, onSubmit }: ActionListFormModalProps) {
+  useReturnFocus(opened);
   const [values, setValues] = useState({ name: '' });
   // The server's 422 messages go on their fields; other failures are handled by the caller.
   const { errors, setErrors, saving, submit } = useFormSubmit({ values, save: onSubmit, validate });

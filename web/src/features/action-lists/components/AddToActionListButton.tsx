@@ -14,6 +14,7 @@ import {
   useBulkInsertActionListItems,
   useCreateActionList,
 } from '../action-lists.queries.ts';
+import { useReturnFocus } from '../../../ui/useReturnFocus.ts';
 
 type Target = 'existing' | 'new';
 
@@ -43,6 +44,7 @@ export function AddToActionListButton({ institutionIds }: { institutionIds: read
 }
 
 function AddToActionListModal({ institutionIds, onClose }: { institutionIds: readonly string[]; onClose: () => void }) {
+  useReturnFocus(true);
   const { api } = useServices();
   const lists = useQuery(actionListQueries.lists(api, { page: 1, per_page: actionListsPerPage }));
   const hasLists = (lists.data?.data.length ?? 0) > 0;

@@ -22,6 +22,7 @@ import { labelQueries } from '../../labels/labels.queries.ts';
 import { prefectures } from '../../reference-data/prefectures.ts';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
 import { allTagsQuery, type AlertConditionInputValues } from '../alerts.queries.ts';
+import { useReturnFocus } from '../../../ui/useReturnFocus.ts';
 
 type Direction = 'increase' | 'decrease';
 type Comparison = 'gte' | 'lte';
@@ -162,6 +163,7 @@ export function AlertConditionFormModal({
   onClose: () => void;
   onSubmit: (body: AlertConditionInputValues) => Promise<unknown>;
 }) {
+  useReturnFocus(opened);
   const { api } = useServices();
   const [values, setValues] = useState(emptyAlertConditionForm);
   const { errors, saving, submit } = useFormSubmit({

@@ -128,8 +128,16 @@ export function AnalysisTable({
   );
   // A plain scrolling box rather than ScrollArea: the page's print style lifts its height limit, so paper
   // shows every row and the panel grows with them (ScrollArea's measured height let rows spill over).
+  // A box without links takes the focus itself, so a keyboard user can scroll it with the arrow keys; in
+  // one with links, Tab reaches them and the arrows scroll from there.
   return maxHeight ? (
-    <div data-table-scroll style={{ maxHeight, overflow: 'auto' }}>
+    <div
+      data-table-scroll
+      role="region"
+      aria-label={table.name}
+      tabIndex={linkKey ? undefined : 0}
+      style={{ maxHeight, overflow: 'auto' }}
+    >
       {body}
     </div>
   ) : (

@@ -490,7 +490,8 @@ describe('data analysis page', { timeout: 30_000 }, () => {
     renderPage(fakeApi());
     const top = await screen.findByTestId('ranking-top');
     await within(top).findByText('駿河クリニック');
-    await userEvent.click(within(top).getByRole('button', { name: '出力' }));
+    // Named after its table: the page has one such button per panel.
+    await userEvent.click(within(top).getByRole('button', { name: '紹介件数上位を出力' }));
     await userEvent.click(await screen.findByRole('menuitem', { name: 'Excel（.xlsx）' }));
     await waitFor(() => expect(saved).toBeDefined());
     const Excel = await import('exceljs');

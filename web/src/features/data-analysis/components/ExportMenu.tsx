@@ -26,7 +26,15 @@ export function ExportMenu({ table, testId }: { table: ExportTable | undefined; 
   return (
     <Menu position="bottom-end" withinPortal>
       <Menu.Target>
-        <Button variant="default" size="xs" loading={busy} disabled={!table} data-testid={`export-${testId}`}>
+        {/* Every panel has one: read alone, six 「出力」 buttons do not say which table each one exports. */}
+        <Button
+          variant="default"
+          size="xs"
+          loading={busy}
+          disabled={!table}
+          aria-label={table ? `${table.name}を出力` : undefined}
+          data-testid={`export-${testId}`}
+        >
           出力
         </Button>
       </Menu.Target>

@@ -1,5 +1,6 @@
 import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider, type QueryKey } from '@tanstack/react-query';
+import { createMemoryHistory, createRootRoute, createRouter, RouterProvider } from '@tanstack/react-router';
 import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { DataUploadRecord, ImportStatus } from '@renkei/contracts';
@@ -82,11 +83,16 @@ function renderPage(pages: Record<number, DataUploadRecord[]>, ownHospital: stri
     for (const key of Object.values<QueryKey>(keys)) client.setQueryData(key, { cached: true });
   };
   seed();
+  // In a router: the referral settings on the page guard their unsaved changes against navigation.
+  const router = createRouter({
+    routeTree: createRootRoute({ component: DataUploadsPage }),
+    history: createMemoryHistory({ initialEntries: ['/'] }),
+  });
   render(
     <MantineProvider>
       <ServicesProvider value={services}>
         <QueryClientProvider client={client}>
-          <DataUploadsPage />
+          <RouterProvider router={router as never} />
         </QueryClientProvider>
       </ServicesProvider>
     </MantineProvider>,
@@ -257,7 +263,7 @@ describe('data uploads page', () => {
 
   it("says a file over its type's limit on its card, from the server too", async () => {
     renderPage({ 1: [] });
-    const card = screen.getByTestId('upload-card-d_file');
+    const card = await screen.findByTestId('upload-card-d_file');
     const sent = stubXhr();
     await userEvent.upload(card.querySelector<HTMLInputElement>('input[type=file]')!, new File(['x'], 'd.txt'));
     await userEvent.click(within(card).getByRole('button', { name: 'アップロード' }));

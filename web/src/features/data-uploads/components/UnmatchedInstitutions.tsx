@@ -11,6 +11,7 @@ import { InstitutionPicker, type PickedInstitution } from '../../../ui/Instituti
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
 import { dataUploadQueries, useDismissUnmatchedInstitution, useMatchInstitution } from '../data-uploads.queries.ts';
 import { ListPagination } from '../../../ui/ListPagination.tsx';
+import { useReturnFocus } from '../../../ui/useReturnFocus.ts';
 
 type Unmatched = z.infer<typeof UnmatchedInstitutionRow>;
 
@@ -139,6 +140,7 @@ export function UnmatchedInstitutions() {
 }
 
 function MatchModal({ unmatched, onClose }: { unmatched: Unmatched; onClose: () => void }) {
+  useReturnFocus(true);
   const [picked, setPicked] = useState<PickedInstitution | null>(null);
   const [error, setError] = useState<string | undefined>();
   const match = useMatchInstitution();

@@ -7,11 +7,13 @@ import { toast } from '../../../app/toast.ts';
 import { useMutationErrorHandler } from '../../../errors/useMutationErrorHandler.ts';
 import { uploadListKeys, useWithdrawDataUpload } from '../data-uploads.queries.ts';
 import { uploadTypeLabel } from './labels.ts';
+import { useReturnFocus } from '../../../ui/useReturnFocus.ts';
 
 const alreadyWithdrawn = 'この取り込みは既に取り消されています。';
 
 /** Asks before withdrawing an upload, saying what goes with it; closes once the server has answered either way. */
 export function WithdrawDataUploadModal({ record, onClose }: { record: DataUploadRecord; onClose: () => void }) {
+  useReturnFocus(true);
   const queryClient = useQueryClient();
   const withdraw = useWithdrawDataUpload();
   const onError = useMutationErrorHandler();

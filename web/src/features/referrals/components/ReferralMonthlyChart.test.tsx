@@ -1,6 +1,7 @@
 import { MantineProvider } from '@mantine/core';
 import type { ChartData } from '@renkei/contracts';
 import { render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { ReferralMonthlyChart } from './ReferralMonthlyChart.tsx';
 
@@ -71,5 +72,17 @@ describe('ReferralMonthlyChart', () => {
     expect(cells(rows[11]!)).toEqual(['2027年3月', '1', '—', '—', '—']);
     expect(cells(rows[12]!)).toEqual(['2026年度 計（4月〜12月）', '9', '9', '0', '10,800']);
     expect(cells(rows[25]!)).toEqual(['2025年度 計', '12', '12', '0', '14,400']);
+  });
+
+  it('its table scrolls in a box that Tab reaches, named for the table', async () => {
+    render(
+      <MantineProvider>
+        <ReferralMonthlyChart data={twoYears()} now={new Date('2026-12-01T01:00:00Z')} />
+      </MantineProvider>,
+    );
+    const box = screen.getByRole('region', { name: '月別の件数（年度別）' });
+    expect(box).toContainElement(screen.getByTestId('referral-monthly-table'));
+    await userEvent.tab();
+    expect(box).toHaveFocus();
   });
 });

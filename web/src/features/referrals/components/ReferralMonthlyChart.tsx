@@ -40,7 +40,12 @@ export function ReferralMonthlyChart({ data, now = new Date() }: { data: ChartDa
         yAxisProps={{ allowDecimals: false }}
         data-testid="referral-chart"
       />
-      <ScrollArea h={260} data-table-scroll>
+      {/* The scrolling box takes focus: a keyboard user scrolls its months with the arrow keys. */}
+      <ScrollArea
+        h={260}
+        data-table-scroll
+        viewportProps={{ tabIndex: 0, role: 'region', 'aria-label': '月別の件数（年度別）' }}
+      >
         <Table striped fz="xs" stickyHeader data-testid="referral-monthly-table">
           <Table.Thead>
             <Table.Tr>
