@@ -1,14 +1,13 @@
 import { Badge, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { Communication } from '@renkei/contracts';
-import { useState } from 'react';
 import { useServices } from '../../../app/services-context.tsx';
 import { currentUserQueries } from '../../current-user/current-user.queries.ts';
 import { institutionQueries } from '../../medical-institutions/medical-institutions.queries.ts';
 import { AnchorLink } from '../../medical-institutions/components/router-links.tsx';
 import { communicationQueries, communicationTypeLabels } from '../communications.queries.ts';
 import { communicationAnchor } from '../communication-anchor.ts';
-import { LogCommunicationModal } from './LogCommunicationModal.tsx';
+import { LogCommunicationButton } from './LogCommunicationButton.tsx';
 
 const shown = 5;
 // The first page of /crms/{id}/communications as it opens (newest first), so every record shown here
@@ -40,7 +39,6 @@ export function InstitutionRecentCommunications({ id, compact = false }: { id: s
   });
   // The form starts on the institution; the CRM page has its summary cached already.
   const mi = useQuery({ ...institutionQueries.summary(api, id), enabled: enabled && !compact });
-  const [logging, setLogging] = useState(false);
   if (!enabled || list.isPending) return null;
   const records = list.data?.data ?? [];
   const total = list.data?.meta.total_count ?? 0;
@@ -71,19 +69,18 @@ export function InstitutionRecentCommunications({ id, compact = false }: { id: s
             最近のコミュニケーション（全{total}件）
           </Title>
           <Group gap="sm">
-            <Button size="xs" variant="light" onClick={() => setLogging(true)} disabled={!mi.data}>
-              活動を記録
-            </Button>
+            {mi.data ? (
+              <LogCommunicationButton institution={{ id: mi.data.id, name: mi.data.name }} size="xs" variant="light" />
+            ) : (
+              <Button size="xs" variant="light" disabled>
+                活動を記録
+              </Button>
+            )}
             <AnchorLink to="/crms/$id/communications" params={{ id }} search={timeline} size="sm">
               すべて見る
             </AnchorLink>
           </Group>
         </Group>
-        <LogCommunicationModal
-          opened={logging}
-          onClose={() => setLogging(false)}
-          institution={mi.data ? { id: mi.data.id, name: mi.data.name } : null}
-        />
         {list.isError ? (
           <Text size="sm" c="red">
             コミュニケーションを読み込めませんでした。

@@ -7,6 +7,8 @@ import { InstitutionTagsEditor } from './InstitutionTagsEditor.tsx';
 import { PhaseSelect } from './PhaseSelect.tsx';
 import { RunningStatusBadge } from './RunningStatusBadge.tsx';
 import { ButtonLink } from './router-links.tsx';
+import { useViewport } from '../../../frame/use-viewport.ts';
+import { LogCommunicationButton } from '../../communications/components/LogCommunicationButton.tsx';
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -28,6 +30,10 @@ export function CrmHeader({
   enabledPhase: boolean;
   onError: (e: unknown) => void;
 }) {
+  // A phone is used standing at the clinic: logging the visit comes first, in thumb-sized buttons; on a
+  // desk the recent-communications card beside the memo has it.
+  const phone = useViewport() === 'phone';
+  const size = phone ? 'md' : 'xs';
   return (
     <Paper withBorder p="md" data-testid="crm-header">
       <Stack gap="sm">
@@ -50,13 +56,15 @@ export function CrmHeader({
             </Text>
           </Stack>
           <Group gap="xs">
+            {phone && <LogCommunicationButton institution={{ id: mi.id, name: mi.name }} size={size} mih={44} />}
             {/* The referral page is linked from the figures card under the header (紹介実績を見る), not twice. */}
             <ButtonLink
               to="/crms/$id/communications"
               params={{ id: mi.id }}
               search={{ page: 1, sort: 'desc' }}
               variant="default"
-              size="xs"
+              size={size}
+              mih={phone ? 44 : undefined}
             >
               コミュニケーション
             </ButtonLink>
@@ -65,7 +73,8 @@ export function CrmHeader({
               params={{ id: mi.id }}
               search={{ view: 'karte' }}
               variant="default"
-              size="xs"
+              size={size}
+              mih={phone ? 44 : undefined}
               data-testid="open-karte"
             >
               連携先カルテ

@@ -72,7 +72,13 @@ export function InstitutionLabelValues({
             ラベル
           </Title>
           {drafts === null && sorted.length > 0 && (
-            <Button size="xs" variant="light" onClick={startEditing} data-testid="edit-labels">
+            <Button
+              size="xs"
+              variant="light"
+              onClick={startEditing}
+              data-testid="edit-labels"
+              aria-label="ラベルを編集"
+            >
               編集
             </Button>
           )}

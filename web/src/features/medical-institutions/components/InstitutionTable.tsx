@@ -74,32 +74,17 @@ export interface InstitutionTableProps {
 }
 
 export function InstitutionTable({ rows, columns, sortBy, sort, onSort, busy = false }: InstitutionTableProps) {
+  // Headers are plain labels here and the sort buttons are rendered by the table below, one element per
+  // column across sorts: a header function made anew per sort remounted its button, and the focus of a
+  // keyboard user who sorted with Enter fell to the page's body.
   const defs = useMemo<ColumnDef<typeof features, MedicalInstitution>[]>(
     () =>
-      columns.map((key) => {
-        const sortKey = sortKeyOf[key];
-        const active = sortKey !== undefined && sortKey === sortBy;
-        return {
-          id: key,
-          header: () =>
-            sortKey ? (
-              <UnstyledButton
-                fw={600}
-                fz="sm"
-                onClick={() => onSort(sortKey, nextSortDirection(sortKey, { sort_by: sortBy, sort }))}
-                aria-label={`${columnLabel[key]}で並べ替え`}
-                aria-sort={active ? (sort === 'asc' ? 'ascending' : 'descending') : 'none'}
-                data-testid={`sort-${key}`}
-              >
-                {columnLabel[key]} {active ? (sort === 'asc' ? '▲' : '▼') : '⇅'}
-              </UnstyledButton>
-            ) : (
-              columnLabel[key]
-            ),
-          cell: ({ row }) => cellOf[key](row.original),
-        };
-      }),
-    [columns, sortBy, sort, onSort],
+      columns.map((key) => ({
+        id: key,
+        header: columnLabel[key],
+        cell: ({ row }) => cellOf[key](row.original),
+      })),
+    [columns],
   );
   const table = useTable({ features, columns: defs, data: rows });
 
@@ -109,11 +94,33 @@ export function InstitutionTable({ rows, columns, sortBy, sort, onSort, busy = f
         <Table.Thead>
           {table.getHeaderGroups().map((group) => (
             <Table.Tr key={group.id}>
-              {group.headers.map((header) => (
-                <Table.Th key={header.id} className={classOf(header.column.id)} style={{ whiteSpace: 'nowrap' }}>
-                  <FlexRender header={header} />
-                </Table.Th>
-              ))}
+              {group.headers.map((header) => {
+                const key = header.column.id as InstitutionColumnKey;
+                const sortKey = sortKeyOf[key];
+                const active = sortKey !== undefined && sortKey === sortBy;
+                return (
+                  <Table.Th
+                    key={header.id}
+                    className={classOf(key)}
+                    style={{ whiteSpace: 'nowrap' }}
+                    aria-sort={sortKey ? (active ? (sort === 'asc' ? 'ascending' : 'descending') : 'none') : undefined}
+                  >
+                    {sortKey ? (
+                      <UnstyledButton
+                        fw={600}
+                        fz="sm"
+                        onClick={() => onSort(sortKey, nextSortDirection(sortKey, { sort_by: sortBy, sort }))}
+                        aria-label={`${columnLabel[key]}で並べ替え`}
+                        data-testid={`sort-${key}`}
+                      >
+                        {columnLabel[key]} {active ? (sort === 'asc' ? '▲' : '▼') : '⇅'}
+                      </UnstyledButton>
+                    ) : (
+                      columnLabel[key]
+                    )}
+                  </Table.Th>
+                );
+              })}
             </Table.Tr>
           ))}
         </Table.Thead>

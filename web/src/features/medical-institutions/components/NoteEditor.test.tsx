@@ -46,7 +46,7 @@ describe('memo editor', { timeout: 20_000 }, () => {
       .mockRejectedValueOnce(new ApiError(409, '競合しました'))
       .mockResolvedValueOnce(undefined);
     render(<Harness onSave={onSave} />);
-    await userEvent.click(screen.getByRole('button', { name: '編集' }));
+    await userEvent.click(screen.getByRole('button', { name: 'メモを編集' }));
     const input = screen.getByRole('textbox', { name: 'メモ' });
     await userEvent.clear(input);
     await userEvent.type(input, '私の変更');
@@ -69,7 +69,7 @@ describe('memo editor', { timeout: 20_000 }, () => {
         }}
       />,
     );
-    await userEvent.click(screen.getByRole('button', { name: '編集' }));
+    await userEvent.click(screen.getByRole('button', { name: 'メモを編集' }));
     await userEvent.click(screen.getByRole('button', { name: '保存' }));
     expect(await screen.findByText('メモは10000文字以内で入力してください')).toBeInTheDocument();
     expect(screen.getByRole('textbox', { name: 'メモ' })).toBeInTheDocument();

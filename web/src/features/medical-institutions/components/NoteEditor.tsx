@@ -55,7 +55,7 @@ export function NoteEditor({ title, note, maxLength, testId, onSave, onError, on
             {title}
           </Title>
           {draft === null && (
-            <Button size="xs" variant="light" onClick={() => setDraft(note.content)}>
+            <Button size="xs" variant="light" onClick={() => setDraft(note.content)} aria-label={`${title}を編集`}>
               編集
             </Button>
           )}

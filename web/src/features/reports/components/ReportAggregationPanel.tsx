@@ -69,6 +69,7 @@ export function ReportAggregationPanel({ kind, definition }: { kind: ReportKind;
             rows={result.data.rows}
             totals={result.data.totals}
             testId="aggregation-result"
+            label="集計結果"
           />
         )
       )}

@@ -14,12 +14,15 @@ export function ReportGrid({
   totals,
   linkInstitutions = false,
   testId,
+  label = 'レポートの表',
 }: {
   columns: readonly Column[];
   rows: readonly Record<string, Cell>[];
   totals?: Record<string, Cell>;
   linkInstitutions?: boolean;
   testId?: string;
+  /** The scrolling box's name, for a keyboard user who scrolls it (it is a Tab stop of its own). */
+  label?: string;
 }) {
   const linkKey = columns.some((c) => c.key === 'medical_institution_name')
     ? 'medical_institution_name'
@@ -28,6 +31,9 @@ export function ReportGrid({
     <Table.ScrollContainer
       type="native"
       className={classes.box}
+      tabIndex={0}
+      role="region"
+      aria-label={label}
       minWidth={Math.min(2400, Math.max(600, columns.length * 120))}
     >
       <Table verticalSpacing="xs" striped withTableBorder stickyHeader className={classes.table} data-testid={testId}>

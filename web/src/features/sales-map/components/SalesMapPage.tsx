@@ -129,7 +129,7 @@ export function SalesMapPage({ state, onStateChange, onViewChange, webgl = true 
                 {search.isFetching && <Loader size="xs" />}
               </Group>
               {search.data && total > rows.length && (
-                <Text size="xs" c="orange.8">
+                <Text size="xs" c="orange.9">
                   {pageFullMessage}
                 </Text>
               )}

@@ -3,6 +3,7 @@ import type { Tag } from '@renkei/contracts';
 import { useEffect, useState } from 'react';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
 import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
+import { useReturnFocus } from '../../../ui/useReturnFocus.ts';
 
 export interface TagFormValues {
   name: string;
@@ -20,6 +21,7 @@ export interface TagFormModalProps {
 }
 
 export function TagFormModal({ opened, tag, groupNames, onClose, onSubmit }: TagFormModalProps) {
+  useReturnFocus(opened);
   const [values, setValues] = useState<TagFormValues>({ name: '', description: '', group_name: '' });
   // The server's 422 messages go on their fields; other failures are handled by the caller.
   const { errors, setErrors, saving, submit } = useFormSubmit({ values, save: onSubmit });

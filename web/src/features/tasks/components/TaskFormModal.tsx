@@ -9,6 +9,7 @@ import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
 import { communicationQueries } from '../../communications/communications.queries.ts';
 import type { TaskUpdateValues } from '../tasks.queries.ts';
 import { TaskInstitutionSelect } from './TaskInstitutionSelect.tsx';
+import { useReturnFocus } from '../../../ui/useReturnFocus.ts';
 
 interface FormValues {
   title: string;
@@ -66,6 +67,7 @@ export function TaskFormModal({
   onClose: () => void;
   onSubmit: (body: TaskFormOutput) => Promise<unknown>;
 }) {
+  useReturnFocus(true);
   const { api } = useServices();
   const statusLabelId = useId();
   const staffs = useQuery(communicationQueries.staffs(api));

@@ -10,6 +10,7 @@ import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
 import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
 import { communicationQueries, communicationTypeLabels } from '../../communications/communications.queries.ts';
 import { vocPriorityLabels, vocStatusLabels, type VocInputValues } from '../vocs.queries.ts';
+import { useReturnFocus } from '../../../ui/useReturnFocus.ts';
 
 interface FormValues {
   institution: PickedInstitution | null;
@@ -103,6 +104,7 @@ interface VocFormModalProps {
  * while the user types never resets the form.
  */
 export function VocFormModal({ opened, voc, preset = null, groups, onClose, onSubmit }: VocFormModalProps) {
+  useReturnFocus(opened);
   const { api } = useServices();
   const phone = useViewport() === 'phone';
   const [initial] = useState<FormValues>(() => initialValues(voc, preset));

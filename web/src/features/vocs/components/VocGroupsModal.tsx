@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { ReorderButtons } from '../../../ui/ReorderButtons.tsx';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
 import { useFormSubmit } from '../../../ui/useFormSubmit.ts';
+import { useReturnFocus } from '../../../ui/useReturnFocus.ts';
 
 interface Row {
   /** Absent for a group added here. */
@@ -31,6 +32,7 @@ export function VocGroupsModal({
   /** Lists the VOCs of a group (the dialog is closed by the caller; its edits are given up). */
   onShowGroup?: (groupId: string) => void;
 }) {
+  useReturnFocus(opened);
   // Mounted for each opening: a refetch of the groups while editing never resets the rows.
   const [rows, setRows] = useState<Row[]>(() => groups.map((g) => ({ id: g.id, name: g.name, key: g.id })));
   const { errors, saving, submit } = useFormSubmit({
