@@ -122,6 +122,27 @@ describe('application frame', () => {
     expect(screen.getByText(/© \d{4} Renkei/)).toBeInTheDocument();
   });
 
+  it('on a tablet starts with the side menu closed, and the toggle opens it; on a desk it starts open', async () => {
+    setViewportWidth(800);
+    const tablet = renderFrame('/tags', testUser({ features: ['tags'] }), pages);
+    await screen.findByText('タグ一覧の本文');
+    expect(screen.getByTestId('side-menu')).toHaveAttribute('data-opened', 'false');
+    await userEvent.click(screen.getByTestId('menu-collapse'));
+    expect(screen.getByTestId('side-menu')).toHaveAttribute('data-opened', 'true');
+    tablet.unmount();
+    setViewportWidth(1280);
+    renderFrame('/tags', testUser({ features: ['tags'] }), pages);
+    await screen.findByText('タグ一覧の本文');
+    expect(screen.getByTestId('side-menu')).toHaveAttribute('data-opened', 'true');
+  });
+
+  it('on a phone ends the page with the policy links instead of a bar fixed over it', async () => {
+    setViewportWidth(375);
+    renderFrame('/crms/$id', testUser(), pages);
+    const privacy = await screen.findByText('プライバシーポリシー');
+    expect(screen.getByRole('main')).toContainElement(privacy);
+  });
+
   it('on a phone, shows the unsupported notice on /tags and /profile', async () => {
     setViewportWidth(375);
     renderFrame('/tags', testUser(), pages);

@@ -1,7 +1,7 @@
-import { ActionIcon, Anchor, AppShell, Burger, Group, Text } from '@mantine/core';
+import { ActionIcon, Anchor, AppShell, Box, Burger, Group, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { Link, Outlet, useMatches, useRouter, useRouterState } from '@tanstack/react-router';
-import { Suspense, lazy, useEffect, useMemo } from 'react';
+import { Suspense, lazy, useEffect, useMemo, useState } from 'react';
 import { useServices } from '../app/services-context.tsx';
 import { ErrorPage } from '../errors/ErrorPage.tsx';
 import { errorPageStore, useShownError } from '../errors/error-page-store.ts';
@@ -40,7 +40,10 @@ export function AppFrame({ user }: { user: SignedInUser }) {
   const viewport = useViewport();
   const isPhone = viewport === 'phone';
   const [drawerOpened, drawer] = useDisclosure(false);
-  const [desktopCollapsed, desktop] = useDisclosure(false);
+  // On a tablet (600–1024 px) the 240 px menu took a third of the screen from the page: it starts closed there
+  // and open on a desk; once the user toggles it, their choice holds.
+  const [collapsedByUser, setCollapsedByUser] = useState<boolean | null>(null);
+  const desktopCollapsed = collapsedByUser ?? viewport === 'tablet';
   const location = useRouterState({ select: (s) => s.location });
   const matches = useMatches();
   const shownError = useShownError();
@@ -87,7 +90,8 @@ export function AppFrame({ user }: { user: SignedInUser }) {
       mode={sticky ? 'fixed' : 'static'}
       transitionDuration={drawerTransitionMs}
       header={{ height: isPhone ? 48 : 56 }}
-      footer={{ height: 36 }}
+      // A phone's screen is too small for a bar that never scrolls away: there the links end the page.
+      footer={isPhone ? undefined : { height: 36 }}
       navbar={{ width: 240, breakpoint: 600, collapsed: { mobile: !drawerOpened, desktop: desktopCollapsed } }}
       padding={kind === 'padded' ? 'md' : 0}
     >
@@ -118,7 +122,7 @@ export function AppFrame({ user }: { user: SignedInUser }) {
             ) : (
               <Burger
                 opened={!desktopCollapsed}
-                onClick={desktop.toggle}
+                onClick={() => setCollapsedByUser(!desktopCollapsed)}
                 size="sm"
                 aria-label="メニューの表示切り替え"
                 aria-expanded={!desktopCollapsed}
@@ -135,6 +139,7 @@ export function AppFrame({ user }: { user: SignedInUser }) {
                   void router.navigate({ href: backLink });
                 }}
                 variant="subtle"
+                size="xl"
                 aria-label="戻る"
                 data-testid="back-link"
               >
@@ -178,10 +183,17 @@ export function AppFrame({ user }: { user: SignedInUser }) {
       </AppShell.Navbar>
       <AppShell.Main id="main-content" tabIndex={-1} style={{ outline: 'none' }}>
         {content}
+        {isPhone && (
+          <Box component="footer" mt="xl" py="xs" style={{ borderTop: '1px solid var(--mantine-color-gray-3)' }}>
+            <AppFooter privacyPolicyUrl={config.privacyPolicyUrl} cookiePolicyUrl={config.cookiePolicyUrl} />
+          </Box>
+        )}
       </AppShell.Main>
-      <AppShell.Footer>
-        <AppFooter privacyPolicyUrl={config.privacyPolicyUrl} cookiePolicyUrl={config.cookiePolicyUrl} />
-      </AppShell.Footer>
+      {!isPhone && (
+        <AppShell.Footer>
+          <AppFooter privacyPolicyUrl={config.privacyPolicyUrl} cookiePolicyUrl={config.cookiePolicyUrl} />
+        </AppShell.Footer>
+      )}
     </AppShell>
   );
 }

@@ -186,3 +186,12 @@ describe('pending communications sender', () => {
     expect(listOutbox('another-account')).toHaveLength(1);
   });
 });
+
+describe('the count of records kept on the device', () => {
+  it('sits under dialogs, so a phone full-screen form is not covered by it', () => {
+    renderSender(async () => ({}));
+    const affix = screen.getByTestId('pending-communications-affix');
+    // Mantine's dialogs are at the modal layer (200); the frame's header and this badge at the app's (100).
+    expect(affix.getAttribute('style')).toMatch(/z-index:\s*100\b/);
+  });
+});

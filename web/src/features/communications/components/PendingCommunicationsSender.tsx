@@ -1,4 +1,4 @@
-import { Affix, Badge } from '@mantine/core';
+import { Affix, Badge, getDefaultZIndex } from '@mantine/core';
 import { usePendingCommunicationsSender } from '../usePendingCommunicationsSender.ts';
 
 /**
@@ -8,7 +8,13 @@ import { usePendingCommunicationsSender } from '../usePendingCommunicationsSende
 export function PendingCommunicationsSender({ accountId, retryMs }: { accountId: string; retryMs?: number }) {
   const kept = usePendingCommunicationsSender(accountId, retryMs);
   return (
-    <Affix position={{ bottom: 44, right: 12 }}>
+    // Under dialogs: a phone's full-screen form covered its 記録する with this badge, and the form says itself
+    // what it keeps on the device.
+    <Affix
+      position={{ bottom: 44, right: 12 }}
+      zIndex={getDefaultZIndex('app')}
+      data-testid="pending-communications-affix"
+    >
       {/* Always present, so screen readers announce the count as it changes (a live region). */}
       <div role="status" aria-live="polite">
         {kept > 0 && (
