@@ -32,7 +32,7 @@ import {
 import { hasFileRecipients, recalledRecipientsFileName, rememberRecipientsFileName } from '../recipients-file.ts';
 import { EmailAttachmentInput, type EmailAttachmentValue } from './EmailAttachmentInput.tsx';
 import { EmailBodyEditor } from './EmailBodyEditor.tsx';
-import { UnsavedChangesGuard } from './UnsavedChangesGuard.tsx';
+import { UnsavedChangesGuard } from '../../../ui/UnsavedChangesGuard.tsx';
 
 /** The server's field paths (`stringified.title`) as the form's fields. */
 function formErrors(error: unknown): Record<string, string> {

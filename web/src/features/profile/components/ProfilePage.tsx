@@ -8,7 +8,7 @@ import { toast } from '../../../app/toast.ts';
 import { profileQueries, useUpdateProfile } from '../profile.queries.ts';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
 import { referenceDataQueries } from '../../reference-data/reference-data.queries.ts';
-import { UnsavedChangesGuard } from '../../emails/components/UnsavedChangesGuard.tsx';
+import { UnsavedChangesGuard } from '../../../ui/UnsavedChangesGuard.tsx';
 
 const notificationLabels: Record<keyof NotificationSettings, string> = {
   enabled_notification: 'お知らせを受け取る',

@@ -26,7 +26,7 @@ import {
   useSaveAdmissionPeriod,
   useSaveSegmentationSetting,
 } from '../referral-settings.queries.ts';
-import { UnsavedChangesGuard } from '../../emails/components/UnsavedChangesGuard.tsx';
+import { UnsavedChangesGuard } from '../../../ui/UnsavedChangesGuard.tsx';
 
 /** Which of the two forms holds changes not saved, as each last rendered. */
 type Unsaved = RefObject<{ period: boolean; segments: boolean }>;

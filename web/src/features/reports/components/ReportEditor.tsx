@@ -36,7 +36,7 @@ import { DisplayItemsEditor } from './DisplayItemsEditor.tsx';
 import { FilterConditionsEditor } from './FilterConditionsEditor.tsx';
 import { ReportResultTable } from './ReportResultTable.tsx';
 import { SortConditionsEditor } from './SortConditionsEditor.tsx';
-import { UnsavedChangesGuard } from '../../emails/components/UnsavedChangesGuard.tsx';
+import { UnsavedChangesGuard } from '../../../ui/UnsavedChangesGuard.tsx';
 
 type Period = { from: string; to: string };
 

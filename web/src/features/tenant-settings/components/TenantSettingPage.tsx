@@ -40,7 +40,7 @@ import { InstitutionPicker } from './InstitutionPicker.tsx';
 import { TenantLogoField } from './TenantLogoField.tsx';
 import { TenantSettingHistory } from './TenantSettingHistory.tsx';
 import { SaveCancelButtons } from '../../../ui/SaveCancelButtons.tsx';
-import { UnsavedChangesGuard } from '../../emails/components/UnsavedChangesGuard.tsx';
+import { UnsavedChangesGuard } from '../../../ui/UnsavedChangesGuard.tsx';
 
 interface Named {
   id: string;
