@@ -10,7 +10,7 @@ const attribution = '地図: Natural Earth (world-atlas)';
  * fixed map ran under the footer with its legend, and on a 1280×1024 one it left a third of the screen empty.
  * The list is the map less its own header (count, messages).
  */
-export const mapHeight = 'max(26rem, calc(100dvh - 14rem))';
+const mapHeight = 'max(26rem, calc(100dvh - 14rem))';
 export const mapListHeight = 'max(22.25rem, calc(100dvh - 17.75rem))';
 
 /** A map that fails while drawing leaves the list and the message instead of an error page. */
