@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { app, liteTenant, screenshot, signIn } from './fixtures.ts';
 
 const menu = (page: Page) => page.getByRole('navigation', { name: 'メインメニュー' });
@@ -94,9 +94,13 @@ test.describe('on a phone', () => {
     const left = async () => (await drawer.boundingBox())?.x ?? -1;
     await expect(drawer).toHaveAttribute('data-opened', 'false');
     await expect.poll(left).toBeLessThan(0);
+    const height = async (l: Locator) => (await l.boundingBox())?.height ?? 0;
+    expect(await height(page.getByTestId('drawer-toggle'))).toBeGreaterThanOrEqual(44);
     await page.getByTestId('drawer-toggle').click();
     await expect(drawer).toHaveAttribute('data-opened', 'true');
     await expect.poll(left).toBeGreaterThanOrEqual(0);
+    // Thumb-sized entries.
+    expect(await height(drawer.getByRole('link', { name: '連携先管理' }))).toBeGreaterThanOrEqual(44);
     await screenshot(page, 'phone-drawer-open');
     await page.getByTestId('drawer-toggle').click();
     await expect(drawer).toHaveAttribute('data-opened', 'false');

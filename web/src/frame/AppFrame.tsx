@@ -114,6 +114,10 @@ export function AppFrame({ user }: { user: SignedInUser }) {
                 opened={drawerOpened}
                 onClick={drawer.toggle}
                 size="sm"
+                // The lines stay small; the tap area is a thumb's 44 px.
+                w={44}
+                h={44}
+                p={13}
                 aria-label="メニューを開く"
                 aria-expanded={drawerOpened}
                 aria-controls="side-menu"

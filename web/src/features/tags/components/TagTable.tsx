@@ -23,13 +23,8 @@ export function TagTable({ tags, sort, onToggleSort, onEdit, onDelete }: TagTabl
       <table className="renkei-table" data-testid="tag-table">
         <thead>
           <tr>
-            <th>
-              <UnstyledButton
-                onClick={onToggleSort}
-                fw={600}
-                aria-label={`タグ名で並べ替え（現在: ${sort === 'asc' ? '昇順' : '降順'}）`}
-                data-testid="sort-by-name"
-              >
+            <th aria-sort={sort === 'asc' ? 'ascending' : 'descending'}>
+              <UnstyledButton onClick={onToggleSort} fw={600} aria-label="タグ名で並べ替え" data-testid="sort-by-name">
                 タグ名 {sort === 'asc' ? '▲' : '▼'}
               </UnstyledButton>
             </th>
